@@ -1,0 +1,21 @@
+// Message wording for LoadError.
+#include "config/load_error.hpp"
+
+namespace ceiling::config {
+
+std::string format_error(const SourceLocation& where, std::string_view key,
+                         std::string_view message) {
+  std::string text = where.path.empty() ? std::string("<input>") : where.path;
+  if (where.line > 0)
+    text += ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  text += ": error: ";
+  if (!key.empty())
+    text += std::string(key) + ": ";
+  text += message;
+  return text;
+}
+
+LoadError::LoadError(SourceLocation where, std::string_view key, std::string_view message)
+    : std::runtime_error(format_error(where, key, message)), where_(std::move(where)) {}
+
+} // namespace ceiling::config

@@ -1,0 +1,33 @@
+// The one error type for bad input files, and the one function that words its messages.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace ceiling::config {
+
+/// Where something stands in an input file; line and column count from 1 (0 = unknown).
+struct SourceLocation {
+  std::string path;
+  int line = 0;
+  int column = 0;
+  bool operator==(const SourceLocation&) const = default;
+};
+
+/// Bad input. what() reads "FILE:LINE:COL: error: KEY: message", the form compilers use;
+/// KEY is the dotted path of the offending key ("node.nic.bandwidth"), left out when empty.
+class LoadError : public std::runtime_error {
+public:
+  LoadError(SourceLocation where, std::string_view key, std::string_view message);
+  const SourceLocation& where() const { return where_; }
+
+private:
+  SourceLocation where_;
+};
+
+/// The message text of a LoadError, for errors that are reported without being thrown.
+std::string format_error(const SourceLocation& where, std::string_view key,
+                         std::string_view message);
+
+} // namespace ceiling::config

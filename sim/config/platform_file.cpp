@@ -1,0 +1,211 @@
+// Reading platform files: one function per table, each checking its own keys.
+#include "config/platform_file.hpp"
+
+#include "config/table_reader.hpp"
+#include "platform/topology.hpp"
+
+#include <array>
+
+namespace ceiling::config {
+namespace {
+
+using platform::PeakRates;
+using units::Bandwidth;
+using units::DataSize;
+using units::Duration;
+using units::FlopRate;
+
+constexpr long long max_count = 1'000'000'000;
+
+PeakRates read_peaks(TableReader& t) {
+  PeakRates peaks{.fp64 = t.optional_quantity<FlopRate>("peak_fp64", Sign::Positive),
+                  .fp32 = t.optional_quantity<FlopRate>("peak_fp32", Sign::Positive),
+                  .fp16 = t.optional_quantity<FlopRate>("peak_fp16", Sign::Positive)};
+  if (!peaks.fp64 && !peaks.fp32 && !peaks.fp16)
+    t.fail("peak_fp32", "missing key: give the peak rate of at least one precision "
+                        "(peak_fp64, peak_fp32, peak_fp16), such as \"9.3 TFLOP/s\"");
+  return peaks;
+}
+
+platform::CpuSpec read_cpu(TableReader t) {
+  platform::CpuSpec cpu{
+      .sockets = static_cast<int>(t.integer("sockets", 1, 64)),
+      .cores_per_socket = static_cast<int>(t.integer("cores_per_socket", 1, 100000)),
+      .peak_per_socket = read_peaks(t),
+      .memory_bandwidth_per_socket = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive)};
+  t.reject_unknown_keys();
+  return cpu;
+}
+
+platform::GpuSpec read_gpu(TableReader t) {
+  platform::GpuSpec gpu{.count = static_cast<int>(t.integer("count", 1, 64)),
+                        .model = t.optional_string("model").value_or(""),
+                        .peak = read_peaks(t),
+                        .memory_bandwidth = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
+                        .memory = t.quantity<DataSize>("memory", Sign::Positive)};
+  t.reject_unknown_keys();
+  return gpu;
+}
+
+/// Bandwidth per direction from `generation` and `lanes`, or given explicitly; never both.
+platform::PcieSpec read_pcie(TableReader t) {
+  const auto generation = t.optional_integer("generation", 1, 5);
+  const auto lanes = t.optional_integer("lanes", 1, 32);
+  const auto both = t.optional_quantity<Bandwidth>("bandwidth", Sign::Positive);
+  auto h2d = t.optional_quantity<Bandwidth>("host_to_device", Sign::Positive);
+  auto d2h = t.optional_quantity<Bandwidth>("device_to_host", Sign::Positive);
+  const bool explicit_rate = both || h2d || d2h;
+  if (generation.has_value() != lanes.has_value())
+    t.fail(generation ? "lanes" : "generation",
+           "missing key: generation and lanes go together (e.g. generation = 3, lanes = 16)");
+  if (generation && explicit_rate)
+    t.fail(both ? "bandwidth" : (h2d ? "host_to_device" : "device_to_host"),
+           "give either generation and lanes or explicit bandwidths, not both");
+  if (generation) {
+    h2d = d2h = pcie_lane_bandwidth(static_cast<int>(*generation)) * static_cast<double>(*lanes);
+  } else if (both) {
+    if (h2d || d2h)
+      t.fail(h2d ? "host_to_device" : "device_to_host",
+             "give either bandwidth (both directions) or host_to_device and device_to_host");
+    h2d = d2h = both;
+  } else if (!h2d || !d2h) {
+    t.fail(h2d ? "device_to_host" : (d2h ? "host_to_device" : "bandwidth"),
+           "missing key: give generation and lanes, bandwidth, or host_to_device and "
+           "device_to_host");
+  }
+  platform::PcieSpec pcie{.host_to_device = *h2d,
+                          .device_to_host = *d2h,
+                          .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
+  t.reject_unknown_keys();
+  return pcie;
+}
+
+platform::GpuLinkSpec read_gpu_link(TableReader t) {
+  platform::GpuLinkSpec link{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
+                             .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
+  t.reject_unknown_keys();
+  return link;
+}
+
+platform::NicSpec read_nic(TableReader t) {
+  platform::NicSpec nic{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
+                        .latency = t.quantity<Duration>("latency", Sign::NonNegative),
+                        .gpu_direct = t.boolean_or("gpu_direct", false)};
+  t.reject_unknown_keys();
+  return nic;
+}
+
+platform::NodeSpec read_node(TableReader t) {
+  platform::NodeSpec node;
+  node.cpu = read_cpu(t.table("cpu"));
+  if (auto gpu = t.optional_table("gpu")) {
+    node.gpu = read_gpu(*gpu);
+    node.pcie = read_pcie(t.table("pcie"));
+    if (auto link = t.optional_table("gpu_link")) {
+      if (node.gpu->count < 2)
+        link->fail_here("a GPU link needs at least two GPUs per node, node.gpu.count is " +
+                        std::to_string(node.gpu->count));
+      node.gpu_link = read_gpu_link(*link);
+    }
+  } else {
+    for (std::string_view gpu_only : {"pcie", "gpu_link"})
+      if (t.has(gpu_only))
+        t.fail(gpu_only, "only a GPU node has this table; add [node.gpu] or remove it");
+  }
+  node.nic = read_nic(t.table("nic"));
+  t.reject_unknown_keys();
+  return node;
+}
+
+// Keys of each topology, so that a key of another topology gets a precise message.
+constexpr std::array<std::string_view, 3> fat_tree_keys{"down", "up", "links"};
+constexpr std::array<std::string_view, 1> torus_keys{"dimensions"};
+constexpr std::array<std::string_view, 7> dragonfly_keys{
+    "groups",       "global_links",        "chassis_per_group", "chassis_links",
+    "router_links", "routers_per_chassis", "nodes_per_router"};
+
+std::vector<int> to_ints(const std::vector<long long>& values) {
+  return {values.begin(), values.end()};
+}
+
+platform::Topology read_topology(TableReader& t, std::string_view kind) {
+  constexpr long long max_radix = 1'000'000;
+  if (kind == "fat-tree")
+    return platform::FatTree{.down = to_ints(t.integer_list("down", 1, max_radix)),
+                             .up = to_ints(t.integer_list("up", 1, max_radix)),
+                             .links = to_ints(t.integer_list("links", 1, max_radix))};
+  if (kind == "torus")
+    return platform::Torus{.dimensions = to_ints(t.integer_list("dimensions", 1, max_radix))};
+  if (kind == "dragonfly")
+    return platform::Dragonfly{
+        .groups = static_cast<int>(t.integer("groups", 1, max_radix)),
+        .global_links = static_cast<int>(t.integer("global_links", 1, max_radix)),
+        .chassis_per_group = static_cast<int>(t.integer("chassis_per_group", 1, max_radix)),
+        .chassis_links = static_cast<int>(t.integer("chassis_links", 1, max_radix)),
+        .routers_per_chassis = static_cast<int>(t.integer("routers_per_chassis", 1, max_radix)),
+        .router_links = static_cast<int>(t.integer("router_links", 1, max_radix)),
+        .nodes_per_router = static_cast<int>(t.integer("nodes_per_router", 1, max_radix))};
+  return platform::SingleSwitch{};
+}
+
+platform::InterconnectSpec read_interconnect(TableReader t) {
+  const std::string kind = t.choice("topology", {"single-switch", "fat-tree", "torus", "dragonfly"});
+  platform::InterconnectSpec net{
+      .topology = read_topology(t, kind),
+      .link_bandwidth = t.quantity<Bandwidth>("link_bandwidth", Sign::Positive),
+      .link_latency = t.quantity<Duration>("link_latency", Sign::NonNegative)};
+  const auto reject_foreign = [&](auto keys, std::string_view owner) {
+    if (owner == kind)
+      return;
+    for (std::string_view key : keys)
+      if (t.has(key))
+        t.fail(key, "belongs to topology \"" + std::string(owner) + "\", but topology is \"" +
+                        kind + "\"");
+  };
+  reject_foreign(fat_tree_keys, "fat-tree");
+  reject_foreign(torus_keys, "torus");
+  reject_foreign(dragonfly_keys, "dragonfly");
+  if (auto problem = platform::shape_problem(net.topology))
+    t.fail("topology", "impossible " + kind + " shape: " + *problem);
+  t.reject_unknown_keys();
+  return net;
+}
+
+platform::PlatformSpec read_platform(const toml::table& root, const std::string& path) {
+  TableReader file(root, "", path);
+  TableReader head = file.table("platform");
+  platform::PlatformSpec spec;
+  spec.name = head.string("name");
+  spec.description = head.optional_string("description").value_or("");
+  spec.nodes = static_cast<int>(head.integer("nodes", 1, max_count));
+  head.reject_unknown_keys();
+  spec.node = read_node(file.table("node"));
+  spec.interconnect = read_interconnect(file.table("interconnect"));
+  file.reject_unknown_keys();
+
+  const long long slots = platform::slot_count(spec.interconnect.topology);
+  if (slots > 0 && spec.nodes > slots)
+    head.fail("nodes", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
+                           " described in [interconnect] has " + std::to_string(slots) +
+                           " node slots, fewer than nodes = " + std::to_string(spec.nodes));
+  return spec;
+}
+
+} // namespace
+
+units::Bandwidth pcie_lane_bandwidth(int generation) {
+  static constexpr std::array<double, 5> bytes_per_second{0.25e9, 0.5e9, 8e9 / 8 * 128 / 130,
+                                                          16e9 / 8 * 128 / 130,
+                                                          32e9 / 8 * 128 / 130};
+  return Bandwidth::from_bytes_per_second(bytes_per_second.at(static_cast<std::size_t>(generation - 1)));
+}
+
+platform::PlatformSpec load_platform(const std::string& path) {
+  return read_platform(parse_toml_file(path), path);
+}
+
+platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path) {
+  return read_platform(parse_toml_text(text, path), path);
+}
+
+} // namespace ceiling::config

@@ -1,0 +1,318 @@
+// TableReader: located, typed reads with closest-key suggestions.
+#include "config/table_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace ceiling::config {
+namespace {
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+/// Levenshtein distance, for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string type_name(const toml::node& node) {
+  switch (node.type()) {
+  case toml::node_type::string: return "a string";
+  case toml::node_type::integer: return "an integer";
+  case toml::node_type::floating_point: return "a number";
+  case toml::node_type::boolean: return "a boolean";
+  case toml::node_type::table: return "a table";
+  case toml::node_type::array: return "an array";
+  default: return "a date or time";
+  }
+}
+
+/// A unit written inside a key name ("GB_per_s") as the parser reads it ("GB/s").
+std::string unit_from_key_suffix(std::string_view suffix) {
+  std::string unit(suffix);
+  for (std::size_t at; (at = unit.find("_per_")) != std::string::npos;)
+    unit.replace(at, 5, "/");
+  return unit;
+}
+
+} // namespace
+
+TableReader::TableReader(const toml::table& table, std::string key_path, std::string file)
+    : table_(table), key_path_(std::move(key_path)), file_(std::move(file)) {}
+
+std::string TableReader::full_key(std::string_view key) const {
+  return key_path_.empty() ? std::string(key) : key_path_ + "." + std::string(key);
+}
+
+SourceLocation TableReader::location_of(const toml::source_region& region) const {
+  return {file_, static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
+}
+
+SourceLocation TableReader::location_of_key(std::string_view key) const {
+  if (const toml::node* node = table_.get(key))
+    return location_of(node->source());
+  return location_of(table_.source());
+}
+
+void TableReader::fail(std::string_view key, std::string_view message) const {
+  throw LoadError(location_of_key(key), full_key(key), message);
+}
+
+void TableReader::fail_here(std::string_view message) const {
+  throw LoadError(location_of(table_.source()), key_path_, message);
+}
+
+bool TableReader::has(std::string_view key) const { return table_.contains(key); }
+
+const toml::node* TableReader::find(std::string_view key) {
+  asked_.emplace(key);
+  return table_.get(key);
+}
+
+std::optional<std::pair<const toml::node*, std::string>>
+TableReader::find_quantity(std::string_view key) {
+  asked_.emplace(key);
+  quantity_keys_.emplace(key);
+  std::optional<std::pair<const toml::node*, std::string>> found;
+  if (const toml::node* node = table_.get(key))
+    found.emplace(node, "");
+  const std::string stem = std::string(key) + "_";
+  for (auto&& [k, node] : table_) {
+    if (!k.str().starts_with(stem))
+      continue;
+    if (found)
+      fail(k.str(), "given twice, also as " + quoted(found->second.empty()
+                                                          ? full_key(key)
+                                                          : full_key(key) + "_" + found->second));
+    found.emplace(&node, std::string(k.str().substr(stem.size())));
+  }
+  return found;
+}
+
+template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_view key, Sign sign) {
+  const auto found = find_quantity(key);
+  if (!found)
+    return std::nullopt;
+  const auto& [node, unit_suffix] = *found;
+  const std::string key_written =
+      unit_suffix.empty() ? std::string(key) : std::string(key) + "_" + unit_suffix;
+  units::Parsed<Q> parsed;
+  std::string shown;
+  if (unit_suffix.empty()) {
+    if (node->is_number())
+      fail(key_written, "missing unit: write it as a string with its unit, " +
+                            std::string(units::expected_form<Q>()) +
+                            ", or put the unit in the key name, as in " +
+                            quoted(full_key(key) + "_GB_per_s"));
+    if (!node->is_string())
+      fail(key_written, "expected " + std::string(units::expected_form<Q>()) + ", got " +
+                            type_name(*node));
+    shown = node->as_string()->get();
+    parsed = units::parse<Q>(shown);
+  } else {
+    if (!node->is_number())
+      fail(key_written, "expected a bare number (the unit " +
+                            quoted(unit_from_key_suffix(unit_suffix)) + " is in the key name), got " +
+                            type_name(*node));
+    const double number = node->value<double>().value_or(NAN);
+    parsed = units::parse_in_unit<Q>(number, unit_from_key_suffix(unit_suffix));
+    std::ostringstream text;
+    text << number;
+    shown = text.str() + " " + unit_from_key_suffix(unit_suffix);
+  }
+  if (!parsed)
+    fail(key_written, parsed.error);
+  const Q value = *parsed.value;
+  if (sign == Sign::Positive && !(value > Q{}))
+    fail(key_written, "must be positive, got " + quoted(shown));
+  if (sign == Sign::NonNegative && value < Q{})
+    fail(key_written, "must not be negative, got " + quoted(shown));
+  return value;
+}
+
+template <class Q> Q TableReader::quantity(std::string_view key, Sign sign) {
+  if (auto value = optional_quantity<Q>(key, sign))
+    return *value;
+  fail(key, "missing key: expected " + std::string(units::expected_form<Q>()));
+}
+
+#define CEILING_CONFIG_INSTANTIATE(Q)                                                              \
+  template Q TableReader::quantity<Q>(std::string_view, Sign);                                     \
+  template std::optional<Q> TableReader::optional_quantity<Q>(std::string_view, Sign);
+CEILING_CONFIG_INSTANTIATE(units::DataSize)
+CEILING_CONFIG_INSTANTIATE(units::Duration)
+CEILING_CONFIG_INSTANTIATE(units::Bandwidth)
+CEILING_CONFIG_INSTANTIATE(units::Flops)
+CEILING_CONFIG_INSTANTIATE(units::FlopRate)
+#undef CEILING_CONFIG_INSTANTIATE
+
+std::optional<long long> TableReader::optional_integer(std::string_view key, long long min,
+                                                       long long max) {
+  const toml::node* node = find(key);
+  if (!node)
+    return std::nullopt;
+  if (!node->is_integer())
+    fail(key, "expected an integer, got " + type_name(*node));
+  const long long value = node->as_integer()->get();
+  if (value < min || value > max)
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                  ", got " + std::to_string(value));
+  return value;
+}
+
+long long TableReader::integer(std::string_view key, long long min, long long max) {
+  if (auto value = optional_integer(key, min, max))
+    return *value;
+  fail(key, "missing key: expected an integer from " + std::to_string(min) + " to " +
+                std::to_string(max));
+}
+
+std::vector<long long> TableReader::integer_list(std::string_view key, long long min,
+                                                 long long max) {
+  const toml::node* node = find(key);
+  if (!node)
+    fail(key, "missing key: expected an array of integers");
+  const toml::array* array = node->as_array();
+  if (!array || array->empty())
+    fail(key, "expected a non-empty array of integers, got " +
+                  (array ? std::string("an empty array") : type_name(*node)));
+  std::vector<long long> values;
+  for (const toml::node& element : *array) {
+    if (!element.is_integer())
+      throw LoadError(location_of(element.source()), full_key(key),
+                      "expected integers only, got " + type_name(element));
+    const long long value = element.as_integer()->get();
+    if (value < min || value > max)
+      throw LoadError(location_of(element.source()), full_key(key),
+                      "each entry must be between " + std::to_string(min) + " and " +
+                          std::to_string(max) + ", got " + std::to_string(value));
+    values.push_back(value);
+  }
+  return values;
+}
+
+std::optional<std::string> TableReader::optional_string(std::string_view key) {
+  const toml::node* node = find(key);
+  if (!node)
+    return std::nullopt;
+  if (!node->is_string())
+    fail(key, "expected a string, got " + type_name(*node));
+  return node->as_string()->get();
+}
+
+std::string TableReader::string(std::string_view key) {
+  if (auto value = optional_string(key))
+    return *value;
+  fail(key, "missing key: expected a string");
+}
+
+std::string TableReader::choice(std::string_view key,
+                                std::initializer_list<std::string_view> choices) {
+  std::string listed;
+  for (std::string_view c : choices)
+    listed += (listed.empty() ? "" : ", ") + quoted(c);
+  const auto value = optional_string(key);
+  if (!value)
+    fail(key, "missing key: expected one of " + listed);
+  if (std::find(choices.begin(), choices.end(), *value) == choices.end()) {
+    std::string message = "unknown value " + quoted(*value) + ": expected one of " + listed;
+    for (std::string_view c : choices)
+      if (edit_distance(*value, c) <= 2) {
+        message += " (did you mean " + quoted(c) + "?)";
+        break;
+      }
+    fail(key, message);
+  }
+  return *value;
+}
+
+bool TableReader::boolean_or(std::string_view key, bool fallback) {
+  const toml::node* node = find(key);
+  if (!node)
+    return fallback;
+  if (!node->is_boolean())
+    fail(key, "expected true or false, got " + type_name(*node));
+  return node->as_boolean()->get();
+}
+
+std::optional<TableReader> TableReader::optional_table(std::string_view key) {
+  const toml::node* node = find(key);
+  if (!node)
+    return std::nullopt;
+  if (!node->is_table())
+    fail(key, "expected a table ([" + full_key(key) + "]), got " + type_name(*node));
+  return TableReader(*node->as_table(), full_key(key), file_);
+}
+
+TableReader TableReader::table(std::string_view key) {
+  if (auto reader = optional_table(key))
+    return *reader;
+  fail(key, "missing table [" + full_key(key) + "]");
+}
+
+void TableReader::reject_unknown_keys() const {
+  for (auto&& [k, node] : table_) {
+    const std::string_view name = k.str();
+    if (asked_.contains(name))
+      continue;
+    const bool unit_in_name = std::any_of(quantity_keys_.begin(), quantity_keys_.end(),
+                                          [&](const std::string& q) {
+                                            return name.starts_with(q + "_");
+                                          });
+    if (unit_in_name)
+      continue;
+    std::string message = "unknown key";
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+    for (const std::string& known : asked_) {
+      const std::size_t d = edit_distance(name, known);
+      if (d < best_distance) {
+        best_distance = d;
+        best = known;
+      }
+    }
+    if (!best.empty())
+      message += " (did you mean " + quoted(best) + "?)";
+    else {
+      std::string listed;
+      for (const std::string& known : asked_)
+        listed += (listed.empty() ? "" : ", ") + known;
+      message += "; known keys here: " + listed;
+    }
+    throw LoadError(location_of(k.source()), full_key(name), message);
+  }
+}
+
+toml::table parse_toml_text(std::string_view text, const std::string& path) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source().begin;
+    throw LoadError({path, static_cast<int>(where.line), static_cast<int>(where.column)}, "",
+                    "invalid TOML: " + std::string(e.description()));
+  }
+}
+
+toml::table parse_toml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw LoadError({path, 0, 0}, "", "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_toml_text(text.str(), path);
+}
+
+} // namespace ceiling::config

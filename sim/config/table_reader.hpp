@@ -1,0 +1,79 @@
+// Typed, located reads from one TOML table; every failure becomes a LoadError. Internal to config/.
+#pragma once
+
+#include "config/load_error.hpp"
+#include "units/parse.hpp"
+
+#include <toml++/toml.h>
+
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ceiling::config {
+
+/// Whether a quantity may be zero.
+enum class Sign { Positive, NonNegative };
+
+/// Reads the keys of one table and remembers which it was asked for, so that
+/// reject_unknown_keys() can name a stray key and suggest the closest known one.
+/// Quantities are written with their unit ("12 GB/s"), or as a bare number under a key whose
+/// name ends in the unit, "/" spelled "_per_" (`bandwidth_GB_per_s = 12`, `latency_us = 1.3`).
+class TableReader {
+public:
+  /// `key_path` is the dotted path of the table in the file ("" for the root, "node.nic").
+  TableReader(const toml::table& table, std::string key_path, std::string file);
+
+  template <class Q> Q quantity(std::string_view key, Sign sign);
+  template <class Q> std::optional<Q> optional_quantity(std::string_view key, Sign sign);
+
+  long long integer(std::string_view key, long long min, long long max);
+  std::optional<long long> optional_integer(std::string_view key, long long min, long long max);
+  /// A non-empty array of integers, each in [min, max].
+  std::vector<long long> integer_list(std::string_view key, long long min, long long max);
+  std::string string(std::string_view key);
+  std::optional<std::string> optional_string(std::string_view key);
+  /// One of `choices`; the message lists them all.
+  std::string choice(std::string_view key, std::initializer_list<std::string_view> choices);
+  bool boolean_or(std::string_view key, bool fallback);
+
+  TableReader table(std::string_view key);
+  std::optional<TableReader> optional_table(std::string_view key);
+  bool has(std::string_view key) const;
+
+  /// Throws for the first key in the table that no read asked for.
+  void reject_unknown_keys() const;
+
+  /// Throws a LoadError at `key` (its value, or the table when the key is absent).
+  [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+  /// Throws a LoadError at the table itself, naming no key.
+  [[noreturn]] void fail_here(std::string_view message) const;
+
+  const std::string& file() const { return file_; }
+
+private:
+  std::string full_key(std::string_view key) const;
+  SourceLocation location_of(const toml::source_region& region) const;
+  SourceLocation location_of_key(std::string_view key) const;
+  const toml::node* find(std::string_view key);
+  /// Text and unit-in-name form of a quantity key, if present: (node, unit suffix or "").
+  std::optional<std::pair<const toml::node*, std::string>> find_quantity(std::string_view key);
+
+  const toml::table& table_;
+  std::string key_path_;
+  std::string file_;
+  std::set<std::string, std::less<>> asked_;
+  std::set<std::string, std::less<>> quantity_keys_;
+};
+
+/// Parses `path` as TOML; a syntax error becomes a LoadError at its line and column, a
+/// missing or unreadable file a LoadError naming the file.
+toml::table parse_toml_file(const std::string& path);
+
+/// Parses TOML `text` that claims to come from `path` (for tests and embedded documents).
+toml::table parse_toml_text(std::string_view text, const std::string& path);
+
+} // namespace ceiling::config

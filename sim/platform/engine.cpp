@@ -1,0 +1,31 @@
+// Engine creation with explicit network-model settings.
+#include "platform/engine.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ceiling::platform {
+
+sg4::Engine& start_engine(const NetworkSettings& settings) {
+  static std::unique_ptr<sg4::Engine> engine;
+  if (engine)
+    throw std::logic_error("start_engine: SimGrid allows one engine per process");
+  // SimGrid reads its options from argv; these are ours, not the user's command line.
+  std::vector<std::string> words{
+      "ceiling", "--log=root.thres:warning", "--cfg=network/model:" + settings.model,
+      std::string("--cfg=network/crosstraffic:") + (settings.cross_traffic ? "1" : "0"),
+      "--cfg=network/TCP-gamma:" + std::to_string(settings.tcp_gamma_bytes)};
+  std::vector<char*> argv;
+  for (std::string& w : words)
+    argv.push_back(w.data());
+  int argc = static_cast<int>(argv.size());
+  engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  return *engine;
+}
+
+} // namespace ceiling::platform

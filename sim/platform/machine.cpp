@@ -1,0 +1,189 @@
+// Building the machine: one full-routing zone per node, nested in SimGrid's cluster zones.
+#include "platform/machine.hpp"
+
+#include "platform/topology.hpp"
+
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+namespace sg4 = simgrid::s4u;
+using NetPoint = simgrid::kernel::routing::NetPoint;
+using Direction = sg4::LinkInRoute::Direction;
+
+namespace ceiling::platform {
+namespace {
+
+/// The precisions a device has, in pstate order.
+std::vector<Precision> pstate_precisions(const PeakRates& peaks) {
+  std::vector<Precision> order;
+  for (Precision p : all_precisions)
+    if (peaks.at(p))
+      order.push_back(p);
+  return order;
+}
+
+std::vector<double> pstate_speeds(const PeakRates& peaks, double multiplier) {
+  std::vector<double> speeds;
+  for (Precision p : pstate_precisions(peaks))
+    speeds.push_back(peaks.at(p)->flop_per_second() * multiplier);
+  return speeds;
+}
+
+std::optional<int> index_of(const std::vector<Precision>& order, Precision p) {
+  const auto it = std::find(order.begin(), order.end(), p);
+  if (it == order.end())
+    return std::nullopt;
+  return static_cast<int>(it - order.begin());
+}
+
+sg4::SplitDuplexLink* duplex_link(sg4::NetZone* zone, const std::string& name, double up_bytes_per_s,
+                                  double down_bytes_per_s, double latency_s) {
+  auto* link = zone->create_split_duplex_link(name, up_bytes_per_s);
+  link->set_latency(latency_s);
+  link->get_link_down()->set_bandwidth(down_bytes_per_s);
+  link->seal();
+  return link;
+}
+
+/// Builds node `name` inside `cluster` and returns (zone netpoint, gateway).
+std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, sg4::NetZone* cluster,
+                                           const std::string& name, NodeHosts& hosts) {
+  auto* zone = sg4::create_full_zone(name);
+  zone->set_parent(cluster);
+
+  hosts.cpu = zone->create_host(name + "-cpu", pstate_speeds(node.cpu.peak_per_socket, node.cpu.sockets));
+  hosts.cpu->set_property("cores", std::to_string(node.cpu.sockets * node.cpu.cores_per_socket));
+  hosts.cpu->seal();
+  NetPoint* cpu = hosts.cpu->get_netpoint();
+  NetPoint* nic = zone->create_router(name + "-nic");
+  auto* nic_link = duplex_link(zone, name + "-nic", node.nic.bandwidth.bytes_per_second(),
+                               node.nic.bandwidth.bytes_per_second(), node.nic.latency.seconds());
+  zone->add_route(cpu, nic, nullptr, nullptr, {{nic_link, Direction::UP}}, false);
+  zone->add_route(nic, cpu, nullptr, nullptr, {{nic_link, Direction::DOWN}}, false);
+
+  if (node.gpu) {
+    std::vector<sg4::SplitDuplexLink*> pcie;
+    std::vector<sg4::SplitDuplexLink*> gpu_link;
+    for (int k = 0; k < node.gpu->count; ++k) {
+      const std::string gpu_name = name + "-gpu" + std::to_string(k);
+      sg4::Host* gpu_host = zone->create_host(gpu_name, pstate_speeds(node.gpu->peak, 1.0));
+      gpu_host->seal();
+      hosts.gpus.push_back(gpu_host);
+      pcie.push_back(duplex_link(zone, gpu_name + "-pcie", node.pcie->device_to_host.bytes_per_second(),
+                                 node.pcie->host_to_device.bytes_per_second(),
+                                 node.pcie->latency.seconds()));
+      if (node.gpu_link)
+        gpu_link.push_back(duplex_link(zone, gpu_name + "-gpulink",
+                                       node.gpu_link->bandwidth.bytes_per_second(),
+                                       node.gpu_link->bandwidth.bytes_per_second(),
+                                       node.gpu_link->latency.seconds()));
+      NetPoint* gpu = gpu_host->get_netpoint();
+      zone->add_route(gpu, cpu, nullptr, nullptr, {{pcie[k], Direction::UP}}, false);
+      zone->add_route(cpu, gpu, nullptr, nullptr, {{pcie[k], Direction::DOWN}}, false);
+      // Off-node traffic of a GPU crosses its PCIe link, then the NIC.
+      zone->add_route(gpu, nic, nullptr, nullptr,
+                      {{pcie[k], Direction::UP}, {nic_link, Direction::UP}}, false);
+      zone->add_route(nic, gpu, nullptr, nullptr,
+                      {{nic_link, Direction::DOWN}, {pcie[k], Direction::DOWN}}, false);
+    }
+    for (int j = 0; j < node.gpu->count; ++j)
+      for (int k = 0; k < node.gpu->count; ++k) {
+        if (j == k)
+          continue;
+        // Without a GPU link, GPU to GPU goes through the host's root complex.
+        auto& via = node.gpu_link ? gpu_link : pcie;
+        zone->add_route(hosts.gpus[j]->get_netpoint(), hosts.gpus[k]->get_netpoint(), nullptr,
+                        nullptr, {{via[j], Direction::UP}, {via[k], Direction::DOWN}}, false);
+      }
+  }
+  zone->seal();
+  return {zone->get_netpoint(), nic};
+}
+
+} // namespace
+
+std::string Machine::node_name(long long rank) const {
+  // Zero-padded, so that SimGrid's by-name host order is the rank order.
+  const long long slots = std::max<long long>(slot_count(spec_.interconnect.topology), spec_.nodes);
+  const int width = static_cast<int>(std::to_string(std::max<long long>(slots - 1, 0)).size());
+  char text[32];
+  std::snprintf(text, sizeof text, "node%0*lld", width, rank);
+  return text;
+}
+
+Machine Machine::build(const PlatformSpec& spec, long long nodes) {
+  Machine machine;
+  machine.spec_ = spec;
+  const Topology& topology = spec.interconnect.topology;
+  const long long slots = std::holds_alternative<SingleSwitch>(topology) ? spec.nodes : slot_count(topology);
+  std::vector<NodeHosts> by_slot(static_cast<std::size_t>(slots));
+
+  const sg4::ClusterCallbacks callbacks(
+      [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) {
+        return build_node(spec.node, cluster, machine.node_name(static_cast<long long>(id)),
+                          by_slot.at(id));
+      });
+  const double bw = spec.interconnect.link_bandwidth.bytes_per_second();
+  const double lat = spec.interconnect.link_latency.seconds();
+  const auto policy = sg4::Link::SharingPolicy::SPLITDUPLEX;
+  const auto to_unsigned = [](const std::vector<int>& v) {
+    return std::vector<unsigned int>(v.begin(), v.end());
+  };
+
+  sg4::NetZone* fabric = nullptr;
+  if (std::holds_alternative<SingleSwitch>(topology)) {
+    // One crossbar: a one-level fat-tree whose single switch has every node below it.
+    const auto n = static_cast<unsigned int>(slots);
+    fabric = sg4::create_fatTree_zone("fabric", nullptr, {1, {n}, {1}, {1}}, callbacks, bw, lat, policy);
+  } else if (const auto* f = std::get_if<FatTree>(&topology)) {
+    fabric = sg4::create_fatTree_zone(
+        "fabric", nullptr,
+        {static_cast<unsigned int>(f->down.size()), to_unsigned(f->down), to_unsigned(f->up), to_unsigned(f->links)},
+        callbacks, bw, lat, policy);
+  } else if (const auto* t = std::get_if<Torus>(&topology)) {
+    fabric = sg4::create_torus_zone("fabric", nullptr,
+                                    std::vector<unsigned long>(t->dimensions.begin(), t->dimensions.end()),
+                                    callbacks, bw, lat, policy);
+  } else if (const auto* d = std::get_if<Dragonfly>(&topology)) {
+    const auto u = [](int v) { return static_cast<unsigned int>(v); };
+    fabric = sg4::create_dragonfly_zone(
+        "fabric", nullptr,
+        {{u(d->groups), u(d->global_links)}, {u(d->chassis_per_group), u(d->chassis_links)},
+         {u(d->routers_per_chassis), u(d->router_links)}, u(d->nodes_per_router)},
+        callbacks, bw, lat, policy);
+  }
+  fabric->seal();
+
+  // Allocation::Contiguous: rank r on slot r.
+  machine.ranks_.assign(by_slot.begin(), by_slot.begin() + nodes);
+  return machine;
+}
+
+std::optional<int> Machine::cpu_pstate_of(Precision p) const {
+  return index_of(pstate_precisions(spec_.node.cpu.peak_per_socket), p);
+}
+
+std::optional<int> Machine::gpu_pstate_of(Precision p) const {
+  if (!spec_.node.gpu)
+    return std::nullopt;
+  return index_of(pstate_precisions(spec_.node.gpu->peak), p);
+}
+
+RouteInfo route_between(const sg4::Host* src, const sg4::Host* dst) {
+  std::vector<sg4::Link*> links;
+  RouteInfo info;
+  src->route_to(dst, links, &info.latency_s);
+  info.bottleneck_bytes_per_s = links.empty() ? 0 : std::numeric_limits<double>::infinity();
+  for (const sg4::Link* link : links) {
+    info.link_names.push_back(link->get_name());
+    info.bottleneck_bytes_per_s = std::min(info.bottleneck_bytes_per_s, link->get_bandwidth());
+  }
+  return info;
+}
+
+} // namespace ceiling::platform

@@ -1,0 +1,58 @@
+// A PlatformSpec built as SimGrid netzones, with the N allocated nodes indexed by rank.
+#pragma once
+
+#include "platform/platform_spec.hpp"
+
+#include <simgrid/forward.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::platform {
+
+/// The SimGrid resources of one node. Entities belong to the engine; these are handles.
+struct NodeHosts {
+  simgrid::s4u::Host* cpu = nullptr;
+  std::vector<simgrid::s4u::Host*> gpus;
+};
+
+/// The machine inside the engine. Every node slot of the topology is built (so routes are
+/// those of the whole machine); ranks 0..N-1 are placed on slots by `Allocation::Contiguous`.
+///
+/// Each node is a small full-routing zone: a CPU host (speed = all sockets' peak), one host per
+/// GPU, one split-duplex PCIe link per GPU (UP = device to host), an optional GPU link per GPU
+/// to an in-node switch, and a router as the node's gateway behind the split-duplex NIC link
+/// (UP = out of the node). Host pstates are the precisions the device has, in fp64, fp32,
+/// fp16 order; pstate_of() maps one to the other.
+class Machine {
+public:
+  /// Builds `spec` in the engine (start_engine() first) and places `nodes` ranks on it.
+  /// The spec must be valid and allocation_problem() empty: both are checked by config.
+  static Machine build(const PlatformSpec& spec, long long nodes);
+
+  long long size() const { return static_cast<long long>(ranks_.size()); }
+  const NodeHosts& node(long long rank) const { return ranks_.at(static_cast<std::size_t>(rank)); }
+  const PlatformSpec& spec() const { return spec_; }
+
+  /// The host pstate that runs at precision `p`, or nullopt when the device lacks it.
+  std::optional<int> cpu_pstate_of(Precision p) const;
+  std::optional<int> gpu_pstate_of(Precision p) const;
+
+  /// Name of the node slot that holds `rank` ("node0042"), as used in host and link names.
+  std::string node_name(long long rank) const;
+
+private:
+  PlatformSpec spec_;
+  std::vector<NodeHosts> ranks_;
+};
+
+/// Route latency and links from `src` to `dst`, as SimGrid resolves them.
+struct RouteInfo {
+  double latency_s = 0;
+  std::vector<std::string> link_names; ///< in order; split-duplex halves end in _UP or _DOWN
+  double bottleneck_bytes_per_s = 0;   ///< smallest link bandwidth on the route
+};
+RouteInfo route_between(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+
+} // namespace ceiling::platform

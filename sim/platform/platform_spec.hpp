@@ -1,0 +1,149 @@
+// The value types that describe one machine: nodes, their devices and links, the interconnect.
+#pragma once
+
+#include "units/quantity.hpp"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace ceiling::platform {
+
+/// Floating-point precisions a device may offer a peak rate for.
+enum class Precision { Fp64, Fp32, Fp16 };
+inline constexpr std::array<Precision, 3> all_precisions{Precision::Fp64, Precision::Fp32,
+                                                         Precision::Fp16};
+/// "fp64", "fp32" or "fp16", as in files and on the command line.
+std::string_view to_string(Precision p);
+std::optional<Precision> precision_from_string(std::string_view text);
+
+/// Peak compute rate per precision; a precision the device lacks is absent.
+struct PeakRates {
+  std::optional<units::FlopRate> fp64;
+  std::optional<units::FlopRate> fp32;
+  std::optional<units::FlopRate> fp16;
+  std::optional<units::FlopRate> at(Precision p) const;
+  bool operator==(const PeakRates&) const = default;
+};
+
+/// The host processors of a node. Rates and bandwidth are per socket.
+struct CpuSpec {
+  int sockets = 1;
+  int cores_per_socket = 1;
+  PeakRates peak_per_socket;
+  units::Bandwidth memory_bandwidth_per_socket;
+  bool operator==(const CpuSpec&) const = default;
+};
+
+/// One accelerator; a node holds `count` identical ones.
+struct GpuSpec {
+  int count = 1;
+  std::string model; // e.g. "NVIDIA Tesla P100 PCIe 16 GB", for reports only
+  PeakRates peak;
+  units::Bandwidth memory_bandwidth;
+  units::DataSize memory;
+  bool operator==(const GpuSpec&) const = default;
+};
+
+/// Host memory <-> one GPU. Bandwidths are per direction.
+struct PcieSpec {
+  units::Bandwidth host_to_device;
+  units::Bandwidth device_to_host;
+  units::Duration latency;
+  bool operator==(const PcieSpec&) const = default;
+};
+
+/// A direct GPU <-> GPU link inside a node (NVLink-like): one per GPU to a non-blocking switch.
+struct GpuLinkSpec {
+  units::Bandwidth bandwidth; // per direction, per GPU
+  units::Duration latency;
+  bool operator==(const GpuLinkSpec&) const = default;
+};
+
+/// The node's network interface, attached to the host side.
+struct NicSpec {
+  units::Bandwidth bandwidth; // injection, per direction
+  units::Duration latency;
+  /// GPU-direct RDMA: the NIC reads and writes GPU memory, so no staging copy through host
+  /// memory is needed (the data still crosses the GPU's PCIe link).
+  bool gpu_direct = false;
+  bool operator==(const NicSpec&) const = default;
+};
+
+/// One node kind per machine: a CPU node (no GPU) or a GPU node.
+struct NodeSpec {
+  CpuSpec cpu;
+  std::optional<GpuSpec> gpu;
+  std::optional<PcieSpec> pcie;         // present exactly when gpu is
+  std::optional<GpuLinkSpec> gpu_link;  // only with two or more GPUs
+  NicSpec nic;
+  bool is_gpu_node() const { return gpu.has_value(); }
+  bool operator==(const NodeSpec&) const = default;
+};
+
+/// One crossbar switch with a link to every node.
+struct SingleSwitch {
+  bool operator==(const SingleSwitch&) const = default;
+};
+
+/// SimGrid's multi-level fat-tree (d-mod-k routing). Entry i of each list is level i+1 counted
+/// from the nodes: `down` children per switch, `up` parents per node or switch, `links`
+/// parallel cables per connection. Taper shows as up * links < down.
+struct FatTree {
+  std::vector<int> down;
+  std::vector<int> up;
+  std::vector<int> links;
+  bool operator==(const FatTree&) const = default;
+};
+
+/// A k-ary n-cube with wrap-around links and dimension-order routing.
+struct Torus {
+  std::vector<int> dimensions;
+  bool operator==(const Torus&) const = default;
+};
+
+/// Cray-style dragonfly as SimGrid builds it (static minimal routing). A link count k is
+/// modelled as one link of k times the bandwidth.
+struct Dragonfly {
+  int groups = 1;
+  int global_links = 1;        // blue (optical) links between each pair of groups
+  int chassis_per_group = 1;
+  int chassis_links = 1;       // black links between each pair of chassis in a group
+  int routers_per_chassis = 1;
+  int router_links = 1;        // green links between each pair of routers in a chassis
+  int nodes_per_router = 1;
+  bool operator==(const Dragonfly&) const = default;
+};
+
+using Topology = std::variant<SingleSwitch, FatTree, Torus, Dragonfly>;
+
+/// "single-switch", "fat-tree", "torus" or "dragonfly".
+std::string_view topology_name(const Topology& t);
+
+/// The network between the nodes. Every fabric link has the same bandwidth and latency.
+struct InterconnectSpec {
+  Topology topology;
+  units::Bandwidth link_bandwidth; // per direction
+  units::Duration link_latency;
+  bool operator==(const InterconnectSpec&) const = default;
+};
+
+/// How a run of N nodes is placed on the machine's node slots.
+enum class Allocation {
+  Contiguous, ///< ranks 0..N-1 on slots 0..N-1, in the topology's own order
+};
+
+/// One whole machine, as read from a platform file.
+struct PlatformSpec {
+  std::string name;
+  std::string description;
+  int nodes = 1; // nodes the machine has; at most the topology's slot count
+  NodeSpec node;
+  InterconnectSpec interconnect;
+  bool operator==(const PlatformSpec&) const = default;
+};
+
+} // namespace ceiling::platform

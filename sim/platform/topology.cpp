@@ -1,0 +1,157 @@
+// Sizes, peaks and bisection bandwidth from the spec alone.
+#include "platform/topology.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+namespace ceiling::platform {
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+  case Precision::Fp64: return "fp64";
+  case Precision::Fp32: return "fp32";
+  case Precision::Fp16: return "fp16";
+  }
+  return "?";
+}
+
+std::optional<Precision> precision_from_string(std::string_view text) {
+  for (Precision p : all_precisions)
+    if (to_string(p) == text)
+      return p;
+  return std::nullopt;
+}
+
+std::optional<units::FlopRate> PeakRates::at(Precision p) const {
+  switch (p) {
+  case Precision::Fp64: return fp64;
+  case Precision::Fp32: return fp32;
+  case Precision::Fp16: return fp16;
+  }
+  return std::nullopt;
+}
+
+std::string_view topology_name(const Topology& t) {
+  static constexpr std::string_view names[] = {"single-switch", "fat-tree", "torus", "dragonfly"};
+  return names[t.index()];
+}
+
+namespace {
+
+long long product(const std::vector<int>& v, std::size_t count) {
+  return std::accumulate(v.begin(), v.begin() + static_cast<long>(count), 1LL,
+                         std::multiplies<>{});
+}
+
+long long half_floor(long long n) { return n / 2; }
+long long half_ceil(long long n) { return n - n / 2; }
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+} // namespace
+
+long long slot_count(const Topology& t) {
+  struct {
+    long long operator()(const SingleSwitch&) const { return 0; } // sized by the machine
+    long long operator()(const FatTree& f) const { return product(f.down, f.down.size()); }
+    long long operator()(const Torus& t) const { return product(t.dimensions, t.dimensions.size()); }
+    long long operator()(const Dragonfly& d) const {
+      return 1LL * d.groups * d.chassis_per_group * d.routers_per_chassis * d.nodes_per_router;
+    }
+  } visitor;
+  return std::visit(visitor, t);
+}
+
+std::optional<std::string> shape_problem(const Topology& t) {
+  if (const auto* f = std::get_if<FatTree>(&t)) {
+    if (f->down.size() != f->up.size() || f->down.size() != f->links.size())
+      return "down, up and links must have one entry per level, got " +
+             std::to_string(f->down.size()) + ", " + std::to_string(f->up.size()) + " and " +
+             std::to_string(f->links.size());
+  }
+  if (const auto* d = std::get_if<Dragonfly>(&t)) {
+    // SimGrid 3.32 attaches the global link towards group j to router j of chassis 0, so
+    // there must be a router for every other group (more groups crash its routing).
+    if (d->groups > d->routers_per_chassis)
+      return "groups (" + std::to_string(d->groups) + ") must not exceed routers_per_chassis (" +
+             std::to_string(d->routers_per_chassis) +
+             "): SimGrid attaches the global link towards group j to router j of chassis 0";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> allocation_problem(const PlatformSpec& spec, long long nodes) {
+  if (nodes < 1)
+    return "the node count must be at least 1, got " + std::to_string(nodes);
+  if (nodes > spec.nodes)
+    return "the machine " + spec.name + " has " + std::to_string(spec.nodes) +
+           " nodes, cannot run on " + std::to_string(nodes);
+  return std::nullopt;
+}
+
+std::optional<units::FlopRate> node_peak(const NodeSpec& node, Precision p) {
+  std::optional<units::FlopRate> total;
+  if (auto cpu = node.cpu.peak_per_socket.at(p))
+    total = *cpu * node.cpu.sockets;
+  if (node.gpu)
+    if (auto gpu = node.gpu->peak.at(p))
+      total = total.value_or(units::FlopRate{}) + *gpu * node.gpu->count;
+  return total;
+}
+
+units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) {
+  const double link = spec.interconnect.link_bandwidth.bytes_per_second();
+  const double nic = spec.node.nic.bandwidth.bytes_per_second();
+  // Node level: half the nodes inject towards the other half.
+  double best = half_floor(nodes) * std::min(nic, link);
+
+  // Each topology adds the cut of its own levels that the allocation spans. Nodes are placed
+  // contiguously, so the worst balanced cut follows the topology's own grouping.
+  if (const auto* f = std::get_if<FatTree>(&spec.interconnect.topology)) {
+    // A pod of level k holds the nodes below one level-k switch: prod(down[0..k-1]) nodes,
+    // prod(up[0..k-1]) level-k switches, each with up[k] * links[k] cables to level k+1.
+    const std::size_t levels = f->down.size();
+    best = std::min(best, half_floor(nodes) * f->up[0] * f->links[0] * link);
+    for (std::size_t k = 1; k < levels; ++k) {
+      const long long pod_size = product(f->down, k);
+      if (nodes <= pod_size)
+        break;
+      const double pod_uplinks = product(f->up, k) * f->up[k] * f->links[k] * link;
+      best = std::min(best, half_floor(ceil_div(nodes, pod_size)) * pod_uplinks);
+    }
+  } else if (const auto* t = std::get_if<Torus>(&spec.interconnect.topology)) {
+    // Cut across the outermost dimension the allocation spans: one link per position of the
+    // inner dimensions, two when the dimension is complete and wraps around.
+    long long inner = 1;
+    for (std::size_t k = 0; k < t->dimensions.size(); ++k) {
+      const long long extent = t->dimensions[k];
+      if (nodes <= inner * extent || k + 1 == t->dimensions.size()) {
+        const long long spanned = std::min(extent, ceil_div(nodes, inner));
+        if (spanned > 1) {
+          const int wraps = (spanned == extent && extent > 2) ? 2 : 1;
+          best = std::min(best, inner * wraps * link);
+        }
+        break;
+      }
+      inner *= extent;
+    }
+  } else if (const auto* d = std::get_if<Dragonfly>(&spec.interconnect.topology)) {
+    const long long per_router = d->nodes_per_router;
+    const long long per_chassis = per_router * d->routers_per_chassis;
+    const long long per_group = per_chassis * d->chassis_per_group;
+    if (nodes > per_group) { // all-to-all global links between groups
+      const long long g = ceil_div(nodes, per_group);
+      best = std::min(best, half_floor(g) * half_ceil(g) * d->global_links * link);
+    } else if (nodes > per_chassis) { // router l of each chassis links router l of the others
+      const long long c = ceil_div(nodes, per_chassis);
+      best = std::min(best, half_floor(c) * half_ceil(c) * d->routers_per_chassis *
+                                d->chassis_links * link);
+    } else if (nodes > per_router) { // all-to-all green links inside the chassis
+      const long long r = ceil_div(nodes, per_router);
+      best = std::min(best, half_floor(r) * half_ceil(r) * d->router_links * link);
+    }
+  }
+  return units::Bandwidth::from_bytes_per_second(best);
+}
+
+} // namespace ceiling::platform

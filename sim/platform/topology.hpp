@@ -1,0 +1,28 @@
+// Closed-form facts about a platform that need no simulation: sizes, peaks, bisection bandwidth.
+#pragma once
+
+#include "platform/platform_spec.hpp"
+
+#include <optional>
+#include <string>
+
+namespace ceiling::platform {
+
+/// Node slots the topology provides (its leaves).
+long long slot_count(const Topology& t);
+
+/// Why `t` cannot be built by SimGrid 3.32, or nullopt when it can.
+std::optional<std::string> shape_problem(const Topology& t);
+
+/// Why a run of `nodes` cannot be placed on `spec`, or nullopt when it can.
+std::optional<std::string> allocation_problem(const PlatformSpec& spec, long long nodes);
+
+/// Peak of one node at `p`: CPU sockets plus all GPUs; nullopt when no device has `p`.
+std::optional<units::FlopRate> node_peak(const NodeSpec& node, Precision p);
+
+/// Bandwidth across the worst cut that splits `nodes` allocated nodes in two halves, one
+/// direction, counting fabric links and node injection (the smaller wins). Formulas per topology
+/// are in topology.cpp; for N = 1 it is zero.
+units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes);
+
+} // namespace ceiling::platform

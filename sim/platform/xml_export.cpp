@@ -1,0 +1,1 @@
+// SimGrid XML export: written next.

@@ -1,0 +1,197 @@
+// Unit tables and the one parser behind every quantity.
+#include "units/parse.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <span>
+
+namespace ceiling::units {
+namespace {
+
+struct Prefix {
+  std::string_view symbol;
+  double factor;
+};
+
+// Longest symbols first so that "Ki" wins over "K".
+constexpr std::array<Prefix, 13> binary_and_decimal_prefixes{{
+    {"Ki", 1024.0},
+    {"Mi", 1048576.0},
+    {"Gi", 1073741824.0},
+    {"Ti", 1099511627776.0},
+    {"Pi", 1125899906842624.0},
+    {"Ei", 1152921504606846976.0},
+    {"k", 1e3},
+    {"K", 1e3},
+    {"M", 1e6},
+    {"G", 1e9},
+    {"T", 1e12},
+    {"P", 1e15},
+    {"E", 1e18},
+}};
+// Compute rates have no binary prefixes: "1 TiFLOP/s" means nothing.
+constexpr std::span<const Prefix> decimal_prefixes{binary_and_decimal_prefixes.begin() + 6, 7};
+
+struct BaseUnit {
+  std::string_view symbol;
+  double factor; // to the SI base unit of the dimension
+};
+
+// Every dimension is a set of base units that may carry a prefix; durations take none
+// (their sub-second units are spelled out).
+constexpr std::array<BaseUnit, 4> data_units{{{"B", 1}, {"byte", 1}, {"bytes", 1}, {"bit", 0.125}}};
+constexpr std::array<BaseUnit, 3> rate_units{{{"B/s", 1}, {"bit/s", 0.125}, {"bps", 0.125}}};
+constexpr std::array<BaseUnit, 3> flop_units{{{"FLOP", 1}, {"flop", 1}, {"Flop", 1}}};
+constexpr std::array<BaseUnit, 5> flop_rate_units{
+    {{"FLOP/s", 1}, {"flop/s", 1}, {"Flop/s", 1}, {"FLOPS", 1}, {"flops", 1}}};
+constexpr std::array<BaseUnit, 7> time_units{{{"s", 1},
+                                              {"ms", 1e-3},
+                                              {"us", 1e-6},
+                                              {"\u00b5s", 1e-6},
+                                              {"ns", 1e-9},
+                                              {"ps", 1e-12},
+                                              {"min", 60}}};
+
+struct Dimension {
+  std::span<const BaseUnit> units;
+  std::span<const Prefix> prefixes;
+  std::string_view expected;
+};
+
+template <class Q> Dimension dimension_of();
+template <> Dimension dimension_of<DataSize>() {
+  return {data_units, binary_and_decimal_prefixes, R"(a data size such as "16 GiB" or "100 MB")"};
+}
+template <> Dimension dimension_of<Bandwidth>() {
+  return {rate_units, binary_and_decimal_prefixes,
+          R"(a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")"};
+}
+template <> Dimension dimension_of<Duration>() {
+  return {time_units, {}, R"(a duration such as "1.3 us", "650 ns" or "2 s")"};
+}
+template <> Dimension dimension_of<Flops>() {
+  return {flop_units, decimal_prefixes, R"(an operation count such as "7.7 GFLOP")"};
+}
+template <> Dimension dimension_of<FlopRate>() {
+  return {flop_rate_units, decimal_prefixes, R"(a compute rate such as "9.3 TFLOP/s")"};
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+/// The factor of `unit` to the base unit of `dim`, if `unit` is [prefix]base.
+std::optional<double> unit_factor(std::string_view unit, const Dimension& dim) {
+  for (const BaseUnit& base : dim.units)
+    if (unit == base.symbol)
+      return base.factor;
+  for (const Prefix& prefix : dim.prefixes) {
+    if (!unit.starts_with(prefix.symbol))
+      continue;
+    const std::string_view rest = unit.substr(prefix.symbol.size());
+    for (const BaseUnit& base : dim.units)
+      if (rest == base.symbol)
+        return prefix.factor * base.factor;
+  }
+  return std::nullopt;
+}
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+template <class Q> Parsed<Q> from_number(double number, std::string_view unit, std::string_view text) {
+  const Dimension dim = dimension_of<Q>();
+  if (!std::isfinite(number))
+    return {std::nullopt, quoted(text) + " is not a finite number"};
+  if (unit.empty())
+    return {std::nullopt, "missing unit in " + quoted(text) + ": expected " +
+                              std::string(dim.expected)};
+  const auto factor = unit_factor(unit, dim);
+  if (!factor)
+    return {std::nullopt, "unknown unit " + quoted(unit) + " in " + quoted(text) + ": expected " +
+                              std::string(dim.expected)};
+  return {Q::from_base(number * *factor), {}};
+}
+
+} // namespace
+
+template <class Q> Parsed<Q> parse(std::string_view text) {
+  const std::string_view body = trim(text);
+  if (body.empty())
+    return {std::nullopt, "empty text: expected " + std::string(dimension_of<Q>().expected)};
+  // from_chars accepts no leading '+'; skip one so "+3 GB/s" reads like "3 GB/s".
+  const char* first = body.data() + (body.front() == '+' ? 1 : 0);
+  const char* last = body.data() + body.size();
+  double number = 0;
+  const auto [end, ec] = std::from_chars(first, last, number);
+  if (ec == std::errc::result_out_of_range)
+    return {std::nullopt, quoted(body) + " is out of range"};
+  if (ec != std::errc{})
+    return {std::nullopt, "expected a number first in " + quoted(body) + ": expected " +
+                              std::string(dimension_of<Q>().expected)};
+  return from_number<Q>(number, trim(std::string_view(end, last - end)), body);
+}
+
+template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g ", number);
+  return from_number<Q>(number, unit, std::string(text) + std::string(unit));
+}
+
+template <class Q> std::string_view expected_form() { return dimension_of<Q>().expected; }
+
+#define CEILING_UNITS_INSTANTIATE(Q)                                                               \
+  template Parsed<Q> parse<Q>(std::string_view);                                                   \
+  template Parsed<Q> parse_in_unit<Q>(double, std::string_view);                                   \
+  template std::string_view expected_form<Q>();
+CEILING_UNITS_INSTANTIATE(DataSize)
+CEILING_UNITS_INSTANTIATE(Duration)
+CEILING_UNITS_INSTANTIATE(Bandwidth)
+CEILING_UNITS_INSTANTIATE(Flops)
+CEILING_UNITS_INSTANTIATE(FlopRate)
+#undef CEILING_UNITS_INSTANTIATE
+
+namespace {
+
+/// `value` (in the base unit) with the largest SI prefix that keeps the mantissa >= 1.
+std::string with_si_prefix(double value, std::string_view unit) {
+  static constexpr std::array<Prefix, 7> prefixes{
+      {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1}}};
+  const Prefix* chosen = &prefixes.back();
+  for (const Prefix& p : prefixes)
+    if (std::fabs(value) >= p.factor) {
+      chosen = &p;
+      break;
+    }
+  char text[64];
+  std::snprintf(text, sizeof text, "%.4g %s", value / chosen->factor, chosen->symbol.data());
+  return std::string(text) + std::string(unit);
+}
+
+} // namespace
+
+std::string to_string(DataSize v) { return with_si_prefix(v.bytes(), "B"); }
+std::string to_string(Bandwidth v) { return with_si_prefix(v.bytes_per_second(), "B/s"); }
+std::string to_string(Flops v) { return with_si_prefix(v.flop(), "FLOP"); }
+std::string to_string(FlopRate v) { return with_si_prefix(v.flop_per_second(), "FLOP/s"); }
+
+std::string to_string(Duration v) {
+  static constexpr std::array<Prefix, 4> scales{{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
+  const double s = v.seconds();
+  const Prefix* chosen = s == 0 ? &scales.front() : &scales.back();
+  for (const Prefix& p : scales)
+    if (std::fabs(s) >= p.factor) {
+      chosen = &p;
+      break;
+    }
+  char text[64];
+  std::snprintf(text, sizeof text, "%.4g %s", s / chosen->factor, chosen->symbol.data());
+  return text;
+}
+
+} // namespace ceiling::units

@@ -1,0 +1,41 @@
+// Reading quantities from text: "12 GB/s", "11.88 GiB/s", "100 Gbit/s", "1.3 us", "9.3 TFLOP/s".
+#pragma once
+
+#include "units/quantity.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ceiling::units {
+
+/// The outcome of parsing one quantity: a value, or a message saying what was wrong and what
+/// was expected (lower-case, no final period, the text quoted). The caller adds the location.
+template <class Q> struct Parsed {
+  std::optional<Q> value;
+  std::string error;
+  explicit operator bool() const { return value.has_value(); }
+};
+
+/// Parses "<number> <unit>" into a quantity of type Q (DataSize, Duration, Bandwidth, Flops or
+/// FlopRate). SI prefixes are powers of ten (GB = 1e9 B), IEC prefixes powers of two
+/// (GiB = 2^30 B); "bit" is 1/8 byte. The number may be negative (the caller decides whether a
+/// sign is allowed); NaN, infinity, a missing or an unknown unit are errors.
+/// Example: parse<Bandwidth>("100 Gbit/s").value->bytes_per_second() == 12.5e9
+template <class Q> Parsed<Q> parse(std::string_view text);
+
+/// Parses a bare number written in `unit` ("12" with unit "GB/s"), as used by keys whose
+/// name carries the unit (`bandwidth_GB_per_s = 12`).
+template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit);
+
+/// What a quantity of type Q is called in messages ("a data rate") with examples of valid text.
+template <class Q> std::string_view expected_form();
+
+/// A short human form with an SI prefix and 4 significant digits: "11.88 GB/s", "1.3 us".
+std::string to_string(DataSize v);
+std::string to_string(Duration v);
+std::string to_string(Bandwidth v);
+std::string to_string(Flops v);
+std::string to_string(FlopRate v);
+
+} // namespace ceiling::units
