@@ -83,15 +83,15 @@ const toml::node* TableReader::find(std::string_view key) {
 }
 
 std::optional<std::pair<const toml::node*, std::string>>
-TableReader::find_quantity(std::string_view key) {
+TableReader::find_quantity(std::string_view key, bool (*is_unit)(std::string_view)) {
   asked_.emplace(key);
-  quantity_keys_.emplace(key);
+  quantity_keys_.emplace_back(key, is_unit);
   std::optional<std::pair<const toml::node*, std::string>> found;
   if (const toml::node* node = table_.get(key))
     found.emplace(node, "");
   const std::string stem = std::string(key) + "_";
   for (auto&& [k, node] : table_) {
-    if (!k.str().starts_with(stem))
+    if (!k.str().starts_with(stem) || !is_unit(unit_from_key_suffix(k.str().substr(stem.size()))))
       continue;
     if (found)
       fail(k.str(), "given twice, also as " + quoted(found->second.empty()
@@ -103,7 +103,9 @@ TableReader::find_quantity(std::string_view key) {
 }
 
 template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_view key, Sign sign) {
-  const auto found = find_quantity(key);
+  const auto found = find_quantity(key, [](std::string_view unit) {
+    return units::parse_in_unit<Q>(1, unit).value.has_value();
+  });
   if (!found)
     return std::nullopt;
   const auto& [node, unit_suffix] = *found;
@@ -127,7 +129,7 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
       fail(key_written, "expected a bare number (the unit " +
                             quoted(unit_from_key_suffix(unit_suffix)) + " is in the key name), got " +
                             type_name(*node));
-    const double number = node->value<double>().value_or(NAN);
+    const double number = node->template value<double>().value_or(NAN);
     parsed = units::parse_in_unit<Q>(number, unit_from_key_suffix(unit_suffix));
     std::ostringstream text;
     text << number;
@@ -269,8 +271,10 @@ void TableReader::reject_unknown_keys() const {
     if (asked_.contains(name))
       continue;
     const bool unit_in_name = std::any_of(quantity_keys_.begin(), quantity_keys_.end(),
-                                          [&](const std::string& q) {
-                                            return name.starts_with(q + "_");
+                                          [&](const auto& q) {
+                                            return name.starts_with(q.first + "_") &&
+                                                   q.second(unit_from_key_suffix(
+                                                       name.substr(q.first.size() + 1)));
                                           });
     if (unit_in_name)
       continue;

@@ -60,13 +60,16 @@ private:
   SourceLocation location_of_key(std::string_view key) const;
   const toml::node* find(std::string_view key);
   /// Text and unit-in-name form of a quantity key, if present: (node, unit suffix or "").
-  std::optional<std::pair<const toml::node*, std::string>> find_quantity(std::string_view key);
+  /// `is_unit` tells a unit suffix ("GB_per_s") from another key sharing the stem
+  /// ("memory" and "memory_bandwidth").
+  std::optional<std::pair<const toml::node*, std::string>>
+  find_quantity(std::string_view key, bool (*is_unit)(std::string_view));
 
   const toml::table& table_;
   std::string key_path_;
   std::string file_;
   std::set<std::string, std::less<>> asked_;
-  std::set<std::string, std::less<>> quantity_keys_;
+  std::vector<std::pair<std::string, bool (*)(std::string_view)>> quantity_keys_;
 };
 
 /// Parses `path` as TOML; a syntax error becomes a LoadError at its line and column, a

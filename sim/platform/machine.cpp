@@ -186,4 +186,28 @@ RouteInfo route_between(const sg4::Host* src, const sg4::Host* dst) {
   return info;
 }
 
+LatencyRange route_latency_range(const Machine& machine, long long max_sources) {
+  LatencyRange range;
+  const long long n = machine.size();
+  if (n < 2)
+    return range;
+  range.sources = std::min(n, max_sources);
+  range.sampled = range.sources < n;
+  range.min_s = std::numeric_limits<double>::infinity();
+  std::vector<sg4::Link*> links;
+  for (long long s = 0; s < range.sources; ++s) {
+    const long long src = s * n / range.sources;
+    for (long long dst = 0; dst < n; ++dst) {
+      if (dst == src)
+        continue;
+      double latency = 0;
+      links.clear();
+      machine.node(src).cpu->route_to(machine.node(dst).cpu, links, &latency);
+      range.min_s = std::min(range.min_s, latency);
+      range.max_s = std::max(range.max_s, latency);
+    }
+  }
+  return range;
+}
+
 } // namespace ceiling::platform

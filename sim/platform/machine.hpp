@@ -56,3 +56,19 @@ struct RouteInfo {
 RouteInfo route_between(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
 
 } // namespace ceiling::platform
+
+namespace ceiling::platform {
+
+/// Smallest and largest node-to-node route latency (CPU host to CPU host, so NIC and fabric
+/// without PCIe) over ordered pairs of distinct ranks. Exact when every rank can be a source
+/// (size() <= max_sources); otherwise `max_sources` evenly spaced ranks are the sources and
+/// every rank a destination, and `sampled` is true. Zero for one node.
+struct LatencyRange {
+  double min_s = 0;
+  double max_s = 0;
+  long long sources = 0;
+  bool sampled = false;
+};
+LatencyRange route_latency_range(const Machine& machine, long long max_sources);
+
+} // namespace ceiling::platform

@@ -1,1 +1,56 @@
-int main(){}
+// The `ceiling` command line: dispatches to one subcommand; bad input exits 2.
+#include "config/load_error.hpp"
+#include "tools/ceiling/commands.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* usage = R"(usage: ceiling <command> [options]
+
+Simulates data-parallel deep-learning training on parallel machines (SimGrid).
+
+commands:
+  platform show FILE      summary of a platform file: nodes, peaks, links, bisection, latency
+  platform export FILE    the machine as a SimGrid XML platform
+  platform bench FILE     micro-benchmarks simulated on the machine, next to their closed forms
+
+Run `ceiling <command> <subcommand> --help` for the options of each.
+Exit status: 0 success, 2 bad input (file, option or value), 1 internal error.
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+      std::cout << usage;
+      return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+      std::cout << "ceiling " << ceiling::tools::version() << "\n";
+      return 0;
+    }
+    if (args[0] == "platform")
+      return ceiling::tools::platform_command({args.begin() + 1, args.end()});
+    std::cerr << "ceiling: error: unknown command \"" << args[0] << "\"\n\n" << usage;
+    return 2;
+  } catch (const ceiling::config::LoadError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const ceiling::tools::UsageError& e) {
+    std::cerr << "ceiling: error: " << e.what() << "\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "ceiling: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ceiling: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

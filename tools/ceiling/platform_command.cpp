@@ -1,1 +1,404 @@
+// `ceiling platform show|export|bench`: inspect a platform file and the machine SimGrid builds.
+#include "config/platform_file.hpp"
+#include "io/json_writer.hpp"
+#include "platform/engine.hpp"
+#include "platform/machine.hpp"
+#include "platform/probe.hpp"
+#include "platform/topology.hpp"
+#include "platform/xml_export.hpp"
+#include "tools/ceiling/commands.hpp"
+#include "units/parse.hpp"
 
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace ceiling::tools {
+
+const char* version() { return CEILING_VERSION; }
+
+namespace {
+
+using platform::PlatformSpec;
+using units::to_string;
+
+/// Options every platform subcommand shares: the file and the node count.
+struct PlatformArgs {
+  std::string file;
+  std::optional<long long> nodes;
+  po::variables_map vm;
+};
+
+/// Parses `args` against `options` plus the positional FILE; prints help and returns nullopt
+/// on --help.
+std::optional<PlatformArgs> parse(const std::vector<std::string>& args, const std::string& usage,
+                                  po::options_description options) {
+  PlatformArgs parsed;
+  options.add_options()("help,h", "print this help and exit");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>(&parsed.file));
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), parsed.vm);
+  po::notify(parsed.vm);
+  if (parsed.vm.count("help")) {
+    std::cout << usage << "\n" << options;
+    return std::nullopt;
+  }
+  if (parsed.file.empty())
+    throw UsageError("missing platform FILE\n" + usage);
+  if (parsed.vm.count("nodes"))
+    parsed.nodes = parsed.vm["nodes"].as<long long>();
+  return parsed;
+}
+
+/// The node count to run on: --nodes, or `fallback`; checked against the machine.
+long long checked_nodes(const PlatformSpec& spec, std::optional<long long> nodes, long long fallback) {
+  const long long n = nodes.value_or(fallback);
+  if (auto problem = platform::allocation_problem(spec, n))
+    throw UsageError("--nodes: " + *problem);
+  return n;
+}
+
+std::string peaks_text(const platform::PeakRates& peaks, double multiplier) {
+  std::string text;
+  for (platform::Precision p : platform::all_precisions)
+    if (auto rate = peaks.at(p))
+      text += (text.empty() ? "" : ", ") + std::string(platform::to_string(p)) + " " +
+              to_string(*rate * multiplier);
+  return text;
+}
+
+std::string topology_text(const platform::Topology& topology) {
+  std::ostringstream text;
+  const auto list = [](const std::vector<int>& v) {
+    std::string s;
+    for (int x : v)
+      s += (s.empty() ? "" : "x") + std::to_string(x);
+    return s;
+  };
+  if (const auto* f = std::get_if<platform::FatTree>(&topology))
+    text << "fat-tree, " << f->down.size() << " levels; down " << list(f->down) << ", up "
+         << list(f->up) << ", parallel links " << list(f->links);
+  else if (const auto* t = std::get_if<platform::Torus>(&topology))
+    text << "torus " << list(t->dimensions);
+  else if (const auto* d = std::get_if<platform::Dragonfly>(&topology))
+    text << "dragonfly, " << d->groups << " groups x " << d->chassis_per_group << " chassis x "
+         << d->routers_per_chassis << " routers x " << d->nodes_per_router
+         << " nodes; links per pair: global " << d->global_links << ", chassis "
+         << d->chassis_links << ", router " << d->router_links;
+  else
+    text << "single switch";
+  return text.str();
+}
+
+void write_peaks_json(io::JsonWriter& json, const platform::PeakRates& peaks, double multiplier) {
+  json.begin_object();
+  for (platform::Precision p : platform::all_precisions)
+    if (auto rate = peaks.at(p))
+      json.key(platform::to_string(p)).value(rate->flop_per_second() * multiplier);
+  json.end_object();
+}
+
+void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRange& latency,
+               units::Bandwidth bisection) {
+  const auto& node = spec.node;
+  io::JsonWriter json(std::cout);
+  json.begin_object();
+  json.key("name").value(spec.name).key("description").value(spec.description);
+  json.key("machine_nodes").value(static_cast<long long>(spec.nodes));
+  json.key("nodes").value(n).key("allocation").value("contiguous");
+  json.key("node_kind").value(node.is_gpu_node() ? "gpu" : "cpu");
+  json.key("cpu").begin_object();
+  json.key("sockets").value(node.cpu.sockets).key("cores_per_socket").value(node.cpu.cores_per_socket);
+  json.key("peak_flop_per_s");
+  write_peaks_json(json, node.cpu.peak_per_socket, node.cpu.sockets);
+  json.key("memory_bandwidth_bytes_per_s")
+      .value(node.cpu.memory_bandwidth_per_socket.bytes_per_second() * node.cpu.sockets);
+  json.end_object();
+  if (node.gpu) {
+    json.key("gpu").begin_object();
+    json.key("count").value(node.gpu->count).key("model").value(node.gpu->model);
+    json.key("peak_flop_per_s_each");
+    write_peaks_json(json, node.gpu->peak, 1.0);
+    json.key("memory_bandwidth_bytes_per_s").value(node.gpu->memory_bandwidth.bytes_per_second());
+    json.key("memory_bytes").value(node.gpu->memory.bytes());
+    json.end_object();
+    json.key("pcie").begin_object();
+    json.key("host_to_device_bytes_per_s").value(node.pcie->host_to_device.bytes_per_second());
+    json.key("device_to_host_bytes_per_s").value(node.pcie->device_to_host.bytes_per_second());
+    json.key("latency_s").value(node.pcie->latency.seconds());
+    json.end_object();
+    if (node.gpu_link) {
+      json.key("gpu_link").begin_object();
+      json.key("bandwidth_bytes_per_s").value(node.gpu_link->bandwidth.bytes_per_second());
+      json.key("latency_s").value(node.gpu_link->latency.seconds());
+      json.end_object();
+    }
+  }
+  json.key("nic").begin_object();
+  json.key("bandwidth_bytes_per_s").value(node.nic.bandwidth.bytes_per_second());
+  json.key("latency_s").value(node.nic.latency.seconds());
+  json.key("gpu_direct").value(node.nic.gpu_direct);
+  json.end_object();
+  json.key("node_peak_flop_per_s").begin_object();
+  for (platform::Precision p : platform::all_precisions)
+    if (auto peak = platform::node_peak(node, p))
+      json.key(platform::to_string(p)).value(peak->flop_per_second());
+  json.end_object();
+  json.key("interconnect").begin_object();
+  json.key("topology").value(platform::topology_name(spec.interconnect.topology));
+  json.key("slots").value(std::max<long long>(platform::slot_count(spec.interconnect.topology), spec.nodes));
+  json.key("link_bandwidth_bytes_per_s").value(spec.interconnect.link_bandwidth.bytes_per_second());
+  json.key("link_latency_s").value(spec.interconnect.link_latency.seconds());
+  json.end_object();
+  json.key("bisection_bandwidth_bytes_per_s").value(bisection.bytes_per_second());
+  json.key("route_latency_s").begin_object();
+  json.key("min").value(latency.min_s).key("max").value(latency.max_s);
+  json.key("sources").value(latency.sources).key("sampled").value(latency.sampled);
+  json.end_object();
+  json.end_object();
+}
+
+void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRange& latency,
+               units::Bandwidth bisection) {
+  const auto& node = spec.node;
+  std::cout << "platform      " << spec.name << "\n";
+  if (!spec.description.empty())
+    std::cout << "              " << spec.description << "\n";
+  std::cout << "nodes         " << n << " of " << spec.nodes << " (allocation: contiguous)\n";
+  std::cout << "node kind     " << (node.is_gpu_node() ? "GPU node" : "CPU node") << "\n";
+  std::cout << "  CPU         " << node.cpu.sockets << " socket(s) x " << node.cpu.cores_per_socket
+            << " cores; peak " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
+            << "; memory " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets) << "\n";
+  if (node.gpu) {
+    std::cout << "  GPU         " << node.gpu->count << " x "
+              << (node.gpu->model.empty() ? "GPU" : node.gpu->model) << "; peak each "
+              << peaks_text(node.gpu->peak, 1.0) << "; memory " << to_string(node.gpu->memory)
+              << " at " << to_string(node.gpu->memory_bandwidth) << "\n";
+    std::cout << "  PCIe        host->device " << to_string(node.pcie->host_to_device)
+              << ", device->host " << to_string(node.pcie->device_to_host) << ", latency "
+              << to_string(node.pcie->latency) << " (per GPU)\n";
+    if (node.gpu_link)
+      std::cout << "  GPU link    " << to_string(node.gpu_link->bandwidth) << " per GPU, latency "
+                << to_string(node.gpu_link->latency) << "\n";
+  }
+  std::cout << "  NIC         " << to_string(node.nic.bandwidth) << " per direction, latency "
+            << to_string(node.nic.latency) << ", GPU-direct RDMA "
+            << (node.nic.gpu_direct ? "yes" : "no") << "\n";
+  std::string node_peaks;
+  std::string machine_peaks;
+  for (platform::Precision p : platform::all_precisions)
+    if (auto peak = platform::node_peak(node, p)) {
+      const std::string sep = node_peaks.empty() ? "" : ", ";
+      node_peaks += sep + std::string(platform::to_string(p)) + " " + to_string(*peak);
+      machine_peaks += sep + std::string(platform::to_string(p)) + " " +
+                       to_string(*peak * static_cast<double>(n));
+    }
+  std::cout << "peak per node " << node_peaks << "\n";
+  std::cout << "peak, " << n << " nodes " << machine_peaks << "\n";
+  std::cout << "interconnect  " << topology_text(spec.interconnect.topology) << "\n";
+  std::cout << "  links       " << to_string(spec.interconnect.link_bandwidth)
+            << " per direction, latency " << to_string(spec.interconnect.link_latency) << "\n";
+  std::cout << "bisection     " << to_string(bisection) << " (" << n << " nodes, one direction)\n";
+  std::cout << "route latency min " << to_string(units::Duration::from_seconds(latency.min_s))
+            << ", max " << to_string(units::Duration::from_seconds(latency.max_s))
+            << " (node to node, NIC and fabric; "
+            << (latency.sampled ? "sampled from " + std::to_string(latency.sources) + " sources"
+                                : std::string("all pairs"))
+            << ")\n";
+}
+
+constexpr long long latency_sources = 256;
+
+int show(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()("nodes,n", po::value<long long>(),
+                        "nodes to allocate (default: the whole machine)")(
+      "json", "print one JSON object (SI units in the key names) instead of text");
+  const auto parsed = parse(args,
+                            "usage: ceiling platform show FILE [--nodes N] [--json]\n\n"
+                            "Summarises a platform file: node peak per precision, PCIe and NIC "
+                            "bandwidth,\nbisection bandwidth, and the node-to-node route latency "
+                            "range SimGrid resolves\n(exact over all pairs up to " +
+                                std::to_string(latency_sources) +
+                                " nodes, sampled from as many sources above).\n",
+                            options);
+  if (!parsed)
+    return 0;
+  const PlatformSpec spec = config::load_platform(parsed->file);
+  const long long n = checked_nodes(spec, parsed->nodes, spec.nodes);
+  platform::start_engine({});
+  const auto machine = platform::Machine::build(spec, n);
+  const auto latency = platform::route_latency_range(machine, latency_sources);
+  const auto bisection = platform::bisection_bandwidth(spec, n);
+  if (parsed->vm.count("json"))
+    show_json(spec, n, latency, bisection);
+  else
+    show_text(spec, n, latency, bisection);
+  return 0;
+}
+
+int export_command(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()("nodes,n", po::value<long long>(), "nodes to allocate (required)")(
+      "output,o", po::value<std::string>(), "XML file to write (required)");
+  const auto parsed = parse(args,
+                            "usage: ceiling platform export FILE --nodes N -o OUT.xml\n\n"
+                            "Writes the first N nodes of the machine as a SimGrid XML platform "
+                            "(version 4.1)\nwith explicit routes, loadable by any SimGrid 3.32 "
+                            "program. The file grows\nwith N squared; N is at most " +
+                                std::to_string(platform::max_xml_export_nodes) + ".\n",
+                            options);
+  if (!parsed)
+    return 0;
+  if (!parsed->nodes)
+    throw UsageError("platform export: --nodes is required");
+  if (!parsed->vm.count("output"))
+    throw UsageError("platform export: -o/--output is required");
+  const PlatformSpec spec = config::load_platform(parsed->file);
+  const long long n = checked_nodes(spec, parsed->nodes, spec.nodes);
+  if (n > platform::max_xml_export_nodes)
+    throw UsageError("--nodes: export lists every node-to-node route, so it is limited to " +
+                     std::to_string(platform::max_xml_export_nodes) + " nodes, got " +
+                     std::to_string(n));
+  const std::string output = parsed->vm["output"].as<std::string>();
+  platform::start_engine({});
+  const auto machine = platform::Machine::build(spec, n);
+  std::ofstream out(output);
+  if (!out)
+    throw UsageError("cannot open \"" + output + "\" for writing");
+  platform::export_xml(machine, out);
+  out.close();
+  if (!out)
+    throw UsageError("writing \"" + output + "\" failed");
+  std::cout << "wrote " << output << ": " << spec.name << ", " << n << " nodes\n";
+  return 0;
+}
+
+struct BenchRow {
+  std::string name;
+  double simulated_s;
+  double closed_form_s;
+  std::string formula;
+};
+
+int bench(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()("nodes,n", po::value<long long>(),
+                        "nodes in the ring all-reduce (default: min(machine, 16))")(
+      "size", po::value<std::string>()->default_value("100 MB"),
+      "bytes moved by each test, with a unit (\"100 MB\", \"64 MiB\")")(
+      "json", "print one JSON object instead of a table");
+  const auto parsed =
+      parse(args,
+            "usage: ceiling platform bench FILE [--nodes N] [--size SIZE] [--json]\n\n"
+            "Simulates micro-benchmarks on the machine and prints each next to its\n"
+            "closed form: a node-to-node transfer, a host->device copy (GPU nodes), and a\n"
+            "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N). The ring\n"
+            "costs O(N^3) in SimGrid 3.32: keep N below about 1,000.\n",
+            options);
+  if (!parsed)
+    return 0;
+  const auto size_text = parsed->vm["size"].as<std::string>();
+  const auto size = units::parse<units::DataSize>(size_text);
+  if (!size)
+    throw UsageError("--size: " + size.error);
+  if (!(*size.value > units::DataSize{}))
+    throw UsageError("--size: must be positive, got \"" + size_text + "\"");
+  const PlatformSpec spec = config::load_platform(parsed->file);
+  const long long n = checked_nodes(spec, parsed->nodes, std::min<long long>(spec.nodes, 16));
+  if (n < 2)
+    throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));
+
+  platform::start_engine({});
+  const auto machine = platform::Machine::build(spec, n);
+  const double bytes = size.value->bytes();
+  std::vector<BenchRow> rows;
+
+  // Node to node, alone on the network: latency + size / bottleneck.
+  auto* a = machine.node(0).cpu;
+  auto* b = machine.node(1).cpu;
+  const auto p2p = platform::route_between(a, b);
+  rows.push_back({"transfer rank 0 -> rank 1 (CPU to CPU)",
+                  platform::time_transfers({{a, b}}, *size.value).seconds(),
+                  p2p.latency_s + bytes / p2p.bottleneck_bytes_per_s, "latency + size / bottleneck"});
+  if (spec.node.is_gpu_node()) {
+    auto* gpu = machine.node(0).gpus.front();
+    const auto& pcie = *spec.node.pcie;
+    rows.push_back({"host -> device copy (rank 0, GPU 0)",
+                    platform::time_transfers({{a, gpu}}, *size.value).seconds(),
+                    pcie.latency.seconds() + bytes / pcie.host_to_device.bytes_per_second(),
+                    "PCIe latency + size / host_to_device"});
+  }
+  // Ring: every step waits for the slowest neighbour pair.
+  std::vector<simgrid::s4u::Host*> ring;
+  double worst_latency = 0;
+  double worst_bandwidth = std::numeric_limits<double>::infinity();
+  for (long long r = 0; r < n; ++r) {
+    ring.push_back(machine.node(r).cpu);
+    const auto route = platform::route_between(machine.node(r).cpu, machine.node((r + 1) % n).cpu);
+    worst_latency = std::max(worst_latency, route.latency_s);
+    worst_bandwidth = std::min(worst_bandwidth, route.bottleneck_bytes_per_s);
+  }
+  const double steps = 2.0 * static_cast<double>(n - 1);
+  rows.push_back({"ring all-reduce over " + std::to_string(n) + " nodes (step level)",
+                  platform::time_ring_allreduce(ring, *size.value).seconds(),
+                  steps / static_cast<double>(n) * bytes / worst_bandwidth + steps * worst_latency,
+                  "2(N-1)/N size / bw + 2(N-1) latency"});
+
+  if (parsed->vm.count("json")) {
+    io::JsonWriter json(std::cout);
+    json.begin_object().key("platform").value(spec.name).key("nodes").value(n);
+    json.key("size_bytes").value(bytes).key("benchmarks").begin_array();
+    for (const BenchRow& row : rows)
+      json.begin_object()
+          .key("name").value(row.name)
+          .key("simulated_s").value(row.simulated_s)
+          .key("closed_form_s").value(row.closed_form_s)
+          .key("closed_form").value(row.formula)
+          .end_object();
+    json.end_array().end_object();
+    return 0;
+  }
+  std::cout << spec.name << ": " << n << " nodes, size " << to_string(*size.value)
+            << " (network model CM02, no cross-traffic)\n\n";
+  std::printf("%-48s %14s %14s %10s\n", "benchmark", "simulated", "closed form", "error");
+  for (const BenchRow& row : rows)
+    std::printf("%-48s %12.6f s %12.6f s %9.2e\n", row.name.c_str(), row.simulated_s,
+                row.closed_form_s, (row.simulated_s - row.closed_form_s) / row.closed_form_s);
+  std::printf("\nclosed forms: %s; %s\n", rows.front().formula.c_str(), rows.back().formula.c_str());
+  return 0;
+}
+
+} // namespace
+
+int platform_command(const std::vector<std::string>& args) {
+  const std::string usage = "usage: ceiling platform show|export|bench FILE [options]\n"
+                            "Run `ceiling platform <subcommand> --help` for the options.";
+  if (args.empty())
+    throw UsageError("platform: missing subcommand\n" + usage);
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "show")
+    return show(rest);
+  if (args[0] == "export")
+    return export_command(rest);
+  if (args[0] == "bench")
+    return bench(rest);
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << usage << "\n";
+    return 0;
+  }
+  throw UsageError("platform: unknown subcommand \"" + args[0] + "\"\n" + usage);
+}
+
+} // namespace ceiling::tools

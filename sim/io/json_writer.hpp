@@ -1,0 +1,45 @@
+// A small streaming JSON writer: objects, arrays, strings and numbers, deterministic output.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ceiling::io {
+
+/// Writes one JSON document to a stream, two-space indented. Numbers are printed with 17
+/// significant digits, so equal doubles always print the same text and parse back exactly.
+/// Example:
+///   JsonWriter json(std::cout);
+///   json.begin_object().key("nodes").value(64).end_object();   // {"nodes": 64}
+class JsonWriter {
+public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  ~JsonWriter();
+
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view name);
+  JsonWriter& value(std::string_view text);
+  JsonWriter& value(const char* text) { return value(std::string_view(text)); }
+  JsonWriter& value(double number);
+  JsonWriter& value(long long number);
+  JsonWriter& value(int number) { return value(static_cast<long long>(number)); }
+  JsonWriter& value(bool flag);
+  JsonWriter& null();
+
+private:
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
+  void before_value();
+  void newline();
+
+  std::ostream& out_;
+  std::vector<bool> first_in_level_; // one entry per open object or array
+  bool after_key_ = false;
+};
+
+} // namespace ceiling::io
