@@ -71,6 +71,15 @@ void TableReader::fail(std::string_view key, std::string_view message) const {
   throw LoadError(location_of_key(key), full_key(key), message);
 }
 
+void TableReader::missing(std::string_view key, std::string_view expected) const {
+  // A misspelt key is the likeliest cause: name it rather than the absence.
+  for (auto&& [k, node] : table_)
+    if (!asked_.contains(k.str()) && edit_distance(k.str(), key) <= 2)
+      throw LoadError(location_of(k.source()), full_key(k.str()),
+                      "unknown key (did you mean " + quoted(key) + "?)");
+  fail(key, "missing key: " + std::string(expected));
+}
+
 void TableReader::fail_here(std::string_view message) const {
   throw LoadError(location_of(table_.source()), key_path_, message);
 }
@@ -148,7 +157,7 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
 template <class Q> Q TableReader::quantity(std::string_view key, Sign sign) {
   if (auto value = optional_quantity<Q>(key, sign))
     return *value;
-  fail(key, "missing key: expected " + std::string(units::expected_form<Q>()));
+  missing(key, "expected " + std::string(units::expected_form<Q>()));
 }
 
 #define CEILING_CONFIG_INSTANTIATE(Q)                                                              \
@@ -178,15 +187,14 @@ std::optional<long long> TableReader::optional_integer(std::string_view key, lon
 long long TableReader::integer(std::string_view key, long long min, long long max) {
   if (auto value = optional_integer(key, min, max))
     return *value;
-  fail(key, "missing key: expected an integer from " + std::to_string(min) + " to " +
-                std::to_string(max));
+  missing(key, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max));
 }
 
 std::vector<long long> TableReader::integer_list(std::string_view key, long long min,
                                                  long long max) {
   const toml::node* node = find(key);
   if (!node)
-    fail(key, "missing key: expected an array of integers");
+    missing(key, "expected an array of integers");
   const toml::array* array = node->as_array();
   if (!array || array->empty())
     fail(key, "expected a non-empty array of integers, got " +
@@ -218,7 +226,7 @@ std::optional<std::string> TableReader::optional_string(std::string_view key) {
 std::string TableReader::string(std::string_view key) {
   if (auto value = optional_string(key))
     return *value;
-  fail(key, "missing key: expected a string");
+  missing(key, "expected a string");
 }
 
 std::string TableReader::choice(std::string_view key,
@@ -228,7 +236,7 @@ std::string TableReader::choice(std::string_view key,
     listed += (listed.empty() ? "" : ", ") + quoted(c);
   const auto value = optional_string(key);
   if (!value)
-    fail(key, "missing key: expected one of " + listed);
+    missing(key, "expected one of " + listed);
   if (std::find(choices.begin(), choices.end(), *value) == choices.end()) {
     std::string message = "unknown value " + quoted(*value) + ": expected one of " + listed;
     for (std::string_view c : choices)
@@ -262,7 +270,7 @@ std::optional<TableReader> TableReader::optional_table(std::string_view key) {
 TableReader TableReader::table(std::string_view key) {
   if (auto reader = optional_table(key))
     return *reader;
-  fail(key, "missing table [" + full_key(key) + "]");
+  missing(key, "expected a table [" + full_key(key) + "]");
 }
 
 void TableReader::reject_unknown_keys() const {

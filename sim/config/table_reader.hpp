@@ -55,6 +55,8 @@ public:
   const std::string& file() const { return file_; }
 
 private:
+  /// Throws for an absent required key, or for a present key that looks like a misspelling of it.
+  [[noreturn]] void missing(std::string_view key, std::string_view expected) const;
   std::string full_key(std::string_view key) const;
   SourceLocation location_of(const toml::source_region& region) const;
   SourceLocation location_of_key(std::string_view key) const;

@@ -50,9 +50,38 @@ sg4::SplitDuplexLink* duplex_link(sg4::NetZone* zone, const std::string& name, d
   return link;
 }
 
+/// The links inside one node. They are created before any node zone exists, in one zone of
+/// their own: SimGrid 3.32 checks every new link's name against every zone of the tree, so
+/// links created after thousands of node zones made building Piz Daint take 24 s instead of 1.
+struct NodeLinks {
+  sg4::SplitDuplexLink* nic = nullptr;
+  std::vector<sg4::SplitDuplexLink*> pcie;     // UP = device to host
+  std::vector<sg4::SplitDuplexLink*> gpu_link; // empty without a GPU link
+};
+
+NodeLinks create_node_links(const NodeSpec& node, sg4::NetZone* zone, const std::string& name) {
+  NodeLinks links;
+  links.nic = duplex_link(zone, name + "-nic", node.nic.bandwidth.bytes_per_second(),
+                          node.nic.bandwidth.bytes_per_second(), node.nic.latency.seconds());
+  for (int k = 0; node.gpu && k < node.gpu->count; ++k) {
+    const std::string gpu_name = name + "-gpu" + std::to_string(k);
+    links.pcie.push_back(duplex_link(zone, gpu_name + "-pcie",
+                                     node.pcie->device_to_host.bytes_per_second(),
+                                     node.pcie->host_to_device.bytes_per_second(),
+                                     node.pcie->latency.seconds()));
+    if (node.gpu_link)
+      links.gpu_link.push_back(duplex_link(zone, gpu_name + "-gpulink",
+                                           node.gpu_link->bandwidth.bytes_per_second(),
+                                           node.gpu_link->bandwidth.bytes_per_second(),
+                                           node.gpu_link->latency.seconds()));
+  }
+  return links;
+}
+
 /// Builds node `name` inside `cluster` and returns (zone netpoint, gateway).
-std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, sg4::NetZone* cluster,
-                                           const std::string& name, NodeHosts& hosts) {
+std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, const NodeLinks& links,
+                                           sg4::NetZone* cluster, const std::string& name,
+                                           NodeHosts& hosts) {
   auto* zone = sg4::create_full_zone(name);
   zone->set_parent(cluster);
 
@@ -61,46 +90,30 @@ std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, sg4::NetZone* c
   hosts.cpu->seal();
   NetPoint* cpu = hosts.cpu->get_netpoint();
   NetPoint* nic = zone->create_router(name + "-nic");
-  auto* nic_link = duplex_link(zone, name + "-nic", node.nic.bandwidth.bytes_per_second(),
-                               node.nic.bandwidth.bytes_per_second(), node.nic.latency.seconds());
-  zone->add_route(cpu, nic, nullptr, nullptr, {{nic_link, Direction::UP}}, false);
-  zone->add_route(nic, cpu, nullptr, nullptr, {{nic_link, Direction::DOWN}}, false);
+  zone->add_route(cpu, nic, nullptr, nullptr, {{links.nic, Direction::UP}}, false);
+  zone->add_route(nic, cpu, nullptr, nullptr, {{links.nic, Direction::DOWN}}, false);
 
-  if (node.gpu) {
-    std::vector<sg4::SplitDuplexLink*> pcie;
-    std::vector<sg4::SplitDuplexLink*> gpu_link;
-    for (int k = 0; k < node.gpu->count; ++k) {
-      const std::string gpu_name = name + "-gpu" + std::to_string(k);
-      sg4::Host* gpu_host = zone->create_host(gpu_name, pstate_speeds(node.gpu->peak, 1.0));
-      gpu_host->seal();
-      hosts.gpus.push_back(gpu_host);
-      pcie.push_back(duplex_link(zone, gpu_name + "-pcie", node.pcie->device_to_host.bytes_per_second(),
-                                 node.pcie->host_to_device.bytes_per_second(),
-                                 node.pcie->latency.seconds()));
-      if (node.gpu_link)
-        gpu_link.push_back(duplex_link(zone, gpu_name + "-gpulink",
-                                       node.gpu_link->bandwidth.bytes_per_second(),
-                                       node.gpu_link->bandwidth.bytes_per_second(),
-                                       node.gpu_link->latency.seconds()));
-      NetPoint* gpu = gpu_host->get_netpoint();
-      zone->add_route(gpu, cpu, nullptr, nullptr, {{pcie[k], Direction::UP}}, false);
-      zone->add_route(cpu, gpu, nullptr, nullptr, {{pcie[k], Direction::DOWN}}, false);
-      // Off-node traffic of a GPU crosses its PCIe link, then the NIC.
-      zone->add_route(gpu, nic, nullptr, nullptr,
-                      {{pcie[k], Direction::UP}, {nic_link, Direction::UP}}, false);
-      zone->add_route(nic, gpu, nullptr, nullptr,
-                      {{nic_link, Direction::DOWN}, {pcie[k], Direction::DOWN}}, false);
-    }
-    for (int j = 0; j < node.gpu->count; ++j)
-      for (int k = 0; k < node.gpu->count; ++k) {
-        if (j == k)
-          continue;
-        // Without a GPU link, GPU to GPU goes through the host's root complex.
-        auto& via = node.gpu_link ? gpu_link : pcie;
+  for (std::size_t k = 0; k < links.pcie.size(); ++k) {
+    sg4::Host* gpu_host =
+        zone->create_host(name + "-gpu" + std::to_string(k), pstate_speeds(node.gpu->peak, 1.0));
+    gpu_host->seal();
+    hosts.gpus.push_back(gpu_host);
+    NetPoint* gpu = gpu_host->get_netpoint();
+    zone->add_route(gpu, cpu, nullptr, nullptr, {{links.pcie[k], Direction::UP}}, false);
+    zone->add_route(cpu, gpu, nullptr, nullptr, {{links.pcie[k], Direction::DOWN}}, false);
+    // Off-node traffic of a GPU crosses its PCIe link, then the NIC.
+    zone->add_route(gpu, nic, nullptr, nullptr,
+                    {{links.pcie[k], Direction::UP}, {links.nic, Direction::UP}}, false);
+    zone->add_route(nic, gpu, nullptr, nullptr,
+                    {{links.nic, Direction::DOWN}, {links.pcie[k], Direction::DOWN}}, false);
+  }
+  // Without a GPU link, GPU to GPU goes through the host's root complex.
+  const auto& via = links.gpu_link.empty() ? links.pcie : links.gpu_link;
+  for (std::size_t j = 0; j < hosts.gpus.size(); ++j)
+    for (std::size_t k = 0; k < hosts.gpus.size(); ++k)
+      if (j != k)
         zone->add_route(hosts.gpus[j]->get_netpoint(), hosts.gpus[k]->get_netpoint(), nullptr,
                         nullptr, {{via[j], Direction::UP}, {via[k], Direction::DOWN}}, false);
-      }
-  }
   zone->seal();
   return {zone->get_netpoint(), nic};
 }
@@ -123,10 +136,18 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   const long long slots = std::holds_alternative<SingleSwitch>(topology) ? spec.nodes : slot_count(topology);
   std::vector<NodeHosts> by_slot(static_cast<std::size_t>(slots));
 
+  auto* root = sg4::create_empty_zone("machine");
+  auto* link_zone = sg4::create_empty_zone("node-links");
+  link_zone->set_parent(root);
+  std::vector<NodeLinks> links_by_slot;
+  for (long long slot = 0; slot < slots; ++slot)
+    links_by_slot.push_back(create_node_links(spec.node, link_zone, machine.node_name(slot)));
+  link_zone->seal();
+
   const sg4::ClusterCallbacks callbacks(
       [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) {
-        return build_node(spec.node, cluster, machine.node_name(static_cast<long long>(id)),
-                          by_slot.at(id));
+        return build_node(spec.node, links_by_slot.at(id), cluster,
+                          machine.node_name(static_cast<long long>(id)), by_slot.at(id));
       });
   const double bw = spec.interconnect.link_bandwidth.bytes_per_second();
   const double lat = spec.interconnect.link_latency.seconds();
@@ -139,25 +160,26 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   if (std::holds_alternative<SingleSwitch>(topology)) {
     // One crossbar: a one-level fat-tree whose single switch has every node below it.
     const auto n = static_cast<unsigned int>(slots);
-    fabric = sg4::create_fatTree_zone("fabric", nullptr, {1, {n}, {1}, {1}}, callbacks, bw, lat, policy);
+    fabric = sg4::create_fatTree_zone("fabric", root, {1, {n}, {1}, {1}}, callbacks, bw, lat, policy);
   } else if (const auto* f = std::get_if<FatTree>(&topology)) {
     fabric = sg4::create_fatTree_zone(
-        "fabric", nullptr,
+        "fabric", root,
         {static_cast<unsigned int>(f->down.size()), to_unsigned(f->down), to_unsigned(f->up), to_unsigned(f->links)},
         callbacks, bw, lat, policy);
   } else if (const auto* t = std::get_if<Torus>(&topology)) {
-    fabric = sg4::create_torus_zone("fabric", nullptr,
+    fabric = sg4::create_torus_zone("fabric", root,
                                     std::vector<unsigned long>(t->dimensions.begin(), t->dimensions.end()),
                                     callbacks, bw, lat, policy);
   } else if (const auto* d = std::get_if<Dragonfly>(&topology)) {
     const auto u = [](int v) { return static_cast<unsigned int>(v); };
     fabric = sg4::create_dragonfly_zone(
-        "fabric", nullptr,
+        "fabric", root,
         {{u(d->groups), u(d->global_links)}, {u(d->chassis_per_group), u(d->chassis_links)},
          {u(d->routers_per_chassis), u(d->router_links)}, u(d->nodes_per_router)},
         callbacks, bw, lat, policy);
   }
   fabric->seal();
+  root->seal();
 
   // Allocation::Contiguous: rank r on slot r.
   machine.ranks_.assign(by_slot.begin(), by_slot.begin() + nodes);

@@ -1,1 +1,92 @@
+// Parsing quantities with units: SI and IEC prefixes, and every way text can be wrong.
+#include "units/parse.hpp"
+
 #include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace ceiling::units;
+
+TEST_CASE("quantities read with SI and IEC prefixes are exact") {
+  struct Row {
+    const char* text;
+    double bytes_per_second;
+  };
+  // Expectation: SI prefixes are powers of ten, IEC ones powers of two, a bit is 1/8 byte.
+  for (const Row& row : {Row{"12 GB/s", 12e9}, Row{"11.88 GiB/s", 11.88 * 1073741824.0},
+                         Row{"100 Gbit/s", 12.5e9}, Row{"100 Gbps", 12.5e9},
+                         Row{"9607 MB/s", 9.607e9}, Row{"  5.25GB/s ", 5.25e9},
+                         Row{"1 KiB/s", 1024}, Row{"0 B/s", 0}}) {
+    CAPTURE(row.text);
+    const auto parsed = parse<Bandwidth>(row.text);
+    REQUIRE(parsed);
+    CHECK(parsed.value->bytes_per_second() == row.bytes_per_second);
+  }
+  CHECK(parse<DataSize>("16 GiB").value->bytes() == 16.0 * 1073741824.0);
+  CHECK(parse<DataSize>("100 MB").value->bytes() == 100e6);
+  CHECK(parse<DataSize>("8 bit").value->bytes() == 1.0);
+  CHECK(parse<Duration>("1.3 us").value->seconds() == doctest::Approx(1.3e-6).epsilon(1e-15));
+  CHECK(parse<Duration>("650 ns").value->seconds() == doctest::Approx(650e-9).epsilon(1e-15));
+  CHECK(parse<Duration>("1.3 \u00b5s").value->seconds() == doctest::Approx(1.3e-6).epsilon(1e-15));
+  CHECK(parse<Duration>("2 s").value->seconds() == 2.0);
+  CHECK(parse<FlopRate>("4.7 TFLOP/s").value->flop_per_second() == 4.7e12);
+  CHECK(parse<FlopRate>("9.3 TFLOPS").value->flop_per_second() == doctest::Approx(9.3e12));
+  CHECK(parse<Flops>("7.7 GFLOP").value->flop() == doctest::Approx(7.7e9));
+}
+
+TEST_CASE("a number written in a unit named elsewhere reads like the text form") {
+  CHECK(parse_in_unit<Bandwidth>(12, "GB/s").value->bytes_per_second() == 12e9);
+  CHECK(parse_in_unit<Duration>(1.3, "us").value->seconds() ==
+        parse<Duration>("1.3 us").value->seconds());
+  CHECK_FALSE(parse_in_unit<Bandwidth>(12, "GB"));
+}
+
+TEST_CASE("bad quantity text is refused with a message naming the text and the expected form") {
+  SUBCASE("missing unit") {
+    CHECK(parse<Bandwidth>("12").error ==
+          R"(missing unit in "12": expected a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")");
+  }
+  SUBCASE("unknown unit") {
+    CHECK(parse<Bandwidth>("12 GB/sec").error ==
+          R"(unknown unit "GB/sec" in "12 GB/sec": expected a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")");
+  }
+  SUBCASE("a unit of another dimension") {
+    CHECK(parse<Duration>("3 GB").error ==
+          R"(unknown unit "GB" in "3 GB": expected a duration such as "1.3 us", "650 ns" or "2 s")");
+  }
+  SUBCASE("no number") {
+    CHECK(parse<DataSize>("GiB").error ==
+          R"(expected a number first in "GiB": expected a data size such as "16 GiB" or "100 MB")");
+  }
+  SUBCASE("empty") {
+    CHECK(parse<Duration>("").error ==
+          R"(empty text: expected a duration such as "1.3 us", "650 ns" or "2 s")");
+  }
+  SUBCASE("not finite") {
+    CHECK(parse<Bandwidth>("nan GB/s").error == R"("nan GB/s" is not a finite number)");
+    CHECK(parse<Bandwidth>("inf GB/s").error == R"("inf GB/s" is not a finite number)");
+  }
+  SUBCASE("binary prefixes make no sense for operations") {
+    CHECK_FALSE(parse<FlopRate>("1 TiFLOP/s"));
+  }
+}
+
+TEST_CASE("negative quantities parse; the caller decides whether a sign is allowed") {
+  CHECK(parse<Bandwidth>("-3 GB/s").value->bytes_per_second() == -3e9);
+}
+
+TEST_CASE("quantities print with an SI prefix and four significant digits") {
+  CHECK(to_string(Bandwidth::from_bytes_per_second(11.881e9)) == "11.88 GB/s");
+  CHECK(to_string(Duration::from_seconds(1.3e-6)) == "1.3 us");
+  CHECK(to_string(Duration::from_seconds(0)) == "0 s");
+  CHECK(to_string(FlopRate::from_flop_per_second(4.7e12)) == "4.7 TFLOP/s");
+  CHECK(to_string(DataSize::from_bytes(100)) == "100 B");
+}
+
+TEST_CASE("quantities of one dimension combine; size over rate is a duration") {
+  const auto time = DataSize::from_bytes(100e6) / Bandwidth::from_bytes_per_second(12.5e9);
+  CHECK(time.seconds() == doctest::Approx(8e-3).epsilon(1e-15));
+  CHECK((Flops::from_flop(9.3e12) / FlopRate::from_flop_per_second(9.3e12)).seconds() == 1.0);
+  CHECK(Duration::from_seconds(1) + Duration::from_seconds(2) == Duration::from_seconds(3));
+}

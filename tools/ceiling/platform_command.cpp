@@ -218,7 +218,9 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
             << ")\n";
 }
 
-constexpr long long latency_sources = 256;
+// Route queries cost up to ~20 us each on a large dragonfly; 100,000 keep `show` near 2 s.
+constexpr long long latency_query_budget = 100'000;
+long long latency_sources(long long nodes) { return std::max<long long>(8, latency_query_budget / std::max<long long>(nodes, 1)); }
 
 int show(const std::vector<std::string>& args) {
   po::options_description options("options");
@@ -229,9 +231,9 @@ int show(const std::vector<std::string>& args) {
                             "usage: ceiling platform show FILE [--nodes N] [--json]\n\n"
                             "Summarises a platform file: node peak per precision, PCIe and NIC "
                             "bandwidth,\nbisection bandwidth, and the node-to-node route latency "
-                            "range SimGrid resolves\n(exact over all pairs up to " +
-                                std::to_string(latency_sources) +
-                                " nodes, sampled from as many sources above).\n",
+                            "range SimGrid resolves\n(exact over all pairs while N x N <= " +
+                                std::to_string(latency_query_budget) +
+                                ", else from 100,000 / N evenly spaced sources).\n",
                             options);
   if (!parsed)
     return 0;
@@ -239,7 +241,7 @@ int show(const std::vector<std::string>& args) {
   const long long n = checked_nodes(spec, parsed->nodes, spec.nodes);
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);
-  const auto latency = platform::route_latency_range(machine, latency_sources);
+  const auto latency = platform::route_latency_range(machine, latency_sources(n));
   const auto bisection = platform::bisection_bandwidth(spec, n);
   if (parsed->vm.count("json"))
     show_json(spec, n, latency, bisection);

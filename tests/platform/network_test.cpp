@@ -1,0 +1,230 @@
+// Simulated transfers on built machines against alpha-beta closed forms. Each TEST_CASE runs in
+// its own process (one SimGrid engine per process); ctest does that, see tests/CMakeLists.txt.
+// Network settings: CM02 without cross-traffic and without the TCP window cap (start_engine's
+// defaults), under which SimGrid's fluid model reproduces alpha-beta exactly.
+#include "config/platform_file.hpp"
+#include "platform/engine.hpp"
+#include "platform/machine.hpp"
+#include "platform/probe.hpp"
+#include "platform/xml_export.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace ceiling;
+using platform::Machine;
+
+namespace {
+
+// NIC 12.5 GB/s, fabric links 25 GB/s: the NIC is every route's bottleneck unless links are
+// shared by more than two flows.
+std::string platform_text(const std::string& interconnect, int nodes, bool gpus = false) {
+  std::string text = "[platform]\nname = \"t\"\nnodes = " + std::to_string(nodes) +
+                     "\n[node.cpu]\nsockets = 1\ncores_per_socket = 8\npeak_fp64 = \"1 TFLOP/s\"\n"
+                     "memory_bandwidth = \"100 GB/s\"\n"
+                     "[node.nic]\nbandwidth = \"12.5 GB/s\"\nlatency = \"1 us\"\n";
+  if (gpus)
+    text += "[node.gpu]\ncount = 2\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
+            "memory = \"16 GiB\"\n[node.pcie]\nhost_to_device = \"11.881 GB/s\"\n"
+            "device_to_host = \"12.571 GB/s\"\nlatency = \"2 us\"\n";
+  return text + "[interconnect]\nlink_bandwidth = \"25 GB/s\"\nlink_latency = \"100 ns\"\n" +
+         interconnect;
+}
+
+const std::string single_switch = "topology = \"single-switch\"\n";
+const std::string fat_tree = "topology = \"fat-tree\"\ndown = [4, 4]\nup = [1, 4]\nlinks = [1, 1]\n";
+const std::string torus = "topology = \"torus\"\ndimensions = [4, 4]\n";
+const std::string dragonfly = "topology = \"dragonfly\"\ngroups = 2\nglobal_links = 1\n"
+                              "chassis_per_group = 2\nchassis_links = 1\nrouters_per_chassis = 2\n"
+                              "router_links = 1\nnodes_per_router = 2\n";
+
+Machine build(const std::string& interconnect, int nodes, bool gpus = false) {
+  const auto spec = config::load_platform_text(platform_text(interconnect, nodes, gpus), "t.toml");
+  platform::start_engine({});
+  return Machine::build(spec, nodes);
+}
+
+constexpr double nic_bytes_per_s = 12.5e9;
+constexpr double nic_latency_s = 1e-6;
+constexpr double link_latency_s = 100e-9;
+constexpr double size_bytes = 100e6;
+
+/// Expectation for a point-to-point transfer alone: route latency + size / NIC bandwidth.
+void check_point_to_point(const Machine& m, long long a, long long b, int fabric_links) {
+  CAPTURE(a);
+  CAPTURE(b);
+  const double latency = 2 * nic_latency_s + fabric_links * link_latency_s;
+  CHECK(platform::route_between(m.node(a).cpu, m.node(b).cpu).latency_s ==
+        doctest::Approx(latency).epsilon(1e-12));
+  const auto t = platform::time_transfers({{m.node(a).cpu, m.node(b).cpu}},
+                                          units::DataSize::from_bytes(size_bytes));
+  CHECK(t.seconds() == doctest::Approx(latency + size_bytes / nic_bytes_per_s).epsilon(1e-6));
+}
+
+/// Expectation for the step-level ring: 2(N-1)/N B/bw + 2(N-1) alpha, alpha the largest
+/// neighbour route latency (every step waits for the slowest pair), bw the NIC's.
+void check_ring(const Machine& m) {
+  std::vector<simgrid::s4u::Host*> ring;
+  double alpha = 0;
+  const long long n = m.size();
+  for (long long r = 0; r < n; ++r) {
+    ring.push_back(m.node(r).cpu);
+    alpha = std::max(alpha, platform::route_between(m.node(r).cpu, m.node((r + 1) % n).cpu).latency_s);
+  }
+  const double expected = 2.0 * (n - 1) / n * size_bytes / nic_bytes_per_s + 2.0 * (n - 1) * alpha;
+  const double simulated =
+      platform::time_ring_allreduce(ring, units::DataSize::from_bytes(size_bytes)).seconds();
+  MESSAGE("ring all-reduce, N = " << n << ": simulated " << simulated << " s, closed form "
+                                  << expected << " s, relative error "
+                                  << (simulated - expected) / expected);
+  CHECK(std::abs(simulated - expected) / expected <= 1e-6);
+}
+
+} // namespace
+
+TEST_CASE("single switch: transfer and ring all-reduce match alpha-beta") {
+  const Machine m = build(single_switch, 16);
+  check_point_to_point(m, 0, 15, 2); // node -> switch -> node
+  check_ring(m);
+}
+
+TEST_CASE("fat-tree: transfer and ring all-reduce match alpha-beta") {
+  const Machine m = build(fat_tree, 16);
+  check_point_to_point(m, 0, 1, 2);  // same leaf switch
+  check_point_to_point(m, 0, 15, 4); // leaf -> spine -> leaf
+  check_ring(m);
+}
+
+TEST_CASE("torus: transfer and ring all-reduce match alpha-beta") {
+  const Machine m = build(torus, 16);
+  check_point_to_point(m, 0, 1, 1); // x neighbours
+  check_point_to_point(m, 0, 5, 2); // one hop in x, one in y
+  check_ring(m);
+}
+
+TEST_CASE("dragonfly: transfer and ring all-reduce match alpha-beta") {
+  const Machine m = build(dragonfly, 16);
+  check_point_to_point(m, 0, 1, 2); // same router: node -> router -> node
+  check_point_to_point(m, 0, 2, 3); // neighbouring routers of a chassis (green link)
+  check_ring(m);
+}
+
+TEST_CASE("an oversubscribed fat-tree slows concurrent transfers by its taper") {
+  // 4 nodes per leaf switch, one uplink per leaf: 4:1 taper.
+  const Machine m = build("topology = \"fat-tree\"\ndown = [4, 4]\nup = [1, 1]\nlinks = [1, 1]\n", 16);
+  std::vector<platform::Transfer> shift;
+  for (long long i = 0; i < 16; ++i) // every node sends to its peer on the next leaf switch
+    shift.push_back({m.node(i).cpu, m.node((i + 4) % 16).cpu});
+  const double latency = 2 * nic_latency_s + 4 * link_latency_s;
+  // Expectation: 4 flows share each 25 GB/s uplink, 6.25 GB/s each instead of the NIC's 12.5,
+  // so the bandwidth term doubles: slower, by exactly a factor 2 on B/bw.
+  const double alone = latency + size_bytes / nic_bytes_per_s;
+  const double contended = latency + size_bytes / (25e9 / 4);
+  const double simulated = platform::time_transfers(shift, units::DataSize::from_bytes(size_bytes)).seconds();
+  MESSAGE("shift on a 4:1 fat-tree: " << simulated << " s, alone " << alone << " s, slow-down "
+                                      << simulated / alone);
+  CHECK(simulated > alone);
+  CHECK(simulated == doctest::Approx(contended).epsilon(1e-6));
+}
+
+TEST_CASE("GPU to GPU across nodes crosses PCIe, NIC, fabric, NIC, PCIe in that order") {
+  const Machine m = build(dragonfly, 16, true);
+  const auto route = platform::route_between(m.node(0).gpus[1], m.node(5).gpus[0]);
+  REQUIRE(route.link_names.size() >= 5);
+  const auto& names = route.link_names;
+  CHECK(names[0] == "node00-gpu1-pcie_UP");
+  CHECK(names[1] == "node00-nic_UP");
+  CHECK(names[names.size() - 2] == "node05-nic_DOWN");
+  CHECK(names.back() == "node05-gpu0-pcie_DOWN");
+  for (std::size_t i = 2; i + 2 < names.size(); ++i) {
+    CAPTURE(names[i]);
+    CHECK_FALSE(names[i].starts_with("node")); // only fabric links in between
+  }
+  // Expectation: the route's latency adds both PCIe links, both NICs and 3 fabric links
+  // (neighbouring routers of one chassis: local, green, local).
+  CHECK(route.latency_s == doctest::Approx(2 * 2e-6 + 2 * nic_latency_s + 3 * link_latency_s).epsilon(1e-12));
+}
+
+TEST_CASE("a host to device copy takes PCIe latency plus size over the direction's bandwidth") {
+  const Machine m = build(single_switch, 2, true);
+  const auto size = units::DataSize::from_bytes(64e6);
+  const double h2d = platform::time_transfers({{m.node(0).cpu, m.node(0).gpus[0]}}, size).seconds();
+  const double d2h = platform::time_transfers({{m.node(0).gpus[0], m.node(0).cpu}}, size).seconds();
+  // Expectation: 2 us + 64 MB / 11.881 GB/s one way, 2 us + 64 MB / 12.571 GB/s the other.
+  CHECK(h2d == doctest::Approx(2e-6 + 64e6 / 11.881e9).epsilon(1e-9));
+  CHECK(d2h == doctest::Approx(2e-6 + 64e6 / 12.571e9).epsilon(1e-9));
+  // Two GPUs of one node copy at once without sharing: each has its own PCIe link.
+  const double both = platform::time_transfers({{m.node(0).cpu, m.node(0).gpus[0]},
+                                                {m.node(0).cpu, m.node(0).gpus[1]}}, size).seconds();
+  CHECK(both == doctest::Approx(h2d).epsilon(1e-9));
+}
+
+TEST_CASE("the exported XML platform loads back in SimGrid with the same routes") {
+  const auto dir = std::filesystem::temp_directory_path() / ("ceiling-xml-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto xml = dir / "machine.xml";
+  const auto expected = dir / "routes.txt";
+  // The child builds the machine in its own engine and writes the XML and every route; the
+  // parent loads the XML in a fresh engine. One engine per process.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const Machine m = build(dragonfly, 6, true);
+    std::ofstream(xml) << [&] { std::ostringstream s; platform::export_xml(m, s); return s.str(); }();
+    std::ofstream routes(expected);
+    std::vector<simgrid::s4u::Host*> hosts;
+    for (long long r = 0; r < m.size(); ++r) {
+      hosts.push_back(m.node(r).cpu);
+      hosts.insert(hosts.end(), m.node(r).gpus.begin(), m.node(r).gpus.end());
+    }
+    for (auto* a : hosts)
+      for (auto* b : hosts)
+        if (a != b) {
+          const auto route = platform::route_between(a, b);
+          routes.precision(17);
+          routes << a->get_name() << " " << b->get_name() << " " << route.latency_s;
+          for (const auto& name : route.link_names)
+            routes << " " << name;
+          routes << "\n";
+        }
+    routes.close(); // _Exit flushes nothing
+    std::_Exit(routes ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+
+  auto& engine = platform::start_engine({});
+  engine.load_platform(xml.string());
+  std::ifstream routes(expected);
+  std::string line;
+  int checked = 0;
+  while (std::getline(routes, line)) {
+    std::istringstream words(line);
+    std::string src, dst;
+    double latency = 0;
+    words >> src >> dst >> latency;
+    std::vector<std::string> want;
+    for (std::string name; words >> name;)
+      want.push_back(name);
+    const auto got = platform::route_between(simgrid::s4u::Host::by_name(src),
+                                             simgrid::s4u::Host::by_name(dst));
+    CAPTURE(line);
+    CHECK(got.link_names == want);
+    CHECK(got.latency_s == doctest::Approx(latency).epsilon(1e-12));
+    ++checked;
+  }
+  CHECK(checked == 18 * 17); // 6 nodes x (CPU + 2 GPUs), ordered pairs
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,82 @@
+// Closed forms of a platform: slots, node peaks and bisection bandwidth per topology.
+#include "platform/topology.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ceiling;
+using namespace ceiling::platform;
+
+namespace {
+
+PlatformSpec spec_with(Topology topology, int nodes, double nic_gb_per_s, double link_gb_per_s) {
+  PlatformSpec spec;
+  spec.name = "t";
+  spec.nodes = nodes;
+  spec.node.cpu.peak_per_socket.fp64 = units::FlopRate::from_flop_per_second(1e12);
+  spec.node.nic.bandwidth = units::Bandwidth::from_bytes_per_second(nic_gb_per_s * 1e9);
+  spec.interconnect = {.topology = std::move(topology),
+                       .link_bandwidth = units::Bandwidth::from_bytes_per_second(link_gb_per_s * 1e9),
+                       .link_latency = units::Duration::from_seconds(100e-9)};
+  return spec;
+}
+
+double bisection_gb_per_s(const PlatformSpec& spec, long long nodes) {
+  return bisection_bandwidth(spec, nodes).bytes_per_second() / 1e9;
+}
+
+} // namespace
+
+TEST_CASE("slot counts are the products of the topology's shape") {
+  CHECK(slot_count(FatTree{{8, 8}, {1, 8}, {1, 1}}) == 64);
+  CHECK(slot_count(Torus{{4, 4, 4}}) == 64);
+  CHECK(slot_count(Dragonfly{14, 10, 6, 3, 16, 1, 4}) == 5376); // Piz Daint's cabinets
+}
+
+TEST_CASE("bisection bandwidth follows each topology's closed form") {
+  SUBCASE("single switch: half the nodes inject at the slower of NIC and link") {
+    // Expectation: floor(16/2) * min(10, 20) GB/s.
+    CHECK(bisection_gb_per_s(spec_with(SingleSwitch{}, 16, 10, 20), 16) == 80);
+    CHECK(bisection_gb_per_s(spec_with(SingleSwitch{}, 16, 10, 20), 1) == 0);
+  }
+  SUBCASE("fat-tree: the thinnest level, pod-aligned") {
+    // Expectation: full bisection, 64 nodes: node level 32 * 12.5 = 400; spine level
+    // 4 pods * 8 uplinks * 25 = 800. With up = [1, 2]: 4 pods * 2 * 25 = 200 (4:1 taper).
+    CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 8}, {1, 1}}, 64, 12.5, 25), 64) == 400);
+    CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 2}, {1, 1}}, 64, 12.5, 25), 64) == 200);
+    // Inside one leaf switch only the node level counts: 4 * 12.5.
+    CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 2}, {1, 1}}, 64, 12.5, 25), 8) == 50);
+  }
+  SUBCASE("torus: 2 k^(n-1) links across the outermost complete dimension") {
+    // Expectation: 4x4x4 torus, 2 * 16 links * 25 GB/s = 800; with a 100 GB/s NIC the
+    // node level (3200) does not bind.
+    CHECK(bisection_gb_per_s(spec_with(Torus{{4, 4, 4}}, 64, 100, 25), 64) == 800);
+    // Two rows of a 4x4 plane (8 nodes): cut across y, 4 links, no wrap-around.
+    CHECK(bisection_gb_per_s(spec_with(Torus{{4, 4, 4}}, 64, 100, 25), 8) == 100);
+  }
+  SUBCASE("dragonfly: global links between the two halves of the groups") {
+    // Expectation: 4 groups, 2 links per pair: 2 * 2 group pairs * 2 links * 25 GB/s = 200.
+    const Dragonfly d{.groups = 4, .global_links = 2, .chassis_per_group = 2, .chassis_links = 1,
+                      .routers_per_chassis = 4, .router_links = 1, .nodes_per_router = 2};
+    CHECK(bisection_gb_per_s(spec_with(d, 64, 12.5, 25), 64) == 200);
+    // One chassis (8 nodes, 4 routers): 2 * 2 router pairs * 1 link * 25 = 100; NIC 4 * 12.5 = 50.
+    CHECK(bisection_gb_per_s(spec_with(d, 64, 12.5, 25), 8) == 50);
+  }
+}
+
+TEST_CASE("node peak adds CPU sockets and every GPU at one precision") {
+  NodeSpec node;
+  node.cpu.sockets = 2;
+  node.cpu.peak_per_socket.fp64 = units::FlopRate::from_flop_per_second(0.5e12);
+  node.gpu = GpuSpec{.count = 4};
+  node.gpu->peak.fp64 = units::FlopRate::from_flop_per_second(5e12);
+  node.gpu->peak.fp16 = units::FlopRate::from_flop_per_second(20e12);
+  CHECK(node_peak(node, Precision::Fp64)->flop_per_second() == 21e12);
+  CHECK(node_peak(node, Precision::Fp16)->flop_per_second() == 80e12); // the CPU has no fp16
+  CHECK_FALSE(node_peak(node, Precision::Fp32).has_value());
+}
+
+TEST_CASE("precision names read back") {
+  for (Precision p : all_precisions)
+    CHECK(precision_from_string(to_string(p)) == p);
+  CHECK_FALSE(precision_from_string("fp8").has_value());
+}
