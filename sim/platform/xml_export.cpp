@@ -43,12 +43,21 @@ std::vector<const sg4::Link*> route_links(const sg4::Host* src, const sg4::Host*
   return {links.begin(), links.end()};
 }
 
-void write_route(std::ostream& out, const std::string& open_tag,
-                 const std::vector<const sg4::Link*>& links, const std::string& indent) {
-  out << indent << open_tag << "\n";
-  for (const sg4::Link* link : links)
-    out << indent << "  <link_ctn id=\"" << link->get_name() << "\"/>\n";
-  out << indent << (open_tag.starts_with("<zoneRoute") ? "</zoneRoute>\n" : "</route>\n");
+/// Opening tag of a route and its links.
+using Routes = std::vector<std::pair<std::string, std::vector<const sg4::Link*>>>;
+
+/// Declares the links `routes` use (the DTD wants links before routes), then the routes.
+void write_routes(std::ostream& out, LinkTable& links, const Routes& routes,
+                  const std::string& indent) {
+  for (const auto& [tag, route] : routes)
+    for (const sg4::Link* link : route)
+      links.declare(link, out, indent);
+  for (const auto& [tag, route] : routes) {
+    out << indent << tag << "\n";
+    for (const sg4::Link* link : route)
+      out << indent << "  <link_ctn id=\"" << link->get_name() << "\"/>\n";
+    out << indent << (tag.starts_with("<zoneRoute") ? "</zoneRoute>\n" : "</route>\n");
+  }
 }
 
 std::string speeds(const sg4::Host* host) {
@@ -87,7 +96,7 @@ void export_xml(const Machine& machine, std::ostream& out) {
     // Internal links, then internal routes: host <-> host and host <-> NIC router. A route to
     // the router is the route to any host of another node minus what lies beyond the NIC.
     const sg4::Host* remote = machine.node(rank == 0 ? 1 % n : 0).cpu;
-    std::vector<std::pair<std::string, std::vector<const sg4::Link*>>> routes;
+    Routes routes;
     for (const sg4::Host* a : hosts) {
       for (const sg4::Host* b : hosts)
         if (a != b)
@@ -112,16 +121,12 @@ void export_xml(const Machine& machine, std::ostream& out) {
                             in_links);
       }
     }
-    for (const auto& [tag, route] : routes)
-      for (const sg4::Link* link : route)
-        links.declare(link, out, "    ");
-    for (const auto& [tag, route] : routes)
-      write_route(out, tag, route, "    ");
+    write_routes(out, links, routes, "    ");
     out << "  </zone>\n";
   }
   // Fabric links and node-to-node routes between the NIC gateways: the CPU-to-CPU route less
   // the first link (out through the source NIC) and the last (in through the destination NIC).
-  std::vector<std::pair<std::string, std::vector<const sg4::Link*>>> zone_routes;
+  Routes zone_routes;
   for (long long i = 0; i < n; ++i)
     for (long long j = 0; j < n; ++j) {
       if (i == j)
@@ -135,11 +140,7 @@ void export_xml(const Machine& machine, std::ostream& out) {
                                    "-nic\" gw_dst=\"" + b + "-nic\" symmetrical=\"NO\">",
                                route);
     }
-  for (const auto& [tag, route] : zone_routes)
-    for (const sg4::Link* link : route)
-      links.declare(link, out, "  ");
-  for (const auto& [tag, route] : zone_routes)
-    write_route(out, tag, route, "  ");
+  write_routes(out, links, zone_routes, "  ");
   out << "</zone>\n</platform>\n";
 }
 

@@ -158,40 +158,31 @@ CEILING_UNITS_INSTANTIATE(FlopRate)
 
 namespace {
 
-/// `value` (in the base unit) with the largest SI prefix that keeps the mantissa >= 1.
-std::string with_si_prefix(double value, std::string_view unit) {
-  static constexpr std::array<Prefix, 7> prefixes{
-      {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1}}};
-  const Prefix* chosen = &prefixes.back();
-  for (const Prefix& p : prefixes)
-    if (std::fabs(value) >= p.factor) {
+/// `value` scaled by the largest entry of `scales` (largest first) that keeps the mantissa >= 1
+/// (zero takes the entry of factor 1), printed with 4 significant digits and that entry's symbol
+/// followed by `unit`.
+std::string scaled(double value, std::span<const Prefix> scales, std::string_view unit) {
+  const Prefix* chosen = &scales.back();
+  for (const Prefix& p : scales)
+    if (value == 0 ? p.factor == 1 : std::fabs(value) >= p.factor) {
       chosen = &p;
       break;
     }
   char text[64];
-  std::snprintf(text, sizeof text, "%.4g %s", value / chosen->factor, chosen->symbol.data());
-  return std::string(text) + std::string(unit);
+  std::snprintf(text, sizeof text, "%.4g ", value / chosen->factor);
+  return text + std::string(chosen->symbol) + std::string(unit);
 }
+
+constexpr std::array<Prefix, 7> si_prefixes{
+    {{"E", 1e18}, {"P", 1e15}, {"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}, {"", 1}}};
+constexpr std::array<Prefix, 4> time_scales{{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
 
 } // namespace
 
-std::string to_string(DataSize v) { return with_si_prefix(v.bytes(), "B"); }
-std::string to_string(Bandwidth v) { return with_si_prefix(v.bytes_per_second(), "B/s"); }
-std::string to_string(Flops v) { return with_si_prefix(v.flop(), "FLOP"); }
-std::string to_string(FlopRate v) { return with_si_prefix(v.flop_per_second(), "FLOP/s"); }
-
-std::string to_string(Duration v) {
-  static constexpr std::array<Prefix, 4> scales{{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
-  const double s = v.seconds();
-  const Prefix* chosen = s == 0 ? &scales.front() : &scales.back();
-  for (const Prefix& p : scales)
-    if (std::fabs(s) >= p.factor) {
-      chosen = &p;
-      break;
-    }
-  char text[64];
-  std::snprintf(text, sizeof text, "%.4g %s", s / chosen->factor, chosen->symbol.data());
-  return text;
-}
+std::string to_string(DataSize v) { return scaled(v.bytes(), si_prefixes, "B"); }
+std::string to_string(Bandwidth v) { return scaled(v.bytes_per_second(), si_prefixes, "B/s"); }
+std::string to_string(Flops v) { return scaled(v.flop(), si_prefixes, "FLOP"); }
+std::string to_string(FlopRate v) { return scaled(v.flop_per_second(), si_prefixes, "FLOP/s"); }
+std::string to_string(Duration v) { return scaled(v.seconds(), time_scales, ""); }
 
 } // namespace ceiling::units
