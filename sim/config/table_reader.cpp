@@ -28,6 +28,26 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+} // namespace
+
+template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates) {
+  std::string_view best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (std::string_view candidate : candidates) {
+    const std::size_t d = edit_distance(word, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best.empty() ? "" : " (did you mean " + quoted(best) + "?)";
+}
+template std::string did_you_mean(std::string_view, const std::vector<std::string>&);
+template std::string did_you_mean(std::string_view, const std::initializer_list<std::string_view>&);
+template std::string did_you_mean(std::string_view, const std::set<std::string, std::less<>>&);
+
+namespace {
+
 std::string type_name(const toml::node& node) {
   switch (node.type()) {
   case toml::node_type::string: return "a string";
@@ -238,15 +258,72 @@ std::string TableReader::choice(std::string_view key,
   if (!value)
     missing(key, "expected one of " + listed);
   if (std::find(choices.begin(), choices.end(), *value) == choices.end()) {
-    std::string message = "unknown value " + quoted(*value) + ": expected one of " + listed;
-    for (std::string_view c : choices)
-      if (edit_distance(*value, c) <= 2) {
-        message += " (did you mean " + quoted(c) + "?)";
-        break;
-      }
-    fail(key, message);
+    fail(key, "unknown value " + quoted(*value) + ": expected one of " + listed +
+                  did_you_mean(*value, choices));
   }
   return *value;
+}
+
+std::optional<double> TableReader::optional_number(std::string_view key, double min, double max,
+                                                   bool min_exclusive) {
+  const toml::node* node = find(key);
+  if (!node)
+    return std::nullopt;
+  if (!node->is_number())
+    fail(key, "expected a number, got " + type_name(*node));
+  const double value = node->value<double>().value_or(NAN);
+  std::ostringstream bounds;
+  bounds << (min_exclusive ? "greater than " : "at least ") << min << " and at most " << max;
+  if (!std::isfinite(value) || value < min || (min_exclusive && value == min) || value > max) {
+    std::ostringstream got;
+    got << value;
+    fail(key, "must be " + bounds.str() + ", got " + got.str());
+  }
+  return value;
+}
+
+double TableReader::number(std::string_view key, double min, double max, bool min_exclusive) {
+  if (auto value = optional_number(key, min, max, min_exclusive))
+    return *value;
+  missing(key, "expected a number");
+}
+
+std::vector<std::string> TableReader::string_list(std::string_view key) {
+  const toml::node* node = find(key);
+  if (!node)
+    return {};
+  const toml::array* array = node->as_array();
+  if (!array)
+    fail(key, "expected an array of strings, got " + type_name(*node));
+  std::vector<std::string> values;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    if (!(*array)[i].is_string())
+      fail_element(key, i, "expected strings only, got " + type_name((*array)[i]));
+    values.push_back((*array)[i].as_string()->get());
+  }
+  return values;
+}
+
+std::vector<TableReader> TableReader::table_array(std::string_view key) {
+  const toml::node* node = find(key);
+  if (!node)
+    return {};
+  const toml::array* array = node->as_array();
+  if (!array)
+    fail(key, "expected an array of tables, got " + type_name(*node));
+  std::vector<TableReader> tables;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    if (!(*array)[i].is_table())
+      fail_element(key, i, "expected tables only, got " + type_name((*array)[i]));
+    tables.emplace_back(*(*array)[i].as_table(), full_key(key) + "[" + std::to_string(i) + "]", file_);
+  }
+  return tables;
+}
+
+void TableReader::fail_element(std::string_view key, std::size_t index,
+                               std::string_view message) const {
+  const toml::array* array = table_.get(key)->as_array();
+  throw LoadError(location_of((*array)[index].source()), full_key(key), message);
 }
 
 bool TableReader::boolean_or(std::string_view key, bool fallback) {
@@ -286,19 +363,8 @@ void TableReader::reject_unknown_keys() const {
                                           });
     if (unit_in_name)
       continue;
-    std::string message = "unknown key";
-    std::string best;
-    std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
-    for (const std::string& known : asked_) {
-      const std::size_t d = edit_distance(name, known);
-      if (d < best_distance) {
-        best_distance = d;
-        best = known;
-      }
-    }
-    if (!best.empty())
-      message += " (did you mean " + quoted(best) + "?)";
-    else {
+    std::string message = "unknown key" + did_you_mean(name, asked_);
+    if (message == "unknown key") {
       std::string listed;
       for (const std::string& known : asked_)
         listed += (listed.empty() ? "" : ", ") + known;

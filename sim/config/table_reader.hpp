@@ -30,6 +30,10 @@ public:
   template <class Q> Q quantity(std::string_view key, Sign sign);
   template <class Q> std::optional<Q> optional_quantity(std::string_view key, Sign sign);
 
+  /// A number (integer or float) in [min, max]; `min_exclusive` makes the lower bound open.
+  double number(std::string_view key, double min, double max, bool min_exclusive = false);
+  std::optional<double> optional_number(std::string_view key, double min, double max,
+                                        bool min_exclusive = false);
   long long integer(std::string_view key, long long min, long long max);
   std::optional<long long> optional_integer(std::string_view key, long long min, long long max);
   /// A non-empty array of integers, each in [min, max].
@@ -39,6 +43,10 @@ public:
   /// One of `choices`; the message lists them all.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices);
   bool boolean_or(std::string_view key, bool fallback);
+  /// An array of strings (empty when the key is absent).
+  std::vector<std::string> string_list(std::string_view key);
+  /// An array of tables, `[[key]]` or `key = [{...}, {...}]` (empty when absent).
+  std::vector<TableReader> table_array(std::string_view key);
 
   TableReader table(std::string_view key);
   std::optional<TableReader> optional_table(std::string_view key);
@@ -49,6 +57,9 @@ public:
 
   /// Throws a LoadError at `key` (its value, or the table when the key is absent).
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+  /// Throws a LoadError at element `index` of the array under `key`.
+  [[noreturn]] void fail_element(std::string_view key, std::size_t index,
+                                 std::string_view message) const;
   /// Throws a LoadError at the table itself, naming no key.
   [[noreturn]] void fail_here(std::string_view message) const;
 
@@ -73,6 +84,9 @@ private:
   std::set<std::string, std::less<>> asked_;
   std::vector<std::pair<std::string, bool (*)(std::string_view)>> quantity_keys_;
 };
+
+/// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
+template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates);
 
 /// Parses `path` as TOML; a syntax error becomes a LoadError at its line and column, a
 /// missing or unreadable file a LoadError naming the file.

@@ -26,6 +26,8 @@ struct PeakRates {
   std::optional<units::FlopRate> fp32;
   std::optional<units::FlopRate> fp16;
   std::optional<units::FlopRate> at(Precision p) const;
+  /// Every rate multiplied by `factor` (sockets, devices).
+  PeakRates scaled(double factor) const;
   bool operator==(const PeakRates&) const = default;
 };
 

@@ -32,6 +32,13 @@ std::optional<units::FlopRate> PeakRates::at(Precision p) const {
   return std::nullopt;
 }
 
+PeakRates PeakRates::scaled(double factor) const {
+  const auto times = [factor](std::optional<units::FlopRate> r) {
+    return r ? std::optional(*r * factor) : std::nullopt;
+  };
+  return {times(fp64), times(fp32), times(fp16)};
+}
+
 std::string_view topology_name(const Topology& t) {
   static constexpr std::string_view names[] = {"single-switch", "fat-tree", "torus", "dragonfly"};
   return names[t.index()];

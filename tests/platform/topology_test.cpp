@@ -9,9 +9,7 @@ using namespace ceiling::platform;
 namespace {
 
 PlatformSpec spec_with(Topology topology, int nodes, double nic_gb_per_s, double link_gb_per_s) {
-  PlatformSpec spec;
-  spec.name = "t";
-  spec.nodes = nodes;
+  PlatformSpec spec{.name = "t", .nodes = nodes};
   spec.node.cpu.peak_per_socket.fp64 = units::FlopRate::from_flop_per_second(1e12);
   spec.node.nic.bandwidth = units::Bandwidth::from_bytes_per_second(nic_gb_per_s * 1e9);
   spec.interconnect = {.topology = std::move(topology),

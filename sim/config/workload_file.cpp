@@ -1,0 +1,171 @@
+// Reading workload files: identity, layers and their DAG, calibration, validations.
+#include "config/workload_file.hpp"
+
+#include "config/table_reader.hpp"
+#include "workload/layer_graph.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+namespace ceiling::config {
+namespace {
+
+using units::DataSize;
+using units::Flops;
+
+constexpr long long max_count = 1'000'000'000'000LL;
+
+/// `relative` resolved against the directory of `file`.
+std::string beside(const std::string& file, const std::string& relative) {
+  return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
+}
+
+platform::Precision read_precision(TableReader& t, std::string_view key) {
+  return *platform::precision_from_string(t.choice(key, {"fp64", "fp32", "fp16"}));
+}
+
+workload::Measurement read_measurement(TableReader& t) {
+  return {.platform_path = beside(t.file(), t.string("platform")),
+          .samples_per_second = t.number("measured_throughput", 0, 1e15, true),
+          .batch = static_cast<int>(t.integer("batch", 1, 10'000'000)),
+          .source = t.string("source")};
+}
+
+workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
+  workload::LayerSpec layer;
+  layer.name = t.string("name");
+  layer.kind = t.string("kind");
+  layer.forward_per_sample = t.quantity<Flops>("forward", Sign::NonNegative);
+  layer.backward_per_sample = t.optional_quantity<Flops>("backward", Sign::NonNegative)
+                                  .value_or(layer.forward_per_sample * backward_factor);
+  layer.memory_per_sample = t.quantity<DataSize>("memory", Sign::NonNegative);
+  layer.params = t.optional_integer("params", 0, max_count).value_or(0);
+  if (auto rows = t.optional_integer("embedding_rows", 1, max_count)) {
+    if (layer.params % *rows != 0)
+      t.fail("embedding_rows", "params (" + std::to_string(layer.params) +
+                                   ") must be a multiple of embedding_rows (" +
+                                   std::to_string(*rows) + ")");
+    layer.embedding = workload::EmbeddingSpec{
+        .rows = *rows, .rows_per_sample = t.number("rows_per_sample", 0, 1e12, true)};
+  }
+  layer.estimated = t.boolean_or("estimated", false);
+  return layer;
+}
+
+/// Names in `after` -> indices; the previous layer when absent; checks duplicates and cycles.
+void link_layers(std::vector<TableReader>& readers, std::vector<workload::LayerSpec>& layers) {
+  std::map<std::string, int, std::less<>> index;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (!index.emplace(layers[i].name, static_cast<int>(i)).second)
+      readers[i].fail("name", "duplicate layer name \"" + layers[i].name + "\" (first at layers[" +
+                                  std::to_string(index[layers[i].name]) + "])");
+    names.push_back(layers[i].name);
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const bool explicit_after = readers[i].has("after");
+    const auto after = readers[i].string_list("after");
+    if (!explicit_after && i > 0)
+      layers[i].after = {static_cast<int>(i) - 1};
+    for (std::size_t k = 0; k < after.size(); ++k) {
+      const auto it = index.find(after[k]);
+      if (it == index.end())
+        readers[i].fail_element("after", k, "unknown layer \"" + after[k] + "\"" +
+                                                did_you_mean(after[k], names));
+      layers[i].after.push_back(it->second);
+    }
+    readers[i].reject_unknown_keys();
+  }
+  if (auto cycle = workload::LayerGraph(layers).find_cycle()) {
+    std::string text;
+    for (int v : *cycle)
+      text += "\"" + layers[static_cast<std::size_t>(v)].name + "\" -> ";
+    text += "\"" + layers[static_cast<std::size_t>(cycle->front())].name + "\"";
+    // Report at the layer that closes the cycle: its `after` names the first one.
+    readers[static_cast<std::size_t>(cycle->front())].fail(
+        "after", "the layers depend on each other in a cycle: " + text +
+                     " (each is needed by the next)");
+  }
+}
+
+workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain);
+
+workload::WorkloadSpec read_workload(const toml::table& root, const std::string& path,
+                                     std::vector<std::string>& chain) {
+  TableReader file(root, "", path);
+  workload::WorkloadSpec w;
+  TableReader head = file.table("workload");
+  w.name = head.string("name");
+  w.title = head.string("title");
+  w.domain = head.string("domain");
+  w.framework = head.string("framework");
+  w.dataset = head.string("dataset");
+  w.sample = head.string("sample");
+  w.batch_per_worker = static_cast<int>(head.integer("batch_per_worker", 1, 10'000'000));
+  w.precision = read_precision(head, "precision");
+  w.granularity = head.choice("granularity", {"layer", "block"});
+  w.input_per_sample = head.quantity<DataSize>("input", Sign::NonNegative);
+  w.optimizer_per_parameter = head.quantity<DataSize>("optimizer_bytes_per_parameter", Sign::NonNegative);
+  const double backward_factor = head.optional_number("backward_factor", 0, 1e6, true).value_or(2.0);
+  w.source = head.string("source");
+  head.reject_unknown_keys();
+
+  TableReader reference = file.table("reference");
+  w.reference = {.params = reference.integer("params", 0, max_count),
+                 .forward_per_sample = reference.quantity<Flops>("forward", Sign::NonNegative),
+                 .source = reference.string("source")};
+  reference.reject_unknown_keys();
+
+  auto readers = file.table_array("layers");
+  if (readers.empty())
+    file.fail("layers", "missing key: expected an array of layers, one inline table each");
+  for (TableReader& layer : readers)
+    w.layers.push_back(read_layer(layer, backward_factor));
+  link_layers(readers, w.layers);
+
+  w.calibration = read_calibration(file.table("calibration"), chain);
+  for (TableReader& v : file.table_array("validation")) {
+    w.validations.push_back(read_measurement(v));
+    v.reject_unknown_keys();
+  }
+  file.reject_unknown_keys();
+  return w;
+}
+
+workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain) {
+  if (auto borrow = t.optional_string("borrow")) {
+    const std::string other = beside(t.file(), *borrow);
+    if (std::find(chain.begin(), chain.end(), other) != chain.end())
+      t.fail("borrow", "calibrations borrow from each other in a cycle through \"" + other + "\"");
+    t.string("source"); // why it borrows: required, reported by `workload show`
+    t.reject_unknown_keys();
+    chain.push_back(other);
+    const auto lender = read_workload(parse_toml_file(other), other, chain);
+    chain.pop_back();
+    auto calibration = lender.calibration;
+    if (calibration.borrowed_from.empty())
+      calibration.borrowed_from = lender.name;
+    return calibration;
+  }
+  workload::CalibrationSpec c;
+  c.measured = read_measurement(t);
+  c.memory_efficiency = t.number("memory_efficiency", 0, 1, true);
+  c.compute_efficiency = t.number("compute_efficiency", 0, 1, true);
+  t.reject_unknown_keys();
+  return c;
+}
+
+} // namespace
+
+workload::WorkloadSpec load_workload(const std::string& path) {
+  std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
+  return read_workload(parse_toml_file(path), path, chain);
+}
+
+workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path) {
+  std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
+  return read_workload(parse_toml_text(text, path), path, chain);
+}
+
+} // namespace ceiling::config

@@ -1,0 +1,82 @@
+// Roofline per layer and the one-dimensional calibration search.
+#include "workload/cost_model.hpp"
+
+#include "units/parse.hpp"
+
+#include <algorithm>
+
+namespace ceiling::workload {
+
+DeviceRates compute_device(const platform::NodeSpec& node) {
+  if (node.gpu)
+    return {node.gpu->model.empty() ? "GPU" : node.gpu->model, node.gpu->peak,
+            node.gpu->memory_bandwidth};
+  return {std::to_string(node.cpu.sockets) + " CPU socket(s)",
+          node.cpu.peak_per_socket.scaled(node.cpu.sockets),
+          node.cpu.memory_bandwidth_per_socket * node.cpu.sockets};
+}
+
+LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,
+                     units::FlopRate peak, units::Bandwidth memory_bandwidth,
+                     platform::Precision precision, Efficiency efficiency) {
+  const double b = batch;
+  const double compute_rate = peak.flop_per_second() * efficiency.compute;
+  const double memory_rate = memory_bandwidth.bytes_per_second() * efficiency.memory;
+  const double s = element_bytes(precision);
+  const double activations = layer.memory_per_sample.bytes() * s / element_bytes(w.precision);
+  const double weights = static_cast<double>(layer.params) * s;
+  const double forward = std::max(b * layer.forward_per_sample.flop() / compute_rate,
+                                  (b * activations + weights) / memory_rate);
+  const double backward = std::max(b * layer.backward_per_sample.flop() / compute_rate,
+                                   (2 * b * activations + 2 * weights) / memory_rate);
+  return {units::Duration::from_seconds(forward), units::Duration::from_seconds(backward)};
+}
+
+std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const DeviceRates& device,
+                                                platform::Precision precision, int batch,
+                                                Efficiency efficiency) {
+  const auto peak = device.peak.at(precision);
+  if (!peak)
+    return std::nullopt;
+  DeviceIteration it;
+  for (const LayerSpec& layer : w.layers) {
+    const LayerTime t = layer_time(w, layer, batch, *peak, device.memory_bandwidth, precision, efficiency);
+    it.forward = it.forward + t.forward;
+    it.backward = it.backward + t.backward;
+  }
+  it.optimizer = units::Duration::from_seconds(
+      static_cast<double>(total_params(w)) * w.optimizer_per_parameter.bytes() /
+      (device.memory_bandwidth.bytes_per_second() * efficiency.memory));
+  return it;
+}
+
+std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,
+                                                   platform::Precision precision, int batch,
+                                                   double memory_efficiency,
+                                                   double measured_samples_per_s, std::string& why) {
+  const auto rate = [&](double compute_efficiency) {
+    return device_iteration(w, device, precision, batch, {compute_efficiency, memory_efficiency})
+        ->samples_per_second(batch);
+  };
+  if (!device.peak.at(precision)) {
+    why = device.name + " has no " + std::string(platform::to_string(precision)) + " peak";
+    return std::nullopt;
+  }
+  if (rate(1.0) < measured_samples_per_s) {
+    why = "even at 100 % of peak compute the model predicts " + std::to_string(rate(1.0)) +
+          " samples/s, below the measured " + std::to_string(measured_samples_per_s) +
+          ": the memory-bound layers alone are too slow (raise memory_efficiency or check the "
+          "layer bytes)";
+    return std::nullopt;
+  }
+  // Throughput rises monotonically with the compute efficiency: bisect on it.
+  double low = 1e-6;
+  double high = 1.0;
+  while ((high - low) > 1e-12 * high) {
+    const double mid = 0.5 * (low + high);
+    (rate(mid) < measured_samples_per_s ? low : high) = mid;
+  }
+  return high;
+}
+
+} // namespace ceiling::workload

@@ -1,0 +1,67 @@
+// Time of a layer on one device: a roofline per layer, with calibrated efficiencies.
+#pragma once
+
+#include "workload/workload_spec.hpp"
+
+#include <optional>
+#include <string>
+
+namespace ceiling::workload {
+
+/// Peak rates of one compute device: a GPU, or all CPU sockets of a node without GPU.
+struct DeviceRates {
+  std::string name;
+  platform::PeakRates peak;
+  units::Bandwidth memory_bandwidth;
+};
+
+/// The device a node computes on: its GPU when it has one, else its CPU sockets together.
+DeviceRates compute_device(const platform::NodeSpec& node);
+
+/// Fractions of peak the device achieves on this workload.
+struct Efficiency {
+  double compute = 1;
+  double memory = 1;
+};
+
+/// Time of one layer for a batch on one device at `precision` (a roofline):
+///   forward  = max(B F / (peak e_c), (B M + P s) / (bw e_m))
+///   backward = max(B F_b / (peak e_c), (2 B M + 2 P s) / (bw e_m))
+/// with F, F_b the FLOPs and M the memory bytes per sample, P the parameters, s the element
+/// size at `precision` (M is scaled from the workload's precision). Backward reads and writes
+/// twice the forward's activation bytes and reads weights and writes gradients: an assumption
+/// of this model, not a measurement.
+struct LayerTime {
+  units::Duration forward;
+  units::Duration backward;
+};
+LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,
+                     units::FlopRate peak, units::Bandwidth memory_bandwidth,
+                     platform::Precision precision, Efficiency efficiency);
+
+/// One training iteration of `w` on one device, no communication, input already on the
+/// device (as in AI Matrix's synthetic-input runs): forward, backward, optimizer update
+/// (params x optimizer bytes per parameter at the memory bandwidth).
+struct DeviceIteration {
+  units::Duration forward;
+  units::Duration backward;
+  units::Duration optimizer;
+  units::Duration total() const { return forward + backward + optimizer; }
+  double samples_per_second(int batch) const { return batch / total().seconds(); }
+};
+
+/// nullopt when the device has no peak at `precision`.
+std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const DeviceRates& device,
+                                                platform::Precision precision, int batch,
+                                                Efficiency efficiency);
+
+/// The compute efficiency in (0, 1] with which `device` reproduces `measured_samples_per_s`
+/// at `batch`, given the memory efficiency; solved by bisection to a relative 1e-12. Returns
+/// nullopt with `why` set when no efficiency <= 1 is fast enough (the memory-bound part alone
+/// is slower than the measurement) or the device lacks `precision`.
+std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,
+                                                   platform::Precision precision, int batch,
+                                                   double memory_efficiency,
+                                                   double measured_samples_per_s, std::string& why);
+
+} // namespace ceiling::workload

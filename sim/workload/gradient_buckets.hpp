@@ -1,0 +1,41 @@
+// Gradient buckets: gradients grouped in the order backward produces them (Horovod, DDP).
+#pragma once
+
+#include "workload/workload_spec.hpp"
+
+#include <vector>
+
+namespace ceiling::workload {
+
+/// A group of dense gradients reduced together, ready when its last layer's backward ends.
+struct GradientBucket {
+  std::vector<int> layers;   ///< layer indices, in the order backward finishes them
+  units::DataSize bytes;
+  bool operator==(const GradientBucket&) const = default;
+};
+
+/// A sparse (embedding) gradient, exchanged by all-gather of the rows a batch touched.
+struct SparseGradient {
+  int layer = 0;
+  units::DataSize bytes;     ///< per worker and iteration
+  bool operator==(const SparseGradient&) const = default;
+};
+
+struct BucketPlan {
+  std::vector<GradientBucket> dense; ///< in the order they become ready
+  std::vector<SparseGradient> sparse;
+  units::DataSize threshold;
+};
+
+/// The default fusion threshold: 64 MiB, as Horovod's HOROVOD_FUSION_THRESHOLD.
+inline constexpr double default_fusion_threshold_bytes = 64.0 * 1024 * 1024;
+
+/// Groups the dense gradients of `w` in reverse `forward_order` (the order backward finishes
+/// layers): a bucket is closed before a layer whose gradient would push it past `threshold`,
+/// so a layer larger than the threshold gets a bucket of its own. Layers without parameters
+/// are skipped. Gradient elements take element_bytes(`precision`); `batch` sizes the sparse
+/// gradients: min(rows_per_sample x batch, rows) rows.
+BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_order,
+                        units::DataSize threshold, platform::Precision precision, int batch);
+
+} // namespace ceiling::workload

@@ -1,0 +1,89 @@
+// The value types that describe one training workload: layers, gradients, calibration.
+#pragma once
+
+#include "platform/platform_spec.hpp"
+#include "units/quantity.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::workload {
+
+/// Bytes of one element at precision `p`: 8, 4 or 2.
+double element_bytes(platform::Precision p);
+
+/// An embedding table: its gradient touches only the rows a batch looked up.
+struct EmbeddingSpec {
+  long long rows = 0;            ///< rows of the table; params / rows elements per row
+  double rows_per_sample = 0;    ///< rows one sample looks up
+  bool operator==(const EmbeddingSpec&) const = default;
+};
+
+/// One layer (or block of layers) of the model, per sample.
+struct LayerSpec {
+  std::string name;
+  std::string kind;
+  units::Flops forward_per_sample;
+  units::Flops backward_per_sample;
+  units::DataSize memory_per_sample;   ///< forward reads + writes at the workload's precision
+  long long params = 0;
+  std::vector<int> after;              ///< indices of the layers this one depends on
+  std::optional<EmbeddingSpec> embedding;
+  bool estimated = false;
+  bool operator==(const LayerSpec&) const = default;
+};
+
+/// A single-device throughput measurement.
+struct Measurement {
+  std::string platform_path;           ///< platform file whose device was measured
+  double samples_per_second = 0;
+  int batch = 0;
+  std::string source;
+  bool operator==(const Measurement&) const = default;
+};
+
+/// How the compute model was fitted on one device (or borrowed from another workload).
+struct CalibrationSpec {
+  Measurement measured;
+  double memory_efficiency = 1;        ///< achieved / peak memory bandwidth, an input
+  double compute_efficiency = 1;       ///< achieved / peak FLOP rate, the fitted value
+  std::string borrowed_from;           ///< workload name when borrowed, else empty
+  bool operator==(const CalibrationSpec&) const = default;
+};
+
+/// Published totals the layers must add up to.
+struct ReferenceTotals {
+  long long params = 0;
+  units::Flops forward_per_sample;
+  std::string source;
+  bool operator==(const ReferenceTotals&) const = default;
+};
+
+/// One model's data-parallel training job, as read from a workload file.
+struct WorkloadSpec {
+  std::string name;
+  std::string title;
+  std::string domain;
+  std::string framework;
+  std::string dataset;
+  std::string sample;                  ///< what one sample is: "image", "sequence"
+  int batch_per_worker = 1;
+  platform::Precision precision = platform::Precision::Fp32;
+  std::string granularity;             ///< "layer" or "block"
+  units::DataSize input_per_sample;
+  units::DataSize optimizer_per_parameter;
+  std::string source;
+  ReferenceTotals reference;
+  std::vector<LayerSpec> layers;
+  CalibrationSpec calibration;
+  std::vector<Measurement> validations;
+  bool operator==(const WorkloadSpec&) const = default;
+};
+
+/// Totals over the layers.
+long long total_params(const WorkloadSpec& w);
+units::Flops total_forward(const WorkloadSpec& w);
+units::Flops total_backward(const WorkloadSpec& w);
+
+} // namespace ceiling::workload
