@@ -82,7 +82,7 @@ void link_layers(std::vector<TableReader>& readers, std::vector<workload::LayerS
     for (int v : *cycle)
       text += "\"" + layers[static_cast<std::size_t>(v)].name + "\" -> ";
     text += "\"" + layers[static_cast<std::size_t>(cycle->front())].name + "\"";
-    // Report at the layer that closes the cycle: its `after` names the first one.
+    // Report at the cycle's first layer: its `after` names the last one.
     readers[static_cast<std::size_t>(cycle->front())].fail(
         "after", "the layers depend on each other in a cycle: " + text +
                      " (each is needed by the next)");
@@ -117,9 +117,12 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
                  .source = reference.string("source")};
   reference.reject_unknown_keys();
 
-  auto readers = file.table_array("layers");
+  // `layers` sits in a table of its own: in TOML a key after a [table] header belongs to it.
+  TableReader graph = file.table("graph");
+  auto readers = graph.table_array("layers");
   if (readers.empty())
-    file.fail("layers", "missing key: expected an array of layers, one inline table each");
+    graph.fail("layers", "missing key: expected an array of layers, one inline table each");
+  graph.reject_unknown_keys();
   for (TableReader& layer : readers)
     w.layers.push_back(read_layer(layer, backward_factor));
   link_layers(readers, w.layers);

@@ -19,4 +19,7 @@ const char* version();
 /// `ceiling platform show|export|bench ...`; returns the exit status.
 int platform_command(const std::vector<std::string>& args);
 
+/// `ceiling workload show|calibrate ...`; returns the exit status.
+int workload_command(const std::vector<std::string>& args);
+
 } // namespace ceiling::tools

@@ -18,6 +18,8 @@ commands:
   platform show FILE      summary of a platform file: nodes, peaks, links, bisection, latency
   platform export FILE    the machine as a SimGrid XML platform
   platform bench FILE     micro-benchmarks simulated on the machine, next to their closed forms
+  workload show FILE      a workload: parameters, FLOPs, gradient buckets, calibration, prediction
+  workload calibrate FILE fit the compute efficiency to the single-device measurement
 
 Run `ceiling <command> <subcommand> --help` for the options of each.
 Exit status: 0 success, 2 bad input (file, option or value), 1 internal error.
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "platform")
       return ceiling::tools::platform_command({args.begin() + 1, args.end()});
+    if (args[0] == "workload")
+      return ceiling::tools::workload_command({args.begin() + 1, args.end()});
     std::cerr << "ceiling: error: unknown command \"" << args[0] << "\"\n\n" << usage;
     return 2;
   } catch (const ceiling::config::LoadError& e) {

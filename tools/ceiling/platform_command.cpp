@@ -7,6 +7,7 @@
 #include "platform/topology.hpp"
 #include "platform/xml_export.hpp"
 #include "tools/ceiling/commands.hpp"
+#include "tools/ceiling/options.hpp"
 #include "units/parse.hpp"
 
 #include <boost/program_options.hpp>
@@ -22,44 +23,10 @@ namespace po = boost::program_options;
 
 namespace ceiling::tools {
 
-const char* version() { return CEILING_VERSION; }
-
 namespace {
 
 using platform::PlatformSpec;
 using units::to_string;
-
-/// Options every platform subcommand shares: the file and the node count.
-struct PlatformArgs {
-  std::string file;
-  std::optional<long long> nodes;
-  po::variables_map vm;
-};
-
-/// Parses `args` against `options` plus the positional FILE; prints help and returns nullopt
-/// on --help.
-std::optional<PlatformArgs> parse(const std::vector<std::string>& args, const std::string& usage,
-                                  po::options_description options) {
-  PlatformArgs parsed;
-  options.add_options()("help,h", "print this help and exit");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>(&parsed.file));
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("file", 1);
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), parsed.vm);
-  po::notify(parsed.vm);
-  if (parsed.vm.count("help")) {
-    std::cout << usage << "\n" << options;
-    return std::nullopt;
-  }
-  if (parsed.file.empty())
-    throw UsageError("missing platform FILE\n" + usage);
-  if (parsed.vm.count("nodes"))
-    parsed.nodes = parsed.vm["nodes"].as<long long>();
-  return parsed;
-}
 
 /// The node count to run on: --nodes, or `fallback`; checked against the machine.
 long long checked_nodes(const PlatformSpec& spec, std::optional<long long> nodes, long long fallback) {
@@ -227,7 +194,7 @@ int show(const std::vector<std::string>& args) {
   options.add_options()("nodes,n", po::value<long long>(),
                         "nodes to allocate (default: the whole machine)")(
       "json", "print one JSON object (SI units in the key names) instead of text");
-  const auto parsed = parse(args,
+  const auto parsed = parse_command_line(args, "platform FILE",
                             "usage: ceiling platform show FILE [--nodes N] [--json]\n\n"
                             "Summarises a platform file: node peak per precision, PCIe and NIC "
                             "bandwidth,\nbisection bandwidth, and the node-to-node route latency "
@@ -238,7 +205,7 @@ int show(const std::vector<std::string>& args) {
   if (!parsed)
     return 0;
   const PlatformSpec spec = config::load_platform(parsed->file);
-  const long long n = checked_nodes(spec, parsed->nodes, spec.nodes);
+  const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), spec.nodes);
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);
   const auto latency = platform::route_latency_range(machine, latency_sources(n));
@@ -254,7 +221,7 @@ int export_command(const std::vector<std::string>& args) {
   po::options_description options("options");
   options.add_options()("nodes,n", po::value<long long>(), "nodes to allocate (required)")(
       "output,o", po::value<std::string>(), "XML file to write (required)");
-  const auto parsed = parse(args,
+  const auto parsed = parse_command_line(args, "platform FILE",
                             "usage: ceiling platform export FILE --nodes N -o OUT.xml\n\n"
                             "Writes the first N nodes of the machine as a SimGrid XML platform "
                             "(version 4.1)\nwith explicit routes, loadable by any SimGrid 3.32 "
@@ -263,12 +230,12 @@ int export_command(const std::vector<std::string>& args) {
                             options);
   if (!parsed)
     return 0;
-  if (!parsed->nodes)
+  if (!parsed->vm.count("nodes"))
     throw UsageError("platform export: --nodes is required");
   if (!parsed->vm.count("output"))
     throw UsageError("platform export: -o/--output is required");
   const PlatformSpec spec = config::load_platform(parsed->file);
-  const long long n = checked_nodes(spec, parsed->nodes, spec.nodes);
+  const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), spec.nodes);
   if (n > platform::max_xml_export_nodes)
     throw UsageError("--nodes: export lists every node-to-node route, so it is limited to " +
                      std::to_string(platform::max_xml_export_nodes) + " nodes, got " +
@@ -302,7 +269,7 @@ int bench(const std::vector<std::string>& args) {
       "bytes moved by each test, with a unit (\"100 MB\", \"64 MiB\")")(
       "json", "print one JSON object instead of a table");
   const auto parsed =
-      parse(args,
+      parse_command_line(args, "platform FILE",
             "usage: ceiling platform bench FILE [--nodes N] [--size SIZE] [--json]\n\n"
             "Simulates micro-benchmarks on the machine and prints each next to its\n"
             "closed form: a node-to-node transfer, a host->device copy (GPU nodes), and a\n"
@@ -318,7 +285,7 @@ int bench(const std::vector<std::string>& args) {
   if (!(*size.value > units::DataSize{}))
     throw UsageError("--size: must be positive, got \"" + size_text + "\"");
   const PlatformSpec spec = config::load_platform(parsed->file);
-  const long long n = checked_nodes(spec, parsed->nodes, std::min<long long>(spec.nodes, 16));
+  const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2)
     throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));
 

@@ -1,0 +1,205 @@
+// Workload files: the bundled suite against its published totals and calibrations; DAG and
+// value errors with their own located messages.
+#include "config/load_error.hpp"
+#include "config/platform_file.hpp"
+#include "config/workload_file.hpp"
+#include "workload/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace ceiling;
+
+namespace {
+
+// Line numbers matter: the error tests pin FILE:LINE:COL.
+const std::string valid = R"([workload]
+name = "tiny"
+title = "Tiny"
+domain = "test"
+framework = "none"
+dataset = "none"
+sample = "image"
+batch_per_worker = 8
+precision = "fp32"
+granularity = "layer"
+input_bytes = 1024
+optimizer_bytes_per_parameter = "20 B"
+source = "made up for tests"
+
+[reference]
+params = 30
+forward_flop = 3e6
+source = "sum of the layers"
+
+[graph]
+layers = [
+  { name = "a", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 },
+  { name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 },
+  { name = "c", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, after = ["a"] },
+  { name = "d", kind = "add", forward_flop = 0, memory_bytes = 300, after = ["b", "c"] },
+]
+
+[calibration]
+platform = "../platforms/generic-single-switch.toml"
+measured_throughput = 100
+batch = 8
+memory_efficiency = 0.5
+compute_efficiency = 0.25
+source = "made up"
+)";
+
+std::string edited(const std::string& from, const std::string& to) {
+  std::string text = valid;
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    config::load_workload_text(text, "workloads/bad.toml");
+  } catch (const config::LoadError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+/// The rows of shared/data/aimatrix/models.csv by name (quoted fields may hold commas).
+std::map<std::string, std::map<std::string, std::string>> models_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::map<std::string, std::map<std::string, std::string>> rows;
+  std::vector<std::string> header;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields{""};
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        fields.emplace_back();
+      else
+        fields.back() += c;
+    }
+    if (header.empty()) {
+      header = fields;
+      continue;
+    }
+    for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i)
+      rows[fields[0]][header[i]] = fields[i];
+  }
+  return rows;
+}
+
+std::vector<std::string> bundled_workloads() {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(CEILING_SOURCE_DIR "/workloads"))
+    if (entry.path().extension() == ".toml")
+      files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+} // namespace
+
+TEST_CASE("a valid workload reads into its layers and DAG") {
+  const auto w = config::load_workload_text(valid, "workloads/ok.toml");
+  REQUIRE(w.layers.size() == 4);
+  CHECK(w.layers[1].after == std::vector<int>{0}); // default: the previous layer
+  CHECK(w.layers[2].after == std::vector<int>{0});
+  CHECK(w.layers[3].after == std::vector<int>{1, 2});
+  CHECK(w.layers[0].backward_per_sample.flop() == 2e6); // default backward_factor 2
+  CHECK(w.input_per_sample.bytes() == 1024);
+  CHECK(w.calibration.measured.platform_path == "platforms/generic-single-switch.toml");
+  CHECK(workload::total_params(w) == w.reference.params);
+}
+
+TEST_CASE("layer DAG and value errors have their own located messages") {
+  SUBCASE("cycle") {
+    CHECK(error_of(edited(R"(after = ["a"])", R"(after = ["d"])")) ==
+          R"(workloads/bad.toml:25:77: error: graph.layers[3].after: the layers depend on each other in a cycle: "d" -> "c" -> "d" (each is needed by the next))");
+  }
+  SUBCASE("unknown dependency, with the closest name") {
+    CHECK(error_of(edited(R"(after = ["b", "c"])", R"(after = ["b", "cc"])")) ==
+          R"(workloads/bad.toml:25:83: error: graph.layers[3].after: unknown layer "cc" (did you mean "c"?))");
+  }
+  SUBCASE("negative FLOPs") {
+    CHECK(error_of(edited("forward_flop = 1e6, memory_bytes = 100, params = 10 },\n  { name = \"b\"",
+                          "forward_flop = -1e6, memory_bytes = 100, params = 10 },\n  { name = \"b\"")) ==
+          R"(workloads/bad.toml:22:47: error: graph.layers[0].forward_flop: must not be negative, got "-1e+06 flop")");
+  }
+  SUBCASE("duplicate layer name") {
+    CHECK(error_of(edited(R"(name = "b")", R"(name = "a")")) ==
+          R"(workloads/bad.toml:23:12: error: graph.layers[1].name: duplicate layer name "a" (first at layers[0]))");
+  }
+  SUBCASE("efficiency out of range") {
+    CHECK(error_of(edited("compute_efficiency = 0.25", "compute_efficiency = 1.5")) ==
+          R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 1, got 1.5)");
+  }
+  SUBCASE("unknown layer key") {
+    CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==
+          R"(workloads/bad.toml:24:72: error: graph.layers[2].parms: unknown key (did you mean "params"?))");
+  }
+}
+
+TEST_CASE("every bundled workload adds up to its published totals") {
+  const auto files = bundled_workloads();
+  CHECK(files.size() >= 20); // the AI Matrix training suite plus AlexNet and VGG16
+  const std::string csv_path = CEILING_SOURCE_DIR "/../shared/data/aimatrix/models.csv";
+  const auto csv = models_csv(csv_path);
+  if (csv.empty())
+    MESSAGE("models.csv not found beside the checkout: checking [reference] totals only");
+  for (const auto& file : files) {
+    CAPTURE(file);
+    const auto w = config::load_workload(file);
+    // Expectation: parameters exactly, forward FLOPs within 1 % of the published totals.
+    CHECK(workload::total_params(w) == w.reference.params);
+    CHECK(workload::total_forward(w).flop() ==
+          doctest::Approx(w.reference.forward_per_sample.flop()).epsilon(0.01));
+    if (const auto row = csv.find(w.name); row != csv.end()) {
+      if (const auto& p = row->second.at("params"); !p.empty())
+        CHECK(w.reference.params == std::stoll(p));
+      if (const auto& f = row->second.at("gflops_per_sample_fwd"); !f.empty())
+        CHECK(workload::total_forward(w).flop() == doctest::Approx(std::stod(f) * 1e9).epsilon(0.01));
+    } else if (!csv.empty()) {
+      FAIL_CHECK("no row named " << w.name << " in models.csv");
+    }
+  }
+}
+
+TEST_CASE("each calibration reproduces its measurement and was computed, not tuned") {
+  for (const auto& file : bundled_workloads()) {
+    CAPTURE(file);
+    const auto w = config::load_workload(file);
+    const auto& m = w.calibration.measured;
+    const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
+    const workload::Efficiency e{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+    const auto predicted = workload::device_iteration(w, device, w.precision, m.batch, e);
+    REQUIRE(predicted.has_value());
+    if (!w.calibration.borrowed_from.empty()) {
+      MESSAGE(w.name << ": calibration borrowed from " << w.calibration.borrowed_from);
+      continue;
+    }
+    // Expectation: the calibrated device reproduces the measured throughput within 1 %.
+    CHECK(predicted->samples_per_second(m.batch) == doctest::Approx(m.samples_per_second).epsilon(0.01));
+    std::string why;
+    const auto fitted = workload::calibrate_compute_efficiency(
+        w, device, w.precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
+    REQUIRE_MESSAGE(fitted.has_value(), why);
+    CHECK(w.calibration.compute_efficiency == doctest::Approx(*fitted).epsilon(1e-5));
+    for (const auto& v : w.validations) { // reported, never asserted: the model is not fitted there
+      const auto other = workload::compute_device(config::load_platform(v.platform_path).node);
+      const auto it = workload::device_iteration(w, other, w.precision, v.batch, e);
+      REQUIRE(it.has_value());
+      MESSAGE(w.name << " on " << other.name << ": predicted " << it->samples_per_second(v.batch)
+                     << ", measured " << v.samples_per_second << " " << w.sample << "s/s, error "
+                     << 100 * (it->samples_per_second(v.batch) - v.samples_per_second) / v.samples_per_second
+                     << " %");
+    }
+  }
+}

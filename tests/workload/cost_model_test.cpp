@@ -1,0 +1,97 @@
+// The roofline per layer and the calibration search, against closed forms.
+#include "workload/cost_model.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ceiling;
+using namespace ceiling::workload;
+
+namespace {
+
+WorkloadSpec one_layer(double flop, double memory_bytes, long long params) {
+  WorkloadSpec w{.precision = platform::Precision::Fp32,
+                 .optimizer_per_parameter = units::DataSize::from_bytes(20)};
+  w.layers.push_back({.name = "l",
+                      .forward_per_sample = units::Flops::from_flop(flop),
+                      .backward_per_sample = units::Flops::from_flop(2 * flop),
+                      .memory_per_sample = units::DataSize::from_bytes(memory_bytes),
+                      .params = params});
+  return w;
+}
+
+DeviceRates device(double peak_fp32, double fp16, double bandwidth) {
+  return {.name = "d",
+          .peak = {.fp32 = units::FlopRate::from_flop_per_second(peak_fp32),
+                   .fp16 = units::FlopRate::from_flop_per_second(fp16)},
+          .memory_bandwidth = units::Bandwidth::from_bytes_per_second(bandwidth)};
+}
+
+} // namespace
+
+TEST_CASE("a compute-bound layer takes batch x FLOPs over the efficient peak") {
+  const WorkloadSpec w = one_layer(1e9, 1e6, 1000);
+  const auto t = layer_time(w, w.layers[0], 10, units::FlopRate::from_flop_per_second(1e12),
+                            units::Bandwidth::from_bytes_per_second(1e11),
+                            platform::Precision::Fp32, {.compute = 0.5, .memory = 0.8});
+  // Expectation: forward 10 x 1e9 / (0.5 x 1e12) = 0.02 s (memory: (1e7 + 4e3) / 8e10 = 1.25e-4 s);
+  // backward twice the FLOPs: 0.04 s.
+  CHECK(t.forward.seconds() == doctest::Approx(0.02).epsilon(1e-12));
+  CHECK(t.backward.seconds() == doctest::Approx(0.04).epsilon(1e-12));
+}
+
+TEST_CASE("a memory-bound layer takes its bytes over the efficient bandwidth") {
+  const WorkloadSpec w = one_layer(1e3, 1e6, 1000);
+  const auto at = [&](platform::Precision p) {
+    return layer_time(w, w.layers[0], 10, units::FlopRate::from_flop_per_second(1e12),
+                      units::Bandwidth::from_bytes_per_second(1e11), p, {.compute = 0.5, .memory = 0.8});
+  };
+  // Expectation: forward (10 x 1e6 + 1000 x 4) / (0.8 x 1e11); backward twice the bytes.
+  CHECK(at(platform::Precision::Fp32).forward.seconds() == doctest::Approx(10.004e6 / 8e10).epsilon(1e-12));
+  CHECK(at(platform::Precision::Fp32).backward.seconds() == doctest::Approx(2 * 10.004e6 / 8e10).epsilon(1e-12));
+  // At fp16 activations and weights take half the bytes.
+  CHECK(at(platform::Precision::Fp16).forward.seconds() == doctest::Approx(5.002e6 / 8e10).epsilon(1e-12));
+}
+
+TEST_CASE("one device's iteration adds forward, backward and the optimizer update") {
+  const WorkloadSpec w = one_layer(1e9, 1e6, 1000);
+  const auto it = device_iteration(w, device(1e12, 4e12, 1e11), platform::Precision::Fp32, 10,
+                                   {.compute = 0.5, .memory = 0.8});
+  REQUIRE(it.has_value());
+  // Expectation: 0.02 + 0.04 + 1000 x 20 B / 8e10 B/s.
+  CHECK(it->total().seconds() == doctest::Approx(0.06 + 2.5e-7).epsilon(1e-12));
+  CHECK(it->samples_per_second(10) == doctest::Approx(10 / (0.06 + 2.5e-7)).epsilon(1e-12));
+  CHECK_FALSE(device_iteration(w, device(1e12, 4e12, 1e11), platform::Precision::Fp64, 10, {}).has_value());
+}
+
+TEST_CASE("calibration recovers the compute efficiency that produced a throughput") {
+  WorkloadSpec w = one_layer(4e9, 2e6, 25'000'000);
+  w.layers.push_back({.name = "bn", .memory_per_sample = units::DataSize::from_bytes(8e6)});
+  const auto d = device(15.7e12, 125e12, 900e9);
+  for (double truth : {0.05, 0.37, 0.93}) {
+    CAPTURE(truth);
+    const double measured =
+        device_iteration(w, d, platform::Precision::Fp32, 64, {truth, 0.68})->samples_per_second(64);
+    std::string why;
+    const auto fitted = calibrate_compute_efficiency(w, d, platform::Precision::Fp32, 64, 0.68, measured, why);
+    REQUIRE(fitted.has_value());
+    CHECK(*fitted == doctest::Approx(truth).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("calibration refuses a throughput the memory-bound part cannot reach") {
+  const WorkloadSpec w = one_layer(1, 1e9, 0); // 1 GB per sample: memory-bound
+  std::string why;
+  CHECK_FALSE(calibrate_compute_efficiency(w, device(1e12, 1e12, 1e11), platform::Precision::Fp32,
+                                           1, 1.0, 1000, why).has_value());
+  CHECK(why.starts_with("even at 100 % of peak compute the model predicts"));
+}
+
+TEST_CASE("a CPU node computes on all its sockets together") {
+  platform::NodeSpec node;
+  node.cpu.sockets = 2;
+  node.cpu.peak_per_socket.fp64 = units::FlopRate::from_flop_per_second(166.4e9);
+  node.cpu.memory_bandwidth_per_socket = units::Bandwidth::from_bytes_per_second(51.2e9);
+  const auto d = compute_device(node);
+  CHECK(d.peak.fp64->flop_per_second() == 332.8e9);
+  CHECK(d.memory_bandwidth.bytes_per_second() == 102.4e9);
+}

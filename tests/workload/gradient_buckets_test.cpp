@@ -1,0 +1,75 @@
+// Gradient buckets: sizes, order, thresholds smaller than the largest layer, sparse gradients.
+#include "workload/gradient_buckets.hpp"
+#include "workload/layer_graph.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ceiling;
+using namespace ceiling::workload;
+
+namespace {
+
+/// A chain of layers with these parameter counts (fp32: 4 bytes each).
+WorkloadSpec chain(const std::vector<long long>& params) {
+  WorkloadSpec w;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    LayerSpec layer{.name = "l" + std::to_string(i), .params = params[i]};
+    if (i > 0)
+      layer.after = {static_cast<int>(i) - 1};
+    w.layers.push_back(layer);
+  }
+  return w;
+}
+
+std::vector<int> forward(const WorkloadSpec& w) { return LayerGraph(w.layers).topological_order(); }
+
+units::DataSize bytes(double b) { return units::DataSize::from_bytes(b); }
+
+} // namespace
+
+TEST_CASE("buckets fill in reverse layer order and close before the threshold is passed") {
+  const WorkloadSpec w = chain({10, 20, 0, 30, 40}); // 40, 80, 0, 120, 160 bytes
+  // Expectation: backward order l4 (160), l3 (120), l1 (80), l0 (40); threshold 300:
+  // 160 + 120 = 280 fits, + 80 = 360 does not -> {l4, l3}, {l1, l0}.
+  const auto plan = plan_buckets(w, forward(w), bytes(300), platform::Precision::Fp32, 1);
+  REQUIRE(plan.dense.size() == 2);
+  CHECK(plan.dense[0].layers == std::vector<int>{4, 3});
+  CHECK(plan.dense[0].bytes.bytes() == 280);
+  CHECK(plan.dense[1].layers == std::vector<int>{1, 0});
+  CHECK(plan.dense[1].bytes.bytes() == 120);
+  CHECK(plan.sparse.empty());
+}
+
+TEST_CASE("a layer larger than the threshold gets a bucket of its own") {
+  const WorkloadSpec w = chain({10, 1000, 10}); // 40, 4000, 40 bytes
+  const auto plan = plan_buckets(w, forward(w), bytes(100), platform::Precision::Fp32, 1);
+  REQUIRE(plan.dense.size() == 3);
+  CHECK(plan.dense[0].layers == std::vector<int>{2});
+  CHECK(plan.dense[1].layers == std::vector<int>{1});
+  CHECK(plan.dense[1].bytes.bytes() == 4000);
+  CHECK(plan.dense[2].layers == std::vector<int>{0});
+}
+
+TEST_CASE("the bucket bytes add up to the dense gradient at the gradient precision") {
+  const WorkloadSpec w = chain({7, 11, 13, 17});
+  for (auto [precision, size] : {std::pair{platform::Precision::Fp32, 4}, {platform::Precision::Fp16, 2}}) {
+    const auto plan = plan_buckets(w, forward(w), bytes(64.0 * 1024 * 1024), precision, 1);
+    REQUIRE(plan.dense.size() == 1); // everything fits one default-size bucket
+    CHECK(plan.dense[0].bytes.bytes() == 48.0 * size);
+  }
+}
+
+TEST_CASE("embedding gradients are sparse: the rows a batch touches, at most the table") {
+  WorkloadSpec w = chain({1000, 64});
+  w.layers[0].embedding = EmbeddingSpec{.rows = 100, .rows_per_sample = 3};
+  // Expectation: 10 elements per row; batch 8 touches 24 rows = 960 bytes; batch 64 would touch
+  // 192 rows but the table has 100: 4000 bytes.
+  const auto small = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 8);
+  REQUIRE(small.sparse.size() == 1);
+  CHECK(small.sparse[0].layer == 0);
+  CHECK(small.sparse[0].bytes.bytes() == 960);
+  CHECK(small.dense.size() == 1);
+  CHECK(small.dense[0].layers == std::vector<int>{1});
+  const auto large = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
+  CHECK(large.sparse[0].bytes.bytes() == 4000);
+}

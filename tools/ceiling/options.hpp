@@ -1,0 +1,31 @@
+// Command-line parsing shared by the subcommands: one positional FILE plus options.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::tools {
+
+/// A parsed subcommand line: the positional FILE and the options' values.
+struct CommandLine {
+  std::string file;
+  boost::program_options::variables_map vm;
+
+  bool has(const char* option) const { return vm.count(option) > 0; }
+  template <class T> std::optional<T> optional(const char* option) const {
+    return has(option) ? std::optional<T>(vm[option].as<T>()) : std::nullopt;
+  }
+};
+
+/// Parses `args` against `options` (to which --help is added) plus one positional FILE,
+/// named `file_name` in messages ("platform FILE"). On --help prints `usage` and the options
+/// and returns nullopt; a missing FILE throws UsageError.
+std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
+                                              const std::string& file_name,
+                                              const std::string& usage,
+                                              boost::program_options::options_description options);
+
+} // namespace ceiling::tools

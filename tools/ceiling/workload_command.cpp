@@ -1,0 +1,306 @@
+// `ceiling workload show|calibrate`: inspect a workload file and fit its compute model.
+#include "config/platform_file.hpp"
+#include "config/workload_file.hpp"
+#include "io/json_writer.hpp"
+#include "tools/ceiling/commands.hpp"
+#include "tools/ceiling/options.hpp"
+#include "units/parse.hpp"
+#include "workload/cost_model.hpp"
+#include "workload/gradient_buckets.hpp"
+#include "workload/layer_graph.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+namespace po = boost::program_options;
+
+namespace ceiling::tools {
+namespace {
+
+using platform::Precision;
+using units::to_string;
+using workload::WorkloadSpec;
+
+/// What one device predicts next to what was measured on it.
+struct DeviceCheck {
+  std::string platform;
+  std::string device;
+  double predicted_samples_per_s = 0;
+  double measured_samples_per_s = 0;
+  int batch = 0;
+  double relative_error() const {
+    return (predicted_samples_per_s - measured_samples_per_s) / measured_samples_per_s;
+  }
+};
+
+workload::Efficiency efficiency_of(const WorkloadSpec& w) {
+  return {w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+}
+
+DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m) {
+  const auto spec = config::load_platform(m.platform_path);
+  const auto device = workload::compute_device(spec.node);
+  const auto it = workload::device_iteration(w, device, w.precision, m.batch, efficiency_of(w));
+  if (!it)
+    throw UsageError(spec.name + ": " + device.name + " has no " +
+                     std::string(platform::to_string(w.precision)) + " peak");
+  return {spec.name, device.name, it->samples_per_second(m.batch), m.samples_per_second, m.batch};
+}
+
+/// Forward arithmetic intensity at `batch`: FLOPs over bytes moved, weights read once.
+double arithmetic_intensity(const WorkloadSpec& w, int batch) {
+  double bytes = 0;
+  for (const auto& layer : w.layers)
+    bytes += batch * layer.memory_per_sample.bytes() +
+             static_cast<double>(layer.params) * workload::element_bytes(w.precision);
+  return batch * workload::total_forward(w).flop() / bytes;
+}
+
+struct PrecisionRow {
+  Precision precision;
+  std::optional<workload::DeviceIteration> iteration;
+};
+
+int show(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()("platform,p", po::value<std::string>(),
+                        "platform file: predict one device's iteration time and throughput per "
+                        "precision on its GPU (or CPU sockets)")(
+      "fusion-threshold", po::value<std::string>()->default_value("64 MiB"),
+      "gradient bucket size, with a unit (Horovod's default fusion buffer)")(
+      "json", "print one JSON object (SI units in the key names) instead of text");
+  const auto cli = parse_command_line(
+      args, "workload FILE",
+      "usage: ceiling workload show FILE [--platform P] [--fusion-threshold SIZE] [--json]\n\n"
+      "Summarises a workload: parameters, gradient bytes (dense and sparse), FLOPs per\n"
+      "sample, arithmetic intensity, the gradient bucket plan, the calibration and its\n"
+      "measurement, validations on other devices, and with --platform the predicted\n"
+      "single-device iteration per precision.\n",
+      options);
+  if (!cli)
+    return 0;
+  const auto threshold_text = cli->vm["fusion-threshold"].as<std::string>();
+  const auto threshold = units::parse<units::DataSize>(threshold_text);
+  if (!threshold)
+    throw UsageError("--fusion-threshold: " + threshold.error);
+  if (!(*threshold.value > units::DataSize{}))
+    throw UsageError("--fusion-threshold: must be positive, got \"" + threshold_text + "\"");
+
+  const WorkloadSpec w = config::load_workload(cli->file);
+  const auto order = workload::LayerGraph(w.layers).topological_order();
+  const auto plan = workload::plan_buckets(w, order, *threshold.value, w.precision, w.batch_per_worker);
+  units::DataSize dense;
+  units::DataSize sparse;
+  for (const auto& b : plan.dense)
+    dense = dense + b.bytes;
+  for (const auto& s : plan.sparse)
+    sparse = sparse + s.bytes;
+  int estimated = 0;
+  for (const auto& layer : w.layers)
+    estimated += layer.estimated ? 1 : 0;
+
+  const DeviceCheck calibrated = check_on(w, w.calibration.measured);
+  std::vector<DeviceCheck> validations;
+  for (const auto& v : w.validations)
+    validations.push_back(check_on(w, v));
+  std::optional<platform::PlatformSpec> on;
+  std::vector<PrecisionRow> rows;
+  if (auto path = cli->optional<std::string>("platform")) {
+    on = config::load_platform(*path);
+    const auto device = workload::compute_device(on->node);
+    for (Precision p : platform::all_precisions)
+      rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker, efficiency_of(w))});
+  }
+  const double intensity = arithmetic_intensity(w, w.batch_per_worker);
+
+  if (cli->has("json")) {
+    io::JsonWriter json(std::cout);
+    json.begin_object();
+    json.key("name").value(w.name).key("title").value(w.title).key("domain").value(w.domain);
+    json.key("framework").value(w.framework).key("dataset").value(w.dataset);
+    json.key("sample").value(w.sample).key("batch_per_worker").value(w.batch_per_worker);
+    json.key("precision").value(platform::to_string(w.precision));
+    json.key("granularity").value(w.granularity);
+    json.key("layers").value(static_cast<long long>(w.layers.size()));
+    json.key("estimated_layers").value(estimated);
+    json.key("params").value(workload::total_params(w));
+    json.key("dense_gradient_bytes").value(dense.bytes());
+    json.key("sparse_gradient_bytes_per_iteration").value(sparse.bytes());
+    json.key("forward_flop_per_sample").value(workload::total_forward(w).flop());
+    json.key("backward_flop_per_sample").value(workload::total_backward(w).flop());
+    json.key("input_bytes_per_sample").value(w.input_per_sample.bytes());
+    json.key("arithmetic_intensity_flop_per_byte").value(intensity);
+    json.key("buckets").begin_object();
+    json.key("threshold_bytes").value(plan.threshold.bytes());
+    json.key("dense").begin_array();
+    for (const auto& b : plan.dense) {
+      json.begin_object().key("bytes").value(b.bytes.bytes());
+      json.key("layers").begin_array();
+      for (int l : b.layers)
+        json.value(w.layers[static_cast<std::size_t>(l)].name);
+      json.end_array().end_object();
+    }
+    json.end_array().key("sparse").begin_array();
+    for (const auto& s : plan.sparse)
+      json.begin_object().key("layer").value(w.layers[static_cast<std::size_t>(s.layer)].name)
+          .key("bytes").value(s.bytes.bytes()).end_object();
+    json.end_array().end_object();
+    json.key("calibration").begin_object();
+    json.key("compute_efficiency").value(w.calibration.compute_efficiency);
+    json.key("memory_efficiency").value(w.calibration.memory_efficiency);
+    json.key("borrowed_from").value(w.calibration.borrowed_from);
+    json.key("source").value(w.calibration.measured.source);
+    json.end_object();
+    json.key("device_checks").begin_array();
+    auto write_check = [&](const DeviceCheck& c, const char* role) {
+      json.begin_object().key("role").value(role).key("platform").value(c.platform)
+          .key("device").value(c.device).key("batch").value(c.batch)
+          .key("predicted_samples_per_s").value(c.predicted_samples_per_s)
+          .key("measured_samples_per_s").value(c.measured_samples_per_s)
+          .key("relative_error").value(c.relative_error()).end_object();
+    };
+    write_check(calibrated, w.calibration.borrowed_from.empty() ? "calibration" : "borrowed calibration");
+    for (const auto& v : validations)
+      write_check(v, "validation");
+    json.end_array();
+    if (on) {
+      json.key("prediction").begin_object().key("platform").value(on->name);
+      json.key("per_precision").begin_object();
+      for (const auto& row : rows) {
+        json.key(platform::to_string(row.precision));
+        if (!row.iteration) {
+          json.null();
+          continue;
+        }
+        json.begin_object().key("iteration_time_s").value(row.iteration->total().seconds())
+            .key("forward_s").value(row.iteration->forward.seconds())
+            .key("backward_s").value(row.iteration->backward.seconds())
+            .key("optimizer_s").value(row.iteration->optimizer.seconds())
+            .key("samples_per_s").value(row.iteration->samples_per_second(w.batch_per_worker))
+            .end_object();
+      }
+      json.end_object().end_object();
+    }
+    json.end_object();
+    return 0;
+  }
+
+  std::cout << "workload      " << w.title << " (" << w.name << "), " << w.domain << "\n"
+            << "framework     " << w.framework << "\n"
+            << "dataset       " << w.dataset << "\n"
+            << "batch         " << w.batch_per_worker << " " << w.sample << "s per worker, "
+            << platform::to_string(w.precision) << ", " << w.layers.size() << " "
+            << w.granularity << "s (" << estimated << " estimated)\n"
+            << "parameters    " << workload::total_params(w) << "; gradient " << to_string(dense)
+            << " dense + " << to_string(sparse) << " sparse per iteration ("
+            << plan.sparse.size() << " embedding tables)\n"
+            << "FLOPs/sample  forward " << to_string(workload::total_forward(w)) << ", backward "
+            << to_string(workload::total_backward(w)) << "\n";
+  std::printf("intensity     %.1f FLOP/B (forward, batch %d, weights read once)\n", intensity,
+              w.batch_per_worker);
+  std::cout << "input/sample  " << to_string(w.input_per_sample) << " host -> device\n";
+  std::cout << "buckets       " << plan.dense.size() << " dense at a " << to_string(plan.threshold)
+            << " threshold, in the order backward fills them:\n";
+  for (std::size_t i = 0; i < plan.dense.size(); ++i) {
+    const auto& b = plan.dense[i];
+    std::cout << "  #" << i << "  " << to_string(b.bytes) << ", " << b.layers.size()
+              << " layers, " << w.layers[static_cast<std::size_t>(b.layers.front())].name
+              << " .. " << w.layers[static_cast<std::size_t>(b.layers.back())].name << "\n";
+  }
+  std::printf("calibration   compute efficiency %.4f, memory efficiency %.2f%s\n",
+              w.calibration.compute_efficiency, w.calibration.memory_efficiency,
+              w.calibration.borrowed_from.empty()
+                  ? ""
+                  : (" (borrowed from " + w.calibration.borrowed_from + ")").c_str());
+  std::cout << "  source      " << w.calibration.measured.source << "\n";
+  const auto print_check = [&](const DeviceCheck& c, const char* role) {
+    std::printf("%-13s %s, %s, batch %d: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
+                c.platform.c_str(), c.device.c_str(), c.batch, c.predicted_samples_per_s,
+                c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
+  };
+  print_check(calibrated, w.calibration.borrowed_from.empty() ? "calibrated on" : "lender's data");
+  for (const auto& v : validations)
+    print_check(v, "validation");
+  if (on) {
+    std::cout << "one device of " << on->name << " ("
+              << workload::compute_device(on->node).name << "), batch " << w.batch_per_worker
+              << ", no communication:\n";
+    std::printf("  %-9s %12s %12s %12s %12s %14s\n", "precision", "iteration", "forward",
+                "backward", "optimizer", "throughput");
+    for (const auto& row : rows) {
+      if (!row.iteration) {
+        std::printf("  %-9s %s\n", platform::to_string(row.precision).data(), "(no peak at this precision)");
+        continue;
+      }
+      std::printf("  %-9s %10.4f s %10.4f s %10.4f s %10.4f s %10.4g %s/s\n",
+                  platform::to_string(row.precision).data(), row.iteration->total().seconds(),
+                  row.iteration->forward.seconds(), row.iteration->backward.seconds(),
+                  row.iteration->optimizer.seconds(),
+                  row.iteration->samples_per_second(w.batch_per_worker), w.sample.c_str());
+    }
+  }
+  return 0;
+}
+
+int calibrate(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()("write", "replace compute_efficiency in the file with the fitted value");
+  const auto cli = parse_command_line(
+      args, "workload FILE",
+      "usage: ceiling workload calibrate FILE [--write]\n\n"
+      "Finds the compute efficiency with which the calibration device ([calibration] platform)\n"
+      "reproduces the measured single-device throughput, given the memory efficiency.\n",
+      options);
+  if (!cli)
+    return 0;
+  const WorkloadSpec w = config::load_workload(cli->file);
+  if (!w.calibration.borrowed_from.empty())
+    throw UsageError(cli->file + ": the calibration is borrowed from " +
+                     w.calibration.borrowed_from + "; calibrate that workload instead");
+  const auto& m = w.calibration.measured;
+  const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
+  std::string why;
+  const auto efficiency = workload::calibrate_compute_efficiency(
+      w, device, w.precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
+  if (!efficiency)
+    throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
+  char value[32];
+  std::snprintf(value, sizeof value, "%.6g", *efficiency);
+  std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
+            << " (measured " << m.samples_per_second << " " << w.sample << "s/s at batch "
+            << m.batch << ")\n";
+  if (!cli->has("write"))
+    return 0;
+  std::ifstream in(cli->file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::regex line(R"((^compute_efficiency\s*=\s*)[0-9.eE+-]+)", std::regex::multiline);
+  const std::string updated = std::regex_replace(text.str(), line, "$1" + std::string(value));
+  std::ofstream(cli->file) << updated;
+  std::cout << "wrote " << cli->file << "\n";
+  return 0;
+}
+
+} // namespace
+
+int workload_command(const std::vector<std::string>& args) {
+  const std::string usage = "usage: ceiling workload show|calibrate FILE [options]\n"
+                            "Run `ceiling workload <subcommand> --help` for the options.";
+  if (args.empty())
+    throw UsageError("workload: missing subcommand\n" + usage);
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "show")
+    return show(rest);
+  if (args[0] == "calibrate")
+    return calibrate(rest);
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << usage << "\n";
+    return 0;
+  }
+  throw UsageError("workload: unknown subcommand \"" + args[0] + "\"\n" + usage);
+}
+
+} // namespace ceiling::tools
