@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -274,12 +273,27 @@ int calibrate(const std::vector<std::string>& args) {
             << m.batch << ")\n";
   if (!cli->has("write"))
     return 0;
+  // Replace the number after "compute_efficiency =" in [calibration], keeping the rest of the line.
   std::ifstream in(cli->file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::regex line(R"((^compute_efficiency\s*=\s*)[0-9.eE+-]+)", std::regex::multiline);
-  const std::string updated = std::regex_replace(text.str(), line, "$1" + std::string(value));
-  std::ofstream(cli->file) << updated;
+  std::string text;
+  std::string section;
+  bool replaced = false;
+  for (std::string line; std::getline(in, line); text += line + "\n") {
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] == '[')
+      section = line.substr(first);
+    if (replaced || !section.starts_with("[calibration]") || first == std::string::npos ||
+        line.compare(first, 18, "compute_efficiency") != 0)
+      continue;
+    const auto equals = line.find('=', first);
+    const auto number = line.find_first_not_of(" \t", equals + 1);
+    const auto end = line.find_first_of(" \t#", number);
+    line = line.substr(0, number) + value + (end == std::string::npos ? "" : line.substr(end));
+    replaced = true;
+  }
+  if (!replaced)
+    throw UsageError(cli->file + ": no compute_efficiency line in [calibration] to replace");
+  std::ofstream(cli->file) << text;
   std::cout << "wrote " << cli->file << "\n";
   return 0;
 }

@@ -47,16 +47,16 @@ OPTIMIZER_COMMENT = (
     "nvcnn.py make_optimizer(): tf.train.MomentumOptimizer(lr, momentum=0.9, use_nesterov=True) "
     "(alibaba/ai-matrix at 5e5b923 and at HEAD f7e1d77; the digest does not state the "
     "optimizer). nvcnn adds L2 weight decay (1e-4) to the loss, which costs further passes over "
-    "the weights that are not counted here"
+    "the weights that are not counted here."
 )
 OPTIMIZER_COMMENT_HISTORICAL = (
     "[estimated] SGD with momentum, fp32: read weight, gradient, momentum; write weight, "
     "momentum = 5 x 4 B, as nvcnn.py (tf.train.MomentumOptimizer, Nesterov) that AI Matrix's TF "
-    "CNN tests use; no training run of this model is in the data"
+    "CNN tests use; no training run of this model is in the data."
 )
 BACKWARD_COMMENT = (
     "[estimated] standard assumption: backward (data + weight gradients) = 2 x forward FLOPs; "
-    "digest §7 likewise takes training = 3 x forward"
+    "digest §7 likewise takes training = 3 x forward."
 )
 CAL_SOURCE = (
     "[R-102] digest §3.4: AI Matrix v1.0.2 results (results_cnn_train.csv), TF 1.10, FP32, one "
@@ -637,7 +637,7 @@ def decimal_flop(gflop_text):
     return int(v)
 
 
-def render(model, row, g, joins, after_gap, csv_name):
+def render(model, row, g, joins, after_gap, csv_name, compute_efficiency):
     ref_params = int(row["params"])
     ref_flop = decimal_flop(row["gflops_per_sample_fwd"])
     c, h, w = model["input_chw"]
@@ -659,7 +659,6 @@ def render(model, row, g, joins, after_gap, csv_name):
     lines.append("")
 
     # [workload]
-    at_workload = len(lines)
     lines.append("[workload]")
     lines.append(kv("name", q(model["name"]), "models.csv `name`"))
     lines.append(kv("title", q(model["title"])))
@@ -719,15 +718,13 @@ def render(model, row, g, joins, after_gap, csv_name):
     lines.append("")
 
     # layers
-    at_layers = len(lines)
-    lines.append("# `layers` is a root key: TOML puts a key written after a [table] header into that")
-    lines.append("# table, so the array comes before [workload].")
+    lines.append("[graph]")
     sum_params = sum(L["params"] for L in g.layers)
     sum_flop = sum(L["flop"] for L in g.layers)
     lines.append("# Layers: one per row of %s, in CSV order" % src_csv)
     lines.append("# (%d rows), plus %d join layers." % (len(g.layers) - joins, joins))
-    lines.append("# forward_flop = fwd_flops_per_sample (2 x MACs); params = params (BN gamma and beta")
-    lines.append("# included); memory_bytes = 4 B x (in_elems + out_elems), out_elems = product of")
+    lines.append("# forward_flop = fwd_flops_per_sample (2 x MACs); params = params (biases or BN gamma")
+    lines.append("# and beta included); memory_bytes = 4 B x (in_elems + out_elems), out_elems = product of")
     lines.append("# out_shape_CHW (the fused-forward convention of digest §3.3: a row stands for its conv,")
     lines.append("# BN and activation in the TF tables; the Caffe tables list ReLU, LRN, dropout rows apart).")
     lines.append("# Names repeated in the CSV get a suffix _0, _1, ... in CSV order. `after` is omitted when")
@@ -774,10 +771,6 @@ def render(model, row, g, joins, after_gap, csv_name):
     lines.append("")
 
     # [calibration]
-    at_calibration = len(lines)
-    # move the layers (a root key) in front of the first table header
-    lines = (lines[:at_workload] + lines[at_layers:at_calibration]
-             + lines[at_workload:at_layers] + lines[at_calibration:])
     cal = model["calibration"]
     lines.append("[calibration]")
     if cal == "measured":
@@ -787,7 +780,7 @@ def render(model, row, g, joins, after_gap, csv_name):
         lines.append(kv("batch", "64", "digest §3.4"))
         lines.append(kv("memory_efficiency", MEMORY_EFFICIENCY,
                         "[I] 499 / 732 GB/s = 0.682, P100 copy (piz-daint.md §2.4)"))
-        lines.append(kv("compute_efficiency", COMPUTE_EFFICIENCY_PLACEHOLDER,
+        lines.append(kv("compute_efficiency", compute_efficiency,
                         "written by: ceiling workload calibrate"))
         lines.append(kv("source", q(CAL_SOURCE)))
     else:
@@ -822,6 +815,10 @@ def main():
     ap.add_argument("data_dir", nargs="?", default=None,
                     help="AI Matrix data directory (default: ../shared/data/aimatrix from the repo root)")
     ap.add_argument("--out", default=None, help="output directory (default: workloads/ in the repo)")
+    ap.add_argument("--keep-calibration", action="store_true",
+                    help="keep the compute_efficiency that `ceiling workload calibrate` wrote into "
+                         "an existing output file instead of the placeholder %s"
+                         % COMPUTE_EFFICIENCY_PLACEHOLDER)
     args = ap.parse_args()
     data = Path(args.data_dir) if args.data_dir else (REPO_ROOT / DEFAULT_DATA)
     out_dir = Path(args.out) if args.out else (REPO_ROOT / "workloads")
@@ -857,7 +854,14 @@ def main():
         after_gap = check_shapes(g, c * h * w, model["csv"])
         if model["calibration"] == "measured" and not row["v100_train_throughput"]:
             fail("%s: no V100 training throughput in models.csv" % model["name"])
-        text, sp, sf, rp, rf = render(model, row, g, joins, after_gap, model["csv"])
+        ce = COMPUTE_EFFICIENCY_PLACEHOLDER
+        target = out_dir / model["file"]
+        if args.keep_calibration and target.is_file():
+            m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)",
+                          target.read_text(encoding="utf-8"), re.M)
+            if m:
+                ce = m.group(1)
+        text, sp, sf, rp, rf = render(model, row, g, joins, after_gap, model["csv"], ce)
         err = (sf - rf) / rf
         if sp != rp:
             fail("%s: layer params %d != reference %d" % (model["name"], sp, rp))

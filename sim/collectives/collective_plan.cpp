@@ -1,0 +1,271 @@
+// Plans of each algorithm; formulas name their source in comments.
+#include "collectives/collective_plan.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+
+namespace ceiling::collectives {
+namespace {
+
+constexpr std::array<std::pair<Algorithm, std::string_view>, 6> names{{
+    {Algorithm::Ring, "ring"},
+    {Algorithm::HalvingDoubling, "halving-doubling"},
+    {Algorithm::BinaryTree, "binary-tree"},
+    {Algorithm::DoubleBinaryTree, "double-binary-tree"},
+    {Algorithm::Hierarchical, "hierarchical"},
+    {Algorithm::ParameterServer, "parameter-server"},
+}};
+
+Phase ring_step(const std::vector<int>& members, double bytes) {
+  Phase p;
+  const auto n = members.size();
+  for (std::size_t i = 0; i < n; ++i)
+    p.flows.push_back({members[i], members[(i + 1) % n], bytes});
+  return p;
+}
+
+std::vector<int> iota(int n, int stride = 1) {
+  std::vector<int> v;
+  for (int i = 0; i < n; ++i)
+    v.push_back(i * stride);
+  return v;
+}
+
+/// Ring all-reduce over `members`: 2(n-1) steps of B/n (Patarasuk and Yuan 2009).
+void ring(std::vector<Phase>& plan, const std::vector<int>& members, double bytes, bool aggregate) {
+  const int n = static_cast<int>(members.size());
+  if (n < 2)
+    return;
+  if (aggregate) {
+    Phase p = ring_step(members, 2.0 * (n - 1) * (bytes / n));
+    p.steps = 2 * (n - 1);
+    plan.push_back(std::move(p));
+    return;
+  }
+  for (int s = 0; s < 2 * (n - 1); ++s)
+    plan.push_back(ring_step(members, bytes / n));
+}
+
+/// Rabenseifner (Thakur, Rabenseifner and Gropp 2005): for a power of two p, log2 p halving
+/// steps (partner at distance p/2, p/4, ..., bytes B/2, B/4, ...) then the mirror doubling
+/// steps. With n = p + r ranks, the first 2r fold into r first: odd ranks send B to their even
+/// neighbour before and receive the result after.
+void halving_doubling(std::vector<Phase>& plan, int n, double bytes) {
+  if (n < 2)
+    return;
+  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+  const int r = n - p;
+  // Rank of the power-of-two group -> actual rank: the even rank of each folded pair, then the rest.
+  std::vector<int> member;
+  for (int i = 0; i < r; ++i)
+    member.push_back(2 * i);
+  for (int i = 2 * r; i < n; ++i)
+    member.push_back(i);
+  Phase fold;
+  for (int i = 0; i < r; ++i)
+    fold.flows.push_back({2 * i + 1, 2 * i, bytes});
+  if (r > 0)
+    plan.push_back(fold);
+  std::vector<Phase> halving;
+  double chunk = bytes;
+  for (int distance = p / 2; distance >= 1; distance /= 2) {
+    chunk /= 2;
+    Phase step;
+    for (int i = 0; i < p; ++i)
+      step.flows.push_back({member[i], member[i ^ distance], chunk});
+    halving.push_back(step);
+  }
+  plan.insert(plan.end(), halving.begin(), halving.end());
+  plan.insert(plan.end(), halving.rbegin(), halving.rend()); // doubling: same partners, reversed
+  if (r > 0) {
+    Phase unfold;
+    for (int i = 0; i < r; ++i)
+      unfold.flows.push_back({2 * i, 2 * i + 1, bytes});
+    plan.push_back(unfold);
+  }
+}
+
+/// Binary tree over positions 0..n-1 (parent of k is (k-1)/2), ranks mapped by `rank_of`:
+/// reduce level by level from the leaves (left children, then right children, so that a parent
+/// receives one flow at a time), then broadcast in the mirror order.
+void binary_tree(std::vector<std::vector<Flow>>& steps, int n, double bytes, auto rank_of) {
+  int depth = 0;
+  while ((1 << (depth + 1)) - 1 < n)
+    ++depth; // positions at depth d are 2^d - 1 .. 2^(d+1) - 2
+  std::vector<std::vector<Flow>> reduce;
+  for (int d = depth; d >= 1; --d)
+    for (int side : {1, 2}) { // left child = 2k+1, right child = 2k+2
+      std::vector<Flow> step;
+      for (int k = (1 << d) - 1; k < std::min(n, (1 << (d + 1)) - 1); ++k)
+        if ((k - 1) % 2 == side - 1)
+          step.push_back({rank_of(k), rank_of((k - 1) / 2), bytes});
+      if (!step.empty())
+        reduce.push_back(step);
+    }
+  steps.insert(steps.end(), reduce.begin(), reduce.end());
+  for (auto it = reduce.rbegin(); it != reduce.rend(); ++it) {
+    std::vector<Flow> down;
+    for (const Flow& f : *it)
+      down.push_back({f.dst, f.src, f.bytes});
+    steps.push_back(down);
+  }
+}
+
+void trees(std::vector<Phase>& plan, int n, double bytes, bool two) {
+  if (n < 2)
+    return;
+  if (!two) {
+    std::vector<std::vector<Flow>> steps;
+    binary_tree(steps, n, bytes, [](int k) { return k; });
+    for (auto& s : steps)
+      plan.push_back({std::move(s)});
+    return;
+  }
+  // Double binary tree (Sanders, Speck and Träff 2009; NCCL 2.4): the second tree is the first
+  // mirrored (position k -> rank n-1-k), so a rank inner in one tree is mostly a leaf in the
+  // other; each tree reduces half the buffer, both at once.
+  std::vector<std::vector<Flow>> first;
+  std::vector<std::vector<Flow>> second;
+  binary_tree(first, n, bytes / 2, [](int k) { return k; });
+  binary_tree(second, n, bytes / 2, [n](int k) { return n - 1 - k; });
+  for (std::size_t s = 0; s < first.size(); ++s) {
+    Phase p{first[s]};
+    p.flows.insert(p.flows.end(), second[s].begin(), second[s].end());
+    plan.push_back(std::move(p));
+  }
+}
+
+/// Reduce inside each node to its first rank (one rank at a time, over the node's links), a
+/// ring among the node leaders, then broadcast inside in the mirror order.
+void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregate) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  const int nodes = (g.ranks + per_node - 1) / per_node;
+  std::vector<Phase> gather;
+  for (int local = 1; local < per_node; ++local) {
+    Phase step;
+    for (int node = 0; node < nodes; ++node)
+      if (node * per_node + local < g.ranks)
+        step.flows.push_back({node * per_node + local, node * per_node, bytes});
+    gather.push_back(step);
+  }
+  plan.insert(plan.end(), gather.begin(), gather.end());
+  ring(plan, iota(nodes, per_node), bytes, aggregate);
+  for (auto it = gather.rbegin(); it != gather.rend(); ++it) {
+    Phase down;
+    for (const Flow& f : it->flows)
+      down.flows.push_back({f.dst, f.src, f.bytes});
+    plan.push_back(down);
+  }
+}
+
+/// k servers on ranks 0..k-1 each own B/k: every other rank pushes its share to each server,
+/// then pulls the reduced share back (2 steps).
+void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers) {
+  const int k = std::clamp(servers, 1, n);
+  if (n < 2)
+    return;
+  Phase push;
+  for (int r = 0; r < n; ++r)
+    for (int s = 0; s < k; ++s)
+      if (r != s)
+        push.flows.push_back({r, s, bytes / k});
+  Phase pull;
+  for (const Flow& f : push.flows)
+    pull.flows.push_back({f.dst, f.src, f.bytes});
+  plan.push_back(push);
+  plan.push_back(pull);
+}
+
+std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bool aggregate) {
+  std::vector<Phase> plan;
+  switch (a) {
+  case Algorithm::Ring: ring(plan, iota(g.ranks), bytes, aggregate); break;
+  case Algorithm::HalvingDoubling: halving_doubling(plan, g.ranks, bytes); break;
+  case Algorithm::BinaryTree: trees(plan, g.ranks, bytes, false); break;
+  case Algorithm::DoubleBinaryTree: trees(plan, g.ranks, bytes, true); break;
+  case Algorithm::Hierarchical: hierarchical(plan, g, bytes, aggregate); break;
+  case Algorithm::ParameterServer: parameter_server(plan, g.ranks, bytes, servers); break;
+  }
+  // Steps of the other algorithms all differ in pattern: nothing to merge.
+  return plan;
+}
+
+} // namespace
+
+std::string_view to_string(Algorithm a) {
+  for (const auto& [algorithm, name] : names)
+    if (algorithm == a)
+      return name;
+  return "?";
+}
+
+std::optional<Algorithm> algorithm_from_string(std::string_view text) {
+  for (const auto& [algorithm, name] : names)
+    if (name == text)
+      return algorithm;
+  return std::nullopt;
+}
+
+std::string algorithm_names() {
+  std::string list;
+  for (const auto& [algorithm, name] : names)
+    list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
+}
+
+std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers) {
+  return allreduce(a, g, bytes, servers, false);
+}
+
+std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers) {
+  return allreduce(a, g, bytes, servers, true);
+}
+
+std::vector<Phase> allgather_steps(Group g, double bytes) {
+  std::vector<Phase> plan;
+  for (int s = 0; s + 1 < g.ranks; ++s)
+    plan.push_back(ring_step(iota(g.ranks), bytes));
+  return plan;
+}
+
+std::vector<Phase> allgather_phases(Group g, double bytes) {
+  if (g.ranks < 2)
+    return {};
+  Phase p = ring_step(iota(g.ranks), (g.ranks - 1) * bytes);
+  p.steps = g.ranks - 1;
+  return {p};
+}
+
+std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {
+  std::vector<Phase> merged;
+  const auto same_pattern = [](const Phase& a, const Phase& b) {
+    return a.flows.size() == b.flows.size() &&
+           std::equal(a.flows.begin(), a.flows.end(), b.flows.begin(),
+                      [](const Flow& x, const Flow& y) { return x.src == y.src && x.dst == y.dst; });
+  };
+  for (const Phase& step : steps) {
+    if (!merged.empty() && same_pattern(merged.back(), step)) {
+      for (std::size_t i = 0; i < step.flows.size(); ++i)
+        merged.back().flows[i].bytes += step.flows[i].bytes;
+      merged.back().steps += step.steps;
+    } else {
+      merged.push_back(step);
+    }
+  }
+  return merged;
+}
+
+double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s) {
+  double total = 0;
+  for (const Phase& p : plan) {
+    double largest = 0;
+    for (const Flow& f : p.flows)
+      largest = std::max(largest, f.bytes);
+    total += p.steps * alpha_s + largest / bytes_per_s;
+  }
+  return total;
+}
+
+} // namespace ceiling::collectives

@@ -1,0 +1,75 @@
+// Collective algorithms as plans of concurrent point-to-point flows between ranks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ceiling::collectives {
+
+/// One point-to-point transfer between two ranks of the group.
+struct Flow {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0;
+  bool operator==(const Flow&) const = default;
+};
+
+/// A set of flows that run concurrently. In an exact plan a phase is one step of the
+/// algorithm; in an aggregated plan it stands for `steps` consecutive steps with the same
+/// pattern, each flow carrying their summed bytes, and the phase pays the route latency
+/// `steps` times (SimGrid charges it once; the rest is added as a delay).
+struct Phase {
+  std::vector<Flow> flows;
+  int steps = 1;
+  bool operator==(const Phase&) const = default;
+};
+
+/// The ranks taking part: `ranks` in all, `ranks_per_node` consecutive ones per node.
+struct Group {
+  int ranks = 1;
+  int ranks_per_node = 1;
+};
+
+enum class Algorithm {
+  Ring,             ///< reduce-scatter then all-gather around a ring: 2(N-1) steps of B/N
+  HalvingDoubling,  ///< Rabenseifner: recursive halving reduce-scatter, doubling all-gather
+  BinaryTree,       ///< reduce up a binary tree, then broadcast down, whole buffer per step
+  DoubleBinaryTree, ///< two complementary binary trees, each carrying half the buffer
+  Hierarchical,     ///< reduce inside each node, ring across nodes, broadcast inside
+  ParameterServer,  ///< every rank pushes B/k to each of k servers, then pulls it back
+};
+
+/// "ring", "halving-doubling", "binary-tree", "double-binary-tree", "hierarchical",
+/// "parameter-server".
+std::string_view to_string(Algorithm a);
+std::optional<Algorithm> algorithm_from_string(std::string_view text);
+/// All names, comma-separated, for messages and --help.
+std::string algorithm_names();
+
+/// The all-reduce of `bytes` per rank as exact steps (one phase per step). `servers` is the
+/// parameter-server count (ignored by the others). One rank: no phases. Ring, halving-doubling
+/// and the trees cost O(N) flows per step; the ring has 2(N-1) steps, so its exact plan holds
+/// O(N^2) flows.
+std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers = 1);
+
+/// The same all-reduce with consecutive steps of the same pattern merged (see Phase): a ring
+/// becomes one phase of N flows carrying 2(N-1)/N B each. Built directly, without the exact
+/// steps, so that it stays O(N) for a ring of any size.
+std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers = 1);
+
+/// Ring all-gather in which every rank contributes `bytes` (sparse gradients): N-1 steps in
+/// which rank i passes `bytes` to rank i+1; aggregated, one phase of (N-1) `bytes` per flow.
+std::vector<Phase> allgather_steps(Group g, double bytes);
+std::vector<Phase> allgather_phases(Group g, double bytes);
+
+/// Merges consecutive phases whose flows have the same (src, dst) pattern; used by tests to
+/// hold the direct aggregated plans against the exact ones.
+std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps);
+
+/// Alpha-beta time of an all-reduce when no link is shared: every step costs
+/// alpha + (largest flow of the step) / bandwidth.
+double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s);
+
+} // namespace ceiling::collectives

@@ -1,0 +1,54 @@
+// What a replay returns: per-iteration times, breakdowns, bytes per link class, a timeline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ceiling::replay {
+
+/// Where a rank's time went, exclusive and summing to the iteration time: computing, copying
+/// over PCIe while not computing, communicating while neither, and waiting for other ranks
+/// (to join a collective or to finish the iteration). Averaged over ranks.
+struct Breakdown {
+  double compute_s = 0;
+  double copy_s = 0;
+  double communication_s = 0;
+  double synchronisation_s = 0;
+  double total_s() const { return compute_s + copy_s + communication_s + synchronisation_s; }
+};
+
+/// Bytes that crossed links of each class in one iteration, summed over links (a flow that
+/// crosses three fabric links counts three times there).
+struct LinkBytes {
+  double pcie = 0;
+  double nic = 0;
+  double fabric = 0;
+  double gpu_link = 0;
+};
+
+struct IterationResult {
+  double time_s = 0;
+  Breakdown breakdown;
+  LinkBytes bytes;
+};
+
+/// One activity of one rank, for traces.
+struct TimelineEvent {
+  int rank = 0;
+  std::string category; ///< compute, copy, communication
+  std::string name;
+  double start_s = 0;
+  double end_s = 0;
+};
+
+struct RunResult {
+  int ranks = 0;
+  double samples_per_iteration = 0;      ///< batch x ranks
+  double flop_per_iteration = 0;         ///< all ranks, forward + backward
+  std::vector<IterationResult> iterations; ///< the first is warm-up
+  std::vector<TimelineEvent> timeline;
+  /// Mean over the iterations after the first (the first alone when there is one).
+  IterationResult measured_mean() const;
+};
+
+} // namespace ceiling::replay

@@ -1,0 +1,59 @@
+// One simulation to run: a machine, a workload, a node count and the replay options.
+#pragma once
+
+#include "collectives/collective_plan.hpp"
+#include "platform/engine.hpp"
+#include "platform/platform_spec.hpp"
+#include "workload/gradient_buckets.hpp"
+#include "workload/workload_spec.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace ceiling::replay {
+
+/// Where a GPU's gradient goes before the network: through host memory (a device->host copy
+/// before and a host->device copy after each reduction, as Cray MPI did on Piz Daint), or
+/// straight from GPU memory (GPU-direct RDMA).
+enum class Staging { Host, Direct };
+
+/// Exact: every step of every collective as its own flows. Aggregated: consecutive steps with
+/// the same pattern merged into one flow per rank (DESIGN.md, "Fidelity levels and speed").
+enum class Fidelity { Aggregated, Exact };
+
+/// Numeric formats of compute and gradients. Mixed: compute and activations at fp16,
+/// gradients reduced in fp32 (master weights, as PyTorch AMP with DDP).
+enum class PrecisionMode { Fp64, Fp32, Fp16, Mixed };
+
+std::string_view to_string(Staging s);
+std::string_view to_string(Fidelity f);
+std::string_view to_string(PrecisionMode p);
+std::optional<PrecisionMode> precision_mode_from_string(std::string_view text);
+platform::Precision compute_precision(PrecisionMode p);
+platform::Precision gradient_precision(PrecisionMode p);
+
+struct ReplayOptions {
+  collectives::Algorithm collective = collectives::Algorithm::Ring;
+  int servers = 1;                          ///< parameter-server count
+  std::optional<PrecisionMode> precision;   ///< default: the workload's precision
+  std::optional<Staging> staging;           ///< default: Direct when the NIC has GPU-direct
+  bool overlap = true;                      ///< reduce buckets while backward goes on
+  bool input_overlap = true;                ///< copy the next batch during this iteration
+  Fidelity fidelity = Fidelity::Aggregated;
+  int iterations = 5;                       ///< the first is reported apart as warm-up
+  std::uint64_t seed = 1;
+  double jitter = 0;                        ///< relative std. deviation of per-rank compute time
+  units::DataSize fusion_threshold =
+      units::DataSize::from_bytes(workload::default_fusion_threshold_bytes);
+  platform::NetworkSettings network;
+  bool record_timeline = false;
+};
+
+struct Scenario {
+  platform::PlatformSpec platform;
+  workload::WorkloadSpec workload;
+  long long nodes = 1;
+  ReplayOptions options;
+};
+
+} // namespace ceiling::replay
