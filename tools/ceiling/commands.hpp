@@ -19,6 +19,9 @@ const char* version();
 /// `ceiling platform show|export|bench ...`; returns the exit status.
 int platform_command(const std::vector<std::string>& args);
 
+/// `ceiling run --platform P --workload W --nodes N ...`; returns the exit status.
+int run_command(const std::vector<std::string>& args);
+
 /// `ceiling workload show|calibrate ...`; returns the exit status.
 int workload_command(const std::vector<std::string>& args);
 

@@ -15,6 +15,7 @@ constexpr const char* usage = R"(usage: ceiling <command> [options]
 Simulates data-parallel deep-learning training on parallel machines (SimGrid).
 
 commands:
+  run                     replay training iterations of a workload on a machine (--help)
   platform show FILE      summary of a platform file: nodes, peaks, links, bisection, latency
   platform export FILE    the machine as a SimGrid XML platform
   platform bench FILE     micro-benchmarks simulated on the machine, next to their closed forms
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "platform")
       return ceiling::tools::platform_command({args.begin() + 1, args.end()});
+    if (args[0] == "run")
+      return ceiling::tools::run_command({args.begin() + 1, args.end()});
     if (args[0] == "workload")
       return ceiling::tools::workload_command({args.begin() + 1, args.end()});
     std::cerr << "ceiling: error: unknown command \"" << args[0] << "\"\n\n" << usage;

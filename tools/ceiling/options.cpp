@@ -14,7 +14,8 @@ const char* version() { return CEILING_VERSION; }
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                               const std::string& file_name,
                                               const std::string& usage,
-                                              po::options_description options) {
+                                              po::options_description options,
+                                              bool wants_file) {
   CommandLine parsed;
   options.add_options()("help,h", "print this help and exit");
   po::options_description hidden;
@@ -22,14 +23,15 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  positional.add("file", 1);
+  if (wants_file)
+    positional.add("file", 1);
   po::store(po::command_line_parser(args).options(all).positional(positional).run(), parsed.vm);
   po::notify(parsed.vm);
   if (parsed.has("help")) {
     std::cout << usage << "\n" << options;
     return std::nullopt;
   }
-  if (parsed.file.empty())
+  if (wants_file && parsed.file.empty())
     throw UsageError("missing " + file_name + "\n" + usage);
   return parsed;
 }

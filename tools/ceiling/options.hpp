@@ -20,12 +20,13 @@ struct CommandLine {
   }
 };
 
-/// Parses `args` against `options` (to which --help is added) plus one positional FILE,
-/// named `file_name` in messages ("platform FILE"). On --help prints `usage` and the options
-/// and returns nullopt; a missing FILE throws UsageError.
+/// Parses `args` against `options` (to which --help is added) plus, when `wants_file`, one
+/// positional FILE named `file_name` in messages ("platform FILE"). On --help prints `usage`
+/// and the options and returns nullopt; a missing FILE throws UsageError.
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                               const std::string& file_name,
                                               const std::string& usage,
-                                              boost::program_options::options_description options);
+                                              boost::program_options::options_description options,
+                                              bool wants_file = true);
 
 } // namespace ceiling::tools

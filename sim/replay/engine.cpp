@@ -1,0 +1,508 @@
+// Maestro-driven replay: no actors; every activity is created when its dependencies are met.
+#include "replay/engine.hpp"
+
+#include "platform/machine.hpp"
+#include "replay/iteration_plan.hpp"
+
+#include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <cassert>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <random>
+#include <unordered_map>
+
+namespace sg4 = simgrid::s4u;
+
+namespace ceiling::replay {
+namespace {
+
+enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer };
+
+/// Carried by every activity (set_data) so that the one completion callback can dispatch.
+struct Tag {
+  Kind kind;
+  int rank;        // the rank, or the flow's source
+  int index = 0;   // segment, reduction or iteration
+  int phase = 0;
+  int flow = 0;
+  double start_s = 0;
+};
+
+/// A phase's flows indexed by rank: ids[offsets[r] .. offsets[r+1]) are r's flows.
+struct PhaseIndex {
+  std::vector<int> offsets;
+  std::vector<int> ids;
+};
+
+std::vector<PhaseIndex> index_plan(const std::vector<collectives::Phase>& plan, int ranks) {
+  std::vector<PhaseIndex> index;
+  for (const auto& phase : plan) {
+    PhaseIndex pi{std::vector<int>(static_cast<std::size_t>(ranks) + 1, 0), {}};
+    for (const auto& f : phase.flows) {
+      ++pi.offsets[static_cast<std::size_t>(f.src) + 1];
+      ++pi.offsets[static_cast<std::size_t>(f.dst) + 1];
+    }
+    for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r)
+      pi.offsets[r + 1] += pi.offsets[r];
+    pi.ids.resize(static_cast<std::size_t>(pi.offsets.back()));
+    std::vector<int> fill(pi.offsets.begin(), pi.offsets.end() - 1);
+    for (std::size_t i = 0; i < phase.flows.size(); ++i) {
+      pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(phase.flows[i].src)]++)] = static_cast<int>(i);
+      pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(phase.flows[i].dst)]++)] = static_cast<int>(i);
+    }
+    index.push_back(std::move(pi));
+  }
+  return index;
+}
+
+/// Link counts and latency of the route between two ranks' communication hosts.
+struct RouteStats {
+  double latency_s = 0;
+  LinkBytes per_byte; // links of each class crossed
+};
+
+/// Exclusive time accounting of one rank: compute > copy > communication > waiting.
+struct RankClock {
+  int computing = 0;
+  int copying = 0;
+  int communicating = 0;
+  double last_s = 0;
+  Breakdown spent;
+
+  void mark(double now) {
+    const double dt = now - last_s;
+    last_s = now;
+    if (computing > 0)
+      spent.compute_s += dt;
+    else if (copying > 0)
+      spent.copy_s += dt;
+    else if (communicating > 0)
+      spent.communication_s += dt;
+    else
+      spent.synchronisation_s += dt;
+  }
+};
+
+struct RankState {
+  sg4::Host* compute = nullptr;
+  sg4::Host* comm = nullptr;   // where gradients are exchanged from: host memory or the GPU
+  sg4::Host* cpu = nullptr;
+  double factor = 1;           // jitter of this iteration
+  std::vector<char> input_done;
+  bool forward_waiting = false; // forward is due but the input is not there yet
+  int next_segment = 0;
+  int produced = 0;             // reductions whose gradient backward has produced
+  int staged = 0;               // ... and that sit on the communication host
+  int next_collective = 0;      // next collective to arrive at
+  int in_collective = -1;
+  int reduced = 0;              // reductions complete (after the copy back)
+  bool backward_done = false;
+  RankClock clock;
+};
+
+struct CollectiveState {
+  int arrived = 0;
+  std::vector<int> phase_of; // per rank: the phase whose flows it is in, or plan size when done
+  std::vector<int> pending;  // per rank: its unfinished flows in that phase
+  std::vector<std::vector<char>> started;
+};
+
+class Replay {
+public:
+  explicit Replay(const Scenario& s)
+      : scenario_(s), plan_(make_iteration_plan(s)),
+        machine_((platform::start_engine(s.options.network), platform::Machine::build(s.platform, s.nodes))),
+        rng_(s.options.seed) {
+    const auto pstate = s.platform.node.is_gpu_node() ? machine_.gpu_pstate_of(plan_.compute_precision)
+                                                      : machine_.cpu_pstate_of(plan_.compute_precision);
+    const bool host_staging = resolved_staging(s) == Staging::Host;
+    for (long long node = 0; node < s.nodes; ++node) {
+      const auto& hosts = machine_.node(node);
+      for (int g = 0; g < plan_.ranks_per_node; ++g) {
+        RankState r;
+        r.cpu = hosts.cpu;
+        r.compute = hosts.gpus.empty() ? hosts.cpu : hosts.gpus[static_cast<std::size_t>(g)];
+        r.comm = host_staging ? hosts.cpu : r.compute;
+        r.compute->set_pstate(static_cast<unsigned long>(*pstate));
+        r.input_done.assign(static_cast<std::size_t>(s.options.iterations), plan_.input_copy_bytes == 0);
+        ranks_.push_back(std::move(r));
+      }
+    }
+    for (const auto& reduction : plan_.reductions)
+      indexes_.push_back(index_plan(reduction.plan, plan_.ranks));
+    sg4::Engine::on_time_advance_cb([this](double) { trash_.clear(); });
+    sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { completed(a); });
+  }
+
+  RunResult run() {
+    result_.ranks = plan_.ranks;
+    result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
+    result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
+    start_iteration();
+    sg4::Engine::get_instance()->run();
+    assert(static_cast<int>(result_.iterations.size()) == scenario_.options.iterations &&
+           "the replay stopped before its last iteration");
+    return result_;
+  }
+
+private:
+  double now() const { return sg4::Engine::get_clock(); }
+
+  // --- activities -------------------------------------------------------------------------
+
+  Tag* tag(Tag t) {
+    t.start_s = now();
+    tags_.push_back(t);
+    return &tags_.back();
+  }
+
+  void launch(sg4::ActivityPtr activity, Tag* t) {
+    activity->set_data(t);
+    live_.emplace(activity.get(), activity);
+    activity->start();
+  }
+
+  void exec(sg4::Host* host, double seconds, Tag t) {
+    auto e = sg4::Exec::init();
+    e->set_host(host)->set_flops_amount(seconds * host->get_speed());
+    launch(e, tag(t));
+  }
+
+  void comm(sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
+    auto c = sg4::Comm::sendto_init(src, dst);
+    c->set_payload_size(static_cast<std::uint64_t>(std::llround(bytes)));
+    launch(c, tag(t));
+  }
+
+  void copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
+    clock(r).mark(now());
+    ++clock(r).copying;
+    bytes_.pcie += bytes;
+    comm(src, dst, bytes, t);
+  }
+
+  void compute(int r, double seconds, Tag t) {
+    clock(r).mark(now());
+    ++clock(r).computing;
+    exec(ranks_[static_cast<std::size_t>(r)].compute, seconds * ranks_[static_cast<std::size_t>(r)].factor, t);
+  }
+
+  void completed(const sg4::Activity& a) {
+    const Tag* t = a.get_data<Tag>();
+    if (!t)
+      return;
+    // The engine still uses the activity after this callback: park the last reference.
+    auto it = live_.find(&a);
+    trash_.push_back(std::move(it->second));
+    live_.erase(it);
+    record(*t);
+    switch (t->kind) {
+    case Kind::InputCopy: input_copied(t->rank, t->index); break;
+    case Kind::Forward: computed(t->rank), start_backward_segment(t->rank); break;
+    case Kind::Backward: computed(t->rank), backward_segment_done(t->rank, t->index); break;
+    case Kind::StageOut: copied(t->rank), staged(t->rank); break;
+    case Kind::Flow: flow_transferred(t->index, t->phase, t->flow); break;
+    case Kind::FlowDelay: flow_done(t->index, t->phase, t->flow); break;
+    case Kind::StageIn: copied(t->rank), reduction_done(t->rank); break;
+    case Kind::Optimizer: computed(t->rank), rank_finished(t->rank); break;
+    }
+  }
+
+  void record(const Tag& t) {
+    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay)
+      return;
+    static constexpr const char* names[] = {"input copy", "forward", "backward", "device->host",
+                                            "flow", "", "host->device", "optimizer"};
+    const bool is_compute = t.kind == Kind::Forward || t.kind == Kind::Backward || t.kind == Kind::Optimizer;
+    std::string name = names[static_cast<int>(t.kind)];
+    if (t.kind == Kind::Backward)
+      name += " " + std::to_string(t.index);
+    if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn)
+      name += " " + plan_.reductions[static_cast<std::size_t>(t.index)].name;
+    result_.timeline.push_back({t.rank, is_compute ? "compute" : (t.kind == Kind::Flow ? "communication" : "copy"),
+                                name, t.start_s, now()});
+  }
+
+  RankClock& clock(int r) { return ranks_[static_cast<std::size_t>(r)].clock; }
+  void computed(int r) { clock(r).mark(now()), --clock(r).computing; }
+  void copied(int r) { clock(r).mark(now()), --clock(r).copying; }
+
+  // --- one rank's iteration -----------------------------------------------------------------
+
+  void start_iteration() {
+    iteration_start_s_ = now();
+    finished_ = 0;
+    bytes_ = {};
+    collectives_.assign(plan_.reductions.size(), {});
+    std::normal_distribution<double> noise(0.0, scenario_.options.jitter);
+    for (int r = 0; r < plan_.ranks; ++r) {
+      RankState& rank = ranks_[static_cast<std::size_t>(r)];
+      rank.clock.mark(now());
+      rank.clock.spent = {};
+      rank.factor = scenario_.options.jitter > 0 ? 1.0 + std::abs(noise(rng_)) : 1.0;
+      rank.next_segment = rank.produced = rank.staged = rank.next_collective = rank.reduced = 0;
+      rank.in_collective = -1;
+      rank.backward_done = false;
+      const bool prefetched = scenario_.options.input_overlap && iteration_ > 0;
+      if (!rank.input_done[static_cast<std::size_t>(iteration_)] && !prefetched)
+        copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, iteration_});
+      rank.forward_waiting = true;
+      try_forward(r);
+    }
+  }
+
+  void input_copied(int r, int iteration) {
+    copied(r);
+    ranks_[static_cast<std::size_t>(r)].input_done[static_cast<std::size_t>(iteration)] = 1;
+    if (iteration == iteration_)
+      try_forward(r);
+  }
+
+  void try_forward(int r) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    if (!rank.forward_waiting || !rank.input_done[static_cast<std::size_t>(iteration_)])
+      return;
+    rank.forward_waiting = false;
+    const int next = iteration_ + 1;
+    if (scenario_.options.input_overlap && next < scenario_.options.iterations &&
+        !rank.input_done[static_cast<std::size_t>(next)])
+      copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, next});
+    compute(r, plan_.forward_s, {Kind::Forward, r});
+  }
+
+  void start_backward_segment(int r) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    compute(r, plan_.backward_segments_s[static_cast<std::size_t>(rank.next_segment)],
+            {Kind::Backward, r, rank.next_segment});
+  }
+
+  void backward_segment_done(int r, int segment) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    const int reductions = static_cast<int>(plan_.reductions.size());
+    rank.next_segment = segment + 1;
+    if (segment < reductions) {
+      if (scenario_.options.overlap)
+        produce(r);
+      start_backward_segment(r);
+      return;
+    }
+    rank.backward_done = true;
+    while (rank.produced < reductions) // without overlap every bucket is released now
+      produce(r);
+    maybe_optimize(r);
+  }
+
+  /// The next reduction's gradient exists on the device: stage it out, or use it in place.
+  void produce(int r) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    const int k = rank.produced++;
+    if (rank.comm != rank.compute)
+      copy(r, rank.compute, rank.comm, plan_.reductions[static_cast<std::size_t>(k)].bytes, {Kind::StageOut, r, k});
+    else
+      staged(r);
+  }
+
+  void staged(int r) {
+    ++ranks_[static_cast<std::size_t>(r)].staged;
+    try_arrive(r);
+  }
+
+  void reduction_done(int r) {
+    ++ranks_[static_cast<std::size_t>(r)].reduced;
+    maybe_optimize(r);
+  }
+
+  void maybe_optimize(int r) {
+    const RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.backward_done && rank.reduced == static_cast<int>(plan_.reductions.size()))
+      compute(r, plan_.optimizer_s, {Kind::Optimizer, r});
+  }
+
+  void rank_finished(int r) {
+    clock(r).mark(now());
+    if (++finished_ < plan_.ranks)
+      return;
+    // Synchronisation: the iteration ends with its slowest rank.
+    IterationResult it{.time_s = now() - iteration_start_s_, .bytes = bytes_};
+    for (int q = 0; q < plan_.ranks; ++q) {
+      clock(q).mark(now());
+      const Breakdown& b = clock(q).spent;
+      it.breakdown.compute_s += b.compute_s / plan_.ranks;
+      it.breakdown.copy_s += b.copy_s / plan_.ranks;
+      it.breakdown.communication_s += b.communication_s / plan_.ranks;
+      it.breakdown.synchronisation_s += b.synchronisation_s / plan_.ranks;
+    }
+    result_.iterations.push_back(it);
+    if (++iteration_ < scenario_.options.iterations)
+      start_iteration();
+  }
+
+  // --- collectives ------------------------------------------------------------------------
+
+  /// A rank joins the next collective once it is done with the previous one and its gradient
+  /// is on the communication host; the collective starts when the last rank joins.
+  void try_arrive(int r) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.in_collective >= 0 || rank.next_collective >= rank.staged)
+      return;
+    const int k = rank.in_collective = rank.next_collective++;
+    clock(r).mark(now());
+    ++clock(r).communicating;
+    CollectiveState& c = collectives_[static_cast<std::size_t>(k)];
+    if (++c.arrived < plan_.ranks)
+      return;
+    const auto& phases = plan_.reductions[static_cast<std::size_t>(k)].plan;
+    c.phase_of.assign(static_cast<std::size_t>(plan_.ranks), 0);
+    c.pending.assign(static_cast<std::size_t>(plan_.ranks), 0);
+    c.started.clear();
+    for (const auto& p : phases)
+      c.started.emplace_back(p.flows.size(), 0);
+    for (int q = 0; q < plan_.ranks; ++q)
+      enter_phase(k, q, 0);
+  }
+
+  /// Moves rank `r` to the first phase >= `from` in which it has flows, starting those whose
+  /// other end is there too; past the last phase the rank is done with the collective.
+  void enter_phase(int k, int r, int from) {
+    CollectiveState& c = collectives_[static_cast<std::size_t>(k)];
+    const auto& index = indexes_[static_cast<std::size_t>(k)];
+    const auto& phases = plan_.reductions[static_cast<std::size_t>(k)].plan;
+    const auto ru = static_cast<std::size_t>(r);
+    int p = from;
+    while (p < static_cast<int>(phases.size()) &&
+           index[static_cast<std::size_t>(p)].offsets[ru] == index[static_cast<std::size_t>(p)].offsets[ru + 1])
+      ++p;
+    c.phase_of[ru] = p;
+    if (p == static_cast<int>(phases.size())) {
+      collective_done(k, r);
+      return;
+    }
+    const auto& pi = index[static_cast<std::size_t>(p)];
+    c.pending[ru] = pi.offsets[ru + 1] - pi.offsets[ru];
+    for (int i = pi.offsets[ru]; i < pi.offsets[ru + 1]; ++i) {
+      const int f = pi.ids[static_cast<std::size_t>(i)];
+      const auto& flow = phases[static_cast<std::size_t>(p)].flows[static_cast<std::size_t>(f)];
+      const int other = flow.src == r ? flow.dst : flow.src;
+      auto& started = c.started[static_cast<std::size_t>(p)][static_cast<std::size_t>(f)];
+      if (started || c.phase_of[static_cast<std::size_t>(other)] != p)
+        continue;
+      started = 1;
+      const RouteStats& route = route_stats(flow.src, flow.dst);
+      bytes_.pcie += flow.bytes * route.per_byte.pcie;
+      bytes_.nic += flow.bytes * route.per_byte.nic;
+      bytes_.fabric += flow.bytes * route.per_byte.fabric;
+      bytes_.gpu_link += flow.bytes * route.per_byte.gpu_link;
+      comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
+           flow.bytes, {Kind::Flow, flow.src, k, p, f});
+    }
+  }
+
+  void flow_transferred(int k, int p, int f) {
+    const auto& phase = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)];
+    if (phase.steps <= 1) {
+      flow_done(k, p, f);
+      return;
+    }
+    // An aggregated phase pays its route latency once per merged step; SimGrid charged one.
+    const auto& flow = phase.flows[static_cast<std::size_t>(f)];
+    exec(machine_.timer_host(), (phase.steps - 1) * route_stats(flow.src, flow.dst).latency_s,
+         {Kind::FlowDelay, flow.src, k, p, f});
+  }
+
+  void flow_done(int k, int p, int f) {
+    CollectiveState& c = collectives_[static_cast<std::size_t>(k)];
+    const auto& flow = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)]
+                           .flows[static_cast<std::size_t>(f)];
+    for (int end : {flow.src, flow.dst})
+      if (--c.pending[static_cast<std::size_t>(end)] == 0)
+        enter_phase(k, end, p + 1);
+  }
+
+  void collective_done(int k, int r) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    clock(r).mark(now());
+    --clock(r).communicating;
+    rank.in_collective = -1;
+    if (rank.comm != rank.compute)
+      copy(r, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(k)].bytes, {Kind::StageIn, r, k});
+    else
+      reduction_done(r);
+    try_arrive(r);
+  }
+
+  const RouteStats& route_stats(int src, int dst) {
+    auto [it, fresh] = routes_.try_emplace({src, dst});
+    if (!fresh)
+      return it->second;
+    std::vector<sg4::Link*> links;
+    ranks_[static_cast<std::size_t>(src)].comm->route_to(ranks_[static_cast<std::size_t>(dst)].comm, links,
+                                                         &it->second.latency_s);
+    for (const sg4::Link* link : links) {
+      const std::string& name = link->get_name();
+      if (name.find("-pcie_") != std::string::npos)
+        it->second.per_byte.pcie += 1;
+      else if (name.find("-nic_") != std::string::npos)
+        it->second.per_byte.nic += 1;
+      else if (name.find("-gpulink_") != std::string::npos)
+        it->second.per_byte.gpu_link += 1;
+      else
+        it->second.per_byte.fabric += 1;
+    }
+    return it->second;
+  }
+
+  const Scenario& scenario_;
+  IterationPlan plan_;
+  platform::Machine machine_;
+  std::mt19937_64 rng_;
+  std::vector<RankState> ranks_;
+  std::vector<std::vector<PhaseIndex>> indexes_;
+  std::vector<CollectiveState> collectives_;
+  std::map<std::pair<int, int>, RouteStats> routes_;
+  std::deque<Tag> tags_;
+  std::unordered_map<const sg4::Activity*, sg4::ActivityPtr> live_;
+  std::vector<sg4::ActivityPtr> trash_;
+  RunResult result_;
+  LinkBytes bytes_;
+  int iteration_ = 0;
+  int finished_ = 0;
+  double iteration_start_s_ = 0;
+};
+
+} // namespace
+
+IterationResult RunResult::measured_mean() const {
+  if (iterations.empty())
+    return {};
+  const std::size_t first = iterations.size() > 1 ? 1 : 0;
+  IterationResult mean;
+  const double n = static_cast<double>(iterations.size() - first);
+  for (std::size_t i = first; i < iterations.size(); ++i) {
+    const auto& it = iterations[i];
+    mean.time_s += it.time_s / n;
+    mean.breakdown.compute_s += it.breakdown.compute_s / n;
+    mean.breakdown.copy_s += it.breakdown.copy_s / n;
+    mean.breakdown.communication_s += it.breakdown.communication_s / n;
+    mean.breakdown.synchronisation_s += it.breakdown.synchronisation_s / n;
+    mean.bytes.pcie += it.bytes.pcie / n;
+    mean.bytes.nic += it.bytes.nic / n;
+    mean.bytes.fabric += it.bytes.fabric / n;
+    mean.bytes.gpu_link += it.bytes.gpu_link / n;
+  }
+  return mean;
+}
+
+RunResult run(const Scenario& s) {
+  assert(!scenario_problem(s) && "run: the scenario has a problem; check scenario_problem first");
+  Replay replay(s);
+  return replay.run();
+}
+
+} // namespace ceiling::replay

@@ -1,0 +1,23 @@
+// The replay engine: data-parallel training iterations as SimGrid activities.
+#pragma once
+
+#include "replay/result.hpp"
+#include "replay/scenario.hpp"
+
+namespace ceiling::replay {
+
+/// Builds the machine in this process's SimGrid engine (one per process) and replays
+/// s.options.iterations iterations of s.workload on s.nodes nodes. Requires
+/// scenario_problem(s) to be empty.
+///
+/// Each rank (a GPU, or a CPU node) runs per iteration: the host->device copy of its input
+/// batch (prefetched during the previous iteration when input_overlap), forward, backward in
+/// segments ending where a gradient bucket is complete, the bucket's reduction (a device->host
+/// copy, the collective among host memories and a host->device copy when staging through the
+/// host; the collective between GPUs with GPU-direct), the optimizer update once every bucket
+/// is reduced; the iteration ends when the slowest rank is done. Collectives run one after
+/// the other in bucket order; each starts when its last participant arrives (a join).
+/// Activities are created only when their dependencies are met, from completion callbacks.
+RunResult run(const Scenario& s);
+
+} // namespace ceiling::replay

@@ -1,0 +1,157 @@
+// From workload and platform specs to per-rank seconds and bytes.
+#include "replay/iteration_plan.hpp"
+
+#include "platform/topology.hpp"
+#include "workload/layer_graph.hpp"
+
+#include <algorithm>
+
+namespace ceiling::replay {
+
+std::string_view to_string(Staging s) { return s == Staging::Host ? "host" : "direct"; }
+std::string_view to_string(Fidelity f) { return f == Fidelity::Aggregated ? "aggregated" : "exact"; }
+std::string_view to_string(PrecisionMode p) {
+  switch (p) {
+  case PrecisionMode::Fp64: return "fp64";
+  case PrecisionMode::Fp32: return "fp32";
+  case PrecisionMode::Fp16: return "fp16";
+  case PrecisionMode::Mixed: return "mixed";
+  }
+  return "?";
+}
+
+std::optional<PrecisionMode> precision_mode_from_string(std::string_view text) {
+  for (PrecisionMode p : {PrecisionMode::Fp64, PrecisionMode::Fp32, PrecisionMode::Fp16, PrecisionMode::Mixed})
+    if (to_string(p) == text)
+      return p;
+  return std::nullopt;
+}
+
+platform::Precision compute_precision(PrecisionMode p) {
+  switch (p) {
+  case PrecisionMode::Fp64: return platform::Precision::Fp64;
+  case PrecisionMode::Fp32: return platform::Precision::Fp32;
+  default: return platform::Precision::Fp16;
+  }
+}
+
+platform::Precision gradient_precision(PrecisionMode p) {
+  return p == PrecisionMode::Mixed ? platform::Precision::Fp32 : compute_precision(p);
+}
+
+PrecisionMode resolved_precision(const Scenario& s) {
+  if (s.options.precision)
+    return *s.options.precision;
+  return *precision_mode_from_string(platform::to_string(s.workload.precision));
+}
+
+Staging resolved_staging(const Scenario& s) {
+  if (!s.platform.node.is_gpu_node())
+    return Staging::Direct;
+  if (s.options.staging)
+    return *s.options.staging;
+  return s.platform.node.nic.gpu_direct ? Staging::Direct : Staging::Host;
+}
+
+namespace {
+
+int ranks_per_node(const platform::PlatformSpec& p) { return p.node.gpu ? p.node.gpu->count : 1; }
+
+} // namespace
+
+std::optional<std::string> scenario_problem(const Scenario& s) {
+  if (auto problem = platform::allocation_problem(s.platform, s.nodes))
+    return problem;
+  const auto device = workload::compute_device(s.platform.node);
+  const platform::Precision p = compute_precision(resolved_precision(s));
+  if (!device.peak.at(p))
+    return "precision " + std::string(to_string(resolved_precision(s))) + " needs a " +
+           std::string(platform::to_string(p)) + " peak, which the " + device.name + " of " +
+           s.platform.name + " does not have";
+  const long long ranks = s.nodes * ranks_per_node(s.platform);
+  if (s.options.collective == collectives::Algorithm::ParameterServer &&
+      (s.options.servers < 1 || s.options.servers > ranks))
+    return "parameter servers must number 1 to " + std::to_string(ranks) + " (the ranks), got " +
+           std::to_string(s.options.servers);
+  if (s.options.iterations < 1)
+    return "iterations must be at least 1, got " + std::to_string(s.options.iterations);
+  if (s.options.jitter < 0)
+    return "jitter must not be negative";
+  if (!s.platform.node.is_gpu_node() && s.options.staging == Staging::Host)
+    return "staging through host memory needs GPU nodes; " + s.platform.name + " has CPU nodes";
+  return std::nullopt;
+}
+
+IterationPlan make_iteration_plan(const Scenario& s) {
+  const auto& w = s.workload;
+  const PrecisionMode mode = resolved_precision(s);
+  IterationPlan plan;
+  plan.ranks_per_node = ranks_per_node(s.platform);
+  plan.ranks = static_cast<int>(s.nodes) * plan.ranks_per_node;
+  plan.compute_precision = compute_precision(mode);
+  const int batch = w.batch_per_worker;
+  const auto device = workload::compute_device(s.platform.node);
+  const workload::Efficiency efficiency{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+  const auto peak = *device.peak.at(plan.compute_precision);
+
+  if (s.platform.node.is_gpu_node())
+    plan.input_copy_bytes = w.input_per_sample.bytes() * batch;
+  const auto order = workload::LayerGraph(w.layers).topological_order();
+  std::vector<workload::LayerTime> times;
+  for (const auto& layer : w.layers) {
+    times.push_back(workload::layer_time(w, layer, batch, peak, device.memory_bandwidth,
+                                         plan.compute_precision, efficiency));
+    plan.forward_s += times.back().forward.seconds();
+    plan.flop_per_rank += batch * (layer.forward_per_sample + layer.backward_per_sample).flop();
+  }
+  plan.optimizer_s = static_cast<double>(workload::total_params(w)) * w.optimizer_per_parameter.bytes() /
+                     (device.memory_bandwidth.bytes_per_second() * efficiency.memory);
+
+  // Reductions in the order backward makes them ready: the position of a reduction is the
+  // backward position of its last layer.
+  const auto buckets = workload::plan_buckets(w, order, s.options.fusion_threshold,
+                                              gradient_precision(mode), batch);
+  std::vector<int> backward_position(w.layers.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    backward_position[static_cast<std::size_t>(order[order.size() - 1 - k])] = static_cast<int>(k);
+  struct Ready {
+    int position;
+    Reduction reduction;
+  };
+  std::vector<Ready> ready;
+  const collectives::Group group{plan.ranks, plan.ranks_per_node};
+  const bool exact = s.options.fidelity == Fidelity::Exact;
+  for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
+    int last = 0;
+    for (int l : buckets.dense[b].layers)
+      last = std::max(last, backward_position[static_cast<std::size_t>(l)]);
+    const double bytes = buckets.dense[b].bytes.bytes();
+    ready.push_back({last, {"bucket " + std::to_string(b), bytes, false,
+                            exact ? collectives::allreduce_steps(s.options.collective, group, bytes, s.options.servers)
+                                  : collectives::allreduce_phases(s.options.collective, group, bytes, s.options.servers)}});
+  }
+  for (const auto& sparse : buckets.sparse) {
+    const double bytes = sparse.bytes.bytes();
+    ready.push_back({backward_position[static_cast<std::size_t>(sparse.layer)],
+                     {"sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes, true,
+                      exact ? collectives::allgather_steps(group, bytes)
+                            : collectives::allgather_phases(group, bytes)}});
+  }
+  std::stable_sort(ready.begin(), ready.end(),
+                   [](const Ready& a, const Ready& b) { return a.position < b.position; });
+  int next = 0; // backward position of the first layer of the current segment
+  for (Ready& r : ready) {
+    double segment = 0;
+    for (; next <= r.position; ++next)
+      segment += times[static_cast<std::size_t>(order[order.size() - 1 - static_cast<std::size_t>(next)])].backward.seconds();
+    plan.backward_segments_s.push_back(segment);
+    plan.reductions.push_back(std::move(r.reduction));
+  }
+  double tail = 0;
+  for (; next < static_cast<int>(order.size()); ++next)
+    tail += times[static_cast<std::size_t>(order[order.size() - 1 - static_cast<std::size_t>(next)])].backward.seconds();
+  plan.backward_segments_s.push_back(tail);
+  return plan;
+}
+
+} // namespace ceiling::replay

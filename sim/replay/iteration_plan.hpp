@@ -1,0 +1,51 @@
+// What every rank does in one iteration, in seconds and bytes, before any simulation.
+#pragma once
+
+#include "collectives/collective_plan.hpp"
+#include "replay/scenario.hpp"
+#include "workload/cost_model.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::replay {
+
+/// One gradient exchange: a dense bucket's all-reduce or a sparse table's all-gather.
+struct Reduction {
+  std::string name;
+  double bytes = 0;                      ///< per rank: the bucket, or the rows it touched
+  bool sparse = false;
+  std::vector<collectives::Phase> plan;  ///< over ranks 0..N-1
+};
+
+/// The per-rank work of one iteration, the same on every rank before jitter. Backward runs as
+/// segments: segment i ends when reductions[i] becomes ready; the last segment has no
+/// reduction after it (the first layers' backward, once every gradient is out).
+struct IterationPlan {
+  int ranks = 1;
+  int ranks_per_node = 1;
+  double input_copy_bytes = 0;             ///< host -> device per rank (GPU nodes only)
+  double forward_s = 0;
+  std::vector<double> backward_segments_s; ///< reductions.size() + 1 entries
+  std::vector<Reduction> reductions;       ///< in the order backward makes them ready
+  double optimizer_s = 0;
+  double flop_per_rank = 0;                ///< forward + backward, one iteration
+  platform::Precision compute_precision = platform::Precision::Fp32;
+};
+
+/// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter
+/// server count outside 1..N), or nullopt.
+std::optional<std::string> scenario_problem(const Scenario& s);
+
+/// The plan of `s`; requires scenario_problem(s) to be empty.
+IterationPlan make_iteration_plan(const Scenario& s);
+
+/// The resolved staging: the option, else Direct when the NIC has GPU-direct; CPU nodes never
+/// stage.
+Staging resolved_staging(const Scenario& s);
+
+/// The resolved precision mode: the option, else the workload's precision.
+PrecisionMode resolved_precision(const Scenario& s);
+
+} // namespace ceiling::replay
