@@ -142,8 +142,6 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   std::vector<NodeLinks> links_by_slot;
   for (long long slot = 0; slot < slots; ++slot)
     links_by_slot.push_back(create_node_links(spec.node, link_zone, machine.node_name(slot)));
-  machine.timer_ = link_zone->create_host("timer", 1e9);
-  machine.timer_->set_core_count(1 << 30)->seal();
   link_zone->seal();
 
   const sg4::ClusterCallbacks callbacks(

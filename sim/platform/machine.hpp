@@ -39,17 +39,12 @@ public:
   std::optional<int> cpu_pstate_of(Precision p) const;
   std::optional<int> gpu_pstate_of(Precision p) const;
 
-  /// A host outside the network whose executions never share it (2^30 cores of 1 GFLOP/s):
-  /// an execution of d x 1e9 FLOP on it lasts d seconds, a timer for the replay engine.
-  simgrid::s4u::Host* timer_host() const { return timer_; }
-
   /// Name of the node slot that holds `rank` ("node0042"), as used in host and link names.
   std::string node_name(long long rank) const;
 
 private:
   PlatformSpec spec_;
   std::vector<NodeHosts> ranks_;
-  simgrid::s4u::Host* timer_ = nullptr;
 };
 
 /// Route latency and links from `src` to `dst`, as SimGrid resolves them.

@@ -7,7 +7,7 @@
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
@@ -169,10 +169,14 @@ private:
     activity->start();
   }
 
-  void exec(sg4::Host* host, double seconds, Tag t) {
-    auto e = sg4::Exec::init();
-    e->set_host(host)->set_flops_amount(seconds * host->get_speed());
-    launch(e, tag(t));
+  /// Fires `t` after `seconds`, as a kernel timer rather than an activity: SimGrid 3.32 keeps
+  /// every activity started outside an actor in one list and pays a walk of it at each
+  /// completion, so thousands of concurrent execs made large runs quadratic. A device runs one
+  /// kernel at a time and nothing else computes on it, so its compute is a delay of the
+  /// roofline time, exactly what an exec on the unshared host would last.
+  void after(double seconds, Tag t) {
+    const Tag* fired = tag(t);
+    simgrid::kernel::timer::Timer::set(now() + seconds, [this, fired] { dispatch(*fired); });
   }
 
   void comm(sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
@@ -191,7 +195,7 @@ private:
   void compute(int r, double seconds, Tag t) {
     clock(r).mark(now());
     ++clock(r).computing;
-    exec(ranks_[static_cast<std::size_t>(r)].compute, seconds * ranks_[static_cast<std::size_t>(r)].factor, t);
+    after(seconds * ranks_[static_cast<std::size_t>(r)].factor, t);
   }
 
   void completed(const sg4::Activity& a) {
@@ -202,6 +206,11 @@ private:
     auto it = live_.find(&a);
     trash_.push_back(std::move(it->second));
     live_.erase(it);
+    dispatch(*t);
+  }
+
+  void dispatch(const Tag& tag) {
+    const Tag* t = &tag;
     record(*t);
     switch (t->kind) {
     case Kind::InputCopy: input_copied(t->rank, t->index); break;
@@ -412,8 +421,7 @@ private:
     }
     // An aggregated phase pays its route latency once per merged step; SimGrid charged one.
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    exec(machine_.timer_host(), (phase.steps - 1) * route_stats(flow.src, flow.dst).latency_s,
-         {Kind::FlowDelay, flow.src, k, p, f});
+    after((phase.steps - 1) * route_stats(flow.src, flow.dst).latency_s, {Kind::FlowDelay, flow.src, k, p, f});
   }
 
   void flow_done(int k, int p, int f) {
