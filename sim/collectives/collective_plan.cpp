@@ -188,8 +188,9 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bo
   case Algorithm::Hierarchical: hierarchical(plan, g, bytes, aggregate); break;
   case Algorithm::ParameterServer: parameter_server(plan, g.ranks, bytes, servers); break;
   }
-  // Steps of the other algorithms all differ in pattern: nothing to merge.
-  return plan;
+  // The ring is aggregated as it is built (its exact plan is O(N^2)); the others have O(log N)
+  // or O(1) steps, some of which repeat a pattern (halving-doubling on two ranks).
+  return aggregate ? merge_equal_patterns(plan) : plan;
 }
 
 } // namespace

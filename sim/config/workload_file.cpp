@@ -2,6 +2,7 @@
 #include "config/workload_file.hpp"
 
 #include "config/table_reader.hpp"
+#include "workload/cost_model.hpp"
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
@@ -154,7 +155,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
   workload::CalibrationSpec c;
   c.measured = read_measurement(t);
   c.memory_efficiency = t.number("memory_efficiency", 0, 1, true);
-  c.compute_efficiency = t.number("compute_efficiency", 0, 1, true);
+  c.compute_efficiency = t.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
   t.reject_unknown_keys();
   return c;
 }

@@ -109,7 +109,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
 
   // Reductions in the order backward makes them ready: the position of a reduction is the
   // backward position of its last layer.
-  const auto buckets = workload::plan_buckets(w, order, s.options.fusion_threshold,
+  auto buckets = workload::plan_buckets(w, order, s.options.fusion_threshold,
                                               gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
@@ -120,6 +120,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   };
   std::vector<Ready> ready;
   const collectives::Group group{plan.ranks, plan.ranks_per_node};
+  if (plan.ranks == 1) // one rank alone has nothing to reduce: backward is one segment
+    buckets = {};
   const bool exact = s.options.fidelity == Fidelity::Exact;
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;

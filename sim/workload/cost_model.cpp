@@ -62,8 +62,9 @@ std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const 
     why = device.name + " has no " + std::string(platform::to_string(precision)) + " peak";
     return std::nullopt;
   }
-  if (rate(1.0) < measured_samples_per_s) {
-    why = "even at 100 % of peak compute the model predicts " + std::to_string(rate(1.0)) +
+  if (rate(max_compute_efficiency) < measured_samples_per_s) {
+    why = "even at " + std::to_string(static_cast<int>(100 * max_compute_efficiency)) +
+          " % of peak compute the model predicts " + std::to_string(rate(max_compute_efficiency)) +
           " samples/s, below the measured " + std::to_string(measured_samples_per_s) +
           ": the memory-bound layers alone are too slow (raise memory_efficiency or check the "
           "layer bytes)";
@@ -71,7 +72,7 @@ std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const 
   }
   // Throughput rises monotonically with the compute efficiency: bisect on it.
   double low = 1e-6;
-  double high = 1.0;
+  double high = max_compute_efficiency;
   while ((high - low) > 1e-12 * high) {
     const double mid = 0.5 * (low + high);
     (rate(mid) < measured_samples_per_s ? low : high) = mid;

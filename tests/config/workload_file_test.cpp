@@ -138,8 +138,8 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
           R"(workloads/bad.toml:23:12: error: graph.layers[1].name: duplicate layer name "a" (first at layers[0]))");
   }
   SUBCASE("efficiency out of range") {
-    CHECK(error_of(edited("compute_efficiency = 0.25", "compute_efficiency = 1.5")) ==
-          R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 1, got 1.5)");
+    CHECK(error_of(edited("compute_efficiency = 0.25", "compute_efficiency = 2.5")) ==
+          R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 2, got 2.5)");
   }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==

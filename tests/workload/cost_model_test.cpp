@@ -83,7 +83,7 @@ TEST_CASE("calibration refuses a throughput the memory-bound part cannot reach")
   std::string why;
   CHECK_FALSE(calibrate_compute_efficiency(w, device(1e12, 1e12, 1e11), platform::Precision::Fp32,
                                            1, 1.0, 1000, why).has_value());
-  CHECK(why.starts_with("even at 100 % of peak compute the model predicts"));
+  CHECK(why.starts_with("even at 200 % of peak compute the model predicts"));
 }
 
 TEST_CASE("a CPU node computes on all its sockets together") {

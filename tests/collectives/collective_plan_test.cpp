@@ -1,0 +1,140 @@
+// Collective plans: volumes, step counts and the aggregated form of each algorithm.
+#include "collectives/collective_plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+
+using namespace ceiling::collectives;
+
+namespace {
+
+constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
+                             Algorithm::DoubleBinaryTree, Algorithm::Hierarchical,
+                             Algorithm::ParameterServer};
+
+std::map<int, double> sent_per_rank(const std::vector<Phase>& plan) {
+  std::map<int, double> sent;
+  for (const auto& p : plan)
+    for (const auto& f : p.flows)
+      sent[f.src] += f.bytes;
+  return sent;
+}
+
+int step_count(const std::vector<Phase>& plan) {
+  int steps = 0;
+  for (const auto& p : plan)
+    steps += p.steps;
+  return steps;
+}
+
+} // namespace
+
+TEST_CASE("ring and halving-doubling send 2(N-1)/N of the buffer per rank") {
+  for (int n : {2, 3, 8, 13, 64}) {
+    CAPTURE(n);
+    // Expectation: bandwidth-optimal all-reduce, each rank sends 2(N-1)/N B (Thakur et al. 2005).
+    for (const auto& [rank, bytes] : sent_per_rank(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)))
+      CHECK(bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
+    CHECK(step_count(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)) == 2 * (n - 1));
+    if ((n & (n - 1)) == 0) {
+      for (const auto& [rank, bytes] : sent_per_rank(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)))
+        CHECK(bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
+      CHECK(step_count(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)) == 2 * std::log2(n));
+    }
+  }
+}
+
+TEST_CASE("halving-doubling folds the ranks beyond a power of two in and out") {
+  // Expectation: N = 6 = 4 + 2: 2 folding flows of B, 2 log2(4) = 4 steps, 2 unfolding flows.
+  const auto plan = allreduce_steps(Algorithm::HalvingDoubling, {6, 1}, 1e6);
+  REQUIRE(plan.size() == 6);
+  CHECK(plan.front().flows == std::vector<Flow>{{1, 0, 1e6}, {3, 2, 1e6}});
+  CHECK(plan.back().flows == std::vector<Flow>{{0, 1, 1e6}, {2, 3, 1e6}});
+}
+
+TEST_CASE("a binary tree reduces then broadcasts, one flow into a rank per step") {
+  for (int n : {2, 7, 8, 64}) {
+    CAPTURE(n);
+    const auto plan = allreduce_steps(Algorithm::BinaryTree, {n, 1}, 1e6);
+    int into_root = 0;
+    for (const auto& p : plan) {
+      std::map<int, int> inbound;
+      for (const auto& f : p.flows) {
+        CHECK(++inbound[f.dst] == 1);
+        into_root += f.dst == 0 ? 1 : 0;
+      }
+    }
+    CHECK(into_root == std::min(n - 1, 2)); // the root's children report once each
+  }
+}
+
+TEST_CASE("the double binary tree carries half the buffer in each tree") {
+  const auto plan = allreduce_steps(Algorithm::DoubleBinaryTree, {8, 1}, 1e6);
+  double total = 0;
+  for (const auto& p : plan)
+    for (const auto& f : p.flows) {
+      CHECK(f.bytes == 0.5e6);
+      total += f.bytes;
+    }
+  // Expectation: each tree moves B/2 over each of its N-1 edges twice (reduce, broadcast).
+  CHECK(total == 2 * 2 * 7 * 0.5e6);
+}
+
+TEST_CASE("hierarchical all-reduce runs its ring among node leaders only") {
+  const auto plan = allreduce_phases(Algorithm::Hierarchical, {16, 4}, 1e6);
+  // Expectation: 3 intra-node gathers, one aggregated ring of 4 leaders, 3 broadcasts.
+  REQUIRE(plan.size() == 7);
+  CHECK(plan[3].steps == 6);
+  for (const auto& f : plan[3].flows) {
+    CHECK(f.src % 4 == 0);
+    CHECK(f.bytes == doctest::Approx(2.0 * 3 / 4 * 1e6));
+  }
+  CHECK(allreduce_phases(Algorithm::Hierarchical, {8, 1}, 1e6) == allreduce_phases(Algorithm::Ring, {8, 1}, 1e6));
+}
+
+TEST_CASE("a parameter server with k servers moves B/k to and from each server") {
+  const auto plan = allreduce_steps(Algorithm::ParameterServer, {8, 1}, 1e6, 2);
+  REQUIRE(plan.size() == 2);
+  CHECK(plan[0].flows.size() == 2 * 7); // every rank but the server itself, to each server
+  for (const auto& f : plan[0].flows)
+    CHECK(f.bytes == 0.5e6);
+}
+
+TEST_CASE("aggregated plans are the exact steps with equal patterns merged") {
+  for (Algorithm a : all)
+    for (int n : {1, 2, 5, 8, 16, 64}) {
+      CAPTURE(to_string(a));
+      CAPTURE(n);
+      const Group g{n, n % 4 == 0 ? 4 : 1};
+      const auto merged = merge_equal_patterns(allreduce_steps(a, g, 1e6, 2));
+      const auto direct = allreduce_phases(a, g, 1e6, 2);
+      REQUIRE(merged.size() == direct.size());
+      for (std::size_t p = 0; p < merged.size(); ++p) {
+        CHECK(merged[p].steps == direct[p].steps);
+        REQUIRE(merged[p].flows.size() == direct[p].flows.size());
+        for (std::size_t f = 0; f < merged[p].flows.size(); ++f) {
+          CHECK(merged[p].flows[f].src == direct[p].flows[f].src);
+          CHECK(merged[p].flows[f].bytes == doctest::Approx(direct[p].flows[f].bytes).epsilon(1e-12));
+        }
+      }
+    }
+  CHECK(merge_equal_patterns(allgather_steps({9, 1}, 1e3)) == allgather_phases({9, 1}, 1e3));
+}
+
+TEST_CASE("the alpha-beta time of a ring is 2(N-1)/N B/bw + 2(N-1) alpha") {
+  for (int n : {2, 3, 8, 64, 1024}) {
+    CAPTURE(n);
+    const double expected = 2.0 * (n - 1) / n * 100e6 / 12.5e9 + 2.0 * (n - 1) * 1.5e-6;
+    CHECK(alpha_beta_seconds(allreduce_phases(Algorithm::Ring, {n, 1}, 100e6), 1.5e-6, 12.5e9) ==
+          doctest::Approx(expected).epsilon(1e-12));
+  }
+  CHECK(allreduce_phases(Algorithm::Ring, {1, 1}, 100e6).empty());
+}
+
+TEST_CASE("algorithm names read back") {
+  for (Algorithm a : all)
+    CHECK(algorithm_from_string(to_string(a)) == a);
+  CHECK_FALSE(algorithm_from_string("butterfly").has_value());
+}

@@ -1,0 +1,251 @@
+// The replay engine against closed forms, fidelities against each other, and its invariants.
+// Every simulation runs in a child process (SimGrid allows one engine per process).
+#include "config/platform_file.hpp"
+#include "replay/engine.hpp"
+#include "replay/iteration_plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace ceiling;
+using replay::Scenario;
+
+namespace {
+
+/// What a child process reports of its run: each iteration's time and mean breakdown.
+struct Summary {
+  std::vector<double> iteration_s;
+  replay::Breakdown breakdown;
+};
+
+Summary run_isolated(const Scenario& s) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    close(fds[0]);
+    replay::RunResult r;
+    try {
+      r = replay::run(s);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+      std::_Exit(3);
+    }
+    const auto m = r.measured_mean();
+    std::vector<double> out{static_cast<double>(r.iterations.size())};
+    for (const auto& it : r.iterations)
+      out.push_back(it.time_s);
+    out.insert(out.end(), {m.breakdown.compute_s, m.breakdown.copy_s, m.breakdown.communication_s,
+                           m.breakdown.synchronisation_s});
+    const auto bytes = static_cast<ssize_t>(out.size() * sizeof(double));
+    std::_Exit(write(fds[1], out.data(), static_cast<std::size_t>(bytes)) == bytes ? 0 : 1);
+  }
+  close(fds[1]);
+  std::vector<double> in(1024);
+  std::size_t got = 0;
+  for (ssize_t n; (n = read(fds[0], reinterpret_cast<char*>(in.data()) + got, in.size() * sizeof(double) - got)) > 0;)
+    got += static_cast<std::size_t>(n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  Summary summary;
+  const auto count = static_cast<std::size_t>(in[0]);
+  summary.iteration_s.assign(in.begin() + 1, in.begin() + 1 + static_cast<long>(count));
+  const double* b = in.data() + 1 + count;
+  summary.breakdown = {b[0], b[1], b[2], b[3]};
+  return summary;
+}
+
+double mean_time(const Summary& s) {
+  double sum = 0;
+  for (std::size_t i = 1; i < s.iteration_s.size(); ++i)
+    sum += s.iteration_s[i];
+  return sum / static_cast<double>(s.iteration_s.size() - 1);
+}
+
+// Nodes: NIC 12.5 GB/s and 1 us, fabric links 25 GB/s and 100 ns (the NIC is the bottleneck).
+std::string platform_text(const std::string& interconnect, int nodes, const std::string& gpus) {
+  return "[platform]\nname = \"t\"\nnodes = " + std::to_string(nodes) +
+         "\n[node.cpu]\nsockets = 1\ncores_per_socket = 8\npeak_fp64 = \"1 TFLOP/s\"\n"
+         "peak_fp32 = \"2 TFLOP/s\"\nmemory_bandwidth = \"100 GB/s\"\n"
+         "[node.nic]\nbandwidth = \"12.5 GB/s\"\nlatency = \"1 us\"\ngpu_direct = true\n" + gpus +
+         "[interconnect]\nlink_bandwidth = \"25 GB/s\"\nlink_latency = \"100 ns\"\n" + interconnect;
+}
+
+std::string gpus(int count, const std::string& pcie_latency = "2 us") {
+  return "[node.gpu]\ncount = " + std::to_string(count) +
+         "\npeak_fp32 = \"10 TFLOP/s\"\npeak_fp16 = \"40 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
+         "memory = \"16 GiB\"\n[node.pcie]\nhost_to_device = \"20 GB/s\"\ndevice_to_host = \"16 GB/s\"\n"
+         "latency = \"" + pcie_latency + "\"\n";
+}
+
+const std::vector<std::pair<std::string, std::string>> topologies{
+    {"single switch", "topology = \"single-switch\"\n"},
+    {"fat-tree", "topology = \"fat-tree\"\ndown = [4, 16]\nup = [1, 4]\nlinks = [1, 1]\n"},
+    {"torus", "topology = \"torus\"\ndimensions = [4, 4, 4]\n"},
+    {"dragonfly", "topology = \"dragonfly\"\ngroups = 4\nglobal_links = 2\nchassis_per_group = 2\n"
+                  "chassis_links = 1\nrouters_per_chassis = 4\nrouter_links = 1\nnodes_per_router = 2\n"}};
+
+/// Three layers of 10 M parameters each (fp32: two buckets at a 64 MiB threshold), compute
+/// about 5 ms per iteration on the test GPU.
+workload::WorkloadSpec three_layers() {
+  workload::WorkloadSpec w{.name = "w", .sample = "sample", .batch_per_worker = 32,
+                           .precision = platform::Precision::Fp32,
+                           .input_per_sample = units::DataSize::from_bytes(100e3),
+                           .optimizer_per_parameter = units::DataSize::from_bytes(20)};
+  for (int i = 0; i < 3; ++i) {
+    workload::LayerSpec layer{.name = "l" + std::to_string(i), .kind = "fc",
+                              .forward_per_sample = units::Flops::from_flop(0.3e9),
+                              .backward_per_sample = units::Flops::from_flop(0.6e9),
+                              .memory_per_sample = units::DataSize::from_bytes(1e6), .params = 10'000'000};
+    if (i > 0)
+      layer.after = {i - 1};
+    w.layers.push_back(layer);
+  }
+  w.calibration.compute_efficiency = 0.5;
+  w.calibration.memory_efficiency = 0.8;
+  return w;
+}
+
+Scenario scenario(const std::string& interconnect, int nodes, const std::string& node_gpus) {
+  Scenario s;
+  s.platform = config::load_platform_text(platform_text(interconnect, 64, node_gpus), "t.toml");
+  s.workload = three_layers();
+  s.nodes = nodes;
+  s.options.iterations = 3;
+  return s;
+}
+
+double compute_seconds(const replay::IterationPlan& plan) {
+  double total = plan.forward_s + plan.optimizer_s;
+  for (double s : plan.backward_segments_s)
+    total += s;
+  return total;
+}
+
+} // namespace
+
+TEST_CASE("one rank computing alone takes the roofline time of its layers") {
+  for (const std::string& node : {std::string(), gpus(1)}) {
+    Scenario s = scenario(topologies[0].second, 1, node);
+    s.options.input_overlap = false;
+    REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+    const auto plan = replay::make_iteration_plan(s);
+    CHECK(plan.reductions.empty()); // nothing to reduce with one rank
+    // Expectation: forward + backward + optimizer of the cost model, plus on a GPU node the
+    // input copy, 2 us + 32 x 100 kB / 20 GB/s.
+    const double copy = node.empty() ? 0 : 2e-6 + 32 * 100e3 / 20e9;
+    for (double t : run_isolated(s).iteration_s)
+      CHECK(t == doctest::Approx(compute_seconds(plan) + copy).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("communication alone follows each algorithm's alpha-beta form where nothing is shared") {
+  // CPU nodes on one switch, reductions after backward: iteration = compute + the collectives.
+  // Expectation: every step costs alpha + largest flow / 12.5 GB/s, alpha = 2 x 1 us + 2 x 100 ns.
+  const double alpha = 2e-6 + 2 * 100e-9;
+  for (auto algorithm : {collectives::Algorithm::Ring, collectives::Algorithm::HalvingDoubling,
+                         collectives::Algorithm::BinaryTree})
+    for (int n : {2, 6, 8}) {
+      for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
+        CAPTURE(collectives::to_string(algorithm));
+        CAPTURE(n);
+        CAPTURE(replay::to_string(fidelity));
+        Scenario s = scenario(topologies[0].second, n, "");
+        s.options.overlap = false;
+        s.options.collective = algorithm;
+        s.options.fidelity = fidelity;
+        const auto plan = replay::make_iteration_plan(s);
+        double communication = 0;
+        for (const auto& r : plan.reductions)
+          communication += collectives::alpha_beta_seconds(r.plan, alpha, 12.5e9);
+        const double simulated = mean_time(run_isolated(s)) - compute_seconds(plan);
+        CHECK(std::abs(simulated - communication) / communication <= 1e-6);
+      }
+    }
+}
+
+TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology") {
+  using collectives::Algorithm;
+  double worst = 0;
+  std::string where;
+  for (const auto& [topology, text] : topologies)
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
+                        Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
+      for (int nodes : {3, 8, 32}) {
+        Scenario s = scenario(text, nodes, gpus(2));
+        s.options.collective = a;
+        s.options.servers = 2;
+        const double aggregated = mean_time(run_isolated(s));
+        s.options.fidelity = replay::Fidelity::Exact;
+        const double exact = mean_time(run_isolated(s));
+        const double difference = std::abs(aggregated - exact) / exact;
+        if (difference >= worst) {
+          worst = difference;
+          where = topology + ", " + std::string(collectives::to_string(a)) + ", " + std::to_string(nodes) + " nodes";
+        }
+        CAPTURE(topology);
+        CAPTURE(collectives::to_string(a));
+        CAPTURE(nodes);
+        CHECK(difference <= 0.02);
+      }
+  MESSAGE("largest relative difference, aggregated vs exact: " << worst << " (" << where << ")");
+}
+
+TEST_CASE("staging through host memory adds exactly the PCIe copies when nothing overlaps") {
+  // PCIe faster than the NIC and without latency, so that a GPU-direct route costs what the
+  // host route costs: the only difference left is the copies.
+  Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
+  s.options.overlap = false;
+  s.options.fusion_threshold = units::DataSize::from_bytes(1e9); // one bucket: no pipelining
+  s.options.input_overlap = false;
+  s.options.staging = replay::Staging::Direct;
+  const double direct = mean_time(run_isolated(s));
+  s.options.staging = replay::Staging::Host;
+  const double host = mean_time(run_isolated(s));
+  double copies = 0;
+  for (const auto& r : replay::make_iteration_plan(s).reductions)
+    copies += r.bytes / 16e9 + r.bytes / 20e9; // device->host, then host->device
+  CHECK(host - direct == doctest::Approx(copies).epsilon(1e-6));
+}
+
+TEST_CASE("overlapping communication with backward never makes an iteration slower") {
+  for (const auto& [topology, text] : topologies)
+    for (auto staging : {replay::Staging::Host, replay::Staging::Direct}) {
+      CAPTURE(topology);
+      Scenario s = scenario(text, 16, gpus(2));
+      s.options.staging = staging;
+      const double on = mean_time(run_isolated(s));
+      s.options.overlap = false;
+      const double off = mean_time(run_isolated(s));
+      CHECK(on <= off * (1 + 1e-12));
+    }
+}
+
+TEST_CASE("the breakdown parts add up to the iteration time") {
+  Scenario s = scenario(topologies[3].second, 16, gpus(2));
+  s.options.jitter = 0.2;
+  s.options.staging = replay::Staging::Host;
+  const auto summary = run_isolated(s);
+  CHECK(summary.breakdown.compute_s + summary.breakdown.copy_s + summary.breakdown.communication_s +
+            summary.breakdown.synchronisation_s ==
+        doctest::Approx(mean_time(summary)).epsilon(1e-9));
+  CHECK(summary.breakdown.synchronisation_s > 0); // stragglers make the others wait
+}
+
+TEST_CASE("scenarios a machine cannot run are refused with the reason") {
+  Scenario s = scenario(topologies[0].second, 65, "");
+  CHECK(replay::scenario_problem(s).value() == "the machine t has 64 nodes, cannot run on 65");
+  s.nodes = 4;
+  s.options.precision = replay::PrecisionMode::Fp16;
+  CHECK(replay::scenario_problem(s).value() ==
+        "precision fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
+}
