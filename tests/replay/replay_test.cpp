@@ -90,6 +90,7 @@ std::string gpus(int count, const std::string& pcie_latency = "2 us") {
 const std::vector<std::pair<std::string, std::string>> topologies{
     {"single switch", "topology = \"single-switch\"\n"},
     {"fat-tree", "topology = \"fat-tree\"\ndown = [4, 16]\nup = [1, 4]\nlinks = [1, 1]\n"},
+    {"fat-tree 4:1", "topology = \"fat-tree\"\ndown = [4, 16]\nup = [1, 1]\nlinks = [1, 1]\n"},
     {"torus", "topology = \"torus\"\ndimensions = [4, 4, 4]\n"},
     {"dragonfly", "topology = \"dragonfly\"\ngroups = 4\nglobal_links = 2\nchassis_per_group = 2\n"
                   "chassis_links = 1\nrouters_per_chassis = 4\nrouter_links = 1\nnodes_per_router = 2\n"}};
@@ -231,7 +232,7 @@ TEST_CASE("overlapping communication with backward never makes an iteration slow
 }
 
 TEST_CASE("the breakdown parts add up to the iteration time") {
-  Scenario s = scenario(topologies[3].second, 16, gpus(2));
+  Scenario s = scenario(topologies[4].second, 16, gpus(2));
   s.options.jitter = 0.2;
   s.options.staging = replay::Staging::Host;
   const auto summary = run_isolated(s);
