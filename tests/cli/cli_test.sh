@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The `ceiling platform` commands: help, output on every bundled platform, exit status 2 and a
-# clear message for bad input.
+# The `ceiling` commands: help, output on every bundled platform and workload, deterministic
+# runs, exit status 2 and a clear message for bad input.
 set -u
 ceiling=$1
 root=$2
@@ -52,6 +52,33 @@ expect 2 '--size: unknown unit "parsecs"' -- \
 expect 2 "--nodes is required" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" -o "$tmp/x.xml"
 printf '[platform]\nname = "x"\nnodes = 4\nbandwith = 3\n' >"$tmp/bad.toml"
 expect 2 "bad.toml:4:1: error: platform.bandwith: unknown key" -- "$ceiling" platform show "$tmp/bad.toml"
+
+# Workloads: every bundled one shows, with a platform prediction.
+for f in "$root"/workloads/*.toml; do
+  expect 0 "calibration" -- "$ceiling" workload show "$f" --platform "$root/platforms/piz-daint-xc50-p100.toml"
+  expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
+done
+expect 0 "compute_efficiency = " -- "$ceiling" workload calibrate "$root/workloads/resnet50_v1.toml"
+expect 2 "calibrate that workload instead" -- "$ceiling" workload calibrate "$root/workloads/vgg16.toml"
+expect 2 "--fusion-threshold: missing unit" -- "$ceiling" workload show "$root/workloads/vgg16.toml" --fusion-threshold 64
+
+# Runs: a table, JSON, a trace; the same inputs and seed give the same bytes.
+base=("$ceiling" run -p "$root/platforms/generic-dragonfly.toml" -w "$root/workloads/resnet50_v1.toml")
+run=("${base[@]}" -n 8 --iterations 3)
+expect 0 "mean" -- "${run[@]}"
+expect 0 '"iteration_time_s"' -- "${run[@]}" --json --trace "$tmp/trace.json"
+expect 0 '"traceEvents"' -- cat "$tmp/trace.json"
+"${run[@]}" --json --jitter 0.1 --seed 7 >"$tmp/a.json"
+"${run[@]}" --json --jitter 0.1 --seed 7 >"$tmp/b.json"
+"${run[@]}" --json --jitter 0.1 --seed 8 >"$tmp/c.json"
+expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
+expect 1 "differ" -- cmp "$tmp/a.json" "$tmp/c.json"
+expect 2 'unknown algorithm "butterfly"' -- "${run[@]}" --collective butterfly
+expect 2 "cannot run on 100" -- "${base[@]}" -n 100
+expect 2 "precision fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-k20x.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --precision fp16
+expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
+expect 2 "--platform is required" -- "$ceiling" run -w "$root/workloads/resnet50_v1.toml" -n 2
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
