@@ -20,6 +20,10 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
       "ceiling", "--log=root.thres:warning", "--cfg=network/model:" + settings.model,
       std::string("--cfg=network/crosstraffic:") + (settings.cross_traffic ? "1" : "0"),
       "--cfg=network/TCP-gamma:" + std::to_string(settings.tcp_gamma_bytes)};
+  if (settings.latency_factor)
+    words.push_back("--cfg=network/latency-factor:" + std::to_string(*settings.latency_factor));
+  if (settings.bandwidth_factor)
+    words.push_back("--cfg=network/bandwidth-factor:" + std::to_string(*settings.bandwidth_factor));
   std::vector<char*> argv;
   for (std::string& w : words)
     argv.push_back(w.data());

@@ -3,6 +3,7 @@
 
 #include <simgrid/forward.h>
 
+#include <optional>
 #include <string>
 
 namespace ceiling::platform {
@@ -15,6 +16,10 @@ struct NetworkSettings {
   std::string model = "CM02"; ///< SimGrid's network/model: CM02, LV08, SMPI, IB
   bool cross_traffic = false;
   double tcp_gamma_bytes = 0; ///< network/TCP-gamma; 0 disables the cap
+  /// network/latency-factor and network/bandwidth-factor; unset: the model's own (1 for CM02,
+  /// 13.01 and 0.97 for LV08).
+  std::optional<double> latency_factor;
+  std::optional<double> bandwidth_factor;
   bool operator==(const NetworkSettings&) const = default;
 };
 

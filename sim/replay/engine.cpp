@@ -12,6 +12,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -117,7 +118,7 @@ struct CollectiveState {
 class Replay {
 public:
   explicit Replay(const Scenario& s)
-      : scenario_(s), plan_(make_iteration_plan(s)),
+      : wall_start_(std::chrono::steady_clock::now()), scenario_(s), plan_(make_iteration_plan(s)),
         machine_((platform::start_engine(s.options.network), platform::Machine::build(s.platform, s.nodes))),
         rng_(s.options.seed) {
     const auto pstate = s.platform.node.is_gpu_node() ? machine_.gpu_pstate_of(plan_.compute_precision)
@@ -142,6 +143,8 @@ public:
   }
 
   RunResult run() {
+    result_.build_wall_s = wall_seconds_since(wall_start_);
+    wall_start_ = std::chrono::steady_clock::now();
     result_.ranks = plan_.ranks;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
@@ -154,6 +157,10 @@ public:
 
 private:
   double now() const { return sg4::Engine::get_clock(); }
+
+  static double wall_seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 
   // --- activities -------------------------------------------------------------------------
 
@@ -349,6 +356,8 @@ private:
       it.breakdown.synchronisation_s += b.synchronisation_s / plan_.ranks;
     }
     result_.iterations.push_back(it);
+    result_.iteration_wall_s.push_back(wall_seconds_since(wall_start_));
+    wall_start_ = std::chrono::steady_clock::now();
     if (++iteration_ < scenario_.options.iterations)
       start_iteration();
   }
@@ -466,6 +475,7 @@ private:
     return it->second;
   }
 
+  std::chrono::steady_clock::time_point wall_start_;
   const Scenario& scenario_;
   IterationPlan plan_;
   platform::Machine machine_;

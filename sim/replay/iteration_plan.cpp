@@ -73,6 +73,10 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
       (s.options.servers < 1 || s.options.servers > ranks))
     return "parameter servers must number 1 to " + std::to_string(ranks) + " (the ranks), got " +
            std::to_string(s.options.servers);
+  if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)
+    return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
+           std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +
+           "; use aggregated fidelity";
   if (s.options.iterations < 1)
     return "iterations must be at least 1, got " + std::to_string(s.options.iterations);
   if (s.options.jitter < 0)

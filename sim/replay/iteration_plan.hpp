@@ -34,6 +34,9 @@ struct IterationPlan {
   platform::Precision compute_precision = platform::Precision::Fp32;
 };
 
+/// Largest rank count for Fidelity::Exact: its ring plan holds 2(N-1) N flows per bucket.
+inline constexpr long long max_exact_ranks = 2048;
+
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter
 /// server count outside 1..N), or nullopt.
 std::optional<std::string> scenario_problem(const Scenario& s);

@@ -47,6 +47,10 @@ struct RunResult {
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up
   std::vector<TimelineEvent> timeline;
+  /// Wall-clock seconds this process spent building the machine and on each iteration: for
+  /// benchmarks only, never part of the deterministic output.
+  double build_wall_s = 0;
+  std::vector<double> iteration_wall_s;
   /// Mean over the iterations after the first (the first alone when there is one).
   IterationResult measured_mean() const;
 };

@@ -42,7 +42,9 @@ struct ReplayOptions {
   Fidelity fidelity = Fidelity::Aggregated;
   int iterations = 5;                       ///< the first is reported apart as warm-up
   std::uint64_t seed = 1;
-  double jitter = 0;                        ///< relative std. deviation of per-rank compute time
+  /// Per-rank compute slowdown: each rank's compute this iteration is multiplied by
+  /// 1 + |x|, x drawn from a normal distribution of this standard deviation (0: off).
+  double jitter = 0;
   units::DataSize fusion_threshold =
       units::DataSize::from_bytes(workload::default_fusion_threshold_bytes);
   platform::NetworkSettings network;

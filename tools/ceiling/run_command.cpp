@@ -9,6 +9,7 @@
 #include "tools/ceiling/options.hpp"
 #include "units/parse.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -71,12 +72,15 @@ int run_command(const std::vector<std::string>& args) {
       ("iterations", po::value<int>()->default_value(5), "iterations; the first is reported apart as warm-up")
       ("seed", po::value<unsigned long long>()->default_value(1), "seed of the compute jitter")
       ("jitter", po::value<double>()->default_value(0.0),
-       "relative std. deviation of per-rank compute time per iteration (OS noise, stragglers); 0 = off")
+       "per-rank compute slowdown per iteration, 1 + |N(0, X)| (OS noise, stragglers); 0 = off")
       ("fusion-threshold", po::value<std::string>()->default_value("64 MiB"), "gradient bucket size, with a unit")
       ("network-model", po::value<std::string>()->default_value("CM02"),
        "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB")
+      ("latency-factor", po::value<double>(), "multiply every route latency (default: the model's, 1 for CM02)")
+      ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth (default: the model's, 1 for CM02)")
       ("json", "print one JSON object instead of a table")
-      ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file");
+      ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file")
+      ("timing", "print the wall-clock time of the machine build and of each iteration to stderr");
   const auto cli = parse_command_line(
       args, "",
       "usage: ceiling run --platform P --workload W --nodes N [options]\n\n"
@@ -130,6 +134,12 @@ int run_command(const std::vector<std::string>& args) {
   o.network.model = cli->vm["network-model"].as<std::string>();
   if (o.network.model != "CM02" && o.network.model != "LV08" && o.network.model != "SMPI" && o.network.model != "IB")
     throw UsageError("--network-model: expected CM02, LV08, SMPI or IB, got \"" + o.network.model + "\"");
+  o.network.latency_factor = cli->optional<double>("latency-factor");
+  o.network.bandwidth_factor = cli->optional<double>("bandwidth-factor");
+  for (auto [name, factor] : {std::pair{"--latency-factor", o.network.latency_factor},
+                              std::pair{"--bandwidth-factor", o.network.bandwidth_factor}})
+    if (factor && !(*factor > 0 && std::isfinite(*factor)))
+      throw UsageError(std::string(name) + ": must be a positive number, got " + std::to_string(*factor));
   const auto trace = cli->optional<std::string>("trace");
   o.record_timeline = trace.has_value();
   if (auto problem = replay::scenario_problem(s))
@@ -141,6 +151,12 @@ int run_command(const std::vector<std::string>& args) {
     io::write_chrome_trace(r.timeline, out);
     if (!out)
       throw UsageError("writing the trace \"" + *trace + "\" failed");
+  }
+  if (cli->has("timing")) {
+    std::fprintf(stderr, "timing: build %.3f s; iterations", r.build_wall_s);
+    for (double w : r.iteration_wall_s)
+      std::fprintf(stderr, " %.3f", w);
+    std::fprintf(stderr, " s\n");
   }
   const auto mean = r.measured_mean();
   if (cli->has("json")) {
@@ -156,6 +172,10 @@ int run_command(const std::vector<std::string>& args) {
     json.key("fusion_threshold_bytes").value(o.fusion_threshold.bytes());
     json.key("seed").value(static_cast<long long>(o.seed)).key("jitter").value(o.jitter);
     json.key("network_model").value(o.network.model);
+    if (o.network.latency_factor)
+      json.key("latency_factor").value(*o.network.latency_factor);
+    if (o.network.bandwidth_factor)
+      json.key("bandwidth_factor").value(*o.network.bandwidth_factor);
     json.key("samples_per_iteration").value(r.samples_per_iteration);
     json.key("flop_per_iteration").value(r.flop_per_iteration);
     json.key("warmup");
