@@ -2,6 +2,7 @@
 #include "replay/engine.hpp"
 
 #include "platform/machine.hpp"
+#include "replay/collective_progress.hpp"
 #include "replay/iteration_plan.hpp"
 
 #include <simgrid/s4u/Activity.hpp>
@@ -35,33 +36,6 @@ struct Tag {
   int flow = 0;
   double start_s = 0;
 };
-
-/// A phase's flows indexed by rank: ids[offsets[r] .. offsets[r+1]) are r's flows.
-struct PhaseIndex {
-  std::vector<int> offsets;
-  std::vector<int> ids;
-};
-
-std::vector<PhaseIndex> index_plan(const std::vector<collectives::Phase>& plan, int ranks) {
-  std::vector<PhaseIndex> index;
-  for (const auto& phase : plan) {
-    PhaseIndex pi{std::vector<int>(static_cast<std::size_t>(ranks) + 1, 0), {}};
-    for (const auto& f : phase.flows) {
-      ++pi.offsets[static_cast<std::size_t>(f.src) + 1];
-      ++pi.offsets[static_cast<std::size_t>(f.dst) + 1];
-    }
-    for (std::size_t r = 0; r < static_cast<std::size_t>(ranks); ++r)
-      pi.offsets[r + 1] += pi.offsets[r];
-    pi.ids.resize(static_cast<std::size_t>(pi.offsets.back()));
-    std::vector<int> fill(pi.offsets.begin(), pi.offsets.end() - 1);
-    for (std::size_t i = 0; i < phase.flows.size(); ++i) {
-      pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(phase.flows[i].src)]++)] = static_cast<int>(i);
-      pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(phase.flows[i].dst)]++)] = static_cast<int>(i);
-    }
-    index.push_back(std::move(pi));
-  }
-  return index;
-}
 
 /// Link counts and latency of the route between two ranks' communication hosts.
 struct RouteStats {
@@ -108,13 +82,6 @@ struct RankState {
   RankClock clock;
 };
 
-struct CollectiveState {
-  int arrived = 0;
-  std::vector<int> phase_of; // per rank: the phase whose flows it is in, or plan size when done
-  std::vector<int> pending;  // per rank: its unfinished flows in that phase
-  std::vector<std::vector<char>> started;
-};
-
 class Replay {
 public:
   explicit Replay(const Scenario& s)
@@ -137,7 +104,7 @@ public:
       }
     }
     for (const auto& reduction : plan_.reductions)
-      indexes_.push_back(index_plan(reduction.plan, plan_.ranks));
+      progress_.emplace_back(reduction.plan, plan_.ranks);
     sg4::Engine::on_time_advance_cb([this](double) { trash_.clear(); });
     sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { completed(a); });
   }
@@ -256,7 +223,7 @@ private:
     iteration_start_s_ = now();
     finished_ = 0;
     bytes_ = {};
-    collectives_.assign(plan_.reductions.size(), {});
+    arrived_.assign(plan_.reductions.size(), 0);
     std::normal_distribution<double> noise(0.0, scenario_.options.jitter);
     for (int r = 0; r < plan_.ranks; ++r) {
       RankState& rank = ranks_[static_cast<std::size_t>(r)];
@@ -373,53 +340,29 @@ private:
     const int k = rank.in_collective = rank.next_collective++;
     clock(r).mark(now());
     ++clock(r).communicating;
-    CollectiveState& c = collectives_[static_cast<std::size_t>(k)];
-    if (++c.arrived < plan_.ranks)
+    if (++arrived_[static_cast<std::size_t>(k)] < plan_.ranks)
       return;
-    const auto& phases = plan_.reductions[static_cast<std::size_t>(k)].plan;
-    c.phase_of.assign(static_cast<std::size_t>(plan_.ranks), 0);
-    c.pending.assign(static_cast<std::size_t>(plan_.ranks), 0);
-    c.started.clear();
-    for (const auto& p : phases)
-      c.started.emplace_back(p.flows.size(), 0);
-    for (int q = 0; q < plan_.ranks; ++q)
-      enter_phase(k, q, 0);
+    std::vector<FlowRef> to_start;
+    std::vector<int> done;
+    progress_[static_cast<std::size_t>(k)].start(to_start, done);
+    advance(k, to_start, done);
   }
 
-  /// Moves rank `r` to the first phase >= `from` in which it has flows, starting those whose
-  /// other end is there too; past the last phase the rank is done with the collective.
-  void enter_phase(int k, int r, int from) {
-    CollectiveState& c = collectives_[static_cast<std::size_t>(k)];
-    const auto& index = indexes_[static_cast<std::size_t>(k)];
-    const auto& phases = plan_.reductions[static_cast<std::size_t>(k)].plan;
-    const auto ru = static_cast<std::size_t>(r);
-    int p = from;
-    while (p < static_cast<int>(phases.size()) &&
-           index[static_cast<std::size_t>(p)].offsets[ru] == index[static_cast<std::size_t>(p)].offsets[ru + 1])
-      ++p;
-    c.phase_of[ru] = p;
-    if (p == static_cast<int>(phases.size())) {
-      collective_done(k, r);
-      return;
-    }
-    const auto& pi = index[static_cast<std::size_t>(p)];
-    c.pending[ru] = pi.offsets[ru + 1] - pi.offsets[ru];
-    for (int i = pi.offsets[ru]; i < pi.offsets[ru + 1]; ++i) {
-      const int f = pi.ids[static_cast<std::size_t>(i)];
-      const auto& flow = phases[static_cast<std::size_t>(p)].flows[static_cast<std::size_t>(f)];
-      const int other = flow.src == r ? flow.dst : flow.src;
-      auto& started = c.started[static_cast<std::size_t>(p)][static_cast<std::size_t>(f)];
-      if (started || c.phase_of[static_cast<std::size_t>(other)] != p)
-        continue;
-      started = 1;
+  /// Starts the flows the rendezvous rule allows and releases the ranks that are done.
+  void advance(int k, const std::vector<FlowRef>& to_start, const std::vector<int>& done) {
+    const auto& progress = progress_[static_cast<std::size_t>(k)];
+    for (const FlowRef& f : to_start) {
+      const auto& flow = progress.flow(f);
       const RouteStats& route = route_stats(flow.src, flow.dst);
       bytes_.pcie += flow.bytes * route.per_byte.pcie;
       bytes_.nic += flow.bytes * route.per_byte.nic;
       bytes_.fabric += flow.bytes * route.per_byte.fabric;
       bytes_.gpu_link += flow.bytes * route.per_byte.gpu_link;
       comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
-           flow.bytes, {Kind::Flow, flow.src, k, p, f});
+           flow.bytes, {Kind::Flow, flow.src, k, f.phase, f.flow});
     }
+    for (int r : done)
+      collective_done(k, r);
   }
 
   void flow_transferred(int k, int p, int f) {
@@ -434,12 +377,10 @@ private:
   }
 
   void flow_done(int k, int p, int f) {
-    CollectiveState& c = collectives_[static_cast<std::size_t>(k)];
-    const auto& flow = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)]
-                           .flows[static_cast<std::size_t>(f)];
-    for (int end : {flow.src, flow.dst})
-      if (--c.pending[static_cast<std::size_t>(end)] == 0)
-        enter_phase(k, end, p + 1);
+    std::vector<FlowRef> to_start;
+    std::vector<int> done;
+    progress_[static_cast<std::size_t>(k)].finish({p, f}, to_start, done);
+    advance(k, to_start, done);
   }
 
   void collective_done(int k, int r) {
@@ -481,8 +422,8 @@ private:
   platform::Machine machine_;
   std::mt19937_64 rng_;
   std::vector<RankState> ranks_;
-  std::vector<std::vector<PhaseIndex>> indexes_;
-  std::vector<CollectiveState> collectives_;
+  std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
+  std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   std::map<std::pair<int, int>, RouteStats> routes_;
   std::deque<Tag> tags_;
   std::unordered_map<const sg4::Activity*, sg4::ActivityPtr> live_;

@@ -1,0 +1,53 @@
+// Which flows of a running collective may start: the rendezvous rule, without SimGrid.
+#pragma once
+
+#include "collectives/collective_plan.hpp"
+
+#include <vector>
+
+namespace ceiling::replay {
+
+/// A flow of a plan: phase index and flow index within the phase.
+struct FlowRef {
+  int phase = 0;
+  int flow = 0;
+  bool operator==(const FlowRef&) const = default;
+};
+
+/// Tracks one collective over `ranks` ranks. A flow of phase p starts when both its ends have
+/// finished all their flows of earlier phases (a rendezvous: as MPI point-to-point steps do),
+/// so ranks progress through the phases at their own pace; a rank with no flows left is done.
+class CollectiveProgress {
+public:
+  /// Indexes `plan` by rank once; the plan must outlive this object.
+  CollectiveProgress(const std::vector<collectives::Phase>& plan, int ranks);
+
+  /// Every rank has joined: appends the flows that can start and the ranks already done
+  /// (those without any flow). Resets any earlier run.
+  void start(std::vector<FlowRef>& to_start, std::vector<int>& done);
+
+  /// `f` has ended: appends the flows that can now start and the ranks now done.
+  void finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done);
+
+  const collectives::Flow& flow(FlowRef f) const {
+    return plan_[static_cast<std::size_t>(f.phase)].flows[static_cast<std::size_t>(f.flow)];
+  }
+
+private:
+  /// Moves `rank` to its first phase >= `from` with flows, collecting the startable ones.
+  void enter(int rank, int from, std::vector<FlowRef>& to_start, std::vector<int>& done);
+
+  /// ids[offsets[r] .. offsets[r+1]) are the flows of rank r in one phase.
+  struct PhaseIndex {
+    std::vector<int> offsets;
+    std::vector<int> ids;
+  };
+
+  const std::vector<collectives::Phase>& plan_;
+  std::vector<PhaseIndex> index_;
+  std::vector<int> phase_of_; ///< per rank: the phase it is in, or the plan's size once done
+  std::vector<int> pending_;  ///< per rank: its unfinished flows in that phase
+  std::vector<std::vector<char>> started_;
+};
+
+} // namespace ceiling::replay

@@ -1,0 +1,56 @@
+// The rendezvous rule: a flow starts once both its ends are done with the earlier phases.
+#include "replay/collective_progress.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ceiling;
+using replay::CollectiveProgress;
+using replay::FlowRef;
+
+TEST_CASE("a ring step starts once both ends finished the previous step") {
+  const auto plan = collectives::allreduce_steps(collectives::Algorithm::Ring, {3, 1}, 3e6);
+  CollectiveProgress progress(plan, 3);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  CHECK(start == std::vector<FlowRef>{{0, 0}, {0, 2}, {0, 1}}); // 0->1, 2->0, 1->2
+  CHECK(done.empty());
+  start.clear();
+  progress.finish({0, 0}, start, done); // 0->1 ends: 0 still receives from 2, 1 still sends
+  CHECK(start.empty());
+  progress.finish({0, 2}, start, done); // 2->0 ends: rank 0 is through step 0, rank 1 is not
+  CHECK(start.empty());
+  progress.finish({0, 1}, start, done); // 1->2 ends: everyone is through step 0
+  CHECK(start.size() == 3);
+  for (const FlowRef& f : start)
+    CHECK(f.phase == 1);
+}
+
+TEST_CASE("ranks progress at their own pace between disjoint pairs") {
+  // Two phases; in phase 0, pairs (0,1) and (2,3) exchange; in phase 1, (0,1) again.
+  const std::vector<collectives::Phase> plan{
+      {{{0, 1, 1}, {2, 3, 1}}, 1},
+      {{{0, 1, 1}}, 1},
+  };
+  CollectiveProgress progress(plan, 4);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  CHECK(start.size() == 2);
+  start.clear();
+  progress.finish({0, 0}, start, done); // (0,1) done: their phase-1 flow starts at once
+  CHECK(start == std::vector<FlowRef>{{1, 0}});
+  progress.finish({0, 1}, start, done); // (2,3) done: nothing left for them
+  CHECK(done == std::vector<int>{2, 3});
+}
+
+TEST_CASE("a rank without flows is done as soon as the collective starts") {
+  const std::vector<collectives::Phase> plan{{{{0, 1, 1}}, 1}};
+  CollectiveProgress progress(plan, 3);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  CHECK(done == std::vector<int>{2});
+  progress.finish({0, 0}, start, done);
+  CHECK(done == std::vector<int>{2, 0, 1});
+}
