@@ -1,4 +1,5 @@
 // Platform files: every bundled one loads; each kind of bad input has its own located message.
+#include "support/edit_text.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
 #include "platform/topology.hpp"
@@ -33,21 +34,12 @@ link_bandwidth = "20 GB/s"
 link_latency = "100 ns"
 )";
 
-/// `valid` with the first occurrence of `from` replaced by `to`.
 std::string edited(const std::string& from, const std::string& to) {
-  std::string text = valid;
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
+  return testing::edited(valid, from, to);
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    config::load_platform_text(text, "bad.toml");
-  } catch (const config::LoadError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of([&] { config::load_platform_text(text, "bad.toml"); });
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 // Workload files: the bundled suite against its published totals and calibrations; DAG and
 // value errors with their own located messages.
+#include "support/edit_text.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
@@ -55,19 +56,11 @@ source = "made up"
 )";
 
 std::string edited(const std::string& from, const std::string& to) {
-  std::string text = valid;
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
+  return testing::edited(valid, from, to);
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    config::load_workload_text(text, "workloads/bad.toml");
-  } catch (const config::LoadError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::error_of([&] { config::load_workload_text(text, "workloads/bad.toml"); });
 }
 
 /// The rows of shared/data/aimatrix/models.csv by name (quoted fields may hold commas).

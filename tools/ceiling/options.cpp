@@ -36,4 +36,23 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
   return parsed;
 }
 
+int dispatch(const std::string& command, const std::vector<std::string>& args,
+             const std::vector<Subcommand>& subcommands) {
+  std::string names;
+  for (const Subcommand& s : subcommands)
+    names += (names.empty() ? "" : "|") + std::string(s.name);
+  const std::string usage = "usage: ceiling " + command + " " + names + " FILE [options]\n" +
+                            "Run `ceiling " + command + " <subcommand> --help` for the options.";
+  if (args.empty())
+    throw UsageError(command + ": missing subcommand\n" + usage);
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << usage << "\n";
+    return 0;
+  }
+  for (const Subcommand& s : subcommands)
+    if (args[0] == s.name)
+      return s.run({args.begin() + 1, args.end()});
+  throw UsageError(command + ": unknown subcommand \"" + args[0] + "\"\n" + usage);
+}
+
 } // namespace ceiling::tools

@@ -29,4 +29,15 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
                                               boost::program_options::options_description options,
                                               bool wants_file = true);
 
+/// A subcommand: its name and the function that runs it on the remaining arguments.
+struct Subcommand {
+  const char* name;
+  int (*run)(const std::vector<std::string>& args);
+};
+
+/// Runs the subcommand `args[0]` of `command` ("platform") among `subcommands`; --help lists
+/// them; a missing or unknown one throws UsageError. Returns the exit status.
+int dispatch(const std::string& command, const std::vector<std::string>& args,
+             const std::vector<Subcommand>& subcommands);
+
 } // namespace ceiling::tools

@@ -352,22 +352,7 @@ int bench(const std::vector<std::string>& args) {
 } // namespace
 
 int platform_command(const std::vector<std::string>& args) {
-  const std::string usage = "usage: ceiling platform show|export|bench FILE [options]\n"
-                            "Run `ceiling platform <subcommand> --help` for the options.";
-  if (args.empty())
-    throw UsageError("platform: missing subcommand\n" + usage);
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (args[0] == "show")
-    return show(rest);
-  if (args[0] == "export")
-    return export_command(rest);
-  if (args[0] == "bench")
-    return bench(rest);
-  if (args[0] == "--help" || args[0] == "-h") {
-    std::cout << usage << "\n";
-    return 0;
-  }
-  throw UsageError("platform: unknown subcommand \"" + args[0] + "\"\n" + usage);
+  return dispatch("platform", args, {{"show", show},{"export", export_command},{"bench", bench}});
 }
 
 } // namespace ceiling::tools

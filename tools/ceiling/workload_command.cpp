@@ -301,20 +301,7 @@ int calibrate(const std::vector<std::string>& args) {
 } // namespace
 
 int workload_command(const std::vector<std::string>& args) {
-  const std::string usage = "usage: ceiling workload show|calibrate FILE [options]\n"
-                            "Run `ceiling workload <subcommand> --help` for the options.";
-  if (args.empty())
-    throw UsageError("workload: missing subcommand\n" + usage);
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (args[0] == "show")
-    return show(rest);
-  if (args[0] == "calibrate")
-    return calibrate(rest);
-  if (args[0] == "--help" || args[0] == "-h") {
-    std::cout << usage << "\n";
-    return 0;
-  }
-  throw UsageError("workload: unknown subcommand \"" + args[0] + "\"\n" + usage);
+  return dispatch("workload", args, {{"show", show},{"calibrate", calibrate}});
 }
 
 } // namespace ceiling::tools
