@@ -19,7 +19,12 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
   std::vector<std::string> words{
       "ceiling", "--log=root.thres:warning", "--cfg=network/model:" + settings.model,
       std::string("--cfg=network/crosstraffic:") + (settings.cross_traffic ? "1" : "0"),
-      "--cfg=network/TCP-gamma:" + std::to_string(settings.tcp_gamma_bytes)};
+      "--cfg=network/TCP-gamma:" + std::to_string(settings.tcp_gamma_bytes),
+      // The replay's actors only post one transfer each: 16 KiB stacks instead of 8 MiB.
+      "--cfg=contexts/stack-size:16",
+      // ... and no guard page each: tens of thousands of actors would exceed the kernel's
+      // per-process mapping limit (vm.max_map_count).
+      "--cfg=contexts/guard-size:0"};
   if (settings.latency_factor)
     words.push_back("--cfg=network/latency-factor:" + std::to_string(*settings.latency_factor));
   if (settings.bandwidth_factor)
