@@ -1,16 +1,16 @@
-// Maestro-driven replay: no actors; every activity is created when its dependencies are met.
+// The replay: logic in maestro, transfers between short-lived actors, compute as timers.
 #include "replay/engine.hpp"
 
 #include "platform/machine.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/iteration_plan.hpp"
 
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
-#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
 
 #include <cassert>
 #include <chrono>
@@ -26,7 +26,7 @@ namespace {
 
 enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer };
 
-/// Carried by every activity (set_data) so that the one completion callback can dispatch.
+/// What finished: carried by every transfer (as its payload) and timer, for dispatch().
 struct Tag {
   Kind kind;
   int rank;        // the rank, or the flow's source
@@ -126,7 +126,7 @@ private:
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  // --- activities -------------------------------------------------------------------------
+  // --- transfers and timers ---------------------------------------------------------------
 
   Tag* tag(Tag t) {
     t.start_s = now();
@@ -176,18 +176,18 @@ private:
     after(seconds * ranks_[static_cast<std::size_t>(r)].factor, t);
   }
 
-  void dispatch(const Tag& tag) {
-    const Tag* t = &tag;
-    record(*t);
-    switch (t->kind) {
-    case Kind::InputCopy: input_copied(t->rank, t->index); break;
-    case Kind::Forward: computed(t->rank), start_backward_segment(t->rank); break;
-    case Kind::Backward: computed(t->rank), backward_segment_done(t->rank, t->index); break;
-    case Kind::StageOut: copied(t->rank), staged(t->rank); break;
-    case Kind::Flow: flow_transferred(t->index, t->phase, t->flow); break;
-    case Kind::FlowDelay: flow_done(t->index, t->phase, t->flow); break;
-    case Kind::StageIn: copied(t->rank), reduction_done(t->rank); break;
-    case Kind::Optimizer: computed(t->rank), rank_finished(t->rank); break;
+  /// What happens when the transfer or timer of `t` ends.
+  void dispatch(const Tag& t) {
+    record(t);
+    switch (t.kind) {
+    case Kind::InputCopy: input_copied(t.rank, t.index); break;
+    case Kind::Forward: computed(t.rank), start_backward_segment(t.rank); break;
+    case Kind::Backward: computed(t.rank), backward_segment_done(t.rank, t.index); break;
+    case Kind::StageOut: copied(t.rank), staged(t.rank); break;
+    case Kind::Flow: flow_transferred(t.index, t.phase, t.flow); break;
+    case Kind::FlowDelay: flow_done(t.index, t.phase, t.flow); break;
+    case Kind::StageIn: copied(t.rank), reduction_done(t.rank); break;
+    case Kind::Optimizer: computed(t.rank), rank_finished(t.rank); break;
     }
   }
 

@@ -17,7 +17,9 @@ namespace ceiling::replay {
 /// host; the collective between GPUs with GPU-direct), the optimizer update once every bucket
 /// is reduced; the iteration ends when the slowest rank is done. Collectives run one after
 /// the other in bucket order; each starts when its last participant arrives (a join).
-/// Activities are created only when their dependencies are met, from completion callbacks.
+/// Nothing is built ahead: each transfer (a SimGrid comm between two hosts) is started when its
+/// dependencies are met, and its completion triggers what depends on it. Compute and the extra
+/// latencies of aggregated phases are kernel timers (a device runs one kernel at a time).
 RunResult run(const Scenario& s);
 
 } // namespace ceiling::replay
