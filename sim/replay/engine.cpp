@@ -6,7 +6,9 @@
 #include "replay/iteration_plan.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -18,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <unordered_map>
 
 namespace sg4 = simgrid::s4u;
 
@@ -104,6 +107,11 @@ public:
     }
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
+    actor_transfers_ = plan_.ranks >= s.options.actor_transfers_from_ranks;
+    if (!actor_transfers_) {
+      sg4::Engine::on_time_advance_cb([this](double) { finished_comms_.clear(); });
+      sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { comm_completed(a); });
+    }
   }
 
   RunResult run() {
@@ -144,16 +152,25 @@ private:
     simgrid::kernel::timer::Timer::set(now() + seconds, [this, fired] { dispatch(*fired); });
   }
 
-  /// Transfers `bytes` from `src` to `dst`, then fires `t`. Each transfer is a mailbox
-  /// exchange between two short-lived actors, one on each host: SimGrid 3.32 keeps the comms
-  /// that maestro starts (Comm::sendto) in one list and walks it at every completion, which made
-  /// iterations quadratic in the node count (90 % of an iteration at 16,384 nodes); an actor's
-  /// comms live in that actor's own list. The transfer starts at once, as both sides are posted
-  /// together, and crosses the same route.
+  /// Transfers `bytes` from `src` to `dst`, then fires `t`, in one of two ways with the same
+  /// simulated result. Small runs: a comm that maestro starts (Comm::sendto). SimGrid 3.32 keeps
+  /// such comms in one list and walks it at every completion, which is quadratic in the comms
+  /// in flight (90 % of an iteration at 16,384 nodes). Large runs: a mailbox exchange between
+  /// two short-lived actors, one on each host, whose comms live in their own short lists; both
+  /// sides are posted at once, so the transfer starts now and crosses the same route. Actors
+  /// cost more per transfer, hence the switch (ReplayOptions::actor_transfers_from_ranks).
   void comm(sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
     Tag* payload = tag(t);
-    sg4::Mailbox* mailbox = sg4::Mailbox::by_name(src->get_name() + ">" + dst->get_name());
     const auto size = static_cast<std::uint64_t>(std::llround(bytes));
+    if (!actor_transfers_) {
+      auto c = sg4::Comm::sendto_init(src, dst);
+      c->set_payload_size(size);
+      c->set_data(payload);
+      comms_in_flight_.emplace(c.get(), c); // the engine calls back into it until it ends
+      c->start();
+      return;
+    }
+    sg4::Mailbox* mailbox = sg4::Mailbox::by_name(src->get_name() + ">" + dst->get_name());
     sg4::Actor::create("send", src, [mailbox, payload, size] { mailbox->put(payload, size); });
     // The receiver hands the completion to maestro (a timer due now) so that the actor's stack
     // stays shallow: the replay's logic runs in maestro, as it does for timers.
@@ -161,6 +178,17 @@ private:
       const Tag* received = mailbox->get<Tag>();
       simgrid::kernel::timer::Timer::set(now(), [this, received] { dispatch(*received); });
     });
+  }
+
+  void comm_completed(const sg4::Activity& a) {
+    const Tag* t = a.get_data<Tag>();
+    if (!t)
+      return;
+    // The engine still uses the comm after this callback: keep it until the clock moves.
+    auto it = comms_in_flight_.find(&a);
+    finished_comms_.push_back(std::move(it->second));
+    comms_in_flight_.erase(it);
+    dispatch(*t);
   }
 
   void copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
@@ -415,6 +443,9 @@ private:
   platform::Machine machine_;
   std::mt19937_64 rng_;
   std::vector<RankState> ranks_;
+  bool actor_transfers_ = false;
+  std::unordered_map<const sg4::Activity*, sg4::ActivityPtr> comms_in_flight_; // lookup only
+  std::vector<sg4::ActivityPtr> finished_comms_;
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   std::map<std::pair<int, int>, RouteStats> routes_;

@@ -242,6 +242,23 @@ TEST_CASE("the breakdown parts add up to the iteration time") {
   CHECK(summary.breakdown.synchronisation_s > 0); // stragglers make the others wait
 }
 
+TEST_CASE("transfers between actors give the same iterations as transfers started by maestro") {
+  for (const auto& [topology, text] : topologies)
+    for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
+      CAPTURE(topology);
+      Scenario s = scenario(text, 16, gpus(2));
+      s.options.staging = replay::Staging::Host;
+      s.options.jitter = 0.1;
+      s.options.fidelity = fidelity;
+      const auto maestro = run_isolated(s).iteration_s;
+      s.options.actor_transfers_from_ranks = 0;
+      const auto actors = run_isolated(s).iteration_s;
+      REQUIRE(actors.size() == maestro.size());
+      for (std::size_t i = 0; i < actors.size(); ++i)
+        CHECK(actors[i] == doctest::Approx(maestro[i]).epsilon(1e-12));
+    }
+}
+
 TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   Scenario s = scenario(topologies[0].second, 65, "");
   CHECK(replay::scenario_problem(s).value() == "the machine t has 64 nodes, cannot run on 65");
