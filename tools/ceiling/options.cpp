@@ -2,6 +2,7 @@
 #include "tools/ceiling/options.hpp"
 
 #include "tools/ceiling/commands.hpp"
+#include "units/parse.hpp"
 
 #include <iostream>
 
@@ -10,6 +11,16 @@ namespace po = boost::program_options;
 namespace ceiling::tools {
 
 const char* version() { return CEILING_VERSION; }
+
+units::DataSize CommandLine::positive_size(const char* option) const {
+  const auto text = vm[option].as<std::string>();
+  const auto size = units::parse<units::DataSize>(text);
+  if (!size)
+    throw UsageError(std::string("--") + option + ": " + size.error);
+  if (!(*size.value > units::DataSize{}))
+    throw UsageError(std::string("--") + option + ": must be positive, got \"" + text + "\"");
+  return *size.value;
+}
 
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                               const std::string& file_name,

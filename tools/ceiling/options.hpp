@@ -1,6 +1,8 @@
 // Command-line parsing shared by the subcommands: one positional FILE plus options.
 #pragma once
 
+#include "units/quantity.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <optional>
@@ -18,6 +20,8 @@ struct CommandLine {
   template <class T> std::optional<T> optional(const char* option) const {
     return has(option) ? std::optional<T>(vm[option].as<T>()) : std::nullopt;
   }
+  /// The data size given to `option` ("64 MiB"), which must be positive; else UsageError.
+  units::DataSize positive_size(const char* option) const;
 };
 
 /// Parses `args` against `options` (to which --help is added) plus, when `wants_file`, one

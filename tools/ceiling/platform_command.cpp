@@ -278,12 +278,7 @@ int bench(const std::vector<std::string>& args) {
             options);
   if (!parsed)
     return 0;
-  const auto size_text = parsed->vm["size"].as<std::string>();
-  const auto size = units::parse<units::DataSize>(size_text);
-  if (!size)
-    throw UsageError("--size: " + size.error);
-  if (!(*size.value > units::DataSize{}))
-    throw UsageError("--size: must be positive, got \"" + size_text + "\"");
+  const units::DataSize size = parsed->positive_size("size");
   const PlatformSpec spec = config::load_platform(parsed->file);
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2)
@@ -291,7 +286,7 @@ int bench(const std::vector<std::string>& args) {
 
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);
-  const double bytes = size.value->bytes();
+  const double bytes = size.bytes();
   std::vector<BenchRow> rows;
 
   // Node to node, alone on the network: latency + size / bottleneck.
@@ -299,13 +294,13 @@ int bench(const std::vector<std::string>& args) {
   auto* b = machine.node(1).cpu;
   const auto p2p = platform::route_between(a, b);
   rows.push_back({"transfer rank 0 -> rank 1 (CPU to CPU)",
-                  platform::time_transfers({{a, b}}, *size.value).seconds(),
+                  platform::time_transfers({{a, b}}, size).seconds(),
                   p2p.latency_s + bytes / p2p.bottleneck_bytes_per_s, "latency + size / bottleneck"});
   if (spec.node.is_gpu_node()) {
     auto* gpu = machine.node(0).gpus.front();
     const auto& pcie = *spec.node.pcie;
     rows.push_back({"host -> device copy (rank 0, GPU 0)",
-                    platform::time_transfers({{a, gpu}}, *size.value).seconds(),
+                    platform::time_transfers({{a, gpu}}, size).seconds(),
                     pcie.latency.seconds() + bytes / pcie.host_to_device.bytes_per_second(),
                     "PCIe latency + size / host_to_device"});
   }
@@ -321,7 +316,7 @@ int bench(const std::vector<std::string>& args) {
   }
   const double steps = 2.0 * static_cast<double>(n - 1);
   rows.push_back({"ring all-reduce over " + std::to_string(n) + " nodes (step level)",
-                  platform::time_ring_allreduce(ring, *size.value).seconds(),
+                  platform::time_ring_allreduce(ring, size).seconds(),
                   steps / static_cast<double>(n) * bytes / worst_bandwidth + steps * worst_latency,
                   "2(N-1)/N size / bw + 2(N-1) latency"});
 
@@ -339,7 +334,7 @@ int bench(const std::vector<std::string>& args) {
     json.end_array().end_object();
     return 0;
   }
-  std::cout << spec.name << ": " << n << " nodes, size " << to_string(*size.value)
+  std::cout << spec.name << ": " << n << " nodes, size " << to_string(size)
             << " (network model CM02, no cross-traffic)\n\n";
   std::printf("%-48s %14s %14s %10s\n", "benchmark", "simulated", "closed form", "error");
   for (const BenchRow& row : rows)

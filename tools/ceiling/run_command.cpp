@@ -126,11 +126,7 @@ int run_command(const std::vector<std::string>& args) {
   o.iterations = cli->vm["iterations"].as<int>();
   o.seed = cli->vm["seed"].as<unsigned long long>();
   o.jitter = cli->vm["jitter"].as<double>();
-  const auto threshold_text = cli->vm["fusion-threshold"].as<std::string>();
-  const auto threshold = units::parse<units::DataSize>(threshold_text);
-  if (!threshold || !(*threshold.value > units::DataSize{}))
-    throw UsageError("--fusion-threshold: " + (threshold ? "must be positive, got \"" + threshold_text + "\"" : threshold.error));
-  o.fusion_threshold = *threshold.value;
+  o.fusion_threshold = cli->positive_size("fusion-threshold");
   o.network.model = cli->vm["network-model"].as<std::string>();
   if (o.network.model != "CM02" && o.network.model != "LV08" && o.network.model != "SMPI" && o.network.model != "IB")
     throw UsageError("--network-model: expected CM02, LV08, SMPI or IB, got \"" + o.network.model + "\"");

@@ -81,16 +81,11 @@ int show(const std::vector<std::string>& args) {
       options);
   if (!cli)
     return 0;
-  const auto threshold_text = cli->vm["fusion-threshold"].as<std::string>();
-  const auto threshold = units::parse<units::DataSize>(threshold_text);
-  if (!threshold)
-    throw UsageError("--fusion-threshold: " + threshold.error);
-  if (!(*threshold.value > units::DataSize{}))
-    throw UsageError("--fusion-threshold: must be positive, got \"" + threshold_text + "\"");
+  const units::DataSize threshold = cli->positive_size("fusion-threshold");
 
   const WorkloadSpec w = config::load_workload(cli->file);
   const auto order = workload::LayerGraph(w.layers).topological_order();
-  const auto plan = workload::plan_buckets(w, order, *threshold.value, w.precision, w.batch_per_worker);
+  const auto plan = workload::plan_buckets(w, order, threshold, w.precision, w.batch_per_worker);
   units::DataSize dense;
   units::DataSize sparse;
   for (const auto& b : plan.dense)
