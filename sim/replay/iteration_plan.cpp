@@ -5,6 +5,7 @@
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ceiling::replay {
 
@@ -79,8 +80,8 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            "; use aggregated fidelity";
   if (s.options.iterations < 1)
     return "iterations must be at least 1, got " + std::to_string(s.options.iterations);
-  if (s.options.jitter < 0)
-    return "jitter must not be negative";
+  if (!(s.options.jitter >= 0) || !std::isfinite(s.options.jitter))
+    return "jitter must be a finite number >= 0, got " + std::to_string(s.options.jitter);
   if (!s.platform.node.is_gpu_node() && s.options.staging == Staging::Host)
     return "staging through host memory needs GPU nodes; " + s.platform.name + " has CPU nodes";
   return std::nullopt;
