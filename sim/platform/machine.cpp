@@ -55,6 +55,7 @@ sg4::SplitDuplexLink* duplex_link(sg4::NetZone* zone, const std::string& name, d
 /// links created after thousands of node zones made building Piz Daint take 24 s instead of 1.
 struct NodeLinks {
   sg4::SplitDuplexLink* nic = nullptr;
+  sg4::Link* memory = nullptr;                 // host memory, for CPU-to-itself transfers
   std::vector<sg4::SplitDuplexLink*> pcie;     // UP = device to host
   std::vector<sg4::SplitDuplexLink*> gpu_link; // empty without a GPU link
 };
@@ -63,6 +64,10 @@ NodeLinks create_node_links(const NodeSpec& node, sg4::NetZone* zone, const std:
   NodeLinks links;
   links.nic = duplex_link(zone, name + "-nic", node.nic.bandwidth.bytes_per_second(),
                           node.nic.bandwidth.bytes_per_second(), node.nic.latency.seconds());
+  // Both directions of a memory copy share the memory bus.
+  links.memory = zone->create_link(name + "-memory", node.cpu.memory_bandwidth_per_socket.bytes_per_second() *
+                                                         node.cpu.sockets);
+  links.memory->set_latency(0)->seal();
   for (int k = 0; node.gpu && k < node.gpu->count; ++k) {
     const std::string gpu_name = name + "-gpu" + std::to_string(k);
     links.pcie.push_back(duplex_link(zone, gpu_name + "-pcie",
@@ -92,6 +97,8 @@ std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, const NodeLinks
   NetPoint* nic = zone->create_router(name + "-nic");
   zone->add_route(cpu, nic, nullptr, nullptr, {{links.nic, Direction::UP}}, false);
   zone->add_route(nic, cpu, nullptr, nullptr, {{links.nic, Direction::DOWN}}, false);
+  // Data that GPUs of one node exchange through host memory stays there (host staging).
+  zone->add_route(cpu, cpu, nullptr, nullptr, {{links.memory, Direction::NONE}}, false);
 
   for (std::size_t k = 0; k < links.pcie.size(); ++k) {
     sg4::Host* gpu_host =

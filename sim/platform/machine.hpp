@@ -22,8 +22,8 @@ struct NodeHosts {
 ///
 /// Each node is a small full-routing zone: a CPU host (speed = all sockets' peak), one host per
 /// GPU, one split-duplex PCIe link per GPU (UP = device to host), an optional GPU link per GPU
-/// to an in-node switch, and a router as the node's gateway behind the split-duplex NIC link
-/// (UP = out of the node). Host pstates are the precisions the device has, in fp64, fp32,
+/// to an in-node switch, a router as the node's gateway behind the split-duplex NIC link
+/// (UP = out of the node), and a shared host-memory link for transfers from the CPU to itself. Host pstates are the precisions the device has, in fp64, fp32,
 /// fp16 order; pstate_of() maps one to the other.
 class Machine {
 public:

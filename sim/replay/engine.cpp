@@ -6,6 +6,7 @@
 #include "replay/iteration_plan.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
+#include <xbt/config.hpp>
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -20,6 +21,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace sg4 = simgrid::s4u;
@@ -76,7 +78,8 @@ struct RankState {
   bool forward_waiting = false; // forward is due but the input is not there yet
   int next_segment = 0;
   int produced = 0;             // reductions whose gradient backward has produced
-  int staged = 0;               // ... and that sit on the communication host
+  int staged = 0;               // ... and sit on the communication host, a prefix in bucket order
+  std::vector<char> on_comm_host; // per reduction: its device->host copy has ended
   int next_collective = 0;      // next collective to arrive at
   int in_collective = -1;
   int reduced = 0;              // reductions complete (after the copy back)
@@ -101,13 +104,16 @@ public:
         r.compute = hosts.gpus.empty() ? hosts.cpu : hosts.gpus[static_cast<std::size_t>(g)];
         r.comm = host_staging ? hosts.cpu : r.compute;
         r.compute->set_pstate(static_cast<unsigned long>(*pstate));
-        r.input_done.assign(static_cast<std::size_t>(s.options.iterations), plan_.input_copy_bytes == 0);
+        // One more than the iterations: the last iteration prefetches like the others.
+        r.input_done.assign(static_cast<std::size_t>(s.options.iterations) + 1, plan_.input_copy_bytes == 0);
         ranks_.push_back(std::move(r));
       }
     }
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
+    input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
     actor_transfers_ = plan_.ranks >= s.options.actor_transfers_from_ranks;
+    latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     if (!actor_transfers_) {
       sg4::Engine::on_time_advance_cb([this](double) { finished_comms_.clear(); });
       sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { comm_completed(a); });
@@ -122,8 +128,10 @@ public:
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
     start_iteration();
     sg4::Engine::get_instance()->run();
-    assert(static_cast<int>(result_.iterations.size()) == scenario_.options.iterations &&
-           "the replay stopped before its last iteration");
+    if (static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
+      throw std::logic_error("the replay stopped after " + std::to_string(result_.iterations.size()) +
+                             " of " + std::to_string(scenario_.options.iterations) +
+                             " iterations: a dependency never completed");
     return result_;
   }
 
@@ -136,8 +144,16 @@ private:
 
   // --- transfers and timers ---------------------------------------------------------------
 
+  /// Storage for `t` until it is dispatched; slots are reused, so memory follows what is in
+  /// flight, not the run's length.
   Tag* tag(Tag t) {
     t.start_s = now();
+    if (!free_tags_.empty()) {
+      Tag* slot = free_tags_.back();
+      free_tags_.pop_back();
+      *slot = t;
+      return slot;
+    }
     tags_.push_back(t);
     return &tags_.back();
   }
@@ -194,7 +210,8 @@ private:
   void copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
     clock(r).mark(now());
     ++clock(r).copying;
-    bytes_.pcie += bytes;
+    // An input copy counts for the iteration that consumes its batch.
+    (t.kind == Kind::InputCopy ? input_bytes_[static_cast<std::size_t>(t.index)] : bytes_.pcie) += bytes;
     comm(src, dst, bytes, t);
   }
 
@@ -204,14 +221,16 @@ private:
     after(seconds * ranks_[static_cast<std::size_t>(r)].factor, t);
   }
 
-  /// What happens when the transfer or timer of `t` ends.
-  void dispatch(const Tag& t) {
+  /// What happens when the transfer or timer of `done` ends; its slot is free afterwards.
+  void dispatch(const Tag& done) {
+    const Tag t = done;
+    free_tags_.push_back(const_cast<Tag*>(&done));
     record(t);
     switch (t.kind) {
     case Kind::InputCopy: input_copied(t.rank, t.index); break;
     case Kind::Forward: computed(t.rank), start_backward_segment(t.rank); break;
     case Kind::Backward: computed(t.rank), backward_segment_done(t.rank, t.index); break;
-    case Kind::StageOut: copied(t.rank), staged(t.rank); break;
+    case Kind::StageOut: copied(t.rank), staged(t.rank, t.index); break;
     case Kind::Flow: flow_transferred(t.index, t.phase, t.flow); break;
     case Kind::FlowDelay: flow_done(t.index, t.phase, t.flow); break;
     case Kind::StageIn: copied(t.rank), reduction_done(t.rank); break;
@@ -245,13 +264,15 @@ private:
     finished_ = 0;
     bytes_ = {};
     arrived_.assign(plan_.reductions.size(), 0);
-    std::normal_distribution<double> noise(0.0, scenario_.options.jitter);
+    const double jitter = scenario_.options.jitter;
     for (int r = 0; r < plan_.ranks; ++r) {
       RankState& rank = ranks_[static_cast<std::size_t>(r)];
       rank.clock.mark(now());
       rank.clock.spent = {};
-      rank.factor = scenario_.options.jitter > 0 ? 1.0 + std::abs(noise(rng_)) : 1.0;
+      // A normal distribution needs a positive deviation: draw only with jitter.
+      rank.factor = jitter > 0 ? 1.0 + std::abs(std::normal_distribution<double>(0.0, jitter)(rng_)) : 1.0;
       rank.next_segment = rank.produced = rank.staged = rank.next_collective = rank.reduced = 0;
+      rank.on_comm_host.assign(plan_.reductions.size(), 0);
       rank.in_collective = -1;
       rank.backward_done = false;
       const bool prefetched = scenario_.options.input_overlap && iteration_ > 0;
@@ -275,7 +296,7 @@ private:
       return;
     rank.forward_waiting = false;
     const int next = iteration_ + 1;
-    if (scenario_.options.input_overlap && next < scenario_.options.iterations &&
+    if (scenario_.options.input_overlap && next <= scenario_.options.iterations &&
         !rank.input_done[static_cast<std::size_t>(next)])
       copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, next});
     compute(r, plan_.forward_s, {Kind::Forward, r});
@@ -310,11 +331,16 @@ private:
     if (rank.comm != rank.compute)
       copy(r, rank.compute, rank.comm, plan_.reductions[static_cast<std::size_t>(k)].bytes, {Kind::StageOut, r, k});
     else
-      staged(r);
+      staged(r, k);
   }
 
-  void staged(int r) {
-    ++ranks_[static_cast<std::size_t>(r)].staged;
+  /// Reduction `k` is on the communication host. Copies can end out of order (a small bucket
+  /// after a large one): collectives take them in bucket order, so only the prefix counts.
+  void staged(int r, int k) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    rank.on_comm_host[static_cast<std::size_t>(k)] = 1;
+    while (rank.staged < rank.produced && rank.on_comm_host[static_cast<std::size_t>(rank.staged)])
+      ++rank.staged;
     try_arrive(r);
   }
 
@@ -335,6 +361,7 @@ private:
       return;
     // Synchronisation: the iteration ends with its slowest rank.
     IterationResult it{.time_s = now() - iteration_start_s_, .bytes = bytes_};
+    it.bytes.pcie += input_bytes_[static_cast<std::size_t>(iteration_)];
     for (int q = 0; q < plan_.ranks; ++q) {
       clock(q).mark(now());
       const Breakdown& b = clock(q).spent;
@@ -359,10 +386,12 @@ private:
     if (rank.in_collective >= 0 || rank.next_collective >= rank.staged)
       return;
     const int k = rank.in_collective = rank.next_collective++;
-    clock(r).mark(now());
-    ++clock(r).communicating;
     if (++arrived_[static_cast<std::size_t>(k)] < plan_.ranks)
-      return;
+      return; // waiting for the others to join is synchronisation
+    for (int q = 0; q < plan_.ranks; ++q) {
+      clock(q).mark(now());
+      ++clock(q).communicating;
+    }
     std::vector<FlowRef> to_start;
     std::vector<int> done;
     progress_[static_cast<std::size_t>(k)].start(to_start, done);
@@ -379,6 +408,7 @@ private:
       bytes_.nic += flow.bytes * route.per_byte.nic;
       bytes_.fabric += flow.bytes * route.per_byte.fabric;
       bytes_.gpu_link += flow.bytes * route.per_byte.gpu_link;
+      bytes_.host_memory += flow.bytes * route.per_byte.host_memory;
       comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
            flow.bytes, {Kind::Flow, flow.src, k, f.phase, f.flow});
     }
@@ -394,7 +424,8 @@ private:
     }
     // An aggregated phase pays its route latency once per merged step; SimGrid charged one.
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    after((phase.steps - 1) * route_stats(flow.src, flow.dst).latency_s, {Kind::FlowDelay, flow.src, k, p, f});
+    after((phase.steps - 1) * route_stats(flow.src, flow.dst).latency_s * latency_factor_,
+          {Kind::FlowDelay, flow.src, k, p, f});
   }
 
   void flow_done(int k, int p, int f) {
@@ -410,7 +441,8 @@ private:
     --clock(r).communicating;
     rank.in_collective = -1;
     if (rank.comm != rank.compute)
-      copy(r, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(k)].bytes, {Kind::StageIn, r, k});
+      copy(r, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(k)].result_bytes,
+           {Kind::StageIn, r, k});
     else
       reduction_done(r);
     try_arrive(r);
@@ -431,6 +463,8 @@ private:
         it->second.per_byte.nic += 1;
       else if (name.find("-gpulink_") != std::string::npos)
         it->second.per_byte.gpu_link += 1;
+      else if (name.ends_with("-memory"))
+        it->second.per_byte.host_memory += 1;
       else
         it->second.per_byte.fabric += 1;
     }
@@ -444,12 +478,15 @@ private:
   std::mt19937_64 rng_;
   std::vector<RankState> ranks_;
   bool actor_transfers_ = false;
+  double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
+  std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
   std::unordered_map<const sg4::Activity*, sg4::ActivityPtr> comms_in_flight_; // lookup only
   std::vector<sg4::ActivityPtr> finished_comms_;
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   std::map<std::pair<int, int>, RouteStats> routes_;
   std::deque<Tag> tags_;
+  std::vector<Tag*> free_tags_;
   RunResult result_;
   LinkBytes bytes_;
   int iteration_ = 0;
@@ -476,6 +513,7 @@ IterationResult RunResult::measured_mean() const {
     mean.bytes.nic += it.bytes.nic / n;
     mean.bytes.fabric += it.bytes.fabric / n;
     mean.bytes.gpu_link += it.bytes.gpu_link / n;
+    mean.bytes.host_memory += it.bytes.host_memory / n;
   }
   return mean;
 }

@@ -133,14 +133,15 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     for (int l : buckets.dense[b].layers)
       last = std::max(last, backward_position[static_cast<std::size_t>(l)]);
     const double bytes = buckets.dense[b].bytes.bytes();
-    ready.push_back({last, {"bucket " + std::to_string(b), bytes, false,
+    ready.push_back({last, {"bucket " + std::to_string(b), bytes, bytes, false,
                             exact ? collectives::allreduce_steps(s.options.collective, group, bytes, s.options.servers)
                                   : collectives::allreduce_phases(s.options.collective, group, bytes, s.options.servers)}});
   }
   for (const auto& sparse : buckets.sparse) {
     const double bytes = sparse.bytes.bytes();
     ready.push_back({backward_position[static_cast<std::size_t>(sparse.layer)],
-                     {"sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes, true,
+                     {"sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes,
+                      bytes * plan.ranks, true,
                       exact ? collectives::allgather_steps(group, bytes)
                             : collectives::allgather_phases(group, bytes)}});
   }

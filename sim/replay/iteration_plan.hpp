@@ -15,6 +15,7 @@ namespace ceiling::replay {
 struct Reduction {
   std::string name;
   double bytes = 0;                      ///< per rank: the bucket, or the rows it touched
+  double result_bytes = 0;               ///< per rank afterwards: the bucket, or all ranks' rows
   bool sparse = false;
   std::vector<collectives::Phase> plan;  ///< over ranks 0..N-1
 };

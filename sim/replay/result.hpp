@@ -24,6 +24,7 @@ struct LinkBytes {
   double nic = 0;
   double fabric = 0;
   double gpu_link = 0;
+  double host_memory = 0; ///< transfers between GPUs of one node staged through host memory
 };
 
 struct IterationResult {

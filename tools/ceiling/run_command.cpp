@@ -43,6 +43,7 @@ void write_iteration_json(io::JsonWriter& json, const replay::IterationResult& i
       .key("nic").value(it.bytes.nic)
       .key("fabric").value(it.bytes.fabric)
       .key("gpu_link").value(it.bytes.gpu_link)
+      .key("host_memory").value(it.bytes.host_memory)
       .end_object();
   json.end_object();
 }
@@ -202,11 +203,12 @@ int run_command(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < r.iterations.size(); ++i)
     row(i == 0 ? "0 (warm-up)" : std::to_string(i), r.iterations[i]);
   row("mean", mean);
-  std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s\n",
+  std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
               units::to_string(units::DataSize::from_bytes(mean.bytes.pcie)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.nic)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.fabric)).c_str(),
-              units::to_string(units::DataSize::from_bytes(mean.bytes.gpu_link)).c_str());
+              units::to_string(units::DataSize::from_bytes(mean.bytes.gpu_link)).c_str(),
+              units::to_string(units::DataSize::from_bytes(mean.bytes.host_memory)).c_str());
   std::printf("breakdown columns are seconds per iteration, averaged over ranks; they sum to the time\n");
   return 0;
 }
