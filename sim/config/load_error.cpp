@@ -2,7 +2,9 @@
 #include "config/load_error.hpp"
 
 namespace ceiling::config {
+namespace {
 
+/// "FILE:LINE:COL: error: KEY: message", the one wording of every LoadError.
 std::string format_error(const SourceLocation& where, std::string_view key,
                          std::string_view message) {
   std::string text = where.path.empty() ? std::string("<input>") : where.path;
@@ -14,6 +16,8 @@ std::string format_error(const SourceLocation& where, std::string_view key,
   text += message;
   return text;
 }
+
+} // namespace
 
 LoadError::LoadError(SourceLocation where, std::string_view key, std::string_view message)
     : std::runtime_error(format_error(where, key, message)), where_(std::move(where)) {}

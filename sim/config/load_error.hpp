@@ -26,8 +26,4 @@ private:
   SourceLocation where_;
 };
 
-/// The message text of a LoadError, for errors that are reported without being thrown.
-std::string format_error(const SourceLocation& where, std::string_view key,
-                         std::string_view message);
-
 } // namespace ceiling::config

@@ -188,7 +188,7 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   fabric->seal();
   root->seal();
 
-  // Allocation::Contiguous: rank r on slot r.
+  // Contiguous allocation: rank r on slot r.
   machine.ranks_.assign(by_slot.begin(), by_slot.begin() + nodes);
   return machine;
 }

@@ -18,7 +18,7 @@ struct NodeHosts {
 };
 
 /// The machine inside the engine. Every node slot of the topology is built (so routes are
-/// those of the whole machine); ranks 0..N-1 are placed on slots by `Allocation::Contiguous`.
+/// those of the whole machine); ranks 0..N-1 are placed contiguously, rank r on slot r.
 ///
 /// Each node is a small full-routing zone: a CPU host (speed = all sockets' peak), one host per
 /// GPU, one split-duplex PCIe link per GPU (UP = device to host), an optional GPU link per GPU

@@ -133,11 +133,6 @@ struct InterconnectSpec {
   bool operator==(const InterconnectSpec&) const = default;
 };
 
-/// How a run of N nodes is placed on the machine's node slots.
-enum class Allocation {
-  Contiguous, ///< ranks 0..N-1 on slots 0..N-1, in the topology's own order
-};
-
 /// One whole machine, as read from a platform file.
 struct PlatformSpec {
   std::string name;
