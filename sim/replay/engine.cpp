@@ -1,19 +1,16 @@
-// The replay: logic in maestro, transfers between short-lived actors, compute as timers.
+// The replay: logic in maestro, compute as kernel timers, transfers through replay/transfers.
 #include "replay/engine.hpp"
 
 #include "platform/machine.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/iteration_plan.hpp"
+#include "replay/transfers.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
-#include <xbt/config.hpp>
-#include <simgrid/s4u/Activity.hpp>
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
+#include <xbt/config.hpp>
 
 #include <cassert>
 #include <chrono>
@@ -22,7 +19,6 @@
 #include <map>
 #include <random>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace sg4 = simgrid::s4u;
 
@@ -92,7 +88,10 @@ public:
   explicit Replay(const Scenario& s)
       : wall_start_(std::chrono::steady_clock::now()), scenario_(s), plan_(make_iteration_plan(s)),
         machine_((platform::start_engine(s.options.network), platform::Machine::build(s.platform, s.nodes))),
-        rng_(s.options.seed) {
+        rng_(s.options.seed),
+        transfers_(plan_.ranks >= s.options.courier_transfers_from_ranks ? TransferDriver::Couriers
+                                                                           : TransferDriver::Maestro,
+                   [this](void* token) { dispatch(*static_cast<Tag*>(token)); }) {
     const auto pstate = s.platform.node.is_gpu_node() ? machine_.gpu_pstate_of(plan_.compute_precision)
                                                       : machine_.cpu_pstate_of(plan_.compute_precision);
     const bool host_staging = resolved_staging(s) == Staging::Host;
@@ -112,12 +111,7 @@ public:
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
-    actor_transfers_ = plan_.ranks >= s.options.actor_transfers_from_ranks;
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
-    if (!actor_transfers_) {
-      sg4::Engine::on_time_advance_cb([this](double) { finished_comms_.clear(); });
-      sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { comm_completed(a); });
-    }
   }
 
   RunResult run() {
@@ -168,43 +162,9 @@ private:
     simgrid::kernel::timer::Timer::set(now() + seconds, [this, fired] { dispatch(*fired); });
   }
 
-  /// Transfers `bytes` from `src` to `dst`, then fires `t`, in one of two ways with the same
-  /// simulated result. Small runs: a comm that maestro starts (Comm::sendto). SimGrid 3.32 keeps
-  /// such comms in one list and walks it at every completion, which is quadratic in the comms
-  /// in flight (90 % of an iteration at 16,384 nodes). Large runs: a mailbox exchange between
-  /// two short-lived actors, one on each host, whose comms live in their own short lists; both
-  /// sides are posted at once, so the transfer starts now and crosses the same route. Actors
-  /// cost more per transfer, hence the switch (ReplayOptions::actor_transfers_from_ranks).
+  /// Transfers `bytes` from `src` to `dst`, then fires `t`.
   void comm(sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
-    Tag* payload = tag(t);
-    const auto size = static_cast<std::uint64_t>(std::llround(bytes));
-    if (!actor_transfers_) {
-      auto c = sg4::Comm::sendto_init(src, dst);
-      c->set_payload_size(size);
-      c->set_data(payload);
-      comms_in_flight_.emplace(c.get(), c); // the engine calls back into it until it ends
-      c->start();
-      return;
-    }
-    sg4::Mailbox* mailbox = sg4::Mailbox::by_name(src->get_name() + ">" + dst->get_name());
-    sg4::Actor::create("send", src, [mailbox, payload, size] { mailbox->put(payload, size); });
-    // The receiver hands the completion to maestro (a timer due now) so that the actor's stack
-    // stays shallow: the replay's logic runs in maestro, as it does for timers.
-    sg4::Actor::create("receive", dst, [this, mailbox] {
-      const Tag* received = mailbox->get<Tag>();
-      simgrid::kernel::timer::Timer::set(now(), [this, received] { dispatch(*received); });
-    });
-  }
-
-  void comm_completed(const sg4::Activity& a) {
-    const Tag* t = a.get_data<Tag>();
-    if (!t)
-      return;
-    // The engine still uses the comm after this callback: keep it until the clock moves.
-    auto it = comms_in_flight_.find(&a);
-    finished_comms_.push_back(std::move(it->second));
-    comms_in_flight_.erase(it);
-    dispatch(*t);
+    transfers_.start(src, dst, static_cast<std::uint64_t>(std::llround(bytes)), tag(t));
   }
 
   void copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
@@ -373,8 +333,11 @@ private:
     result_.iterations.push_back(it);
     result_.iteration_wall_s.push_back(wall_seconds_since(wall_start_));
     wall_start_ = std::chrono::steady_clock::now();
-    if (++iteration_ < scenario_.options.iterations)
+    if (++iteration_ < scenario_.options.iterations) {
       start_iteration();
+      return;
+    }
+    transfers_.stop();
   }
 
   // --- collectives ------------------------------------------------------------------------
@@ -476,12 +439,10 @@ private:
   IterationPlan plan_;
   platform::Machine machine_;
   std::mt19937_64 rng_;
+  Transfers transfers_;
   std::vector<RankState> ranks_;
-  bool actor_transfers_ = false;
   double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
-  std::unordered_map<const sg4::Activity*, sg4::ActivityPtr> comms_in_flight_; // lookup only
-  std::vector<sg4::ActivityPtr> finished_comms_;
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   std::map<std::pair<int, int>, RouteStats> routes_;

@@ -49,9 +49,9 @@ struct ReplayOptions {
       units::DataSize::from_bytes(workload::default_fusion_threshold_bytes);
   platform::NetworkSettings network;
   bool record_timeline = false;
-  /// From this many ranks on, transfers run between short-lived actors instead of being started
-  /// by maestro (same simulated result, different cost; see engine.cpp).
-  int actor_transfers_from_ranks = 2048;
+  /// From this many ranks on, transfers are carried by pooled courier actors instead of being
+  /// started by maestro (same simulated result, different cost; see replay/transfers.hpp).
+  int courier_transfers_from_ranks = 1536;
 };
 
 struct Scenario {
