@@ -141,20 +141,26 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   machine.spec_ = spec;
   const Topology& topology = spec.interconnect.topology;
   const long long slots = std::holds_alternative<SingleSwitch>(topology) ? spec.nodes : slot_count(topology);
-  std::vector<NodeHosts> by_slot(static_cast<std::size_t>(slots));
+  std::vector<NodeHosts> by_slot(static_cast<std::size_t>(nodes));
 
   auto* root = sg4::create_empty_zone("machine");
   auto* link_zone = sg4::create_empty_zone("node-links");
   link_zone->set_parent(root);
+  // Contiguous allocation: rank r on slot r, so slots 0..nodes-1 hold the ranks.
   std::vector<NodeLinks> links_by_slot;
-  for (long long slot = 0; slot < slots; ++slot)
+  for (long long slot = 0; slot < nodes; ++slot)
     links_by_slot.push_back(create_node_links(spec.node, link_zone, machine.node_name(slot)));
   link_zone->seal();
 
+  // A slot without a rank is a bare router: the fabric and its routes between the allocated
+  // slots are the whole machine's, and no transfer ever ends there. Building every slot as a
+  // node zone would cost, in SimGrid 3.32, a walk of all zones for each zone sealed.
   const sg4::ClusterCallbacks callbacks(
-      [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) {
-        return build_node(spec.node, links_by_slot.at(id), cluster,
-                          machine.node_name(static_cast<long long>(id)), by_slot.at(id));
+      [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) -> std::pair<NetPoint*, NetPoint*> {
+        const auto slot = static_cast<long long>(id);
+        if (slot >= nodes)
+          return {cluster->create_router(machine.node_name(slot) + "-empty"), nullptr};
+        return build_node(spec.node, links_by_slot.at(id), cluster, machine.node_name(slot), by_slot.at(id));
       });
   const double bw = spec.interconnect.link_bandwidth.bytes_per_second();
   const double lat = spec.interconnect.link_latency.seconds();
@@ -188,8 +194,7 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   fabric->seal();
   root->seal();
 
-  // Contiguous allocation: rank r on slot r.
-  machine.ranks_.assign(by_slot.begin(), by_slot.begin() + nodes);
+  machine.ranks_ = std::move(by_slot);
   return machine;
 }
 

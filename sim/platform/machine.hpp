@@ -17,8 +17,9 @@ struct NodeHosts {
   std::vector<simgrid::s4u::Host*> gpus;
 };
 
-/// The machine inside the engine. Every node slot of the topology is built (so routes are
-/// those of the whole machine); ranks 0..N-1 are placed contiguously, rank r on slot r.
+/// The machine inside the engine. The whole fabric of the topology is built (so routes are
+/// those of the whole machine); ranks 0..N-1 are placed contiguously, rank r on slot r, and
+/// only those N slots hold nodes (the others are bare routers: nothing runs there).
 ///
 /// Each node is a small full-routing zone: a CPU host (speed = all sockets' peak), one host per
 /// GPU, one split-duplex PCIe link per GPU (UP = device to host), an optional GPU link per GPU
