@@ -112,6 +112,7 @@ public:
       progress_.emplace_back(reduction.plan, plan_.ranks);
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
+    sg4::Engine::on_time_advance_cb([this](double) { ++result_.clock_advances; });
   }
 
   RunResult run() {
@@ -164,6 +165,7 @@ private:
 
   /// Transfers `bytes` from `src` to `dst`, then fires `t`.
   void comm(sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
+    ++result_.transfers;
     transfers_.start(src, dst, static_cast<std::uint64_t>(std::llround(bytes)), tag(t));
   }
 

@@ -81,7 +81,7 @@ int run_command(const std::vector<std::string>& args) {
       ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth (default: the model's, 1 for CM02)")
       ("json", "print one JSON object instead of a table")
       ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file")
-      ("timing", "print the wall-clock time of the machine build and of each iteration to stderr");
+      ("timing", "print to stderr the wall-clock time of the machine build and of each iteration, and the simulation's work (transfers, clock advances)");
   const auto cli = parse_command_line(
       args, "",
       "usage: ceiling run --platform P --workload W --nodes N [options]\n\n"
@@ -154,6 +154,8 @@ int run_command(const std::vector<std::string>& args) {
     for (double w : r.iteration_wall_s)
       std::fprintf(stderr, " %.3f", w);
     std::fprintf(stderr, " s\n");
+    std::fprintf(stderr, "work: %lld transfers, %lld clock advances in %zu iterations\n", r.transfers,
+                 r.clock_advances, r.iteration_wall_s.size());
   }
   const auto mean = r.measured_mean();
   if (cli->has("json")) {
