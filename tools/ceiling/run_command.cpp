@@ -194,10 +194,10 @@ int run_command(const std::vector<std::string>& args) {
             << replay::to_string(replay::resolved_precision(s)) << ", staging "
             << replay::to_string(replay::resolved_staging(s)) << ", overlap "
             << (o.overlap ? "on" : "off") << "\n\n";
-  std::printf("%-10s %12s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
+  std::printf("%-11s %11s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
               "FLOP/s", "compute", "copy", "comm", "sync");
   const auto row = [&](const std::string& label, const replay::IterationResult& it) {
-    std::printf("%-10s %12.6f %14.6g %14.6g %10.6f %10.6f %10.6f %10.6f\n", label.c_str(), it.time_s,
+    std::printf("%-11s %11.6f %14.6g %14.6g %10.6f %10.6f %10.6f %10.6f\n", label.c_str(), it.time_s,
                 r.samples_per_iteration / it.time_s, r.flop_per_iteration / it.time_s,
                 it.breakdown.compute_s, it.breakdown.copy_s, it.breakdown.communication_s,
                 it.breakdown.synchronisation_s);
