@@ -20,7 +20,7 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
       "ceiling", "--log=root.thres:warning", "--cfg=network/model:" + settings.model,
       std::string("--cfg=network/crosstraffic:") + (settings.cross_traffic ? "1" : "0"),
       "--cfg=network/TCP-gamma:" + std::to_string(settings.tcp_gamma_bytes),
-      // The replay's actors only post one transfer each: 16 KiB stacks instead of 8 MiB.
+      // The replay's courier actors post one transfer at a time: 16 KiB stacks, not 8 MiB.
       "--cfg=contexts/stack-size:16",
       // ... and no guard page each: tens of thousands of actors would exceed the kernel's
       // per-process mapping limit (vm.max_map_count).

@@ -14,16 +14,41 @@
 
 #include <cassert>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <deque>
 #include <map>
 #include <random>
 #include <stdexcept>
 
+#include <signal.h>
+#include <unistd.h>
+
 namespace sg4 = simgrid::s4u;
 
 namespace ceiling::replay {
 namespace {
+
+/// The signal that asked the replay to stop (ReplayOptions::stop_at_interrupt), or 0.
+volatile std::sig_atomic_t interrupt_signal = 0;
+
+void on_interrupt(int signal) {
+  interrupt_signal = signal;
+  static constexpr char message[] =
+      "ceiling: interrupted: stopping after the current iteration (again to stop at once)\n";
+  [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+/// Handlers for SIGINT and SIGTERM that fire once, then give the signal its default action.
+/// Installed after the engine has started: SimGrid sets its own SIGINT handler then.
+void stop_at_interrupt() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer };
 
@@ -87,7 +112,8 @@ class Replay {
 public:
   explicit Replay(const Scenario& s)
       : wall_start_(std::chrono::steady_clock::now()), scenario_(s), plan_(make_iteration_plan(s)),
-        machine_((platform::start_engine(s.options.network), platform::Machine::build(s.platform, s.nodes))),
+        machine_((platform::start_engine(s.options.network), s.options.stop_at_interrupt ? stop_at_interrupt() : void(),
+                  platform::Machine::build(s.platform, s.nodes))),
         rng_(s.options.seed),
         transfers_(plan_.ranks >= s.options.courier_transfers_from_ranks ? TransferDriver::Couriers
                                                                            : TransferDriver::Maestro,
@@ -123,7 +149,7 @@ public:
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
     start_iteration();
     sg4::Engine::get_instance()->run();
-    if (static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
+    if (result_.stopped_by == 0 && static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
       throw std::logic_error("the replay stopped after " + std::to_string(result_.iterations.size()) +
                              " of " + std::to_string(scenario_.options.iterations) +
                              " iterations: a dependency never completed");
@@ -335,10 +361,12 @@ private:
     result_.iterations.push_back(it);
     result_.iteration_wall_s.push_back(wall_seconds_since(wall_start_));
     wall_start_ = std::chrono::steady_clock::now();
-    if (++iteration_ < scenario_.options.iterations) {
+    if (++iteration_ < scenario_.options.iterations && interrupt_signal == 0) {
       start_iteration();
       return;
     }
+    if (iteration_ < scenario_.options.iterations)
+      result_.stopped_by = interrupt_signal;
     transfers_.stop();
   }
 

@@ -47,6 +47,7 @@ struct RunResult {
   double samples_per_iteration = 0;      ///< batch x ranks
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up
+  int stopped_by = 0; ///< the signal that stopped the run before all its iterations, or 0
   std::vector<TimelineEvent> timeline;
   /// Wall-clock seconds this process spent building the machine and on each iteration: for
   /// benchmarks only, never part of the deterministic output.

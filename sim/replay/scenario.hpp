@@ -49,6 +49,9 @@ struct ReplayOptions {
       units::DataSize::from_bytes(workload::default_fusion_threshold_bytes);
   platform::NetworkSettings network;
   bool record_timeline = false;
+  /// On SIGINT or SIGTERM, finish the current iteration, start no other and return what is
+  /// done (RunResult::stopped_by). A second signal acts at once, as if none were handled.
+  bool stop_at_interrupt = false;
   /// From this many ranks on, transfers are carried by pooled courier actors instead of being
   /// started by maestro (same simulated result, different cost; see replay/transfers.hpp).
   int courier_transfers_from_ranks = 1536;

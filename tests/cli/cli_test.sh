@@ -82,5 +82,18 @@ expect 2 "jitter must be a finite number >= 0, got nan" -- "${run[@]}" --jitter 
 expect 2 "iterations must be at least 1, got 0" -- "${base[@]}" -n 2 --iterations 0
 expect 2 "--platform is required" -- "$ceiling" run -w "$root/workloads/resnet50_v1.toml" -n 2
 
+# An interrupted run prints the iterations it finished, then exits with 128 + the signal.
+# 100,000 exact-fidelity iterations take minutes: the signal always comes first.
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
+  --fidelity exact --iterations 100000 >"$tmp/int.txt" 2>"$tmp/int.err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+expect 130 "" -- bash -c "exit $?"
+expect 0 "of 100000 iterations finished" -- cat "$tmp/int.txt"
+expect 0 "mean " -- cat "$tmp/int.txt"
+expect 0 "stopping after the current iteration" -- cat "$tmp/int.err"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -48,6 +48,10 @@ void write_iteration_json(io::JsonWriter& json, const replay::IterationResult& i
   json.end_object();
 }
 
+/// 0, or 128 + the signal that stopped the run early, as a shell reports a process it ended
+/// (the finished iterations are printed first).
+int exit_status(const replay::RunResult& r) { return r.stopped_by == 0 ? 0 : 128 + r.stopped_by; }
+
 } // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -137,6 +141,7 @@ int run_command(const std::vector<std::string>& args) {
                               std::pair{"--bandwidth-factor", o.network.bandwidth_factor}})
     if (factor && !(*factor > 0 && std::isfinite(*factor)))
       throw UsageError(std::string(name) + ": must be a positive number, got " + std::to_string(*factor));
+  o.stop_at_interrupt = true;
   const auto trace = cli->optional<std::string>("trace");
   o.record_timeline = trace.has_value();
   if (auto problem = replay::scenario_problem(s))
@@ -175,6 +180,8 @@ int run_command(const std::vector<std::string>& args) {
       json.key("latency_factor").value(*o.network.latency_factor);
     if (o.network.bandwidth_factor)
       json.key("bandwidth_factor").value(*o.network.bandwidth_factor);
+    json.key("iterations_requested").value(o.iterations);
+    json.key("stopped_by_signal").value(r.stopped_by);
     json.key("samples_per_iteration").value(r.samples_per_iteration);
     json.key("flop_per_iteration").value(r.flop_per_iteration);
     json.key("warmup");
@@ -186,7 +193,7 @@ int run_command(const std::vector<std::string>& args) {
     json.key("mean");
     write_iteration_json(json, mean, r.samples_per_iteration, r.flop_per_iteration);
     json.end_object();
-    return 0;
+    return exit_status(r);
   }
   std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, "
             << r.ranks << " ranks, " << collectives::to_string(o.collective) << " ("
@@ -212,7 +219,10 @@ int run_command(const std::vector<std::string>& args) {
               units::to_string(units::DataSize::from_bytes(mean.bytes.gpu_link)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.host_memory)).c_str());
   std::printf("breakdown columns are seconds per iteration, averaged over ranks; they sum to the time\n");
-  return 0;
+  if (r.stopped_by != 0)
+    std::printf("interrupted by signal %d: %zu of %d iterations finished\n", r.stopped_by, r.iterations.size(),
+                o.iterations);
+  return exit_status(r);
 }
 
 } // namespace ceiling::tools
