@@ -4,6 +4,7 @@
 #include "platform/machine.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/iteration_plan.hpp"
+#include "replay/shared_link.hpp"
 #include "replay/transfers.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
@@ -139,6 +140,21 @@ public:
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     sg4::Engine::on_time_advance_cb([this](double) { ++result_.clock_advances; });
+    // With host staging no network flow crosses a PCIe link: only copies share it, and under
+    // CM02 without cross-traffic or window cap their sharing has a closed form (SharedLink).
+    const auto& network = s.options.network;
+    if (host_staging && s.platform.node.is_gpu_node() && !s.options.copies_through_simgrid &&
+        network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0) {
+      const double bandwidth_factor = simgrid::config::get_value<double>("network/bandwidth-factor");
+      const auto& pcie = *s.platform.node.pcie;
+      for (int r = 0; r < plan_.ranks; ++r) {
+        pcie_links_.emplace_back(pcie.device_to_host.bytes_per_second() * bandwidth_factor,
+                                 pcie.latency.seconds() * latency_factor_);
+        pcie_links_.emplace_back(pcie.host_to_device.bytes_per_second() * bandwidth_factor,
+                                 pcie.latency.seconds() * latency_factor_);
+      }
+      pcie_wakeups_.assign(pcie_links_.size(), nullptr);
+    }
   }
 
   RunResult run() {
@@ -200,7 +216,34 @@ private:
     ++clock(r).copying;
     // An input copy counts for the iteration that consumes its batch.
     (t.kind == Kind::InputCopy ? input_bytes_[static_cast<std::size_t>(t.index)] : bytes_.pcie) += bytes;
-    comm(src, dst, bytes, t);
+    if (pcie_links_.empty()) {
+      comm(src, dst, bytes, t);
+      return;
+    }
+    ++result_.link_copies;
+    // Rank r's PCIe link: 2r device->host, 2r + 1 host->device.
+    const std::size_t link = 2 * static_cast<std::size_t>(r) + (dst == ranks_[static_cast<std::size_t>(r)].compute);
+    pcie_links_[link].start(now(), bytes, tag(t));
+    wake_link_at_next_event(link);
+  }
+
+  /// Sets the timer of `link` to its next event, replacing the one set before.
+  void wake_link_at_next_event(std::size_t link) {
+    auto& wakeup = pcie_wakeups_[link];
+    if (wakeup)
+      wakeup->remove();
+    wakeup = nullptr;
+    const double at = pcie_links_[link].next_event_s();
+    if (std::isinf(at))
+      return;
+    wakeup = simgrid::kernel::timer::Timer::set(at, [this, link] {
+      pcie_wakeups_[link] = nullptr;
+      std::vector<void*> finished;
+      pcie_links_[link].advance(now(), finished);
+      wake_link_at_next_event(link);
+      for (void* token : finished)
+        dispatch(*static_cast<Tag*>(token));
+    });
   }
 
   void compute(int r, double seconds, Tag t) {
@@ -470,6 +513,8 @@ private:
   platform::Machine machine_;
   std::mt19937_64 rng_;
   Transfers transfers_;
+  std::vector<SharedLink> pcie_links_; ///< per rank: device->host, host->device; empty: copies go through SimGrid
+  std::vector<simgrid::kernel::timer::Timer*> pcie_wakeups_; ///< per link: its pending timer, or null
   std::vector<RankState> ranks_;
   double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes

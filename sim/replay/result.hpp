@@ -54,8 +54,10 @@ struct RunResult {
   double build_wall_s = 0;
   std::vector<double> iteration_wall_s;
   /// The simulation's work over all iterations, for benchmarks: transfers started (comms
-  /// through SimGrid's network model) and times the simulated clock moved forward.
+  /// through SimGrid's network model), copies the replay shared out itself (SharedLink), and
+  /// times the simulated clock moved forward.
   long long transfers = 0;
+  long long link_copies = 0;
   long long clock_advances = 0;
   /// Mean over the iterations after the first (the first alone when there is one).
   IterationResult measured_mean() const;

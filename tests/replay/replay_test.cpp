@@ -257,6 +257,39 @@ TEST_CASE("transfers carried by couriers give the same iterations as transfers s
     }
 }
 
+TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid gives") {
+  // 20 MB of input per sample: the next batch's copy (32 ms) still runs when the gradients come
+  // back, so copies share the host->device direction. With 100 M parameters per layer and one
+  // bucket per layer, a layer's device->host copy (25 ms) outlasts the next layer's backward
+  // (6 ms), so copies share the device->host direction. Without input overlap nothing shares.
+  enum Variant { HostToDeviceShared, DeviceToHostShared, InputNotOverlapped };
+  double largest = 0;
+  for (const auto& [topology, text] : topologies)
+    for (Variant variant : {HostToDeviceShared, DeviceToHostShared, InputNotOverlapped}) {
+      CAPTURE(topology);
+      CAPTURE(variant);
+      Scenario s = scenario(text, 16, gpus(2));
+      s.options.staging = replay::Staging::Host;
+      s.options.jitter = 0.1;
+      s.workload.input_per_sample = units::DataSize::from_bytes(20e6);
+      s.options.input_overlap = variant != InputNotOverlapped;
+      if (variant == DeviceToHostShared) {
+        for (auto& layer : s.workload.layers)
+          layer.params = 100'000'000;
+        s.options.fusion_threshold = units::DataSize::from_bytes(1e6);
+      }
+      const auto shared = run_isolated(s).iteration_s;
+      s.options.copies_through_simgrid = true;
+      const auto through_simgrid = run_isolated(s).iteration_s;
+      REQUIRE(shared.size() == through_simgrid.size());
+      for (std::size_t i = 0; i < shared.size(); ++i) {
+        CHECK(shared[i] == doctest::Approx(through_simgrid[i]).epsilon(1e-9));
+        largest = std::max(largest, std::abs(shared[i] / through_simgrid[i] - 1));
+      }
+    }
+  MESSAGE("largest relative difference, copies shared by the replay vs by SimGrid: " << largest);
+}
+
 TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   Scenario s = scenario(topologies[0].second, 65, "");
   CHECK(replay::scenario_problem(s).value() == "the machine t has 64 nodes, cannot run on 65");

@@ -159,8 +159,8 @@ int run_command(const std::vector<std::string>& args) {
     for (double w : r.iteration_wall_s)
       std::fprintf(stderr, " %.3f", w);
     std::fprintf(stderr, " s\n");
-    std::fprintf(stderr, "work: %lld transfers, %lld clock advances in %zu iterations\n", r.transfers,
-                 r.clock_advances, r.iteration_wall_s.size());
+    std::fprintf(stderr, "work: %lld transfers, %lld link copies, %lld clock advances in %zu iterations\n",
+                 r.transfers, r.link_copies, r.clock_advances, r.iteration_wall_s.size());
   }
   const auto mean = r.measured_mean();
   if (cli->has("json")) {
