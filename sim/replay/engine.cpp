@@ -18,7 +18,7 @@
 #include <csignal>
 #include <cmath>
 #include <deque>
-#include <map>
+#include <unordered_map>
 #include <random>
 #include <stdexcept>
 
@@ -485,7 +485,7 @@ private:
   }
 
   const RouteStats& route_stats(int src, int dst) {
-    auto [it, fresh] = routes_.try_emplace({src, dst});
+    auto [it, fresh] = routes_.try_emplace(static_cast<long long>(src) * plan_.ranks + dst);
     if (!fresh)
       return it->second;
     std::vector<sg4::Link*> links;
@@ -520,7 +520,7 @@ private:
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
-  std::map<std::pair<int, int>, RouteStats> routes_;
+  std::unordered_map<long long, RouteStats> routes_; ///< by src x ranks + dst
   std::deque<Tag> tags_;
   std::vector<Tag*> free_tags_;
   RunResult result_;

@@ -5,8 +5,9 @@
 # Each point is one `ceiling run --timing` of 1 + K iterations (K = EXTRA_ITERATIONS, default 3):
 # "build" is the wall time of building the machine, "s/iteration" the mean wall time of the K
 # iterations after the warm-up, "peak RSS" the process's (GNU time), "transfers/it." the comms
-# through SimGrid's network model per iteration (the simulation's work, linear in N) and
-# "us/transfer" the wall time per iteration divided by them. Usage:
+# through SimGrid's network model per iteration (linear in N; PCIe copies that the replay shares
+# out itself are not among them) and "us/transfer" the wall time per iteration divided by them.
+# Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
 #   tools/bench/replay_bench.sh build "64 256 1024 4096 16384" "64 256 1024"
 set -euo pipefail
@@ -37,10 +38,10 @@ for fidelity in aggregated exact; do
       # "timing: build B s; iterations W0 W1 ... s"
       read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
-      # "work: T transfers, A clock advances in K iterations"
+      # "work: T transfers, C link copies, A clock advances in K iterations"
       transfers=$(awk '/^work:/ {printf "%.0f", $2 / $(NF - 1)}' "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
-      printf "%-10s %-40s %-10s %7d %10.2f %12.3f %6s MiB %14d %12.1f\n" "$topology" "$platform" "$fidelity" \
+      printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %14d %12.1f\n" "$topology" "$platform" "$fidelity" \
         "$n" "$build_s" "$per" "$rss" "$transfers" "$(awk -v p="$per" -v t="$transfers" 'BEGIN {print 1e6 * p / t}')"
       rm -f "$log" "$log.rss"
     done

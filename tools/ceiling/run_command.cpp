@@ -157,7 +157,7 @@ int run_command(const std::vector<std::string>& args) {
   if (cli->has("timing")) {
     std::fprintf(stderr, "timing: build %.3f s; iterations", r.build_wall_s);
     for (double w : r.iteration_wall_s)
-      std::fprintf(stderr, " %.3f", w);
+      std::fprintf(stderr, " %.6f", w);
     std::fprintf(stderr, " s\n");
     std::fprintf(stderr, "work: %lld transfers, %lld link copies, %lld clock advances in %zu iterations\n",
                  r.transfers, r.link_copies, r.clock_advances, r.iteration_wall_s.size());
