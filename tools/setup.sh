@@ -10,6 +10,7 @@ packages=(
   libboost-program-options-dev # the command line
   libhdf5-dev                  # result store
   doctest-dev                  # unit tests
+  libjemalloc-dev              # the allocator of the ceiling program (faster replays)
 )
 
 missing=()

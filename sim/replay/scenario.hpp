@@ -54,7 +54,7 @@ struct ReplayOptions {
   bool stop_at_interrupt = false;
   /// From this many ranks on, transfers are carried by pooled courier actors instead of being
   /// started by maestro (same simulated result, different cost; see replay/transfers.hpp).
-  int courier_transfers_from_ranks = 1536;
+  int courier_transfers_from_ranks = 6144;
   /// Send every PCIe copy through SimGrid, even where the replay computes the copies' sharing
   /// itself (host staging under CM02 without cross-traffic: see replay/shared_link.hpp). For
   /// validation; the results agree.
