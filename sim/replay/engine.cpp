@@ -33,23 +33,27 @@ namespace {
 /// The signal that asked the replay to stop (ReplayOptions::stop_at_interrupt), or 0.
 volatile std::sig_atomic_t interrupt_signal = 0;
 
+void handle_interrupts(void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART; // output being written when a signal comes is not cut short
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 void on_interrupt(int signal) {
-  interrupt_signal = signal;
+  if (interrupt_signal == 0)
+    interrupt_signal = signal;
+  handle_interrupts(SIG_DFL); // a second signal, of either kind, acts at once
   static constexpr char message[] =
       "ceiling: interrupted: stopping after the current iteration (again to stop at once)\n";
   [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
 }
 
-/// Handlers for SIGINT and SIGTERM that fire once, then give the signal its default action.
+/// Handlers for SIGINT and SIGTERM that fire once, then give both signals their default action.
 /// Installed after the engine has started: SimGrid sets its own SIGINT handler then.
-void stop_at_interrupt() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
+void stop_at_interrupt() { handle_interrupts(on_interrupt); }
 
 enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer };
 

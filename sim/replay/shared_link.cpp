@@ -12,6 +12,12 @@ namespace {
 /// the same way).
 constexpr double done_within_s = 1e-12;
 
+/// Finished by `now_s`: what is left takes less than done_within_s, or so little that the
+/// clock cannot tell its end from now (past 2^14 s the clock's steps exceed 1e-12 s).
+bool finished_by(double now_s, double remaining_bytes, double rate) {
+  return remaining_bytes <= rate * done_within_s || now_s + remaining_bytes / rate <= now_s;
+}
+
 } // namespace
 
 SharedLink::SharedLink(double bytes_per_s, double latency_s) : bytes_per_s_(bytes_per_s), latency_s_(latency_s) {
@@ -45,7 +51,7 @@ void SharedLink::advance(double now_s, std::vector<void*>& finished) {
   // Finished copies leave before those whose latency ends now join: a copy that ends exactly
   // when another starts sharing got the whole share until then.
   const double rate = sharing_.empty() ? 0 : bytes_per_s_ / static_cast<double>(sharing_.size());
-  const auto done = [&](const Copy& c) { return c.remaining_bytes <= rate * done_within_s; };
+  const auto done = [&](const Copy& c) { return finished_by(now_s, c.remaining_bytes, rate); };
   for (const Copy& c : sharing_)
     if (done(c))
       finished.push_back(c.token);

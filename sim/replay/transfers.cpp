@@ -92,7 +92,10 @@ void Transfers::start_by_courier(sg4::Host* src, sg4::Host* dst, std::uint64_t b
       // actor of this round has run, so both actors are suspended again when it does and the
       // courier can take the next transfer.
       simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [this, c] {
-        idle_.push_back(c);
+        if (stopping_)
+          c->sender->kill(), c->receiver->kill();
+        else
+          idle_.push_back(c);
         arrived_(c->token);
       });
       sg4::this_actor::suspend();
@@ -101,11 +104,11 @@ void Transfers::start_by_courier(sg4::Host* src, sg4::Host* dst, std::uint64_t b
 }
 
 void Transfers::stop() {
-  for (const auto& c : couriers_) {
+  stopping_ = true;
+  for (Courier* c : idle_) {
     c->sender->kill();
     c->receiver->kill();
   }
-  couriers_.clear();
   idle_.clear();
 }
 

@@ -35,12 +35,10 @@ public:
   /// Starts moving `bytes` from `src` to `dst` now.
   void start(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, std::uint64_t bytes, void* token);
 
-  /// Ends the couriers (SimGrid reports live actors at the end of a run as a deadlock).
-  /// Call when no transfer is in flight.
+  /// Ends the couriers, the idle ones now and the others when their transfer has arrived
+  /// (SimGrid reports actors left at the end of a run as a deadlock). Transfers in flight
+  /// still arrive.
   void stop();
-
-  /// Actors in the courier pool (two per courier); 0 when driven by maestro.
-  std::size_t actor_count() const { return 2 * couriers_.size(); }
 
 private:
   struct Courier;
@@ -58,6 +56,7 @@ private:
   // Couriers: the pool and its idle members, reused last-in first-out.
   std::vector<std::unique_ptr<Courier>> couriers_;
   std::vector<Courier*> idle_;
+  bool stopping_ = false;
 };
 
 } // namespace ceiling::replay

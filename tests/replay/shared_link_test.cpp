@@ -10,13 +10,19 @@ using ceiling::replay::SharedLink;
 
 namespace {
 
-/// Runs `link` event by event until it is idle; returns when each token finished.
+/// Runs `link` event by event until it is idle; returns when each token finished. Each event
+/// must move the clock or finish a copy: a link that stalls fails instead of looping.
 std::vector<std::pair<void*, double>> drain(SharedLink& link) {
   std::vector<std::pair<void*, double>> done;
   std::vector<void*> finished;
-  for (double t = link.next_event_s(); link.in_flight() > 0; t = link.next_event_s()) {
+  double last = -1;
+  for (int events = 0; link.in_flight() > 0; ++events) {
+    REQUIRE(events < 100);
+    const double t = link.next_event_s();
     finished.clear();
     link.advance(t, finished);
+    REQUIRE((t > last || !finished.empty()));
+    last = t;
     for (void* token : finished)
       done.emplace_back(token, t);
   }
@@ -69,4 +75,47 @@ TEST_CASE("an idle link has no next event") {
   SharedLink link(1e9, 1e-6);
   CHECK(link.next_event_s() == std::numeric_limits<double>::infinity());
   CHECK(link.in_flight() == 0);
+}
+
+TEST_CASE("a copy that ends when another's latency ends had the whole bandwidth until then") {
+  SharedLink link(10e9, 1.0);
+  link.start(0, 10e9, &a); // shares from 1 s, alone: ends at 2 s
+  std::vector<void*> finished;
+  link.advance(0.5, finished);
+  link.start(1.0, 10e9, &b); // shares from 2 s, exactly when a ends
+  const auto done = drain(link);
+  REQUIRE(done.size() == 2);
+  CHECK(done[0].first == &a);
+  CHECK(done[0].second == doctest::Approx(2.0).epsilon(1e-15));
+  CHECK(done[1].first == &b); // then alone: 1 s more
+  CHECK(done[1].second == doctest::Approx(3.0).epsilon(1e-15));
+}
+
+TEST_CASE("copies late in a long run still end, where the clock's steps exceed a picosecond") {
+  // Past 2^14 s two doubles are more than 1e-12 s apart: the end computed for a copy may fall
+  // just short of it, and the link must still finish the copy rather than wake at the same time.
+  for (double start : {1e5, 3.3e7, 1e9}) {
+    CAPTURE(start);
+    SharedLink link(11.881e9, 2.75e-6);
+    std::vector<void*> finished;
+    // Events before each start are handled first, as the replay's timers do.
+    const auto start_at = [&](double t, double bytes, void* token) {
+      while (link.next_event_s() < t)
+        link.advance(link.next_event_s(), finished);
+      link.start(t, bytes, token);
+    };
+    start_at(start, 51'380'224, &a);
+    start_at(start + 1e-3, 97'517'568, &b);
+    start_at(start + 2e-3, 3'211'264, &c);
+    const auto done = drain(link);
+    CHECK(finished.size() + done.size() == 3);
+  }
+}
+
+TEST_CASE("an empty copy ends once its latency is paid") {
+  SharedLink link(10e9, 2e-6);
+  link.start(5.0, 0, &a);
+  const auto done = drain(link);
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].second == doctest::Approx(5.0 + 2e-6).epsilon(1e-15));
 }
