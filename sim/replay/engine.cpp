@@ -227,7 +227,7 @@ private:
     ++result_.link_copies;
     // Rank r's PCIe link: 2r device->host, 2r + 1 host->device.
     const std::size_t link = 2 * static_cast<std::size_t>(r) + (dst == ranks_[static_cast<std::size_t>(r)].compute);
-    pcie_links_[link].start(now(), bytes, tag(t));
+    pcie_links_[link].start(now(), std::round(bytes), tag(t)); // whole bytes, as a comm carries
     wake_link_at_next_event(link);
   }
 
