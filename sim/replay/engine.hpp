@@ -17,9 +17,12 @@ namespace ceiling::replay {
 /// host; the collective between GPUs with GPU-direct), the optimizer update once every bucket
 /// is reduced; the iteration ends when the slowest rank is done. Collectives run one after
 /// the other in bucket order; each starts when its last participant arrives (a join).
-/// Nothing is built ahead: each transfer (a SimGrid comm between two hosts) is started when its
-/// dependencies are met, and its completion triggers what depends on it. Compute and the extra
-/// latencies of aggregated phases are kernel timers (a device runs one kernel at a time).
+/// Nothing is built ahead: each transfer (a SimGrid comm between two hosts, see
+/// replay/transfers.hpp) is started when its dependencies are met, and its completion triggers
+/// what depends on it. Compute and the extra latencies of aggregated phases are kernel timers
+/// (a device runs one kernel at a time). PCIe copies that only other copies can share (host
+/// staging under CM02) are served by SharedLink (replay/shared_link.hpp) instead of SimGrid.
+/// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration.
 RunResult run(const Scenario& s);
 
 } // namespace ceiling::replay
