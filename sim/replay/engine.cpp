@@ -18,9 +18,9 @@
 #include <csignal>
 #include <cmath>
 #include <deque>
-#include <unordered_map>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <signal.h>
 #include <unistd.h>
@@ -51,9 +51,14 @@ void on_interrupt(int signal) {
   [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
 }
 
-/// Handlers for SIGINT and SIGTERM that fire once, then give both signals their default action.
-/// Installed after the engine has started: SimGrid sets its own SIGINT handler then.
-void stop_at_interrupt() { handle_interrupts(on_interrupt); }
+/// Starts the engine for `s`; with stop_at_interrupt, then installs handlers for SIGINT and
+/// SIGTERM that fire once and give both signals back their default action (after the engine:
+/// SimGrid sets its own SIGINT handler when it starts).
+void start_engine_for(const Scenario& s) {
+  platform::start_engine(s.options.network);
+  if (s.options.stop_at_interrupt)
+    handle_interrupts(on_interrupt);
+}
 
 enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer };
 
@@ -117,8 +122,7 @@ class Replay {
 public:
   explicit Replay(const Scenario& s)
       : wall_start_(std::chrono::steady_clock::now()), scenario_(s), plan_(make_iteration_plan(s)),
-        machine_((platform::start_engine(s.options.network), s.options.stop_at_interrupt ? stop_at_interrupt() : void(),
-                  platform::Machine::build(s.platform, s.nodes))),
+        machine_((start_engine_for(s), platform::Machine::build(s.platform, s.nodes))),
         rng_(s.options.seed),
         transfers_(plan_.ranks >= s.options.courier_transfers_from_ranks ? TransferDriver::Couriers
                                                                            : TransferDriver::Maestro,
