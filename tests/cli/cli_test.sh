@@ -81,6 +81,12 @@ expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
 expect 2 "jitter must be a finite number >= 0, got nan" -- "${run[@]}" --jitter nan
 expect 2 "iterations must be at least 1, got 0" -- "${base[@]}" -n 2 --iterations 0
 expect 2 "--platform is required" -- "$ceiling" run -w "$root/workloads/resnet50_v1.toml" -n 2
+expect 2 "--transfer-driver: expected auto, maestro or couriers" -- "${run[@]}" --transfer-driver fast
+expect 2 "--copies: expected auto or simgrid" -- "${run[@]}" --copies none
+# The transfer driver changes the speed, never the results.
+"${run[@]}" --json --jitter 0.1 --seed 7 --transfer-driver couriers >"$tmp/couriers.json"
+expect 0 "" -- cmp "$tmp/a.json" "$tmp/couriers.json"
+expect 0 '"iteration_time_s"' -- "${run[@]}" --json --copies simgrid
 
 # An interrupted run prints the iterations it finished, then exits with 128 + the signal.
 # 100,000 exact-fidelity iterations take minutes: the signal always comes first.

@@ -7,7 +7,7 @@
 # iterations after the warm-up, "peak RSS" the process's (GNU time), "transfers/it." the comms
 # through SimGrid's network model per iteration (linear in N; PCIe copies that the replay shares
 # out itself are not among them) and "us/transfer" the wall time per iteration divided by them.
-# Usage:
+# TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto). Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
 #   tools/bench/replay_bench.sh build "64 256 1024 4096 16384" "64 256 1024"
 set -euo pipefail
@@ -15,6 +15,7 @@ build=${1:-build}
 aggregated=${2:-64 256 1024 4096 16384}
 exact=${3:-64 256 1024}
 extra=${EXTRA_ITERATIONS:-3}
+driver=${TRANSFER_DRIVER:-auto}
 ceiling="$build/tools/ceiling"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$ceiling" ] || { echo "replay_bench: no $ceiling; build first" >&2; exit 2; }
@@ -34,7 +35,7 @@ for fidelity in aggregated exact; do
       log=$(mktemp)
       /usr/bin/time -f "rss %M" -o "$log.rss" "$ceiling" run -p "$root/$platform.toml" \
         -w "$root/workloads/resnet50_v1.toml" -n "$n" --fidelity "$fidelity" \
-        --iterations $((1 + extra)) --timing --json >/dev/null 2>"$log"
+        --iterations $((1 + extra)) --transfer-driver "$driver" --timing --json >/dev/null 2>"$log"
       # "timing: build B s; iterations W0 W1 ... s"
       read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 namespace po = boost::program_options;
 
@@ -85,7 +86,13 @@ int run_command(const std::vector<std::string>& args) {
       ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth (default: the model's, 1 for CM02)")
       ("json", "print one JSON object instead of a table")
       ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file")
-      ("timing", "print to stderr the wall-clock time of the machine build and of each iteration, and the simulation's work (transfers, clock advances)");
+      ("timing", "print to stderr the wall-clock time of the machine build and of each iteration, and the simulation's work (transfers, clock advances)")
+      ("transfer-driver", po::value<std::string>()->default_value("auto"),
+       "how transfers are driven in SimGrid, same results, different speed: maestro (comms started "
+       "by maestro), couriers (pooled actors) or auto (couriers from 6,144 ranks on)")
+      ("copies", po::value<std::string>()->default_value("auto"),
+       "auto: PCIe copies that only other copies can share are computed by the replay; simgrid: "
+       "every copy is a SimGrid comm (same results, slower; for validation)");
   const auto cli = parse_command_line(
       args, "",
       "usage: ceiling run --platform P --workload W --nodes N [options]\n\n"
@@ -142,6 +149,15 @@ int run_command(const std::vector<std::string>& args) {
     if (factor && !(*factor > 0 && std::isfinite(*factor)))
       throw UsageError(std::string(name) + ": must be a positive number, got " + std::to_string(*factor));
   o.stop_at_interrupt = true;
+  const auto driver = cli->vm["transfer-driver"].as<std::string>();
+  if (driver != "auto" && driver != "maestro" && driver != "couriers")
+    throw UsageError("--transfer-driver: expected auto, maestro or couriers, got \"" + driver + "\"");
+  if (driver != "auto")
+    o.courier_transfers_from_ranks = driver == "couriers" ? 0 : std::numeric_limits<int>::max();
+  const auto copies = cli->vm["copies"].as<std::string>();
+  if (copies != "auto" && copies != "simgrid")
+    throw UsageError("--copies: expected auto or simgrid, got \"" + copies + "\"");
+  o.copies_through_simgrid = copies == "simgrid";
   const auto trace = cli->optional<std::string>("trace");
   o.record_timeline = trace.has_value();
   if (auto problem = replay::scenario_problem(s))
