@@ -90,7 +90,8 @@ void Transfers::start_by_courier(sg4::Host* src, sg4::Host* dst, std::uint64_t b
       c->mailbox->get<Courier>();
       // Hand the arrival to maestro, where the replay's logic runs. The timer fires once every
       // actor of this round has run, so both actors are suspended again when it does and the
-      // courier can take the next transfer.
+      // courier can take the next transfer. (Setting a kernel timer from an actor is safe with
+      // SimGrid's default sequential contexts, which the engine keeps.)
       simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [this, c] {
         if (stopping_)
           c->sender->kill(), c->receiver->kill();
