@@ -37,7 +37,11 @@ void handle_interrupts(void (*handler)(int)) {
   struct sigaction action {};
   action.sa_handler = handler;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART; // output being written when a signal comes is not cut short
+  sigaddset(&action.sa_mask, SIGINT); // one handler at a time, whichever signal came first
+  sigaddset(&action.sa_mask, SIGTERM);
+  // SA_RESTART: output being written when a signal comes is not cut short. SA_ONSTACK: on
+  // SimGrid's alternate signal stack, not on a courier actor's small one.
+  action.sa_flags = SA_RESTART | SA_ONSTACK;
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 }
@@ -169,14 +173,21 @@ public:
     result_.build_wall_s = wall_seconds_since(wall_start_);
     wall_start_ = std::chrono::steady_clock::now();
     result_.ranks = plan_.ranks;
+    result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
     start_iteration();
+    bool actors_left = false; // SimGrid only logs it, kills them and returns
+    sg4::Engine::on_deadlock_cb([&actors_left] { actors_left = true; });
     sg4::Engine::get_instance()->run();
+    if (scenario_.options.stop_at_interrupt)
+      handle_interrupts(SIG_DFL); // from here on (printing the results) a signal acts at once
     if (result_.stopped_by == 0 && static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
       throw std::logic_error("the replay stopped after " + std::to_string(result_.iterations.size()) +
                              " of " + std::to_string(scenario_.options.iterations) +
                              " iterations: a dependency never completed");
+    if (actors_left)
+      throw std::logic_error("the replay left actors running when it ended");
     return result_;
   }
 

@@ -58,6 +58,7 @@ struct RunResult {
   /// times the simulated clock moved forward.
   long long transfers = 0;
   long long link_copies = 0;
+  bool transfers_by_couriers = false; ///< the transfer driver: couriers, or maestro
   long long clock_advances = 0;
   /// Mean over the iterations after the first (the first alone when there is one).
   IterationResult measured_mean() const;

@@ -13,7 +13,7 @@ namespace {
 constexpr double done_within_s = 1e-12;
 
 /// Finished by `now_s`: what is left takes less than done_within_s, or so little that the
-/// clock cannot tell its end from now (past 2^14 s the clock's steps exceed 1e-12 s).
+/// clock cannot tell its end from now (past 2^13 s the clock's steps exceed 1e-12 s).
 bool finished_by(double now_s, double remaining_bytes, double rate) {
   return remaining_bytes <= rate * done_within_s || now_s + remaining_bytes / rate <= now_s;
 }

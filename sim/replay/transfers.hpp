@@ -32,6 +32,8 @@ public:
   Transfers(const Transfers&) = delete;
   Transfers& operator=(const Transfers&) = delete;
 
+  TransferDriver driver() const { return driver_; }
+
   /// Starts moving `bytes` from `src` to `dst` now.
   void start(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, std::uint64_t bytes, void* token);
 

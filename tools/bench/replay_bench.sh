@@ -39,8 +39,8 @@ for fidelity in aggregated exact; do
       # "timing: build B s; iterations W0 W1 ... s"
       read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
-      # "work: T transfers, C link copies, A clock advances in K iterations"
-      transfers=$(awk '/^work:/ {printf "%.0f", $2 / $(NF - 1)}' "$log")
+      # "work: T transfers, C link copies, A clock advances in K iterations; transfer driver D"
+      transfers=$(awk '/^work:/ {sub(/;.*/, ""); printf "%.0f", $2 / $(NF - 1)}' "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
       printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %14d %12.1f\n" "$topology" "$platform" "$fidelity" \
         "$n" "$build_s" "$per" "$rss" "$transfers" "$(awk -v p="$per" -v t="$transfers" 'BEGIN {print 1e6 * p / t}')"
