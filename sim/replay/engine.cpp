@@ -415,10 +415,7 @@ private:
     for (int q = 0; q < plan_.ranks; ++q) {
       clock(q).mark(now());
       const Breakdown& b = clock(q).spent;
-      it.breakdown.compute_s += b.compute_s / plan_.ranks;
-      it.breakdown.copy_s += b.copy_s / plan_.ranks;
-      it.breakdown.communication_s += b.communication_s / plan_.ranks;
-      it.breakdown.synchronisation_s += b.synchronisation_s / plan_.ranks;
+      it.breakdown.add_divided(b, plan_.ranks);
     }
     result_.iterations.push_back(it);
     result_.iteration_wall_s.push_back(wall_seconds_since(wall_start_));
@@ -459,11 +456,7 @@ private:
     for (const FlowRef& f : to_start) {
       const auto& flow = progress.flow(f);
       const RouteStats& route = route_stats(flow.src, flow.dst);
-      bytes_.pcie += flow.bytes * route.per_byte.pcie;
-      bytes_.nic += flow.bytes * route.per_byte.nic;
-      bytes_.fabric += flow.bytes * route.per_byte.fabric;
-      bytes_.gpu_link += flow.bytes * route.per_byte.gpu_link;
-      bytes_.host_memory += flow.bytes * route.per_byte.host_memory;
+      bytes_.add_times(route.per_byte, flow.bytes);
       comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
            flow.bytes, {Kind::Flow, flow.src, k, f.phase, f.flow});
     }
@@ -560,15 +553,8 @@ IterationResult RunResult::measured_mean() const {
   for (std::size_t i = first; i < iterations.size(); ++i) {
     const auto& it = iterations[i];
     mean.time_s += it.time_s / n;
-    mean.breakdown.compute_s += it.breakdown.compute_s / n;
-    mean.breakdown.copy_s += it.breakdown.copy_s / n;
-    mean.breakdown.communication_s += it.breakdown.communication_s / n;
-    mean.breakdown.synchronisation_s += it.breakdown.synchronisation_s / n;
-    mean.bytes.pcie += it.bytes.pcie / n;
-    mean.bytes.nic += it.bytes.nic / n;
-    mean.bytes.fabric += it.bytes.fabric / n;
-    mean.bytes.gpu_link += it.bytes.gpu_link / n;
-    mean.bytes.host_memory += it.bytes.host_memory / n;
+    mean.breakdown.add_divided(it.breakdown, n);
+    mean.bytes.add_divided(it.bytes, n);
   }
   return mean;
 }

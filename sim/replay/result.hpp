@@ -15,6 +15,13 @@ struct Breakdown {
   double communication_s = 0;
   double synchronisation_s = 0;
   double total_s() const { return compute_s + copy_s + communication_s + synchronisation_s; }
+  /// Adds each part of `b` divided by `divisor` (for means over ranks or iterations).
+  void add_divided(const Breakdown& b, double divisor) {
+    compute_s += b.compute_s / divisor;
+    copy_s += b.copy_s / divisor;
+    communication_s += b.communication_s / divisor;
+    synchronisation_s += b.synchronisation_s / divisor;
+  }
 };
 
 /// Bytes that crossed links of each class in one iteration, summed over links (a flow that
@@ -25,6 +32,22 @@ struct LinkBytes {
   double fabric = 0;
   double gpu_link = 0;
   double host_memory = 0; ///< transfers between GPUs of one node staged through host memory
+  /// Adds each class of `b` multiplied by `factor` (link counts times a flow's bytes).
+  void add_times(const LinkBytes& b, double factor) {
+    pcie += b.pcie * factor;
+    nic += b.nic * factor;
+    fabric += b.fabric * factor;
+    gpu_link += b.gpu_link * factor;
+    host_memory += b.host_memory * factor;
+  }
+  /// Adds each class of `b` divided by `divisor` (for means over iterations).
+  void add_divided(const LinkBytes& b, double divisor) {
+    pcie += b.pcie / divisor;
+    nic += b.nic / divisor;
+    fabric += b.fabric / divisor;
+    gpu_link += b.gpu_link / divisor;
+    host_memory += b.host_memory / divisor;
+  }
 };
 
 struct IterationResult {
