@@ -33,19 +33,33 @@ std::vector<int> iota(int n, int stride = 1) {
   return v;
 }
 
-/// Ring all-reduce over `members`: 2(n-1) steps of B/n (Patarasuk and Yuan 2009).
-void ring(std::vector<Phase>& plan, const std::vector<int>& members, double bytes, bool aggregate) {
-  const int n = static_cast<int>(members.size());
-  if (n < 2)
+/// `rounds` ring steps of `step_bytes` over `members`, or aggregated, one phase carrying them all.
+void ring_rounds(std::vector<Phase>& plan, const std::vector<int>& members, int rounds, double step_bytes,
+                 bool aggregate) {
+  if (members.size() < 2)
     return;
   if (aggregate) {
-    Phase p = ring_step(members, 2.0 * (n - 1) * (bytes / n));
-    p.steps = 2 * (n - 1);
+    Phase p = ring_step(members, rounds * step_bytes);
+    p.steps = rounds;
     plan.push_back(std::move(p));
     return;
   }
-  for (int s = 0; s < 2 * (n - 1); ++s)
-    plan.push_back(ring_step(members, bytes / n));
+  for (int s = 0; s < rounds; ++s)
+    plan.push_back(ring_step(members, step_bytes));
+}
+
+/// Ring all-reduce over `members`: 2(n-1) steps of B/n (Patarasuk and Yuan 2009).
+void ring(std::vector<Phase>& plan, const std::vector<int>& members, double bytes, bool aggregate) {
+  const int n = static_cast<int>(members.size());
+  ring_rounds(plan, members, 2 * (n - 1), bytes / n, aggregate);
+}
+
+/// The same flows the other way: a broadcast mirroring a reduce, a pull mirroring a push.
+Phase reversed(const Phase& p) {
+  Phase back;
+  for (const Flow& f : p.flows)
+    back.flows.push_back({f.dst, f.src, f.bytes});
+  return back;
 }
 
 /// Rabenseifner (Thakur, Rabenseifner and Gropp 2005): for a power of two p, log2 p halving
@@ -79,60 +93,49 @@ void halving_doubling(std::vector<Phase>& plan, int n, double bytes) {
   }
   plan.insert(plan.end(), halving.begin(), halving.end());
   plan.insert(plan.end(), halving.rbegin(), halving.rend()); // doubling: same partners, reversed
-  if (r > 0) {
-    Phase unfold;
-    for (int i = 0; i < r; ++i)
-      unfold.flows.push_back({2 * i, 2 * i + 1, bytes});
-    plan.push_back(unfold);
-  }
+  if (r > 0)
+    plan.push_back(reversed(fold));
 }
 
 /// Binary tree over positions 0..n-1 (parent of k is (k-1)/2), ranks mapped by `rank_of`:
 /// reduce level by level from the leaves (left children, then right children, so that a parent
 /// receives one flow at a time), then broadcast in the mirror order.
-void binary_tree(std::vector<std::vector<Flow>>& steps, int n, double bytes, auto rank_of) {
+void binary_tree(std::vector<Phase>& steps, int n, double bytes, auto rank_of) {
   int depth = 0;
   while ((1 << (depth + 1)) - 1 < n)
     ++depth; // positions at depth d are 2^d - 1 .. 2^(d+1) - 2
-  std::vector<std::vector<Flow>> reduce;
+  std::vector<Phase> reduce;
   for (int d = depth; d >= 1; --d)
     for (int side : {1, 2}) { // left child = 2k+1, right child = 2k+2
-      std::vector<Flow> step;
+      Phase step;
       for (int k = (1 << d) - 1; k < std::min(n, (1 << (d + 1)) - 1); ++k)
         if ((k - 1) % 2 == side - 1)
-          step.push_back({rank_of(k), rank_of((k - 1) / 2), bytes});
-      if (!step.empty())
+          step.flows.push_back({rank_of(k), rank_of((k - 1) / 2), bytes});
+      if (!step.flows.empty())
         reduce.push_back(step);
     }
   steps.insert(steps.end(), reduce.begin(), reduce.end());
-  for (auto it = reduce.rbegin(); it != reduce.rend(); ++it) {
-    std::vector<Flow> down;
-    for (const Flow& f : *it)
-      down.push_back({f.dst, f.src, f.bytes});
-    steps.push_back(down);
-  }
+  for (auto it = reduce.rbegin(); it != reduce.rend(); ++it)
+    steps.push_back(reversed(*it));
 }
 
 void trees(std::vector<Phase>& plan, int n, double bytes, bool two) {
   if (n < 2)
     return;
   if (!two) {
-    std::vector<std::vector<Flow>> steps;
-    binary_tree(steps, n, bytes, [](int k) { return k; });
-    for (auto& s : steps)
-      plan.push_back({std::move(s)});
+    binary_tree(plan, n, bytes, [](int k) { return k; });
     return;
   }
   // Double binary tree (Sanders, Speck and Träff 2009; NCCL 2.4): the second tree is the first
   // mirrored (position k -> rank n-1-k), so a rank inner in one tree is mostly a leaf in the
   // other; each tree reduces half the buffer, both at once.
-  std::vector<std::vector<Flow>> first;
-  std::vector<std::vector<Flow>> second;
+  std::vector<Phase> first;
+  std::vector<Phase> second;
   binary_tree(first, n, bytes / 2, [](int k) { return k; });
   binary_tree(second, n, bytes / 2, [n](int k) { return n - 1 - k; });
   for (std::size_t s = 0; s < first.size(); ++s) {
-    Phase p{first[s]};
-    p.flows.insert(p.flows.end(), second[s].begin(), second[s].end());
+    Phase p = first[s];
+    p.flows.insert(p.flows.end(), second[s].flows.begin(), second[s].flows.end());
     plan.push_back(std::move(p));
   }
 }
@@ -152,12 +155,8 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
   }
   plan.insert(plan.end(), gather.begin(), gather.end());
   ring(plan, iota(nodes, per_node), bytes, aggregate);
-  for (auto it = gather.rbegin(); it != gather.rend(); ++it) {
-    Phase down;
-    for (const Flow& f : it->flows)
-      down.flows.push_back({f.dst, f.src, f.bytes});
-    plan.push_back(down);
-  }
+  for (auto it = gather.rbegin(); it != gather.rend(); ++it)
+    plan.push_back(reversed(*it));
 }
 
 /// k servers on ranks 0..k-1 each own B/k: every other rank pushes its share to each server,
@@ -171,11 +170,8 @@ void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers
     for (int s = 0; s < k; ++s)
       if (r != s)
         push.flows.push_back({r, s, bytes / k});
-  Phase pull;
-  for (const Flow& f : push.flows)
-    pull.flows.push_back({f.dst, f.src, f.bytes});
   plan.push_back(push);
-  plan.push_back(pull);
+  plan.push_back(reversed(push));
 }
 
 std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bool aggregate) {
@@ -226,17 +222,14 @@ std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int serv
 
 std::vector<Phase> allgather_steps(Group g, double bytes) {
   std::vector<Phase> plan;
-  for (int s = 0; s + 1 < g.ranks; ++s)
-    plan.push_back(ring_step(iota(g.ranks), bytes));
+  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, false);
   return plan;
 }
 
 std::vector<Phase> allgather_phases(Group g, double bytes) {
-  if (g.ranks < 2)
-    return {};
-  Phase p = ring_step(iota(g.ranks), (g.ranks - 1) * bytes);
-  p.steps = g.ranks - 1;
-  return {p};
+  std::vector<Phase> plan;
+  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, true);
+  return plan;
 }
 
 std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {

@@ -19,7 +19,7 @@ std::string format_error(const SourceLocation& where, std::string_view key,
 
 } // namespace
 
-LoadError::LoadError(SourceLocation where, std::string_view key, std::string_view message)
-    : std::runtime_error(format_error(where, key, message)), where_(std::move(where)) {}
+LoadError::LoadError(const SourceLocation& where, std::string_view key, std::string_view message)
+    : std::runtime_error(format_error(where, key, message)) {}
 
 } // namespace ceiling::config

@@ -12,18 +12,13 @@ struct SourceLocation {
   std::string path;
   int line = 0;
   int column = 0;
-  bool operator==(const SourceLocation&) const = default;
 };
 
 /// Bad input. what() reads "FILE:LINE:COL: error: KEY: message", the form compilers use;
 /// KEY is the dotted path of the offending key ("node.nic.bandwidth"), left out when empty.
 class LoadError : public std::runtime_error {
 public:
-  LoadError(SourceLocation where, std::string_view key, std::string_view message);
-  const SourceLocation& where() const { return where_; }
-
-private:
-  SourceLocation where_;
+  LoadError(const SourceLocation& where, std::string_view key, std::string_view message);
 };
 
 } // namespace ceiling::config

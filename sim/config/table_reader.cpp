@@ -220,15 +220,14 @@ std::vector<long long> TableReader::integer_list(std::string_view key, long long
     fail(key, "expected a non-empty array of integers, got " +
                   (array ? std::string("an empty array") : type_name(*node)));
   std::vector<long long> values;
-  for (const toml::node& element : *array) {
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = (*array)[i];
     if (!element.is_integer())
-      throw LoadError(location_of(element.source()), full_key(key),
-                      "expected integers only, got " + type_name(element));
+      fail_element(key, i, "expected integers only, got " + type_name(element));
     const long long value = element.as_integer()->get();
     if (value < min || value > max)
-      throw LoadError(location_of(element.source()), full_key(key),
-                      "each entry must be between " + std::to_string(min) + " and " +
-                          std::to_string(max) + ", got " + std::to_string(value));
+      fail_element(key, i, "each entry must be between " + std::to_string(min) + " and " +
+                               std::to_string(max) + ", got " + std::to_string(value));
     values.push_back(value);
   }
   return values;
@@ -272,12 +271,11 @@ std::optional<double> TableReader::optional_number(std::string_view key, double 
   if (!node->is_number())
     fail(key, "expected a number, got " + type_name(*node));
   const double value = node->value<double>().value_or(NAN);
-  std::ostringstream bounds;
-  bounds << (min_exclusive ? "greater than " : "at least ") << min << " and at most " << max;
   if (!std::isfinite(value) || value < min || (min_exclusive && value == min) || value > max) {
-    std::ostringstream got;
-    got << value;
-    fail(key, "must be " + bounds.str() + ", got " + got.str());
+    std::ostringstream message;
+    message << "must be " << (min_exclusive ? "greater than " : "at least ") << min << " and at most "
+            << max << ", got " << value;
+    fail(key, message.str());
   }
   return value;
 }
@@ -288,15 +286,20 @@ double TableReader::number(std::string_view key, double min, double max, bool mi
   missing(key, "expected a number");
 }
 
-std::vector<std::string> TableReader::string_list(std::string_view key) {
+const toml::array* TableReader::optional_array(std::string_view key, std::string_view of_what) {
   const toml::node* node = find(key);
   if (!node)
-    return {};
+    return nullptr;
   const toml::array* array = node->as_array();
   if (!array)
-    fail(key, "expected an array of strings, got " + type_name(*node));
+    fail(key, "expected an array of " + std::string(of_what) + ", got " + type_name(*node));
+  return array;
+}
+
+std::vector<std::string> TableReader::string_list(std::string_view key) {
+  const toml::array* array = optional_array(key, "strings");
   std::vector<std::string> values;
-  for (std::size_t i = 0; i < array->size(); ++i) {
+  for (std::size_t i = 0; array && i < array->size(); ++i) {
     if (!(*array)[i].is_string())
       fail_element(key, i, "expected strings only, got " + type_name((*array)[i]));
     values.push_back((*array)[i].as_string()->get());
@@ -305,14 +308,9 @@ std::vector<std::string> TableReader::string_list(std::string_view key) {
 }
 
 std::vector<TableReader> TableReader::table_array(std::string_view key) {
-  const toml::node* node = find(key);
-  if (!node)
-    return {};
-  const toml::array* array = node->as_array();
-  if (!array)
-    fail(key, "expected an array of tables, got " + type_name(*node));
+  const toml::array* array = optional_array(key, "tables");
   std::vector<TableReader> tables;
-  for (std::size_t i = 0; i < array->size(); ++i) {
+  for (std::size_t i = 0; array && i < array->size(); ++i) {
     if (!(*array)[i].is_table())
       fail_element(key, i, "expected tables only, got " + type_name((*array)[i]));
     tables.emplace_back(*(*array)[i].as_table(), full_key(key) + "[" + std::to_string(i) + "]", file_);

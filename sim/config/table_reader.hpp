@@ -66,6 +66,9 @@ public:
   const std::string& file() const { return file_; }
 
 private:
+  /// The array under `key`, or null when the key is absent; throws when it is not an array
+  /// ("expected an array of <of_what>").
+  const toml::array* optional_array(std::string_view key, std::string_view of_what);
   /// Throws for an absent required key, or for a present key that looks like a misspelling of it.
   [[noreturn]] void missing(std::string_view key, std::string_view expected) const;
   std::string full_key(std::string_view key) const;
