@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 
 namespace sg4 = simgrid::s4u;
 using NetPoint = simgrid::kernel::routing::NetPoint;
@@ -41,6 +42,12 @@ std::optional<int> index_of(const std::vector<Precision>& order, Precision p) {
   return static_cast<int>(it - order.begin());
 }
 
+// Link names end with what the link is; link_class() reads them back.
+constexpr std::string_view nic_suffix = "-nic";
+constexpr std::string_view memory_suffix = "-memory";
+constexpr std::string_view pcie_suffix = "-pcie";
+constexpr std::string_view gpu_link_suffix = "-gpulink";
+
 sg4::SplitDuplexLink* duplex_link(sg4::NetZone* zone, const std::string& name, double up_bytes_per_s,
                                   double down_bytes_per_s, double latency_s) {
   auto* link = zone->create_split_duplex_link(name, up_bytes_per_s);
@@ -62,20 +69,20 @@ struct NodeLinks {
 
 NodeLinks create_node_links(const NodeSpec& node, sg4::NetZone* zone, const std::string& name) {
   NodeLinks links;
-  links.nic = duplex_link(zone, name + "-nic", node.nic.bandwidth.bytes_per_second(),
+  links.nic = duplex_link(zone, name + std::string(nic_suffix), node.nic.bandwidth.bytes_per_second(),
                           node.nic.bandwidth.bytes_per_second(), node.nic.latency.seconds());
   // Both directions of a memory copy share the memory bus.
-  links.memory = zone->create_link(name + "-memory", node.cpu.memory_bandwidth_per_socket.bytes_per_second() *
+  links.memory = zone->create_link(name + std::string(memory_suffix), node.cpu.memory_bandwidth_per_socket.bytes_per_second() *
                                                          node.cpu.sockets);
   links.memory->set_latency(0)->seal();
   for (int k = 0; node.gpu && k < node.gpu->count; ++k) {
     const std::string gpu_name = name + "-gpu" + std::to_string(k);
-    links.pcie.push_back(duplex_link(zone, gpu_name + "-pcie",
+    links.pcie.push_back(duplex_link(zone, gpu_name + std::string(pcie_suffix),
                                      node.pcie->device_to_host.bytes_per_second(),
                                      node.pcie->host_to_device.bytes_per_second(),
                                      node.pcie->latency.seconds()));
     if (node.gpu_link)
-      links.gpu_link.push_back(duplex_link(zone, gpu_name + "-gpulink",
+      links.gpu_link.push_back(duplex_link(zone, gpu_name + std::string(gpu_link_suffix),
                                            node.gpu_link->bandwidth.bytes_per_second(),
                                            node.gpu_link->bandwidth.bytes_per_second(),
                                            node.gpu_link->latency.seconds()));
@@ -127,9 +134,25 @@ std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, const NodeLinks
 
 } // namespace
 
+LinkClass link_class(const simgrid::s4u::Link& link) {
+  std::string_view name = link.get_name();
+  for (std::string_view half : {"_UP", "_DOWN"}) // split-duplex halves
+    if (name.ends_with(half))
+      name.remove_suffix(half.size());
+  if (name.ends_with(pcie_suffix))
+    return LinkClass::Pcie;
+  if (name.ends_with(nic_suffix))
+    return LinkClass::Nic;
+  if (name.ends_with(gpu_link_suffix))
+    return LinkClass::GpuLink;
+  if (name.ends_with(memory_suffix))
+    return LinkClass::HostMemory;
+  return LinkClass::Fabric;
+}
+
 std::string Machine::node_name(long long rank) const {
   // Zero-padded, so that SimGrid's by-name host order is the rank order.
-  const long long slots = std::max<long long>(slot_count(spec_.interconnect.topology), spec_.nodes);
+  const long long slots = slot_count(spec_);
   const int width = static_cast<int>(std::to_string(std::max<long long>(slots - 1, 0)).size());
   char text[32];
   std::snprintf(text, sizeof text, "node%0*lld", width, rank);
@@ -140,7 +163,7 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   Machine machine;
   machine.spec_ = spec;
   const Topology& topology = spec.interconnect.topology;
-  const long long slots = std::holds_alternative<SingleSwitch>(topology) ? spec.nodes : slot_count(topology);
+  const long long slots = slot_count(spec);
   std::vector<NodeHosts> by_slot(static_cast<std::size_t>(nodes));
 
   auto* root = sg4::create_empty_zone("machine");

@@ -48,6 +48,10 @@ private:
   std::vector<NodeHosts> ranks_;
 };
 
+/// What a link of a Machine carries, read from the name Machine::build gave it.
+enum class LinkClass { Pcie, Nic, GpuLink, HostMemory, Fabric };
+LinkClass link_class(const simgrid::s4u::Link& link);
+
 /// Route latency and links from `src` to `dst`, as SimGrid resolves them.
 struct RouteInfo {
   double latency_s = 0;

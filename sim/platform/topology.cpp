@@ -69,6 +69,11 @@ long long slot_count(const Topology& t) {
   return std::visit(visitor, t);
 }
 
+long long slot_count(const PlatformSpec& spec) {
+  const Topology& t = spec.interconnect.topology;
+  return std::holds_alternative<SingleSwitch>(t) ? spec.nodes : slot_count(t);
+}
+
 std::optional<std::string> shape_problem(const Topology& t) {
   if (const auto* f = std::get_if<FatTree>(&t)) {
     if (f->down.size() != f->up.size() || f->down.size() != f->links.size())

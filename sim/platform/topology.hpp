@@ -8,8 +8,12 @@
 
 namespace ceiling::platform {
 
-/// Node slots the topology provides (its leaves).
+/// Node slots the topology provides (its leaves); 0 for a single switch, which has as many
+/// ports as the machine has nodes.
 long long slot_count(const Topology& t);
+
+/// Node slots of the machine: its topology's, or its node count on a single switch.
+long long slot_count(const PlatformSpec& spec);
 
 /// Why `t` cannot be built by SimGrid 3.32, or nullopt when it can.
 std::optional<std::string> shape_problem(const Topology& t);

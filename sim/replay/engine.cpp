@@ -503,18 +503,15 @@ private:
     std::vector<sg4::Link*> links;
     ranks_[static_cast<std::size_t>(src)].comm->route_to(ranks_[static_cast<std::size_t>(dst)].comm, links,
                                                          &it->second.latency_s);
+    LinkBytes& count = it->second.per_byte;
     for (const sg4::Link* link : links) {
-      const std::string& name = link->get_name();
-      if (name.find("-pcie_") != std::string::npos)
-        it->second.per_byte.pcie += 1;
-      else if (name.find("-nic_") != std::string::npos)
-        it->second.per_byte.nic += 1;
-      else if (name.find("-gpulink_") != std::string::npos)
-        it->second.per_byte.gpu_link += 1;
-      else if (name.ends_with("-memory"))
-        it->second.per_byte.host_memory += 1;
-      else
-        it->second.per_byte.fabric += 1;
+      switch (platform::link_class(*link)) {
+      case platform::LinkClass::Pcie: count.pcie += 1; break;
+      case platform::LinkClass::Nic: count.nic += 1; break;
+      case platform::LinkClass::GpuLink: count.gpu_link += 1; break;
+      case platform::LinkClass::HostMemory: count.host_memory += 1; break;
+      case platform::LinkClass::Fabric: count.fabric += 1; break;
+      }
     }
     return it->second;
   }

@@ -109,8 +109,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     plan.forward_s += times.back().forward.seconds();
     plan.flop_per_rank += batch * (layer.forward_per_sample + layer.backward_per_sample).flop();
   }
-  plan.optimizer_s = static_cast<double>(workload::total_params(w)) * w.optimizer_per_parameter.bytes() /
-                     (device.memory_bandwidth.bytes_per_second() * efficiency.memory);
+  plan.optimizer_s = workload::optimizer_time(w, device, efficiency).seconds();
 
   // Reductions in the order backward makes them ready: the position of a reduction is the
   // backward position of its last layer.

@@ -14,7 +14,6 @@ struct Breakdown {
   double copy_s = 0;
   double communication_s = 0;
   double synchronisation_s = 0;
-  double total_s() const { return compute_s + copy_s + communication_s + synchronisation_s; }
   /// Adds each part of `b` divided by `divisor` (for means over ranks or iterations).
   void add_divided(const Breakdown& b, double divisor) {
     compute_s += b.compute_s / divisor;

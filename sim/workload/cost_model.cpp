@@ -44,10 +44,13 @@ std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const Dev
     it.forward = it.forward + t.forward;
     it.backward = it.backward + t.backward;
   }
-  it.optimizer = units::Duration::from_seconds(
-      static_cast<double>(total_params(w)) * w.optimizer_per_parameter.bytes() /
-      (device.memory_bandwidth.bytes_per_second() * efficiency.memory));
+  it.optimizer = optimizer_time(w, device, efficiency);
   return it;
+}
+
+units::Duration optimizer_time(const WorkloadSpec& w, const DeviceRates& device, Efficiency efficiency) {
+  return units::Duration::from_seconds(static_cast<double>(total_params(w)) * w.optimizer_per_parameter.bytes() /
+                                       (device.memory_bandwidth.bytes_per_second() * efficiency.memory));
 }
 
 std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,

@@ -50,6 +50,9 @@ struct DeviceIteration {
   double samples_per_second(int batch) const { return batch / total().seconds(); }
 };
 
+/// The optimizer update: every parameter's optimizer bytes through device memory.
+units::Duration optimizer_time(const WorkloadSpec& w, const DeviceRates& device, Efficiency efficiency);
+
 /// nullopt when the device has no peak at `precision`.
 std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const DeviceRates& device,
                                                 platform::Precision precision, int batch,

@@ -124,7 +124,7 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.end_object();
   json.key("interconnect").begin_object();
   json.key("topology").value(platform::topology_name(spec.interconnect.topology));
-  json.key("slots").value(std::max<long long>(platform::slot_count(spec.interconnect.topology), spec.nodes));
+  json.key("slots").value(platform::slot_count(spec));
   json.key("link_bandwidth_bytes_per_s").value(spec.interconnect.link_bandwidth.bytes_per_second());
   json.key("link_latency_s").value(spec.interconnect.link_latency.seconds());
   json.end_object();
