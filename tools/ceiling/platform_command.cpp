@@ -210,7 +210,7 @@ int show(const std::vector<std::string>& args) {
   const auto machine = platform::Machine::build(spec, n);
   const auto latency = platform::route_latency_range(machine, latency_sources(n));
   const auto bisection = platform::bisection_bandwidth(spec, n);
-  if (parsed->vm.count("json"))
+  if (parsed->has("json"))
     show_json(spec, n, latency, bisection);
   else
     show_text(spec, n, latency, bisection);
@@ -230,9 +230,9 @@ int export_command(const std::vector<std::string>& args) {
                             options);
   if (!parsed)
     return 0;
-  if (!parsed->vm.count("nodes"))
+  if (!parsed->has("nodes"))
     throw UsageError("platform export: --nodes is required");
-  if (!parsed->vm.count("output"))
+  if (!parsed->has("output"))
     throw UsageError("platform export: -o/--output is required");
   const PlatformSpec spec = config::load_platform(parsed->file);
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), spec.nodes);
@@ -320,7 +320,7 @@ int bench(const std::vector<std::string>& args) {
                   steps / static_cast<double>(n) * bytes / worst_bandwidth + steps * worst_latency,
                   "2(N-1)/N size / bw + 2(N-1) latency"});
 
-  if (parsed->vm.count("json")) {
+  if (parsed->has("json")) {
     io::JsonWriter json(std::cout);
     json.begin_object().key("platform").value(spec.name).key("nodes").value(n);
     json.key("size_bytes").value(bytes).key("benchmarks").begin_array();
