@@ -114,7 +114,6 @@ const toml::node* TableReader::find(std::string_view key) {
 std::optional<std::pair<const toml::node*, std::string>>
 TableReader::find_quantity(std::string_view key, bool (*is_unit)(std::string_view)) {
   asked_.emplace(key);
-  quantity_keys_.emplace_back(key, is_unit);
   std::optional<std::pair<const toml::node*, std::string>> found;
   if (const toml::node* node = table_.get(key))
     found.emplace(node, "");
@@ -127,6 +126,7 @@ TableReader::find_quantity(std::string_view key, bool (*is_unit)(std::string_vie
                                                           ? full_key(key)
                                                           : full_key(key) + "_" + found->second));
     found.emplace(&node, std::string(k.str().substr(stem.size())));
+    unit_keys_.emplace(k.str());
   }
   return found;
 }
@@ -351,15 +351,7 @@ TableReader TableReader::table(std::string_view key) {
 void TableReader::reject_unknown_keys() const {
   for (auto&& [k, node] : table_) {
     const std::string_view name = k.str();
-    if (asked_.contains(name))
-      continue;
-    const bool unit_in_name = std::any_of(quantity_keys_.begin(), quantity_keys_.end(),
-                                          [&](const auto& q) {
-                                            return name.starts_with(q.first + "_") &&
-                                                   q.second(unit_from_key_suffix(
-                                                       name.substr(q.first.size() + 1)));
-                                          });
-    if (unit_in_name)
+    if (asked_.contains(name) || unit_keys_.contains(name))
       continue;
     std::string message = "unknown key" + did_you_mean(name, asked_);
     if (message == "unknown key") {

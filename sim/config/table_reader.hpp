@@ -85,7 +85,7 @@ private:
   std::string key_path_;
   std::string file_;
   std::set<std::string, std::less<>> asked_;
-  std::vector<std::pair<std::string, bool (*)(std::string_view)>> quantity_keys_;
+  std::set<std::string, std::less<>> unit_keys_; ///< keys read as a quantity with the unit in the name
 };
 
 /// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
