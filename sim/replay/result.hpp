@@ -33,19 +33,20 @@ struct LinkBytes {
   double host_memory = 0; ///< transfers between GPUs of one node staged through host memory
   /// Adds each class of `b` multiplied by `factor` (link counts times a flow's bytes).
   void add_times(const LinkBytes& b, double factor) {
-    pcie += b.pcie * factor;
-    nic += b.nic * factor;
-    fabric += b.fabric * factor;
-    gpu_link += b.gpu_link * factor;
-    host_memory += b.host_memory * factor;
+    add_each(b, [factor](double x) { return x * factor; });
   }
   /// Adds each class of `b` divided by `divisor` (for means over iterations).
   void add_divided(const LinkBytes& b, double divisor) {
-    pcie += b.pcie / divisor;
-    nic += b.nic / divisor;
-    fabric += b.fabric / divisor;
-    gpu_link += b.gpu_link / divisor;
-    host_memory += b.host_memory / divisor;
+    add_each(b, [divisor](double x) { return x / divisor; });
+  }
+
+private:
+  template <class F> void add_each(const LinkBytes& b, F f) {
+    pcie += f(b.pcie);
+    nic += f(b.nic);
+    fabric += f(b.fabric);
+    gpu_link += f(b.gpu_link);
+    host_memory += f(b.host_memory);
   }
 };
 
