@@ -3,6 +3,7 @@
 
 #include "platform/machine.hpp"
 #include "replay/collective_progress.hpp"
+#include "replay/due_queue.hpp"
 #include "replay/iteration_plan.hpp"
 #include "replay/shared_link.hpp"
 #include "replay/transfers.hpp"
@@ -74,6 +75,14 @@ struct Tag {
   int phase = 0;
   int flow = 0;
   double start_s = 0;
+};
+
+/// What the due queue wakes: a tag to dispatch, or a PCIe link at its next event (stale when
+/// the link has been given a later wakeup since).
+struct Wakeup {
+  const Tag* tag = nullptr;
+  std::uint32_t link = 0;
+  std::uint32_t generation = 0;
 };
 
 /// Link counts and latency of the route between two ranks' communication hosts.
@@ -165,7 +174,7 @@ public:
         pcie_links_.emplace_back(pcie.host_to_device.bytes_per_second() * bandwidth_factor,
                                  pcie.latency.seconds() * latency_factor_);
       }
-      pcie_wakeups_.assign(pcie_links_.size(), nullptr);
+      pcie_wakeups_.assign(pcie_links_.size(), 0);
     }
   }
 
@@ -214,14 +223,33 @@ private:
     return &tags_.back();
   }
 
-  /// Fires `t` after `seconds`, as a kernel timer rather than an activity: SimGrid 3.32 keeps
-  /// every activity started outside an actor in one list and pays a walk of it at each
-  /// completion, so thousands of concurrent execs made large runs quadratic. A device runs one
-  /// kernel at a time and nothing else computes on it, so its compute is a delay of the
-  /// roofline time, exactly what an exec on the unshared host would last.
-  void after(double seconds, Tag t) {
-    const Tag* fired = tag(t);
-    simgrid::kernel::timer::Timer::set(now() + seconds, [this, fired] { dispatch(*fired); });
+  /// Fires `t` after `seconds`. SimGrid 3.32 keeps every activity started outside an actor in
+  /// one list and pays a walk of it at each completion, so compute is not an exec: a device runs
+  /// one kernel at a time and nothing else computes on it, so its compute is a delay of the
+  /// roofline time, exactly what an exec on the unshared host would last. Delays wait in the
+  /// replay's DueQueue behind one kernel timer (replay/due_queue.hpp).
+  void after(double seconds, Tag t) { due_at(now() + seconds, {.tag = tag(t)}); }
+
+  void due_at(double at, Wakeup w) {
+    if (const auto alarm = due_.add(at, w))
+      set_alarm(*alarm);
+  }
+
+  /// Sets the one kernel timer of the due queue to `at`, replacing the one set before.
+  void set_alarm(double at) {
+    if (alarm_)
+      alarm_->remove();
+    alarm_ = simgrid::kernel::timer::Timer::set(at, [this] {
+      alarm_ = nullptr;
+      const auto next = due_.drain(now(), [this](const Wakeup& w) {
+        if (w.tag)
+          dispatch(*w.tag);
+        else if (w.generation == pcie_wakeups_[w.link]) // else a later wakeup replaced it
+          link_woken(w.link);
+      });
+      if (next)
+        set_alarm(*next);
+    });
   }
 
   /// Transfers `bytes` from `src` to `dst`, then fires `t`.
@@ -246,23 +274,20 @@ private:
     wake_link_at_next_event(link);
   }
 
-  /// Sets the timer of `link` to its next event, replacing the one set before.
+  /// Wakes `link` at its next event; a wakeup set before for it becomes stale.
   void wake_link_at_next_event(std::size_t link) {
-    auto& wakeup = pcie_wakeups_[link];
-    if (wakeup)
-      wakeup->remove();
-    wakeup = nullptr;
+    const std::uint32_t generation = ++pcie_wakeups_[link];
     const double at = pcie_links_[link].next_event_s();
-    if (std::isinf(at))
-      return;
-    wakeup = simgrid::kernel::timer::Timer::set(at, [this, link] {
-      pcie_wakeups_[link] = nullptr;
-      std::vector<void*> finished;
-      pcie_links_[link].advance(now(), finished);
-      wake_link_at_next_event(link);
-      for (void* token : finished)
-        dispatch(*static_cast<Tag*>(token));
-    });
+    if (!std::isinf(at))
+      due_at(at, {.link = static_cast<std::uint32_t>(link), .generation = generation});
+  }
+
+  void link_woken(std::size_t link) {
+    std::vector<void*> finished;
+    pcie_links_[link].advance(now(), finished);
+    wake_link_at_next_event(link);
+    for (void* token : finished)
+      dispatch(*static_cast<Tag*>(token));
   }
 
   void compute(int r, double seconds, Tag t) {
@@ -523,13 +548,15 @@ private:
   std::mt19937_64 rng_;
   Transfers transfers_;
   std::vector<SharedLink> pcie_links_; ///< per rank: device->host, host->device; empty: copies go through SimGrid
-  std::vector<simgrid::kernel::timer::Timer*> pcie_wakeups_; ///< per link: its pending timer, or null
+  std::vector<std::uint32_t> pcie_wakeups_; ///< per link: the number of its latest wakeup
   std::vector<RankState> ranks_;
   double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   std::unordered_map<long long, RouteStats> routes_; ///< by src x ranks + dst
+  DueQueue<Wakeup> due_; ///< compute, merged-step latencies and PCIe link events
+  simgrid::kernel::timer::Timer* alarm_ = nullptr; ///< at due_'s earliest item, or null
   std::deque<Tag> tags_;
   std::vector<Tag*> free_tags_;
   RunResult result_;
