@@ -12,6 +12,8 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
+#include "support/relative.hpp"
+
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -65,10 +67,10 @@ void check_point_to_point(const Machine& m, long long a, long long b, int fabric
   CAPTURE(b);
   const double latency = 2 * nic_latency_s + fabric_links * link_latency_s;
   CHECK(platform::route_between(m.node(a).cpu, m.node(b).cpu).latency_s ==
-        doctest::Approx(latency).epsilon(1e-12));
+        testing::relative(latency, 1e-12));
   const auto t = platform::time_transfers({{m.node(a).cpu, m.node(b).cpu}},
                                           units::DataSize::from_bytes(size_bytes));
-  CHECK(t.seconds() == doctest::Approx(latency + size_bytes / nic_bytes_per_s).epsilon(1e-6));
+  CHECK(t.seconds() == testing::relative(latency + size_bytes / nic_bytes_per_s, 1e-6));
 }
 
 /// Expectation for the step-level ring: 2(N-1)/N B/bw + 2(N-1) alpha, alpha the largest
@@ -134,7 +136,7 @@ TEST_CASE("an oversubscribed fat-tree slows concurrent transfers by its taper") 
   MESSAGE("shift on a 4:1 fat-tree: " << simulated << " s, alone " << alone << " s, slow-down "
                                       << simulated / alone);
   CHECK(simulated > alone);
-  CHECK(simulated == doctest::Approx(contended).epsilon(1e-6));
+  CHECK(simulated == testing::relative(contended, 1e-6));
 }
 
 TEST_CASE("GPU to GPU across nodes crosses PCIe, NIC, fabric, NIC, PCIe in that order") {
@@ -152,7 +154,7 @@ TEST_CASE("GPU to GPU across nodes crosses PCIe, NIC, fabric, NIC, PCIe in that 
   }
   // Expectation: the route's latency adds both PCIe links, both NICs and 3 fabric links
   // (neighbouring routers of one chassis: local, green, local).
-  CHECK(route.latency_s == doctest::Approx(2 * 2e-6 + 2 * nic_latency_s + 3 * link_latency_s).epsilon(1e-12));
+  CHECK(route.latency_s == testing::relative(2 * 2e-6 + 2 * nic_latency_s + 3 * link_latency_s, 1e-12));
 }
 
 TEST_CASE("a host to device copy takes PCIe latency plus size over the direction's bandwidth") {
@@ -161,12 +163,12 @@ TEST_CASE("a host to device copy takes PCIe latency plus size over the direction
   const double h2d = platform::time_transfers({{m.node(0).cpu, m.node(0).gpus[0]}}, size).seconds();
   const double d2h = platform::time_transfers({{m.node(0).gpus[0], m.node(0).cpu}}, size).seconds();
   // Expectation: 2 us + 64 MB / 11.881 GB/s one way, 2 us + 64 MB / 12.571 GB/s the other.
-  CHECK(h2d == doctest::Approx(2e-6 + 64e6 / 11.881e9).epsilon(1e-9));
-  CHECK(d2h == doctest::Approx(2e-6 + 64e6 / 12.571e9).epsilon(1e-9));
+  CHECK(h2d == testing::relative(2e-6 + 64e6 / 11.881e9, 1e-9));
+  CHECK(d2h == testing::relative(2e-6 + 64e6 / 12.571e9, 1e-9));
   // Two GPUs of one node copy at once without sharing: each has its own PCIe link.
   const double both = platform::time_transfers({{m.node(0).cpu, m.node(0).gpus[0]},
                                                 {m.node(0).cpu, m.node(0).gpus[1]}}, size).seconds();
-  CHECK(both == doctest::Approx(h2d).epsilon(1e-9));
+  CHECK(both == testing::relative(h2d, 1e-9));
 }
 
 TEST_CASE("the exported XML platform loads back in SimGrid with the same routes") {
@@ -222,7 +224,7 @@ TEST_CASE("the exported XML platform loads back in SimGrid with the same routes"
                                              simgrid::s4u::Host::by_name(dst));
     CAPTURE(line);
     CHECK(got.link_names == want);
-    CHECK(got.latency_s == doctest::Approx(latency).epsilon(1e-12));
+    CHECK(got.latency_s == testing::relative(latency, 1e-12));
     ++checked;
   }
   CHECK(checked == 18 * 17); // 6 nodes x (CPU + 2 GPUs), ordered pairs

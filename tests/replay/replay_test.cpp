@@ -4,6 +4,8 @@
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 
+#include "support/relative.hpp"
+
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -148,7 +150,7 @@ TEST_CASE("one rank computing alone takes the roofline time of its layers") {
     // input copy, 2 us + 32 x 100 kB / 20 GB/s.
     const double copy = node.empty() ? 0 : 2e-6 + 32 * 100e3 / 20e9;
     for (double t : run_isolated(s).iteration_s)
-      CHECK(t == doctest::Approx(compute_seconds(plan) + copy).epsilon(1e-9));
+      CHECK(t == testing::relative(compute_seconds(plan) + copy, 1e-9));
   }
 }
 
@@ -218,7 +220,7 @@ TEST_CASE("staging through host memory adds exactly the PCIe copies when nothing
   double copies = 0;
   for (const auto& r : replay::make_iteration_plan(s).reductions)
     copies += r.bytes / 16e9 + r.bytes / 20e9; // device->host, then host->device
-  CHECK(host - direct == doctest::Approx(copies).epsilon(1e-6));
+  CHECK(host - direct == testing::relative(copies, 1e-6));
 }
 
 TEST_CASE("overlapping communication with backward never makes an iteration slower") {
@@ -234,6 +236,29 @@ TEST_CASE("overlapping communication with backward never makes an iteration slow
     }
 }
 
+TEST_CASE("each part of the breakdown is its closed form when nothing overlaps and no rank waits") {
+  // Eight identical GPU nodes on one switch, host staging, one bucket, nothing overlapped:
+  // every rank computes, copies and communicates in turn and never waits for another.
+  Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
+  s.options.overlap = false;
+  s.options.input_overlap = false;
+  s.options.fusion_threshold = units::DataSize::from_bytes(1e9);
+  s.options.staging = replay::Staging::Host;
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.reductions.size() == 1);
+  const auto& reduction = plan.reductions.front();
+  // Expectation: compute is the cost model's; copies are the input batch (32 x 100 kB at
+  // 20 GB/s) and the bucket out (16 GB/s) and back (20 GB/s); communication is the ring's
+  // alpha-beta form between host memories (alpha = 2 x 1 us NIC + 2 x 100 ns fabric).
+  const double copy = 32 * 100e3 / 20e9 + reduction.bytes / 16e9 + reduction.result_bytes / 20e9;
+  const double communication = collectives::alpha_beta_seconds(reduction.plan, 2e-6 + 2 * 100e-9, 12.5e9);
+  const auto b = run_isolated(s).breakdown;
+  CHECK(b.compute_s == testing::relative(compute_seconds(plan), 1e-9));
+  CHECK(b.copy_s == testing::relative(copy, 1e-6));
+  CHECK(b.communication_s == testing::relative(communication, 1e-6));
+  CHECK(b.synchronisation_s <= 1e-12 * (b.compute_s + b.copy_s + b.communication_s));
+}
+
 TEST_CASE("the breakdown parts add up to the iteration time") {
   Scenario s = scenario(topologies[4].second, 16, gpus(2));
   s.options.jitter = 0.2;
@@ -241,7 +266,7 @@ TEST_CASE("the breakdown parts add up to the iteration time") {
   const auto summary = run_isolated(s);
   CHECK(summary.breakdown.compute_s + summary.breakdown.copy_s + summary.breakdown.communication_s +
             summary.breakdown.synchronisation_s ==
-        doctest::Approx(mean_time(summary)).epsilon(1e-9));
+        testing::relative(mean_time(summary), 1e-9));
   CHECK(summary.breakdown.synchronisation_s > 0); // stragglers make the others wait
 }
 
@@ -294,7 +319,7 @@ TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid give
       const auto& through_simgrid = simgrid_run.iteration_s;
       REQUIRE(shared.size() == through_simgrid.size());
       for (std::size_t i = 0; i < shared.size(); ++i) {
-        CHECK(shared[i] == doctest::Approx(through_simgrid[i]).epsilon(1e-9));
+        CHECK(shared[i] == testing::relative(through_simgrid[i], 1e-9));
         largest = std::max(largest, std::abs(shared[i] / through_simgrid[i] - 1));
       }
     }
