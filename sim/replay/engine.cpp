@@ -14,6 +14,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <csignal>
@@ -85,9 +86,12 @@ struct Wakeup {
   std::uint32_t generation = 0;
 };
 
-/// Link counts and latency of the route between two ranks' communication hosts.
+/// The route between two ranks' communication hosts: its links, their latency and narrowest
+/// bandwidth, and how many links of each class it crosses.
 struct RouteStats {
+  std::vector<const sg4::Link*> links;
   double latency_s = 0;
+  double bandwidth_bytes_per_s = 0;
   LinkBytes per_byte; // links of each class crossed
 };
 
@@ -175,6 +179,17 @@ public:
                                  pcie.latency.seconds() * latency_factor_);
       }
       pcie_wakeups_.assign(pcie_links_.size(), 0);
+    }
+    // Collectives never overlap (each starts when every rank has left the one before) and,
+    // with the copies above or on CPU nodes, no copy enters SimGrid: a flow of an aggregated
+    // plan that shares no link with another flow of its plan is alone on its route for its
+    // whole life, and CM02 without cross-traffic or window cap gives it a closed form.
+    const bool copies_off_simgrid = !s.platform.node.is_gpu_node() || !pcie_links_.empty();
+    if (copies_off_simgrid && s.options.fidelity == Fidelity::Aggregated && !s.options.flows_through_simgrid &&
+        network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0) {
+      bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
+      for (const auto& reduction : plan_.reductions)
+        alone_.push_back(flows_alone(reduction.plan));
     }
   }
 
@@ -482,8 +497,18 @@ private:
       const auto& flow = progress.flow(f);
       const RouteStats& route = route_stats(flow.src, flow.dst);
       bytes_.add_times(route.per_byte, flow.bytes);
-      comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
-           flow.bytes, {Kind::Flow, flow.src, k, f.phase, f.flow});
+      const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
+      if (!alone_.empty() && alone_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)]) {
+        // CM02 for a flow alone on its route: the route's latency, then its whole bytes at the
+        // narrowest link's bandwidth (what SimGrid computes; tested against it).
+        ++result_.flows_in_closed_form;
+        const double bytes = static_cast<double>(std::llround(flow.bytes));
+        due_at(now() + route.latency_s * latency_factor_ + bytes / (route.bandwidth_bytes_per_s * bandwidth_factor_),
+               {.tag = tag(t)});
+      } else {
+        comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
+             flow.bytes, t);
+      }
     }
     for (int r : done)
       collective_done(k, r);
@@ -521,15 +546,40 @@ private:
     try_arrive(r);
   }
 
+  /// Per phase and flow of `plan`: whether the flow's route shares no link with any other flow
+  /// of the plan (a link of a split-duplex pair is one direction).
+  std::vector<std::vector<char>> flows_alone(const std::vector<collectives::Phase>& plan) {
+    std::unordered_map<const sg4::Link*, int> crossings;
+    for (const auto& phase : plan)
+      for (const auto& flow : phase.flows)
+        for (const sg4::Link* link : route_stats(flow.src, flow.dst).links)
+          ++crossings[link];
+    std::vector<std::vector<char>> alone;
+    for (const auto& phase : plan) {
+      auto& flags = alone.emplace_back();
+      for (const auto& flow : phase.flows) {
+        const auto& links = route_stats(flow.src, flow.dst).links;
+        flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](const sg4::Link* link) {
+          return crossings[link] == 1;
+        }));
+      }
+    }
+    return alone;
+  }
+
   const RouteStats& route_stats(int src, int dst) {
     auto [it, fresh] = routes_.try_emplace(static_cast<long long>(src) * plan_.ranks + dst);
     if (!fresh)
       return it->second;
     std::vector<sg4::Link*> links;
+    RouteStats& route = it->second;
     ranks_[static_cast<std::size_t>(src)].comm->route_to(ranks_[static_cast<std::size_t>(dst)].comm, links,
-                                                         &it->second.latency_s);
-    LinkBytes& count = it->second.per_byte;
+                                                         &route.latency_s);
+    route.links.assign(links.begin(), links.end());
+    LinkBytes& count = route.per_byte;
     for (const sg4::Link* link : links) {
+      if (route.bandwidth_bytes_per_s == 0 || link->get_bandwidth() < route.bandwidth_bytes_per_s)
+        route.bandwidth_bytes_per_s = link->get_bandwidth();
       switch (platform::link_class(*link)) {
       case platform::LinkClass::Pcie: count.pcie += 1; break;
       case platform::LinkClass::Nic: count.nic += 1; break;
@@ -551,6 +601,10 @@ private:
   std::vector<std::uint32_t> pcie_wakeups_; ///< per link: the number of its latest wakeup
   std::vector<RankState> ranks_;
   double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
+  double bandwidth_factor_ = 1; ///< SimGrid's network/bandwidth-factor, for flows in closed form
+  /// Per reduction, phase and flow: alone on its route, so its time has a closed form (empty
+  /// when the closed form does not apply: every flow goes through SimGrid).
+  std::vector<std::vector<std::vector<char>>> alone_;
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration

@@ -77,9 +77,10 @@ struct RunResult {
   double build_wall_s = 0;
   std::vector<double> iteration_wall_s;
   /// The simulation's work over all iterations, for benchmarks: transfers started (comms
-  /// through SimGrid's network model), copies the replay shared out itself (SharedLink), and
-  /// times the simulated clock moved forward.
+  /// through SimGrid's network model), collective flows timed in closed form instead, copies
+  /// the replay shared out itself (SharedLink), and times the simulated clock moved forward.
   long long transfers = 0;
+  long long flows_in_closed_form = 0; ///< collective flows alone on their route (not in SimGrid)
   long long link_copies = 0;
   bool transfers_by_couriers = false; ///< the transfer driver: couriers, or maestro
   long long clock_advances = 0;

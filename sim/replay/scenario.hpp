@@ -59,6 +59,11 @@ struct ReplayOptions {
   /// itself (host staging under CM02 without cross-traffic: see replay/shared_link.hpp). For
   /// validation; the results agree.
   bool copies_through_simgrid = false;
+  /// Send every collective flow through SimGrid, even one that shares no link with another
+  /// flow of its collective, which the replay otherwise times in closed form (aggregated
+  /// fidelity, CM02 without cross-traffic, no copy in SimGrid). For validation; the results
+  /// agree.
+  bool flows_through_simgrid = false;
 };
 
 struct Scenario {

@@ -83,6 +83,7 @@ expect 2 "iterations must be at least 1, got 0" -- "${base[@]}" -n 2 --iteration
 expect 2 "--platform is required" -- "$ceiling" run -w "$root/workloads/resnet50_v1.toml" -n 2
 expect 2 "--transfer-driver: expected auto, maestro or couriers" -- "${run[@]}" --transfer-driver fast
 expect 2 "--copies: expected auto or simgrid" -- "${run[@]}" --copies none
+expect 2 "--flows: expected auto or simgrid" -- "${run[@]}" --flows none
 # The transfer driver changes the speed, never the results; --timing names the driver used.
 "${run[@]}" --json --jitter 0.1 --seed 7 --transfer-driver couriers >"$tmp/couriers.json"
 expect 0 "" -- cmp "$tmp/a.json" "$tmp/couriers.json"
@@ -90,8 +91,13 @@ expect 0 "transfer driver couriers" -- "${run[@]}" --transfer-driver couriers --
 expect 0 "transfer driver maestro" -- "${run[@]}" --timing
 # PCIe copies under host staging: shared out by the replay, or each a SimGrid comm.
 daint=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 --iterations 2)
-expect 0 "32 transfers, 88 link copies" -- "${daint[@]}" --timing
-expect 0 "120 transfers, 0 link copies" -- "${daint[@]}" --timing --copies simgrid
+# Ring flows that share no link: timed in closed form, or each a SimGrid comm; the same results.
+expect 0 "0 transfers, 32 flows in closed form, 88 link copies" -- "${daint[@]}" --timing
+expect 0 "32 transfers, 0 flows in closed form, 88 link copies" -- "${daint[@]}" --timing --flows simgrid
+expect 0 "120 transfers, 0 flows in closed form, 0 link copies" -- "${daint[@]}" --timing --copies simgrid
+"${daint[@]}" --json --jitter 0.1 >"$tmp/closed.json"
+"${daint[@]}" --json --jitter 0.1 --flows simgrid >"$tmp/simgrid.json"
+expect 0 "" -- cmp "$tmp/closed.json" "$tmp/simgrid.json"
 
 # An interrupted run prints the iterations it finished, then exits with 128 + the signal.
 # 100,000 exact-fidelity iterations take minutes: the signal always comes first.

@@ -19,12 +19,15 @@ using replay::Scenario;
 
 namespace {
 
-/// What a child process reports of its run: each iteration's time, the mean breakdown, and
-/// how many copies the replay shared out itself.
+/// What a child process reports of its run: each iteration's time, the mean breakdown, how
+/// many copies the replay shared out itself, and how many flows went through SimGrid and how
+/// many the replay timed in closed form.
 struct Summary {
   std::vector<double> iteration_s;
   replay::Breakdown breakdown;
   long long link_copies = 0;
+  long long transfers = 0;
+  long long flows_in_closed_form = 0;
 };
 
 Summary run_isolated(const Scenario& s) {
@@ -46,7 +49,8 @@ Summary run_isolated(const Scenario& s) {
     for (const auto& it : r.iterations)
       out.push_back(it.time_s);
     out.insert(out.end(), {m.breakdown.compute_s, m.breakdown.copy_s, m.breakdown.communication_s,
-                           m.breakdown.synchronisation_s, static_cast<double>(r.link_copies)});
+                           m.breakdown.synchronisation_s, static_cast<double>(r.link_copies),
+                           static_cast<double>(r.transfers), static_cast<double>(r.flows_in_closed_form)});
     const auto bytes = static_cast<ssize_t>(out.size() * sizeof(double));
     std::_Exit(write(fds[1], out.data(), static_cast<std::size_t>(bytes)) == bytes ? 0 : 1);
   }
@@ -66,6 +70,8 @@ Summary run_isolated(const Scenario& s) {
   const double* b = in.data() + 1 + count;
   summary.breakdown = {b[0], b[1], b[2], b[3]};
   summary.link_copies = static_cast<long long>(b[4]);
+  summary.transfers = static_cast<long long>(b[5]);
+  summary.flows_in_closed_form = static_cast<long long>(b[6]);
   return summary;
 }
 
@@ -324,6 +330,83 @@ TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid give
       }
     }
   MESSAGE("largest relative difference, copies shared by the replay vs by SimGrid: " << largest);
+}
+
+TEST_CASE("flows timed in closed form give the iterations SimGrid gives") {
+  // Every algorithm on every topology, GPU nodes staging through the host and CPU nodes, with
+  // stragglers; on the 4:1 fat-tree, flows share the spine and go through SimGrid.
+  using collectives::Algorithm;
+  double largest = 0;
+  long long closed_form = 0, through_simgrid = 0;
+  for (const auto& [topology, text] : topologies)
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
+                        Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
+      for (const std::string& node : {gpus(2), std::string()}) {
+        CAPTURE(topology);
+        CAPTURE(collectives::to_string(a));
+        CAPTURE(node.empty());
+        Scenario s = scenario(text, 32, node);
+        s.options.collective = a;
+        s.options.servers = 2;
+        if (!node.empty())
+          s.options.staging = replay::Staging::Host;
+        s.options.jitter = 0.1;
+        REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+        const auto mixed = run_isolated(s);
+        s.options.flows_through_simgrid = true;
+        const auto simgrid = run_isolated(s);
+        CHECK(simgrid.flows_in_closed_form == 0);
+        closed_form += mixed.flows_in_closed_form;
+        through_simgrid += mixed.transfers;
+        REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
+        for (std::size_t i = 0; i < mixed.iteration_s.size(); ++i) {
+          CHECK(mixed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-12));
+          largest = std::max(largest, std::abs(mixed.iteration_s[i] / simgrid.iteration_s[i] - 1));
+        }
+      }
+  CHECK(closed_form > 0);
+  CHECK(through_simgrid > 0);
+  MESSAGE("largest relative difference, flows in closed form vs through SimGrid: " << largest << " ("
+          << closed_form << " flows in closed form, " << through_simgrid << " through SimGrid)");
+}
+
+TEST_CASE("flows in closed form apply the latency and bandwidth factors as SimGrid does") {
+  for (const auto& [topology, text] : topologies) {
+    CAPTURE(topology);
+    Scenario s = scenario(text, 16, gpus(1));
+    s.options.staging = replay::Staging::Host;
+    s.options.network.latency_factor = 2.5;
+    s.options.network.bandwidth_factor = 0.8;
+    const auto mixed = run_isolated(s);
+    s.options.flows_through_simgrid = true;
+    const auto simgrid = run_isolated(s);
+    REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
+    for (std::size_t i = 0; i < mixed.iteration_s.size(); ++i)
+      CHECK(mixed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-12));
+  }
+}
+
+TEST_CASE("only flows that share no link with another flow of their collective are timed in closed form") {
+  // Expectation: on one switch every ring flow has its own NIC directions and switch ports;
+  // on the 4:1 fat-tree (16 nodes per leaf switch, one uplink) the flows leaving a leaf share
+  // its uplink; the exact fidelity and GPU-direct (input copies in SimGrid) use no closed form.
+  Scenario s = scenario(topologies[0].second, 32, gpus(1));
+  s.options.staging = replay::Staging::Host;
+  auto r = run_isolated(s);
+  CHECK(r.transfers == 0);
+  CHECK(r.flows_in_closed_form > 0);
+  s.options.staging = replay::Staging::Direct;
+  r = run_isolated(s);
+  CHECK(r.flows_in_closed_form == 0);
+  s = scenario(topologies[0].second, 32, gpus(1));
+  s.options.staging = replay::Staging::Host;
+  s.options.fidelity = replay::Fidelity::Exact;
+  CHECK(run_isolated(s).flows_in_closed_form == 0);
+  s = scenario(topologies[2].second, 64, "");
+  s.options.collective = collectives::Algorithm::ParameterServer; // every rank sends to rank 0
+  r = run_isolated(s);
+  CHECK(r.flows_in_closed_form == 0);
+  CHECK(r.transfers > 0);
 }
 
 TEST_CASE("scenarios a machine cannot run are refused with the reason") {

@@ -92,7 +92,11 @@ int run_command(const std::vector<std::string>& args) {
        "by maestro), couriers (pooled actors) or auto (couriers from 6,144 ranks on)")
       ("copies", po::value<std::string>()->default_value("auto"),
        "auto: PCIe copies that only other copies can share are computed by the replay; simgrid: "
-       "every copy is a SimGrid comm (same results, slower; for validation)");
+       "every copy is a SimGrid comm (same results, slower; for validation)")
+      ("flows", po::value<std::string>()->default_value("auto"),
+       "auto: a collective flow that shares no link with another flow of its collective is timed "
+       "in closed form (aggregated fidelity, CM02); simgrid: every flow is a SimGrid comm (same "
+       "results, slower; for validation)");
   const auto cli = parse_command_line(
       args, "",
       "usage: ceiling run --platform P --workload W --nodes N [options]\n\n"
@@ -158,6 +162,10 @@ int run_command(const std::vector<std::string>& args) {
   if (copies != "auto" && copies != "simgrid")
     throw UsageError("--copies: expected auto or simgrid, got \"" + copies + "\"");
   o.copies_through_simgrid = copies == "simgrid";
+  const auto flows = cli->vm["flows"].as<std::string>();
+  if (flows != "auto" && flows != "simgrid")
+    throw UsageError("--flows: expected auto or simgrid, got \"" + flows + "\"");
+  o.flows_through_simgrid = flows == "simgrid";
   const auto trace = cli->optional<std::string>("trace");
   o.record_timeline = trace.has_value();
   if (auto problem = replay::scenario_problem(s))
@@ -175,9 +183,9 @@ int run_command(const std::vector<std::string>& args) {
     for (double w : r.iteration_wall_s)
       std::fprintf(stderr, " %.6f", w);
     std::fprintf(stderr, " s\n");
-    std::fprintf(stderr, "work: %lld transfers, %lld link copies, %lld clock advances in %zu iterations; "
-                 "transfer driver %s\n",
-                 r.transfers, r.link_copies, r.clock_advances, r.iteration_wall_s.size(),
+    std::fprintf(stderr, "work: %lld transfers, %lld flows in closed form, %lld link copies, %lld clock advances "
+                 "in %zu iterations; transfer driver %s\n",
+                 r.transfers, r.flows_in_closed_form, r.link_copies, r.clock_advances, r.iteration_wall_s.size(),
                  r.transfers_by_couriers ? "couriers" : "maestro");
   }
   const auto mean = r.measured_mean();
