@@ -1,20 +1,19 @@
-// The replay: logic in maestro, compute as kernel timers, transfers through replay/transfers.
+// The replay: logic in maestro, delays in a DueQueue, transfers through replay/transfers.
 #include "replay/engine.hpp"
 
 #include "platform/machine.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/due_queue.hpp"
 #include "replay/iteration_plan.hpp"
+#include "replay/routes.hpp"
 #include "replay/shared_link.hpp"
 #include "replay/transfers.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Link.hpp>
 #include <xbt/config.hpp>
 
-#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <csignal>
@@ -22,7 +21,6 @@
 #include <deque>
 #include <random>
 #include <stdexcept>
-#include <unordered_map>
 
 #include <signal.h>
 #include <unistd.h>
@@ -84,15 +82,6 @@ struct Wakeup {
   const Tag* tag = nullptr;
   std::uint32_t link = 0;
   std::uint32_t generation = 0;
-};
-
-/// The route between two ranks' communication hosts: its links, their latency and narrowest
-/// bandwidth, and how many links of each class it crosses.
-struct RouteStats {
-  std::vector<const sg4::Link*> links;
-  double latency_s = 0;
-  double bandwidth_bytes_per_s = 0;
-  LinkBytes per_byte; // links of each class crossed
 };
 
 /// Exclusive time accounting of one rank: compute > copy > communication > waiting.
@@ -160,6 +149,10 @@ public:
         ranks_.push_back(std::move(r));
       }
     }
+    std::vector<sg4::Host*> comm_hosts;
+    for (const RankState& r : ranks_)
+      comm_hosts.push_back(r.comm);
+    routes_ = Routes(std::move(comm_hosts));
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
@@ -189,7 +182,7 @@ public:
         network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0) {
       bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
       for (const auto& reduction : plan_.reductions)
-        alone_.push_back(flows_alone(reduction.plan));
+        alone_.push_back(routes_.alone(reduction.plan));
     }
   }
 
@@ -495,7 +488,7 @@ private:
     const auto& progress = progress_[static_cast<std::size_t>(k)];
     for (const FlowRef& f : to_start) {
       const auto& flow = progress.flow(f);
-      const RouteStats& route = route_stats(flow.src, flow.dst);
+      const Route& route = routes_.between(flow.src, flow.dst);
       bytes_.add_times(route.per_byte, flow.bytes);
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
       if (!alone_.empty() && alone_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)]) {
@@ -522,7 +515,7 @@ private:
     }
     // An aggregated phase pays its route latency once per merged step; SimGrid charged one.
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    after((phase.steps - 1) * route_stats(flow.src, flow.dst).latency_s * latency_factor_,
+    after((phase.steps - 1) * routes_.between(flow.src, flow.dst).latency_s * latency_factor_,
           {Kind::FlowDelay, flow.src, k, p, f});
   }
 
@@ -546,51 +539,6 @@ private:
     try_arrive(r);
   }
 
-  /// Per phase and flow of `plan`: whether the flow's route shares no link with any other flow
-  /// of the plan (a link of a split-duplex pair is one direction).
-  std::vector<std::vector<char>> flows_alone(const std::vector<collectives::Phase>& plan) {
-    std::unordered_map<const sg4::Link*, int> crossings;
-    for (const auto& phase : plan)
-      for (const auto& flow : phase.flows)
-        for (const sg4::Link* link : route_stats(flow.src, flow.dst).links)
-          ++crossings[link];
-    std::vector<std::vector<char>> alone;
-    for (const auto& phase : plan) {
-      auto& flags = alone.emplace_back();
-      for (const auto& flow : phase.flows) {
-        const auto& links = route_stats(flow.src, flow.dst).links;
-        flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](const sg4::Link* link) {
-          return crossings[link] == 1;
-        }));
-      }
-    }
-    return alone;
-  }
-
-  const RouteStats& route_stats(int src, int dst) {
-    auto [it, fresh] = routes_.try_emplace(static_cast<long long>(src) * plan_.ranks + dst);
-    if (!fresh)
-      return it->second;
-    std::vector<sg4::Link*> links;
-    RouteStats& route = it->second;
-    ranks_[static_cast<std::size_t>(src)].comm->route_to(ranks_[static_cast<std::size_t>(dst)].comm, links,
-                                                         &route.latency_s);
-    route.links.assign(links.begin(), links.end());
-    LinkBytes& count = route.per_byte;
-    for (const sg4::Link* link : links) {
-      if (route.bandwidth_bytes_per_s == 0 || link->get_bandwidth() < route.bandwidth_bytes_per_s)
-        route.bandwidth_bytes_per_s = link->get_bandwidth();
-      switch (platform::link_class(*link)) {
-      case platform::LinkClass::Pcie: count.pcie += 1; break;
-      case platform::LinkClass::Nic: count.nic += 1; break;
-      case platform::LinkClass::GpuLink: count.gpu_link += 1; break;
-      case platform::LinkClass::HostMemory: count.host_memory += 1; break;
-      case platform::LinkClass::Fabric: count.fabric += 1; break;
-      }
-    }
-    return it->second;
-  }
-
   std::chrono::steady_clock::time_point wall_start_;
   const Scenario& scenario_;
   IterationPlan plan_;
@@ -608,7 +556,7 @@ private:
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
-  std::unordered_map<long long, RouteStats> routes_; ///< by src x ranks + dst
+  Routes routes_;
   DueQueue<Wakeup> due_; ///< compute, merged-step latencies and PCIe link events
   simgrid::kernel::timer::Timer* alarm_ = nullptr; ///< at due_'s earliest item, or null
   std::deque<Tag> tags_;

@@ -19,9 +19,11 @@ namespace ceiling::replay {
 /// the other in bucket order; each starts when its last participant arrives (a join).
 /// Nothing is built ahead: each transfer (a SimGrid comm between two hosts, see
 /// replay/transfers.hpp) is started when its dependencies are met, and its completion triggers
-/// what depends on it. Compute and the extra latencies of aggregated phases are kernel timers
-/// (a device runs one kernel at a time). PCIe copies that only other copies can share (host
-/// staging under CM02) are served by SharedLink (replay/shared_link.hpp) instead of SimGrid.
+/// what depends on it. Compute and the extra latencies of aggregated phases are delays in the
+/// replay's DueQueue behind one kernel timer (a device runs one kernel at a time). PCIe copies
+/// that only other copies can share (host staging under CM02) are served by SharedLink
+/// (replay/shared_link.hpp), and collective flows that share no link with another flow of
+/// their collective are timed in closed form (replay/routes.hpp), instead of through SimGrid.
 /// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration.
 RunResult run(const Scenario& s);
 

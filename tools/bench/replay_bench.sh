@@ -4,25 +4,28 @@
 #
 # Each point is one `ceiling run --timing` of 1 + K iterations (K = EXTRA_ITERATIONS, default 3):
 # "build" is the wall time of building the machine, "s/iteration" the mean wall time of the K
-# iterations after the warm-up, "peak RSS" the process's (GNU time), "transfers/it." the comms
-# through SimGrid's network model per iteration (linear in N; PCIe copies that the replay shares
-# out itself are not among them) and "us/transfer" the wall time per iteration divided by them.
-# TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto). Usage:
+# iterations after the warm-up, "peak RSS" the process's (GNU time), "SimGrid flows/it." the comms
+# through SimGrid's network model per iteration, "closed-form/it." the collective flows that share
+# no link and that the replay times itself (PCIe copies that the replay shares out itself are in
+# neither), and "us/flow" the wall time per iteration divided by all flows.
+# TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto); FLOWS=simgrid sends
+# every flow through SimGrid (default: auto). Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
 #   tools/bench/replay_bench.sh build "64 256 1024 4096 16384" "64 256 1024"
 set -euo pipefail
 build=${1:-build}
-aggregated=${2:-64 256 1024 4096 16384}
-exact=${3:-64 256 1024}
+aggregated=${2-64 256 1024 4096 16384}
+exact=${3-64 256 1024}
 extra=${EXTRA_ITERATIONS:-3}
 driver=${TRANSFER_DRIVER:-auto}
+flows=${FLOWS:-auto}
 ceiling="$build/tools/ceiling"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$ceiling" ] || { echo "replay_bench: no $ceiling; build first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "replay_bench: needs GNU time (apt-get install time)" >&2; exit 2; }
 
-printf "%-10s %-40s %-10s %7s %10s %12s %10s %14s %12s\n" topology platform fidelity nodes "build (s)" \
-  "s/iteration" "peak RSS" "transfers/it." "us/transfer"
+printf "%-10s %-40s %-10s %7s %10s %12s %10s %17s %15s %8s\n" topology platform fidelity nodes "build (s)" \
+  "s/iteration" "peak RSS" "SimGrid flows/it." "closed-form/it." "us/flow"
 for fidelity in aggregated exact; do
   counts=$aggregated
   [ "$fidelity" = exact ] && counts=$exact
@@ -35,15 +38,17 @@ for fidelity in aggregated exact; do
       log=$(mktemp)
       /usr/bin/time -f "rss %M" -o "$log.rss" "$ceiling" run -p "$root/$platform.toml" \
         -w "$root/workloads/resnet50_v1.toml" -n "$n" --fidelity "$fidelity" \
-        --iterations $((1 + extra)) --transfer-driver "$driver" --timing --json >/dev/null 2>"$log"
+        --iterations $((1 + extra)) --transfer-driver "$driver" --flows "$flows" --timing --json >/dev/null 2>"$log"
       # "timing: build B s; iterations W0 W1 ... s"
       read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
-      # "work: T transfers, C link copies, A clock advances in K iterations; transfer driver D"
-      transfers=$(awk '/^work:/ {sub(/;.*/, ""); printf "%.0f", $2 / $(NF - 1)}' "$log")
+      # "work: T transfers, F flows in closed form, C link copies, A clock advances in K
+      # iterations; transfer driver D"
+      read -r transfers closed < <(awk '/^work:/ {sub(/;.*/, ""); printf "%.0f %.0f\n", $2 / $(NF - 1), $4 / $(NF - 1)}' "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
-      printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %14d %12.1f\n" "$topology" "$platform" "$fidelity" \
-        "$n" "$build_s" "$per" "$rss" "$transfers" "$(awk -v p="$per" -v t="$transfers" 'BEGIN {print 1e6 * p / t}')"
+      printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %8.2f\n" "$topology" "$platform" "$fidelity" \
+        "$n" "$build_s" "$per" "$rss" "$transfers" "$closed" \
+        "$(awk -v p="$per" -v t="$((transfers + closed))" 'BEGIN {print 1e6 * p / t}')"
       rm -f "$log" "$log.rss"
     done
   done

@@ -1,0 +1,52 @@
+// Routes between ranks: their links, latency, narrowest bandwidth and link classes, from SimGrid.
+#pragma once
+
+#include "collectives/collective_plan.hpp"
+#include "replay/result.hpp"
+
+#include <simgrid/forward.h>
+
+#include <unordered_map>
+#include <vector>
+
+namespace ceiling::replay {
+
+/// The route from one rank's communication host to another's.
+struct Route {
+  std::vector<const simgrid::s4u::Link*> links; ///< a split-duplex link appears as one direction
+  double latency_s = 0;                          ///< the links' latencies summed
+  double bandwidth_bytes_per_s = 0;              ///< the narrowest link's
+  LinkBytes per_byte;                            ///< links of each class crossed
+};
+
+/// Routes between ranks, asked of SimGrid once per pair and kept.
+class Routes {
+public:
+  Routes() = default;
+  /// `hosts[r]` is where rank r sends from and receives at.
+  explicit Routes(std::vector<simgrid::s4u::Host*> hosts) : hosts_(std::move(hosts)) {}
+
+  const Route& between(int src, int dst);
+
+  /// Per phase and flow of `plan`: whether the flow's route shares no link with any other
+  /// flow of the plan, counting the two directions of a split-duplex link apart. A flow with
+  /// an empty route is never alone.
+  std::vector<std::vector<char>> alone(const std::vector<collectives::Phase>& plan);
+
+private:
+  /// Keys src x ranks + dst of a ring step by step are multiples of ranks + 1 apart: the
+  /// standard hash (the key itself, modulo a prime bucket count) can put them all in one
+  /// bucket, as it does at 256 ranks. Mixing the bits first (splitmix64's finaliser) spreads them.
+  struct MixedHash {
+    std::size_t operator()(unsigned long long x) const {
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+      return static_cast<std::size_t>(x ^ (x >> 31));
+    }
+  };
+
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::unordered_map<unsigned long long, Route, MixedHash> cache_; ///< by src x ranks + dst
+};
+
+} // namespace ceiling::replay
