@@ -17,8 +17,7 @@ namespace ceiling::replay {
 /// Usage: set the alarm where add() says; when it rings, call drain(now, handle) and set the
 /// alarm where drain() says. Items that `handle` adds while draining (a zero delay is due
 /// now) are handed out in the same drain when due by then.
-template <class T>
-class DueQueue {
+template <class T> class DueQueue {
 public:
   /// Adds `item`, due at `at_s`. Returns the instant to set the alarm to, when the alarm must
   /// move (nothing was due, or this is due first); nothing while draining, since drain() says

@@ -491,13 +491,14 @@ private:
       const Route& route = routes_.between(flow.src, flow.dst);
       bytes_.add_times(route.per_byte, flow.bytes);
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
-      if (!alone_.empty() && alone_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)]) {
+      if (is_alone(k, f)) {
         // CM02 for a flow alone on its route: the route's latency, then its whole bytes at the
         // narrowest link's bandwidth (what SimGrid computes; tested against it).
         ++result_.flows_in_closed_form;
         const double bytes = static_cast<double>(std::llround(flow.bytes));
-        due_at(now() + route.latency_s * latency_factor_ + bytes / (route.bandwidth_bytes_per_s * bandwidth_factor_),
-               {.tag = tag(t)});
+        const double seconds = route.latency_s * latency_factor_ +
+                               bytes / (route.bandwidth_bytes_per_s * bandwidth_factor_);
+        due_at(now() + seconds, {.tag = tag(t)});
       } else {
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
@@ -505,6 +506,12 @@ private:
     }
     for (int r : done)
       collective_done(k, r);
+  }
+
+  /// Whether flow `f` of reduction `k` is timed in closed form.
+  bool is_alone(int k, FlowRef f) const {
+    return !alone_.empty() && alone_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)]
+                                    [static_cast<std::size_t>(f.flow)];
   }
 
   void flow_transferred(int k, int p, int f) {

@@ -14,12 +14,14 @@ namespace ceiling::replay {
 
 const Route& Routes::between(int src, int dst) {
   const auto ranks = static_cast<unsigned long long>(hosts_.size());
-  auto [it, fresh] = cache_.try_emplace(static_cast<unsigned long long>(src) * ranks + static_cast<unsigned long long>(dst));
+  auto [it, fresh] = cache_.try_emplace(static_cast<unsigned long long>(src) * ranks +
+                                        static_cast<unsigned long long>(dst));
   Route& route = it->second;
   if (!fresh)
     return route;
   std::vector<sg4::Link*> links;
-  hosts_[static_cast<std::size_t>(src)]->route_to(hosts_[static_cast<std::size_t>(dst)], links, &route.latency_s);
+  hosts_[static_cast<std::size_t>(src)]->route_to(hosts_[static_cast<std::size_t>(dst)], links,
+                                                  &route.latency_s);
   route.links.assign(links.begin(), links.end());
   LinkBytes& count = route.per_byte;
   for (const sg4::Link* link : links) {

@@ -14,9 +14,9 @@ namespace ceiling::replay {
 /// The route from one rank's communication host to another's.
 struct Route {
   std::vector<const simgrid::s4u::Link*> links; ///< a split-duplex link appears as one direction
-  double latency_s = 0;                          ///< the links' latencies summed
-  double bandwidth_bytes_per_s = 0;              ///< the narrowest link's
-  LinkBytes per_byte;                            ///< links of each class crossed
+  double latency_s = 0;                         ///< the links' latencies summed
+  double bandwidth_bytes_per_s = 0;             ///< the narrowest link's
+  LinkBytes per_byte;                           ///< links of each class crossed
 };
 
 /// Routes between ranks, asked of SimGrid once per pair and kept.

@@ -15,8 +15,8 @@ namespace {
 /// Rings the alarm wherever the queue says until nothing is left, as the replay's kernel timer
 /// does; `on_item(queue, item, now)` may add more. Returns (item, instant) in hand-out order.
 template <class OnItem>
-std::vector<std::pair<std::string, double>> run(DueQueue<std::string>& queue, std::optional<double> alarm,
-                                                OnItem on_item) {
+std::vector<std::pair<std::string, double>> run(DueQueue<std::string>& queue,
+                                                std::optional<double> alarm, OnItem on_item) {
   std::vector<std::pair<std::string, double>> out;
   for (int rings = 0; alarm; ++rings) {
     REQUIRE(rings < 100);
@@ -51,18 +51,20 @@ TEST_CASE("add moves the alarm only for an item due before all others") {
   DueQueue<std::string> q;
   CHECK(q.add(5.0, "first") == std::optional<double>(5.0)); // nothing was due
   CHECK(q.add(7.0, "later") == std::nullopt);
-  CHECK(q.add(5.0, "same instant") == std::nullopt);        // the alarm is there already
+  CHECK(q.add(5.0, "same instant") == std::nullopt); // the alarm is there already
   CHECK(q.add(4.0, "earlier") == std::optional<double>(4.0));
 }
 
 TEST_CASE("an item added with a zero delay while draining comes out in the same drain") {
   DueQueue<std::string> q;
-  const auto out = run(q, q.add(1.0, "compute"), [](DueQueue<std::string>& queue, const std::string& item, double now) {
-    if (item == "compute") {
-      CHECK(queue.add(now, "zero-length optimizer") == std::nullopt); // no alarm while draining
-      queue.add(now + 1.0, "next");
-    }
-  });
+  const auto out = run(q, q.add(1.0, "compute"),
+                       [](DueQueue<std::string>& queue, const std::string& item, double now) {
+                         if (item == "compute") {
+                           CHECK(queue.add(now, "zero-length optimizer") ==
+                                 std::nullopt); // no alarm while draining
+                           queue.add(now + 1.0, "next");
+                         }
+                       });
   const std::vector<std::pair<std::string, double>> expected{
       {"compute", 1.0}, {"zero-length optimizer", 1.0}, {"next", 2.0}};
   CHECK(out == expected);
@@ -74,10 +76,11 @@ TEST_CASE("after a drain the alarm goes to the earliest item, also one added bef
   DueQueue<std::string> q;
   std::optional<double> alarm = q.add(1.0, "flow a");
   q.add(1.5, "flow b");
-  const auto out = run(q, alarm, [](DueQueue<std::string>& queue, const std::string& item, double now) {
-    if (item == "flow a")
-      queue.add(now + 5.0, "copy after a");
-  });
+  const auto out =
+      run(q, alarm, [](DueQueue<std::string>& queue, const std::string& item, double now) {
+        if (item == "flow a")
+          queue.add(now + 5.0, "copy after a");
+      });
   const std::vector<std::pair<std::string, double>> expected{
       {"flow a", 1.0}, {"flow b", 1.5}, {"copy after a", 6.0}};
   CHECK(out == expected);
