@@ -493,12 +493,12 @@ private:
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
       if (is_alone(k, f)) {
         // CM02 for a flow alone on its route: the route's latency, then its whole bytes at the
-        // narrowest link's bandwidth (what SimGrid computes; tested against it).
+        // narrowest link's bandwidth (what SimGrid computes, and summed in SimGrid's order:
+        // the latency ends at a date of its own; tested against it).
         ++result_.flows_in_closed_form;
         const double bytes = static_cast<double>(std::llround(flow.bytes));
-        const double seconds = route.latency_s * latency_factor_ +
-                               bytes / (route.bandwidth_bytes_per_s * bandwidth_factor_);
-        due_at(now() + seconds, {.tag = tag(t)});
+        const double latency_ends_s = now() + route.latency_s * latency_factor_;
+        due_at(latency_ends_s + bytes / (route.bandwidth_bytes_per_s * bandwidth_factor_), {.tag = tag(t)});
       } else {
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
