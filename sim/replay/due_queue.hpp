@@ -10,42 +10,39 @@
 namespace ceiling::replay {
 
 /// Items due at simulated instants, handed out in (instant, order of adding) order. The owner
-/// keeps one alarm (a SimGrid kernel timer) at the earliest instant instead of a timer per
-/// item: thousands of ranks that compute alike end at one instant and one alarm serves them
-/// all, in rank order. It keeps no clock: the owner passes the simulated time.
+/// keeps one alarm (a SimGrid kernel timer) at earliest() instead of a timer per item:
+/// thousands of ranks that compute alike end at one instant and one alarm serves them all, in
+/// rank order. It keeps no clock: the owner passes the simulated time.
 ///
-/// Usage: set the alarm where add() says; when it rings, call drain(now, handle) and set the
-/// alarm where drain() says. Items that `handle` adds while draining (a zero delay is due
-/// now) are handed out in the same drain when due by then.
+/// Usage: after adding, or after making items stale, drop the stale front and move the alarm
+/// to earliest(); when the alarm rings, drain() and do the same. Items that drain's `handle`
+/// adds (a zero delay is due now) come out in the same drain when due by then.
 template <class T> class DueQueue {
 public:
-  /// Adds `item`, due at `at_s`. Returns the instant to set the alarm to, when the alarm must
-  /// move (nothing was due, or this is due first); nothing while draining, since drain() says
-  /// where the alarm goes next.
-  std::optional<double> add(double at_s, T item) {
-    const bool first = items_.empty() || at_s < items_.top().at_s;
-    items_.push({at_s, next_order_++, std::move(item)});
-    if (draining_ || !first)
-      return std::nullopt;
-    return at_s;
-  }
+  void add(double at_s, T item) { items_.push({at_s, next_order_++, std::move(item)}); }
 
-  /// Hands every item due at or before `now_s` to `handle`, in order; returns the instant of
-  /// the next item, where the alarm goes, or nothing when none is left.
-  std::optional<double> drain(double now_s, const std::function<void(const T&)>& handle) {
-    draining_ = true;
+  /// Hands every item due at or before `now_s` to `handle`, in order.
+  void drain(double now_s, const std::function<void(const T&)>& handle) {
     while (!items_.empty() && items_.top().at_s <= now_s) {
       const T item = items_.top().item;
       items_.pop();
       handle(item);
     }
-    draining_ = false;
+  }
+
+  /// Drops the items at the front that `is_stale` says nobody waits for any more, so that
+  /// earliest() is an instant someone waits for.
+  template <class Stale> void drop_stale_front(Stale is_stale) {
+    while (!items_.empty() && is_stale(items_.top().item))
+      items_.pop();
+  }
+
+  /// The instant of the first item, or nothing when none is left.
+  std::optional<double> earliest() const {
     if (items_.empty())
       return std::nullopt;
     return items_.top().at_s;
   }
-
-  bool empty() const { return items_.empty(); }
 
 private:
   struct Due {
@@ -57,7 +54,6 @@ private:
 
   std::priority_queue<Due, std::vector<Due>, std::greater<>> items_;
   std::uint64_t next_order_ = 0;
-  bool draining_ = false;
 };
 
 } // namespace ceiling::replay

@@ -239,24 +239,39 @@ private:
   void after(double seconds, Tag t) { due_at(now() + seconds, {.tag = tag(t)}); }
 
   void due_at(double at, Wakeup w) {
-    if (const auto alarm = due_.add(at, w))
-      set_alarm(*alarm);
+    due_.add(at, w);
+    settle_alarm();
   }
 
-  /// Sets the one kernel timer of the due queue to `at`, replacing the one set before.
-  void set_alarm(double at) {
+  /// A link wakeup is stale once the link has been given a later one.
+  bool is_stale(const Wakeup& w) const { return !w.tag && w.generation != pcie_wakeups_[w.link]; }
+
+  /// Keeps the one kernel timer of the due queue at its earliest live item (none when empty):
+  /// a timer at a stale instant would stop SimGrid's clock where nothing happens.
+  void settle_alarm() {
+    if (draining_)
+      return; // the drain settles it once done
+    due_.drop_stale_front([this](const Wakeup& w) { return is_stale(w); });
+    const auto earliest = due_.earliest();
+    if (alarm_ && earliest && *earliest == alarm_at_s_)
+      return;
     if (alarm_)
       alarm_->remove();
-    alarm_ = simgrid::kernel::timer::Timer::set(at, [this] {
+    alarm_ = nullptr;
+    if (!earliest)
+      return;
+    alarm_at_s_ = *earliest;
+    alarm_ = simgrid::kernel::timer::Timer::set(alarm_at_s_, [this] {
       alarm_ = nullptr;
-      const auto next = due_.drain(now(), [this](const Wakeup& w) {
+      draining_ = true;
+      due_.drain(now(), [this](const Wakeup& w) {
         if (w.tag)
           dispatch(*w.tag);
-        else if (w.generation == pcie_wakeups_[w.link]) // else a later wakeup replaced it
+        else if (!is_stale(w))
           link_woken(w.link);
       });
-      if (next)
-        set_alarm(*next);
+      draining_ = false;
+      settle_alarm();
     });
   }
 
@@ -287,7 +302,8 @@ private:
     const std::uint32_t generation = ++pcie_wakeups_[link];
     const double at = pcie_links_[link].next_event_s();
     if (!std::isinf(at))
-      due_at(at, {.link = static_cast<std::uint32_t>(link), .generation = generation});
+      due_.add(at, {.link = static_cast<std::uint32_t>(link), .generation = generation});
+    settle_alarm(); // also when idle: the link's earlier wakeup may have been the alarm's
   }
 
   void link_woken(std::size_t link) {
@@ -564,8 +580,11 @@ private:
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   Routes routes_;
-  DueQueue<Wakeup> due_; ///< compute, merged-step latencies and PCIe link events
-  simgrid::kernel::timer::Timer* alarm_ = nullptr; ///< at due_'s earliest item, or null
+  /// Compute, merged-step latencies, flows in closed form and PCIe link events.
+  DueQueue<Wakeup> due_;
+  simgrid::kernel::timer::Timer* alarm_ = nullptr; ///< at due_'s earliest live item, or null
+  double alarm_at_s_ = 0;
+  bool draining_ = false; ///< the alarm's callback is handing out what is due
   std::deque<Tag> tags_;
   std::vector<Tag*> free_tags_;
   RunResult result_;
