@@ -508,13 +508,8 @@ private:
       bytes_.add_times(route.per_byte, flow.bytes);
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
       if (is_alone(k, f)) {
-        // CM02 for a flow alone on its route: the route's latency, then its whole bytes at the
-        // narrowest link's bandwidth (what SimGrid computes, and summed in SimGrid's order:
-        // the latency ends at a date of its own; tested against it).
         ++result_.flows_in_closed_form;
-        const double bytes = static_cast<double>(std::llround(flow.bytes));
-        const double latency_ends_s = now() + route.latency_s * latency_factor_;
-        due_at(latency_ends_s + bytes / (route.bandwidth_bytes_per_s * bandwidth_factor_), {.tag = tag(t)});
+        due_at(closed_form_arrival_s(route, flow.bytes), {.tag = tag(t)});
       } else {
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
@@ -522,6 +517,18 @@ private:
     }
     for (int r : done)
       collective_done(k, r);
+  }
+
+  /// When a flow of `bytes` started now arrives if it is alone on `route`, as SimGrid's CM02
+  /// computes it, operation for operation (tested against it): the route's latency times the
+  /// latency factor ends at a date of its own; then the max-min solver gives the flow, whose
+  /// sharing penalty is the route's latency (1 without), (narrowest bandwidth / (1 / penalty))
+  /// / penalty, times the bandwidth factor, for its whole bytes.
+  double closed_form_arrival_s(const Route& route, double bytes) const {
+    const double latency_ends_s = now() + route.latency_s * latency_factor_;
+    const double penalty = route.latency_s > 0 ? route.latency_s : 1.0;
+    const double rate = route.bandwidth_bytes_per_s / (1.0 / penalty) / penalty * bandwidth_factor_;
+    return latency_ends_s + static_cast<double>(std::llround(bytes)) / rate;
   }
 
   /// Whether flow `f` of reduction `k` is timed in closed form.

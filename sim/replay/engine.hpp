@@ -19,8 +19,9 @@ namespace ceiling::replay {
 /// the other in bucket order; each starts when its last participant arrives (a join).
 /// Nothing is built ahead: each transfer (a SimGrid comm between two hosts, see
 /// replay/transfers.hpp) is started when its dependencies are met, and its completion triggers
-/// what depends on it. Compute and the extra latencies of aggregated phases are delays in the
-/// replay's DueQueue behind one kernel timer (a device runs one kernel at a time). PCIe copies
+/// what depends on it. Compute, the extra latencies of aggregated phases and the arrivals of
+/// flows timed in closed form are delays in the replay's DueQueue behind one kernel timer (a
+/// device runs one kernel at a time). PCIe copies
 /// that only other copies can share (host staging under CM02) are served by SharedLink
 /// (replay/shared_link.hpp), and collective flows that share no link with another flow of
 /// their collective are timed in closed form (replay/routes.hpp), instead of through SimGrid.

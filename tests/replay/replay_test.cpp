@@ -334,7 +334,8 @@ TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid give
 
 TEST_CASE("flows timed in closed form give the iterations SimGrid gives") {
   // Every algorithm on every topology, GPU nodes staging through the host and CPU nodes, with
-  // stragglers; on the 4:1 fat-tree, flows share the spine and go through SimGrid.
+  // stragglers: rings are timed in closed form, while halving-doubling, trees and parameter
+  // servers cross the same links in several phases and go through SimGrid.
   using collectives::Algorithm;
   double largest = 0;
   long long closed_form = 0, through_simgrid = 0;
@@ -378,6 +379,7 @@ TEST_CASE("flows in closed form apply the latency and bandwidth factors as SimGr
     s.options.network.latency_factor = 2.5;
     s.options.network.bandwidth_factor = 0.8;
     const auto mixed = run_isolated(s);
+    CHECK(mixed.flows_in_closed_form > 0);
     s.options.flows_through_simgrid = true;
     const auto simgrid = run_isolated(s);
     REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
@@ -387,9 +389,11 @@ TEST_CASE("flows in closed form apply the latency and bandwidth factors as SimGr
 }
 
 TEST_CASE("only flows that share no link with another flow of their collective are timed in closed form") {
-  // Expectation: on one switch every ring flow has its own NIC directions and switch ports;
-  // on the 4:1 fat-tree (16 nodes per leaf switch, one uplink) the flows leaving a leaf share
-  // its uplink; the exact fidelity and GPU-direct (input copies in SimGrid) use no closed form.
+  // Expectation: on one switch every ring flow has its own NIC directions and switch ports; a
+  // hierarchical all-reduce over two GPUs per node gathers and broadcasts through each node's
+  // host-memory link (crossed twice: SimGrid) around a ring of node leaders (alone); a parameter
+  // server receives every flow on its NIC; the exact fidelity and GPU-direct (input copies in
+  // SimGrid) use no closed form.
   Scenario s = scenario(topologies[0].second, 32, gpus(1));
   s.options.staging = replay::Staging::Host;
   auto r = run_isolated(s);
@@ -402,6 +406,12 @@ TEST_CASE("only flows that share no link with another flow of their collective a
   s.options.staging = replay::Staging::Host;
   s.options.fidelity = replay::Fidelity::Exact;
   CHECK(run_isolated(s).flows_in_closed_form == 0);
+  s = scenario(topologies[0].second, 16, gpus(2));
+  s.options.staging = replay::Staging::Host;
+  s.options.collective = collectives::Algorithm::Hierarchical;
+  r = run_isolated(s);
+  CHECK(r.flows_in_closed_form > 0);
+  CHECK(r.transfers > 0);
   s = scenario(topologies[2].second, 64, "");
   s.options.collective = collectives::Algorithm::ParameterServer; // every rank sends to rank 0
   r = run_isolated(s);
