@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <map>
 
@@ -137,4 +138,38 @@ TEST_CASE("algorithm names read back") {
   for (Algorithm a : all)
     CHECK(algorithm_from_string(to_string(a)) == a);
   CHECK_FALSE(algorithm_from_string("butterfly").has_value());
+}
+
+TEST_CASE("an aggregated ring is one phase of 2(N-1) steps, each rank sending 2(N-1)/N B to the next") {
+  for (int n : {2, 3, 8, 64}) {
+    CAPTURE(n);
+    // Expectation: reduce-scatter and all-gather both send rank i -> i+1 at every step, so all
+    // 2(N-1) steps merge into one phase of N flows of (N-1)/N B each way, twice.
+    const auto plan = allreduce_phases(Algorithm::Ring, {n, 1}, 1e6);
+    REQUIRE(plan.size() == 1);
+    CHECK(plan[0].steps == 2 * (n - 1));
+    REQUIRE(plan[0].flows.size() == static_cast<std::size_t>(n));
+    for (const auto& f : plan[0].flows) {
+      CHECK(f.dst == (f.src + 1) % n);
+      CHECK(f.bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("halving-doubling merges only its middle, where halving turns into doubling") {
+  for (int n : {2, 4, 8, 64}) {
+    CAPTURE(n);
+    // Expectation: log2 N halving steps with partners r xor 2^k, then the doubling steps in
+    // reverse order: only the last halving and the first doubling step share their partners,
+    // so 2 log2 N - 1 phases, the middle one of 2 steps.
+    const int k = static_cast<int>(std::log2(n));
+    const auto plan = allreduce_phases(Algorithm::HalvingDoubling, {n, 1}, 1e6);
+    REQUIRE(plan.size() == static_cast<std::size_t>(2 * k - 1));
+    for (int p = 0; p < 2 * k - 1; ++p) {
+      CAPTURE(p);
+      CHECK(plan[static_cast<std::size_t>(p)].steps == (p == k - 1 ? 2 : 1));
+      for (const auto& f : plan[static_cast<std::size_t>(p)].flows)
+        CHECK(std::popcount(static_cast<unsigned>(f.src ^ f.dst)) == 1);
+    }
+  }
 }
