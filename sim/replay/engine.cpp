@@ -158,11 +158,12 @@ public:
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     sg4::Engine::on_time_advance_cb([this](double) { ++result_.clock_advances; });
-    // With host staging no network flow crosses a PCIe link: only copies share it, and under
-    // CM02 without cross-traffic or window cap their sharing has a closed form (SharedLink).
+    // Under CM02 without cross-traffic or window cap, what only shares a link with its own kind,
+    // or with nothing, has a closed form. With host staging no network flow crosses a PCIe link:
+    // only copies share it, equally after their latency (SharedLink).
     const auto& network = s.options.network;
-    if (host_staging && s.platform.node.is_gpu_node() && !s.options.copies_through_simgrid &&
-        network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0) {
+    const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
+    if (closed_forms && host_staging && s.platform.node.is_gpu_node() && !s.options.copies_through_simgrid) {
       const double bandwidth_factor = simgrid::config::get_value<double>("network/bandwidth-factor");
       const auto& pcie = *s.platform.node.pcie;
       for (int r = 0; r < plan_.ranks; ++r) {
@@ -176,10 +177,10 @@ public:
     // Collectives never overlap (each starts when every rank has left the one before) and,
     // with the copies above or on CPU nodes, no copy enters SimGrid: a flow of an aggregated
     // plan that shares no link with another flow of its plan is alone on its route for its
-    // whole life, and CM02 without cross-traffic or window cap gives it a closed form.
+    // whole life: its time is the closed form of a lone flow.
     const bool copies_off_simgrid = !s.platform.node.is_gpu_node() || !pcie_links_.empty();
-    if (copies_off_simgrid && s.options.fidelity == Fidelity::Aggregated && !s.options.flows_through_simgrid &&
-        network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0) {
+    if (closed_forms && copies_off_simgrid && s.options.fidelity == Fidelity::Aggregated &&
+        !s.options.flows_through_simgrid) {
       bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
       for (const auto& reduction : plan_.reductions)
         alone_.push_back(routes_.alone(reduction.plan));
