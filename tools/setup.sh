@@ -11,6 +11,10 @@ packages=(
   libhdf5-dev                  # result store
   doctest-dev                  # unit tests
   libjemalloc-dev              # the allocator of the ceiling program (faster replays)
+  hdf5-tools                   # h5dump: tests open the result store without our code
+  python3-h5py python3-matplotlib # `ceiling plot` and `ceiling report` (Debian's /usr/bin/python3)
+  python3-pandas               # tests read the result store as a pandas table
+  openmpi-bin libopenmpi-dev   # `ceiling-mpi-sweep`: a sweep spread over MPI ranks
 )
 
 missing=()

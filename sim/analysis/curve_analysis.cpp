@@ -1,0 +1,1 @@
+// Végh's analysis of one scaling curve (placeholder while it is written).

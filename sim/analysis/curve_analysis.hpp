@@ -1,0 +1,101 @@
+// Végh's analysis of one scaling curve: speedup, efficiency, alpha_eff, the Amdahl fit and
+// its ceiling, payload, and the parts of (1 - alpha_eff). Numbers in, numbers out: no SimGrid,
+// no files. Formulas: ../shared/data/hardware/piz-daint.md §1 (A), (B), (D), (E).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ceiling::analysis {
+
+/// Weak: the work per unit is fixed (the batch per rank), so the work grows with N and the
+/// figure of merit is throughput. Strong: the total work is fixed (the global batch), so the
+/// figure of merit is the time to solution of one global batch.
+enum class Scaling { Weak, Strong };
+std::string_view to_string(Scaling s);
+
+/// One simulated point of a curve (one node count, one seed). The four parts of the
+/// breakdown are seconds per iteration averaged over ranks and add up to iteration_time_s.
+struct CurvePoint {
+  double n = 0;                     ///< processing units counted (nodes, say), >= 1
+  double iteration_time_s = 0;      ///< mean simulated iteration time
+  double samples_per_iteration = 0; ///< over all ranks
+  double flop_per_iteration = 0;    ///< over all ranks, forward + backward
+  double peak_flop_per_s = 0;       ///< nominal peak of the n units at the run's precision
+  double compute_s = 0;
+  double copy_s = 0;
+  double communication_s = 0;
+  double synchronisation_s = 0;
+};
+
+/// The metrics of one node count, averaged over the seeds that ran it.
+struct PointMetrics {
+  double n = 0;
+  int seeds = 0;                     ///< points averaged
+  double iteration_time_s = 0;       ///< mean over seeds
+  double iteration_time_min_s = 0;   ///< spread over seeds
+  double iteration_time_max_s = 0;
+  double throughput_samples_per_s = 0;
+  double speedup = 0;                ///< against the smallest n; 1 there
+  double efficiency = 0;             ///< speedup / (n / n_reference)
+  double alpha_eff = 0;              ///< Végh (B1), NaN at the reference point
+  double payload_flop_per_s = 0;     ///< delivered: flop_per_iteration / iteration_time_s
+  double payload_efficiency = 0;     ///< payload / nominal peak
+  // Means over seeds of the breakdown, seconds per iteration.
+  double compute_s = 0;
+  double copy_s = 0;
+  double communication_s = 0;
+  double synchronisation_s = 0;
+  /// The parts of (1 - alpha_eff): each breakdown part's growth over the reference point,
+  /// (k x(n) - x(n0)) / (T(n0) (n/n0 - 1)), k = 1 weak, n/n0 strong; they add up to
+  /// 1 - alpha_eff exactly. NaN at the reference point.
+  double nonpar_communication = 0;
+  double nonpar_copy = 0;
+  double nonpar_synchronisation = 0;
+  double nonpar_compute_imbalance = 0;
+};
+
+/// Least-squares Amdahl fit S(n) = 1 / ((1 - alpha) + alpha / n), n counted in units of
+/// the reference point, and what follows from it.
+struct AmdahlFit {
+  double alpha = 0;
+  double ceiling_speedup = 0;         ///< 1 / (1 - alpha); +inf when alpha = 1
+  double n_half_efficiency = 0;       ///< n where the fitted E falls to 0.5: (2 - alpha) / (1 - alpha)
+  double n_doubling_below_10pct = 0;  ///< n beyond which doubling gains < 10 %: 4.5 alpha / (1 - alpha)
+  double residual = 0;                ///< RMS relative error of the fitted speedup
+  bool amdahl_shaped = false;         ///< residual below amdahl_residual_limit
+};
+
+/// The residual below which a curve counts as Amdahl-shaped.
+inline constexpr double amdahl_residual_limit = 0.05;
+
+struct CurveAnalysis {
+  Scaling scaling = Scaling::Weak;
+  double n_reference = 0;                ///< the smallest n
+  std::vector<PointMetrics> points;      ///< one per distinct n, ascending
+  AmdahlFit fit;
+  /// Measured (interpolated in log n) where the efficiency first falls to 0.5, and the
+  /// first n from which the next measured doubling gains less than 10 %; NaN when not reached.
+  double n_half_efficiency_measured = 0;
+  double n_doubling_below_10pct_measured = 0;
+  double alpha_eff_at_largest_n = 0;
+  /// "communication", "copy", "synchronisation" or "compute imbalance": the largest part of
+  /// (1 - alpha_eff) at the largest n; "none" when the curve has one n.
+  std::string dominant_term;
+};
+
+/// Analyses a curve. Points may come in any order and repeat an n (several seeds): they are
+/// averaged per n. Points whose iteration time is not positive are ignored. An empty input
+/// gives an empty analysis.
+CurveAnalysis analyse(std::span<const CurvePoint> points, Scaling scaling);
+
+/// Végh (B1): alpha_eff = n / (n - 1) x (S - 1) / S, identical to 1 - the Karp-Flatt serial
+/// fraction; NaN at n = 1.
+double alpha_eff(double n, double speedup);
+
+/// Amdahl's efficiency (A2), E = 1 / (n (1 - alpha) + alpha): Végh's efficiency surface.
+double amdahl_efficiency(double n, double alpha);
+
+} // namespace ceiling::analysis

@@ -1,0 +1,1 @@
+// The HDF5 result store (placeholder while it is written).

@@ -1,0 +1,54 @@
+// The HDF5 result store of a sweep: inputs, points, curves and their analysis. The schema is
+// documented in README.md ("Result store"); nothing here knows about SimGrid.
+#pragma once
+
+#include "analysis/curve_analysis.hpp"
+#include "sweep/point.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ceiling::io {
+
+/// A file the results came from, kept verbatim: kind is "experiment", "platform" or "workload".
+struct InputFile {
+  std::string kind;
+  std::string path;
+  std::string text;
+  bool operator==(const InputFile&) const = default;
+};
+
+/// Everything a result file holds. `points` are the finished points (ok or failed) in index
+/// order; `analyses[i]` belongs to `curves[i]`.
+struct ResultFile {
+  std::string tool_version;
+  std::string simgrid_version;
+  std::string command_line;
+  std::string experiment_path;
+  std::string title;
+  std::string question;
+  std::string digest;          ///< fingerprint of the experiment and input texts (resume checks it)
+  long long points_total = 0;  ///< points the experiment expands to
+  std::vector<InputFile> inputs;
+  std::vector<sweep::CurveSpec> curves;
+  std::vector<sweep::PointRecord> points;
+  std::vector<analysis::CurveAnalysis> analyses;
+};
+
+/// A result file that cannot be read: missing, not HDF5, not ours, truncated, or of another
+/// format version. what() reads "PATH: error: what is wrong".
+class StoreError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Writes `results` to `path` atomically: to "PATH.tmp" first, flushed to disk, then renamed,
+/// so an interruption never leaves a partial file under `path`. Throws StoreError when the
+/// file cannot be written.
+void write_results(const std::string& path, const ResultFile& results);
+
+/// Reads a file written by write_results(); throws StoreError for anything else.
+ResultFile read_results(const std::string& path);
+
+} // namespace ceiling::io

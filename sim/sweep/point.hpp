@@ -1,0 +1,67 @@
+// One point of a sweep (a `ceiling run` with its place in the experiment) and its outcome.
+#pragma once
+
+#include "analysis/curve_analysis.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ceiling::sweep {
+
+/// One curve of an experiment: one platform x workload x variant x scaling mode over N.
+/// The labels are the names the experiment file gives them.
+struct CurveSpec {
+  std::string id;       ///< "platform / workload / variant / scaling", unique in the experiment
+  std::string platform;
+  std::string workload;
+  std::string variant;  ///< "baseline" when the experiment has no variants
+  analysis::Scaling scaling = analysis::Scaling::Weak;
+  bool operator==(const CurveSpec&) const = default;
+};
+
+/// One simulation of a sweep. run_args are the `ceiling run` arguments that reproduce it
+/// exactly (platform, workload, nodes, seed, batch, overrides and options).
+struct PointSpec {
+  int index = 0;        ///< position in the experiment's expansion, from 0
+  int curve = 0;        ///< index into the experiment's curves
+  long long nodes = 0;
+  std::uint64_t seed = 1;
+  std::vector<std::string> run_args;
+  bool operator==(const PointSpec&) const = default;
+};
+
+/// What one point's simulation gave. Times are seconds per iteration; the mean excludes the
+/// warm-up iteration (replay::RunResult::measured_mean); the breakdown parts add up to it.
+/// A failed point keeps its error message and zeros elsewhere.
+struct PointResult {
+  bool ok = false;
+  std::string error;
+  long long ranks = 0;
+  long long batch_per_rank = 0;
+  double iteration_time_s = 0;
+  double warmup_time_s = 0;
+  double iteration_time_min_s = 0; ///< over the measured iterations
+  double iteration_time_max_s = 0;
+  double samples_per_iteration = 0;
+  double flop_per_iteration = 0;
+  double peak_flop_per_s = 0;      ///< nominal peak of all the point's ranks at its precision
+  double compute_s = 0;
+  double copy_s = 0;
+  double communication_s = 0;
+  double synchronisation_s = 0;
+  double bytes_pcie = 0;           ///< bytes per iteration summed over the links of each class
+  double bytes_nic = 0;
+  double bytes_fabric = 0;
+  double bytes_gpu_link = 0;
+  double bytes_host_memory = 0;
+  bool operator==(const PointResult&) const = default;
+};
+
+struct PointRecord {
+  PointSpec spec;
+  PointResult result;
+  bool operator==(const PointRecord&) const = default;
+};
+
+} // namespace ceiling::sweep

@@ -1,0 +1,1 @@
+// Tests of the curve analysis (placeholder while they are written).
