@@ -1,10 +1,12 @@
 // Reading platform files: one function per table, each checking its own keys.
 #include "config/platform_file.hpp"
 
+#include "config/overrides_internal.hpp"
 #include "config/table_reader.hpp"
 #include "platform/topology.hpp"
 
 #include <array>
+#include <span>
 
 namespace ceiling::config {
 namespace {
@@ -191,6 +193,30 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   return spec;
 }
 
+/// An override that changes interconnect.topology makes the keys of the former topology
+/// meaningless: they are dropped from the file's table, so that the override names the new
+/// shape's keys alone (--set interconnect.topology=torus --set interconnect.dimensions=[8,8,8]).
+void drop_replaced_topology(toml::table& base, const toml::table& over) {
+  const auto* new_kind = over.at_path("interconnect.topology").as_string();
+  toml::table* net = base["interconnect"].as_table();
+  if (!new_kind || !net)
+    return;
+  const auto* old_kind = net->get_as<std::string>("topology");
+  if (old_kind && old_kind->get() == new_kind->get())
+    return;
+  for (auto keys : {std::span<const std::string_view>(fat_tree_keys),
+                    std::span<const std::string_view>(torus_keys),
+                    std::span<const std::string_view>(dragonfly_keys)})
+    for (std::string_view key : keys)
+      net->erase(key);
+}
+
+platform::PlatformSpec load_platform_text_or_file(toml::table root, const std::string& path,
+                                                  std::span<const std::string> overrides) {
+  apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
+  return read_platform(root, path);
+}
+
 } // namespace
 
 units::Bandwidth pcie_lane_bandwidth(int generation) {
@@ -200,12 +226,14 @@ units::Bandwidth pcie_lane_bandwidth(int generation) {
   return Bandwidth::from_bytes_per_second(bytes_per_second.at(static_cast<std::size_t>(generation - 1)));
 }
 
-platform::PlatformSpec load_platform(const std::string& path) {
-  return read_platform(parse_toml_file(path), path);
+platform::PlatformSpec load_platform(const std::string& path,
+                                     std::span<const std::string> overrides) {
+  return load_platform_text_or_file(parse_toml_file(path), path, overrides);
 }
 
-platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path) {
-  return read_platform(parse_toml_text(text, path), path);
+platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path,
+                                          std::span<const std::string> overrides) {
+  return load_platform_text_or_file(parse_toml_text(text, path), path, overrides);
 }
 
 } // namespace ceiling::config

@@ -78,7 +78,9 @@ std::string TableReader::full_key(std::string_view key) const {
 }
 
 SourceLocation TableReader::location_of(const toml::source_region& region) const {
-  return {file_, static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
+  // A value that an override put in the table carries the override's origin ("--set").
+  return {region.path ? *region.path : file_, static_cast<int>(region.begin.line),
+          static_cast<int>(region.begin.column)};
 }
 
 SourceLocation TableReader::location_of_key(std::string_view key) const {

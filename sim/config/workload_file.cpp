@@ -1,6 +1,7 @@
 // Reading workload files: identity, layers and their DAG, calibration, validations.
 #include "config/workload_file.hpp"
 
+#include "config/overrides_internal.hpp"
 #include "config/table_reader.hpp"
 #include "workload/cost_model.hpp"
 #include "workload/layer_graph.hpp"
@@ -160,16 +161,23 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
   return c;
 }
 
-} // namespace
-
-workload::WorkloadSpec load_workload(const std::string& path) {
+workload::WorkloadSpec read_top_workload(toml::table root, const std::string& path,
+                                         std::span<const std::string> overrides) {
+  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
   std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
-  return read_workload(parse_toml_file(path), path, chain);
+  return read_workload(root, path, chain);
 }
 
-workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path) {
-  std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
-  return read_workload(parse_toml_text(text, path), path, chain);
+} // namespace
+
+workload::WorkloadSpec load_workload(const std::string& path,
+                                     std::span<const std::string> overrides) {
+  return read_top_workload(parse_toml_file(path), path, overrides);
+}
+
+workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,
+                                          std::span<const std::string> overrides) {
+  return read_top_workload(parse_toml_text(text, path), path, overrides);
 }
 
 } // namespace ceiling::config

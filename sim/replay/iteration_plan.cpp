@@ -54,11 +54,9 @@ Staging resolved_staging(const Scenario& s) {
   return s.platform.node.nic.gpu_direct ? Staging::Direct : Staging::Host;
 }
 
-namespace {
-
 int ranks_per_node(const platform::PlatformSpec& p) { return p.node.gpu ? p.node.gpu->count : 1; }
 
-} // namespace
+long long rank_count(const Scenario& s) { return s.nodes * ranks_per_node(s.platform); }
 
 std::optional<std::string> scenario_problem(const Scenario& s) {
   if (auto problem = platform::allocation_problem(s.platform, s.nodes))
@@ -69,7 +67,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "precision " + std::string(to_string(resolved_precision(s))) + " needs a " +
            std::string(platform::to_string(p)) + " peak, which the " + device.name + " of " +
            s.platform.name + " does not have";
-  const long long ranks = s.nodes * ranks_per_node(s.platform);
+  const long long ranks = rank_count(s);
   if (s.options.collective == collectives::Algorithm::ParameterServer &&
       (s.options.servers < 1 || s.options.servers > ranks))
     return "parameter servers must number 1 to " + std::to_string(ranks) + " (the ranks), got " +

@@ -45,6 +45,12 @@ std::optional<std::string> scenario_problem(const Scenario& s);
 /// The plan of `s`; requires scenario_problem(s) to be empty.
 IterationPlan make_iteration_plan(const Scenario& s);
 
+/// Ranks per node: one per GPU, or one for a CPU node.
+int ranks_per_node(const platform::PlatformSpec& p);
+
+/// The ranks of `s`: nodes x ranks_per_node.
+long long rank_count(const Scenario& s);
+
 /// The resolved staging: the option, else Direct when the NIC has GPU-direct; CPU nodes never
 /// stage.
 Staging resolved_staging(const Scenario& s);

@@ -134,7 +134,23 @@ template <class Q> Parsed<Q> parse(std::string_view text) {
   if (ec != std::errc{})
     return {std::nullopt, "expected a number first in " + quoted(body) + ": expected " +
                               std::string(dimension_of<Q>().expected)};
-  return from_number<Q>(number, trim(std::string_view(end, last - end)), body);
+  std::string_view rest = trim(std::string_view(end, last - end));
+  // "2 x 12.5 GB/s": a count of identical parts (two NICs, four links), the quantity times it.
+  for (std::string_view times : {"x", "\u00d7"}) {
+    if (!rest.starts_with(times) || rest.size() == times.size())
+      continue;
+    const std::string_view each = rest.substr(times.size());
+    if (each.front() != ' ' && each.front() != '\t')
+      continue;
+    if (!(number >= 1 && number == std::floor(number)))
+      return {std::nullopt, "the count before \"" + std::string(times) + "\" in " + quoted(body) +
+                                " must be a whole number of at least 1"};
+    Parsed<Q> part = parse<Q>(each);
+    if (part)
+      part.value = *part.value * number;
+    return part;
+  }
+  return from_number<Q>(number, rest, body);
 }
 
 template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit) {

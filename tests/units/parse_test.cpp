@@ -90,3 +90,15 @@ TEST_CASE("quantities of one dimension combine; size over rate is a duration") {
   CHECK((Flops::from_flop(9.3e12) / FlopRate::from_flop_per_second(9.3e12)).seconds() == 1.0);
   CHECK(Duration::from_seconds(1) + Duration::from_seconds(2) == Duration::from_seconds(3));
 }
+
+TEST_CASE("a count of identical parts multiplies the quantity") {
+  // Expectation: "K x Q" is K times Q (two NICs, four parallel links), exactly.
+  CHECK(parse<Bandwidth>("2 x 12.5 GB/s").value->bytes_per_second() == 25e9);
+  CHECK(parse<Bandwidth>("4 \u00d7 100 Gbit/s").value->bytes_per_second() == 50e9);
+  CHECK(parse<DataSize>("8 x 16 GiB").value->bytes() == 8 * 16.0 * 1073741824.0);
+  CHECK(parse<Bandwidth>("1.5 x 12 GB/s").error ==
+        "the count before \"x\" in \"1.5 x 12 GB/s\" must be a whole number of at least 1");
+  CHECK(parse<Bandwidth>("2 x 12 GB").error ==
+        "unknown unit \"GB\" in \"12 GB\": expected a data rate such as \"12 GB/s\", \"11.88 "
+        "GiB/s\" or \"100 Gbit/s\"");
+}

@@ -1,0 +1,96 @@
+// Overrides: parse "KEY=VALUE" as TOML and merge it into a file's table.
+#include "config/overrides.hpp"
+
+#include "config/load_error.hpp"
+#include "config/overrides_internal.hpp"
+#include "config/table_reader.hpp"
+
+#include <array>
+
+namespace ceiling::config {
+namespace {
+
+constexpr std::array<std::string_view, 3> platform_tables{"platform", "node", "interconnect"};
+constexpr std::array<std::string_view, 5> workload_tables{"workload", "reference", "graph",
+                                                          "calibration", "validation"};
+
+/// The text as a TOML basic string: quotes and backslashes escaped.
+std::string quoted_toml(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// Moves the values of `over` into `base`: a moved node keeps its source region (a copied
+/// one would not), so errors in it point at the override.
+void merge(toml::table& base, toml::table& over) {
+  for (auto&& [key, value] : over) {
+    toml::node* here = base.get(key.str());
+    if (value.is_table() && !value.as_table()->is_inline() && here && here->is_table())
+      merge(*here->as_table(), *value.as_table());
+    else
+      base.insert_or_assign(key.str(), std::move(value));
+  }
+}
+
+} // namespace
+
+OverrideTarget override_target(std::string_view text, const std::string& origin) {
+  const auto equals = text.find('=');
+  const std::string key(text.substr(0, equals));
+  const std::string first = key.substr(0, key.find('.'));
+  const auto strip = [](std::string s) {
+    const auto b = s.find_first_not_of(" \t");
+    const auto e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  if (equals == std::string_view::npos || strip(key).empty())
+    throw LoadError({origin, 0, 0}, "",
+                    "expected KEY=VALUE (such as interconnect.link_bandwidth=\"25 GB/s\"), got \"" +
+                        std::string(text) + "\"");
+  const std::string table = strip(first);
+  for (std::string_view t : platform_tables)
+    if (table == t)
+      return OverrideTarget::Platform;
+  for (std::string_view t : workload_tables)
+    if (table == t)
+      return OverrideTarget::Workload;
+  std::vector<std::string> known(platform_tables.begin(), platform_tables.end());
+  known.insert(known.end(), workload_tables.begin(), workload_tables.end());
+  throw LoadError({origin, 1, 1}, strip(key),
+                  "unknown key" + did_you_mean(table, known) +
+                      ": an override starts with a table of the platform file (platform, node, "
+                      "interconnect) or of the workload file (workload, reference, graph, "
+                      "calibration, validation)");
+}
+
+toml::table parse_override(std::string_view text, const std::string& origin) {
+  const auto equals = text.find('=');
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error&) {
+    // Not TOML: take the value as plain text (interconnect.topology=fat-tree).
+  }
+  const std::string as_string =
+      std::string(text.substr(0, equals)) + "=" + quoted_toml(text.substr(equals + 1));
+  return parse_toml_text(as_string, origin);
+}
+
+void apply_overrides(toml::table& base, std::span<const std::string> overrides,
+                     OverrideTarget target, const std::string& origin,
+                     const std::function<void(toml::table&, const toml::table&)>& before_merge) {
+  for (const std::string& text : overrides) {
+    if (override_target(text, origin) != target)
+      continue;
+    toml::table over = parse_override(text, origin);
+    if (before_merge)
+      before_merge(base, over);
+    merge(base, over);
+  }
+}
+
+} // namespace ceiling::config

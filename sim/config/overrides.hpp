@@ -1,0 +1,20 @@
+// `--set KEY=VALUE` overrides of platform and workload files, read as the files are.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ceiling::config {
+
+/// The file an override belongs to, told by its first key: platform files hold the tables
+/// platform, node and interconnect; workload files workload, reference, graph, calibration and
+/// validation.
+enum class OverrideTarget { Platform, Workload };
+
+/// Where an override of `text` ("interconnect.link_bandwidth=25 GB/s") belongs; throws
+/// LoadError for a text without "=" or whose first key belongs to neither kind of file.
+/// `origin` names where it was given in messages ("--set").
+OverrideTarget override_target(std::string_view text, const std::string& origin = "--set");
+
+} // namespace ceiling::config

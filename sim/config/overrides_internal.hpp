@@ -1,0 +1,26 @@
+// Applying overrides to a parsed TOML table. Internal to config/.
+#pragma once
+
+#include "config/overrides.hpp"
+
+#include <toml++/toml.h>
+
+#include <functional>
+
+namespace ceiling::config {
+
+/// Parses one override "KEY=VALUE": VALUE is TOML ("25 GB/s" in quotes, 64, true, [2, 4],
+/// {...}), or else the plain text taken as a string (interconnect.topology=fat-tree). Its
+/// nodes carry `origin` as their source path, so an error in the value points at the override.
+toml::table parse_override(std::string_view text, const std::string& origin);
+
+/// Merges `overrides` into `base` (parsed files), each replacing the value at its key: a
+/// table written as a dotted key merges into the table there (only the keys given change), an
+/// inline table ({...}) replaces it whole. `before_merge` sees each parsed override first (the
+/// platform reader drops the keys of a topology that an override replaces).
+void apply_overrides(toml::table& base, std::span<const std::string> overrides,
+                     OverrideTarget target, const std::string& origin,
+                     const std::function<void(toml::table& base, const toml::table& override)>&
+                         before_merge = {});
+
+} // namespace ceiling::config

@@ -1,0 +1,100 @@
+// --set KEY=VALUE overrides: read like the file itself, errors located at the override.
+#include "config/load_error.hpp"
+#include "config/overrides.hpp"
+#include "config/platform_file.hpp"
+#include "config/workload_file.hpp"
+#include "support/edit_text.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+using namespace ceiling;
+
+namespace {
+
+const std::string daint = CEILING_SOURCE_DIR "/platforms/piz-daint-xc50-p100.toml";
+const std::string resnet = CEILING_SOURCE_DIR "/workloads/resnet50_v1.toml";
+
+platform::PlatformSpec daint_with(std::vector<std::string> overrides) {
+  return config::load_platform(daint, overrides);
+}
+
+std::string error_with(std::vector<std::string> overrides) {
+  return testing::error_of([&] { config::load_platform(daint, overrides); });
+}
+
+} // namespace
+
+TEST_CASE("an override replaces one key and leaves the others as the file has them") {
+  const auto base = config::load_platform(daint);
+  SUBCASE("a quantity with its unit, quoted as in the file") {
+    const auto p = daint_with({"interconnect.link_bandwidth=\"25 GB/s\""});
+    CHECK(p.interconnect.link_bandwidth.bytes_per_second() == 25e9);
+    CHECK(p.interconnect.link_latency == base.interconnect.link_latency);
+    CHECK(p.node == base.node);
+  }
+  SUBCASE("unquoted text is taken as a string") {
+    CHECK(daint_with({"interconnect.link_bandwidth=25 GB/s"}).interconnect.link_bandwidth ==
+          units::Bandwidth::from_bytes_per_second(25e9));
+  }
+  SUBCASE("a count of parts") {
+    CHECK(daint_with({"node.nic.bandwidth=2 x 12.5 GB/s"}).node.nic.bandwidth ==
+          units::Bandwidth::from_bytes_per_second(25e9));
+  }
+  SUBCASE("an integer, a boolean, a duration") {
+    const auto p = daint_with(
+        {"platform.nodes=64", "node.nic.gpu_direct=true", "node.pcie.latency=2 us"});
+    CHECK(p.nodes == 64);
+    CHECK(p.node.nic.gpu_direct);
+    CHECK(p.node.pcie->latency.seconds() == doctest::Approx(2e-6).epsilon(1e-12));
+  }
+  SUBCASE("the later of two overrides of one key wins") {
+    CHECK(daint_with({"platform.nodes=64", "platform.nodes=32"}).nodes == 32);
+  }
+  SUBCASE("workload overrides are skipped by the platform and read by the workload") {
+    CHECK(daint_with({"workload.batch_per_worker=8"}) == base);
+    const std::vector<std::string> set{"workload.batch_per_worker=8", "platform.nodes=2"};
+    CHECK(config::load_workload(resnet, set).batch_per_worker == 8);
+  }
+}
+
+TEST_CASE("an override of the topology drops the former topology's keys") {
+  const auto p = daint_with({"interconnect.topology=torus", "interconnect.dimensions=[8, 8, 8]",
+                             "platform.nodes=512"});
+  REQUIRE(std::holds_alternative<platform::Torus>(p.interconnect.topology));
+  CHECK(std::get<platform::Torus>(p.interconnect.topology).dimensions == std::vector{8, 8, 8});
+  // The new shape's keys are required, as in a file.
+  CHECK(error_with({"interconnect.topology=fat-tree"}).find(
+            "error: interconnect.down: missing key: expected an array of integers") !=
+        std::string::npos);
+}
+
+TEST_CASE("an error in an override points at the override and names its key") {
+  CHECK(error_with({"interconnect.link_bandwidth=-1 GB/s"}) ==
+        "--set:1:29: error: interconnect.link_bandwidth: must be positive, got \"-1 GB/s\"");
+  CHECK(error_with({"platform.nodes=many"}) ==
+        "--set:1:16: error: platform.nodes: expected an integer, got a string");
+  CHECK(error_with({"interconnect.link_bandwith=1 GB/s"}).ends_with(
+      "error: interconnect.link_bandwith: unknown key (did you mean \"link_bandwidth\"?)"));
+  CHECK(error_with({"interconect.link_bandwidth=1 GB/s"}) ==
+        "--set:1:1: error: interconect.link_bandwidth: unknown key (did you mean "
+        "\"interconnect\"?): an override starts with a table of the platform file (platform, "
+        "node, interconnect) or of the workload file (workload, reference, graph, calibration, "
+        "validation)");
+  // The file writes latency with its unit in the text: the other spelling is a second value.
+  CHECK(error_with({"node.pcie.latency_us=2"}) ==
+        "--set:1:22: error: node.pcie.latency_us: given twice, also as \"node.pcie.latency\"");
+  CHECK(error_with({"nodes"}) == "--set: error: expected KEY=VALUE (such as "
+                                 "interconnect.link_bandwidth=\"25 GB/s\"), got \"nodes\"");
+}
+
+TEST_CASE("an override's target is told by its first key") {
+  CHECK(config::override_target("node.nic.bandwidth=1 GB/s") == config::OverrideTarget::Platform);
+  CHECK(config::override_target("workload.batch_per_worker=1") ==
+        config::OverrideTarget::Workload);
+  CHECK(config::override_target(" calibration.compute_efficiency = 0.5") ==
+        config::OverrideTarget::Workload);
+}

@@ -1,0 +1,170 @@
+// The options of `ceiling run` and the scenario they describe (shared with sweep points).
+#include "tools/ceiling/run_options.hpp"
+
+#include "config/platform_file.hpp"
+#include "config/workload_file.hpp"
+#include "replay/iteration_plan.hpp"
+#include "tools/ceiling/commands.hpp"
+#include "workload/cost_model.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace po = boost::program_options;
+
+namespace ceiling::tools {
+namespace {
+
+bool on_off(const CommandLine& cli, const char* option) {
+  const auto text = cli.vm[option].as<std::string>();
+  if (text != "on" && text != "off")
+    throw UsageError(std::string("--") + option + ": expected on or off, got \"" + text + "\"");
+  return text == "on";
+}
+
+/// --batch sets the samples per rank; --global-batch divides a total among the ranks.
+void set_batch(replay::Scenario& s, const CommandLine& cli) {
+  constexpr long long max_batch = 10'000'000; // as batch_per_worker in workload files
+  if (cli.has("batch") && cli.has("global-batch"))
+    throw UsageError("--batch and --global-batch exclude each other: give the samples per rank "
+                     "(weak scaling) or the samples over all ranks (strong scaling)");
+  if (auto batch = cli.optional<long long>("batch")) {
+    if (*batch < 1 || *batch > max_batch)
+      throw UsageError("--batch: must be between 1 and " + std::to_string(max_batch) + ", got " +
+                       std::to_string(*batch));
+    s.workload.batch_per_worker = static_cast<int>(*batch);
+  }
+  if (auto global = cli.optional<long long>("global-batch")) {
+    const long long ranks = replay::rank_count(s);
+    if (*global < 1 || *global % ranks != 0 || *global / ranks > max_batch)
+      throw UsageError("--global-batch: " + std::to_string(*global) +
+                       " samples do not divide evenly among the " + std::to_string(ranks) +
+                       " ranks of " + std::to_string(s.nodes) + " nodes: give a positive multiple "
+                       "of " + std::to_string(ranks) + " (at most " +
+                       std::to_string(max_batch) + " samples per rank)");
+    s.workload.batch_per_worker = static_cast<int>(*global / ranks);
+  }
+}
+
+} // namespace
+
+po::options_description run_options() {
+  po::options_description options("options");
+  options.add_options()
+      ("platform,p", po::value<std::string>(), "platform file (required)")
+      ("workload,w", po::value<std::string>(), "workload file (required)")
+      ("nodes,n", po::value<long long>(), "nodes to run on (required); every GPU of a node is a rank")
+      ("batch", po::value<long long>(), "samples per rank and iteration (weak scaling); default: the workload's batch_per_worker")
+      ("global-batch", po::value<long long>(),
+       "samples per iteration over all ranks, divided evenly among them (strong scaling); must be a multiple of the ranks")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "KEY=VALUE: override a key of the platform or workload file, read as the file is "
+       "(--set interconnect.link_bandwidth=\"25 GB/s\"); repeatable")
+      ("collective", po::value<std::string>()->default_value("ring"),
+       ("all-reduce algorithm: " + collectives::algorithm_names()).c_str())
+      ("servers", po::value<int>()->default_value(1), "parameter servers, with --collective parameter-server")
+      ("precision", po::value<std::string>(),
+       "fp64, fp32, fp16 or mixed (fp16 compute, fp32 gradients); default: the workload's")
+      ("staging", po::value<std::string>(),
+       "host (copy gradients through host memory) or direct (GPU-direct RDMA); default: direct "
+       "when the platform's NIC has GPU-direct, else host")
+      ("overlap", po::value<std::string>()->default_value("on"),
+       "on: reduce each gradient bucket while backward goes on; off: after backward")
+      ("input-overlap", po::value<std::string>()->default_value("on"),
+       "on: copy the next batch to the device during this iteration; off: before forward")
+      ("fidelity", po::value<std::string>()->default_value("aggregated"),
+       "aggregated (one flow per rank per collective phase) or exact (every message; slow above ~1,000 ranks)")
+      ("iterations", po::value<int>()->default_value(5), "iterations; the first is reported apart as warm-up")
+      ("seed", po::value<unsigned long long>()->default_value(1), "seed of the compute jitter")
+      ("jitter", po::value<double>()->default_value(0.0),
+       "per-rank compute slowdown per iteration, 1 + |N(0, X)| (OS noise, stragglers); 0 = off")
+      ("fusion-threshold", po::value<std::string>()->default_value("64 MiB"), "gradient bucket size, with a unit")
+      ("network-model", po::value<std::string>()->default_value("CM02"),
+       "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB")
+      ("latency-factor", po::value<double>(), "multiply every route latency (default: the model's, 1 for CM02)")
+      ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth (default: the model's, 1 for CM02)")
+      ("json", "print one JSON object instead of a table")
+      ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file")
+      ("timing", "print to stderr the wall-clock time of the machine build and of each iteration, and the simulation's work (transfers, clock advances)")
+      ("transfer-driver", po::value<std::string>()->default_value("auto"),
+       "how transfers are driven in SimGrid, same results, different speed: maestro (comms started "
+       "by maestro), couriers (pooled actors) or auto (couriers from 6,144 ranks on)")
+      ("copies", po::value<std::string>()->default_value("auto"),
+       "auto: PCIe copies that only other copies can share are computed by the replay; simgrid: "
+       "every copy is a SimGrid comm (same results, slower; for validation)")
+      ("flows", po::value<std::string>()->default_value("auto"),
+       "auto: a collective flow that shares no link with another flow of its collective is timed "
+       "in closed form (aggregated fidelity, CM02); simgrid: every flow is a SimGrid comm (same "
+       "results, slower; for validation)");
+  return options;
+}
+
+replay::Scenario scenario_from(const CommandLine& cli) {
+  for (const char* required : {"platform", "workload", "nodes"})
+    if (!cli.has(required))
+      throw UsageError(std::string("run: --") + required + " is required");
+  const auto overrides = cli.optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
+  replay::Scenario s;
+  s.platform = config::load_platform(cli.vm["platform"].as<std::string>(), overrides);
+  s.workload = config::load_workload(cli.vm["workload"].as<std::string>(), overrides);
+  s.nodes = cli.vm["nodes"].as<long long>();
+  set_batch(s, cli);
+  auto& o = s.options;
+  const auto collective = cli.vm["collective"].as<std::string>();
+  const auto algorithm = collectives::algorithm_from_string(collective);
+  if (!algorithm)
+    throw UsageError("--collective: unknown algorithm \"" + collective + "\": expected one of " +
+                     collectives::algorithm_names());
+  o.collective = *algorithm;
+  o.servers = cli.vm["servers"].as<int>();
+  if (auto p = cli.optional<std::string>("precision")) {
+    o.precision = replay::precision_mode_from_string(*p);
+    if (!o.precision)
+      throw UsageError("--precision: expected fp64, fp32, fp16 or mixed, got \"" + *p + "\"");
+  }
+  if (auto st = cli.optional<std::string>("staging")) {
+    if (*st != "host" && *st != "direct")
+      throw UsageError("--staging: expected host or direct, got \"" + *st + "\"");
+    o.staging = *st == "host" ? replay::Staging::Host : replay::Staging::Direct;
+  }
+  o.overlap = on_off(cli, "overlap");
+  o.input_overlap = on_off(cli, "input-overlap");
+  const auto fidelity = cli.vm["fidelity"].as<std::string>();
+  if (fidelity != "aggregated" && fidelity != "exact")
+    throw UsageError("--fidelity: expected aggregated or exact, got \"" + fidelity + "\"");
+  o.fidelity = fidelity == "exact" ? replay::Fidelity::Exact : replay::Fidelity::Aggregated;
+  o.iterations = cli.vm["iterations"].as<int>();
+  o.seed = cli.vm["seed"].as<unsigned long long>();
+  o.jitter = cli.vm["jitter"].as<double>();
+  o.fusion_threshold = cli.positive_size("fusion-threshold");
+  o.network.model = cli.vm["network-model"].as<std::string>();
+  if (o.network.model != "CM02" && o.network.model != "LV08" && o.network.model != "SMPI" && o.network.model != "IB")
+    throw UsageError("--network-model: expected CM02, LV08, SMPI or IB, got \"" + o.network.model + "\"");
+  o.network.latency_factor = cli.optional<double>("latency-factor");
+  o.network.bandwidth_factor = cli.optional<double>("bandwidth-factor");
+  for (auto [name, factor] : {std::pair{"--latency-factor", o.network.latency_factor},
+                              std::pair{"--bandwidth-factor", o.network.bandwidth_factor}})
+    if (factor && !(*factor > 0 && std::isfinite(*factor)))
+      throw UsageError(std::string(name) + ": must be a positive number, got " + std::to_string(*factor));
+  o.stop_at_interrupt = true;
+  const auto driver = cli.vm["transfer-driver"].as<std::string>();
+  if (driver != "auto" && driver != "maestro" && driver != "couriers")
+    throw UsageError("--transfer-driver: expected auto, maestro or couriers, got \"" + driver + "\"");
+  if (driver != "auto")
+    o.courier_transfers_from_ranks = driver == "couriers" ? 0 : std::numeric_limits<int>::max();
+  const auto copies = cli.vm["copies"].as<std::string>();
+  if (copies != "auto" && copies != "simgrid")
+    throw UsageError("--copies: expected auto or simgrid, got \"" + copies + "\"");
+  o.copies_through_simgrid = copies == "simgrid";
+  const auto flows = cli.vm["flows"].as<std::string>();
+  if (flows != "auto" && flows != "simgrid")
+    throw UsageError("--flows: expected auto or simgrid, got \"" + flows + "\"");
+  o.flows_through_simgrid = flows == "simgrid";
+  o.record_timeline = cli.has("trace");
+  if (auto problem = replay::scenario_problem(s))
+    throw UsageError(*problem);
+  return s;
+
+}
+
+} // namespace ceiling::tools

@@ -1,0 +1,19 @@
+// The options of `ceiling run` and the scenario they describe; a sweep point is a `run`.
+#pragma once
+
+#include "replay/scenario.hpp"
+#include "tools/ceiling/options.hpp"
+
+#include <boost/program_options.hpp>
+
+namespace ceiling::tools {
+
+/// Every option of `ceiling run`, with its unit and default.
+boost::program_options::options_description run_options();
+
+/// The scenario that parsed `run` options describe: the platform and workload files read with
+/// their --set overrides, the batch, the replay options. Throws LoadError for a bad file or
+/// override and UsageError for a bad option or a scenario that cannot run.
+replay::Scenario scenario_from(const CommandLine& cli);
+
+} // namespace ceiling::tools
