@@ -1,1 +1,227 @@
-// Végh's analysis of one scaling curve (placeholder while it is written).
+// Végh's analysis of one scaling curve: per-n means, speedup, alpha_eff, its parts, the Amdahl
+// fit. Formulas: ../shared/data/hardware/piz-daint.md §1 (A), (B), (D), (E).
+#include "analysis/curve_analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+namespace ceiling::analysis {
+
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+bool is_usable(const CurvePoint& p) {
+  return std::isfinite(p.iteration_time_s) && p.iteration_time_s > 0;
+}
+
+/// The means over `seeds` (points of one n) and the spread of their iteration times.
+PointMetrics average(std::span<const CurvePoint> seeds) {
+  PointMetrics m{.n = seeds.front().n,
+                 .seeds = static_cast<int>(seeds.size()),
+                 .iteration_time_min_s = seeds.front().iteration_time_s,
+                 .iteration_time_max_s = seeds.front().iteration_time_s};
+  double samples = 0;
+  double flop = 0;
+  double peak = 0;
+  for (const CurvePoint& p : seeds) {
+    m.iteration_time_s += p.iteration_time_s;
+    m.iteration_time_min_s = std::min(m.iteration_time_min_s, p.iteration_time_s);
+    m.iteration_time_max_s = std::max(m.iteration_time_max_s, p.iteration_time_s);
+    samples += p.samples_per_iteration;
+    flop += p.flop_per_iteration;
+    peak += p.peak_flop_per_s;
+    m.compute_s += p.compute_s;
+    m.copy_s += p.copy_s;
+    m.communication_s += p.communication_s;
+    m.synchronisation_s += p.synchronisation_s;
+  }
+  const double count = static_cast<double>(seeds.size());
+  m.iteration_time_s /= count;
+  m.compute_s /= count;
+  m.copy_s /= count;
+  m.communication_s /= count;
+  m.synchronisation_s /= count;
+  samples /= count;
+  flop /= count;
+  peak /= count;
+  m.throughput_samples_per_s = samples / m.iteration_time_s;
+  m.payload_flop_per_s = flop / m.iteration_time_s;
+  m.payload_efficiency = peak == 0 ? nan : m.payload_flop_per_s / peak;
+  return m;
+}
+
+/// Speedup, efficiency, alpha_eff and the parts of (1 - alpha_eff) of `m` against `ref`.
+void compare(PointMetrics& m, const PointMetrics& ref, Scaling scaling) {
+  const double r = m.n / ref.n;
+  const bool weak = scaling == Scaling::Weak;
+  m.speedup = weak ? m.throughput_samples_per_s / ref.throughput_samples_per_s
+                   : ref.iteration_time_s / m.iteration_time_s;
+  m.efficiency = m.speedup / r;
+  if (m.n == ref.n) {
+    m.alpha_eff = nan;
+    m.nonpar_communication = nan;
+    m.nonpar_copy = nan;
+    m.nonpar_synchronisation = nan;
+    m.nonpar_compute_imbalance = nan;
+    return;
+  }
+  m.alpha_eff = alpha_eff(r, m.speedup);
+  // (E2) measured against the reference rather than one unit: a part's time beyond what
+  // perfect scaling allows (the reference's when weak, 1/r of it when strong, hence k), over
+  // T(n0) (r - 1). The four add up to (k T(n) / T(n0) - 1) / (r - 1), which is (B3) since
+  // S = r T(n0) / (k T(n)): by definition when strong, when the samples grow as n when weak.
+  const double k = weak ? 1.0 : r;
+  const double scale = ref.iteration_time_s * (r - 1);
+  const auto part = [&](double x, double x_ref) { return (k * x - x_ref) / scale; };
+  m.nonpar_communication = part(m.communication_s, ref.communication_s);
+  m.nonpar_copy = part(m.copy_s, ref.copy_s);
+  m.nonpar_synchronisation = part(m.synchronisation_s, ref.synchronisation_s);
+  m.nonpar_compute_imbalance = part(m.compute_s, ref.compute_s);
+}
+
+/// Amdahl's speedup (A1) at r units of the reference.
+double amdahl_speedup(double r, double alpha) {
+  return 1 / ((1 - alpha) + alpha / r);
+}
+
+/// (A1) is linear in x = 1 - 1/r: 1 - 1/S = alpha x, so least squares through the origin over
+/// the points beyond the reference gives alpha = sum(x y) / sum(x x), exact on an Amdahl curve.
+AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference) {
+  if (points.size() < 2)
+    return {.alpha = nan,
+            .ceiling_speedup = nan,
+            .n_half_efficiency = nan,
+            .n_doubling_below_10pct = nan,
+            .residual = nan,
+            .amdahl_shaped = false};
+  double xy = 0;
+  double xx = 0;
+  for (const PointMetrics& p : points) {
+    if (p.n == n_reference)
+      continue;
+    const double x = 1 - n_reference / p.n;
+    const double y = 1 - 1 / p.speedup;
+    xy += x * y;
+    xx += x * x;
+  }
+  // Above 1 the curve is superlinear, which (A1) cannot be: 1, linear, is its limit. At or
+  // below 0 (no speedup, or a slowdown) alpha is kept: (A1) still describes such a curve.
+  const double alpha = std::min(xy / xx, 1.0);
+  AmdahlFit fit{.alpha = alpha};
+  if (alpha == 1) {
+    fit.ceiling_speedup = fit.n_half_efficiency = fit.n_doubling_below_10pct = inf;
+  } else {
+    // (D3); (A2) = 1/2 at r (1 - alpha) + alpha = 2; S(2r) / S(r) = 1.1 at
+    // (1 - alpha) + alpha / r = 1.1 (1 - alpha) + 0.55 alpha / r, i.e. 0.45 alpha / r =
+    // 0.1 (1 - alpha), and the ratio falls with r, so every later doubling gains less. Both
+    // are r's, units of the reference: times n_reference for absolute n.
+    fit.ceiling_speedup = 1 / (1 - alpha);
+    fit.n_half_efficiency = n_reference * (2 - alpha) / (1 - alpha);
+    fit.n_doubling_below_10pct = n_reference * 4.5 * alpha / (1 - alpha);
+  }
+  double squares = 0;
+  for (const PointMetrics& p : points) {
+    const double error = (amdahl_speedup(p.n / n_reference, alpha) - p.speedup) / p.speedup;
+    squares += error * error;
+  }
+  fit.residual = std::sqrt(squares / static_cast<double>(points.size()));
+  fit.amdahl_shaped = fit.residual < amdahl_residual_limit;
+  return fit;
+}
+
+/// Where the efficiency first falls to 0.5, linear in log2(n) between that point and the one
+/// before it (whose efficiency is above 0.5: the reference's is 1); NaN when it never does.
+double measured_n_half(const std::vector<PointMetrics>& points) {
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const PointMetrics& hi = points[i];
+    if (!(hi.efficiency <= 0.5))
+      continue;
+    const PointMetrics& lo = points[i - 1];
+    const double t = (lo.efficiency - 0.5) / (lo.efficiency - hi.efficiency);
+    return std::exp2(std::log2(lo.n) + t * (std::log2(hi.n) - std::log2(lo.n)));
+  }
+  return nan;
+}
+
+/// The first n whose doubling, measured at exactly 2n, gains less than 10 %; NaN when none.
+double measured_n_doubling(const std::vector<PointMetrics>& points) {
+  for (const PointMetrics& p : points) {
+    const auto twice = std::find_if(points.begin(), points.end(),
+                                    [&](const PointMetrics& q) { return q.n == 2 * p.n; });
+    if (twice != points.end() && twice->speedup / p.speedup < 1.1)
+      return p.n;
+  }
+  return nan;
+}
+
+/// The largest part of (1 - alpha_eff) at `p`; the first of equals in the order listed.
+std::string dominant(const PointMetrics& p) {
+  const std::pair<double, const char*> parts[] = {
+      {p.nonpar_communication, "communication"},
+      {p.nonpar_copy, "copy"},
+      {p.nonpar_synchronisation, "synchronisation"},
+      {p.nonpar_compute_imbalance, "compute imbalance"}};
+  const auto* best = &parts[0];
+  for (const auto& part : parts)
+    if (part.first > best->first)
+      best = &part;
+  return best->second;
+}
+
+} // namespace
+
+std::string_view to_string(Scaling s) {
+  switch (s) {
+  case Scaling::Weak:
+    return "weak";
+  case Scaling::Strong:
+    return "strong";
+  }
+  return "unknown";
+}
+
+CurveAnalysis analyse(std::span<const CurvePoint> points, Scaling scaling) {
+  std::vector<CurvePoint> usable;
+  std::copy_if(points.begin(), points.end(), std::back_inserter(usable), is_usable);
+  // Stable: the seeds of one n are summed in input order, so the means are reproducible.
+  std::stable_sort(usable.begin(), usable.end(),
+                   [](const CurvePoint& a, const CurvePoint& b) { return a.n < b.n; });
+
+  CurveAnalysis out{.scaling = scaling, .n_reference = nan};
+  for (auto first = usable.begin(); first != usable.end();) {
+    const auto last =
+        std::find_if(first, usable.end(), [&](const CurvePoint& p) { return p.n != first->n; });
+    out.points.push_back(average(std::span<const CurvePoint>(first, last)));
+    first = last;
+  }
+  if (!out.points.empty()) {
+    out.n_reference = out.points.front().n;
+    const PointMetrics ref = out.points.front();
+    for (PointMetrics& m : out.points)
+      compare(m, ref, scaling);
+  }
+  out.fit = fit_amdahl(out.points, out.n_reference);
+  out.n_half_efficiency_measured = measured_n_half(out.points);
+  out.n_doubling_below_10pct_measured = measured_n_doubling(out.points);
+  out.alpha_eff_at_largest_n = out.points.empty() ? nan : out.points.back().alpha_eff;
+  out.dominant_term = out.points.size() < 2 ? "none" : dominant(out.points.back());
+  return out;
+}
+
+double alpha_eff(double n, double speedup) {
+  if (n == 1)
+    return nan;
+  return n / (n - 1) * (speedup - 1) / speedup;
+}
+
+double amdahl_efficiency(double n, double alpha) {
+  return 1 / (n * (1 - alpha) + alpha);
+}
+
+} // namespace ceiling::analysis

@@ -57,14 +57,18 @@ struct PointMetrics {
   double nonpar_compute_imbalance = 0;
 };
 
-/// Least-squares Amdahl fit S(n) = 1 / ((1 - alpha) + alpha / n), n counted in units of
-/// the reference point, and what follows from it.
+/// Least-squares Amdahl fit S(r) = 1 / ((1 - alpha) + alpha / r), r = n / n_reference (the
+/// fit counts n in units of the reference point), and what follows from it. The two n's are
+/// converted back to absolute n: the closed forms in r times n_reference. An alpha above 1
+/// (superlinear) is clamped to 1; one at or below 0 (no speedup, or a slowdown) is kept, and
+/// the closed forms are evaluated as they stand. Every number is NaN, and amdahl_shaped false,
+/// when the curve has fewer than two distinct n.
 struct AmdahlFit {
   double alpha = 0;
-  double ceiling_speedup = 0;         ///< 1 / (1 - alpha); +inf when alpha = 1
-  double n_half_efficiency = 0;       ///< n where the fitted E falls to 0.5: (2 - alpha) / (1 - alpha)
-  double n_doubling_below_10pct = 0;  ///< n beyond which doubling gains < 10 %: 4.5 alpha / (1 - alpha)
-  double residual = 0;                ///< RMS relative error of the fitted speedup
+  double ceiling_speedup = 0;         ///< over the reference, 1 / (1 - alpha); +inf at alpha = 1
+  double n_half_efficiency = 0;       ///< fitted E = 0.5 at r = (2 - alpha) / (1 - alpha)
+  double n_doubling_below_10pct = 0;  ///< doubling gains < 10 % from r = 4.5 alpha / (1 - alpha)
+  double residual = 0;                ///< RMS over the points of (S_fit - S) / S
   bool amdahl_shaped = false;         ///< residual below amdahl_residual_limit
 };
 
@@ -87,8 +91,8 @@ struct CurveAnalysis {
 };
 
 /// Analyses a curve. Points may come in any order and repeat an n (several seeds): they are
-/// averaged per n. Points whose iteration time is not positive are ignored. An empty input
-/// gives an empty analysis.
+/// averaged per n. Points whose iteration time is not positive or not finite are ignored. An
+/// empty input gives an empty analysis: no points, NaN numbers, dominant_term "none".
 CurveAnalysis analyse(std::span<const CurvePoint> points, Scaling scaling);
 
 /// Végh (B1): alpha_eff = n / (n - 1) x (S - 1) / S, identical to 1 - the Karp-Flatt serial

@@ -2,6 +2,7 @@
 #include "config/table_reader.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -333,6 +334,38 @@ bool TableReader::boolean_or(std::string_view key, bool fallback) {
   if (!node->is_boolean())
     fail(key, "expected true or false, got " + type_name(*node));
   return node->as_boolean()->get();
+}
+
+bool TableReader::has_table(std::string_view key) const {
+  const toml::node* node = table_.get(key);
+  return node && node->is_table();
+}
+
+std::vector<std::pair<std::string, std::string>> TableReader::scalar_entries(std::string_view key) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  auto inner = optional_table(key);
+  if (!inner)
+    return entries;
+  for (auto&& [k, node] : inner->table_) {
+    inner->asked_.emplace(k.str());
+    std::ostringstream text;
+    if (node.is_string())
+      text << node.as_string()->get();
+    else if (node.is_integer())
+      text << node.as_integer()->get();
+    else if (node.is_floating_point()) {
+      char shortest[64]; // the shortest text that reads back as the same double
+      const auto end = std::to_chars(shortest, shortest + sizeof shortest,
+                                     node.as_floating_point()->get()).ptr;
+      text << std::string_view(shortest, static_cast<std::size_t>(end - shortest));
+    }
+    else if (node.is_boolean())
+      text << (node.as_boolean()->get() ? "true" : "false");
+    else
+      inner->fail(k.str(), "expected a string, a number or a boolean, got " + type_name(node));
+    entries.emplace_back(std::string(k.str()), text.str());
+  }
+  return entries;
 }
 
 std::optional<TableReader> TableReader::optional_table(std::string_view key) {

@@ -48,6 +48,13 @@ public:
   /// An array of tables, `[[key]]` or `key = [{...}, {...}]` (empty when absent).
   std::vector<TableReader> table_array(std::string_view key);
 
+  /// Every key of the table under `key` with its value as text (strings as they are, numbers
+  /// and booleans as TOML writes them), in key order; empty when absent. Throws for a value
+  /// that is a table or an array.
+  std::vector<std::pair<std::string, std::string>> scalar_entries(std::string_view key);
+  /// Whether `key` holds a table.
+  bool has_table(std::string_view key) const;
+
   TableReader table(std::string_view key);
   std::optional<TableReader> optional_table(std::string_view key);
   bool has(std::string_view key) const;
@@ -64,6 +71,8 @@ public:
   [[noreturn]] void fail_here(std::string_view message) const;
 
   const std::string& file() const { return file_; }
+  /// Where the table itself starts (line and column from 1).
+  SourceLocation location() const { return location_of(table_.source()); }
 
 private:
   /// The array under `key`, or null when the key is absent; throws when it is not an array

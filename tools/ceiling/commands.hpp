@@ -25,4 +25,20 @@ int run_command(const std::vector<std::string>& args);
 /// `ceiling workload show|calibrate ...`; returns the exit status.
 int workload_command(const std::vector<std::string>& args);
 
+/// `ceiling sweep EXPERIMENT [-j JOBS] [--resume] [-o OUT.h5]`; returns the exit status.
+int sweep_command(const std::vector<std::string>& args);
+
+/// `ceiling sweep-point RUN-OPTIONS...`: one point, its result encoded on stdout (internal).
+int sweep_point_command(const std::vector<std::string>& args);
+
+/// `ceiling experiment show FILE`.
+int experiment_command(const std::vector<std::string>& args);
+
+/// `ceiling export RESULTS --csv DIR`.
+int export_results_command(const std::vector<std::string>& args);
+
+/// `ceiling plot RESULTS [-o DIR]` and `ceiling report RESULTS [-o DIR]`.
+int plot_command(const std::vector<std::string>& args);
+int report_command(const std::vector<std::string>& args);
+
 } // namespace ceiling::tools

@@ -1,5 +1,7 @@
 // The `ceiling` command line: dispatches to one subcommand; bad input exits 2.
 #include "config/load_error.hpp"
+#include "io/result_store.hpp"
+#include "tools/sweep/sweep_driver.hpp"
 #include "tools/ceiling/commands.hpp"
 
 #include <boost/program_options.hpp>
@@ -15,6 +17,11 @@ constexpr const char* usage = R"(usage: ceiling <command> [options]
 Simulates data-parallel deep-learning training on parallel machines (SimGrid).
 
 commands:
+  sweep EXPERIMENT        run every point of an experiment into an HDF5 result file
+  experiment show FILE    the curves and points an experiment expands to, and its cost
+  report RESULTS          a Markdown and HTML page: pictures and key numbers per curve
+  plot RESULTS            the pictures alone (PNG and SVG)
+  export RESULTS --csv D  the result tables as CSV
   run                     replay training iterations of a workload on a machine (--help)
   platform show FILE      summary of a platform file: nodes, peaks, links, bisection, latency
   platform export FILE    the machine as a SimGrid XML platform
@@ -43,12 +50,31 @@ int main(int argc, char** argv) {
       return ceiling::tools::platform_command({args.begin() + 1, args.end()});
     if (args[0] == "run")
       return ceiling::tools::run_command({args.begin() + 1, args.end()});
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "sweep")
+      return ceiling::tools::sweep_command(rest);
+    if (args[0] == "sweep-point")
+      return ceiling::tools::sweep_point_command(rest);
+    if (args[0] == "experiment")
+      return ceiling::tools::experiment_command(rest);
+    if (args[0] == "export")
+      return ceiling::tools::export_results_command(rest);
+    if (args[0] == "plot")
+      return ceiling::tools::plot_command(rest);
+    if (args[0] == "report")
+      return ceiling::tools::report_command(rest);
     if (args[0] == "workload")
       return ceiling::tools::workload_command({args.begin() + 1, args.end()});
     std::cerr << "ceiling: error: unknown command \"" << args[0] << "\"\n\n" << usage;
     return 2;
   } catch (const ceiling::config::LoadError& e) {
     std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const ceiling::io::StoreError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const ceiling::tools::SweepError& e) {
+    std::cerr << "ceiling: error: " << e.what() << "\n";
     return 2;
   } catch (const ceiling::tools::UsageError& e) {
     std::cerr << "ceiling: error: " << e.what() << "\n";

@@ -1,0 +1,229 @@
+// Reading experiment files: the question, what is swept, and a check that every input loads.
+#include "config/experiment_file.hpp"
+
+#include "config/load_error.hpp"
+#include "config/platform_file.hpp"
+#include "config/table_reader.hpp"
+#include "config/workload_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ceiling::config {
+namespace {
+
+constexpr long long max_nodes = 1'000'000'000;
+constexpr long long max_batch = 10'000'000; // as batch_per_worker in workload files
+
+/// `relative` resolved against the directory of `file`.
+std::string beside(const std::string& file, const std::string& relative) {
+  return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
+}
+
+sweep::EntryLocation where(const TableReader& t) {
+  const SourceLocation at = t.location();
+  return {at.path, at.line, at.column};
+}
+
+std::vector<long long> read_nodes(TableReader& t) {
+  if (!t.has_table("nodes"))
+    return t.integer_list("nodes", 1, max_nodes);
+  TableReader range = t.table("nodes");
+  const long long from = range.integer("from", 1, max_nodes);
+  const long long to = range.integer("to", 1, max_nodes);
+  const long long factor = range.integer("factor", 2, 1024);
+  range.reject_unknown_keys();
+  if (to < from)
+    range.fail("to", "must be at least from (" + std::to_string(from) + "), got " +
+                         std::to_string(to));
+  std::vector<long long> nodes;
+  for (long long n = from; n <= to; n *= factor)
+    nodes.push_back(n);
+  return nodes;
+}
+
+void check_ascending(TableReader& t, const std::vector<long long>& nodes) {
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    if (nodes[i] <= nodes[i - 1])
+      t.fail_element("nodes", i, "node counts must be distinct and ascending, got " +
+                                     std::to_string(nodes[i]) + " after " +
+                                     std::to_string(nodes[i - 1]));
+}
+
+/// Names must tell curves apart: unique within their list, and not empty.
+template <class Entry>
+void check_unique_names(std::vector<TableReader>& readers, const std::vector<Entry>& entries) {
+  std::set<std::string, std::less<>> seen;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (!seen.insert(entries[i].name).second)
+      readers[i].fail("name", "duplicate name \"" + entries[i].name + "\": each entry needs its own");
+}
+
+sweep::InputEntry read_input(TableReader& t, bool is_workload) {
+  sweep::InputEntry e;
+  e.name = t.string("name");
+  e.file = beside(t.file(), t.string("file"));
+  e.set = t.string_list("set");
+  if (is_workload) {
+    e.batch = t.optional_integer("batch", 1, max_batch);
+    e.global_batch = t.optional_integer("global_batch", 1, max_batch * max_nodes);
+  } else {
+    e.cost_per_node = t.optional_number("cost_per_node", 0, 1e15);
+  }
+  e.where = where(t);
+  t.reject_unknown_keys();
+  return e;
+}
+
+sweep::VariantSpec read_variant(TableReader& t) {
+  sweep::VariantSpec v;
+  v.name = t.string("name");
+  for (const auto& [option, value] : t.scalar_entries("options")) {
+    v.run_args.push_back("--" + option);
+    v.run_args.push_back(value);
+  }
+  for (const std::string& s : t.string_list("set")) {
+    v.run_args.push_back("--set");
+    v.run_args.push_back(s);
+  }
+  v.where = where(t);
+  t.reject_unknown_keys();
+  return v;
+}
+
+/// The overrides of a variant (the values after its "--set").
+std::vector<std::string> overrides_of(const sweep::VariantSpec& v) {
+  std::vector<std::string> set;
+  for (std::size_t i = 0; i + 1 < v.run_args.size(); ++i)
+    if (v.run_args[i] == "--set")
+      set.push_back(v.run_args[i + 1]);
+  return set;
+}
+
+/// Every platform and workload with its own and each variant's overrides must load: a bad file
+/// or override is reported at the entry that names it, before anything runs.
+void check_inputs_load(const sweep::ExperimentSpec& e) {
+  const auto at = [](const sweep::EntryLocation& w) {
+    return SourceLocation{w.path, w.line, w.column};
+  };
+  for (std::size_t v = 0; v < e.variants.size(); ++v) {
+    const auto variant_set = overrides_of(e.variants[v]);
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto& entries = k == 0 ? e.platforms : e.workloads;
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        std::vector<std::string> set = entries[i].set;
+        set.insert(set.end(), variant_set.begin(), variant_set.end());
+        const std::string key = std::string(k == 0 ? "platforms[" : "workloads[") +
+                                std::to_string(i) + "]";
+        try {
+          if (k == 0)
+            load_platform(entries[i].file, set);
+          else
+            load_workload(entries[i].file, set);
+        } catch (const LoadError& error) {
+          const bool variant_has_set = !variant_set.empty();
+          throw LoadError(at(variant_has_set ? e.variants[v].where : entries[i].where),
+                          variant_has_set ? "variants[" + std::to_string(v) + "]" : key,
+                          std::string(variant_has_set ? "with " + key + " \"" + entries[i].name +
+                                                            "\": "
+                                                      : "") +
+                              "does not load: " + error.what());
+        }
+      }
+    }
+  }
+}
+
+sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string& path,
+                                      std::string text) {
+  TableReader file(root, "", path);
+  sweep::ExperimentSpec e;
+  e.path = path;
+  e.text = std::move(text);
+  TableReader head = file.table("experiment");
+  e.title = head.string("title");
+  e.question = head.string("question");
+  e.output = head.optional_string("output").value_or(
+      "out/" + std::filesystem::path(path).stem().string() + ".h5");
+  e.nodes = read_nodes(head);
+  check_ascending(head, e.nodes);
+  const auto scalings = head.string_list("scaling");
+  if (scalings.empty())
+    head.fail("scaling", "missing key: expected [\"weak\"], [\"strong\"] or both");
+  for (std::size_t i = 0; i < scalings.size(); ++i) {
+    if (scalings[i] != "weak" && scalings[i] != "strong")
+      head.fail_element("scaling", i, "expected \"weak\" or \"strong\", got \"" + scalings[i] + "\"");
+    const auto s = scalings[i] == "weak" ? analysis::Scaling::Weak : analysis::Scaling::Strong;
+    if (std::find(e.scalings.begin(), e.scalings.end(), s) != e.scalings.end())
+      head.fail_element("scaling", i, "\"" + scalings[i] + "\" is listed twice");
+    e.scalings.push_back(s);
+  }
+  e.batch = head.optional_integer("batch", 1, max_batch);
+  e.global_batch = head.optional_integer("global_batch", 1, max_batch * max_nodes);
+  e.iterations = static_cast<int>(head.optional_integer("iterations", 1, 1000).value_or(3));
+  if (head.has("seeds")) {
+    e.seeds.clear();
+    for (long long s : head.integer_list("seeds", 0, std::numeric_limits<long long>::max()))
+      e.seeds.push_back(static_cast<std::uint64_t>(s));
+  }
+  e.cost_unit = head.optional_string("cost_unit").value_or("");
+  head.reject_unknown_keys();
+
+  auto platform_readers = file.table_array("platforms");
+  auto workload_readers = file.table_array("workloads");
+  auto variant_readers = file.table_array("variants");
+  if (platform_readers.empty())
+    file.fail("platforms", "missing key: expected [[platforms]] tables (name, file, set)");
+  if (workload_readers.empty())
+    file.fail("workloads", "missing key: expected [[workloads]] tables (name, file, set)");
+  for (auto& t : platform_readers)
+    e.platforms.push_back(read_input(t, false));
+  for (auto& t : workload_readers)
+    e.workloads.push_back(read_input(t, true));
+  for (auto& t : variant_readers)
+    e.variants.push_back(read_variant(t));
+  check_unique_names(platform_readers, e.platforms);
+  check_unique_names(workload_readers, e.workloads);
+  check_unique_names(variant_readers, e.variants);
+  if (e.variants.empty())
+    e.variants.push_back({.name = "baseline", .run_args = {}, .where = where(file)});
+  file.reject_unknown_keys();
+
+  const bool strong =
+      std::find(e.scalings.begin(), e.scalings.end(), analysis::Scaling::Strong) != e.scalings.end();
+  for (std::size_t i = 0; i < e.workloads.size(); ++i)
+    if (strong && !e.workloads[i].global_batch && !e.global_batch)
+      workload_readers[i].fail_here(
+          "strong scaling needs a global batch: give global_batch here or in [experiment]");
+  if (!e.cost_unit.empty() || std::any_of(e.platforms.begin(), e.platforms.end(),
+                                          [](const auto& p) { return p.cost_per_node; })) {
+    for (std::size_t i = 0; i < e.platforms.size(); ++i)
+      if (!e.platforms[i].cost_per_node)
+        platform_readers[i].fail_here("cost_per_node missing: give it for every platform, or "
+                                      "for none");
+    if (e.cost_unit.empty())
+      head.fail("cost_unit", "missing key: platforms have costs; name their unit (\"kUSD\")");
+  }
+  check_inputs_load(e);
+  return e;
+}
+
+} // namespace
+
+sweep::ExperimentSpec load_experiment(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw LoadError({path, 0, 0}, "", "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return load_experiment_text(text.str(), path);
+}
+
+sweep::ExperimentSpec load_experiment_text(std::string_view text, const std::string& path) {
+  return read_experiment(parse_toml_text(text, path), path, std::string(text));
+}
+
+} // namespace ceiling::config

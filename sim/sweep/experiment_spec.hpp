@@ -1,0 +1,66 @@
+// An experiment file as values: one question, the platforms, workloads, variants and node
+// counts it sweeps. Read by config/experiment_file; expanded into points by sweep/expand.
+#pragma once
+
+#include "analysis/curve_analysis.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::sweep {
+
+/// Where an entry stands in the experiment file, for messages (line and column from 1).
+struct EntryLocation {
+  std::string path;
+  int line = 0;
+  int column = 0;
+  bool operator==(const EntryLocation&) const = default;
+};
+
+/// A platform or workload of the experiment: a file, resolved against the experiment file's
+/// folder, with `--set` overrides ("interconnect.link_bandwidth=25 GB/s").
+struct InputEntry {
+  std::string name;
+  std::string file;
+  std::vector<std::string> set;
+  /// Workloads only: samples per rank (weak scaling) and over all ranks (strong scaling);
+  /// unset: the experiment's, else the workload file's batch_per_worker (weak).
+  std::optional<long long> batch;
+  std::optional<long long> global_batch;
+  /// Platforms only: optional costs, in the experiment's cost unit, for performance per cost.
+  std::optional<double> cost_per_node;
+  EntryLocation where;
+  bool operator==(const InputEntry&) const = default;
+};
+
+/// A variant: `ceiling run` options ("--collective", "halving-doubling") and overrides, the
+/// same for every platform and workload.
+struct VariantSpec {
+  std::string name;
+  std::vector<std::string> run_args;
+  EntryLocation where;
+  bool operator==(const VariantSpec&) const = default;
+};
+
+struct ExperimentSpec {
+  std::string path;      ///< the experiment file as given
+  std::string text;      ///< its exact text
+  std::string title;
+  std::string question;
+  std::string output;    ///< the result file, relative to the current directory
+  std::vector<InputEntry> platforms;
+  std::vector<InputEntry> workloads;
+  std::vector<VariantSpec> variants;      ///< at least one ("baseline" when the file has none)
+  std::vector<long long> nodes;           ///< ascending, distinct
+  std::vector<analysis::Scaling> scalings;
+  std::optional<long long> batch;         ///< default per-rank batch of every workload
+  std::optional<long long> global_batch;  ///< default global batch of strong scaling
+  int iterations = 3;                     ///< per point; the first is the warm-up
+  std::vector<std::uint64_t> seeds{1};
+  std::string cost_unit;                  ///< of cost_per_node ("kCHF"), "" without costs
+  bool operator==(const ExperimentSpec&) const = default;
+};
+
+} // namespace ceiling::sweep

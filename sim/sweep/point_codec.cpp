@@ -1,0 +1,149 @@
+// Encoding point results as lines of text.
+#include "sweep/point_codec.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+namespace ceiling::sweep {
+namespace {
+
+constexpr std::string_view header = "ceiling-point 1";
+
+/// The double fields, by name: one table serves encode and decode.
+struct DoubleField {
+  const char* name;
+  double PointResult::*member;
+};
+constexpr std::array<DoubleField, 16> double_fields{{
+    {"iteration_time_s", &PointResult::iteration_time_s},
+    {"warmup_time_s", &PointResult::warmup_time_s},
+    {"iteration_time_min_s", &PointResult::iteration_time_min_s},
+    {"iteration_time_max_s", &PointResult::iteration_time_max_s},
+    {"samples_per_iteration", &PointResult::samples_per_iteration},
+    {"flop_per_iteration", &PointResult::flop_per_iteration},
+    {"peak_flop_per_s", &PointResult::peak_flop_per_s},
+    {"compute_s", &PointResult::compute_s},
+    {"copy_s", &PointResult::copy_s},
+    {"communication_s", &PointResult::communication_s},
+    {"synchronisation_s", &PointResult::synchronisation_s},
+    {"bytes_pcie", &PointResult::bytes_pcie},
+    {"bytes_nic", &PointResult::bytes_nic},
+    {"bytes_fabric", &PointResult::bytes_fabric},
+    {"bytes_gpu_link", &PointResult::bytes_gpu_link},
+    {"bytes_host_memory", &PointResult::bytes_host_memory},
+}};
+
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::optional<std::string> unescaped(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
+    }
+    if (++i == text.size() || (text[i] != '\\' && text[i] != 'n'))
+      return std::nullopt;
+    out += text[i] == 'n' ? '\n' : '\\';
+  }
+  return out;
+}
+
+} // namespace
+
+std::string encode(const PointResult& r) {
+  std::string out = std::string(header) + "\n";
+  out += "ok " + std::to_string(r.ok ? 1 : 0) + "\n";
+  out += "error " + escaped(r.error) + "\n";
+  out += "ranks " + std::to_string(r.ranks) + "\n";
+  out += "batch_per_rank " + std::to_string(r.batch_per_rank) + "\n";
+  for (const DoubleField& f : double_fields) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.17g", r.*f.member);
+    out += std::string(f.name) + " " + number + "\n";
+  }
+  return out;
+}
+
+std::optional<PointResult> decode(std::string_view text, std::string& problem) {
+  if (!text.starts_with(header) || text.size() == header.size() || text[header.size()] != '\n') {
+    problem = "the output does not start with \"" + std::string(header) + "\"";
+    return std::nullopt;
+  }
+  std::map<std::string, std::string, std::less<>> values;
+  for (std::size_t at = header.size() + 1; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    const std::size_t space = line.find(' ');
+    if (space == std::string_view::npos) {
+      problem = "a line without a value: \"" + std::string(line) + "\"";
+      return std::nullopt;
+    }
+    values[std::string(line.substr(0, space))] = std::string(line.substr(space + 1));
+    at = end + 1;
+  }
+  PointResult r;
+  const auto take = [&](const char* name) -> const std::string* {
+    const auto it = values.find(name);
+    if (it == values.end())
+      problem = std::string("the field ") + name + " is missing";
+    return it == values.end() ? nullptr : &it->second;
+  };
+  const auto integer = [&](const char* name, long long& into) {
+    const std::string* v = take(name);
+    if (!v)
+      return false;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), into);
+    if (ec != std::errc{} || end != v->data() + v->size()) {
+      problem = std::string("the field ") + name + " is not an integer: \"" + *v + "\"";
+      return false;
+    }
+    return true;
+  };
+  long long ok = 0;
+  if (!integer("ok", ok) || !integer("ranks", r.ranks) ||
+      !integer("batch_per_rank", r.batch_per_rank))
+    return std::nullopt;
+  r.ok = ok == 1;
+  const std::string* error = take("error");
+  if (!error)
+    return std::nullopt;
+  auto message = unescaped(*error);
+  if (!message) {
+    problem = "the field error has a bad escape";
+    return std::nullopt;
+  }
+  r.error = std::move(*message);
+  for (const DoubleField& f : double_fields) {
+    const std::string* v = take(f.name);
+    if (!v)
+      return std::nullopt;
+    char* end = nullptr;
+    r.*f.member = std::strtod(v->c_str(), &end);
+    if (v->empty() || end != v->c_str() + v->size()) {
+      problem = std::string("the field ") + f.name + " is not a number: \"" + *v + "\"";
+      return std::nullopt;
+    }
+  }
+  if (values.size() != 4 + double_fields.size()) {
+    problem = "the output has fields this version does not know";
+    return std::nullopt;
+  }
+  return r;
+}
+
+} // namespace ceiling::sweep

@@ -1,0 +1,21 @@
+// PointResult as text: what a point's process prints and the sweep reads back, exactly.
+#pragma once
+
+#include "sweep/point.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ceiling::sweep {
+
+/// One "key value" line per field after a "ceiling-point 1" header; doubles with 17
+/// significant digits, so decode(encode(r)) == r bit for bit; the error on one line with "\\"
+/// and "\n" escaped.
+std::string encode(const PointResult& r);
+
+/// The result `text` encodes, or nullopt with `problem` set (a missing header, an unknown or
+/// missing field, a bad number).
+std::optional<PointResult> decode(std::string_view text, std::string& problem);
+
+} // namespace ceiling::sweep

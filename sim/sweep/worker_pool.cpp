@@ -1,0 +1,133 @@
+// Child processes with fork and exec; poll() on their pipes.
+#include "sweep/worker_pool.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ceiling::sweep {
+namespace {
+
+/// Reads what is available on `fd` into `into`; false at end of file (or a read error).
+bool drain(int fd, std::string& into) {
+  char buffer[65536];
+  const ssize_t n = read(fd, buffer, sizeof buffer);
+  if (n > 0) {
+    into.append(buffer, static_cast<std::size_t>(n));
+    return true;
+  }
+  return n < 0 && errno == EINTR;
+}
+
+} // namespace
+
+WorkerPool::~WorkerPool() { terminate_all(); }
+
+void WorkerPool::start(int tag, const std::vector<std::string>& argv) {
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0)
+    throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid == 0) {
+    // In the child: only async-signal-safe calls until exec.
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) // the sweep died before prctl took effect
+      _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    dup2(out[1], STDOUT_FILENO);
+    dup2(err[1], STDERR_FILENO);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0)
+      dup2(null, STDIN_FILENO);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  children_.push_back({.tag = tag, .pid = pid, .out_fd = out[0], .err_fd = err[0]});
+}
+
+std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
+  while (!children_.empty()) {
+    // A child whose pipes are both closed has ended (or closed them): reap it.
+    for (std::size_t i = 0; i < children_.size(); ++i) {
+      Child& c = children_[i];
+      if (c.out_fd >= 0 || c.err_fd >= 0)
+        continue;
+      int status = 0;
+      while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      Finished f{.tag = c.tag, .out = std::move(c.out), .err = std::move(c.err)};
+      if (WIFEXITED(status))
+        f.exit_status = WEXITSTATUS(status);
+      else if (WIFSIGNALED(status))
+        f.signal = WTERMSIG(status);
+      children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+      return f;
+    }
+    std::vector<pollfd> fds;
+    std::vector<std::pair<std::size_t, bool>> owner; // child, is stdout
+    for (std::size_t i = 0; i < children_.size(); ++i) {
+      if (children_[i].out_fd >= 0) {
+        fds.push_back({children_[i].out_fd, POLLIN, 0});
+        owner.emplace_back(i, true);
+      }
+      if (children_[i].err_fd >= 0) {
+        fds.push_back({children_[i].err_fd, POLLIN, 0});
+        owner.emplace_back(i, false);
+      }
+    }
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR)
+        return std::nullopt;
+      throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
+    }
+    for (std::size_t k = 0; k < fds.size(); ++k) {
+      if (fds[k].revents == 0)
+        continue;
+      Child& c = children_[owner[k].first];
+      int& fd = owner[k].second ? c.out_fd : c.err_fd;
+      if (!drain(fd, owner[k].second ? c.out : c.err)) {
+        close(fd);
+        fd = -1;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void WorkerPool::terminate_all() {
+  for (Child& c : children_)
+    kill(c.pid, SIGTERM);
+  for (Child& c : children_) {
+    for (int fd : {c.out_fd, c.err_fd})
+      if (fd >= 0)
+        close(fd);
+    while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  children_.clear();
+}
+
+} // namespace ceiling::sweep

@@ -1,0 +1,55 @@
+// Child processes that run sweep points: one command each, stdout and stderr captured.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace ceiling::sweep {
+
+/// Runs commands in child processes (SimGrid allows one engine per process). Each child gets
+/// its own process group, so a Ctrl-C at the terminal reaches the sweep alone, which decides
+/// what happens to its children, and is killed if the sweep dies (even by kill -9).
+class WorkerPool {
+public:
+  /// How one child ended: its exit status (or the signal that killed it) and its output.
+  struct Finished {
+    int tag = 0;          ///< the caller's tag given to start()
+    int exit_status = -1; ///< -1 when a signal ended it
+    int signal = 0;
+    std::string out;
+    std::string err;
+  };
+
+  WorkerPool() = default;
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+  ~WorkerPool(); ///< terminates children still running
+
+  /// Starts `argv` (argv[0] a path to an executable) in a child, tagged `tag`. Throws
+  /// std::runtime_error when no process can be started.
+  void start(int tag, const std::vector<std::string>& argv);
+
+  /// Waits until a child ends and returns it; nullopt when none runs or when a signal
+  /// interrupted the wait (the caller checks its own flag).
+  std::optional<Finished> wait_one();
+
+  int running() const { return static_cast<int>(children_.size()); }
+
+  /// Sends SIGTERM to every running child and waits for them; their results are dropped.
+  void terminate_all();
+
+private:
+  struct Child {
+    int tag = 0;
+    pid_t pid = 0;
+    int out_fd = -1;
+    int err_fd = -1;
+    std::string out;
+    std::string err;
+  };
+  std::vector<Child> children_;
+};
+
+} // namespace ceiling::sweep

@@ -1,0 +1,280 @@
+// `ceiling sweep`, `ceiling experiment show` and `ceiling sweep-point` (one point, in a child).
+#include "config/experiment_file.hpp"
+#include "config/load_error.hpp"
+#include "replay/engine.hpp"
+#include "replay/iteration_plan.hpp"
+#include "sweep/point_codec.hpp"
+#include "tools/ceiling/commands.hpp"
+#include "tools/ceiling/options.hpp"
+#include "tools/ceiling/run_options.hpp"
+#include "tools/sweep/sweep_driver.hpp"
+#include "workload/cost_model.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <thread>
+
+namespace po = boost::program_options;
+
+namespace ceiling::tools {
+namespace {
+
+/// `ceiling run` options a variant may not set: the experiment sets them per point, or they
+/// print what a sweep does not read.
+const std::set<std::string, std::less<>> per_point_options{
+    "platform", "workload", "nodes", "seed", "iterations", "batch", "global-batch",
+    "json", "trace", "timing", "help"};
+
+/// Parses a point's `run` arguments into a scenario.
+replay::Scenario scenario_of(const std::vector<std::string>& run_args) {
+  const auto cli = parse_command_line(run_args, "", "", run_options(), false);
+  return scenario_from(*cli);
+}
+
+config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
+
+/// Every variant names `run` options that exist and that a variant may set, and every point
+/// makes a scenario that can run; else a LoadError at the variant (or the workload) that
+/// makes it fail.
+void check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
+  for (std::size_t v = 0; v < e.variants.size(); ++v) {
+    const auto& args = e.variants[v].run_args;
+    for (std::size_t i = 0; i < args.size(); i += 2) {
+      const std::string name = args[i].substr(2);
+      const std::string key = "variants[" + std::to_string(v) + "].options." + name;
+      if (name == "set")
+        continue;
+      if (per_point_options.contains(name))
+        throw config::LoadError(at(e.variants[v].where), key,
+                                "set by the experiment for each point, not by a variant");
+      if (!run_options().find_nothrow(name, false))
+        throw config::LoadError(at(e.variants[v].where), key,
+                                "not an option of `ceiling run` (see ceiling run --help)");
+    }
+  }
+  for (const sweep::PointSpec& p : x.points) {
+    const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
+    try {
+      scenario_of(p.run_args);
+    } catch (const std::exception& error) {
+      const auto variant = std::find_if(e.variants.begin(), e.variants.end(),
+                                        [&](const auto& v) { return v.name == curve.variant; });
+      throw config::LoadError(at(variant->where), "",
+                              "point " + std::to_string(p.index) + " (" + curve.id + ", " +
+                                  std::to_string(p.nodes) + " nodes) cannot run: " + error.what());
+    }
+  }
+}
+
+volatile std::sig_atomic_t stop_signal = 0;
+extern "C" void on_stop(int signal) { stop_signal = signal; }
+
+/// SIGINT and SIGTERM set stop_signal and interrupt the wait for children (no SA_RESTART).
+void catch_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int sweep_main(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()
+      ("jobs,j", po::value<int>(), "points simulated at once, each in its own process; default: the number of cores")
+      ("output,o", po::value<std::string>(), "the result file (HDF5); default: the experiment's output")
+      ("resume", "continue the result file: run only the points it lacks (it must come from the same experiment text)")
+      ("overwrite", "start again even if the result file exists");
+  const auto cli = parse_command_line(
+      args, "EXPERIMENT",
+      "usage: ceiling sweep EXPERIMENT.toml [-j JOBS] [--resume | --overwrite] [-o OUT.h5]\n\n"
+      "Runs every point of the experiment (each a `ceiling run` in its own process) and stores\n"
+      "each the moment it finishes, with the analysis of every curve, in an HDF5 file.\n"
+      "Exit status: 0 every point ran, 3 some point failed (recorded with its error),\n"
+      "2 bad input, 130/143 interrupted (the finished points are kept; --resume continues).\n",
+      options);
+  if (!cli)
+    return 0;
+  if (cli->has("resume") && cli->has("overwrite"))
+    throw UsageError("--resume and --overwrite exclude each other");
+  const int jobs = cli->optional<int>("jobs").value_or(
+      std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
+  if (jobs < 1)
+    throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
+  std::string command_line = "ceiling sweep";
+  for (const std::string& a : args)
+    command_line += " " + a;
+  SweepSetup setup = prepare_sweep(
+      cli->file, cli->optional<std::string>("output").value_or(""),
+      cli->has("resume") ? ExistingOutput::Resume
+                         : (cli->has("overwrite") ? ExistingOutput::Overwrite : ExistingOutput::Refuse),
+      command_line);
+  check_points(setup.experiment, setup.expansion);
+  const auto& points = setup.expansion.points;
+  std::printf("%s\n%zu points (%zu curves); %zu to run, %zu already in %s; %d at once\n",
+              setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
+              setup.to_run.size(), setup.results.points.size(), setup.output.c_str(), jobs);
+  std::fflush(stdout);
+  // The store exists from the start (inputs, curves, no points), so it is never absent.
+  if (const auto dir = std::filesystem::path(setup.output).parent_path(); !dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      throw SweepError("cannot create the folder " + dir.string() + " for " + setup.output +
+                       ": " + ec.message());
+  }
+  io::write_results(setup.output, setup.results);
+
+  catch_stop_signals();
+  double weight_left = 0;
+  for (int i : setup.to_run)
+    weight_left += point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);
+  Progress progress(static_cast<int>(points.size()), static_cast<int>(setup.results.points.size()),
+                    stderr);
+  const std::string program = ceiling_program_path();
+  sweep::WorkerPool pool;
+  std::size_t next = 0;
+  while (stop_signal == 0 && (next < setup.to_run.size() || pool.running() > 0)) {
+    while (stop_signal == 0 && pool.running() < jobs && next < setup.to_run.size()) {
+      const int i = setup.to_run[next++];
+      pool.start(i, point_command(program, points[static_cast<std::size_t>(i)]));
+    }
+    const auto finished = pool.wait_one();
+    if (!finished)
+      continue;
+    const sweep::PointSpec& spec = points[static_cast<std::size_t>(finished->tag)];
+    sweep::PointRecord record{spec, point_result(*finished)};
+    const bool ok = record.result.ok;
+    char summary[96];
+    std::snprintf(summary, sizeof summary, ": %.6g s per iteration", record.result.iteration_time_s);
+    const std::string line = point_label(setup, spec) +
+                             (ok ? std::string(summary) : ": FAILED: " + record.result.error);
+    const double weight = point_weight(setup.experiment, spec);
+    weight_left -= weight;
+    store_point(setup, std::move(record));
+    progress.point_done(ok, weight, weight_left, line);
+  }
+  progress.finish();
+  if (stop_signal != 0) {
+    pool.terminate_all();
+    std::printf("interrupted: %zu of %zu points are stored in %s; run again with --resume to "
+                "continue\n",
+                setup.results.points.size(), points.size(), setup.output.c_str());
+    return 128 + stop_signal;
+  }
+  std::printf("wrote %s: %zu points, %d failed\n", setup.output.c_str(), points.size(),
+              progress.failed());
+  for (std::size_t c = 0; c < setup.expansion.curves.size(); ++c) {
+    const auto& a = setup.results.analyses[c];
+    std::printf("  %-60s ceiling %8.4g  N(E=0.5) %8.4g  dominant: %s\n",
+                setup.expansion.curves[c].id.c_str(), a.fit.ceiling_speedup,
+                a.fit.n_half_efficiency, a.dominant_term.c_str());
+  }
+  return progress.failed() > 0 ? 3 : 0;
+}
+
+/// Runs one point and prints its encoded result; a point that cannot run prints a failed
+/// result (exit 0): the sweep records it with its error.
+int sweep_point_main(const std::vector<std::string>& args) {
+  sweep::PointResult out;
+  try {
+    replay::Scenario s = scenario_of(args);
+    s.options.stop_at_interrupt = false; // a point that is stopped is dropped, not cut short
+    const replay::RunResult r = replay::run(s);
+    const auto mean = r.measured_mean();
+    out.ok = true;
+    out.ranks = r.ranks;
+    out.batch_per_rank = s.workload.batch_per_worker;
+    out.iteration_time_s = mean.time_s;
+    out.warmup_time_s = r.iterations.front().time_s;
+    const auto measured = r.iterations.size() > 1
+                              ? std::span(r.iterations).subspan(1)
+                              : std::span(r.iterations);
+    out.iteration_time_min_s = out.iteration_time_max_s = measured.front().time_s;
+    for (const auto& it : measured) {
+      out.iteration_time_min_s = std::min(out.iteration_time_min_s, it.time_s);
+      out.iteration_time_max_s = std::max(out.iteration_time_max_s, it.time_s);
+    }
+    out.samples_per_iteration = r.samples_per_iteration;
+    out.flop_per_iteration = r.flop_per_iteration;
+    const auto precision = replay::compute_precision(replay::resolved_precision(s));
+    out.peak_flop_per_s =
+        workload::compute_device(s.platform.node).peak.at(precision)->flop_per_second() * r.ranks;
+    out.compute_s = mean.breakdown.compute_s;
+    out.copy_s = mean.breakdown.copy_s;
+    out.communication_s = mean.breakdown.communication_s;
+    out.synchronisation_s = mean.breakdown.synchronisation_s;
+    out.bytes_pcie = mean.bytes.pcie;
+    out.bytes_nic = mean.bytes.nic;
+    out.bytes_fabric = mean.bytes.fabric;
+    out.bytes_gpu_link = mean.bytes.gpu_link;
+    out.bytes_host_memory = mean.bytes.host_memory;
+  } catch (const std::exception& e) {
+    out = {};
+    out.error = e.what();
+  }
+  std::cout << sweep::encode(out);
+  return 0;
+}
+
+/// A rough cost of a point, from the replay benchmark (README, Speed): building the machine
+/// grows with the square of the nodes (2 s at 4,096), an iteration costs about 2 us per flow
+/// with two flows per rank and bucket, plus process start-up.
+double estimated_seconds(const replay::Scenario& s) {
+  const double ranks = static_cast<double>(replay::rank_count(s));
+  const double nodes = static_cast<double>(s.nodes);
+  const auto plan_buckets = std::max(
+      1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
+                     s.options.fusion_threshold.bytes()));
+  const double build = 0.05 + 2.0 * (nodes / 4096) * (nodes / 4096);
+  return build + s.options.iterations * (2e-6 * 2 * ranks * plan_buckets + 1e-3);
+}
+
+int experiment_show(const std::vector<std::string>& args) {
+  const auto cli = parse_command_line(
+      args, "EXPERIMENT",
+      "usage: ceiling experiment show EXPERIMENT.toml\n\n"
+      "Checks the experiment and prints the curves and points it expands to (each with the\n"
+      "`ceiling run` command that reproduces it) and a rough estimate of the sweep's cost.\n",
+      po::options_description("options"));
+  if (!cli)
+    return 0;
+  const auto e = config::load_experiment(cli->file);
+  const auto x = sweep::expand(e);
+  check_points(e, x);
+  std::printf("%s\nquestion: %s\noutput: %s\n%zu curves, %zu points (%zu node counts x %zu seeds "
+              "per curve), %d iterations each\n\n",
+              e.title.c_str(), e.question.c_str(), e.output.c_str(), x.curves.size(),
+              x.points.size(), e.nodes.size(), e.seeds.size(), e.iterations);
+  double total = 0, largest = 0;
+  for (const auto& p : x.points) {
+    const double t = estimated_seconds(scenario_of(p.run_args));
+    total += t;
+    largest = std::max(largest, t);
+    std::printf("%4d  %-58s %7lld nodes  seed %llu  ~%.2g s\n      ceiling run", p.index,
+                x.curves[static_cast<std::size_t>(p.curve)].id.c_str(), p.nodes,
+                static_cast<unsigned long long>(p.seed), t);
+    for (const auto& a : p.run_args)
+      std::printf(a.find_first_of(" \"'") == std::string::npos ? " %s" : " '%s'", a.c_str());
+    std::printf("\n");
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::printf("\nestimated cost: %.3g s of simulation in all, about %.3g s on %u cores (the "
+              "largest point alone: %.3g s); a rough figure from the replay benchmark's costs\n",
+              total, std::max(total / cores, largest), cores, largest);
+  return 0;
+}
+
+} // namespace
+
+int sweep_command(const std::vector<std::string>& args) { return sweep_main(args); }
+int sweep_point_command(const std::vector<std::string>& args) { return sweep_point_main(args); }
+int experiment_command(const std::vector<std::string>& args) {
+  return dispatch("experiment", args, {{"show", experiment_show}});
+}
+
+} // namespace ceiling::tools

@@ -1,0 +1,87 @@
+// What `ceiling sweep` and `ceiling-mpi-sweep` share: the setup of a sweep (experiment, points,
+// inputs, resume), the store written as each point finishes, progress. No SimGrid here: the
+// points run in processes of their own (`ceiling sweep-point`).
+#pragma once
+
+#include "io/result_store.hpp"
+#include "sweep/expand.hpp"
+#include "sweep/experiment_spec.hpp"
+#include "sweep/worker_pool.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::tools {
+
+/// Bad use of a sweep that is not a file error: printed after "ceiling: error: ", exit 2.
+class SweepError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where the result file stands when the sweep starts.
+enum class ExistingOutput { Refuse, Resume, Overwrite };
+
+/// Everything a sweep needs before it runs a point.
+struct SweepSetup {
+  sweep::ExperimentSpec experiment;
+  sweep::Expansion expansion;
+  std::string output;
+  io::ResultFile results;        ///< the header, inputs and the points already done (resume)
+  std::vector<int> to_run;       ///< point indices still missing, in run order
+};
+
+/// Loads the experiment (LoadError for a bad file), reads its inputs, and with Resume reads
+/// the points an earlier run of the same experiment stored in `output` (SweepError when that
+/// file was made from another experiment text, StoreError when it is not a result file).
+/// `output_override` replaces the experiment's output when not empty.
+SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
+                         ExistingOutput existing, const std::string& command_line);
+
+/// Adds a finished point and rewrites the store atomically (analysis of every curve included).
+void store_point(SweepSetup& setup, sweep::PointRecord record);
+
+/// Recomputes the analysis of every curve from the points in `results`.
+void analyse_curves(io::ResultFile& results);
+
+/// The result of a point's process: decoded from its output, or a failure that says how the
+/// process ended (exit status or signal, and the tail of its stderr).
+sweep::PointResult point_result(const sweep::WorkerPool::Finished& f);
+
+/// The arguments that run point `p` in a process of its own: `ceiling sweep-point ...`.
+std::vector<std::string> point_command(const std::string& ceiling_program,
+                                       const sweep::PointSpec& p);
+
+/// "dragonfly / resnet50 / baseline / weak, 64 nodes, seed 1".
+std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p);
+
+/// The path of the `ceiling` program beside this one (or this one).
+std::string ceiling_program_path(const char* name = "ceiling");
+
+/// A progress display: a bar redrawn in place on a terminal, a line per point otherwise.
+class Progress {
+public:
+  Progress(int total, int already_done, std::FILE* out);
+  /// One more point finished; `line` says which and how it went.
+  void point_done(bool ok, double weight, double weight_left, const std::string& line);
+  void finish();
+  int failed() const { return failed_; }
+
+private:
+  void draw(double weight_left);
+  int total_;
+  int done_;
+  int failed_ = 0;
+  double weight_done_ = 0;
+  std::FILE* out_;
+  bool terminal_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// A point's share of the sweep's cost, for the ETA: its ranks times its iterations.
+double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p);
+
+} // namespace ceiling::tools
