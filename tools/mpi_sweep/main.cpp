@@ -1,0 +1,214 @@
+// `ceiling-mpi-sweep`: the points of a sweep spread over MPI ranks. Rank 0 hands out points and
+// writes the store (as `ceiling sweep` does); every other rank runs the points it is given,
+// each in a process of its own (`ceiling sweep-point`), and sends back what it printed. This
+// program does not link SimGrid, whose library exports MPI symbols of its own (SMPI).
+#include "config/load_error.hpp"
+#include "io/result_store.hpp"
+#include "tools/sweep/sweep_driver.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace ceiling;
+
+constexpr int tag_work = 1;   // rank 0 -> worker: a point index and its command
+constexpr int tag_result = 2; // worker -> rank 0: how the point's process ended
+constexpr int tag_stop = 3;   // rank 0 -> worker: no more points
+
+constexpr const char* usage =
+    "usage: mpirun -n K ceiling-mpi-sweep EXPERIMENT.toml [--resume | --overwrite] [-o OUT.h5]\n\n"
+    "Runs the experiment's points on ranks 1..K-1 (rank 0 alone when K = 1), each point in a\n"
+    "process of its own, and writes the same result file as `ceiling sweep`, from rank 0.\n"
+    "Exit status as `ceiling sweep`: 0, 3 when a point failed, 2 bad input.\n";
+
+/// Strings with their lengths in front, so any bytes survive the trip.
+void put(std::string& out, const std::string& s) {
+  out += std::to_string(s.size()) + ":" + s;
+}
+std::string take(const std::string& in, std::size_t& at) {
+  const std::size_t colon = in.find(':', at);
+  const std::size_t size = std::stoul(in.substr(at, colon - at));
+  at = colon + 1 + size;
+  return in.substr(colon + 1, size);
+}
+
+void send(const std::string& message, int to, int tag) {
+  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD);
+}
+
+/// Receives the next message (from anyone), sleeping between probes instead of spinning: the
+/// cores belong to the points' processes.
+std::string receive(int& from, int& tag) {
+  MPI_Status status;
+  for (int flag = 0; !flag;) {
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (!flag)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  int size = 0;
+  MPI_Get_count(&status, MPI_CHAR, &size);
+  std::string message(static_cast<std::size_t>(size), '\0');
+  MPI_Recv(message.data(), size, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  from = status.MPI_SOURCE;
+  tag = status.MPI_TAG;
+  return message;
+}
+
+sweep::WorkerPool::Finished run_here(int tag, const std::vector<std::string>& argv) {
+  sweep::WorkerPool pool;
+  pool.start(tag, argv);
+  std::optional<sweep::WorkerPool::Finished> f;
+  while (!(f = pool.wait_one())) {
+  }
+  return *f;
+}
+
+void worker() {
+  for (;;) {
+    int from = 0, tag = 0;
+    const std::string work = receive(from, tag);
+    if (tag == tag_stop)
+      return;
+    std::size_t at = 0;
+    const int index = std::stoi(take(work, at));
+    std::vector<std::string> argv;
+    while (at < work.size())
+      argv.push_back(take(work, at));
+    const auto f = run_here(index, argv);
+    std::string result;
+    for (const std::string& s : {std::to_string(index), std::to_string(f.exit_status),
+                                 std::to_string(f.signal), f.out, f.err})
+      put(result, s);
+    send(result, 0, tag_result);
+  }
+}
+
+int coordinator(const std::vector<std::string>& args, int ranks) {
+  std::string experiment, output;
+  auto existing = tools::ExistingOutput::Refuse;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--resume")
+      existing = tools::ExistingOutput::Resume;
+    else if (args[i] == "--overwrite")
+      existing = tools::ExistingOutput::Overwrite;
+    else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size())
+      output = args[++i];
+    else if (args[i] == "--help" || args[i] == "-h") {
+      std::printf("%s", usage);
+      return 0;
+    } else if (experiment.empty() && !args[i].starts_with("-"))
+      experiment = args[i];
+    else
+      throw tools::SweepError("unexpected argument \"" + args[i] + "\"\n" + usage);
+  }
+  if (experiment.empty())
+    throw tools::SweepError(std::string("missing EXPERIMENT\n") + usage);
+  std::string command_line = "ceiling-mpi-sweep";
+  for (const auto& a : args)
+    command_line += " " + a;
+  tools::SweepSetup setup = tools::prepare_sweep(experiment, output, existing, command_line);
+  const auto& points = setup.expansion.points;
+  std::printf("%s\n%zu points; %zu to run on %d MPI ranks\n", setup.experiment.title.c_str(),
+              points.size(), setup.to_run.size(), ranks);
+  io::write_results(setup.output, setup.results);
+  const std::string program = tools::ceiling_program_path();
+  tools::Progress progress(static_cast<int>(points.size()),
+                           static_cast<int>(setup.results.points.size()), stdout);
+  double weight_left = 0;
+  for (int i : setup.to_run)
+    weight_left += tools::point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);
+  const auto finished = [&](const sweep::WorkerPool::Finished& f) {
+    const auto& spec = points[static_cast<std::size_t>(f.tag)];
+    sweep::PointRecord record{spec, tools::point_result(f)};
+    const bool ok = record.result.ok;
+    const std::string line = tools::point_label(setup, spec) + (ok ? "" : ": FAILED: " + record.result.error);
+    const double weight = tools::point_weight(setup.experiment, spec);
+    weight_left -= weight;
+    tools::store_point(setup, std::move(record));
+    progress.point_done(ok, weight, weight_left, line);
+  };
+  std::size_t next = 0;
+  if (ranks == 1) {
+    for (; next < setup.to_run.size(); ++next) {
+      const int i = setup.to_run[next];
+      finished(run_here(i, tools::point_command(program, points[static_cast<std::size_t>(i)])));
+    }
+  } else {
+    const auto hand_out = [&](int to) {
+      if (next == setup.to_run.size()) {
+        send("", to, tag_stop);
+        return false;
+      }
+      const int i = setup.to_run[next++];
+      std::string work;
+      put(work, std::to_string(i));
+      for (const auto& a : tools::point_command(program, points[static_cast<std::size_t>(i)]))
+        put(work, a);
+      send(work, to, tag_work);
+      return true;
+    };
+    int busy = 0;
+    for (int r = 1; r < ranks; ++r)
+      busy += hand_out(r) ? 1 : 0;
+    while (busy > 0) {
+      int from = 0, tag = 0;
+      const std::string message = receive(from, tag);
+      std::size_t at = 0;
+      sweep::WorkerPool::Finished f;
+      f.tag = std::stoi(take(message, at));
+      f.exit_status = std::stoi(take(message, at));
+      f.signal = std::stoi(take(message, at));
+      f.out = take(message, at);
+      f.err = take(message, at);
+      --busy;
+      finished(f);
+      busy += hand_out(from) ? 1 : 0;
+    }
+  }
+  progress.finish();
+  std::printf("wrote %s: %zu points, %d failed\n", setup.output.c_str(), points.size(),
+              progress.failed());
+  return progress.failed() > 0 ? 3 : 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int status = 0;
+  if (rank != 0) {
+    worker();
+  } else {
+    try {
+      status = coordinator({argv + 1, argv + argc}, ranks);
+    } catch (const config::LoadError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      status = 2;
+    } catch (const io::StoreError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      status = 2;
+    } catch (const tools::SweepError& e) {
+      std::fprintf(stderr, "ceiling-mpi-sweep: error: %s\n", e.what());
+      status = 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ceiling-mpi-sweep: internal error: %s\n", e.what());
+      status = 1;
+    }
+    if (status == 2 || status == 1)
+      MPI_Abort(MPI_COMM_WORLD, status); // the workers wait for work that will not come
+  }
+  MPI_Finalize();
+  return status;
+}
