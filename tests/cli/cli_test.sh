@@ -4,27 +4,9 @@
 set -u
 ceiling=$1
 root=$2
-failures=0
-passes=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# expect STATUS PATTERN -- COMMAND...: runs COMMAND, checks its exit status and that its
-# output (stdout and stderr) contains PATTERN (a fixed string).
-expect() {
-  local status=$1 pattern=$2
-  shift 3
-  local out
-  out=$("$@" 2>&1)
-  local got=$?
-  if [ "$got" -ne "$status" ] || ! grep -qF -- "$pattern" <<<"$out"; then
-    echo "FAIL: $* (exit $got, wanted $status and \"$pattern\")"
-    echo "$out" | head -5 | sed 's/^/    /'
-    failures=$((failures + 1))
-  else
-    passes=$((passes + 1))
-  fi
-}
+source "$root/tests/support/expect.sh"
 
 expect 0 "platform show FILE" -- "$ceiling" --help
 expect 0 "--nodes" -- "$ceiling" platform show --help

@@ -135,7 +135,7 @@ int sweep_main(const std::vector<std::string>& args) {
     weight_left += point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);
   Progress progress(static_cast<int>(points.size()), static_cast<int>(setup.results.points.size()),
                     stderr);
-  const std::string program = ceiling_program_path();
+  const std::string program = point_program_path();
   sweep::WorkerPool pool;
   std::size_t next = 0;
   while (stop_signal == 0 && (next < setup.to_run.size() || pool.running() > 0)) {

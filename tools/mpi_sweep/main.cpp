@@ -120,7 +120,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   std::printf("%s\n%zu points; %zu to run on %d MPI ranks\n", setup.experiment.title.c_str(),
               points.size(), setup.to_run.size(), ranks);
   io::write_results(setup.output, setup.results);
-  const std::string program = tools::ceiling_program_path();
+  const std::string program = tools::point_program_path();
   tools::Progress progress(static_cast<int>(points.size()),
                            static_cast<int>(setup.results.points.size()), stdout);
   double weight_left = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -168,7 +169,10 @@ std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p) {
          std::to_string(p.nodes) + " nodes, seed " + std::to_string(p.seed);
 }
 
-std::string ceiling_program_path(const char* name) {
+std::string point_program_path() {
+  if (const char* wrapper = std::getenv("CEILING_POINT_PROGRAM"); wrapper && *wrapper)
+    return wrapper;
+  const std::string name = "ceiling";
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec)
@@ -178,7 +182,7 @@ std::string ceiling_program_path(const char* name) {
     return beside.string();
   // The MPI program sits in tools/mpi_sweep/ of the build tree, the ceiling program in tools/.
   const auto above = self.parent_path().parent_path() / name;
-  return std::filesystem::exists(above) ? above.string() : std::string(name);
+  return std::filesystem::exists(above) ? above.string() : name;
 }
 
 double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p) {

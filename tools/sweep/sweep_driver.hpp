@@ -58,8 +58,10 @@ std::vector<std::string> point_command(const std::string& ceiling_program,
 /// "dragonfly / resnet50 / baseline / weak, 64 nodes, seed 1".
 std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p);
 
-/// The path of the `ceiling` program beside this one (or this one).
-std::string ceiling_program_path(const char* name = "ceiling");
+/// The program that runs points: $CEILING_POINT_PROGRAM when set (a wrapper, such as a script
+/// that runs `ceiling` under valgrind: it is called as PROGRAM sweep-point RUN-OPTIONS...),
+/// else the `ceiling` program beside this one.
+std::string point_program_path();
 
 /// A progress display: a bar redrawn in place on a terminal, a line per point otherwise.
 class Progress {
@@ -81,7 +83,8 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
-/// A point's share of the sweep's cost, for the ETA: its ranks times its iterations.
+/// A point's share of the sweep's cost, for the ETA: its nodes times its iterations, plus a
+/// start-up.
 double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p);
 
 } // namespace ceiling::tools

@@ -1,0 +1,20 @@
+# Shared by the shell tests: `expect STATUS PATTERN -- COMMAND...` runs COMMAND, checks its exit
+# status and that its output (stdout and stderr) contains PATTERN (a fixed string); the caller
+# prints "$passes passed, $failures failed" at the end.
+failures=0
+passes=0
+
+expect() {
+  local status=$1 pattern=$2
+  shift 3
+  local out
+  out=$("$@" 2>&1)
+  local got=$?
+  if [ "$got" -ne "$status" ] || ! grep -qF -- "$pattern" <<<"$out"; then
+    echo "FAIL: $* (exit $got, wanted $status and \"$pattern\")"
+    echo "$out" | head -5 | sed 's/^/    /'
+    failures=$((failures + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
