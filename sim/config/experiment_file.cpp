@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -164,11 +165,8 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   e.batch = head.optional_integer("batch", 1, max_batch);
   e.global_batch = head.optional_integer("global_batch", 1, max_batch * max_nodes);
   e.iterations = static_cast<int>(head.optional_integer("iterations", 1, 1000).value_or(3));
-  if (head.has("seeds")) {
-    e.seeds.clear();
-    for (long long s : head.integer_list("seeds", 0, std::numeric_limits<long long>::max()))
-      e.seeds.push_back(static_cast<std::uint64_t>(s));
-  }
+  if (auto seeds = head.optional_integer_list("seeds", 0, std::numeric_limits<long long>::max()))
+    e.seeds.assign(seeds->begin(), seeds->end());
   e.cost_unit = head.optional_string("cost_unit").value_or("");
   head.reject_unknown_keys();
 

@@ -236,6 +236,13 @@ std::vector<long long> TableReader::integer_list(std::string_view key, long long
   return values;
 }
 
+std::optional<std::vector<long long>>
+TableReader::optional_integer_list(std::string_view key, long long min, long long max) {
+  if (!find(key))
+    return std::nullopt;
+  return integer_list(key, min, max);
+}
+
 std::optional<std::string> TableReader::optional_string(std::string_view key) {
   const toml::node* node = find(key);
   if (!node)

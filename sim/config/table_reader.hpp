@@ -38,6 +38,8 @@ public:
   std::optional<long long> optional_integer(std::string_view key, long long min, long long max);
   /// A non-empty array of integers, each in [min, max].
   std::vector<long long> integer_list(std::string_view key, long long min, long long max);
+  std::optional<std::vector<long long>> optional_integer_list(std::string_view key, long long min,
+                                                              long long max);
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
   /// One of `choices`; the message lists them all.
