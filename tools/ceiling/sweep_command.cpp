@@ -11,6 +11,7 @@
 #include "workload/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <cstdio>
@@ -80,6 +81,36 @@ void catch_stop_signals() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+}
+
+/// Per curve: the efficiency and alpha_eff at the largest N, the measured and fitted N at
+/// E = 0.5, the fitted ceiling (with the fit's shape) and the dominant part of 1 - alpha_eff.
+void print_headlines(const io::ResultFile& r) {
+  std::printf("\n%-52s %9s %8s %8s %12s %10s %s\n", "curve", "largest N", "E there",
+              "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
+  for (std::size_t c = 0; c < r.curves.size(); ++c) {
+    const auto& a = r.analyses[c];
+    if (a.points.empty()) {
+      std::printf("%-52s (no finished point)\n", r.curves[c].id.c_str());
+      continue;
+    }
+    const auto& last = a.points.back();
+    // Measured when the curve reaches E = 0.5; else the fit's, when the curve is Amdahl-shaped;
+    // else only that it lies beyond the largest N.
+    char n_half[32];
+    if (!std::isnan(a.n_half_efficiency_measured))
+      std::snprintf(n_half, sizeof n_half, "%.4g m", a.n_half_efficiency_measured);
+    else if (a.fit.amdahl_shaped)
+      std::snprintf(n_half, sizeof n_half, "%.4g f", a.fit.n_half_efficiency);
+    else
+      std::snprintf(n_half, sizeof n_half, "> %.0f", last.n);
+    std::printf("%-52s %9.0f %8.3f %8.2g %12s %9.4g%s %s\n", r.curves[c].id.c_str(), last.n,
+                last.efficiency, 1 - last.alpha_eff, n_half, a.fit.ceiling_speedup,
+                a.fit.amdahl_shaped ? " " : "*", a.dominant_term.c_str());
+  }
+  std::printf("N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit, "
+              "* where the curve is not Amdahl-shaped (fit residual >= %.2g): read it with care\n",
+              analysis::amdahl_residual_limit);
 }
 
 int sweep_main(const std::vector<std::string>& args) {
@@ -168,12 +199,7 @@ int sweep_main(const std::vector<std::string>& args) {
   }
   std::printf("wrote %s: %zu points, %d failed\n", setup.output.c_str(), points.size(),
               progress.failed());
-  for (std::size_t c = 0; c < setup.expansion.curves.size(); ++c) {
-    const auto& a = setup.results.analyses[c];
-    std::printf("  %-60s ceiling %8.4g  N(E=0.5) %8.4g  dominant: %s\n",
-                setup.expansion.curves[c].id.c_str(), a.fit.ceiling_speedup,
-                a.fit.n_half_efficiency, a.dominant_term.c_str());
-  }
+  print_headlines(setup.results);
   return progress.failed() > 0 ? 3 : 0;
 }
 
