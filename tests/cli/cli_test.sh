@@ -81,6 +81,26 @@ expect 0 "120 transfers, 0 flows in closed form, 0 link copies" -- "${daint[@]}"
 "${daint[@]}" --json --jitter 0.1 --flows simgrid >"$tmp/simgrid.json"
 expect 0 "" -- cmp "$tmp/closed.json" "$tmp/simgrid.json"
 
+# --batch sets the samples per rank; --global-batch divides a total among the ranks (2 GPUs per
+# node here: 4 nodes are 8 ranks) and refuses what does not divide; --set overrides a file's key.
+ft=("$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 --iterations 2 --json)
+expect 0 '"batch_per_rank": 16,' -- "${ft[@]}" --batch 16
+expect 0 '"samples_per_iteration": 128,' -- "${ft[@]}" --batch 16
+expect 0 '"batch_per_rank": 32,' -- "${ft[@]}" --global-batch 256
+expect 0 '"samples_per_iteration": 256,' -- "${ft[@]}" --global-batch 256
+expect 2 "--global-batch: 100 samples do not divide evenly among the 8 ranks of 4 nodes: give a positive multiple of 8" -- \
+  "${ft[@]}" --global-batch 100
+expect 2 "--global-batch: 4 samples do not divide evenly among the 8 ranks" -- "${ft[@]}" --global-batch 4
+expect 2 "--batch and --global-batch exclude each other" -- "${ft[@]}" --batch 8 --global-batch 64
+expect 2 "--batch: must be between 1 and 10000000, got 0" -- "${ft[@]}" --batch 0
+expect 2 '--set:1:29: error: interconnect.link_bandwidth: must be positive, got "-1 GB/s"' -- \
+  "${ft[@]}" --set "interconnect.link_bandwidth=-1 GB/s"
+expect 2 '--set:1:19: error: interconnect.down: expected a non-empty array of integers, got an integer' -- \
+  "${ft[@]}" --set "interconnect.down=1"
+"${ft[@]}" --set "interconnect.link_bandwidth=1 GB/s" >"$tmp/slow.json"
+"${ft[@]}" >"$tmp/fast.json"
+expect 1 "" -- cmp -s "$tmp/slow.json" "$tmp/fast.json"
+
 # An interrupted run prints the iterations it finished, then exits with 128 + the signal.
 # 100,000 exact-fidelity iterations take minutes: the signal always comes first.
 "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
