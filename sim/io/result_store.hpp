@@ -36,8 +36,9 @@ struct ResultFile {
   std::vector<analysis::CurveAnalysis> analyses;
 };
 
-/// A result file that cannot be read: missing, not HDF5, not ours, truncated, or of another
-/// format version. what() reads "PATH: error: what is wrong".
+/// A result file that cannot be read (missing, not HDF5, not ours, truncated, or of another
+/// format version) or written, or a CSV table that cannot be written. what() reads
+/// "PATH: error: what is wrong".
 class StoreError : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;

@@ -1,11 +1,34 @@
-// Expanding an experiment into points.
+// Expanding an experiment into points, and the `ceiling run` command of each.
 #include "sweep/expand.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <string_view>
 
 namespace ceiling::sweep {
+namespace {
+
+/// One argument as a POSIX shell reads it back: bare when made of safe characters only,
+/// otherwise single-quoted with each ' written '\''.
+std::string shell_quoted(const std::string& argument) {
+  // ASCII only, whatever the locale: a UTF-8 byte is quoted like any other special one.
+  const auto safe = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_./=:,+-@%").find(c) != std::string_view::npos;
+  };
+  bool bare = !argument.empty();
+  for (const char c : argument)
+    bare = bare && safe(c);
+  if (bare)
+    return argument;
+  std::string out = "'";
+  for (const char c : argument)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+} // namespace
 
 Expansion expand(const ExperimentSpec& e) {
   Expansion x;
@@ -57,6 +80,13 @@ std::vector<int> run_order(std::span<const PointSpec> points) {
     return points[static_cast<std::size_t>(a)].nodes < points[static_cast<std::size_t>(b)].nodes;
   });
   return order;
+}
+
+std::string command_of(const PointSpec& p) {
+  std::string command = "ceiling run";
+  for (const auto& argument : p.run_args)
+    command += " " + shell_quoted(argument);
+  return command;
 }
 
 std::string digest(std::span<const std::string> texts) {

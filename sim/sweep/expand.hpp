@@ -25,6 +25,11 @@ Expansion expand(const ExperimentSpec& e);
 /// start early), then index.
 std::vector<int> run_order(std::span<const PointSpec> points);
 
+/// The shell command that reproduces `p`: "ceiling run" and its run_args, each as a POSIX
+/// shell reads it back (bare when made of safe ASCII characters, otherwise single-quoted with
+/// each ' written '\''; "" is ''). Example: "ceiling run --nodes 4 --set 'nic.bandwidth=10 GB/s'".
+std::string command_of(const PointSpec& p);
+
 /// A fingerprint of `texts` (FNV-1a, 64 bits, over each text and its length), as 16 hex
 /// digits: equal texts give equal digests on every machine.
 std::string digest(std::span<const std::string> texts);

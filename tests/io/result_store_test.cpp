@@ -1,6 +1,7 @@
 // The HDF5 result store: round trips, byte-identical rewrites, the shell-quoted command, and a
 // pinned message for every kind of file it refuses.
 #include "io/result_store.hpp"
+#include "support/temporary_directory.hpp"
 
 // Debian keeps hdf5.h under hdf5/serial/; the second form serves until the tests link HDF5's
 // pkg-config target themselves (ceiling_io links it privately, which carries only the library).
@@ -11,8 +12,6 @@
 #endif
 
 #include <doctest/doctest.h>
-
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -25,25 +24,9 @@
 
 using namespace ceiling;
 namespace fs = std::filesystem;
+using testing::TemporaryDirectory;
 
 namespace {
-
-/// A fresh directory under the system's temporary one, removed with everything in it.
-struct TemporaryDirectory {
-  fs::path path;
-  TemporaryDirectory() {
-    static int count = 0;
-    path = fs::temp_directory_path() /
-           ("ceiling-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(count++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TemporaryDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 const double nan = std::numeric_limits<double>::quiet_NaN();
 const double inf = std::numeric_limits<double>::infinity();

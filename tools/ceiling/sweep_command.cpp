@@ -281,12 +281,9 @@ int experiment_show(const std::vector<std::string>& args) {
     const double t = estimated_seconds(scenario_of(p.run_args));
     total += t;
     largest = std::max(largest, t);
-    std::printf("%4d  %-58s %7lld nodes  seed %llu  ~%.2g s\n      ceiling run", p.index,
+    std::printf("%4d  %-58s %7lld nodes  seed %llu  ~%.2g s\n      %s\n", p.index,
                 x.curves[static_cast<std::size_t>(p.curve)].id.c_str(), p.nodes,
-                static_cast<unsigned long long>(p.seed), t);
-    for (const auto& a : p.run_args)
-      std::printf(a.find_first_of(" \"'") == std::string::npos ? " %s" : " '%s'", a.c_str());
-    std::printf("\n");
+                static_cast<unsigned long long>(p.seed), t, sweep::command_of(p).c_str());
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("\nestimated cost: %.3g s of simulation in all, about %.3g s on %u cores (the "

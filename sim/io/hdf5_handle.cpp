@@ -1,0 +1,53 @@
+// Silencing HDF5, reading its error stack, and the property lists and types the store shares.
+#include "io/hdf5_handle.hpp"
+
+#include "io/store_error.hpp"
+
+namespace ceiling::io {
+namespace {
+
+herr_t collect_failure(unsigned n, const H5E_error2_t* error, void* data) {
+  auto* failure = static_cast<Hdf5Failure*>(data);
+  if (n == 0 && error->desc != nullptr)
+    failure->description = error->desc;
+  if (error->min_num == H5E_TRUNCATED)
+    failure->truncated = true;
+  return 0;
+}
+
+} // namespace
+
+void silence_hdf5() {
+  // HDF5 prints its error stack to stderr by default; we turn it into our own message instead.
+  static const bool silenced = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+  (void)silenced;
+}
+
+Hdf5Failure last_failure() {
+  Hdf5Failure failure;
+  // Walking upward starts at the most specific error, where HDF5 first detected it.
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_failure, &failure);
+  if (failure.description.empty())
+    failure.description = "HDF5 call failed";
+  return failure;
+}
+
+Handle file_access(const std::string& where) {
+  Handle fapl{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
+  if (!fapl.valid() || H5Pset_file_locking(fapl.get(), 1, 1) < 0)
+    throw store_error(where, "cannot set up HDF5: " + last_failure().description);
+  return fapl;
+}
+
+hid_t new_string_type(H5T_cset_t charset) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  if (type < 0)
+    return type;
+  if (H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, charset) < 0) {
+    H5Tclose(type);
+    return H5I_INVALID_HID;
+  }
+  return type;
+}
+
+} // namespace ceiling::io

@@ -1,0 +1,223 @@
+// Reading the HDF5 result store back, in the schema of README.md ("Result store") and
+// result_columns.hpp: anything else is refused with a message naming what is wrong.
+#include "io/result_store.hpp"
+
+#include "io/hdf5_handle.hpp"
+#include "io/hdf5_reader.hpp"
+#include "io/result_columns.hpp"
+#include "io/store_error.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <iterator>
+#include <optional>
+#include <string_view>
+
+namespace ceiling::io {
+namespace {
+
+/// Scaling as the file spells it (analysis::to_string): "weak" or "strong".
+std::optional<analysis::Scaling> scaling_from(std::string_view text) {
+  for (const auto s : {analysis::Scaling::Weak, analysis::Scaling::Strong})
+    if (analysis::to_string(s) == text)
+      return s;
+  return std::nullopt;
+}
+
+/// Reads one file, naming in its messages whatever is missing, mistyped or inconsistent.
+class Reader {
+public:
+  explicit Reader(const std::string& path) : in_{path} {}
+
+  ResultFile read() {
+    Handle file = open_file();
+    const hid_t root = file.get();
+    check_format(root);
+    ResultFile results;
+    results.tool_version = in_.string_attribute(root, "", "tool_version");
+    results.simgrid_version = in_.string_attribute(root, "", "simgrid_version");
+    results.command_line = in_.string_attribute(root, "", "command_line");
+    results.experiment_path = in_.string_attribute(root, "", "experiment_path");
+    results.title = in_.string_attribute(root, "", "title");
+    results.question = in_.string_attribute(root, "", "question");
+    results.digest = in_.string_attribute(root, "", "digest");
+    results.points_total = in_.int_attribute(root, "", "points_total");
+    const long long points_done = in_.int_attribute(root, "", "points_done");
+    results.inputs = read_inputs(root);
+    read_curves(root, results);
+    results.points = read_points(root, results.curves.size());
+    if (points_done != static_cast<long long>(results.points.size()))
+      in_.fail("\"points_done\" is " + std::to_string(points_done) + " but \"points\" has " +
+               std::to_string(results.points.size()) + " rows");
+    return results;
+  }
+
+private:
+  Handle open_file() const {
+    const std::string& path = in_.path();
+    // POSIX first: it says plainly what HDF5 buries in its error stack.
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0)
+      in_.fail("cannot open: " +
+               (errno == ENOENT ? std::string("no such file") : system_error_text(errno)));
+    if (S_ISDIR(status.st_mode))
+      in_.fail("cannot open: is a directory");
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0)
+      in_.fail("cannot open: " + system_error_text(errno));
+    ::close(fd);
+    if (H5Fis_hdf5(path.c_str()) <= 0)
+      in_.fail("not an HDF5 file");
+    Handle fapl = file_access(path);
+    Handle file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose};
+    if (!file.valid()) {
+      const Hdf5Failure failure = last_failure();
+      if (failure.truncated)
+        in_.fail(truncation_message(failure.description));
+      in_.fail("cannot open as HDF5: " + failure.description);
+    }
+    return file;
+  }
+
+  /// "truncated file: 2048 of 4096 bytes", the sizes found and recorded, when HDF5 told them.
+  std::string truncation_message(const std::string& description) const {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(in_.path(), error);
+    const auto at = description.find("stored_eof = ");
+    if (error || at == std::string::npos)
+      return "truncated file";
+    const unsigned long long stored = std::strtoull(description.c_str() + at + 13, nullptr, 10);
+    return "truncated file: " + std::to_string(size) + " of " + std::to_string(stored) + " bytes";
+  }
+
+  void check_format(hid_t root) const {
+    const htri_t has_format = in_.check(H5Aexists(root, "format"), "attribute \"format\"");
+    if (has_format == 0)
+      in_.fail("not a ceiling result file: no \"format\" attribute");
+    Handle attribute{in_.check(H5Aopen(root, "format", H5P_DEFAULT), "attribute \"format\""),
+                     H5Aclose};
+    Handle type{in_.check(H5Aget_type(attribute.get()), "attribute \"format\""), H5Tclose};
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0)
+      in_.fail("not a ceiling result file: \"format\" is not a string");
+    const std::string format = in_.string_attribute(root, "", "format");
+    if (format != format_name)
+      in_.fail("not a ceiling result file: \"format\" is " + in_quotes(format) + ", expected " +
+               in_quotes(format_name));
+    const long long version = in_.int_attribute(root, "", "format_version");
+    if (version != format_version)
+      in_.fail("format_version " + std::to_string(version) +
+               " is not supported (this build reads " + std::to_string(format_version) + ")");
+  }
+
+  /// Fails with "dataset "COLUMN": row ROW: PROBLEM" unless `problem` is empty.
+  void expect_stored(const std::string& problem, const std::string& column, std::size_t row) const {
+    if (!problem.empty())
+      in_.fail("dataset " + in_quotes(column) + ": row " + std::to_string(row) + ": " + problem);
+  }
+
+  std::vector<InputFile> read_inputs(hid_t root) {
+    Handle group = in_.open_group(root, "inputs", "inputs");
+    const auto kind = in_.string_column(group.get(), "inputs", "kind");
+    const auto path = in_.string_column(group.get(), "inputs", "path");
+    const auto text = in_.string_column(group.get(), "inputs", "text");
+    std::vector<InputFile> inputs;
+    for (std::size_t i = 0; i < kind.size(); ++i)
+      inputs.push_back({.kind = kind[i], .path = path[i], .text = text[i]});
+    return inputs;
+  }
+
+  void read_curves(hid_t root, ResultFile& results) {
+    Handle curves = in_.open_group(root, "curves", "curves");
+    H5G_info_t info{};
+    in_.check(H5Gget_info(curves.get(), &info), "group \"curves\"");
+    // curve_000 ... curve_{n-1}, one per link: a gap or a foreign name shows as a missing one.
+    for (hsize_t i = 0; i < info.nlinks; ++i) {
+      const std::string name = curve_group_name(i);
+      const std::string path = "curves/" + name;
+      Handle group = in_.open_group(curves.get(), path, name.c_str());
+      const hid_t g = group.get();
+      sweep::CurveSpec spec{.id = in_.string_attribute(g, path, "id"),
+                            .platform = in_.string_attribute(g, path, "platform"),
+                            .workload = in_.string_attribute(g, path, "workload"),
+                            .variant = in_.string_attribute(g, path, "variant")};
+      const std::string scaling = in_.string_attribute(g, path, "scaling");
+      const auto parsed = scaling_from(scaling);
+      if (!parsed)
+        in_.fail(Hdf5Reader::attribute_name(path, "scaling") +
+                 ": expected \"weak\" or \"strong\", got " + in_quotes(scaling));
+      spec.scaling = *parsed;
+      in_.string_attribute(g, path, "n_unit");
+      analysis::CurveAnalysis a{.scaling = *parsed};
+      a.*reference_attribute.member = in_.double_attribute(g, path, reference_attribute.name);
+      for (const auto& attribute : measured_attributes)
+        a.*attribute.member = in_.double_attribute(g, path, attribute.name);
+      for (const auto& attribute : fit_attributes)
+        a.fit.*attribute.member = in_.double_attribute(g, path, attribute.name);
+      a.fit.amdahl_shaped = in_.int_attribute(g, path, "amdahl_shaped") != 0;
+      a.dominant_term = in_.string_attribute(g, path, "dominant_term");
+      for (const auto& c : metric_columns) {
+        const auto values = in_.double_column(g, path, c.name);
+        a.points.resize(values.size()); // the same for every column: expect_rows() checks it
+        for (std::size_t row = 0; row < values.size(); ++row)
+          a.points[row].*c.member = values[row];
+        if (c.member == seeds_column.after) {
+          const auto seeds = in_.int_column(g, path, seeds_column.name);
+          const std::string column = path + "/" + seeds_column.name;
+          for (std::size_t row = 0; row < seeds.size(); ++row)
+            expect_stored(store_int(a.points[row].*seeds_column.member, seeds[row]), column, row);
+        }
+      }
+      results.curves.push_back(spec);
+      results.analyses.push_back(a);
+    }
+  }
+
+  std::vector<sweep::PointRecord> read_points(hid_t root, std::size_t curve_count) {
+    Handle group = in_.open_group(root, "points", "points");
+    const hid_t g = group.get();
+    // Every integer and string column first, so that a missing one is named before a bad row.
+    std::vector<std::vector<long long>> ints;
+    for (const auto& c : point_int_columns)
+      ints.push_back(in_.int_column(g, "points", c.name));
+    std::vector<std::vector<std::string>> strings;
+    for (const auto& c : point_string_columns)
+      strings.push_back(in_.string_column(g, "points", c.name));
+    std::vector<sweep::PointRecord> points(ints.front().size());
+    for (std::size_t row = 0; row < points.size(); ++row) {
+      auto& p = points[row];
+      for (std::size_t i = 0; i < std::size(point_int_columns); ++i)
+        expect_stored(point_int_columns[i].set(p, ints[i][row]),
+                      std::string("points/") + point_int_columns[i].name, row);
+      if (p.spec.curve < 0 || static_cast<std::size_t>(p.spec.curve) >= curve_count)
+        in_.fail("dataset \"points/curve\": row " + std::to_string(row) + ": " +
+                 std::to_string(p.spec.curve) + " is not a curve (the file has " +
+                 std::to_string(curve_count) + ")");
+      for (std::size_t i = 0; i < std::size(point_string_columns); ++i)
+        if (point_string_columns[i].set != nullptr) // a derived column is checked, not kept
+          expect_stored(point_string_columns[i].set(p, strings[i][row]),
+                        std::string("points/") + point_string_columns[i].name, row);
+    }
+    for (const auto& c : point_columns) {
+      const auto values = in_.double_column(g, "points", c.name);
+      for (std::size_t row = 0; row < values.size(); ++row)
+        points[row].result.*c.member = values[row];
+    }
+    return points;
+  }
+
+  Hdf5Reader in_;
+};
+
+} // namespace
+
+ResultFile read_results(const std::string& path) {
+  silence_hdf5();
+  return Reader{path}.read();
+}
+
+} // namespace ceiling::io
