@@ -116,6 +116,8 @@ std::vector<Row> fits_table(const ResultFile& r) {
   for (const auto& attribute : measured_attributes)
     header.push_back(attribute.name);
   header.push_back("dominant_term");
+  header.push_back("cost_per_node");
+  header.push_back("cost_unit");
   std::vector<Row> rows{header};
   for (std::size_t c = 0; c < r.curves.size(); ++c) {
     const auto& a = r.analyses[c];
@@ -128,6 +130,8 @@ std::vector<Row> fits_table(const ResultFile& r) {
     for (const auto& attribute : measured_attributes)
       row.push_back(csv(a.*attribute.member));
     row.push_back(csv(a.dominant_term));
+    row.push_back(csv(r.curves[c].cost_per_node.value_or(std::nan(""))));
+    row.push_back(csv(r.cost_unit));
     rows.push_back(std::move(row));
   }
   return rows;

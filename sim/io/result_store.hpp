@@ -30,6 +30,7 @@ struct ResultFile {
   std::string question;
   std::string digest;          ///< fingerprint of the experiment and input texts (resume checks it)
   long long points_total = 0;  ///< points the experiment expands to
+  std::string cost_unit;       ///< of CurveSpec::cost_per_node; "" when the experiment has no costs
   std::vector<InputFile> inputs;
   std::vector<sweep::CurveSpec> curves;
   std::vector<sweep::PointRecord> points;

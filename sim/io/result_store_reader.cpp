@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
@@ -47,6 +48,7 @@ public:
     results.question = in_.string_attribute(root, "", "question");
     results.digest = in_.string_attribute(root, "", "digest");
     results.points_total = in_.int_attribute(root, "", "points_total");
+    results.cost_unit = in_.string_attribute(root, "", "cost_unit");
     const long long points_done = in_.int_attribute(root, "", "points_done");
     results.inputs = read_inputs(root);
     read_curves(root, results);
@@ -145,6 +147,8 @@ private:
                             .platform = in_.string_attribute(g, path, "platform"),
                             .workload = in_.string_attribute(g, path, "workload"),
                             .variant = in_.string_attribute(g, path, "variant")};
+      if (const double cost = in_.double_attribute(g, path, "cost_per_node"); !std::isnan(cost))
+        spec.cost_per_node = cost;
       const std::string scaling = in_.string_attribute(g, path, "scaling");
       const auto parsed = scaling_from(scaling);
       if (!parsed)

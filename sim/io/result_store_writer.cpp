@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -49,6 +50,7 @@ void write_curve(const Hdf5Writer& w, hid_t curves, const std::string& name,
   w.attribute(g, "variant", spec.variant);
   w.attribute(g, "scaling", std::string(analysis::to_string(spec.scaling)));
   w.attribute(g, "n_unit", std::string("nodes"));
+  w.attribute(g, "cost_per_node", spec.cost_per_node.value_or(std::nan("")));
   w.attribute(g, reference_attribute.name, a.*reference_attribute.member);
   for (const auto& attribute : measured_attributes)
     w.attribute(g, attribute.name, a.*attribute.member);
@@ -81,6 +83,7 @@ void write_contents(const Hdf5Writer& w, hid_t file, const ResultFile& results) 
   w.attribute(file, "question", results.question);
   w.attribute(file, "digest", results.digest);
   w.attribute(file, "points_total", results.points_total);
+  w.attribute(file, "cost_unit", results.cost_unit);
   w.attribute(file, "points_done", static_cast<long long>(results.points.size()));
   {
     Handle inputs = w.group(file, "inputs");

@@ -42,7 +42,8 @@ Expansion expand(const ExperimentSpec& e) {
                               .platform = platform.name,
                               .workload = workload.name,
                               .variant = variant.name,
-                              .scaling = scaling});
+                              .scaling = scaling,
+                              .cost_per_node = platform.cost_per_node});
           for (long long nodes : e.nodes)
             for (std::uint64_t seed : e.seeds) {
               std::vector<std::string> args{"--platform", platform.file, "--workload",

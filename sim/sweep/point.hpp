@@ -4,6 +4,7 @@
 #include "analysis/curve_analysis.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct CurveSpec {
   std::string workload;
   std::string variant;  ///< "baseline" when the experiment has no variants
   analysis::Scaling scaling = analysis::Scaling::Weak;
+  /// The platform's price of one node with its share of the network, in the experiment's
+  /// cost unit (ResultFile::cost_unit); absent when the experiment gives no costs.
+  std::optional<double> cost_per_node;
   bool operator==(const CurveSpec&) const = default;
 };
 

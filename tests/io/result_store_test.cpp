@@ -93,7 +93,8 @@ io::ResultFile sample_results() {
                    .title = "Quick start",
                    .question = "Where does ResNet-50 stop scaling?\nAnd why?",
                    .digest = "sha256:0123abcd",
-                   .points_total = 6};
+                   .points_total = 6,
+                   .cost_unit = "kCHF"};
   r.inputs = {{.kind = "experiment", .path = "experiments/quick.toml", .text = "[experiment]\n"},
               {.kind = "platform", .path = "platforms/piz-daint.toml", .text = "é ünïcode\n"},
               {.kind = "workload", .path = "workloads/resnet50.toml", .text = ""}};
@@ -101,7 +102,8 @@ io::ResultFile sample_results() {
                .platform = "piz-daint",
                .workload = "resnet50",
                .variant = "baseline",
-               .scaling = analysis::Scaling::Weak},
+               .scaling = analysis::Scaling::Weak,
+               .cost_per_node = 12.5},
               {.id = "piz-daint / resnet50 / baseline / strong",
                .platform = "piz-daint",
                .workload = "resnet50",
@@ -199,6 +201,7 @@ void check_same(const io::ResultFile& a, const io::ResultFile& b) {
   CHECK(a.question == b.question);
   CHECK(a.digest == b.digest);
   CHECK(a.points_total == b.points_total);
+  CHECK(a.cost_unit == b.cost_unit);
   CHECK(a.inputs == b.inputs);
   CHECK(a.curves == b.curves);
   CHECK(a.points == b.points);

@@ -28,6 +28,8 @@ expect 0 "estimated cost" -- "$ceiling" experiment show "$small"
 expect 0 "wrote small.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" -j 2
 tables a small.h5
 expect 0 "0,fat-tree / ResNet-50 / ring / weak,fat-tree,ResNet-50,ring,weak,nodes,1," -- cat a/fits.csv
+expect 0 ",communication,12,kUSD" -- cat a/fits.csv
+expect 0 ",9.5,kUSD" -- cat a/fits.csv
 expect 2 "small.h5 exists: --resume runs the points it lacks" -- "$ceiling" sweep "$small"
 expect 0 "0 to run, 64 already in small.h5" -- "$ceiling" sweep "$small" --resume
 # The same inputs give the same store, bit for bit but for the command line it records.

@@ -36,12 +36,25 @@ replay::Scenario scenario_of(const std::vector<std::string>& run_args) {
   return scenario_from(*cli);
 }
 
+/// A rough cost of a point, from the replay benchmark (README, Speed): building the machine
+/// grows with the square of the nodes (2 s at 4,096), an iteration costs about 2 us per flow
+/// with two flows per rank and bucket, plus process start-up.
+double estimated_seconds(const replay::Scenario& s) {
+  const double ranks = static_cast<double>(replay::rank_count(s));
+  const double nodes = static_cast<double>(s.nodes);
+  const auto plan_buckets = std::max(
+      1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
+                     s.options.fusion_threshold.bytes()));
+  const double build = 0.05 + 2.0 * (nodes / 4096) * (nodes / 4096);
+  return build + s.options.iterations * (2e-6 * 2 * ranks * plan_buckets + 1e-3);
+}
+
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
 /// Every variant names `run` options that exist and that a variant may set, and every point
-/// makes a scenario that can run; else a LoadError at the variant (or the workload) that
-/// makes it fail.
-void check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
+/// makes a scenario that can run; else a LoadError at the variant that makes it fail.
+/// Returns each point's estimated cost in seconds (estimated_seconds).
+std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
   for (std::size_t v = 0; v < e.variants.size(); ++v) {
     const auto& args = e.variants[v].run_args;
     for (std::size_t i = 0; i < args.size(); i += 2) {
@@ -57,10 +70,11 @@ void check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
                                 "not an option of `ceiling run` (see ceiling run --help)");
     }
   }
+  std::vector<double> estimates;
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
-      scenario_of(p.run_args);
+      estimates.push_back(estimated_seconds(scenario_of(p.run_args)));
     } catch (const std::exception& error) {
       const auto variant = std::find_if(e.variants.begin(), e.variants.end(),
                                         [&](const auto& v) { return v.name == curve.variant; });
@@ -69,6 +83,7 @@ void check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
                                   std::to_string(p.nodes) + " nodes) cannot run: " + error.what());
     }
   }
+  return estimates;
 }
 
 volatile std::sig_atomic_t stop_signal = 0;
@@ -144,7 +159,8 @@ int sweep_main(const std::vector<std::string>& args) {
       cli->has("resume") ? ExistingOutput::Resume
                          : (cli->has("overwrite") ? ExistingOutput::Overwrite : ExistingOutput::Refuse),
       command_line);
-  check_points(setup.experiment, setup.expansion);
+  // The ETA weighs the points by their estimated cost: a 4,096-node point costs far more.
+  const std::vector<double> cost = check_points(setup.experiment, setup.expansion);
   const auto& points = setup.expansion.points;
   std::printf("%s\n%zu points (%zu curves); %zu to run, %zu already in %s; %d at once\n",
               setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
@@ -163,7 +179,7 @@ int sweep_main(const std::vector<std::string>& args) {
   catch_stop_signals();
   double weight_left = 0;
   for (int i : setup.to_run)
-    weight_left += point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);
+    weight_left += cost[static_cast<std::size_t>(i)];
   Progress progress(static_cast<int>(points.size()), static_cast<int>(setup.results.points.size()),
                     stderr);
   const std::string program = point_program_path();
@@ -184,7 +200,7 @@ int sweep_main(const std::vector<std::string>& args) {
     std::snprintf(summary, sizeof summary, ": %.6g s per iteration", record.result.iteration_time_s);
     const std::string line = point_label(setup, spec) +
                              (ok ? std::string(summary) : ": FAILED: " + record.result.error);
-    const double weight = point_weight(setup.experiment, spec);
+    const double weight = cost[static_cast<std::size_t>(spec.index)];
     weight_left -= weight;
     store_point(setup, std::move(record));
     progress.point_done(ok, weight, weight_left, line);
@@ -247,19 +263,6 @@ int sweep_point_main(const std::vector<std::string>& args) {
   return 0;
 }
 
-/// A rough cost of a point, from the replay benchmark (README, Speed): building the machine
-/// grows with the square of the nodes (2 s at 4,096), an iteration costs about 2 us per flow
-/// with two flows per rank and bucket, plus process start-up.
-double estimated_seconds(const replay::Scenario& s) {
-  const double ranks = static_cast<double>(replay::rank_count(s));
-  const double nodes = static_cast<double>(s.nodes);
-  const auto plan_buckets = std::max(
-      1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
-                     s.options.fusion_threshold.bytes()));
-  const double build = 0.05 + 2.0 * (nodes / 4096) * (nodes / 4096);
-  return build + s.options.iterations * (2e-6 * 2 * ranks * plan_buckets + 1e-3);
-}
-
 int experiment_show(const std::vector<std::string>& args) {
   const auto cli = parse_command_line(
       args, "EXPERIMENT",
@@ -271,14 +274,14 @@ int experiment_show(const std::vector<std::string>& args) {
     return 0;
   const auto e = config::load_experiment(cli->file);
   const auto x = sweep::expand(e);
-  check_points(e, x);
+  const std::vector<double> cost = check_points(e, x);
   std::printf("%s\nquestion: %s\noutput: %s\n%zu curves, %zu points (%zu node counts x %zu seeds "
               "per curve), %d iterations each\n\n",
               e.title.c_str(), e.question.c_str(), e.output.c_str(), x.curves.size(),
               x.points.size(), e.nodes.size(), e.seeds.size(), e.iterations);
   double total = 0, largest = 0;
   for (const auto& p : x.points) {
-    const double t = estimated_seconds(scenario_of(p.run_args));
+    const double t = cost[static_cast<std::size_t>(p.index)];
     total += t;
     largest = std::max(largest, t);
     std::printf("%4d  %-58s %7lld nodes  seed %llu  ~%.2g s\n      %s\n", p.index,

@@ -73,6 +73,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
     texts.push_back(f.path + "\n" + f.text);
   r.digest = sweep::digest(texts);
   r.points_total = static_cast<long long>(setup.expansion.points.size());
+  r.cost_unit = setup.experiment.cost_unit;
   r.curves = setup.expansion.curves;
 
   const bool exists = std::filesystem::exists(setup.output);
