@@ -8,10 +8,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace ceiling::config {
 namespace {
@@ -212,12 +210,7 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
 } // namespace
 
 sweep::ExperimentSpec load_experiment(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw LoadError({path, 0, 0}, "", "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return load_experiment_text(text.str(), path);
+  return load_experiment_text(read_input_file(path), path);
 }
 
 sweep::ExperimentSpec load_experiment_text(std::string_view text, const std::string& path) {

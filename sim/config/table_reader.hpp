@@ -102,6 +102,9 @@ private:
 /// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
 template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates);
 
+/// The whole text of the file at `path`; a LoadError naming the file when it cannot be read.
+std::string read_input_file(const std::string& path);
+
 /// Parses `path` as TOML; a syntax error becomes a LoadError at its line and column, a
 /// missing or unreadable file a LoadError naming the file.
 toml::table parse_toml_file(const std::string& path);
