@@ -61,6 +61,21 @@ void WorkerPool::start(int tag, const std::vector<std::string>& argv) {
     if (null >= 0)
       dup2(null, STDIN_FILENO);
     execv(args[0], args.data());
+    // Only async-signal-safe calls here (the parent may have threads): write(), no strerror.
+    const int error = errno;
+    char digits[16];
+    int n = 0;
+    for (int e = error; n == 0 || e > 0; e /= 10)
+      digits[n++] = static_cast<char>('0' + e % 10);
+    const auto say = [](const char* text, std::size_t size) {
+      [[maybe_unused]] const auto written = write(STDERR_FILENO, text, size);
+    };
+    say("cannot execute ", 15);
+    say(args[0], std::strlen(args[0]));
+    say(" (errno ", 8);
+    while (n > 0)
+      say(&digits[--n], 1);
+    say(")\n", 2);
     _exit(127);
   }
   close(out[1]);

@@ -86,6 +86,10 @@ expect 3 "wrote failing.h5: 64 points, 16 failed" -- \
 tables g failing.h5
 expect 0 "failed,the point's process exited with status 7: simulated failure on 4 nodes" -- cat g/points.csv
 expect 0 "" -- test "$(grep -c ',failed,' g/points.csv)" -eq 16
+# --resume runs the failed points again (here with the real point program: they succeed).
+expect 0 "16 to run, 48 already in failing.h5" -- "$ceiling" sweep "$small" --resume -o failing.h5
+tables h failing.h5
+same a h
 
 # A different experiment text is refused by --resume.
 sed 's/iterations = 3/iterations = 2/' "$small" >"$tmp/edited.toml"

@@ -133,7 +133,7 @@ int sweep_main(const std::vector<std::string>& args) {
   options.add_options()
       ("jobs,j", po::value<int>(), "points simulated at once, each in its own process; default: the number of cores")
       ("output,o", po::value<std::string>(), "the result file (HDF5); default: the experiment's output")
-      ("resume", "continue the result file: run only the points it lacks (it must come from the same experiment text)")
+      ("resume", "continue the result file: run the points it lacks and those that failed (it must come from the same experiment text)")
       ("overwrite", "start again even if the result file exists");
   const auto cli = parse_command_line(
       args, "EXPERIMENT",

@@ -92,6 +92,9 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
       if (i >= done.size() || !(p.spec == setup.expansion.points[i]))
         throw SweepError(setup.output + ": point " + std::to_string(p.spec.index) +
                          " does not match the experiment's expansion; --overwrite starts again");
+      // A failed point runs again: its failure may have been the machine's, not the point's.
+      if (!p.result.ok)
+        continue;
       done[i] = true;
       r.points.push_back(p);
     }

@@ -35,7 +35,8 @@ struct SweepSetup {
 };
 
 /// Loads the experiment (LoadError for a bad file), reads its inputs, and with Resume reads
-/// the points an earlier run of the same experiment stored in `output` (SweepError when that
+/// the points an earlier run of the same experiment stored in `output` (those that failed run
+/// again) (SweepError when that
 /// file was made from another experiment text, StoreError when it is not a result file).
 /// `output_override` replaces the experiment's output when not empty.
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
