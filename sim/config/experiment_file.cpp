@@ -17,10 +17,6 @@ namespace {
 constexpr long long max_nodes = 1'000'000'000;
 constexpr long long max_batch = 10'000'000; // as batch_per_worker in workload files
 
-/// `relative` resolved against the directory of `file`.
-std::string beside(const std::string& file, const std::string& relative) {
-  return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
-}
 
 sweep::EntryLocation where(const TableReader& t) {
   const SourceLocation at = t.location();
@@ -56,16 +52,30 @@ void check_ascending(TableReader& t, const std::vector<long long>& nodes) {
 template <class Entry>
 void check_unique_names(std::vector<TableReader>& readers, const std::vector<Entry>& entries) {
   std::set<std::string, std::less<>> seen;
-  for (std::size_t i = 0; i < entries.size(); ++i)
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].name.empty())
+      readers[i].fail("name", "must not be empty: it labels the curves");
     if (!seen.insert(entries[i].name).second)
       readers[i].fail("name", "duplicate name \"" + entries[i].name + "\": each entry needs its own");
+  }
+}
+
+/// A point's arguments are stored one per line: an override or option on several lines is
+/// refused (write it on one line).
+std::vector<std::string> one_line_each(TableReader& t, std::string_view key,
+                                       std::vector<std::string> values) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i].find_first_of("\n\r") != std::string::npos)
+      t.fail(key, "a line break in \"" + values[i].substr(0, values[i].find_first_of("\n\r")) +
+                      "...\" is not supported: write each override on one line");
+  return values;
 }
 
 sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   sweep::InputEntry e;
   e.name = t.string("name");
   e.file = beside(t.file(), t.string("file"));
-  e.set = t.string_list("set");
+  e.set = one_line_each(t, "set", t.string_list("set"));
   if (is_workload) {
     e.batch = t.optional_integer("batch", 1, max_batch);
     e.global_batch = t.optional_integer("global_batch", 1, max_batch * max_nodes);
@@ -81,10 +91,11 @@ sweep::VariantSpec read_variant(TableReader& t) {
   sweep::VariantSpec v;
   v.name = t.string("name");
   for (const auto& [option, value] : t.scalar_entries("options")) {
+    one_line_each(t, "options", {option, value});
     v.run_args.push_back("--" + option);
     v.run_args.push_back(value);
   }
-  for (const std::string& s : t.string_list("set")) {
+  for (const std::string& s : one_line_each(t, "set", t.string_list("set"))) {
     v.run_args.push_back("--set");
     v.run_args.push_back(s);
   }
@@ -163,9 +174,15 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   e.batch = head.optional_integer("batch", 1, max_batch);
   e.global_batch = head.optional_integer("global_batch", 1, max_batch * max_nodes);
   e.iterations = static_cast<int>(head.optional_integer("iterations", 1, 1000).value_or(3));
-  if (auto seeds = head.optional_integer_list("seeds", 0, std::numeric_limits<long long>::max()))
+  if (auto seeds = head.optional_integer_list("seeds", 0, std::numeric_limits<long long>::max())) {
+    for (std::size_t i = 0; i < seeds->size(); ++i)
+      if (std::find(seeds->begin(), seeds->begin() + static_cast<std::ptrdiff_t>(i), (*seeds)[i]) !=
+          seeds->begin() + static_cast<std::ptrdiff_t>(i))
+        head.fail_element("seeds", i, "seed " + std::to_string((*seeds)[i]) + " is listed twice");
     e.seeds.assign(seeds->begin(), seeds->end());
+  }
   e.cost_unit = head.optional_string("cost_unit").value_or("");
+  e.where = where(head);
   head.reject_unknown_keys();
 
   auto platform_readers = file.table_array("platforms");

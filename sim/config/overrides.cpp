@@ -83,14 +83,17 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
 void apply_overrides(toml::table& base, std::span<const std::string> overrides,
                      OverrideTarget target, const std::string& origin,
                      const std::function<void(toml::table&, const toml::table&)>& before_merge) {
-  for (const std::string& text : overrides) {
-    if (override_target(text, origin) != target)
-      continue;
-    toml::table over = parse_override(text, origin);
+  // Every override is seen by before_merge before any is merged, so that their order does
+  // not matter (the keys of the topology given before the topology itself are kept).
+  std::vector<toml::table> parsed;
+  for (const std::string& text : overrides)
+    if (override_target(text, origin) == target)
+      parsed.push_back(parse_override(text, origin));
+  for (const toml::table& over : parsed)
     if (before_merge)
       before_merge(base, over);
+  for (toml::table& over : parsed)
     merge(base, over);
-  }
 }
 
 } // namespace ceiling::config

@@ -16,8 +16,9 @@ toml::table parse_override(std::string_view text, const std::string& origin);
 
 /// Merges `overrides` into `base` (parsed files), each replacing the value at its key: a
 /// table written as a dotted key merges into the table there (only the keys given change), an
-/// inline table ({...}) replaces it whole. `before_merge` sees each parsed override first (the
-/// platform reader drops the keys of a topology that an override replaces).
+/// inline table ({...}) replaces it whole; a later override of a key wins. `before_merge` sees
+/// every parsed override before any is merged (the platform reader drops the keys of a
+/// topology that an override replaces), so the order of the overrides does not matter there.
 void apply_overrides(toml::table& base, std::span<const std::string> overrides,
                      OverrideTarget target, const std::string& origin,
                      const std::function<void(toml::table& base, const toml::table& override)>&

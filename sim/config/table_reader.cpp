@@ -416,15 +416,6 @@ toml::table parse_toml_text(std::string_view text, const std::string& path) {
   }
 }
 
-std::string read_input_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw LoadError({path, 0, 0}, "", "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 toml::table parse_toml_file(const std::string& path) {
   return parse_toml_text(read_input_file(path), path);
 }

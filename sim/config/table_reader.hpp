@@ -1,6 +1,7 @@
 // Typed, located reads from one TOML table; every failure becomes a LoadError. Internal to config/.
 #pragma once
 
+#include "config/input_file.hpp"
 #include "config/load_error.hpp"
 #include "units/parse.hpp"
 
@@ -102,8 +103,9 @@ private:
 /// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
 template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates);
 
-/// The whole text of the file at `path`; a LoadError naming the file when it cannot be read.
-std::string read_input_file(const std::string& path);
+/// `relative` resolved against the folder of `file` (paths inside input files are relative
+/// to the file that names them).
+std::string beside(const std::string& file, const std::string& relative);
 
 /// Parses `path` as TOML; a syntax error becomes a LoadError at its line and column, a
 /// missing or unreadable file a LoadError naming the file.

@@ -18,10 +18,6 @@ using units::Flops;
 
 constexpr long long max_count = 1'000'000'000'000LL;
 
-/// `relative` resolved against the directory of `file`.
-std::string beside(const std::string& file, const std::string& relative) {
-  return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
-}
 
 platform::Precision read_precision(TableReader& t, std::string_view key) {
   return *platform::precision_from_string(t.choice(key, {"fp64", "fp32", "fp16"}));
@@ -151,6 +147,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
     auto calibration = lender.calibration;
     if (calibration.borrowed_from.empty())
       calibration.borrowed_from = lender.name;
+    calibration.lender_files.insert(calibration.lender_files.begin(), other);
     return calibration;
   }
   workload::CalibrationSpec c;

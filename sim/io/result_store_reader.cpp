@@ -69,6 +69,8 @@ private:
                (errno == ENOENT ? std::string("no such file") : system_error_text(errno)));
     if (S_ISDIR(status.st_mode))
       in_.fail("cannot open: is a directory");
+    if (!S_ISREG(status.st_mode)) // a FIFO would block the open below
+      in_.fail("cannot open: not a regular file (a FIFO or a device)");
     const int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0)
       in_.fail("cannot open: " + system_error_text(errno));

@@ -60,6 +60,7 @@ struct ExperimentSpec {
   int iterations = 3;                     ///< per point; the first is the warm-up
   std::vector<std::uint64_t> seeds{1};
   std::string cost_unit;                  ///< of cost_per_node ("kCHF"), "" without costs
+  EntryLocation where;                    ///< the [experiment] table
   bool operator==(const ExperimentSpec&) const = default;
 };
 

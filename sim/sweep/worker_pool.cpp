@@ -2,6 +2,7 @@
 #include "sweep/worker_pool.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace ceiling::sweep {
@@ -44,8 +46,12 @@ void WorkerPool::start(int tag, const std::vector<std::string>& argv) {
   args.push_back(nullptr);
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0)
-    throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(errno));
+  if (pid < 0) {
+    const int error = errno;
+    for (int fd : {out[0], out[1], err[0], err[1]})
+      close(fd);
+    throw std::runtime_error(std::string("cannot start a process: ") + std::strerror(error));
+  }
   if (pid == 0) {
     // In the child: only async-signal-safe calls until exec.
     setpgid(0, 0);
@@ -57,9 +63,11 @@ void WorkerPool::start(int tag, const std::vector<std::string>& argv) {
     signal(SIGPIPE, SIG_DFL);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0)
+    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) {
       dup2(null, STDIN_FILENO);
+      close(null);
+    }
     execv(args[0], args.data());
     // Only async-signal-safe calls here (the parent may have threads): write(), no strerror.
     const int error = errno;
@@ -85,18 +93,22 @@ void WorkerPool::start(int tag, const std::vector<std::string>& argv) {
 
 std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
   while (!children_.empty()) {
-    // A child whose pipes are both closed has ended (or closed them): reap it.
+    // A child whose pipes are both closed has ended (or closed them): reap it once it exits.
+    bool closed_but_running = false;
     for (std::size_t i = 0; i < children_.size(); ++i) {
       Child& c = children_[i];
       if (c.out_fd >= 0 || c.err_fd >= 0)
         continue;
       int status = 0;
-      while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+      const pid_t reaped = waitpid(c.pid, &status, WNOHANG);
+      if (reaped == 0) {
+        closed_but_running = true;
+        continue;
       }
       Finished f{.tag = c.tag, .out = std::move(c.out), .err = std::move(c.err)};
-      if (WIFEXITED(status))
+      if (reaped > 0 && WIFEXITED(status))
         f.exit_status = WEXITSTATUS(status);
-      else if (WIFSIGNALED(status))
+      else if (reaped > 0 && WIFSIGNALED(status))
         f.signal = WTERMSIG(status);
       children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
       return f;
@@ -113,12 +125,17 @@ std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
         owner.emplace_back(i, false);
       }
     }
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    if (wake_fd_ >= 0)
+      fds.push_back({wake_fd_, POLLIN, 0});
+    // A child that closed its pipes but runs on is looked at again every 50 ms.
+    if (poll(fds.data(), fds.size(), closed_but_running ? 50 : -1) < 0) {
       if (errno == EINTR)
         return std::nullopt;
       throw std::runtime_error(std::string("poll failed: ") + std::strerror(errno));
     }
-    for (std::size_t k = 0; k < fds.size(); ++k) {
+    if (wake_fd_ >= 0 && fds.back().revents != 0)
+      return std::nullopt;
+    for (std::size_t k = 0; k < owner.size(); ++k) {
       if (fds[k].revents == 0)
         continue;
       Child& c = children_[owner[k].first];
@@ -132,17 +149,37 @@ std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
   return std::nullopt;
 }
 
-void WorkerPool::terminate_all() {
-  for (Child& c : children_)
-    kill(c.pid, SIGTERM);
+void WorkerPool::terminate_all(double grace_s) {
   for (Child& c : children_) {
+    kill(-c.pid, SIGTERM); // the group: a wrapper's children too
+    kill(c.pid, SIGTERM);  // in case the child has not made its group yet
     for (int fd : {c.out_fd, c.err_fd})
       if (fd >= 0)
         close(fd);
-    while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
   }
-  children_.clear();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  while (!children_.empty()) {
+    for (std::size_t i = 0; i < children_.size();) {
+      if (waitpid(children_[i].pid, nullptr, WNOHANG) != 0) // ended, or not ours any more
+        children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+      else
+        ++i;
+    }
+    if (children_.empty())
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      for (Child& c : children_) {
+        kill(-c.pid, SIGKILL);
+        kill(c.pid, SIGKILL);
+      }
+      for (Child& c : children_)
+        while (waitpid(c.pid, nullptr, 0) < 0 && errno == EINTR) {
+        }
+      children_.clear();
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 } // namespace ceiling::sweep

@@ -31,14 +31,20 @@ public:
   /// std::runtime_error when no process can be started.
   void start(int tag, const std::vector<std::string>& argv);
 
-  /// Waits until a child ends and returns it; nullopt when none runs or when a signal
-  /// interrupted the wait (the caller checks its own flag).
+  /// Waits until a child ends and returns it; nullopt when none runs, when a signal
+  /// interrupted the wait, or when `wake_fd` (see set_wake_fd) became readable: the caller
+  /// checks its own flag.
   std::optional<Finished> wait_one();
+
+  /// A file descriptor whose becoming readable ends wait_one() (the read end of a pipe that a
+  /// signal handler writes to: a signal that comes just before the wait is not lost).
+  void set_wake_fd(int fd) { wake_fd_ = fd; }
 
   int running() const { return static_cast<int>(children_.size()); }
 
-  /// Sends SIGTERM to every running child and waits for them; their results are dropped.
-  void terminate_all();
+  /// Sends SIGTERM to every running child's process group (a wrapper's children too), then
+  /// SIGKILL to those still there after `grace_s`, and reaps them; their results are dropped.
+  void terminate_all(double grace_s = 5);
 
 private:
   struct Child {
@@ -50,6 +56,7 @@ private:
     std::string err;
   };
   std::vector<Child> children_;
+  int wake_fd_ = -1;
 };
 
 } // namespace ceiling::sweep

@@ -115,6 +115,8 @@ template <class Q> Parsed<Q> from_number(double number, std::string_view unit, s
   if (!factor)
     return {std::nullopt, "unknown unit " + quoted(unit) + " in " + quoted(text) + ": expected " +
                               std::string(dim.expected)};
+  if (!std::isfinite(number * *factor)) // "1e308 min": finite text, no finite quantity
+    return {std::nullopt, quoted(text) + " is out of range"};
   return {Q::from_base(number * *factor), {}};
 }
 
@@ -148,6 +150,8 @@ template <class Q> Parsed<Q> parse(std::string_view text) {
     Parsed<Q> part = parse<Q>(each);
     if (part)
       part.value = *part.value * number;
+    if (part && !std::isfinite(*part.value / Q::from_base(1))) // the ratio to one base unit
+      return {std::nullopt, quoted(body) + " is out of range"};
     return part;
   }
   return from_number<Q>(number, rest, body);

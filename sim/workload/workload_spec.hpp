@@ -49,6 +49,9 @@ struct CalibrationSpec {
   double memory_efficiency = 1;        ///< achieved / peak memory bandwidth, an input
   double compute_efficiency = 1;       ///< achieved / peak FLOP rate, the fitted value
   std::string borrowed_from;           ///< workload name when borrowed, else empty
+  /// The workload files a borrowed calibration was read from, nearest lender first (empty when
+  /// the calibration is the file's own): inputs of a result as much as the file itself.
+  std::vector<std::string> lender_files;
   bool operator==(const CalibrationSpec&) const = default;
 };
 

@@ -93,6 +93,9 @@ expect 2 "--global-batch: 100 samples do not divide evenly among the 8 ranks of 
 expect 2 "--global-batch: 4 samples do not divide evenly among the 8 ranks" -- "${ft[@]}" --global-batch 4
 expect 2 "--batch and --global-batch exclude each other" -- "${ft[@]}" --batch 8 --global-batch 64
 expect 2 "--batch: must be between 1 and 10000000, got 0" -- "${ft[@]}" --batch 0
+expect 2 "error: " -- "${ft[@]}" --global-batch 64 -n 0
+expect 2 'is out of range' -- "${ft[@]}" --set "interconnect.link_latency=1e300 x 1e300 us"
+expect 2 'is out of range' -- "${ft[@]}" --set "interconnect.link_latency=1e308 min"
 expect 2 '--set:1:29: error: interconnect.link_bandwidth: must be positive, got "-1 GB/s"' -- \
   "${ft[@]}" --set "interconnect.link_bandwidth=-1 GB/s"
 expect 2 '--set:1:19: error: interconnect.down: expected a non-empty array of integers, got an integer' -- \

@@ -66,6 +66,10 @@ TEST_CASE("an override of the topology drops the former topology's keys") {
                              "platform.nodes=512"});
   REQUIRE(std::holds_alternative<platform::Torus>(p.interconnect.topology));
   CHECK(std::get<platform::Torus>(p.interconnect.topology).dimensions == std::vector{8, 8, 8});
+  // The order of the overrides does not matter: a shape key given before the topology stays.
+  const auto reversed = daint_with({"interconnect.dimensions=[8, 8, 8]",
+                                    "interconnect.topology=torus", "platform.nodes=512"});
+  CHECK(reversed.interconnect.topology == p.interconnect.topology);
   // The new shape's keys are required, as in a file.
   CHECK(error_with({"interconnect.topology=fat-tree"}).find(
             "error: interconnect.down: missing key: expected an array of integers") !=

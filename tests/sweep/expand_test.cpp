@@ -101,6 +101,13 @@ TEST_CASE("a bad experiment names file, line, column and key") {
         "e.toml:5:20: error: experiment.scaling: expected \"weak\" or \"strong\", got \"strnog\"");
   CHECK(error_of(testing::edited(experiment, "seeds", "seeda")) ==
         "e.toml:7:1: error: experiment.seeda: unknown key (did you mean \"seeds\"?)");
+  CHECK(error_of(testing::edited(experiment, "seeds = [3, 4]", "seeds = [3, 4, 3]")) ==
+        "e.toml:7:16: error: experiment.seeds: seed 3 is listed twice");
+  CHECK(error_of(testing::edited(experiment, "name = \"hd\"", "name = \"\"")) ==
+        "e.toml:20:8: error: variants[0].name: must not be empty: it labels the curves");
+  CHECK(error_of(testing::edited(experiment, "set = [\"interconnect", "set = [\"\"\"a\nb\"\"\", \"interconnect")) ==
+        "e.toml:12:7: error: platforms[0].set: a line break in \"a...\" is not supported: write "
+        "each override on one line");
   CHECK(error_of(testing::edited(experiment, "name = \"hd\"", "name = \"hd\"\nnmae = 1")) ==
         "e.toml:21:1: error: variants[0].nmae: unknown key (did you mean \"name\"?)");
 }

@@ -32,7 +32,7 @@ expect 0 ",communication,12,kUSD" -- cat a/fits.csv
 expect 0 ",9.5,kUSD" -- cat a/fits.csv
 expect 2 "small.h5 exists: --resume runs the points it lacks" -- "$ceiling" sweep "$small"
 expect 0 "0 to run, 64 already in small.h5" -- "$ceiling" sweep "$small" --resume
-# The same inputs give the same store, bit for bit but for the command line it records.
+# The same inputs give the same tables (the store differs only in the command line it records).
 expect 0 "wrote other.h5" -- "$ceiling" sweep "$small" -j 1 -o other.h5
 tables b other.h5
 same a b
@@ -97,6 +97,30 @@ sed -i "s|\.\./\.\./|$root/|" "$tmp/edited.toml"
 expect 2 "small.h5 was made from another experiment text or other input files" -- \
   "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
 
+# Two sweeps on one output: the second is refused while the first runs.
+"$ceiling" sweep "$small" -j 1 -o locked.h5 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -e locked.h5.lock ] && break; sleep 0.05; done
+expect 2 "another sweep is writing locked.h5 (locked.h5.lock is locked)" -- \
+  "$ceiling" sweep "$small" --resume -o locked.h5
+kill -INT "$pid"
+wait "$pid" 2>/dev/null
+expect 0 "" -- test ! -e locked.h5.lock
+
+# An input file edited during the sweep: the point is not stored, the sweep stops (exit 2).
+mkdir -p edit
+cp "$root/workloads/resnet50_v1.toml" edit/w.toml
+sed "s|\.\./\.\./workloads/resnet50_v1.toml|$tmp/edit/w.toml|; s|\.\./\.\./|$root/|" "$small" >edit/e.toml
+expect 2 "edit/w.toml changed during the sweep" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/edit_input.sh" \
+  CEILING_REAL="$ceiling" CEILING_EDIT_FILE="$tmp/edit/w.toml" "$ceiling" sweep edit/e.toml -j 1 -o edit.h5
+
+# Workload files a calibration is borrowed from are inputs too (AlexNet borrows ResNet-50's).
+sed "s|\.\./\.\./workloads/resnet50_v1.toml|$root/workloads/alexnet.toml|; s|\.\./\.\./|$root/|; s|^nodes = .*|nodes = [1]|" \
+  "$small" >borrow.toml
+expect 0 "wrote borrow.h5" -- "$ceiling" sweep borrow.toml -o borrow.h5
+expect 0 "workloads/resnet50_v1.toml" -- /usr/bin/python3 -c \
+  "import h5py; print([p.decode() for p in h5py.File('borrow.h5')['inputs/path'][:]])"
+
 # Pictures and the report.
 expect 0 "speedup.png" -- "$ceiling" plot small.h5 -o plots
 expect 0 "" -- test -s plots/speedup.svg
@@ -105,6 +129,9 @@ expect 0 "Ceiling" -- cat report/report.md
 expect 0 "data:image/png;base64," -- cat report/report.html
 
 # Bad result files: a clear error and exit 2 from plot, report and export.
+mkfifo fifo.h5
+expect 2 "fifo.h5: error: cannot open: not a regular file (a FIFO or a device)" -- \
+  timeout 10 "$ceiling" export fifo.h5 --csv x
 head -c 3000 small.h5 >truncated.h5
 echo "not a result file" >text.h5
 for command in plot report "export --csv x"; do

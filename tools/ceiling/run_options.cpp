@@ -3,6 +3,7 @@
 
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
+#include "platform/topology.hpp"
 #include "replay/iteration_plan.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "workload/cost_model.hpp"
@@ -35,6 +36,9 @@ void set_batch(replay::Scenario& s, const CommandLine& cli) {
     s.workload.batch_per_worker = static_cast<int>(*batch);
   }
   if (auto global = cli.optional<long long>("global-batch")) {
+    // The node count first: the ranks it makes divide the batch (none, or too many, cannot).
+    if (auto problem = platform::allocation_problem(s.platform, s.nodes))
+      throw UsageError(*problem);
     const long long ranks = replay::rank_count(s);
     if (*global < 1 || *global % ranks != 0 || *global / ranks > max_batch)
       throw UsageError("--global-batch: " + std::to_string(*global) +

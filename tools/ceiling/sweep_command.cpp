@@ -12,7 +12,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -76,9 +80,10 @@ std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Ex
     try {
       estimates.push_back(estimated_seconds(scenario_of(p.run_args)));
     } catch (const std::exception& error) {
+      // At the variant when it sets options (they may be the cause), else at [experiment].
       const auto variant = std::find_if(e.variants.begin(), e.variants.end(),
                                         [&](const auto& v) { return v.name == curve.variant; });
-      throw config::LoadError(at(variant->where), "",
+      throw config::LoadError(at(variant->run_args.empty() ? e.where : variant->where), "",
                               "point " + std::to_string(p.index) + " (" + curve.id + ", " +
                                   std::to_string(p.nodes) + " nodes) cannot run: " + error.what());
     }
@@ -87,15 +92,26 @@ std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Ex
 }
 
 volatile std::sig_atomic_t stop_signal = 0;
-extern "C" void on_stop(int signal) { stop_signal = signal; }
+int wake_pipe[2] = {-1, -1}; // the handler writes a byte: the wait for children ends at once
 
-/// SIGINT and SIGTERM set stop_signal and interrupt the wait for children (no SA_RESTART).
-void catch_stop_signals() {
+extern "C" void on_stop(int signal) {
+  stop_signal = signal;
+  const char byte = 1;
+  [[maybe_unused]] const auto written = write(wake_pipe[1], &byte, 1);
+}
+
+/// SIGINT and SIGTERM set stop_signal and wake the wait for children through a pipe, so that
+/// a signal that comes between the check of the flag and the wait is not lost. Returns the
+/// pipe's read end.
+int catch_stop_signals() {
+  if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   struct sigaction action {};
   action.sa_handler = on_stop;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  return wake_pipe[0];
 }
 
 /// Per curve: the efficiency and alpha_eff at the largest N, the measured and fitted N at
@@ -167,16 +183,9 @@ int sweep_main(const std::vector<std::string>& args) {
               setup.to_run.size(), setup.results.points.size(), setup.output.c_str(), jobs);
   std::fflush(stdout);
   // The store exists from the start (inputs, curves, no points), so it is never absent.
-  if (const auto dir = std::filesystem::path(setup.output).parent_path(); !dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec)
-      throw SweepError("cannot create the folder " + dir.string() + " for " + setup.output +
-                       ": " + ec.message());
-  }
   io::write_results(setup.output, setup.results);
 
-  catch_stop_signals();
+  const int wake_fd = catch_stop_signals();
   double weight_left = 0;
   for (int i : setup.to_run)
     weight_left += cost[static_cast<std::size_t>(i)];
@@ -184,6 +193,7 @@ int sweep_main(const std::vector<std::string>& args) {
                     stderr);
   const std::string program = point_program_path();
   sweep::WorkerPool pool;
+  pool.set_wake_fd(wake_fd);
   std::size_t next = 0;
   while (stop_signal == 0 && (next < setup.to_run.size() || pool.running() > 0)) {
     while (stop_signal == 0 && pool.running() < jobs && next < setup.to_run.size()) {

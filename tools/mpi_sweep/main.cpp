@@ -115,6 +115,13 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   std::string command_line = "ceiling-mpi-sweep";
   for (const auto& a : args)
     command_line += " " + a;
+  // The checks of `ceiling sweep` need SimGrid (each point's scenario): `ceiling experiment
+  // show` makes them, in a process of its own, before anything runs.
+  const auto check = run_here(0, {tools::ceiling_program_path(), "experiment", "show", experiment});
+  if (check.exit_status != 0) {
+    std::fprintf(stderr, "%s", check.err.c_str());
+    return check.exit_status == 2 ? 2 : 1;
+  }
   tools::SweepSetup setup = tools::prepare_sweep(experiment, output, existing, command_line);
   const auto& points = setup.expansion.points;
   std::printf("%s\n%zu points; %zu to run on %d MPI ranks\n", setup.experiment.title.c_str(),
@@ -206,7 +213,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ceiling-mpi-sweep: internal error: %s\n", e.what());
       status = 1;
     }
-    if (status == 2 || status == 1)
+    if ((status == 2 || status == 1) && ranks > 1)
       MPI_Abort(MPI_COMM_WORLD, status); // the workers wait for work that will not come
   }
   MPI_Finalize();

@@ -2,6 +2,8 @@
 #include "tools/sweep/sweep_driver.hpp"
 
 #include "config/experiment_file.hpp"
+#include "config/input_file.hpp"
+#include "config/workload_file.hpp"
 #include "sweep/point_codec.hpp"
 
 #include <algorithm>
@@ -10,33 +12,41 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 namespace ceiling::tools {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// The input files, each once, in the order the experiment names them.
+/// The input files, each once, in the order the experiment names them: the experiment, its
+/// platforms, its workloads and the workload files their calibrations are borrowed from.
 std::vector<io::InputFile> inputs_of(const sweep::ExperimentSpec& e) {
   std::vector<io::InputFile> inputs{{"experiment", e.path, e.text}};
-  for (const auto* entries : {&e.platforms, &e.workloads})
-    for (const sweep::InputEntry& entry : *entries) {
-      const bool seen = std::any_of(inputs.begin(), inputs.end(),
-                                    [&](const io::InputFile& f) { return f.path == entry.file; });
-      if (!seen)
-        inputs.push_back({entries == &e.platforms ? "platform" : "workload", entry.file,
-                          read_text(entry.file)});
-    }
+  const auto add = [&inputs](const char* kind, const std::string& path) {
+    const bool seen = std::any_of(inputs.begin(), inputs.end(),
+                                  [&](const io::InputFile& f) { return f.path == path; });
+    if (!seen)
+      inputs.push_back({kind, path, config::read_input_file(path)});
+  };
+  for (const sweep::InputEntry& entry : e.platforms)
+    add("platform", entry.file);
+  for (const sweep::InputEntry& entry : e.workloads) {
+    add("workload", entry.file);
+    for (const std::string& lender : config::load_workload(entry.file).calibration.lender_files)
+      add("workload", lender);
+  }
   return inputs;
+}
+
+/// The fingerprint of the inputs' texts (not their paths: the same files reached by another
+/// spelling, or the whole tree moved, are the same inputs).
+std::string digest_of(const std::vector<io::InputFile>& inputs) {
+  std::vector<std::string> texts;
+  for (const io::InputFile& f : inputs)
+    texts.push_back(f.kind + "\n" + f.text);
+  return sweep::digest(texts);
 }
 
 std::string format_duration(double seconds) {
@@ -68,14 +78,19 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   r.title = setup.experiment.title;
   r.question = setup.experiment.question;
   r.inputs = inputs_of(setup.experiment);
-  std::vector<std::string> texts;
-  for (const io::InputFile& f : r.inputs)
-    texts.push_back(f.path + "\n" + f.text);
-  r.digest = sweep::digest(texts);
+  r.digest = digest_of(r.inputs);
   r.points_total = static_cast<long long>(setup.expansion.points.size());
   r.cost_unit = setup.experiment.cost_unit;
   r.curves = setup.expansion.curves;
 
+  if (const auto dir = std::filesystem::path(setup.output).parent_path(); !dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+      throw SweepError("cannot create the folder " + dir.string() + " for " + setup.output +
+                       ": " + ec.message());
+  }
+  setup.lock = std::make_shared<OutputLock>(setup.output);
   const bool exists = std::filesystem::exists(setup.output);
   if (exists && existing == ExistingOutput::Refuse)
     throw SweepError(setup.output + " exists: --resume runs the points it lacks, --overwrite "
@@ -87,9 +102,15 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
       throw SweepError(setup.output + " was made from another experiment text or other input "
                                       "files (digest " + before.digest + ", now " + r.digest +
                        "): --overwrite starts again, -o writes elsewhere");
+    if (before.tool_version != r.tool_version)
+      throw SweepError(setup.output + " was made by ceiling " + before.tool_version + ", this is " +
+                       r.tool_version + ": --overwrite starts again, -o writes elsewhere");
     for (const sweep::PointRecord& p : before.points) {
       const auto i = static_cast<std::size_t>(p.spec.index);
-      if (i >= done.size() || !(p.spec == setup.expansion.points[i]))
+      const auto same = [&](const sweep::PointSpec& a) {
+        return a.curve == p.spec.curve && a.nodes == p.spec.nodes && a.seed == p.spec.seed;
+      };
+      if (i >= done.size() || !same(setup.expansion.points[i]))
         throw SweepError(setup.output + ": point " + std::to_string(p.spec.index) +
                          " does not match the experiment's expansion; --overwrite starts again");
       // A failed point runs again: its failure may have been the machine's, not the point's.
@@ -128,7 +149,35 @@ void analyse_curves(io::ResultFile& results) {
     results.analyses.push_back(analysis::analyse(per_curve[c], results.curves[c].scaling));
 }
 
+OutputLock::OutputLock(const std::string& output) : path_(output + ".lock") {
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw SweepError("cannot create " + path_ + ": " + std::strerror(errno));
+  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    close(fd_);
+    throw SweepError("another sweep is writing " + output + " (" + path_ + " is locked)");
+  }
+}
+
+OutputLock::~OutputLock() {
+  unlink(path_.c_str());
+  close(fd_);
+}
+
 void store_point(SweepSetup& setup, sweep::PointRecord record) {
+  // A point reads its input files when it starts: one edited during the sweep would mix
+  // results of two inputs under one digest.
+  for (const io::InputFile& f : setup.results.inputs) {
+    std::string now;
+    try {
+      now = config::read_input_file(f.path);
+    } catch (const std::exception&) {
+    }
+    if (now != f.text)
+      throw SweepError(f.path + " changed during the sweep: the point just finished (" +
+                       point_label(setup, record.spec) + ") may have read the new text and is not "
+                       "stored; restore the file and --resume, or --overwrite");
+  }
   auto& points = setup.results.points;
   const auto at = std::lower_bound(points.begin(), points.end(), record.spec.index,
                                    [](const sweep::PointRecord& p, int index) {
@@ -176,6 +225,10 @@ std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p) {
 std::string point_program_path() {
   if (const char* wrapper = std::getenv("CEILING_POINT_PROGRAM"); wrapper && *wrapper)
     return wrapper;
+  return ceiling_program_path();
+}
+
+std::string ceiling_program_path() {
   const std::string name = "ceiling";
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -9,6 +9,7 @@
 #include "sweep/worker_pool.hpp"
 
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -25,6 +26,21 @@ public:
 /// Where the result file stands when the sweep starts.
 enum class ExistingOutput { Refuse, Resume, Overwrite };
 
+/// The sweep's claim on its output: OUT.lock held with flock() while the sweep runs, so that a
+/// second sweep on the same output is refused instead of mixing its points in. Removed at the
+/// end.
+class OutputLock {
+public:
+  explicit OutputLock(const std::string& output); ///< SweepError when another sweep holds it
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+  ~OutputLock();
+
+private:
+  std::string path_;
+  int fd_ = -1;
+};
+
 /// Everything a sweep needs before it runs a point.
 struct SweepSetup {
   sweep::ExperimentSpec experiment;
@@ -32,17 +48,20 @@ struct SweepSetup {
   std::string output;
   io::ResultFile results;        ///< the header, inputs and the points already done (resume)
   std::vector<int> to_run;       ///< point indices still missing, in run order
+  std::shared_ptr<OutputLock> lock;
 };
 
 /// Loads the experiment (LoadError for a bad file), reads its inputs, and with Resume reads
 /// the points an earlier run of the same experiment stored in `output` (those that failed run
-/// again) (SweepError when that
+/// again; a file of another tool version is refused). Creates the output's folder and takes
+/// its lock (SweepError when that
 /// file was made from another experiment text, StoreError when it is not a result file).
 /// `output_override` replaces the experiment's output when not empty.
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
                          ExistingOutput existing, const std::string& command_line);
 
 /// Adds a finished point and rewrites the store atomically (analysis of every curve included).
+/// Throws SweepError, storing nothing, when an input file changed since the sweep began.
 void store_point(SweepSetup& setup, sweep::PointRecord record);
 
 /// Recomputes the analysis of every curve from the points in `results`.
@@ -59,9 +78,13 @@ std::vector<std::string> point_command(const std::string& ceiling_program,
 /// "dragonfly / resnet50 / baseline / weak, 64 nodes, seed 1".
 std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p);
 
+/// The `ceiling` program beside this one (or one folder up: the MPI program's build folder is
+/// tools/mpi_sweep/).
+std::string ceiling_program_path();
+
 /// The program that runs points: $CEILING_POINT_PROGRAM when set (a wrapper, such as a script
 /// that runs `ceiling` under valgrind: it is called as PROGRAM sweep-point RUN-OPTIONS...),
-/// else the `ceiling` program beside this one.
+/// else ceiling_program_path().
 std::string point_program_path();
 
 /// A progress display: a bar redrawn in place on a terminal, a line per point otherwise.
@@ -84,8 +107,8 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
-/// A point's share of the sweep's cost, for the ETA: its nodes times its iterations, plus a
-/// start-up.
+/// A point's share of the sweep's cost, for the ETA where no estimate is at hand (the MPI
+/// sweep): its nodes times its iterations, plus a start-up.
 double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p);
 
 } // namespace ceiling::tools

@@ -1,0 +1,29 @@
+// Reading input files whole; paths relative to the file that names them.
+#include "config/input_file.hpp"
+
+#include "config/load_error.hpp"
+#include "config/table_reader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ceiling::config {
+
+std::string beside(const std::string& file, const std::string& relative) {
+  return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
+}
+
+std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw LoadError({path, 0, 0}, "", "not a regular file (a folder, a FIFO or a device)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw LoadError({path, 0, 0}, "", "cannot open the file for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace ceiling::config
