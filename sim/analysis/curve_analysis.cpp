@@ -123,7 +123,8 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
     // are r's, units of the reference: times n_reference for absolute n.
     fit.ceiling_speedup = 1 / (1 - alpha);
     fit.n_half_efficiency = n_reference * (2 - alpha) / (1 - alpha);
-    fit.n_doubling_below_10pct = n_reference * 4.5 * alpha / (1 - alpha);
+    // With alpha <= 0 no doubling ever gains 10 % (no speedup at all): no such n.
+    fit.n_doubling_below_10pct = alpha > 0 ? n_reference * 4.5 * alpha / (1 - alpha) : nan;
   }
   double squares = 0;
   for (const PointMetrics& p : points) {

@@ -67,7 +67,7 @@ struct AmdahlFit {
   double alpha = 0;
   double ceiling_speedup = 0;         ///< over the reference, 1 / (1 - alpha); +inf at alpha = 1
   double n_half_efficiency = 0;       ///< fitted E = 0.5 at r = (2 - alpha) / (1 - alpha)
-  double n_doubling_below_10pct = 0;  ///< doubling gains < 10 % from r = 4.5 alpha / (1 - alpha)
+  double n_doubling_below_10pct = 0;  ///< doubling gains < 10 % from r = 4.5 alpha / (1 - alpha); NaN for alpha <= 0
   double residual = 0;                ///< RMS over the points of (S_fit - S) / S
   bool amdahl_shaped = false;         ///< residual below amdahl_residual_limit
 };

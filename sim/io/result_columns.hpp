@@ -54,7 +54,7 @@ struct PointIntColumn {
 };
 
 /// A string column of /points, `set` as for PointIntColumn. A column derived from the others
-/// has no `set` (null): it is checked on reading, not kept. `in_csv`: points.csv has it too.
+/// has no `set` (null): reading checks that it is there, of the right type and length, and drops it. `in_csv`: points.csv has it too.
 struct PointStringColumn {
   const char* name;
   std::string (*get)(const sweep::PointRecord&);

@@ -204,7 +204,7 @@ private:
                  std::to_string(p.spec.curve) + " is not a curve (the file has " +
                  std::to_string(curve_count) + ")");
       for (std::size_t i = 0; i < std::size(point_string_columns); ++i)
-        if (point_string_columns[i].set != nullptr) // a derived column is checked, not kept
+        if (point_string_columns[i].set != nullptr) // a derived column is dropped
           expect_stored(point_string_columns[i].set(p, strings[i][row]),
                         std::string("points/") + point_string_columns[i].name, row);
     }

@@ -513,4 +513,19 @@ TEST_CASE("a superlinear curve's alpha is clamped to 1 and its ceiling is infini
   CHECK(std::isinf(a.fit.n_doubling_below_10pct));
 }
 
+TEST_CASE("a curve that never speeds up fits alpha 0 and has no 10 % doubling point") {
+  std::vector<CurvePoint> flat;
+  for (double n : {1.0, 2.0, 4.0, 8.0})
+    flat.push_back({.n = n, .iteration_time_s = 1, .samples_per_iteration = 64,
+                    .compute_s = 1});
+  // Expectation: strong scaling at a constant time is S = 1 everywhere, so alpha = 0 exactly,
+  // the ceiling 1, E = 0.5 at n = 2 by (2 - 0) / (1 - 0), and no n beyond which doubling gains
+  // less than 10 % (none ever gains): NaN, not 4.5 alpha / (1 - alpha) = 0.
+  const CurveAnalysis a = analyse(flat, Scaling::Strong);
+  CHECK(a.fit.alpha == 0);
+  CHECK(a.fit.ceiling_speedup == 1);
+  CHECK(a.fit.n_half_efficiency == 2);
+  CHECK(std::isnan(a.fit.n_doubling_below_10pct));
+}
+
 TEST_SUITE_END();

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # A result file read by tools outside the project: h5dump (hdf5-tools) dumps it whole, and
-# h5py and pandas read it as README.md ("Result store") shows. Usage: h5_tools_test.sh
-# CEILING_TESTS SOURCE_DIR, where CEILING_TESTS is the doctest binary that writes the sample.
+# h5py and pandas read it as README.md ("Result store") shows. Usage: h5_tools_test.sh CEILING
+# SOURCE_DIR; the file is a real sweep's, of the test experiment.
 set -eu
-tests=$1
+ceiling=$1
 root=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sample=$tmp/sample.h5
 
-CEILING_STORE_SAMPLE=$sample "$tests" -ts=store -tc="*CEILING_STORE_SAMPLE*" >"$tmp/log" 2>&1 ||
+"$ceiling" sweep "$root/tests/sweep/small.toml" -o "$sample" >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; exit 1; }
 [ -f "$sample" ] || { echo "FAIL: no sample written at $sample"; exit 1; }
 

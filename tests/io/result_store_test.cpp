@@ -421,12 +421,4 @@ TEST_CASE("writing into a directory that does not exist throws StoreError") {
       io::StoreError);
 }
 
-TEST_CASE("a sample file is written where CEILING_STORE_SAMPLE says, for the h5py check") {
-  // tests/io/h5_tools_test.sh sets the variable, then reads the file with h5dump and h5py.
-  if (const char* sample = std::getenv("CEILING_STORE_SAMPLE")) {
-    io::write_results(sample, sample_results());
-    CHECK(fs::exists(sample));
-  }
-}
-
 TEST_SUITE_END();
