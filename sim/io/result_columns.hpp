@@ -120,25 +120,9 @@ inline constexpr PointStringColumn point_string_columns[] = {
      false},
 };
 
-/// The float64 columns of /points, after the string ones: a point's result.
-inline constexpr DoubleColumn<sweep::PointResult> point_columns[] = {
-    {"iteration_time_s", "s", &sweep::PointResult::iteration_time_s},
-    {"warmup_time_s", "s", &sweep::PointResult::warmup_time_s},
-    {"iteration_time_min_s", "s", &sweep::PointResult::iteration_time_min_s},
-    {"iteration_time_max_s", "s", &sweep::PointResult::iteration_time_max_s},
-    {"samples_per_iteration", "samples", &sweep::PointResult::samples_per_iteration},
-    {"flop_per_iteration", "FLOP", &sweep::PointResult::flop_per_iteration},
-    {"peak_flop_per_s", "FLOP/s", &sweep::PointResult::peak_flop_per_s},
-    {"compute_s", "s", &sweep::PointResult::compute_s},
-    {"copy_s", "s", &sweep::PointResult::copy_s},
-    {"communication_s", "s", &sweep::PointResult::communication_s},
-    {"synchronisation_s", "s", &sweep::PointResult::synchronisation_s},
-    {"bytes_pcie", "bytes", &sweep::PointResult::bytes_pcie},
-    {"bytes_nic", "bytes", &sweep::PointResult::bytes_nic},
-    {"bytes_fabric", "bytes", &sweep::PointResult::bytes_fabric},
-    {"bytes_gpu_link", "bytes", &sweep::PointResult::bytes_gpu_link},
-    {"bytes_host_memory", "bytes", &sweep::PointResult::bytes_host_memory},
-};
+/// The float64 columns of /points, after the string ones: a point's result (the table the
+/// point's text form uses too).
+inline constexpr const auto& point_columns = sweep::point_result_fields;
 
 /// The float64 columns of a curve, one row per node count; seeds_column follows `n`.
 inline constexpr DoubleColumn<analysis::PointMetrics> metric_columns[] = {

@@ -62,6 +62,34 @@ struct PointResult {
   bool operator==(const PointResult&) const = default;
 };
 
+/// A number of PointResult: its name (in a point's text, the store's columns, the CSV), unit
+/// and member.
+struct PointResultField {
+  const char* name;
+  const char* unit;
+  double PointResult::*member;
+};
+
+/// Every number of PointResult, in the store's column order: one table for all its forms.
+inline constexpr PointResultField point_result_fields[] = {
+    {"iteration_time_s", "s", &PointResult::iteration_time_s},
+    {"warmup_time_s", "s", &PointResult::warmup_time_s},
+    {"iteration_time_min_s", "s", &PointResult::iteration_time_min_s},
+    {"iteration_time_max_s", "s", &PointResult::iteration_time_max_s},
+    {"samples_per_iteration", "samples", &PointResult::samples_per_iteration},
+    {"flop_per_iteration", "FLOP", &PointResult::flop_per_iteration},
+    {"peak_flop_per_s", "FLOP/s", &PointResult::peak_flop_per_s},
+    {"compute_s", "s", &PointResult::compute_s},
+    {"copy_s", "s", &PointResult::copy_s},
+    {"communication_s", "s", &PointResult::communication_s},
+    {"synchronisation_s", "s", &PointResult::synchronisation_s},
+    {"bytes_pcie", "bytes", &PointResult::bytes_pcie},
+    {"bytes_nic", "bytes", &PointResult::bytes_nic},
+    {"bytes_fabric", "bytes", &PointResult::bytes_fabric},
+    {"bytes_gpu_link", "bytes", &PointResult::bytes_gpu_link},
+    {"bytes_host_memory", "bytes", &PointResult::bytes_host_memory},
+};
+
 struct PointRecord {
   PointSpec spec;
   PointResult result;

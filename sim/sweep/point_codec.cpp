@@ -1,7 +1,6 @@
 // Encoding point results as lines of text.
 #include "sweep/point_codec.hpp"
 
-#include <array>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -12,29 +11,6 @@ namespace {
 
 constexpr std::string_view header = "ceiling-point 1";
 
-/// The double fields, by name: one table serves encode and decode.
-struct DoubleField {
-  const char* name;
-  double PointResult::*member;
-};
-constexpr std::array<DoubleField, 16> double_fields{{
-    {"iteration_time_s", &PointResult::iteration_time_s},
-    {"warmup_time_s", &PointResult::warmup_time_s},
-    {"iteration_time_min_s", &PointResult::iteration_time_min_s},
-    {"iteration_time_max_s", &PointResult::iteration_time_max_s},
-    {"samples_per_iteration", &PointResult::samples_per_iteration},
-    {"flop_per_iteration", &PointResult::flop_per_iteration},
-    {"peak_flop_per_s", &PointResult::peak_flop_per_s},
-    {"compute_s", &PointResult::compute_s},
-    {"copy_s", &PointResult::copy_s},
-    {"communication_s", &PointResult::communication_s},
-    {"synchronisation_s", &PointResult::synchronisation_s},
-    {"bytes_pcie", &PointResult::bytes_pcie},
-    {"bytes_nic", &PointResult::bytes_nic},
-    {"bytes_fabric", &PointResult::bytes_fabric},
-    {"bytes_gpu_link", &PointResult::bytes_gpu_link},
-    {"bytes_host_memory", &PointResult::bytes_host_memory},
-}};
 
 std::string escaped(std::string_view text) {
   std::string out;
@@ -71,7 +47,7 @@ std::string encode(const PointResult& r) {
   out += "error " + escaped(r.error) + "\n";
   out += "ranks " + std::to_string(r.ranks) + "\n";
   out += "batch_per_rank " + std::to_string(r.batch_per_rank) + "\n";
-  for (const DoubleField& f : double_fields) {
+  for (const PointResultField& f : point_result_fields) {
     char number[32];
     std::snprintf(number, sizeof number, "%.17g", r.*f.member);
     out += std::string(f.name) + " " + number + "\n";
@@ -128,7 +104,7 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
     return std::nullopt;
   }
   r.error = std::move(*message);
-  for (const DoubleField& f : double_fields) {
+  for (const PointResultField& f : point_result_fields) {
     const std::string* v = take(f.name);
     if (!v)
       return std::nullopt;
@@ -139,7 +115,7 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
       return std::nullopt;
     }
   }
-  if (values.size() != 4 + double_fields.size()) {
+  if (values.size() != 4 + std::size(point_result_fields)) {
     problem = "the output has fields this version does not know";
     return std::nullopt;
   }
