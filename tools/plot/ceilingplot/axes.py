@@ -1,0 +1,128 @@
+"""Figure and axis helpers shared by the figures: titled figures, legends, log2 N axes."""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import matplotlib.pyplot as plt
+from matplotlib import ticker
+
+from .text import fmt, fmt_n, mpl_text, plain_tick, wrap
+
+
+def question(results):
+    a = results.attrs
+    return mpl_text(a["question"] or a["title"] or a["experiment_path"] or
+                    Path(results.path).name)
+
+
+def figure(results, nrows, ncols, panel_w, panel_h, extra_h=0.0, subtitle=None):
+    """A constrained-layout figure of nrows x ncols panels titled with the question (and a
+    subtitle line: what part of the curves it shows)."""
+    width = panel_w * ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, panel_h * nrows + extra_h),
+                             squeeze=False, layout="constrained")
+    title = wrap(question(results), max(40, int(width * 10)))
+    fig.suptitle(title + (f"\n{subtitle}" if subtitle else ""), fontsize=11,
+                 fontweight="bold")
+    return fig, axes
+
+
+def figure_legend(fig, handles, title=None, ncol=4, height_in=0.55, note=None, labels=None):
+    """A legend under all panels, in a band the layout keeps free (matplotlib 3.6 has no
+    loc="outside ..."), and an optional note under it."""
+    height = height_in + (0.25 if note else 0)
+    frac = height / fig.get_figheight()
+    fig.get_layout_engine().set(rect=(0, frac, 1, 1 - frac))
+    above_note = 0.25 / fig.get_figheight() if note else 0.0
+    fig.legend(handles=handles, labels=labels, loc="lower center",
+               bbox_to_anchor=(0.5, above_note), ncol=ncol, frameon=False, title=title,
+               title_fontsize=8)
+    if note:
+        fig.text(0.5, 0.04 / fig.get_figheight(), note, ha="center", va="bottom", fontsize=8,
+                 color="0.3")
+
+
+def line_figure(out, panels, proxies):
+    """One panel per scaling mode, tall enough for a legend of one line per curve."""
+    entries = max(len(cs) for _, cs in panels) + proxies + 1
+    return figure(out.results, 1, len(panels), 6.0, 4.6 + 0.2 * entries)
+
+
+def scaling_panels(curves, minimum_rows):
+    """(scaling, curves) per scaling mode that has curves with at least minimum_rows rows."""
+    out = []
+    for scaling in ("weak", "strong"):
+        cs = [c for c in curves if c.scaling == scaling and c.rows >= minimum_rows]
+        if cs:
+            out.append((scaling, cs))
+    return out
+
+
+def n_axis(ax, lo, hi, label):
+    """A log2 axis from lo to hi with power-of-two ticks labelled as integers (1,024)."""
+    lo, hi = float(lo), float(hi)
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(lo / 2 ** 0.35, hi * 2 ** 0.35)
+    k0, k1 = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    step = max(1, math.ceil((k1 - k0 + 1) / 11))
+    ticks = [2.0 ** k for k in range(k0, k1 + 1, step)]
+    ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+    ax.set_xlabel(label)
+
+
+def n_label(curves, relative=False):
+    units = {c.n_unit for c in curves}
+    unit = mpl_text(units.pop()) if len(units) == 1 else "processing units"
+    if relative:
+        return f"N / N_ref ({unit} over each curve's smallest N, log scale)"
+    return f"N ({unit}, log scale)"
+
+
+def log_y_plain(ax):
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
+    lo, hi = ax.get_ylim()
+    if hi / lo < 3:  # a narrow range: evenly spaced ticks, with the digits that tell them apart
+        ticks = [v for v in ticker.MaxNLocator(5).tick_values(lo, hi) if lo <= v <= hi]
+        if len(ticks) >= 2:
+            digits = max(2, math.floor(math.log10(max(ticks))) -
+                         math.floor(math.log10(ticks[1] - ticks[0])) + 1)
+            ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
+            ax.yaxis.set_major_formatter(ticker.FuncFormatter(
+                lambda v, _pos: fmt(v, digits) if v > 0 else ""))
+            ax.yaxis.set_minor_locator(ticker.NullLocator())
+    elif hi / lo < 30:  # under 1.5 decades: label 2 and 5 too, or the axis has one label
+        ax.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1, 2, 5)))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def legend_below(ax, handles, title=None, ncol=1):
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
+              frameon=False, title=title, title_fontsize=8, alignment="left")
+
+
+def scaling_title(scaling, what):
+    if scaling == "weak":
+        return f"{what}, weak scaling\n(work per node fixed: speedup = throughput ratio)"
+    return f"{what}, strong scaling\n(global batch fixed: speedup = time-to-solution ratio)"
+
+
+def grid(n):
+    ncols = 1 if n == 1 else 2 if n <= 4 else 3 if n <= 9 else 4
+    return math.ceil(n / ncols), ncols
+
+
+def category_axis(ax, ns, unit):
+    x = np.arange(len(ns))
+    ax.set_xticks(x)
+    many = len(ns) > 10
+    ax.set_xticklabels([fmt_n(n) for n in ns], rotation=90 if many else 0,
+                       fontsize=7 if many else 8)
+    pad = max(0, 4 - len(ns)) / 2  # a lone bar stays bar-sized
+    ax.set_xlim(-0.6 - pad, len(ns) - 0.4 + pad)
+    ax.set_xlabel(f"N ({mpl_text(unit)})")
+    ax.grid(axis="x", visible=False)
+    return x

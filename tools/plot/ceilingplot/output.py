@@ -1,0 +1,65 @@
+"""Where the files go: printing what is written, saving a figure as PNG and SVG."""
+
+import hashlib
+import io
+import os
+import re
+import sys
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+
+
+def say(text):
+    """One line on stdout; a reader that went away (`| head`) does not stop the work."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        sys.stdout = open(os.devnull, "w")
+
+
+CLIP = re.compile(r'<clipPath id="(p[0-9a-f]{10})">(.*?)</clipPath>', re.S)
+
+
+def stable_clip_ids(svg):
+    """Names each SVG clip path after what the file says of it. matplotlib names it after the
+    unrounded clip box, whose last bits the layout solver varies from run to run: the same
+    figure would otherwise get other ids."""
+    names, seen = {}, {}
+    for old, body in CLIP.findall(svg):
+        k = seen.get(body, 0)
+        seen[body] = k + 1
+        names[old] = "p" + hashlib.sha256(f"{body}#{k}".encode()).hexdigest()[:10]
+    return re.sub(r"\bp[0-9a-f]{10}\b", lambda m: names.get(m.group(0), m.group(0)), svg)
+
+
+class Output:
+    """Where figures go, and the record of what was written and what was left out."""
+
+    def __init__(self, directory, results):
+        self.dir = Path(directory)
+        self.results = results
+        self.figures = []   # (name, png path, what the file shows of the figure or None)
+        self.notes = []     # what was skipped, as printed
+
+    def note(self, text):
+        self.notes.append(text)
+        say(text)
+
+    def save(self, fig, name, part=None):
+        """Writes NAME.png and NAME.svg; a figure split over several files (one per workload)
+        saves its first part as NAME and the K-th as NAME-K, `part` saying what each shows."""
+        k = sum(1 for n, _, _ in self.figures if n == name) + 1
+        stem = name if k == 1 else f"{name}-{k}"
+        for ext in ("png", "svg"):
+            path = self.dir / f"{stem}.{ext}"
+            # No date in the files: the same results give the same bytes.
+            if ext == "png":
+                fig.savefig(path, format=ext)
+            else:
+                svg = io.StringIO()
+                fig.savefig(svg, format=ext, metadata={"Date": None})
+                path.write_text(stable_clip_ids(svg.getvalue()), encoding="utf-8")
+            say(f"wrote {path}")
+        plt.close(fig)
+        self.figures.append((name, self.dir / f"{stem}.png", part))

@@ -1,0 +1,193 @@
+"""The report: key numbers and per-N tables of every curve, the figures, failed points."""
+
+import html
+import math
+from pathlib import Path
+
+from . import costs
+from .figures import FIGURES
+from .markup import CSS, Code, Doc
+from .output import say
+from .text import fmt, fmt_alpha, fmt_n
+
+
+def _measured(v, c):
+    if math.isfinite(v):
+        return fmt_n(v)
+    return f"not reached (largest N {fmt_n(c.data['n'].max())})" if c.rows else "—"
+
+
+def _fitted(v, short=False):
+    if math.isnan(v):
+        return "—" if short else "— (no fit: fewer than 2 node counts)"
+    return "∞ (linear: α = 1)" if math.isinf(v) else fmt_n(v)
+
+
+def _key_numbers(c):
+    alpha = c.alpha_eff_at_largest_n
+    alpha_text = fmt_alpha(alpha)
+    if math.isfinite(alpha):
+        alpha_text += f" (1 − α_eff = {fmt(1 - alpha)})"
+    largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
+    ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
+        "∞ (linear: α = 1)" if math.isinf(c.ceiling) else f"{fmt(c.ceiling)}×")
+    return [
+        ("scaling", c.scaling),
+        ("reference N (speedups are against it)", fmt_n(c.n_reference)),
+        ("ceiling speedup 1 / (1 − α) (fit)", ceiling),
+        ("fitted α (Amdahl)", fmt_alpha(c.alpha)),
+        ("N at E = 0.5 (fit)", _fitted(c.n_half_fit)),
+        ("N at E = 0.5 (simulated)", _measured(c.n_half_measured, c)),
+        ("N beyond which doubling gains < 10 % (fit)", _fitted(c.n_doubling_fit)),
+        ("N beyond which doubling gains < 10 % (simulated)", _measured(c.n_doubling_measured,
+                                                                      c)),
+        (f"α_eff at the largest N{largest}", alpha_text),
+        ("dominant term of 1 − α_eff at the largest N", c.dominant_term),
+        ("fit residual (RMS of relative speedup error)",
+         "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
+        ("Amdahl-shaped (residual < 5 %)",
+         "—" if math.isnan(c.residual) else "yes" if c.amdahl_shaped else "no"),
+    ]
+
+
+def _per_n_rows(c):
+    d = c.data
+    rows = []
+    for i in range(c.rows):
+        ref = d["n"][i] == c.n_reference
+        one_minus = "— (reference)" if ref else fmt(1 - d["alpha_eff"][i])
+        time = fmt(d["iteration_time_s"][i])
+        if d["seeds"][i] > 1 and d["iteration_time_max_s"][i] > d["iteration_time_min_s"][i]:
+            time += f" ({fmt(d['iteration_time_min_s'][i])}–{fmt(d['iteration_time_max_s'][i])})"
+        rows.append([fmt_n(d["n"][i]), str(int(d["seeds"][i])), time,
+                     fmt(d["throughput_samples_per_s"][i]), fmt(d["speedup"][i]),
+                     fmt(d["efficiency"][i]), one_minus,
+                     fmt(d["compute_s"][i]), fmt(d["copy_s"][i]),
+                     fmt(d["communication_s"][i]), fmt(d["synchronisation_s"][i])])
+    return rows
+
+
+PER_N_HEADERS = ["N", "seeds", "time per iteration (s), seed range", "throughput (samples/s)",
+                 "speedup", "efficiency", "1 − α_eff", "compute (s)", "copy (s)",
+                 "communication (s)", "synchronisation (s)"]
+
+
+HOW_TO_READ = (
+    "Each curve is one platform × workload × variant in weak scaling (the "
+    "work per node is fixed, so the speedup is the throughput over the smallest N's) or "
+    "strong scaling (the global batch is fixed, so the speedup is the time to solution of "
+    "one batch against the smallest N's). From the speedup S at r = N / N_ref the simulated "
+    "parallelisable fraction is α_eff = r / (r − 1) · (S − 1) / S; 1 − α_eff is the part of "
+    "the work that does not parallelise: communication, copies between host and device "
+    "memory, waiting for the slowest rank, compute imbalance. Amdahl's law then bounds the "
+    "speedup by the ceiling 1 / (1 − α_eff), however many nodes are added, and the "
+    "efficiency E = 1 / (r (1 − α) + α) falls as N grows: at N ≈ 1 / (1 − α) it is one "
+    "half, and beyond that doubling N adds little. A curve whose fit residual is small "
+    "(Amdahl-shaped) has a constant 1 − α_eff and its ceiling can be trusted; otherwise "
+    "1 − α_eff itself changes with N (it grows when communication grows with N) and the "
+    "fitted ceiling is only indicative. The model and the figure of merit are János "
+    "Végh's: \"How deep the machine learning can be\" (2020).")
+
+
+def _summary_row(c):
+    key = dict(_key_numbers(c))
+    ceiling = key["ceiling speedup 1 / (1 − α) (fit)"]
+    measured = _fmt_or_dash(c.n_half_measured)
+    return [Code(c.id), c.scaling, "—" if ceiling.startswith("—") else ceiling,
+            f"{_fitted(c.n_half_fit, short=True)} / {measured}",
+            next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
+            c.dominant_term, key["Amdahl-shaped (residual < 5 %)"]]
+
+
+def _fmt_or_dash(v):
+    return fmt_n(v) if math.isfinite(v) else "—"
+
+
+def write_report(out):
+    r = out.results
+    a = r.attrs
+    doc = Doc()
+    title = a["title"] or a["experiment_path"] or Path(r.path).name
+    doc.heading(1, title)
+    if a["question"]:
+        doc.para(a["question"])
+    doc.items([
+        ("experiment", Code(a["experiment_path"])),
+        ("result file", Code(r.path)),
+        ("sweep command line", Code(a["command_line"])),
+        ("ceiling version", a["tool_version"]),
+        ("SimGrid version", a["simgrid_version"]),
+        ("points finished", f"{a['points_done']:,} of {a['points_total']:,} "
+                            f"({int((r.points['status'] == 'failed').sum()):,} failed)"),
+        ("input digest", Code(a["digest"])),
+    ])
+    doc.heading(2, "How to read this")
+    doc.para(HOW_TO_READ)
+    cost_unit = costs.unit(r) if costs.has_costs(r) else ""
+    if cost_unit:
+        doc.para(costs.FORMULAS.format(unit=cost_unit))
+
+    doc.heading(2, "Summary")
+    if r.curves:
+        headers = ["curve", "scaling", "ceiling (fit)", "N at E = 0.5 (fit / simulated)",
+                   "α_eff at largest N", "dominant term", "Amdahl-shaped"]
+        rows = [_summary_row(c) for c in r.curves]
+        if cost_unit:
+            headers.append("cost figure at largest N")
+            rows = [row + [costs.summary_text(c, cost_unit)] for row, c in zip(rows, r.curves)]
+        doc.table(headers, rows)
+        doc.para("A dash: no fit (fewer than two finished node counts) or, for a simulated N, not "
+                 "reached within the node counts simulated.")
+    else:
+        doc.para("The file has no curves.")
+
+    doc.heading(2, "Figures")
+    for name, _, heading, caption in FIGURES:
+        files = [(png, part) for n, png, part in out.figures if n == name]
+        if len(files) == 1:
+            doc.heading(3, heading)
+            doc.figure(files[0][0], heading, caption)
+        elif files:  # one file per workload: the caption once, then each part
+            doc.heading(3, heading)
+            doc.para(caption)
+            for png, part in files:
+                doc.figure(png, f"{heading}, {part}", f"{heading}, {part} ({png.name}).")
+    skipped = [n for n in out.notes if n.startswith("skipped")]
+    if skipped:
+        doc.para("Not drawn: " + "; ".join(s[len("skipped "):] for s in skipped) + ".")
+
+    doc.heading(2, "Curves")
+    for c in r.curves:
+        doc.heading(3, c.id)
+        doc.table(["quantity", "value"], _key_numbers(c) +
+                  (costs.key_numbers(c, cost_unit) if cost_unit else []))
+        if c.rows:
+            doc.table(PER_N_HEADERS, _per_n_rows(c), right=set(range(len(PER_N_HEADERS))))
+        else:
+            doc.para("No finished point.")
+
+    doc.heading(2, "Failed points")
+    p = r.points
+    failed = [i for i in range(len(p["status"])) if p["status"][i] != "ok"]
+    if failed:
+        doc.table(["point", "curve", "N", "seed", "error", "command"],
+                  [[str(int(p["index"][i])), Code(r.curves[int(p["curve"][i])].id),
+                    fmt_n(float(p["nodes"][i])), str(int(p["seed"][i])),
+                    p["error"][i] or f"status '{p['status'][i]}'", Code(p["command"][i])]
+                   for i in failed])
+    else:
+        doc.para("None.")
+
+    if r.inputs:
+        doc.heading(2, "Inputs")
+        doc.table(["kind", "path"], [[k, Code(path)] for k, path in r.inputs])
+
+    md_path = out.dir / "report.md"
+    md_path.write_text("\n".join(doc.md).rstrip() + "\n", encoding="utf-8")
+    say(f"wrote {md_path}")
+    html_path = out.dir / "report.html"
+    html_path.write_text(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n" +
+        "\n".join(doc.html) + "\n</body>\n</html>\n", encoding="utf-8")
+    say(f"wrote {html_path}")

@@ -1,0 +1,59 @@
+"""Numbers and file text as shown in figures and tables: digits, node counts, alpha."""
+
+import math
+import textwrap
+
+
+def fmt(x, digits=3):
+    """x to `digits` significant digits: 0.253, 1.79, 404, 12,300, 6.83e-5; NaN as "—"."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    x = float(x)
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(x)))
+    if magnitude < -3 or magnitude >= 9:
+        mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        return f"{mantissa}e{int(exponent)}"
+    rounded = round(x, digits - 1 - magnitude)
+    if magnitude >= digits - 1:
+        return f"{int(rounded):,}"
+    return f"{rounded:.{max(0, digits - 1 - magnitude)}f}".rstrip("0").rstrip(".")
+
+
+def fmt_n(n):
+    """A node count: exact with thousands separators when whole (1,024), else fmt()."""
+    if n is None or not math.isfinite(n):
+        return fmt(n)
+    return f"{int(round(n)):,}" if abs(n - round(n)) < 1e-9 else fmt(n)
+
+
+def fmt_alpha(a):
+    """alpha_eff close to 1 with enough digits for 1 - alpha to keep 3: 0.99850."""
+    if a is None or not math.isfinite(a):
+        return fmt(a)
+    d = 1 - a
+    if d == 0:
+        return "1"
+    decimals = min(12, max(3, -math.floor(math.log10(abs(d))) + 2))
+    return f"{a:.{decimals}f}"
+
+
+def plain_tick(v, _pos=None):
+    """Tick label without exponent notation for ratios and counts: 0.5, 2, 1,000."""
+    if v <= 0 or not math.isfinite(v):
+        return ""
+    return fmt(v, 2) if v < 1 else f"{v:,.0f}" if v >= 1 and abs(v - round(v)) < 1e-9 \
+        else fmt(v, 2)
+
+
+def mpl_text(text):
+    """Text from the file as matplotlib shows it literally: a $ would start mathtext."""
+    return str(text).replace("$", r"\$")
+
+
+def wrap(text, width):
+    return "\n".join(textwrap.wrap(text, width)) or text
