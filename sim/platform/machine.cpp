@@ -3,6 +3,7 @@
 
 #include "platform/topology.hpp"
 
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
@@ -132,6 +133,18 @@ std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, const NodeLinks
   return {zone->get_netpoint(), nic};
 }
 
+/// Gives the detached `zone` the models of `from`, as NetZoneImpl::set_parent() would: a node
+/// zone takes its models from its parent when it is attached, so the fabric needs them first.
+void adopt_models(sg4::NetZone* zone, const sg4::NetZone* from) {
+  auto* impl = zone->get_impl();
+  const auto* source = from->get_impl();
+  impl->set_network_model(source->get_network_model());
+  impl->set_cpu_pm_model(source->get_cpu_pm_model());
+  impl->set_cpu_vm_model(source->get_cpu_vm_model());
+  impl->set_disk_model(source->get_disk_model());
+  impl->set_host_model(source->get_host_model());
+}
+
 } // namespace
 
 LinkClass link_class(const simgrid::s4u::Link& link) {
@@ -175,11 +188,21 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
     links_by_slot.push_back(create_node_links(spec.node, link_zone, machine.node_name(slot)));
   link_zone->seal();
 
+  // The fabric is built detached from the root and attached once its node zones are sealed.
+  // SimGrid 3.32 walks the tree below the root for every new host's name and every new link's
+  // name, and for every zone sealed (it collects the engine's hosts to seal them): with the
+  // nodes under the root, building was quadratic in the nodes (16,384: 13-24 s). Detached,
+  // each walk sees the root and the node links only (so SimGrid no longer checks names inside
+  // the fabric against each other: ours are unique by construction, node slot names and
+  // SimGrid's own fabric names). The tree, the order in which everything is created and so
+  // every route are those of the fabric built in place (tests/platform/routes_golden/).
+  //
   // A slot without a rank is a bare router: the fabric and its routes between the allocated
-  // slots are the whole machine's, and no transfer ever ends there. Building every slot as a
-  // node zone would cost, in SimGrid 3.32, a walk of all zones for each zone sealed.
+  // slots are the whole machine's, and no transfer ever ends there.
   const sg4::ClusterCallbacks callbacks(
       [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) -> std::pair<NetPoint*, NetPoint*> {
+        if (!cluster->get_impl()->get_network_model()) // the first leaf: before any node zone
+          adopt_models(cluster, root);
         const auto slot = static_cast<long long>(id);
         if (slot >= nodes)
           return {cluster->create_router(machine.node_name(slot) + "-empty"), nullptr};
@@ -196,24 +219,26 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   if (std::holds_alternative<SingleSwitch>(topology)) {
     // One crossbar: a one-level fat-tree whose single switch has every node below it.
     const auto n = static_cast<unsigned int>(slots);
-    fabric = sg4::create_fatTree_zone("fabric", root, {1, {n}, {1}, {1}}, callbacks, bw, lat, policy);
+    fabric = sg4::create_fatTree_zone("fabric", nullptr, {1, {n}, {1}, {1}}, callbacks, bw, lat, policy);
   } else if (const auto* f = std::get_if<FatTree>(&topology)) {
     fabric = sg4::create_fatTree_zone(
-        "fabric", root,
+        "fabric", nullptr,
         {static_cast<unsigned int>(f->down.size()), to_unsigned(f->down), to_unsigned(f->up), to_unsigned(f->links)},
         callbacks, bw, lat, policy);
   } else if (const auto* t = std::get_if<Torus>(&topology)) {
-    fabric = sg4::create_torus_zone("fabric", root,
+    fabric = sg4::create_torus_zone("fabric", nullptr,
                                     std::vector<unsigned long>(t->dimensions.begin(), t->dimensions.end()),
                                     callbacks, bw, lat, policy);
   } else if (const auto* d = std::get_if<Dragonfly>(&topology)) {
     const auto u = [](int v) { return static_cast<unsigned int>(v); };
     fabric = sg4::create_dragonfly_zone(
-        "fabric", root,
+        "fabric", nullptr,
         {{u(d->groups), u(d->global_links)}, {u(d->chassis_per_group), u(d->chassis_links)},
          {u(d->routers_per_chassis), u(d->router_links)}, u(d->nodes_per_router)},
         callbacks, bw, lat, policy);
   }
+  // Sealing the fabric seals its node zones again (a no-op) and the engine's hosts once.
+  fabric->set_parent(root);
   fabric->seal();
   root->seal();
 
