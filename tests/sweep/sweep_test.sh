@@ -97,6 +97,10 @@ sed -i "s|\.\./\.\./|$root/|" "$tmp/edited.toml"
 expect 2 "small.h5 was made from another experiment text or other input files" -- \
   "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
 
+# More jobs than file descriptors allow: the sweep goes on with the points already running.
+expect 0 "going on with" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds.h5"
+expect 0 "wrote fds2.h5: 64 points, 0 failed" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds2.h5"
+
 # Two sweeps on one output: the second is refused while the first runs.
 "$ceiling" sweep "$small" -j 1 -o locked.h5 >/dev/null 2>&1 &
 pid=$!

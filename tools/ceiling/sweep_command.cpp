@@ -163,7 +163,7 @@ int sweep_main(const std::vector<std::string>& args) {
     return 0;
   if (cli->has("resume") && cli->has("overwrite"))
     throw UsageError("--resume and --overwrite exclude each other");
-  const int jobs = cli->optional<int>("jobs").value_or(
+  int jobs = cli->optional<int>("jobs").value_or(
       std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
   if (jobs < 1)
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
@@ -197,8 +197,19 @@ int sweep_main(const std::vector<std::string>& args) {
   std::size_t next = 0;
   while (stop_signal == 0 && (next < setup.to_run.size() || pool.running() > 0)) {
     while (stop_signal == 0 && pool.running() < jobs && next < setup.to_run.size()) {
-      const int i = setup.to_run[next++];
-      pool.start(i, point_command(program, points[static_cast<std::size_t>(i)]));
+      const int i = setup.to_run[next];
+      try {
+        pool.start(i, point_command(program, points[static_cast<std::size_t>(i)]));
+      } catch (const std::runtime_error& e) {
+        // Out of processes or file descriptors: go on with the points already running.
+        if (pool.running() == 0)
+          throw;
+        jobs = pool.running();
+        std::fprintf(stderr, "\nceiling: warning: %s; going on with %d points at once\n", e.what(),
+                     jobs);
+        break;
+      }
+      ++next;
     }
     const auto finished = pool.wait_one();
     if (!finished)
