@@ -1,8 +1,9 @@
 // The `ceiling` command line: dispatches to one subcommand; bad input exits 2.
 #include "config/load_error.hpp"
 #include "io/result_store.hpp"
-#include "tools/sweep/sweep_driver.hpp"
 #include "tools/ceiling/commands.hpp"
+#include "tools/ceiling/options.hpp"
+#include "tools/sweep/sweep_driver.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -46,25 +47,19 @@ int main(int argc, char** argv) {
       std::cout << "ceiling " << ceiling::tools::version() << "\n";
       return 0;
     }
-    if (args[0] == "platform")
-      return ceiling::tools::platform_command({args.begin() + 1, args.end()});
-    if (args[0] == "run")
-      return ceiling::tools::run_command({args.begin() + 1, args.end()});
-    const std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (args[0] == "sweep")
-      return ceiling::tools::sweep_command(rest);
-    if (args[0] == "sweep-point")
-      return ceiling::tools::sweep_point_command(rest);
-    if (args[0] == "experiment")
-      return ceiling::tools::experiment_command(rest);
-    if (args[0] == "export")
-      return ceiling::tools::export_results_command(rest);
-    if (args[0] == "plot")
-      return ceiling::tools::plot_command(rest);
-    if (args[0] == "report")
-      return ceiling::tools::report_command(rest);
-    if (args[0] == "workload")
-      return ceiling::tools::workload_command({args.begin() + 1, args.end()});
+    namespace t = ceiling::tools;
+    static const std::vector<t::Subcommand> commands{{"platform", t::platform_command},
+                                                     {"run", t::run_command},
+                                                     {"sweep", t::sweep_command},
+                                                     {"sweep-point", t::sweep_point_command},
+                                                     {"experiment", t::experiment_command},
+                                                     {"export", t::export_results_command},
+                                                     {"plot", t::plot_command},
+                                                     {"report", t::report_command},
+                                                     {"workload", t::workload_command}};
+    for (const t::Subcommand& c : commands)
+      if (args[0] == c.name)
+        return c.run({args.begin() + 1, args.end()});
     std::cerr << "ceiling: error: unknown command \"" << args[0] << "\"\n\n" << usage;
     return 2;
   } catch (const ceiling::config::LoadError& e) {
