@@ -4,6 +4,7 @@
 #include "platform/machine.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/due_queue.hpp"
+#include "replay/flow_sharing.hpp"
 #include "replay/iteration_plan.hpp"
 #include "replay/routes.hpp"
 #include "replay/shared_link.hpp"
@@ -19,8 +20,10 @@
 #include <csignal>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <signal.h>
 #include <unistd.h>
@@ -29,6 +32,9 @@ namespace sg4 = simgrid::s4u;
 
 namespace ceiling::replay {
 namespace {
+
+/// SimGrid's surf/precision: a comm whose end lies within this of the clock ends now.
+constexpr double surf_precision_s = 1e-9;
 
 /// The signal that asked the replay to stop (ReplayOptions::stop_at_interrupt), or 0.
 volatile std::sig_atomic_t interrupt_signal = 0;
@@ -76,12 +82,13 @@ struct Tag {
   double start_s = 0;
 };
 
-/// What the due queue wakes: a tag to dispatch, or a PCIe link at its next event (stale when
-/// the link has been given a later wakeup since).
+/// What the due queue wakes: a tag to dispatch, a PCIe link at its next event, or the shared
+/// flows at theirs (a link or flows wakeup is stale once a later one was set for them).
 struct Wakeup {
   const Tag* tag = nullptr;
   std::uint32_t link = 0;
   std::uint32_t generation = 0;
+  bool flows = false;
 };
 
 /// Exclusive time accounting of one rank: compute > copy > communication > waiting.
@@ -184,6 +191,9 @@ public:
       bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
       for (const auto& reduction : plan_.reductions)
         alone_.push_back(routes_.alone(reduction.plan));
+      // The other flows share links only with flows of their own collective: the replay shares
+      // them out as SimGrid would (FlowSharing).
+      sharing_.emplace(bandwidth_factor_, latency_factor_);
     }
   }
 
@@ -244,8 +254,12 @@ private:
     settle_alarm();
   }
 
-  /// A link wakeup is stale once the link has been given a later one.
-  bool is_stale(const Wakeup& w) const { return !w.tag && w.generation != pcie_wakeups_[w.link]; }
+  /// A link or flows wakeup is stale once they have been given a later one.
+  bool is_stale(const Wakeup& w) const {
+    if (w.tag)
+      return false;
+    return w.generation != (w.flows ? flows_wakeups_ : pcie_wakeups_[w.link]);
+  }
 
   /// Keeps the one kernel timer of the due queue at its earliest live item (none when empty):
   /// a timer at a stale instant would stop SimGrid's clock where nothing happens.
@@ -265,10 +279,18 @@ private:
     alarm_ = simgrid::kernel::timer::Timer::set(alarm_at_s_, [this] {
       alarm_ = nullptr;
       draining_ = true;
+      // SimGrid ends a comm whose end lies within its precision of any instant the clock
+      // stops at: so do the shared flows.
+      if (sharing_ && sharing_->next_event_s() - now() < surf_precision_s)
+        flows_woken();
       due_.drain(now(), [this](const Wakeup& w) {
         if (w.tag)
           dispatch(*w.tag);
-        else if (!is_stale(w))
+        else if (is_stale(w))
+          return;
+        else if (w.flows)
+          flows_woken();
+        else
           link_woken(w.link);
       });
       draining_ = false;
@@ -312,6 +334,28 @@ private:
     pcie_links_[link].advance(now(), finished);
     wake_link_at_next_event(link);
     for (void* token : finished)
+      dispatch(*static_cast<Tag*>(token));
+  }
+
+  /// Wakes the shared flows at their next event, unless a live wakeup is set for that instant.
+  void wake_flows_at_next_event() {
+    const double at = sharing_->next_event_s();
+    if (flows_wakeup_set_ && at == flows_wakeup_at_s_)
+      return;
+    ++flows_wakeups_;
+    flows_wakeup_set_ = !std::isinf(at);
+    flows_wakeup_at_s_ = at;
+    if (flows_wakeup_set_)
+      due_.add(at, {.generation = flows_wakeups_, .flows = true});
+    settle_alarm();
+  }
+
+  void flows_woken() {
+    flows_wakeup_set_ = false;
+    finished_flows_.clear();
+    sharing_->advance(now(), finished_flows_);
+    wake_flows_at_next_event();
+    for (void* token : finished_flows_)
       dispatch(*static_cast<Tag*>(token));
   }
 
@@ -511,6 +555,10 @@ private:
       if (is_alone(k, f)) {
         ++result_.flows_in_closed_form;
         due_at(closed_form_arrival_s(route, flow.bytes), {.tag = tag(t)});
+      } else if (sharing_ && route.shared_links_only) {
+        ++result_.flows_shared;
+        sharing_->start(now(), sharing_path(route), static_cast<double>(std::llround(flow.bytes)), tag(t));
+        wake_flows_at_next_event();
       } else {
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
@@ -530,6 +578,17 @@ private:
     const double penalty = route.latency_s > 0 ? route.latency_s : 1.0;
     const double rate = route.bandwidth_bytes_per_s / (1.0 / penalty) / penalty * bandwidth_factor_;
     return latency_ends_s + static_cast<double>(std::llround(bytes)) / rate;
+  }
+
+  /// The FlowSharing path of `route`, added the first time.
+  std::uint32_t sharing_path(const Route& route) {
+    const auto [it, fresh] = sharing_paths_.try_emplace(&route, 0);
+    if (fresh) {
+      while (sharing_->link_count() < routes_.link_count())
+        sharing_->add_link(routes_.link_bandwidth(sharing_->link_count()));
+      it->second = sharing_->add_path(route.link_ids, route.latency_s);
+    }
+    return it->second;
   }
 
   /// Whether flow `f` of reduction `k` is timed in closed form.
@@ -584,6 +643,13 @@ private:
   /// Per reduction, phase and flow: alone on its route, so its time has a closed form (empty
   /// when the closed form does not apply: every flow goes through SimGrid).
   std::vector<std::vector<std::vector<char>>> alone_;
+  /// The flows that share links, when the closed forms apply (else they go through SimGrid).
+  std::optional<FlowSharing> sharing_;
+  std::unordered_map<const Route*, std::uint32_t> sharing_paths_; ///< looked up, never walked
+  std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
+  bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
+  double flows_wakeup_at_s_ = 0;
+  std::vector<void*> finished_flows_;
   std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration

@@ -81,6 +81,7 @@ struct RunResult {
   /// the replay shared out itself (SharedLink), and times the simulated clock moved forward.
   long long transfers = 0;
   long long flows_in_closed_form = 0; ///< collective flows alone on their route (not in SimGrid)
+  long long flows_shared = 0;         ///< collective flows shared out by the replay (FlowSharing)
   long long link_copies = 0;
   bool transfers_by_couriers = false; ///< the transfer driver: couriers, or maestro
   long long clock_advances = 0;

@@ -23,8 +23,14 @@ const Route& Routes::between(int src, int dst) {
   hosts_[static_cast<std::size_t>(src)]->route_to(hosts_[static_cast<std::size_t>(dst)], links,
                                                   &route.latency_s);
   route.links.assign(links.begin(), links.end());
+  route.shared_links_only = !links.empty();
   LinkBytes& count = route.per_byte;
   for (const sg4::Link* link : links) {
+    const auto [id, met] = link_ids_.try_emplace(link, link_count());
+    if (met)
+      link_bandwidths_.push_back(link->get_bandwidth());
+    route.link_ids.push_back(id->second);
+    route.shared_links_only &= link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED;
     if (route.bandwidth_bytes_per_s == 0 || link->get_bandwidth() < route.bandwidth_bytes_per_s)
       route.bandwidth_bytes_per_s = link->get_bandwidth();
     switch (platform::link_class(*link)) {

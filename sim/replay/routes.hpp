@@ -6,6 +6,7 @@
 
 #include <simgrid/forward.h>
 
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct Route {
   double latency_s = 0;                         ///< the links' latencies summed
   double bandwidth_bytes_per_s = 0;             ///< the narrowest link's
   LinkBytes per_byte;                           ///< links of each class crossed
+  std::vector<std::uint32_t> link_ids;          ///< the links as Routes numbers them (link_bandwidth())
+  /// Every link is SimGrid's SHARED kind (as a direction of a split-duplex link is), the kind
+  /// FlowSharing models, and there is at least one.
+  bool shared_links_only = false;
 };
 
 /// Routes between ranks, asked of SimGrid once per pair and kept.
@@ -27,6 +32,10 @@ public:
   explicit Routes(std::vector<simgrid::s4u::Host*> hosts) : hosts_(std::move(hosts)) {}
 
   const Route& between(int src, int dst);
+
+  /// Links met so far in routes, numbered from 0 in the order met, and their bandwidths.
+  std::uint32_t link_count() const { return static_cast<std::uint32_t>(link_bandwidths_.size()); }
+  double link_bandwidth(std::uint32_t id) const { return link_bandwidths_[id]; }
 
   /// Per phase and flow of `plan`: whether the flow's route shares no link with any other
   /// flow of the plan, counting the two directions of a split-duplex link apart. A flow with
@@ -47,6 +56,8 @@ private:
 
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unordered_map<unsigned long long, Route, MixedHash> cache_; ///< by src x ranks + dst
+  std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> link_ids_; ///< looked up, never walked
+  std::vector<double> link_bandwidths_;                                   ///< by link id
 };
 
 } // namespace ceiling::replay

@@ -76,9 +76,10 @@ int run_command(const std::vector<std::string>& args) {
     for (double w : r.iteration_wall_s)
       std::fprintf(stderr, " %.6f", w);
     std::fprintf(stderr, " s\n");
-    std::fprintf(stderr, "work: %lld transfers, %lld flows in closed form, %lld link copies, %lld clock advances "
-                 "in %zu iterations; transfer driver %s\n",
-                 r.transfers, r.flows_in_closed_form, r.link_copies, r.clock_advances, r.iteration_wall_s.size(),
+    std::fprintf(stderr, "work: %lld transfers, %lld flows in closed form, %lld flows shared by the replay, %lld link "
+                 "copies, %lld clock advances in %zu iterations; transfer driver %s\n",
+                 r.transfers, r.flows_in_closed_form, r.flows_shared, r.link_copies, r.clock_advances,
+                 r.iteration_wall_s.size(),
                  r.transfers_by_couriers ? "couriers" : "maestro");
   }
   const auto mean = r.measured_mean();

@@ -97,9 +97,10 @@ po::options_description run_options() {
        "auto: PCIe copies that only other copies can share are computed by the replay; simgrid: "
        "every copy is a SimGrid comm (same results, slower; for validation)")
       ("flows", po::value<std::string>()->default_value("auto"),
-       "auto: a collective flow that shares no link with another flow of its collective is timed "
-       "in closed form (aggregated fidelity, CM02); simgrid: every flow is a SimGrid comm (same "
-       "results, slower; for validation)");
+       "auto: collective flows are timed by the replay, in closed form when a flow shares no link "
+       "with another flow of its collective, else shared out as SimGrid's CM02 does (aggregated "
+       "fidelity, CM02, no copy in SimGrid); simgrid: every flow is a SimGrid comm (same results "
+       "within 1e-9, slower; for validation)");
   return options;
 }
 

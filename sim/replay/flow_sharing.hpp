@@ -1,0 +1,143 @@
+// Flows sharing links as SimGrid's CM02 model shares them, computed by the replay itself.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <queue>
+#include <span>
+#include <vector>
+
+namespace ceiling::replay {
+
+/// The bandwidth sharing of a set of flows over shared links, event by event, as SimGrid
+/// 3.32's CM02 network model computes it without cross-traffic or TCP window cap (the
+/// replay's closed-form condition), so that the replay can time collective flows that share
+/// links without a SimGrid comm each:
+/// - a flow first waits its path's latency times the latency factor, sharing nothing;
+/// - then it shares: the max-min fair allocation of SimGrid's lmm solver
+///   (src/kernel/lmm/maxmin.cpp, v3.32), in which a flow's weight is one over its sharing
+///   penalty, the path's latency (1 when the factored latency is 0): the most loaded link,
+///   by remaining bandwidth over summed weights, fixes its flows at that level over their
+///   penalty, their bandwidth leaves the other links, and so on. A flow sends at that value
+///   times the bandwidth factor;
+/// - whenever a flow starts sharing or finishes, the flows connected to it through shared
+///   links are shared out again (SimGrid's selective update), each having sent its former
+///   rate since its last update (SimGrid's lazy update, src/kernel/resource/Model.cpp);
+/// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
+///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
+/// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
+/// FATPIPE links are not modelled. Tests hold it to SimGrid (tests/replay/replay_test.cpp)
+/// and to closed forms (tests/replay/flow_sharing_test.cpp).
+///
+/// It keeps no clock: the owner calls start() and advance() with the simulated time and wakes
+/// it at next_event_s().
+class FlowSharing {
+public:
+  FlowSharing(double bandwidth_factor, double latency_factor);
+
+  /// A link of `bytes_per_s` (positive); ids count from 0 in the order added.
+  std::uint32_t add_link(double bytes_per_s);
+  std::uint32_t link_count() const { return static_cast<std::uint32_t>(links_.size()); }
+
+  /// A path over `links` (ids from add_link, each at most once) whose latencies sum to
+  /// `latency_s`; ids count from 0 in the order added.
+  std::uint32_t add_path(std::span<const std::uint32_t> links, double latency_s);
+
+  /// Starts a flow of `bytes` over `path` at `now_s` (not before the last call's time);
+  /// `token` names it in advance()'s output.
+  void start(double now_s, std::uint32_t path, double bytes, void* token);
+
+  /// When something next happens: a flow's latency ends or a flow finishes; +infinity when
+  /// nothing is in flight.
+  double next_event_s();
+
+  /// Moves to `now_s` (at most next_event_s() + 1e-9): what is due within 1e-9 s of it
+  /// happens, the flows it touches are shared out again, and the flows that finished are
+  /// appended to `finished`.
+  void advance(double now_s, std::vector<void*>& finished);
+
+  int in_flight() const { return in_flight_; }
+
+private:
+  enum class State : std::uint8_t { Free, Latency, Sharing };
+
+  struct Link {
+    double bytes_per_s;
+    std::vector<std::uint32_t> flows; ///< sharing now
+    // The solver's scratch.
+    double remaining = 0;
+    double usage = 0;
+    std::uint32_t seen = 0;     ///< the component walk that reached it last
+    std::uint32_t version = 0;  ///< of its entry in the solver's heap
+    bool light = false;         ///< not saturated yet in this solve
+  };
+
+  struct Path {
+    std::uint32_t first; ///< into hops_
+    std::uint32_t count;
+    double latency_s;
+  };
+
+  struct Flow {
+    std::uint32_t path = 0;
+    State state = State::Free;
+    bool fixed = false;        ///< the solver set its value in this solve
+    std::uint32_t generation = 0; ///< of its entry in the event heap
+    std::uint32_t seen = 0;
+    double penalty = 1;
+    double remaining_bytes = 0;
+    double value = 0;          ///< the solver's share, before the bandwidth factor
+    double rate = 0;           ///< bytes per second since updated_s
+    double updated_s = 0;
+    void* token = nullptr;
+  };
+
+  struct Event {
+    double at_s;
+    std::uint32_t flow;
+    std::uint32_t generation;
+    bool operator>(const Event& o) const { return at_s != o.at_s ? at_s > o.at_s : flow > o.flow; }
+  };
+
+  struct Level {
+    double remaining_over_usage;
+    std::uint32_t link;
+    std::uint32_t version;
+    bool operator>(const Level& o) const {
+      return remaining_over_usage != o.remaining_over_usage ? remaining_over_usage > o.remaining_over_usage
+                                                            : link > o.link;
+    }
+  };
+
+  std::span<const std::uint32_t> hops_of(const Flow& f) const {
+    const Path& p = paths_[f.path];
+    return {hops_.data() + p.first, p.count};
+  }
+  void schedule(std::uint32_t flow, double at_s);
+  void drop_stale_events();
+  void join_links(std::uint32_t flow);
+  void leave_links(std::uint32_t flow);
+  /// Shares out again every flow connected to the links modified since the last solve.
+  void share(double now_s);
+  /// SimGrid's max-min over the component in component_links_ / component_flows_.
+  void solve_component();
+
+  double bandwidth_factor_;
+  double latency_factor_;
+  std::vector<Link> links_;
+  std::vector<Path> paths_;
+  std::vector<std::uint32_t> hops_;
+  std::vector<Flow> flows_;
+  std::vector<std::uint32_t> free_flows_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  int in_flight_ = 0;
+  // Solver state, kept to reuse its memory.
+  std::vector<std::uint32_t> modified_links_;
+  std::vector<std::uint32_t> component_links_;
+  std::vector<std::uint32_t> component_flows_;
+  std::vector<std::uint32_t> saturated_;
+  std::vector<Level> levels_;
+  std::uint32_t walk_ = 0;
+};
+
+} // namespace ceiling::replay

@@ -1,0 +1,140 @@
+// FlowSharing against the closed forms of CM02's weighted max-min sharing after a latency.
+#include "replay/flow_sharing.hpp"
+
+#include "support/relative.hpp"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <vector>
+
+using ceiling::replay::FlowSharing;
+using ceiling::testing::relative;
+
+namespace {
+
+/// Runs `net` event by event until nothing is in flight; returns when each token finished.
+/// Each event must move the clock or finish a flow: a solver that stalls fails instead of
+/// looping.
+std::map<void*, double> drain(FlowSharing& net) {
+  std::map<void*, double> done;
+  std::vector<void*> finished;
+  double last = -1;
+  for (int events = 0; net.in_flight() > 0; ++events) {
+    REQUIRE(events < 1000);
+    const double t = net.next_event_s();
+    finished.clear();
+    net.advance(t, finished);
+    REQUIRE((t > last || !finished.empty()));
+    last = t;
+    for (void* token : finished)
+      done[token] = t;
+  }
+  return done;
+}
+
+int a = 0, b = 0, c = 0; // tokens
+
+} // namespace
+
+TEST_CASE("a flow alone pays its latency, then sends at its narrowest link's bandwidth") {
+  FlowSharing net(1.0, 1.0);
+  const auto fast = net.add_link(10e9);
+  const auto slow = net.add_link(5e9);
+  const std::vector<std::uint32_t> links{fast, slow};
+  const auto path = net.add_path(links, 2e-6);
+  net.start(1.0, path, 1e9, &a);
+  const auto done = drain(net);
+  CHECK(done.at(&a) == relative(1.0 + 2e-6 + 1e9 / 5e9, 1e-15));
+}
+
+TEST_CASE("the latency and bandwidth factors scale the latency and every rate") {
+  FlowSharing net(0.8, 2.5);
+  const std::vector<std::uint32_t> links{net.add_link(10e9)};
+  net.start(0, net.add_path(links, 2e-6), 1e9, &a);
+  CHECK(drain(net).at(&a) == relative(2.5 * 2e-6 + 1e9 / (0.8 * 10e9), 1e-15));
+}
+
+TEST_CASE("flows of equal latency on one link share it equally; the last speeds up as others end") {
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> links{net.add_link(10e9)};
+  const auto path = net.add_path(links, 1e-6);
+  net.start(0, path, 1e9, &a);
+  net.start(0, path, 1e9, &b);
+  net.start(0, path, 3e9, &c);
+  const auto done = drain(net);
+  // Expectation: three at 10/3 GB/s until a and b end after 3 x 1 GB at 10 GB/s (0.3 s), then
+  // c alone with its last 2 GB at 10 GB/s.
+  CHECK(done.at(&a) == relative(1e-6 + 0.3, 1e-12));
+  CHECK(done.at(&b) == relative(1e-6 + 0.3, 1e-12));
+  CHECK(done.at(&c) == relative(1e-6 + 0.3 + 0.2, 1e-12));
+}
+
+TEST_CASE("a flow's weight on a shared link is one over its latency, as CM02 gives it") {
+  // Flows from two access links (latencies 1 us and 3 us) into one 10 GB/s link; the access
+  // links are faster, so the shared link is the bottleneck.
+  FlowSharing net(1.0, 1.0);
+  const auto near = net.add_link(100e9);
+  const auto far = net.add_link(100e9);
+  const auto shared = net.add_link(10e9);
+  const std::vector<std::uint32_t> near_links{near, shared}, far_links{far, shared};
+  const double la = 1e-6, lb = 3e-6;
+  net.start(0, net.add_path(near_links, la), 2e9, &a);
+  net.start(0, net.add_path(far_links, lb), 2e9, &b);
+  const auto done = drain(net);
+  // Expectation: a alone at 10 GB/s from la to lb; then weights 1/la : 1/lb = 3 : 1, so a at
+  // 7.5 GB/s and b at 2.5 GB/s until a ends; then b alone at 10 GB/s.
+  const double a_left_at_lb = 2e9 - 10e9 * (lb - la);
+  const double a_ends = lb + a_left_at_lb / 7.5e9;
+  const double b_left = 2e9 - 2.5e9 * (a_ends - lb);
+  CHECK(done.at(&a) == relative(a_ends, 1e-12));
+  CHECK(done.at(&b) == relative(a_ends + b_left / 10e9, 1e-12));
+}
+
+TEST_CASE("max-min fairness: a flow held back by one link leaves the rest of another to the others") {
+  // The parking lot: flow a crosses links 1 (10 GB/s) and 2 (30 GB/s), b only link 1, c only
+  // link 2. Expectation: link 1 saturates first at 5 GB/s each for a and b; c takes the
+  // 25 GB/s link 2 has left. All latencies equal (1 us).
+  FlowSharing net(1.0, 1.0);
+  const auto one = net.add_link(10e9);
+  const auto two = net.add_link(30e9);
+  const std::vector<std::uint32_t> both{one, two}, first{one}, second{two};
+  net.start(0, net.add_path(both, 1e-6), 5e9, &a);
+  net.start(0, net.add_path(first, 1e-6), 10e9, &b);
+  net.start(0, net.add_path(second, 1e-6), 25e9, &c);
+  const auto done = drain(net);
+  // a and c end at 1 s (5 GB at 5 GB/s, 25 GB at 25 GB/s); b has 5 GB left, alone at 10 GB/s.
+  CHECK(done.at(&a) == relative(1e-6 + 1.0, 1e-12));
+  CHECK(done.at(&c) == relative(1e-6 + 1.0, 1e-12));
+  CHECK(done.at(&b) == relative(1e-6 + 1.5, 1e-12));
+}
+
+TEST_CASE("flows on separate links do not slow each other") {
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> first{net.add_link(10e9)}, second{net.add_link(20e9)};
+  net.start(0, net.add_path(first, 1e-6), 1e9, &a);
+  net.start(0, net.add_path(second, 1e-6), 1e9, &b);
+  const auto done = drain(net);
+  CHECK(done.at(&a) == relative(1e-6 + 0.1, 1e-15));
+  CHECK(done.at(&b) == relative(1e-6 + 0.05, 1e-15));
+}
+
+TEST_CASE("a flow that ends within SimGrid's precision of an event ends at that event") {
+  // b would end 0.5 ns after a: SimGrid (surf/precision 1e-9 s) ends both when a does.
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> first{net.add_link(10e9)}, second{net.add_link(10e9)};
+  net.start(0, net.add_path(first, 1e-6), 1e9, &a);
+  net.start(0, net.add_path(second, 1e-6), 1e9 + 5, &b);
+  const auto done = drain(net);
+  CHECK(done.at(&a) == done.at(&b));
+}
+
+TEST_CASE("a flow whose latency is zero shares from the start with a weight of one") {
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> links{net.add_link(10e9)};
+  net.start(0, net.add_path(links, 0), 1e9, &a);
+  net.start(0, net.add_path(links, 0), 1e9, &b);
+  const auto done = drain(net);
+  CHECK(done.at(&a) == relative(0.2, 1e-15));
+  CHECK(done.at(&b) == relative(0.2, 1e-15));
+}
