@@ -20,6 +20,15 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
       "ceiling", "--log=root.thres:warning", "--cfg=network/model:" + settings.model,
       std::string("--cfg=network/crosstraffic:") + (settings.cross_traffic ? "1" : "0"),
       "--cfg=network/TCP-gamma:" + std::to_string(settings.tcp_gamma_bytes),
+      // Solve the whole max-min system at every event. SimGrid 3.32's default (lazy, selective
+      // update) can leave a flow out of the re-sharing: when two flows start sharing at one
+      // instant and the second's first link is already marked modified, its other links are
+      // not marked (System::update_modified_cnst_set_from_variable recurses from a variable's
+      // first constraint only when that one is new; src/kernel/lmm/System.cpp, still so
+      // upstream), so a flow on those links keeps a rate they can no longer carry (seen: a NIC
+      // at 150 % of its bandwidth, iterations 0.8-5 % short). The full update computes the
+      // max-min sharing of CM02 as documented, which the replay's FlowSharing computes too.
+      "--cfg=network/optim:Full",
       // The replay's courier actors post one transfer at a time: 16 KiB stacks, not 8 MiB.
       "--cfg=contexts/stack-size:16",
       // ... and no guard page each: tens of thousands of actors would exceed the kernel's
