@@ -113,6 +113,16 @@ struct RankClock {
   }
 };
 
+/// How the replay times a collective flow: in closed form (alone on its route), shared out by
+/// FlowSharing, or as a SimGrid comm.
+enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared };
+
+struct PlannedFlow {
+  const Route* route = nullptr;
+  Timing timing = Timing::SimGrid;
+  std::uint32_t sharing_path = 0; ///< with Timing::Shared
+};
+
 struct RankState {
   sg4::Host* compute = nullptr;
   sg4::Host* comm = nullptr;   // where gradients are exchanged from: host memory or the GPU
@@ -189,11 +199,31 @@ public:
     if (closed_forms && copies_off_simgrid && s.options.fidelity == Fidelity::Aggregated &&
         !s.options.flows_through_simgrid) {
       bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
-      for (const auto& reduction : plan_.reductions)
-        alone_.push_back(routes_.alone(reduction.plan));
       // The other flows share links only with flows of their own collective: the replay shares
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
+      plan_flows();
+    }
+  }
+
+  /// How the replay times each flow of each reduction's plan, decided once from its route:
+  /// alone (closed form), sharing links that FlowSharing models, or else through SimGrid.
+  void plan_flows() {
+    for (const auto& reduction : plan_.reductions) {
+      const auto alone = routes_.alone(reduction.plan);
+      auto& phases = planned_.emplace_back();
+      for (std::size_t p = 0; p < reduction.plan.size(); ++p) {
+        auto& flows = phases.emplace_back();
+        for (std::size_t f = 0; f < reduction.plan[p].flows.size(); ++f) {
+          const auto& flow = reduction.plan[p].flows[f];
+          PlannedFlow planned{.route = &routes_.between(flow.src, flow.dst)};
+          if (alone[p][f])
+            planned.timing = Timing::ClosedForm;
+          else if (planned.route->shared_links_only)
+            planned.timing = Timing::Shared, planned.sharing_path = sharing_path(*planned.route);
+          flows.push_back(planned);
+        }
+      }
     }
   }
 
@@ -549,19 +579,23 @@ private:
     const auto& progress = progress_[static_cast<std::size_t>(k)];
     for (const FlowRef& f : to_start) {
       const auto& flow = progress.flow(f);
-      const Route& route = routes_.between(flow.src, flow.dst);
-      bytes_.add_times(route.per_byte, flow.bytes);
+      const PlannedFlow planned = planned_flow(k, f);
+      bytes_.add_times(planned.route->per_byte, flow.bytes);
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
-      if (is_alone(k, f)) {
+      switch (planned.timing) {
+      case Timing::ClosedForm:
         ++result_.flows_in_closed_form;
-        due_at(closed_form_arrival_s(route, flow.bytes), {.tag = tag(t)});
-      } else if (sharing_ && route.shared_links_only) {
+        due_at(closed_form_arrival_s(*planned.route, flow.bytes), {.tag = tag(t)});
+        break;
+      case Timing::Shared:
         ++result_.flows_shared;
-        sharing_->start(now(), sharing_path(route), static_cast<double>(std::llround(flow.bytes)), tag(t));
+        sharing_->start(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
         wake_flows_at_next_event();
-      } else {
+        break;
+      case Timing::SimGrid:
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
+        break;
       }
     }
     for (int r : done)
@@ -591,10 +625,13 @@ private:
     return it->second;
   }
 
-  /// Whether flow `f` of reduction `k` is timed in closed form.
-  bool is_alone(int k, FlowRef f) const {
-    return !alone_.empty() && alone_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)]
-                                    [static_cast<std::size_t>(f.flow)];
+  /// How flow `f` of reduction `k` is timed (through SimGrid where nothing was planned: exact
+  /// fidelity, other network models, copies in SimGrid).
+  PlannedFlow planned_flow(int k, FlowRef f) {
+    if (!planned_.empty())
+      return planned_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)];
+    const auto& flow = progress_[static_cast<std::size_t>(k)].flow(f);
+    return {.route = &routes_.between(flow.src, flow.dst)};
   }
 
   void flow_transferred(int k, int p, int f) {
@@ -604,9 +641,8 @@ private:
       return;
     }
     // An aggregated phase pays its route latency once per merged step; SimGrid charged one.
-    const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    after((phase.steps - 1) * routes_.between(flow.src, flow.dst).latency_s * latency_factor_,
-          {Kind::FlowDelay, flow.src, k, p, f});
+    after((phase.steps - 1) * planned_flow(k, {p, f}).route->latency_s * latency_factor_,
+          {Kind::FlowDelay, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
   }
 
   void flow_done(int k, int p, int f) {
@@ -640,9 +676,9 @@ private:
   std::vector<RankState> ranks_;
   double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
   double bandwidth_factor_ = 1; ///< SimGrid's network/bandwidth-factor, for flows in closed form
-  /// Per reduction, phase and flow: alone on its route, so its time has a closed form (empty
-  /// when the closed form does not apply: every flow goes through SimGrid).
-  std::vector<std::vector<std::vector<char>>> alone_;
+  /// Per reduction, phase and flow: how it is timed (empty when the replay times none: every
+  /// flow goes through SimGrid).
+  std::vector<std::vector<std::vector<PlannedFlow>>> planned_;
   /// The flows that share links, when the closed forms apply (else they go through SimGrid).
   std::optional<FlowSharing> sharing_;
   std::unordered_map<const Route*, std::uint32_t> sharing_paths_; ///< looked up, never walked

@@ -63,6 +63,7 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   // NetworkCm02Model::communicate: the sharing penalty is the path's latency, unless the
   // factored latency is 0 (the variable then starts enabled with penalty 1).
   f.penalty = latency_s > 0 ? paths_[path].latency_s : 1.0;
+  f.weight = 1.0 / f.penalty; // consumption weight 1 over the penalty, as lmm divides it
   f.remaining_bytes = bytes;
   f.value = f.rate = 0;
   f.updated_s = now_s;
@@ -111,20 +112,27 @@ void FlowSharing::drop_stale_events() {
 }
 
 void FlowSharing::join_links(std::uint32_t flow) {
-  for (std::uint32_t l : hops_of(flows_[flow])) {
-    links_[l].flows.push_back(flow);
-    modified_links_.push_back(l);
+  Flow& f = flows_[flow];
+  const auto hops = hops_of(f);
+  f.position.resize(hops.size());
+  for (std::uint32_t h = 0; h < hops.size(); ++h) {
+    auto& on_link = links_[hops[h]].flows;
+    f.position[h] = static_cast<std::uint32_t>(on_link.size());
+    on_link.push_back({flow, h});
+    modified_links_.push_back(hops[h]);
   }
 }
 
 void FlowSharing::leave_links(std::uint32_t flow) {
-  for (std::uint32_t l : hops_of(flows_[flow])) {
-    auto& on_link = links_[l].flows;
-    const auto it = std::find(on_link.begin(), on_link.end(), flow);
-    assert(it != on_link.end());
-    *it = on_link.back();
+  const Flow& f = flows_[flow];
+  const auto hops = hops_of(f);
+  for (std::uint32_t h = 0; h < hops.size(); ++h) {
+    auto& on_link = links_[hops[h]].flows;
+    const Member last = on_link.back();
+    on_link[f.position[h]] = last;
+    flows_[last.flow].position[last.hop] = f.position[h];
     on_link.pop_back();
-    modified_links_.push_back(l);
+    modified_links_.push_back(hops[h]);
   }
 }
 
@@ -142,7 +150,8 @@ void FlowSharing::share(double now_s) {
     }
   modified_links_.clear();
   for (std::size_t i = 0; i < component_links_.size(); ++i)
-    for (std::uint32_t f : links_[component_links_[i]].flows) {
+    for (const Member m : links_[component_links_[i]].flows) {
+      const std::uint32_t f = m.flow;
       if (flows_[f].seen == walk_)
         continue;
       flows_[f].seen = walk_;
@@ -180,8 +189,8 @@ void FlowSharing::solve_component() {
     Link& link = links_[l];
     link.remaining = link.bytes_per_s;
     link.usage = 0;
-    for (std::uint32_t f : link.flows)
-      link.usage += 1.0 / flows_[f].penalty;
+    for (const Member m : link.flows)
+      link.usage += flows_[m.flow].weight;
     link.light = link.usage > 0;
     if (link.light)
       levels_.push_back({link.remaining / link.usage, l, ++link.version});
@@ -209,28 +218,37 @@ void FlowSharing::solve_component() {
       if (is_current(next))
         saturated_.push_back(next.link);
     }
+    // Fix their flows; the links these cross get their new level once the round is done
+    // (their remaining and usage only fall within it, so a link that was saturated at some
+    // point of the round is at its end too).
+    ++round_;
+    changed_.clear();
     for (std::uint32_t s : saturated_)
-      for (std::uint32_t id : links_[s].flows) {
-        Flow& f = flows_[id];
+      for (const Member m : links_[s].flows) {
+        Flow& f = flows_[m.flow];
         if (f.fixed)
           continue;
         f.fixed = true;
         f.value = min_usage / f.penalty;
-        const double weight = 1.0 / f.penalty;
         for (std::uint32_t l : hops_of(f)) {
           Link& link = links_[l];
           subtract_snapping(link.remaining, f.value, link.bytes_per_s * maxmin_precision);
-          subtract_snapping(link.usage, weight, maxmin_precision);
-          if (!link.light)
-            continue;
-          if (!(link.usage > maxmin_precision) || !(link.remaining > link.bytes_per_s * maxmin_precision)) {
-            link.light = false;
-            continue;
+          subtract_snapping(link.usage, f.weight, maxmin_precision);
+          if (link.light && link.round != round_) {
+            link.round = round_;
+            changed_.push_back(l);
           }
-          levels_.push_back({link.remaining / link.usage, l, ++link.version});
-          std::push_heap(levels_.begin(), levels_.end(), std::greater<>());
         }
       }
+    for (std::uint32_t l : changed_) {
+      Link& link = links_[l];
+      if (!(link.usage > maxmin_precision) || !(link.remaining > link.bytes_per_s * maxmin_precision)) {
+        link.light = false;
+        continue;
+      }
+      levels_.push_back({link.remaining / link.usage, l, ++link.version});
+      std::push_heap(levels_.begin(), levels_.end(), std::greater<>());
+    }
   }
 }
 

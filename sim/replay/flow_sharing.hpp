@@ -61,14 +61,21 @@ public:
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
 
+  /// A flow on a link: which flow, and which of its hops the link is.
+  struct Member {
+    std::uint32_t flow;
+    std::uint32_t hop;
+  };
+
   struct Link {
     double bytes_per_s;
-    std::vector<std::uint32_t> flows; ///< sharing now
+    std::vector<Member> flows; ///< sharing now
     // The solver's scratch.
     double remaining = 0;
     double usage = 0;
     std::uint32_t seen = 0;     ///< the component walk that reached it last
     std::uint32_t version = 0;  ///< of its entry in the solver's heap
+    std::uint32_t round = 0;    ///< the saturation round that changed it last
     bool light = false;         ///< not saturated yet in this solve
   };
 
@@ -85,6 +92,8 @@ private:
     std::uint32_t generation = 0; ///< of its entry in the event heap
     std::uint32_t seen = 0;
     double penalty = 1;
+    double weight = 1;         ///< on each of its links: 1 / penalty
+    std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
     double rate = 0;           ///< bytes per second since updated_s
@@ -136,6 +145,8 @@ private:
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> component_flows_;
   std::vector<std::uint32_t> saturated_;
+  std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
+  std::uint32_t round_ = 0;
   std::vector<Level> levels_;
   std::uint32_t walk_ = 0;
 };
