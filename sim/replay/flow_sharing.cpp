@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <stdexcept>
 
 namespace ceiling::replay {
@@ -14,6 +15,9 @@ constexpr double surf_precision_s = 1e-9;
 /// SimGrid's maxmin/precision: a link with less than this share of its bandwidth left, or
 /// less summed weight than this, is saturated (maxmin.cpp).
 constexpr double maxmin_precision = 1e-5;
+
+/// Rates closer than this, relatively, are the same rate computed in another order.
+constexpr double same_rate = 1e-14;
 
 /// SimGrid's double_update (src/surf/surf_interface.hpp): subtracts, then snaps what is left
 /// below `precision` to 0.
@@ -167,10 +171,15 @@ void FlowSharing::share(double now_s) {
   // since its last update; its new rate gives its new end.
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
+    // A rate that the new sharing leaves as it was (but for the rounding of another order of
+    // sums) keeps its end: SimGrid would compute the same date again, within an ulp or two.
+    const double rate = f.value * bandwidth_factor_;
+    if (f.rate > 0 && std::abs(rate - f.rate) <= same_rate * f.rate)
+      continue;
     if (f.remaining_bytes > 0)
       subtract_snapping(f.remaining_bytes, f.rate * (now_s - f.updated_s), maxmin_precision * surf_precision_s);
     f.updated_s = now_s;
-    f.rate = f.value * bandwidth_factor_;
+    f.rate = rate;
     if (!(f.rate > 0))
       throw std::logic_error("flow sharing: a flow got no bandwidth"); // SimGrid dies there too
     schedule(id, now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0));
@@ -179,11 +188,16 @@ void FlowSharing::share(double now_s) {
 
 void FlowSharing::solve_component() {
   // MaxMin::maxmin_solve, with the least remaining-over-usage link found by a heap instead of
-  // a scan; every flow weighs 1 on each of its links.
+  // a scan; every flow weighs 1 on each of its links. A link that one flow alone crosses
+  // reaches its level when that flow does and changes nothing else: it enters the heap as a
+  // cap of its flow, and fixing the flow leaves it out.
   levels_.clear();
   for (std::uint32_t id : component_flows_) {
-    flows_[id].fixed = false;
-    flows_[id].value = 0;
+    Flow& f = flows_[id];
+    f.fixed = false;
+    f.value = 0;
+    f.private_hops = 0;
+    f.cap_level = std::numeric_limits<double>::infinity();
   }
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
@@ -191,10 +205,22 @@ void FlowSharing::solve_component() {
     link.usage = 0;
     for (const Member m : link.flows)
       link.usage += flows_[m.flow].weight;
-    link.light = link.usage > 0;
-    if (link.light)
-      levels_.push_back({link.remaining / link.usage, l, ++link.version});
+    link.light = false;
+    if (!(link.usage > 0))
+      continue;
+    const double level = link.remaining / link.usage;
+    if (link.flows.size() == 1 && link.flows[0].hop < 32) {
+      Flow& f = flows_[link.flows[0].flow];
+      f.private_hops |= 1u << link.flows[0].hop;
+      f.cap_level = std::min(f.cap_level, level);
+      continue;
+    }
+    link.light = true;
+    levels_.push_back({level, l, ++link.version, false});
   }
+  for (std::uint32_t id : component_flows_)
+    if (flows_[id].private_hops != 0)
+      levels_.push_back({flows_[id].cap_level, id, 0, true});
   std::make_heap(levels_.begin(), levels_.end(), std::greater<>());
   const auto pop_level = [this] {
     std::pop_heap(levels_.begin(), levels_.end(), std::greater<>());
@@ -203,51 +229,64 @@ void FlowSharing::solve_component() {
     return top;
   };
   const auto is_current = [this](const Level& level) {
-    const Link& link = links_[level.link];
+    if (level.is_flow)
+      return !flows_[level.id].fixed;
+    const Link& link = links_[level.id];
     return link.light && link.version == level.version;
   };
   while (!levels_.empty()) {
     const Level first = pop_level();
     if (!is_current(first))
       continue;
-    // Every link at exactly this level saturates now.
+    // Every link (or cap) at exactly this level saturates now.
     const double min_usage = first.remaining_over_usage;
-    saturated_.assign(1, first.link);
+    saturated_.assign(1, first);
     while (!levels_.empty() && levels_.front().remaining_over_usage == min_usage) {
       const Level next = pop_level();
       if (is_current(next))
-        saturated_.push_back(next.link);
+        saturated_.push_back(next);
     }
     // Fix their flows; the links these cross get their new level once the round is done
     // (their remaining and usage only fall within it, so a link that was saturated at some
     // point of the round is at its end too).
     ++round_;
     changed_.clear();
-    for (std::uint32_t s : saturated_)
-      for (const Member m : links_[s].flows) {
-        Flow& f = flows_[m.flow];
-        if (f.fixed)
-          continue;
-        f.fixed = true;
-        f.value = min_usage / f.penalty;
-        for (std::uint32_t l : hops_of(f)) {
-          Link& link = links_[l];
-          subtract_snapping(link.remaining, f.value, link.bytes_per_s * maxmin_precision);
-          subtract_snapping(link.usage, f.weight, maxmin_precision);
-          if (link.light && link.round != round_) {
-            link.round = round_;
-            changed_.push_back(l);
-          }
-        }
+    for (const Level& s : saturated_) {
+      if (s.is_flow) {
+        fix(s.id, min_usage);
+        continue;
       }
+      for (const Member m : links_[s.id].flows)
+        fix(m.flow, min_usage);
+    }
     for (std::uint32_t l : changed_) {
       Link& link = links_[l];
       if (!(link.usage > maxmin_precision) || !(link.remaining > link.bytes_per_s * maxmin_precision)) {
         link.light = false;
         continue;
       }
-      levels_.push_back({link.remaining / link.usage, l, ++link.version});
+      levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
       std::push_heap(levels_.begin(), levels_.end(), std::greater<>());
+    }
+  }
+}
+
+void FlowSharing::fix(std::uint32_t flow, double min_usage) {
+  Flow& f = flows_[flow];
+  if (f.fixed)
+    return;
+  f.fixed = true;
+  f.value = min_usage / f.penalty;
+  const auto hops = hops_of(f);
+  for (std::uint32_t h = 0; h < hops.size(); ++h) {
+    if (h < 32 && (f.private_hops >> h & 1u))
+      continue;
+    Link& link = links_[hops[h]];
+    subtract_snapping(link.remaining, f.value, link.bytes_per_s * maxmin_precision);
+    subtract_snapping(link.usage, f.weight, maxmin_precision);
+    if (link.light && link.round != round_) {
+      link.round = round_;
+      changed_.push_back(hops[h]);
     }
   }
 }

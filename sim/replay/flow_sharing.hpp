@@ -94,6 +94,9 @@ private:
     double penalty = 1;
     double weight = 1;         ///< on each of its links: 1 / penalty
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
+    // The solver's scratch: the hops (below 32) that no other flow crosses, and their lowest level.
+    std::uint32_t private_hops = 0;
+    double cap_level = 0;
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
     double rate = 0;           ///< bytes per second since updated_s
@@ -108,13 +111,16 @@ private:
     bool operator>(const Event& o) const { return at_s != o.at_s ? at_s > o.at_s : flow > o.flow; }
   };
 
+  /// A link's level in the solver's heap, or a flow's cap (its lowest private link's level).
   struct Level {
     double remaining_over_usage;
-    std::uint32_t link;
-    std::uint32_t version;
+    std::uint32_t id;      ///< link or flow
+    std::uint32_t version; ///< of a link's entry
+    bool is_flow;
     bool operator>(const Level& o) const {
-      return remaining_over_usage != o.remaining_over_usage ? remaining_over_usage > o.remaining_over_usage
-                                                            : link > o.link;
+      if (remaining_over_usage != o.remaining_over_usage)
+        return remaining_over_usage > o.remaining_over_usage;
+      return is_flow != o.is_flow ? is_flow : id > o.id;
     }
   };
 
@@ -130,6 +136,8 @@ private:
   void share(double now_s);
   /// SimGrid's max-min over the component in component_links_ / component_flows_.
   void solve_component();
+  /// Fixes `flow` at `min_usage` over its penalty and takes it off its shared links.
+  void fix(std::uint32_t flow, double min_usage);
 
   double bandwidth_factor_;
   double latency_factor_;
@@ -144,7 +152,7 @@ private:
   std::vector<std::uint32_t> modified_links_;
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> component_flows_;
-  std::vector<std::uint32_t> saturated_;
+  std::vector<Level> saturated_;
   std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
   std::uint32_t round_ = 0;
   std::vector<Level> levels_;
