@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Collectives benchmark: what every all-reduce algorithm costs the replay, and a whole sweep.
+#
+# Part 1. ResNet-50 iterations (64 MiB buckets, host staging) for every collective on a dragonfly
+# (Piz Daint's XC50 P100 machine up to its 5,320 nodes, the 16,384-node bench dragonfly beyond:
+# SimGrid's static minimal routing, whose hot links make many flows share) and on the
+# 16,384-node bench fat-tree (d-mod-k routing, one latency for all). Each point is one
+# `ceiling run --timing` of ITERATIONS iterations (default 5: the first is the warm-up) and
+# prints: the wall time to build the machine and plan the flows, the mean wall time per
+# iteration after the warm-up, the whole process's wall time (GNU time), its peak RSS, the
+# flows per iteration through SimGrid, in closed form (alone on their route) and shared out by
+# the replay (FlowSharing), and the wall time per flow. A point that runs longer than
+# POINT_TIMEOUT seconds (default 600) prints "timeout".
+#
+# Part 2. The wall time of `ceiling sweep -j 2` over tools/bench/collectives_sweep.toml and
+# collectives_sweep_ps.toml: ResNet-50 from 1 (the parameter server: 16) to 4,096 nodes by x2 on
+# Piz Daint's three generations with every collective (weak scaling, 3 iterations per point).
+#
+# Usage: tools/bench/collectives_bench.sh [BUILD_DIR]
+#   COLLECTIVES="ring halving-doubling" NODES="1024 4096" TOPOLOGIES="dragonfly fat-tree" SWEEP=0|1
+set -euo pipefail
+build=${1:-build}
+collectives=${COLLECTIVES:-ring hierarchical halving-doubling binary-tree double-binary-tree parameter-server}
+counts=${NODES:-1024 4096 16384}
+topologies=${TOPOLOGIES:-dragonfly fat-tree}
+iterations=${ITERATIONS:-5}
+point_timeout=${POINT_TIMEOUT:-600}
+sweep=${SWEEP:-1}
+ceiling="$build/tools/ceiling"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+[ -x "$ceiling" ] || { echo "collectives_bench: no $ceiling; build first" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "collectives_bench: needs GNU time (apt-get install time)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+printf "%-9s %-18s %6s %9s %12s %11s %9s %12s %12s %12s %8s\n" topology collective nodes "build (s)" \
+  "s/iteration" "process (s)" "peak RSS" "SimGrid/it." "closed/it." "shared/it." "us/flow"
+for topology in $topologies; do
+  for collective in $collectives; do
+    for n in $counts; do
+      platform=tools/bench/platforms/bench-fat-tree-16k
+      if [ "$topology" = dragonfly ]; then
+        platform=platforms/piz-daint-xc50-p100
+        [ "$n" -gt 5320 ] && platform=tools/bench/platforms/bench-dragonfly-16k
+      fi
+      log="$tmp/log"
+      status=0
+      /usr/bin/time -f "rss %M wall %e" -o "$tmp/time" timeout "$point_timeout" "$ceiling" run \
+        -p "$root/$platform.toml" -w "$root/workloads/resnet50_v1.toml" -n "$n" \
+        --collective "$collective" --servers 16 --iterations "$iterations" --timing --json \
+        >/dev/null 2>"$log" || status=$?
+      if [ "$status" -ne 0 ]; then
+        what=failed
+        [ "$status" -eq 124 ] && what="timeout (> $point_timeout s)"
+        printf "%-9s %-18s %6d %s\n" "$topology" "$collective" "$n" "$what"
+        continue
+      fi
+      # "timing: build B s; iterations W0 W1 ... s"
+      read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
+                                   for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
+      # "work: T transfers, F flows in closed form, S flows shared by the replay, C link copies,
+      # A clock advances in K iterations; transfer driver D"
+      read -r simgrid closed shared < <(awk '/^work:/ {
+          k = 0; for (i = 1; i <= NF; i++) if ($i == "iterations;") k = $(i - 1);
+          printf "%.0f %.0f %.0f\n", $2 / k, $4 / k, $9 / k }' "$log")
+      read -r rss wall < <(awk '/^rss/ {printf "%.0f %s\n", $2 / 1024, $4}' "$tmp/time")
+      printf "%-9s %-18s %6d %9.2f %12.4f %11.2f %5s MiB %12d %12d %12d %8.2f\n" "$topology" "$collective" "$n" \
+        "$build_s" "$per" "$wall" "$rss" "$simgrid" "$closed" "$shared" \
+        "$(awk -v p="$per" -v t="$((simgrid + closed + shared))" 'BEGIN {print (t > 0 ? 1e6 * p / t : 0)}')"
+    done
+  done
+done
+
+if [ "$sweep" = 1 ]; then
+  # The parameter server's 16 servers need 16 ranks: its sweep starts at 16 nodes.
+  echo
+  total=0
+  for experiment in collectives_sweep collectives_sweep_ps; do
+    file="$root/tools/bench/$experiment.toml"
+    points=$("$ceiling" experiment show "$file" | awk '/ points / {print $3; exit}')
+    start=$(date +%s.%N)
+    "$ceiling" sweep "$file" -j 2 -o "$tmp/$experiment.h5" >"$tmp/sweep.log" 2>&1 || {
+      echo "collectives_bench: the sweep $experiment failed:" >&2
+      tail -20 "$tmp/sweep.log" >&2
+      exit 1
+    }
+    seconds=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f", e - s}')
+    total=$(awk -v a="$total" -v b="$seconds" 'BEGIN {print a + b}')
+    echo "sweep $experiment: $points points, $seconds s (-j 2)"
+  done
+  echo "sweeps in all: $total s"
+fi
