@@ -219,7 +219,7 @@ public:
           PlannedFlow planned{.route = &routes_.between(flow.src, flow.dst)};
           if (alone[p][f])
             planned.timing = Timing::ClosedForm;
-          else if (planned.route->shared_links_only)
+          else if (planned.route->shared_links_only && planned.route->link_ids.size() <= FlowSharing::max_hops)
             planned.timing = Timing::Shared, planned.sharing_path = sharing_path(*planned.route);
           flows.push_back(planned);
         }

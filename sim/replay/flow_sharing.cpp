@@ -2,6 +2,7 @@
 #include "replay/flow_sharing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <stdexcept>
@@ -41,12 +42,15 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
 }
 
 std::uint32_t FlowSharing::add_path(std::span<const std::uint32_t> links, double latency_s) {
-  assert(!links.empty() && latency_s >= 0);
-  paths_.push_back({static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s});
+  assert(!links.empty() && links.size() <= max_hops && latency_s >= 0);
+  Path path{static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s,
+            std::numeric_limits<double>::infinity()};
   for (std::uint32_t l : links) {
     assert(l < links_.size());
     hops_.push_back(l);
+    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, links_[l].bytes_per_s);
   }
+  paths_.push_back(path);
   return static_cast<std::uint32_t>(paths_.size() - 1);
 }
 
@@ -118,54 +122,99 @@ void FlowSharing::drop_stale_events() {
 void FlowSharing::join_links(std::uint32_t flow) {
   Flow& f = flows_[flow];
   const auto hops = hops_of(f);
+  const double most = paths_[f.path].narrowest_bytes_per_s;
   f.position.resize(hops.size());
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
-    auto& on_link = links_[hops[h]].flows;
-    f.position[h] = static_cast<std::uint32_t>(on_link.size());
-    on_link.push_back({flow, h});
-    modified_links_.push_back(hops[h]);
+    Link& link = links_[hops[h]];
+    f.position[h] = static_cast<std::uint32_t>(link.flows.size());
+    link.flows.push_back({flow, h});
+    link.demand_bytes_per_s += most;
+    if (couples(link)) // its other flows may get less now
+      mark_modified(hops[h]);
   }
+  joined_flows_.push_back(flow);
 }
 
 void FlowSharing::leave_links(std::uint32_t flow) {
   const Flow& f = flows_[flow];
   const auto hops = hops_of(f);
+  const double most = paths_[f.path].narrowest_bytes_per_s;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
-    auto& on_link = links_[hops[h]].flows;
-    const Member last = on_link.back();
-    on_link[f.position[h]] = last;
+    Link& link = links_[hops[h]];
+    if (couples(link)) // its other flows may get more now
+      mark_modified(hops[h]);
+    const Member last = link.flows.back();
+    link.flows[f.position[h]] = last;
     flows_[last.flow].position[last.hop] = f.position[h];
-    on_link.pop_back();
-    modified_links_.push_back(hops[h]);
+    link.flows.pop_back();
+    // An empty link starts again from 0, so that rounding never piles up.
+    link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - most;
   }
 }
 
-void FlowSharing::share(double now_s) {
-  if (modified_links_.empty())
+void FlowSharing::mark_modified(std::uint32_t link) {
+  if (!links_[link].modified) {
+    links_[link].modified = true;
+    modified_links_.push_back(link);
+  }
+}
+
+bool FlowSharing::couples(const Link& l) const {
+  // With less demand than bandwidth, every flow reaches a narrower link's level before this
+  // one's (the max-min proof: were it saturated, its flows would take all of it, more than
+  // they can). The margin keeps a link whose demand rounding put a hair below its bandwidth.
+  return l.flows.size() >= 2 && l.demand_bytes_per_s >= l.bytes_per_s * (1 - 1e-9);
+}
+
+void FlowSharing::reach(std::uint32_t flow) {
+  Flow& f = flows_[flow];
+  if (f.seen == walk_)
     return;
-  // The component: every link and sharing flow connected to a modified link.
+  f.seen = walk_;
+  component_flows_.push_back(flow);
+  f.coupling_hops = 0;
+  f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
+  double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
+  const auto hops = hops_of(f);
+  for (std::uint32_t h = 0; h < hops.size(); ++h) {
+    Link& link = links_[hops[h]];
+    if (!couples(link)) {
+      f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, link.bytes_per_s);
+      continue;
+    }
+    coupled_bytes_per_s = std::min(coupled_bytes_per_s, link.bytes_per_s);
+    f.coupling_hops |= std::uint64_t{1} << h;
+    if (link.seen != walk_) {
+      link.seen = walk_;
+      component_links_.push_back(hops[h]);
+    }
+  }
+  // A coupling link limits the flow to its bandwidth or less: a wider cap never binds.
+  if (f.cap_bytes_per_s > coupled_bytes_per_s)
+    f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
+}
+
+void FlowSharing::share(double now_s) {
+  if (modified_links_.empty() && joined_flows_.empty())
+    return;
+  // The component: the flows that started sharing, those on a link that coupled flows before
+  // or after a change, and every flow connected to them through links that couple flows.
   ++walk_;
   component_links_.clear();
   component_flows_.clear();
-  for (std::uint32_t l : modified_links_)
-    if (links_[l].seen != walk_) {
-      links_[l].seen = walk_;
-      component_links_.push_back(l);
-    }
+  for (std::uint32_t f : joined_flows_)
+    if (flows_[f].state == State::Sharing)
+      reach(f);
+  joined_flows_.clear();
+  for (std::uint32_t l : modified_links_) {
+    links_[l].modified = false;
+    for (const Member m : links_[l].flows)
+      reach(m.flow);
+  }
   modified_links_.clear();
   for (std::size_t i = 0; i < component_links_.size(); ++i)
-    for (const Member m : links_[component_links_[i]].flows) {
-      const std::uint32_t f = m.flow;
-      if (flows_[f].seen == walk_)
-        continue;
-      flows_[f].seen = walk_;
-      component_flows_.push_back(f);
-      for (std::uint32_t l : hops_of(flows_[f]))
-        if (links_[l].seen != walk_) {
-          links_[l].seen = walk_;
-          component_links_.push_back(l);
-        }
-    }
+    for (const Member m : links_[component_links_[i]].flows)
+      reach(m.flow);
   solve_component();
   // Model::next_occurring_event_lazy: each flow of the component has sent at its former rate
   // since its last update; its new rate gives its new end.
@@ -188,16 +237,16 @@ void FlowSharing::share(double now_s) {
 
 void FlowSharing::solve_component() {
   // MaxMin::maxmin_solve, with the least remaining-over-usage link found by a heap instead of
-  // a scan; every flow weighs 1 on each of its links. A link that one flow alone crosses
-  // reaches its level when that flow does and changes nothing else: it enters the heap as a
-  // cap of its flow, and fixing the flow leaves it out.
+  // a scan; every flow weighs 1 on each of its links. Only the links that couple flows enter;
+  // a flow's other links enter as its cap, the level the narrowest of them has with the flow
+  // alone there (those links reach their level when the flow does and change nothing else).
   levels_.clear();
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
     f.fixed = false;
     f.value = 0;
-    f.private_hops = 0;
-    f.cap_level = std::numeric_limits<double>::infinity();
+    if (f.cap_bytes_per_s < std::numeric_limits<double>::infinity())
+      levels_.push_back({f.cap_bytes_per_s / f.weight, id, 0, true});
   }
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
@@ -205,22 +254,10 @@ void FlowSharing::solve_component() {
     link.usage = 0;
     for (const Member m : link.flows)
       link.usage += flows_[m.flow].weight;
-    link.light = false;
-    if (!(link.usage > 0))
-      continue;
-    const double level = link.remaining / link.usage;
-    if (link.flows.size() == 1 && link.flows[0].hop < 32) {
-      Flow& f = flows_[link.flows[0].flow];
-      f.private_hops |= 1u << link.flows[0].hop;
-      f.cap_level = std::min(f.cap_level, level);
-      continue;
-    }
-    link.light = true;
-    levels_.push_back({level, l, ++link.version, false});
+    link.light = link.usage > 0;
+    if (link.light)
+      levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
   }
-  for (std::uint32_t id : component_flows_)
-    if (flows_[id].private_hops != 0)
-      levels_.push_back({flows_[id].cap_level, id, 0, true});
   std::make_heap(levels_.begin(), levels_.end(), std::greater<>());
   const auto pop_level = [this] {
     std::pop_heap(levels_.begin(), levels_.end(), std::greater<>());
@@ -278,15 +315,14 @@ void FlowSharing::fix(std::uint32_t flow, double min_usage) {
   f.fixed = true;
   f.value = min_usage / f.penalty;
   const auto hops = hops_of(f);
-  for (std::uint32_t h = 0; h < hops.size(); ++h) {
-    if (h < 32 && (f.private_hops >> h & 1u))
-      continue;
-    Link& link = links_[hops[h]];
+  for (std::uint64_t coupling = f.coupling_hops; coupling != 0; coupling &= coupling - 1) {
+    const std::uint32_t l = hops[static_cast<std::size_t>(std::countr_zero(coupling))];
+    Link& link = links_[l];
     subtract_snapping(link.remaining, f.value, link.bytes_per_s * maxmin_precision);
     subtract_snapping(link.usage, f.weight, maxmin_precision);
     if (link.light && link.round != round_) {
       link.round = round_;
-      changed_.push_back(hops[h]);
+      changed_.push_back(l);
     }
   }
 }

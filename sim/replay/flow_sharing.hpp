@@ -39,8 +39,11 @@ public:
   std::uint32_t add_link(double bytes_per_s);
   std::uint32_t link_count() const { return static_cast<std::uint32_t>(links_.size()); }
 
-  /// A path over `links` (ids from add_link, each at most once) whose latencies sum to
-  /// `latency_s`; ids count from 0 in the order added.
+  /// The most links a path may have.
+  static constexpr std::size_t max_hops = 64;
+
+  /// A path over 1 to max_hops `links` (ids from add_link, each at most once) whose latencies
+  /// sum to `latency_s`; ids count from 0 in the order added.
   std::uint32_t add_path(std::span<const std::uint32_t> links, double latency_s);
 
   /// Starts a flow of `bytes` over `path` at `now_s` (not before the last call's time);
@@ -70,6 +73,9 @@ private:
   struct Link {
     double bytes_per_s;
     std::vector<Member> flows; ///< sharing now
+    /// The most its flows could take: the sum of their paths' narrowest bandwidths. A link
+    /// whose flows cannot fill it never limits any of them, so it couples none.
+    double demand_bytes_per_s = 0;
     // The solver's scratch.
     double remaining = 0;
     double usage = 0;
@@ -77,12 +83,14 @@ private:
     std::uint32_t version = 0;  ///< of its entry in the solver's heap
     std::uint32_t round = 0;    ///< the saturation round that changed it last
     bool light = false;         ///< not saturated yet in this solve
+    bool modified = false;      ///< in modified_links_
   };
 
   struct Path {
     std::uint32_t first; ///< into hops_
     std::uint32_t count;
     double latency_s;
+    double narrowest_bytes_per_s; ///< the least bandwidth of its links: no flow on it gets more
   };
 
   struct Flow {
@@ -94,9 +102,10 @@ private:
     double penalty = 1;
     double weight = 1;         ///< on each of its links: 1 / penalty
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
-    // The solver's scratch: the hops (below 32) that no other flow crosses, and their lowest level.
-    std::uint32_t private_hops = 0;
-    double cap_level = 0;
+    // The solver's scratch: its hops whose links couple flows, and the least bandwidth of the
+    // others (+infinity when a coupling link is narrower).
+    std::uint64_t coupling_hops = 0;
+    double cap_bytes_per_s = 0;
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
     double rate = 0;           ///< bytes per second since updated_s
@@ -111,7 +120,8 @@ private:
     bool operator>(const Event& o) const { return at_s != o.at_s ? at_s > o.at_s : flow > o.flow; }
   };
 
-  /// A link's level in the solver's heap, or a flow's cap (its lowest private link's level).
+  /// A link's level in the solver's heap, or a flow's cap (its narrowest link's level if it were
+  /// alone there).
   struct Level {
     double remaining_over_usage;
     std::uint32_t id;      ///< link or flow
@@ -128,6 +138,12 @@ private:
     const Path& p = paths_[f.path];
     return {hops_.data() + p.first, p.count};
   }
+  /// Whether link `l` can limit its flows: at least two cross it and together they could fill it.
+  bool couples(const Link& l) const;
+  /// Notes that the flows on `link` must be shared out again.
+  void mark_modified(std::uint32_t link);
+  /// Adds `flow` to the component being walked, with its coupling links.
+  void reach(std::uint32_t flow);
   void schedule(std::uint32_t flow, double at_s);
   void drop_stale_events();
   void join_links(std::uint32_t flow);
@@ -150,6 +166,7 @@ private:
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
+  std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> component_flows_;
   std::vector<Level> saturated_;
