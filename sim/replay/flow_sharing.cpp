@@ -241,13 +241,18 @@ void FlowSharing::solve_component() {
   // a flow's other links enter as its cap, the level the narrowest of them has with the flow
   // alone there (those links reach their level when the flow does and change nothing else).
   levels_.clear();
+  caps_.clear();
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
     f.fixed = false;
     f.value = 0;
     if (f.cap_bytes_per_s < std::numeric_limits<double>::infinity())
-      levels_.push_back({f.cap_bytes_per_s / f.weight, id, 0, true});
+      caps_.push_back({f.cap_bytes_per_s / f.weight, id, 0, true});
   }
+  // Caps never change within a solve: sorted once, read in order (the links, whose levels
+  // change as flows are fixed, are in the heap).
+  std::sort(caps_.begin(), caps_.end(), [](const Level& a, const Level& b) { return b > a; });
+  std::size_t next_cap = 0;
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.remaining = link.bytes_per_s;
@@ -261,28 +266,32 @@ void FlowSharing::solve_component() {
   std::make_heap(levels_.begin(), levels_.end(), std::greater<>());
   const auto pop_level = [this] {
     std::pop_heap(levels_.begin(), levels_.end(), std::greater<>());
-    const Level top = levels_.back();
     levels_.pop_back();
-    return top;
   };
-  const auto is_current = [this](const Level& level) {
-    if (level.is_flow)
-      return !flows_[level.id].fixed;
-    const Link& link = links_[level.id];
-    return link.light && link.version == level.version;
-  };
-  while (!levels_.empty()) {
-    const Level first = pop_level();
-    if (!is_current(first))
-      continue;
-    // Every link (or cap) at exactly this level saturates now.
-    const double min_usage = first.remaining_over_usage;
-    saturated_.assign(1, first);
-    while (!levels_.empty() && levels_.front().remaining_over_usage == min_usage) {
-      const Level next = pop_level();
-      if (is_current(next))
-        saturated_.push_back(next);
+  const auto drop_stale = [&] {
+    while (!levels_.empty()) {
+      const Link& link = links_[levels_.front().id];
+      if (link.light && link.version == levels_.front().version)
+        break;
+      pop_level();
     }
+    while (next_cap < caps_.size() && flows_[caps_[next_cap].id].fixed)
+      ++next_cap;
+  };
+  for (drop_stale(); !levels_.empty() || next_cap < caps_.size(); drop_stale()) {
+    // Every link and cap at exactly the least level saturates now.
+    double min_usage = std::numeric_limits<double>::infinity();
+    if (!levels_.empty())
+      min_usage = levels_.front().remaining_over_usage;
+    if (next_cap < caps_.size())
+      min_usage = std::min(min_usage, caps_[next_cap].remaining_over_usage);
+    saturated_.clear();
+    for (; !levels_.empty() && levels_.front().remaining_over_usage == min_usage; drop_stale()) {
+      saturated_.push_back(levels_.front());
+      pop_level();
+    }
+    for (; next_cap < caps_.size() && caps_[next_cap].remaining_over_usage == min_usage; ++next_cap)
+      saturated_.push_back(caps_[next_cap]);
     // Fix their flows; the links these cross get their new level once the round is done
     // (their remaining and usage only fall within it, so a link that was saturated at some
     // point of the round is at its end too).

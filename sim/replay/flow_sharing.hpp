@@ -172,7 +172,8 @@ private:
   std::vector<Level> saturated_;
   std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
   std::uint32_t round_ = 0;
-  std::vector<Level> levels_;
+  std::vector<Level> levels_; ///< links, a heap
+  std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
 };
 

@@ -18,10 +18,11 @@
 #
 # Usage: tools/bench/collectives_bench.sh [BUILD_DIR]
 #   COLLECTIVES="ring halving-doubling" NODES="1024 4096" TOPOLOGIES="dragonfly fat-tree" SWEEP=0|1
+#   (NODES= runs the sweeps alone, SWEEP=0 the points alone)
 set -euo pipefail
 build=${1:-build}
 collectives=${COLLECTIVES:-ring hierarchical halving-doubling binary-tree double-binary-tree parameter-server}
-counts=${NODES:-1024 4096 16384}
+counts=${NODES-1024 4096 16384}
 topologies=${TOPOLOGIES:-dragonfly fat-tree}
 iterations=${ITERATIONS:-5}
 point_timeout=${POINT_TIMEOUT:-600}
@@ -60,9 +61,15 @@ for topology in $topologies; do
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
       # "work: T transfers, F flows in closed form, S flows shared by the replay, C link copies,
       # A clock advances in K iterations; transfer driver D"
+      # (older builds print no shared flows: 0)
       read -r simgrid closed shared < <(awk '/^work:/ {
-          k = 0; for (i = 1; i <= NF; i++) if ($i == "iterations;") k = $(i - 1);
-          printf "%.0f %.0f %.0f\n", $2 / k, $4 / k, $9 / k }' "$log")
+          k = 0; c = 0; h = 0
+          for (i = 1; i <= NF; i++) {
+            if ($i == "iterations;") k = $(i - 1)
+            if ($i == "closed") c = $(i - 3)
+            if ($i == "shared") h = $(i - 2)
+          }
+          printf "%.0f %.0f %.0f\n", $2 / k, c / k, h / k }' "$log")
       read -r rss wall < <(awk '/^rss/ {printf "%.0f %s\n", $2 / 1024, $4}' "$tmp/time")
       printf "%-9s %-18s %6d %9.2f %12.4f %11.2f %5s MiB %12d %12d %12d %8.2f\n" "$topology" "$collective" "$n" \
         "$build_s" "$per" "$wall" "$rss" "$simgrid" "$closed" "$shared" \
@@ -77,7 +84,7 @@ if [ "$sweep" = 1 ]; then
   total=0
   for experiment in collectives_sweep collectives_sweep_ps; do
     file="$root/tools/bench/$experiment.toml"
-    points=$("$ceiling" experiment show "$file" | awk '/ points / {print $3; exit}')
+    points=$("$ceiling" experiment show "$file" | awk '/ points / && !seen {print $3; seen = 1}')
     start=$(date +%s.%N)
     "$ceiling" sweep "$file" -j 2 -o "$tmp/$experiment.h5" >"$tmp/sweep.log" 2>&1 || {
       echo "collectives_bench: the sweep $experiment failed:" >&2

@@ -6,8 +6,9 @@
 # "build" is the wall time of building the machine, "s/iteration" the mean wall time of the K
 # iterations after the warm-up, "peak RSS" the process's (GNU time), "SimGrid flows/it." the comms
 # through SimGrid's network model per iteration, "closed-form/it." the collective flows that share
-# no link and that the replay times itself (PCIe copies that the replay shares out itself are in
-# neither), and "us/flow" the wall time per iteration divided by all flows.
+# no link and that the replay times itself, "shared/it." those that share links and that the
+# replay shares out itself (PCIe copies that the replay shares out itself are in none), and
+# "us/flow" the wall time per iteration divided by all flows.
 # TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto); FLOWS=simgrid sends
 # every flow through SimGrid (default: auto). Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
@@ -24,8 +25,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$ceiling" ] || { echo "replay_bench: no $ceiling; build first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "replay_bench: needs GNU time (apt-get install time)" >&2; exit 2; }
 
-printf "%-10s %-40s %-10s %7s %10s %12s %10s %17s %15s %8s\n" topology platform fidelity nodes "build (s)" \
-  "s/iteration" "peak RSS" "SimGrid flows/it." "closed-form/it." "us/flow"
+printf "%-10s %-40s %-10s %7s %10s %12s %10s %17s %15s %10s %8s\n" topology platform fidelity nodes "build (s)" \
+  "s/iteration" "peak RSS" "SimGrid flows/it." "closed-form/it." "shared/it." "us/flow"
 for fidelity in aggregated exact; do
   counts=$aggregated
   [ "$fidelity" = exact ] && counts=$exact
@@ -42,13 +43,14 @@ for fidelity in aggregated exact; do
       # "timing: build B s; iterations W0 W1 ... s"
       read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
-      # "work: T transfers, F flows in closed form, C link copies, A clock advances in K
-      # iterations; transfer driver D"
-      read -r transfers closed < <(awk '/^work:/ {sub(/;.*/, ""); printf "%.0f %.0f\n", $2 / $(NF - 1), $4 / $(NF - 1)}' "$log")
+      # "work: T transfers, F flows in closed form, S flows shared by the replay, C link copies,
+      # A clock advances in K iterations; transfer driver D"
+      read -r transfers closed shared < <(awk '/^work:/ {sub(/;.*/, "");
+          printf "%.0f %.0f %.0f\n", $2 / $(NF - 1), $4 / $(NF - 1), $9 / $(NF - 1)}' "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
-      printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %8.2f\n" "$topology" "$platform" "$fidelity" \
-        "$n" "$build_s" "$per" "$rss" "$transfers" "$closed" \
-        "$(awk -v p="$per" -v t="$((transfers + closed))" 'BEGIN {print 1e6 * p / t}')"
+      printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %10d %8.2f\n" "$topology" "$platform" "$fidelity" \
+        "$n" "$build_s" "$per" "$rss" "$transfers" "$closed" "$shared" \
+        "$(awk -v p="$per" -v t="$((transfers + closed + shared))" 'BEGIN {print 1e6 * p / t}')"
       rm -f "$log" "$log.rss"
     done
   done
