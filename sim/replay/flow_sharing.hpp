@@ -20,9 +20,13 @@ namespace ceiling::replay {
 ///   by remaining bandwidth over summed weights, fixes its flows at that level over their
 ///   penalty, their bandwidth leaves the other links, and so on. A flow sends at that value
 ///   times the bandwidth factor;
-/// - whenever a flow starts sharing or finishes, the flows connected to it through shared
-///   links are shared out again (SimGrid's selective update), each having sent its former
-///   rate since its last update (SimGrid's lazy update, src/kernel/resource/Model.cpp);
+/// - whenever a flow starts sharing or finishes, the flows coupled to it are shared out again,
+///   each having sent its former rate since its last update (SimGrid's lazy update,
+///   src/kernel/resource/Model.cpp). Flows are coupled through links that can limit them: two
+///   or more flows cross the link and their paths' narrowest bandwidths add up to at least its
+///   own (a link its flows cannot fill never binds in a max-min allocation). This is what
+///   SimGrid's selective update means to re-share; 3.32's own misses links in one case
+///   (README, "How a machine is simulated"), which its full update does not;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);

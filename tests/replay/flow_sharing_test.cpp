@@ -138,3 +138,44 @@ TEST_CASE("a flow whose latency is zero shares from the start with a weight of o
   CHECK(done.at(&a) == relative(0.2, 1e-15));
   CHECK(done.at(&b) == relative(0.2, 1e-15));
 }
+
+TEST_CASE("a link that its flows cannot fill limits none; once they can, it shares them out") {
+  // Three flows, each behind its own 10 GB/s access link, into one 25 GB/s link (latencies 1 us).
+  // Expectation: together they could take 30 GB/s, so the shared link binds: 25/3 GB/s each
+  // until a (1 GB) ends at 0.12 s; then b and c could take 20 GB/s of its 25: each runs at its
+  // access link's 10 GB/s, the 2 GB left taking 0.2 s.
+  FlowSharing net(1.0, 1.0);
+  const auto shared = net.add_link(25e9);
+  std::vector<std::uint32_t> paths;
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<std::uint32_t> links{net.add_link(10e9), shared};
+    paths.push_back(net.add_path(links, 1e-6));
+  }
+  net.start(0, paths[0], 1e9, &a);
+  net.start(0, paths[1], 3e9, &b);
+  net.start(0, paths[2], 3e9, &c);
+  const auto done = drain(net);
+  CHECK(done.at(&a) == relative(1e-6 + 0.12, 1e-12));
+  CHECK(done.at(&b) == relative(1e-6 + 0.32, 1e-12));
+  CHECK(done.at(&c) == relative(1e-6 + 0.32, 1e-12));
+}
+
+TEST_CASE("a flow that started later takes its share once its latency is paid, and the others give it up") {
+  // a starts at 0 on one 10 GB/s link; b starts at 0.1 s on the same link; latencies 1 us.
+  // Expectation: a alone until b's latency ends (0.1 s + 1 us), then 5 GB/s each.
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> links{net.add_link(10e9)};
+  const auto path = net.add_path(links, 1e-6);
+  net.start(0, path, 2e9, &a);
+  std::vector<void*> finished;
+  net.advance(net.next_event_s(), finished); // a's latency ends
+  REQUIRE(finished.empty());
+  net.advance(0.1, finished);
+  net.start(0.1, path, 2e9, &b);
+  const auto done = drain(net);
+  const double b_shares_at = 0.1 + 1e-6;
+  const double a_left = 2e9 - 10e9 * (b_shares_at - 1e-6);
+  const double a_ends = b_shares_at + a_left / 5e9;
+  CHECK(done.at(&a) == relative(a_ends, 1e-12));
+  CHECK(done.at(&b) == relative(a_ends + (2e9 - 5e9 * (a_ends - b_shares_at)) / 10e9, 1e-12));
+}
