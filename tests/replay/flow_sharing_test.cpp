@@ -1,6 +1,7 @@
 // FlowSharing against the closed forms of CM02's weighted max-min sharing after a latency.
 #include "replay/flow_sharing.hpp"
 
+#include "support/drain.hpp"
 #include "support/relative.hpp"
 
 #include <doctest/doctest.h>
@@ -13,24 +14,10 @@ using ceiling::testing::relative;
 
 namespace {
 
-/// Runs `net` event by event until nothing is in flight; returns when each token finished.
-/// Each event must move the clock or finish a flow: a solver that stalls fails instead of
-/// looping.
+/// When each flow of `net` finishes, run to its end.
 std::map<void*, double> drain(FlowSharing& net) {
-  std::map<void*, double> done;
-  std::vector<void*> finished;
-  double last = -1;
-  for (int events = 0; net.in_flight() > 0; ++events) {
-    REQUIRE(events < 1000);
-    const double t = net.next_event_s();
-    finished.clear();
-    net.advance(t, finished);
-    REQUIRE((t > last || !finished.empty()));
-    last = t;
-    for (void* token : finished)
-      done[token] = t;
-  }
-  return done;
+  const auto done = ceiling::testing::drain(net);
+  return {done.begin(), done.end()};
 }
 
 int a = 0, b = 0, c = 0; // tokens

@@ -1,6 +1,8 @@
 // SharedLink against the closed forms of equal sharing after a latency.
 #include "replay/shared_link.hpp"
 
+#include "support/drain.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,27 +11,9 @@
 #include <vector>
 
 using ceiling::replay::SharedLink;
+using ceiling::testing::drain;
 
 namespace {
-
-/// Runs `link` event by event until it is idle; returns when each token finished. Each event
-/// must move the clock or finish a copy: a link that stalls fails instead of looping.
-std::vector<std::pair<void*, double>> drain(SharedLink& link) {
-  std::vector<std::pair<void*, double>> done;
-  std::vector<void*> finished;
-  double last = -1;
-  for (int events = 0; link.in_flight() > 0; ++events) {
-    REQUIRE(events < 100);
-    const double t = link.next_event_s();
-    finished.clear();
-    link.advance(t, finished);
-    REQUIRE((t > last || !finished.empty()));
-    last = t;
-    for (void* token : finished)
-      done.emplace_back(token, t);
-  }
-  return done;
-}
 
 int a = 0, b = 0, c = 0; // tokens
 
