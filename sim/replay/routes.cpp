@@ -22,40 +22,45 @@ const Route& Routes::between(int src, int dst) {
   std::vector<sg4::Link*> links;
   hosts_[static_cast<std::size_t>(src)]->route_to(hosts_[static_cast<std::size_t>(dst)], links,
                                                   &route.latency_s);
-  route.links.assign(links.begin(), links.end());
   route.shared_links_only = !links.empty();
-  LinkBytes& count = route.per_byte;
   for (const sg4::Link* link : links) {
     const auto [id, met] = link_ids_.try_emplace(link, link_count());
-    if (met)
-      link_bandwidths_.push_back(link->get_bandwidth());
-    route.link_ids.push_back(id->second);
-    route.shared_links_only &= link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED;
-    if (route.bandwidth_bytes_per_s == 0 || link->get_bandwidth() < route.bandwidth_bytes_per_s)
-      route.bandwidth_bytes_per_s = link->get_bandwidth();
-    switch (platform::link_class(*link)) {
-    case platform::LinkClass::Pcie: count.pcie += 1; break;
-    case platform::LinkClass::Nic: count.nic += 1; break;
-    case platform::LinkClass::GpuLink: count.gpu_link += 1; break;
-    case platform::LinkClass::HostMemory: count.host_memory += 1; break;
-    case platform::LinkClass::Fabric: count.fabric += 1; break;
+    if (met) {
+      LinkFacts facts{link->get_bandwidth(), {}, link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED};
+      switch (platform::link_class(*link)) {
+      case platform::LinkClass::Pcie: facts.per_byte.pcie = 1; break;
+      case platform::LinkClass::Nic: facts.per_byte.nic = 1; break;
+      case platform::LinkClass::GpuLink: facts.per_byte.gpu_link = 1; break;
+      case platform::LinkClass::HostMemory: facts.per_byte.host_memory = 1; break;
+      case platform::LinkClass::Fabric: facts.per_byte.fabric = 1; break;
+      }
+      link_facts_.push_back(facts);
     }
+    const LinkFacts& facts = link_facts_[id->second];
+    route.link_ids.push_back(id->second);
+    route.shared_links_only &= facts.shared;
+    if (route.bandwidth_bytes_per_s == 0 || facts.bandwidth_bytes_per_s < route.bandwidth_bytes_per_s)
+      route.bandwidth_bytes_per_s = facts.bandwidth_bytes_per_s;
+    route.per_byte.add_times(facts.per_byte, 1);
   }
   return route;
 }
 
 std::vector<std::vector<char>> Routes::alone(const std::vector<collectives::Phase>& plan) {
-  std::unordered_map<const sg4::Link*, int> crossings;
+  for (const auto& phase : plan) // meets every link first
+    for (const auto& flow : phase.flows)
+      between(flow.src, flow.dst);
+  std::vector<int> crossings(link_count(), 0);
   for (const auto& phase : plan)
     for (const auto& flow : phase.flows)
-      for (const sg4::Link* link : between(flow.src, flow.dst).links)
+      for (std::uint32_t link : between(flow.src, flow.dst).link_ids)
         ++crossings[link];
   std::vector<std::vector<char>> alone;
   for (const auto& phase : plan) {
     auto& flags = alone.emplace_back();
     for (const auto& flow : phase.flows) {
-      const auto& links = between(flow.src, flow.dst).links;
-      flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](const sg4::Link* link) {
+      const auto& links = between(flow.src, flow.dst).link_ids;
+      flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](std::uint32_t link) {
                         return crossings[link] == 1;
                       }));
     }

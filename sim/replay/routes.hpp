@@ -14,11 +14,12 @@ namespace ceiling::replay {
 
 /// The route from one rank's communication host to another's.
 struct Route {
-  std::vector<const simgrid::s4u::Link*> links; ///< a split-duplex link appears as one direction
-  double latency_s = 0;                         ///< the links' latencies summed
-  double bandwidth_bytes_per_s = 0;             ///< the narrowest link's
-  LinkBytes per_byte;                           ///< links of each class crossed
-  std::vector<std::uint32_t> link_ids;          ///< the links as Routes numbers them (link_bandwidth())
+  /// The links, as Routes numbers them (link_bandwidth()); a split-duplex link appears as the
+  /// direction crossed.
+  std::vector<std::uint32_t> link_ids;
+  double latency_s = 0;             ///< the links' latencies summed
+  double bandwidth_bytes_per_s = 0; ///< the narrowest link's
+  LinkBytes per_byte;               ///< links of each class crossed
   /// Every link is SimGrid's SHARED kind (as a direction of a split-duplex link is), the kind
   /// FlowSharing models, and there is at least one.
   bool shared_links_only = false;
@@ -34,8 +35,8 @@ public:
   const Route& between(int src, int dst);
 
   /// Links met so far in routes, numbered from 0 in the order met, and their bandwidths.
-  std::uint32_t link_count() const { return static_cast<std::uint32_t>(link_bandwidths_.size()); }
-  double link_bandwidth(std::uint32_t id) const { return link_bandwidths_[id]; }
+  std::uint32_t link_count() const { return static_cast<std::uint32_t>(link_facts_.size()); }
+  double link_bandwidth(std::uint32_t id) const { return link_facts_[id].bandwidth_bytes_per_s; }
 
   /// Per phase and flow of `plan`: whether the flow's route shares no link with any other
   /// flow of the plan, counting the two directions of a split-duplex link apart. A flow with
@@ -56,8 +57,14 @@ private:
 
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unordered_map<unsigned long long, Route, MixedHash> cache_; ///< by src x ranks + dst
+  /// What a route needs of each link, read from SimGrid once.
+  struct LinkFacts {
+    double bandwidth_bytes_per_s;
+    LinkBytes per_byte; ///< 1 in the link's class
+    bool shared;        ///< SimGrid's SHARED kind
+  };
   std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> link_ids_; ///< looked up, never walked
-  std::vector<double> link_bandwidths_;                                   ///< by link id
+  std::vector<LinkFacts> link_facts_;                                     ///< by link id
 };
 
 } // namespace ceiling::replay
