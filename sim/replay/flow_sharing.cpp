@@ -126,13 +126,14 @@ void FlowSharing::join_links(std::uint32_t flow) {
   f.position.resize(hops.size());
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
+    const bool coupled = couples(link);
     f.position[h] = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back({flow, h});
     link.demand_bytes_per_s += most;
-    if (couples(link)) // its other flows may get less now
-      mark_modified(hops[h]);
+    if (!coupled && couples(link)) // a link new to sharing: walk it until a solve has seen it
+      link.saturated = true;
   }
-  joined_flows_.push_back(flow);
+  joined_flows_.push_back(flow); // reached first, and through it its saturated links
 }
 
 void FlowSharing::leave_links(std::uint32_t flow) {
@@ -141,7 +142,7 @@ void FlowSharing::leave_links(std::uint32_t flow) {
   const double most = paths_[f.path].narrowest_bytes_per_s;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
-    if (couples(link)) // its other flows may get more now
+    if (couples(link) && link.saturated) // its other flows may get more now
       mark_modified(hops[h]);
     const Member last = link.flows.back();
     link.flows[f.position[h]] = last;
@@ -197,8 +198,14 @@ void FlowSharing::reach(std::uint32_t flow) {
 void FlowSharing::share(double now_s) {
   if (modified_links_.empty() && joined_flows_.empty())
     return;
-  // The component: the flows that started sharing, those on a link that coupled flows before
-  // or after a change, and every flow connected to them through links that couple flows.
+  // The component: the flows that started sharing, those on a saturated link that a flow left,
+  // and every flow on a saturated link that these cross. The others keep their shares: each is
+  // held by a saturated link that none of the component crosses (or by its own links), where
+  // nothing changed. Unsaturated links that the component crosses bind it with what the others
+  // leave of them; where such a link saturates now and holds flows outside the component at a
+  // higher level than those inside, these join the component and it is solved again. The
+  // result is the max-min sharing of all flows (each is held by a full link where none has
+  // more), the one SimGrid computes.
   ++walk_;
   component_links_.clear();
   component_flows_.clear();
@@ -212,10 +219,22 @@ void FlowSharing::share(double now_s) {
       reach(m.flow);
   }
   modified_links_.clear();
-  for (std::size_t i = 0; i < component_links_.size(); ++i)
-    for (const Member m : links_[component_links_[i]].flows)
-      reach(m.flow);
-  solve_component();
+  walk_saturated_links();
+  do {
+    count_frozen_shares();
+    solve_component();
+  } while (reach_overtaken_flows());
+  // Whether each link is full now.
+  for (std::uint32_t l : component_links_)
+    links_[l].remaining = links_[l].frozen_bytes_per_s; // reused: the link's load
+  for (std::uint32_t id : component_flows_) {
+    const Flow& f = flows_[id];
+    const auto hops = hops_of(f);
+    for (std::uint64_t coupling = f.coupling_hops; coupling != 0; coupling &= coupling - 1)
+      links_[hops[static_cast<std::size_t>(std::countr_zero(coupling))]].remaining += f.value;
+  }
+  for (std::uint32_t l : component_links_)
+    links_[l].saturated = links_[l].remaining >= links_[l].bytes_per_s * (1 - 2 * maxmin_precision);
   // Model::next_occurring_event_lazy: each flow of the component has sent at its former rate
   // since its last update; its new rate gives its new end.
   for (std::uint32_t id : component_flows_) {
@@ -233,6 +252,40 @@ void FlowSharing::share(double now_s) {
       throw std::logic_error("flow sharing: a flow got no bandwidth"); // SimGrid dies there too
     schedule(id, now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0));
   }
+}
+
+void FlowSharing::walk_saturated_links() {
+  for (std::size_t i = 0; i < component_links_.size(); ++i)
+    if (links_[component_links_[i]].saturated)
+      for (const Member m : links_[component_links_[i]].flows)
+        reach(m.flow);
+}
+
+void FlowSharing::count_frozen_shares() {
+  for (std::uint32_t l : component_links_) {
+    Link& link = links_[l];
+    link.frozen_bytes_per_s = 0;
+    for (const Member m : link.flows)
+      if (flows_[m.flow].seen != walk_)
+        link.frozen_bytes_per_s += flows_[m.flow].value;
+  }
+}
+
+bool FlowSharing::reach_overtaken_flows() {
+  bool reached = false;
+  for (std::size_t i = 0, n = component_links_.size(); i < n; ++i) {
+    const Link& link = links_[component_links_[i]];
+    if (!link.bound || link.frozen_bytes_per_s == 0)
+      continue;
+    for (const Member m : link.flows)
+      if (flows_[m.flow].seen != walk_ && flows_[m.flow].level >= link.level * (1 - 1e-9)) {
+        reach(m.flow);
+        reached = true;
+      }
+  }
+  if (reached)
+    walk_saturated_links();
+  return reached;
 }
 
 void FlowSharing::solve_component() {
@@ -255,10 +308,12 @@ void FlowSharing::solve_component() {
   std::size_t next_cap = 0;
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
-    link.remaining = link.bytes_per_s;
+    link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
     link.usage = 0;
+    link.bound = false;
     for (const Member m : link.flows)
-      link.usage += flows_[m.flow].weight;
+      if (flows_[m.flow].seen == walk_)
+        link.usage += flows_[m.flow].weight;
     link.light = link.usage > 0;
     if (link.light)
       levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
@@ -302,8 +357,12 @@ void FlowSharing::solve_component() {
         fix(s.id, min_usage);
         continue;
       }
-      for (const Member m : links_[s.id].flows)
-        fix(m.flow, min_usage);
+      Link& link = links_[s.id];
+      link.bound = true;
+      link.level = min_usage;
+      for (const Member m : link.flows)
+        if (flows_[m.flow].seen == walk_)
+          fix(m.flow, min_usage);
     }
     for (std::uint32_t l : changed_) {
       Link& link = links_[l];
@@ -323,6 +382,7 @@ void FlowSharing::fix(std::uint32_t flow, double min_usage) {
     return;
   f.fixed = true;
   f.value = min_usage / f.penalty;
+  f.level = min_usage;
   const auto hops = hops_of(f);
   for (std::uint64_t coupling = f.coupling_hops; coupling != 0; coupling &= coupling - 1) {
     const std::uint32_t l = hops[static_cast<std::size_t>(std::countr_zero(coupling))];

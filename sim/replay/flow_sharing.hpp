@@ -88,6 +88,12 @@ private:
     std::uint32_t round = 0;    ///< the saturation round that changed it last
     bool light = false;         ///< not saturated yet in this solve
     bool modified = false;      ///< in modified_links_
+    /// Full in the current sharing (within twice SimGrid's precision), or coupling since the
+    /// last solve that saw it: a change to its flows may change all of them.
+    bool saturated = false;
+    bool bound = false;         ///< it fixed flows in this solve, at `level`
+    double level = 0;
+    double frozen_bytes_per_s = 0; ///< taken by flows outside the component
   };
 
   struct Path {
@@ -112,6 +118,7 @@ private:
     double cap_bytes_per_s = 0;
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
+    double level = 0;          ///< the solver's level when it fixed the flow (value x penalty)
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
@@ -152,8 +159,15 @@ private:
   void drop_stale_events();
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
-  /// Shares out again every flow connected to the links modified since the last solve.
+  /// Shares out again the flows that the changes since the last solve can affect.
   void share(double now_s);
+  /// Reaches the flows on every saturated link of the component.
+  void walk_saturated_links();
+  /// The bandwidth each link of the component leaves to its flows (others' fixed shares out).
+  void count_frozen_shares();
+  /// Adds to the component the flows outside it that a link saturated in this solve holds at
+  /// a level its flows in the component no longer reach; whether there were any.
+  bool reach_overtaken_flows();
   /// SimGrid's max-min over the component in component_links_ / component_flows_.
   void solve_component();
   /// Fixes `flow` at `min_usage` over its penalty and takes it off its shared links.
