@@ -80,29 +80,24 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   schedule(id, latency_s + now_s); // SimGrid's order: latency + last update
 }
 
-double FlowSharing::next_event_s() {
-  drop_stale_events();
-  return events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().at_s;
+double FlowSharing::next_event_s() const {
+  return events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().at_s;
 }
 
 void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
-  drop_stale_events();
-  while (!events_.empty() && events_.top().at_s - now_s < surf_precision_s) {
-    const Event e = events_.top();
-    events_.pop();
-    Flow& f = flows_[e.flow];
-    if (e.generation != f.generation)
-      continue;
+  while (!events_.empty() && events_.front().at_s - now_s < surf_precision_s) {
+    const std::uint32_t id = events_.front().flow;
+    pop_event();
+    Flow& f = flows_[id];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
       f.state = State::Sharing;
       f.updated_s = now_s;
-      join_links(e.flow);
+      join_links(id);
     } else { // finished, whatever rounding left of its bytes (SimGrid's finish())
-      leave_links(e.flow);
+      leave_links(id);
       finished.push_back(f.token);
       f.state = State::Free;
-      ++f.generation;
-      free_flows_.push_back(e.flow);
+      free_flows_.push_back(id);
       --in_flight_;
     }
   }
@@ -111,12 +106,50 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
 
 void FlowSharing::schedule(std::uint32_t flow, double at_s) {
   Flow& f = flows_[flow];
-  events_.push({at_s, flow, ++f.generation});
+  if (f.event_index == no_event) {
+    f.event_index = static_cast<std::uint32_t>(events_.size());
+    events_.push_back({at_s, flow});
+  }
+  events_[f.event_index].at_s = at_s;
+  sift_up(f.event_index);
+  sift_down(f.event_index);
 }
 
-void FlowSharing::drop_stale_events() {
-  while (!events_.empty() && events_.top().generation != flows_[events_.top().flow].generation)
-    events_.pop();
+void FlowSharing::pop_event() {
+  flows_[events_.front().flow].event_index = no_event;
+  events_.front() = events_.back();
+  events_.pop_back();
+  if (!events_.empty())
+    sift_down(0);
+}
+
+void FlowSharing::sift_up(std::size_t i) {
+  const Event e = events_[i];
+  while (i > 0 && e < events_[(i - 1) / 2]) {
+    events_[i] = events_[(i - 1) / 2];
+    flows_[events_[i].flow].event_index = static_cast<std::uint32_t>(i);
+    i = (i - 1) / 2;
+  }
+  events_[i] = e;
+  flows_[e.flow].event_index = static_cast<std::uint32_t>(i);
+}
+
+void FlowSharing::sift_down(std::size_t i) {
+  const Event e = events_[i];
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= events_.size())
+      break;
+    if (child + 1 < events_.size() && events_[child + 1] < events_[child])
+      ++child;
+    if (!(events_[child] < e))
+      break;
+    events_[i] = events_[child];
+    flows_[events_[i].flow].event_index = static_cast<std::uint32_t>(i);
+    i = child;
+  }
+  events_[i] = e;
+  flows_[e.flow].event_index = static_cast<std::uint32_t>(i);
 }
 
 void FlowSharing::join_links(std::uint32_t flow) {
@@ -224,19 +257,15 @@ void FlowSharing::share(double now_s) {
     count_frozen_shares();
     solve_component();
   } while (reach_overtaken_flows());
-  // Whether each link is full now.
+  // Whether each link is full now: what the solve left of it (every flow of the component
+  // having taken its share of each of its links).
   for (std::uint32_t l : component_links_)
-    links_[l].remaining = links_[l].frozen_bytes_per_s; // reused: the link's load
-  for (std::uint32_t id : component_flows_) {
-    const Flow& f = flows_[id];
-    const auto hops = hops_of(f);
-    for (std::uint64_t coupling = f.coupling_hops; coupling != 0; coupling &= coupling - 1)
-      links_[hops[static_cast<std::size_t>(std::countr_zero(coupling))]].remaining += f.value;
-  }
-  for (std::uint32_t l : component_links_)
-    links_[l].saturated = links_[l].remaining >= links_[l].bytes_per_s * (1 - 2 * maxmin_precision);
+    links_[l].saturated = links_[l].remaining <= links_[l].bytes_per_s * 2 * maxmin_precision;
   // Model::next_occurring_event_lazy: each flow of the component has sent at its former rate
-  // since its last update; its new rate gives its new end.
+  // since its last update; its new rate gives its new end. Many new ends at once (a parameter
+  // server's thousands of flows) rebuild the event heap instead of moving each.
+  std::size_t moved = 0;
+  const bool rebuild = component_flows_.size() > events_.size() / 4;
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
     // A rate that the new sharing leaves as it was (but for the rounding of another order of
@@ -250,7 +279,22 @@ void FlowSharing::share(double now_s) {
     f.rate = rate;
     if (!(f.rate > 0))
       throw std::logic_error("flow sharing: a flow got no bandwidth"); // SimGrid dies there too
-    schedule(id, now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0));
+    const double ends_s = now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0);
+    if (!rebuild) {
+      schedule(id, ends_s);
+      continue;
+    }
+    if (f.event_index == no_event) {
+      f.event_index = static_cast<std::uint32_t>(events_.size());
+      events_.push_back({ends_s, id});
+    }
+    events_[f.event_index].at_s = ends_s;
+    ++moved;
+  }
+  if (moved > 0) {
+    std::make_heap(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return b < a; });
+    for (std::size_t i = 0; i < events_.size(); ++i)
+      flows_[events_[i].flow].event_index = static_cast<std::uint32_t>(i);
   }
 }
 
@@ -265,6 +309,8 @@ void FlowSharing::count_frozen_shares() {
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.frozen_bytes_per_s = 0;
+    if (link.saturated) // walked: all its flows are in the component
+      continue;
     for (const Member m : link.flows)
       if (flows_[m.flow].seen != walk_)
         link.frozen_bytes_per_s += flows_[m.flow].value;

@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <queue>
 #include <span>
 #include <vector>
 
@@ -56,7 +55,7 @@ public:
 
   /// When something next happens: a flow's latency ends or a flow finishes; +infinity when
   /// nothing is in flight.
-  double next_event_s();
+  double next_event_s() const;
 
   /// Moves to `now_s` (at most next_event_s() + 1e-9): what is due within 1e-9 s of it
   /// happens, the flows it touches are shared out again, and the flows that finished are
@@ -67,6 +66,7 @@ public:
 
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
+  static constexpr std::uint32_t no_event = ~std::uint32_t{0};
 
   /// A flow on a link: which flow, and which of its hops the link is.
   struct Member {
@@ -107,7 +107,7 @@ private:
     std::uint32_t path = 0;
     State state = State::Free;
     bool fixed = false;        ///< the solver set its value in this solve
-    std::uint32_t generation = 0; ///< of its entry in the event heap
+    std::uint32_t event_index = no_event; ///< its place in the event heap, or no_event
     std::uint32_t seen = 0;
     double penalty = 1;
     double weight = 1;         ///< on each of its links: 1 / penalty
@@ -122,13 +122,6 @@ private:
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
-  };
-
-  struct Event {
-    double at_s;
-    std::uint32_t flow;
-    std::uint32_t generation;
-    bool operator>(const Event& o) const { return at_s != o.at_s ? at_s > o.at_s : flow > o.flow; }
   };
 
   /// A link's level in the solver's heap, or a flow's cap (its narrowest link's level if it were
@@ -155,8 +148,18 @@ private:
   void mark_modified(std::uint32_t link);
   /// Adds `flow` to the component being walked, with its coupling links.
   void reach(std::uint32_t flow);
+  /// A flow's next event: its latency ends, or it finishes.
+  struct Event {
+    double at_s;
+    std::uint32_t flow;
+    bool operator<(const Event& o) const { return at_s != o.at_s ? at_s < o.at_s : flow < o.flow; }
+  };
+
+  /// The event heap: the flows in flight by (next event, id), each flow holding its place.
   void schedule(std::uint32_t flow, double at_s);
-  void drop_stale_events();
+  void pop_event();
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
   /// Shares out again the flows that the changes since the last solve can affect.
@@ -180,7 +183,7 @@ private:
   std::vector<std::uint32_t> hops_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<Event> events_; ///< a binary heap, earliest first
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
