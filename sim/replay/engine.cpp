@@ -617,11 +617,18 @@ private:
   /// The FlowSharing path of `route`, added the first time.
   std::uint32_t sharing_path(const Route& route) {
     const auto [it, fresh] = sharing_paths_.try_emplace(&route, 0);
-    if (fresh) {
-      while (sharing_->link_count() < routes_.link_count())
-        sharing_->add_link(routes_.link_bandwidth(sharing_->link_count()));
-      it->second = sharing_->add_path(route.link_ids, route.latency_s);
+    if (!fresh)
+      return it->second;
+    // FlowSharing holds only the links of shared flows' routes.
+    constexpr std::uint32_t none = ~std::uint32_t{0};
+    sharing_links_.resize(routes_.link_count(), none);
+    std::vector<std::uint32_t> links;
+    for (std::uint32_t id : route.link_ids) {
+      if (sharing_links_[id] == none)
+        sharing_links_[id] = sharing_->add_link(routes_.link_bandwidth(id));
+      links.push_back(sharing_links_[id]);
     }
+    it->second = sharing_->add_path(links, route.latency_s);
     return it->second;
   }
 
@@ -682,6 +689,7 @@ private:
   /// The flows that share links, when the closed forms apply (else they go through SimGrid).
   std::optional<FlowSharing> sharing_;
   std::unordered_map<const Route*, std::uint32_t> sharing_paths_; ///< looked up, never walked
+  std::vector<std::uint32_t> sharing_links_; ///< by Routes' link id: FlowSharing's, or none
   std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
   double flows_wakeup_at_s_ = 0;
