@@ -336,40 +336,42 @@ TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid give
 }
 
 TEST_CASE("flows timed by the replay, in closed form or shared out, give the iterations SimGrid gives") {
-  // Every algorithm on every topology, GPU nodes staging through the host and CPU nodes, with
-  // stragglers: rings are timed in closed form, while halving-doubling, trees and parameter
-  // servers cross the same links in several phases and the replay shares them out as CM02's
-  // max-min does (FlowSharing). No flow goes through SimGrid.
+  // Every algorithm on every topology, GPU nodes staging through the host and CPU nodes, half
+  // and all of the machine, with stragglers: rings are timed in closed form, while
+  // halving-doubling, trees and parameter servers cross the same links in several phases and the
+  // replay shares them out as CM02's max-min does (FlowSharing). No flow goes through SimGrid.
   using collectives::Algorithm;
   double largest = 0;
   long long closed_form = 0, shared = 0;
   for (const auto& [topology, text] : topologies)
     for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
                         Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
-      for (const std::string& node : {gpus(2), std::string()}) {
-        CAPTURE(topology);
-        CAPTURE(collectives::to_string(a));
-        CAPTURE(node.empty());
-        Scenario s = scenario(text, 32, node);
-        s.options.collective = a;
-        s.options.servers = 2;
-        if (!node.empty())
-          s.options.staging = replay::Staging::Host;
-        s.options.jitter = 0.1;
-        REQUIRE_FALSE(replay::scenario_problem(s).has_value());
-        const auto mixed = run_isolated(s);
-        s.options.flows_through_simgrid = true;
-        const auto simgrid = run_isolated(s);
-        CHECK(simgrid.flows_in_closed_form + simgrid.flows_shared == 0);
-        CHECK(mixed.transfers == 0);
-        closed_form += mixed.flows_in_closed_form;
-        shared += mixed.flows_shared;
-        REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
-        for (std::size_t i = 0; i < mixed.iteration_s.size(); ++i) {
-          CHECK(mixed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
-          largest = std::max(largest, std::abs(mixed.iteration_s[i] / simgrid.iteration_s[i] - 1));
+      for (const std::string& node : {gpus(2), std::string()})
+        for (int nodes : {32, 64}) {
+          CAPTURE(topology);
+          CAPTURE(collectives::to_string(a));
+          CAPTURE(node.empty());
+          CAPTURE(nodes);
+          Scenario s = scenario(text, nodes, node);
+          s.options.collective = a;
+          s.options.servers = 2;
+          if (!node.empty())
+            s.options.staging = replay::Staging::Host;
+          s.options.jitter = 0.1;
+          REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+          const auto mixed = run_isolated(s);
+          s.options.flows_through_simgrid = true;
+          const auto simgrid = run_isolated(s);
+          CHECK(simgrid.flows_in_closed_form + simgrid.flows_shared == 0);
+          CHECK(mixed.transfers == 0);
+          closed_form += mixed.flows_in_closed_form;
+          shared += mixed.flows_shared;
+          REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
+          for (std::size_t i = 0; i < mixed.iteration_s.size(); ++i) {
+            CHECK(mixed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
+            largest = std::max(largest, std::abs(mixed.iteration_s[i] / simgrid.iteration_s[i] - 1));
+          }
         }
-      }
   CHECK(closed_form > 0);
   CHECK(shared > 0);
   MESSAGE("largest relative difference, flows timed by the replay vs through SimGrid: " << largest << " ("
