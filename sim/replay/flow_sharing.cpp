@@ -60,6 +60,7 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   if (free_flows_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
+    event_index_.push_back(no_event);
   } else {
     id = free_flows_.back();
     free_flows_.pop_back();
@@ -105,18 +106,19 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
 }
 
 void FlowSharing::schedule(std::uint32_t flow, double at_s) {
-  Flow& f = flows_[flow];
-  if (f.event_index == no_event) {
-    f.event_index = static_cast<std::uint32_t>(events_.size());
+  std::uint32_t& index = event_index_[flow];
+  if (index == no_event) {
+    index = static_cast<std::uint32_t>(events_.size());
     events_.push_back({at_s, flow});
   }
-  events_[f.event_index].at_s = at_s;
-  sift_up(f.event_index);
-  sift_down(f.event_index);
+  events_[index].at_s = at_s;
+  const std::size_t at = index;
+  sift_up(at);
+  sift_down(event_index_[flow]);
 }
 
 void FlowSharing::pop_event() {
-  flows_[events_.front().flow].event_index = no_event;
+  event_index_[events_.front().flow] = no_event;
   events_.front() = events_.back();
   events_.pop_back();
   if (!events_.empty())
@@ -127,11 +129,11 @@ void FlowSharing::sift_up(std::size_t i) {
   const Event e = events_[i];
   while (i > 0 && e < events_[(i - 1) / 2]) {
     events_[i] = events_[(i - 1) / 2];
-    flows_[events_[i].flow].event_index = static_cast<std::uint32_t>(i);
+    event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
     i = (i - 1) / 2;
   }
   events_[i] = e;
-  flows_[e.flow].event_index = static_cast<std::uint32_t>(i);
+  event_index_[e.flow] = static_cast<std::uint32_t>(i);
 }
 
 void FlowSharing::sift_down(std::size_t i) {
@@ -145,11 +147,11 @@ void FlowSharing::sift_down(std::size_t i) {
     if (!(events_[child] < e))
       break;
     events_[i] = events_[child];
-    flows_[events_[i].flow].event_index = static_cast<std::uint32_t>(i);
+    event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
     i = child;
   }
   events_[i] = e;
-  flows_[e.flow].event_index = static_cast<std::uint32_t>(i);
+  event_index_[e.flow] = static_cast<std::uint32_t>(i);
 }
 
 void FlowSharing::join_links(std::uint32_t flow) {
@@ -284,17 +286,17 @@ void FlowSharing::share(double now_s) {
       schedule(id, ends_s);
       continue;
     }
-    if (f.event_index == no_event) {
-      f.event_index = static_cast<std::uint32_t>(events_.size());
+    if (event_index_[id] == no_event) {
+      event_index_[id] = static_cast<std::uint32_t>(events_.size());
       events_.push_back({ends_s, id});
     }
-    events_[f.event_index].at_s = ends_s;
+    events_[event_index_[id]].at_s = ends_s;
     ++moved;
   }
   if (moved > 0) {
     std::make_heap(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return b < a; });
     for (std::size_t i = 0; i < events_.size(); ++i)
-      flows_[events_[i].flow].event_index = static_cast<std::uint32_t>(i);
+      event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
   }
 }
 

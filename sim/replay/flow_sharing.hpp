@@ -107,7 +107,6 @@ private:
     std::uint32_t path = 0;
     State state = State::Free;
     bool fixed = false;        ///< the solver set its value in this solve
-    std::uint32_t event_index = no_event; ///< its place in the event heap, or no_event
     std::uint32_t seen = 0;
     double penalty = 1;
     double weight = 1;         ///< on each of its links: 1 / penalty
@@ -184,6 +183,7 @@ private:
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
   std::vector<Event> events_; ///< a binary heap, earliest first
+  std::vector<std::uint32_t> event_index_; ///< by flow: its place in events_, or no_event
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
