@@ -23,8 +23,9 @@ namespace ceiling::replay {
 /// flows timed in closed form are delays in the replay's DueQueue behind one kernel timer (a
 /// device runs one kernel at a time). PCIe copies
 /// that only other copies can share (host staging under CM02) are served by SharedLink
-/// (replay/shared_link.hpp), and collective flows that share no link with another flow of
-/// their collective are timed in closed form (replay/routes.hpp), instead of through SimGrid.
+/// (replay/shared_link.hpp); collective flows that share no link with another flow of their
+/// collective are timed in closed form (replay/routes.hpp), and the others shared out by
+/// FlowSharing (replay/flow_sharing.hpp), instead of through SimGrid.
 /// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration.
 RunResult run(const Scenario& s);
 
