@@ -86,19 +86,38 @@ double FlowSharing::next_event_s() const {
 }
 
 void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
-  while (!events_.empty() && events_.front().at_s - now_s < surf_precision_s) {
-    const std::uint32_t id = events_.front().flow;
+  const auto is_due = [now_s](const Event& e) { return e.at_s - now_s < surf_precision_s; };
+  due_.clear();
+  while (!events_.empty() && is_due(events_.front())) {
+    if (due_.size() == 32) {
+      // Many at once (a parameter server's thousands of flows end together): the rest are
+      // taken out in one pass, in the heap's order, and the heap is rebuilt.
+      const auto rest = std::partition(events_.begin(), events_.end(), [&](const Event& e) { return !is_due(e); });
+      const auto first = due_.size();
+      due_.insert(due_.end(), rest, events_.end());
+      std::sort(due_.begin() + static_cast<std::ptrdiff_t>(first), due_.end());
+      events_.erase(rest, events_.end());
+      std::make_heap(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return b < a; });
+      for (std::size_t i = 0; i < events_.size(); ++i)
+        event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
+      for (std::size_t i = first; i < due_.size(); ++i)
+        event_index_[due_[i].flow] = no_event;
+      break;
+    }
+    due_.push_back(events_.front());
     pop_event();
-    Flow& f = flows_[id];
+  }
+  for (const Event& e : due_) {
+    Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
       f.state = State::Sharing;
       f.updated_s = now_s;
-      join_links(id);
+      join_links(e.flow);
     } else { // finished, whatever rounding left of its bytes (SimGrid's finish())
-      leave_links(id);
+      leave_links(e.flow);
       finished.push_back(f.token);
       f.state = State::Free;
-      free_flows_.push_back(id);
+      free_flows_.push_back(e.flow);
       --in_flight_;
     }
   }

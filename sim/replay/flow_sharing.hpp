@@ -184,6 +184,7 @@ private:
   std::vector<std::uint32_t> free_flows_;
   std::vector<Event> events_; ///< a binary heap, earliest first
   std::vector<std::uint32_t> event_index_; ///< by flow: its place in events_, or no_event
+  std::vector<Event> due_;                 ///< advance()'s events, in order
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
