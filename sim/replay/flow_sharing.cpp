@@ -60,7 +60,6 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   if (free_flows_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
-    event_index_.push_back(no_event);
   } else {
     id = free_flows_.back();
     free_flows_.pop_back();
@@ -78,7 +77,7 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   f.updated_s = now_s;
   f.token = token;
   ++in_flight_;
-  schedule(id, latency_s + now_s); // SimGrid's order: latency + last update
+  events_.set(id, latency_s + now_s); // SimGrid's order: latency + last update
 }
 
 double FlowSharing::next_event_s() const {
@@ -86,28 +85,9 @@ double FlowSharing::next_event_s() const {
 }
 
 void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
-  const auto is_due = [now_s](const Event& e) { return e.at_s - now_s < surf_precision_s; };
   due_.clear();
-  while (!events_.empty() && is_due(events_.front())) {
-    if (due_.size() == 32) {
-      // Many at once (a parameter server's thousands of flows end together): the rest are
-      // taken out in one pass, in the heap's order, and the heap is rebuilt.
-      const auto rest = std::partition(events_.begin(), events_.end(), [&](const Event& e) { return !is_due(e); });
-      const auto first = due_.size();
-      due_.insert(due_.end(), rest, events_.end());
-      std::sort(due_.begin() + static_cast<std::ptrdiff_t>(first), due_.end());
-      events_.erase(rest, events_.end());
-      std::make_heap(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return b < a; });
-      for (std::size_t i = 0; i < events_.size(); ++i)
-        event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
-      for (std::size_t i = first; i < due_.size(); ++i)
-        event_index_[due_[i].flow] = no_event;
-      break;
-    }
-    due_.push_back(events_.front());
-    pop_event();
-  }
-  for (const Event& e : due_) {
+  events_.take_due(now_s, surf_precision_s, due_);
+  for (const FlowEvents::Event& e : due_) {
     Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
       f.state = State::Sharing;
@@ -122,55 +102,6 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
     }
   }
   share(now_s);
-}
-
-void FlowSharing::schedule(std::uint32_t flow, double at_s) {
-  std::uint32_t& index = event_index_[flow];
-  if (index == no_event) {
-    index = static_cast<std::uint32_t>(events_.size());
-    events_.push_back({at_s, flow});
-  }
-  events_[index].at_s = at_s;
-  const std::size_t at = index;
-  sift_up(at);
-  sift_down(event_index_[flow]);
-}
-
-void FlowSharing::pop_event() {
-  event_index_[events_.front().flow] = no_event;
-  events_.front() = events_.back();
-  events_.pop_back();
-  if (!events_.empty())
-    sift_down(0);
-}
-
-void FlowSharing::sift_up(std::size_t i) {
-  const Event e = events_[i];
-  while (i > 0 && e < events_[(i - 1) / 2]) {
-    events_[i] = events_[(i - 1) / 2];
-    event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
-    i = (i - 1) / 2;
-  }
-  events_[i] = e;
-  event_index_[e.flow] = static_cast<std::uint32_t>(i);
-}
-
-void FlowSharing::sift_down(std::size_t i) {
-  const Event e = events_[i];
-  for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= events_.size())
-      break;
-    if (child + 1 < events_.size() && events_[child + 1] < events_[child])
-      ++child;
-    if (!(events_[child] < e))
-      break;
-    events_[i] = events_[child];
-    event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
-    i = child;
-  }
-  events_[i] = e;
-  event_index_[e.flow] = static_cast<std::uint32_t>(i);
 }
 
 void FlowSharing::join_links(std::uint32_t flow) {
@@ -301,22 +232,15 @@ void FlowSharing::share(double now_s) {
     if (!(f.rate > 0))
       throw std::logic_error("flow sharing: a flow got no bandwidth"); // SimGrid dies there too
     const double ends_s = now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0);
-    if (!rebuild) {
-      schedule(id, ends_s);
-      continue;
+    if (rebuild) {
+      events_.set_unordered(id, ends_s);
+      ++moved;
+    } else {
+      events_.set(id, ends_s);
     }
-    if (event_index_[id] == no_event) {
-      event_index_[id] = static_cast<std::uint32_t>(events_.size());
-      events_.push_back({ends_s, id});
-    }
-    events_[event_index_[id]].at_s = ends_s;
-    ++moved;
   }
-  if (moved > 0) {
-    std::make_heap(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return b < a; });
-    for (std::size_t i = 0; i < events_.size(); ++i)
-      event_index_[events_[i].flow] = static_cast<std::uint32_t>(i);
-  }
+  if (moved > 0)
+    events_.restore();
 }
 
 void FlowSharing::walk_saturated_links() {

@@ -1,6 +1,8 @@
 // Flows sharing links as SimGrid's CM02 model shares them, computed by the replay itself.
 #pragma once
 
+#include "replay/flow_events.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -66,7 +68,6 @@ public:
 
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
-  static constexpr std::uint32_t no_event = ~std::uint32_t{0};
 
   /// A flow on a link: which flow, and which of its hops the link is.
   struct Member {
@@ -147,18 +148,6 @@ private:
   void mark_modified(std::uint32_t link);
   /// Adds `flow` to the component being walked, with its coupling links.
   void reach(std::uint32_t flow);
-  /// A flow's next event: its latency ends, or it finishes.
-  struct Event {
-    double at_s;
-    std::uint32_t flow;
-    bool operator<(const Event& o) const { return at_s != o.at_s ? at_s < o.at_s : flow < o.flow; }
-  };
-
-  /// The event heap: the flows in flight by (next event, id), each flow holding its place.
-  void schedule(std::uint32_t flow, double at_s);
-  void pop_event();
-  void sift_up(std::size_t i);
-  void sift_down(std::size_t i);
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
   /// Shares out again the flows that the changes since the last solve can affect.
@@ -182,9 +171,8 @@ private:
   std::vector<std::uint32_t> hops_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
-  std::vector<Event> events_; ///< a binary heap, earliest first
-  std::vector<std::uint32_t> event_index_; ///< by flow: its place in events_, or no_event
-  std::vector<Event> due_;                 ///< advance()'s events, in order
+  FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes
+  std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;

@@ -1,0 +1,93 @@
+// A binary heap of flows' next events, each flow holding its place.
+#include "replay/flow_events.hpp"
+
+#include <algorithm>
+
+namespace ceiling::replay {
+
+std::uint32_t& FlowEvents::place_of(std::uint32_t flow) {
+  if (flow >= place_.size())
+    place_.resize(static_cast<std::size_t>(flow) + 1, none);
+  return place_[flow];
+}
+
+void FlowEvents::set(std::uint32_t flow, double at_s) {
+  set_unordered(flow, at_s);
+  const std::size_t i = place_[flow];
+  sift_up(i);
+  sift_down(place_[flow]);
+}
+
+void FlowEvents::set_unordered(std::uint32_t flow, double at_s) {
+  std::uint32_t& place = place_of(flow);
+  if (place == none) {
+    place = static_cast<std::uint32_t>(heap_.size());
+    heap_.push_back({at_s, flow});
+  }
+  heap_[place].at_s = at_s;
+}
+
+void FlowEvents::restore() {
+  std::make_heap(heap_.begin(), heap_.end(), [](const Event& a, const Event& b) { return b < a; });
+  for (std::size_t i = 0; i < heap_.size(); ++i)
+    place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
+}
+
+void FlowEvents::take_due(double now_s, double within_s, std::vector<Event>& out) {
+  const auto is_due = [&](const Event& e) { return e.at_s - now_s < within_s; };
+  for (int taken = 0; !heap_.empty() && is_due(heap_.front()); ++taken) {
+    if (taken == 32) {
+      // The rest leave in one pass, sorted into the heap's order, and the heap is rebuilt.
+      const auto rest = std::partition(heap_.begin(), heap_.end(), [&](const Event& e) { return !is_due(e); });
+      const auto first = static_cast<std::ptrdiff_t>(out.size());
+      out.insert(out.end(), rest, heap_.end());
+      std::sort(out.begin() + first, out.end());
+      heap_.erase(rest, heap_.end());
+      for (auto it = out.begin() + first; it != out.end(); ++it)
+        place_[it->flow] = none;
+      restore();
+      return;
+    }
+    out.push_back(heap_.front());
+    pop();
+  }
+}
+
+void FlowEvents::pop() {
+  place_[heap_.front().flow] = none;
+  heap_.front() = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty())
+    sift_down(0);
+}
+
+void FlowEvents::sift_up(std::size_t i) {
+  const Event e = heap_[i];
+  while (i > 0 && e < heap_[(i - 1) / 2]) {
+    heap_[i] = heap_[(i - 1) / 2];
+    place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
+    i = (i - 1) / 2;
+  }
+  heap_[i] = e;
+  place_[e.flow] = static_cast<std::uint32_t>(i);
+}
+
+void FlowEvents::sift_down(std::size_t i) {
+  const Event e = heap_[i];
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= heap_.size())
+      break;
+    if (child + 1 < heap_.size() && heap_[child + 1] < heap_[child])
+      ++child;
+    if (!(heap_[child] < e))
+      break;
+    heap_[i] = heap_[child];
+    place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
+    i = child;
+  }
+  heap_[i] = e;
+  place_[e.flow] = static_cast<std::uint32_t>(i);
+}
+
+} // namespace ceiling::replay
