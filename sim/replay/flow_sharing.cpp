@@ -217,7 +217,9 @@ void FlowSharing::share(double now_s) {
   // since its last update; its new rate gives its new end. Many new ends at once (a parameter
   // server's thousands of flows) rebuild the event heap instead of moving each.
   std::size_t moved = 0;
-  const bool rebuild = component_flows_.size() > events_.size() / 4;
+  // (k moves cost about k log2 n, a rebuild about 2 n)
+  const std::size_t n = events_.size();
+  const bool rebuild = component_flows_.size() * static_cast<std::size_t>(std::bit_width(n)) > 2 * n;
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
     // A rate that the new sharing leaves as it was (but for the rounding of another order of
