@@ -42,7 +42,6 @@ public:
 
   /// A link of `bytes_per_s` (positive); ids count from 0 in the order added.
   std::uint32_t add_link(double bytes_per_s);
-  std::uint32_t link_count() const { return static_cast<std::uint32_t>(links_.size()); }
 
   /// The most links a path may have.
   static constexpr std::size_t max_hops = 64;

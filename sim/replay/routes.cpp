@@ -47,19 +47,20 @@ const Route& Routes::between(int src, int dst) {
 }
 
 std::vector<std::vector<char>> Routes::alone(const std::vector<collectives::Phase>& plan) {
-  for (const auto& phase : plan) // meets every link first
-    for (const auto& flow : phase.flows)
-      between(flow.src, flow.dst);
-  std::vector<int> crossings(link_count(), 0);
+  std::vector<const Route*> routes; // of every flow, in plan order
   for (const auto& phase : plan)
     for (const auto& flow : phase.flows)
-      for (std::uint32_t link : between(flow.src, flow.dst).link_ids)
-        ++crossings[link];
+      routes.push_back(&between(flow.src, flow.dst));
+  std::vector<int> crossings(link_count(), 0); // every link is met by now
+  for (const Route* route : routes)
+    for (std::uint32_t link : route->link_ids)
+      ++crossings[link];
   std::vector<std::vector<char>> alone;
+  auto route = routes.begin();
   for (const auto& phase : plan) {
     auto& flags = alone.emplace_back();
-    for (const auto& flow : phase.flows) {
-      const auto& links = between(flow.src, flow.dst).link_ids;
+    for (std::size_t f = 0; f < phase.flows.size(); ++f, ++route) {
+      const auto& links = (*route)->link_ids;
       flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](std::uint32_t link) {
                         return crossings[link] == 1;
                       }));

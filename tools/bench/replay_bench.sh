@@ -45,8 +45,15 @@ for fidelity in aggregated exact; do
                                    for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
       # "work: T transfers, F flows in closed form, S flows shared by the replay, C link copies,
       # A clock advances in K iterations; transfer driver D"
-      read -r transfers closed shared < <(awk '/^work:/ {sub(/;.*/, "");
-          printf "%.0f %.0f %.0f\n", $2 / $(NF - 1), $4 / $(NF - 1), $9 / $(NF - 1)}' "$log")
+      # (older builds print no shared flows: 0)
+      read -r transfers closed shared < <(awk '/^work:/ {
+          k = 0; c = 0; h = 0
+          for (i = 1; i <= NF; i++) {
+            if ($i == "iterations;") k = $(i - 1)
+            if ($i == "closed") c = $(i - 3)
+            if ($i == "shared") h = $(i - 2)
+          }
+          printf "%.0f %.0f %.0f\n", $2 / k, c / k, h / k }' "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
       printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %10d %8.2f\n" "$topology" "$platform" "$fidelity" \
         "$n" "$build_s" "$per" "$rss" "$transfers" "$closed" "$shared" \
