@@ -9,20 +9,28 @@
 namespace ceiling::collectives {
 namespace {
 
-constexpr std::array<std::pair<Algorithm, std::string_view>, 6> names{{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 7> names{{
     {Algorithm::Ring, "ring"},
     {Algorithm::HalvingDoubling, "halving-doubling"},
+    {Algorithm::RecursiveDoubling, "recursive-doubling"},
     {Algorithm::BinaryTree, "binary-tree"},
     {Algorithm::DoubleBinaryTree, "double-binary-tree"},
     {Algorithm::Hierarchical, "hierarchical"},
     {Algorithm::ParameterServer, "parameter-server"},
 }};
 
-Phase ring_step(const std::vector<int>& members, double bytes) {
+/// Whether the receiver of a step combines what arrives into its buffer.
+enum class Combine : bool { Copy, Reduce };
+
+Flow flow(int src, int dst, double bytes, Combine combine) {
+  return {src, dst, bytes, combine == Combine::Reduce ? bytes : 0.0};
+}
+
+Phase ring_step(const std::vector<int>& members, double bytes, Combine combine) {
   Phase p;
   const auto n = members.size();
   for (std::size_t i = 0; i < n; ++i)
-    p.flows.push_back({members[i], members[(i + 1) % n], bytes});
+    p.flows.push_back(flow(members[i], members[(i + 1) % n], bytes, combine));
   return p;
 }
 
@@ -35,66 +43,106 @@ std::vector<int> iota(int n, int stride = 1) {
 
 /// `rounds` ring steps of `step_bytes` over `members`, or aggregated, one phase carrying them all.
 void ring_rounds(std::vector<Phase>& plan, const std::vector<int>& members, int rounds, double step_bytes,
-                 bool aggregate) {
+                 Combine combine, bool aggregate) {
   if (members.size() < 2)
     return;
   if (aggregate) {
-    Phase p = ring_step(members, rounds * step_bytes);
+    Phase p = ring_step(members, rounds * step_bytes, combine);
     p.steps = rounds;
     plan.push_back(std::move(p));
     return;
   }
   for (int s = 0; s < rounds; ++s)
-    plan.push_back(ring_step(members, step_bytes));
+    plan.push_back(ring_step(members, step_bytes, combine));
 }
 
-/// Ring all-reduce over `members`: 2(n-1) steps of B/n (Patarasuk and Yuan 2009).
+/// Ring all-reduce over `members` (Patarasuk and Yuan 2009): n-1 reduce-scatter steps of B/n,
+/// each reducing what arrives, then n-1 all-gather steps of B/n. Aggregated, each is one phase
+/// and allreduce() merges the two (same pattern): 2(n-1) steps that reduce (n-1)/n B.
 void ring(std::vector<Phase>& plan, const std::vector<int>& members, double bytes, bool aggregate) {
   const int n = static_cast<int>(members.size());
-  ring_rounds(plan, members, 2 * (n - 1), bytes / n, aggregate);
+  ring_rounds(plan, members, n - 1, bytes / n, Combine::Reduce, aggregate);
+  ring_rounds(plan, members, n - 1, bytes / n, Combine::Copy, aggregate);
 }
 
-/// The same flows the other way: a broadcast mirroring a reduce, a pull mirroring a push.
+/// The same flows the other way, copied: a broadcast mirroring a reduce, a pull mirroring a
+/// push, the doubling mirroring the halving.
 Phase reversed(const Phase& p) {
   Phase back;
   for (const Flow& f : p.flows)
-    back.flows.push_back({f.dst, f.src, f.bytes});
+    back.flows.push_back(flow(f.dst, f.src, f.bytes, Combine::Copy));
   return back;
 }
 
-/// Rabenseifner (Thakur, Rabenseifner and Gropp 2005): for a power of two p, log2 p halving
-/// steps (partner at distance p/2, p/4, ..., bytes B/2, B/4, ...) then the mirror doubling
-/// steps. With n = p + r ranks, the first 2r fold into r first: odd ranks send B to their even
-/// neighbour before and receive the result after.
+/// The power-of-two core of MPICH's all-reduces (MPICH 3.2 src/mpi/coll/allreduce.c,
+/// MPIR_Allreduce_intra): with n = p + r ranks, p the largest power of two, the first 2r ranks
+/// fold in pairs before the algorithm (the even rank sends its whole buffer to rank + 1, which
+/// reduces it) and unfold after (the odd rank sends the result back); the core runs on the odd
+/// ranks of the pairs and on ranks 2r..n-1. Returns the core's members, in order.
+std::vector<int> fold_in(std::vector<Phase>& plan, int n, double bytes, Phase& unfold) {
+  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+  const int r = n - p;
+  std::vector<int> member;
+  Phase fold;
+  for (int i = 0; i < r; ++i) {
+    member.push_back(2 * i + 1);
+    fold.flows.push_back(flow(2 * i, 2 * i + 1, bytes, Combine::Reduce));
+  }
+  for (int i = 2 * r; i < n; ++i)
+    member.push_back(i);
+  if (r > 0) {
+    plan.push_back(fold);
+    unfold = reversed(fold);
+  }
+  return member;
+}
+
+/// Rabenseifner (Thakur, Rabenseifner and Gropp 2005; MPICH's long-message all-reduce): for a
+/// power of two p, log2 p halving steps (partner at distance p/2, p/4, ..., bytes B/2, B/4, ...,
+/// each reducing what arrives) then the mirror doubling steps, an all-gather. Other counts fold.
 void halving_doubling(std::vector<Phase>& plan, int n, double bytes) {
   if (n < 2)
     return;
-  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
-  const int r = n - p;
-  // Rank of the power-of-two group -> actual rank: the even rank of each folded pair, then the rest.
-  std::vector<int> member;
-  for (int i = 0; i < r; ++i)
-    member.push_back(2 * i);
-  for (int i = 2 * r; i < n; ++i)
-    member.push_back(i);
-  Phase fold;
-  for (int i = 0; i < r; ++i)
-    fold.flows.push_back({2 * i + 1, 2 * i, bytes});
-  if (r > 0)
-    plan.push_back(fold);
+  Phase unfold;
+  const std::vector<int> member = fold_in(plan, n, bytes, unfold);
+  const int p = static_cast<int>(member.size());
   std::vector<Phase> halving;
   double chunk = bytes;
   for (int distance = p / 2; distance >= 1; distance /= 2) {
     chunk /= 2;
     Phase step;
     for (int i = 0; i < p; ++i)
-      step.flows.push_back({member[i], member[i ^ distance], chunk});
+      step.flows.push_back(flow(member[i], member[i ^ distance], chunk, Combine::Reduce));
     halving.push_back(step);
   }
   plan.insert(plan.end(), halving.begin(), halving.end());
-  plan.insert(plan.end(), halving.rbegin(), halving.rend()); // doubling: same partners, reversed
-  if (r > 0)
-    plan.push_back(reversed(fold));
+  // Doubling: the halving steps' exchanges in reverse order, copying what arrives.
+  for (auto it = halving.rbegin(); it != halving.rend(); ++it) {
+    Phase step = *it;
+    for (Flow& f : step.flows)
+      f.reduce_bytes = 0;
+    plan.push_back(std::move(step));
+  }
+  if (!unfold.flows.empty())
+    plan.push_back(unfold);
+}
+
+/// Recursive doubling (MPICH's short-message all-reduce, same file): log2 p steps in which
+/// partners at distance 1, 2, 4, ... exchange and reduce their whole buffer. Other counts fold.
+void recursive_doubling(std::vector<Phase>& plan, int n, double bytes) {
+  if (n < 2)
+    return;
+  Phase unfold;
+  const std::vector<int> member = fold_in(plan, n, bytes, unfold);
+  const int p = static_cast<int>(member.size());
+  for (int distance = 1; distance < p; distance *= 2) {
+    Phase step;
+    for (int i = 0; i < p; ++i)
+      step.flows.push_back(flow(member[i], member[i ^ distance], bytes, Combine::Reduce));
+    plan.push_back(step);
+  }
+  if (!unfold.flows.empty())
+    plan.push_back(unfold);
 }
 
 /// Binary tree over positions 0..n-1 (parent of k is (k-1)/2), ranks mapped by `rank_of`:
@@ -110,7 +158,7 @@ void binary_tree(std::vector<Phase>& steps, int n, double bytes, auto rank_of) {
       Phase step;
       for (int k = (1 << d) - 1; k < std::min(n, (1 << (d + 1)) - 1); ++k)
         if ((k - 1) % 2 == side - 1)
-          step.flows.push_back({rank_of(k), rank_of((k - 1) / 2), bytes});
+          step.flows.push_back(flow(rank_of(k), rank_of((k - 1) / 2), bytes, Combine::Reduce));
       if (!step.flows.empty())
         reduce.push_back(step);
     }
@@ -150,7 +198,7 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
     Phase step;
     for (int node = 0; node < nodes; ++node)
       if (node * per_node + local < g.ranks)
-        step.flows.push_back({node * per_node + local, node * per_node, bytes});
+        step.flows.push_back(flow(node * per_node + local, node * per_node, bytes, Combine::Reduce));
     gather.push_back(step);
   }
   plan.insert(plan.end(), gather.begin(), gather.end());
@@ -160,7 +208,7 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
 }
 
 /// k servers on ranks 0..k-1 each own B/k: every other rank pushes its share to each server,
-/// then pulls the reduced share back (2 steps).
+/// which sums it in, then pulls the reduced share back (2 steps).
 void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers) {
   const int k = std::clamp(servers, 1, n);
   if (n < 2)
@@ -169,7 +217,7 @@ void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers
   for (int r = 0; r < n; ++r)
     for (int s = 0; s < k; ++s)
       if (r != s)
-        push.flows.push_back({r, s, bytes / k});
+        push.flows.push_back(flow(r, s, bytes / k, Combine::Reduce));
   plan.push_back(push);
   plan.push_back(reversed(push));
 }
@@ -179,6 +227,7 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bo
   switch (a) {
   case Algorithm::Ring: ring(plan, iota(g.ranks), bytes, aggregate); break;
   case Algorithm::HalvingDoubling: halving_doubling(plan, g.ranks, bytes); break;
+  case Algorithm::RecursiveDoubling: recursive_doubling(plan, g.ranks, bytes); break;
   case Algorithm::BinaryTree: trees(plan, g.ranks, bytes, false); break;
   case Algorithm::DoubleBinaryTree: trees(plan, g.ranks, bytes, true); break;
   case Algorithm::Hierarchical: hierarchical(plan, g, bytes, aggregate); break;
@@ -222,13 +271,13 @@ std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int serv
 
 std::vector<Phase> allgather_steps(Group g, double bytes) {
   std::vector<Phase> plan;
-  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, false);
+  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, Combine::Copy, false);
   return plan;
 }
 
 std::vector<Phase> allgather_phases(Group g, double bytes) {
   std::vector<Phase> plan;
-  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, true);
+  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, Combine::Copy, true);
   return plan;
 }
 
@@ -241,8 +290,10 @@ std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {
   };
   for (const Phase& step : steps) {
     if (!merged.empty() && same_pattern(merged.back(), step)) {
-      for (std::size_t i = 0; i < step.flows.size(); ++i)
+      for (std::size_t i = 0; i < step.flows.size(); ++i) {
         merged.back().flows[i].bytes += step.flows[i].bytes;
+        merged.back().flows[i].reduce_bytes += step.flows[i].reduce_bytes;
+      }
       merged.back().steps += step.steps;
     } else {
       merged.push_back(step);

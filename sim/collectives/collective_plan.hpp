@@ -8,11 +8,14 @@
 
 namespace ceiling::collectives {
 
-/// One point-to-point transfer between two ranks of the group.
+/// One point-to-point transfer between two ranks of the group. `reduce_bytes` of what arrives
+/// are combined into the receiver's buffer (a reduction step: its arithmetic is the receiver's
+/// gamma term); the rest is copied in place (a gather or broadcast step).
 struct Flow {
   int src = 0;
   int dst = 0;
   double bytes = 0;
+  double reduce_bytes = 0;
   bool operator==(const Flow&) const = default;
 };
 
@@ -33,16 +36,17 @@ struct Group {
 };
 
 enum class Algorithm {
-  Ring,             ///< reduce-scatter then all-gather around a ring: 2(N-1) steps of B/N
-  HalvingDoubling,  ///< Rabenseifner: recursive halving reduce-scatter, doubling all-gather
-  BinaryTree,       ///< reduce up a binary tree, then broadcast down, whole buffer per step
-  DoubleBinaryTree, ///< two complementary binary trees, each carrying half the buffer
-  Hierarchical,     ///< reduce inside each node, ring across nodes, broadcast inside
-  ParameterServer,  ///< every rank pushes B/k to each of k servers, then pulls it back
+  Ring,               ///< reduce-scatter then all-gather around a ring: 2(N-1) steps of B/N
+  HalvingDoubling,    ///< Rabenseifner: recursive halving reduce-scatter, doubling all-gather
+  RecursiveDoubling,  ///< log2 N exchanges of the whole buffer (MPICH's short-message all-reduce)
+  BinaryTree,         ///< store-and-forward: reduce up a binary tree, then broadcast down, whole buffer per step
+  DoubleBinaryTree,   ///< store-and-forward: two complementary binary trees, each carrying half the buffer
+  Hierarchical,       ///< reduce inside each node, ring across nodes, broadcast inside
+  ParameterServer,    ///< every rank pushes B/k to each of k servers, then pulls it back
 };
 
-/// "ring", "halving-doubling", "binary-tree", "double-binary-tree", "hierarchical",
-/// "parameter-server".
+/// "ring", "halving-doubling", "recursive-doubling", "binary-tree", "double-binary-tree",
+/// "hierarchical", "parameter-server".
 std::string_view to_string(Algorithm a);
 std::optional<Algorithm> algorithm_from_string(std::string_view text);
 /// All names, comma-separated, for messages and --help.

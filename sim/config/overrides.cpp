@@ -59,13 +59,16 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
   for (std::string_view t : workload_tables)
     if (table == t)
       return OverrideTarget::Workload;
+  if (table == "software")
+    return OverrideTarget::Software;
   std::vector<std::string> known(platform_tables.begin(), platform_tables.end());
   known.insert(known.end(), workload_tables.begin(), workload_tables.end());
+  known.emplace_back("software");
   throw LoadError({origin, 1, 1}, strip(key),
                   "unknown key" + did_you_mean(table, known) +
                       ": an override starts with a table of the platform file (platform, node, "
-                      "interconnect) or of the workload file (workload, reference, graph, "
-                      "calibration, validation)");
+                      "interconnect), of the workload file (workload, reference, graph, "
+                      "calibration, validation) or of the software file (software)");
 }
 
 toml::table parse_override(std::string_view text, const std::string& origin) {

@@ -9,8 +9,8 @@ namespace ceiling::config {
 
 /// The file an override belongs to, told by its first key: platform files hold the tables
 /// platform, node and interconnect; workload files workload, reference, graph, calibration and
-/// validation.
-enum class OverrideTarget { Platform, Workload };
+/// validation; software files the table software.
+enum class OverrideTarget { Platform, Workload, Software };
 
 /// Where an override of `text` ("interconnect.link_bandwidth=25 GB/s") belongs; throws
 /// LoadError for a text without "=" or whose first key belongs to neither kind of file.

@@ -2,10 +2,13 @@
 #include "config/platform_file.hpp"
 
 #include "config/overrides_internal.hpp"
+#include "config/software_file.hpp"
 #include "config/table_reader.hpp"
 #include "platform/topology.hpp"
 
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <span>
 
 namespace ceiling::config {
@@ -34,7 +37,8 @@ platform::CpuSpec read_cpu(TableReader t) {
       .sockets = static_cast<int>(t.integer("sockets", 1, 64)),
       .cores_per_socket = static_cast<int>(t.integer("cores_per_socket", 1, 100000)),
       .peak_per_socket = read_peaks(t),
-      .memory_bandwidth_per_socket = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive)};
+      .memory_bandwidth_per_socket = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
+      .core_memory_bandwidth = t.optional_quantity<Bandwidth>("core_memory_bandwidth", Sign::Positive)};
   t.reject_unknown_keys();
   return cpu;
 }
@@ -78,6 +82,7 @@ platform::PcieSpec read_pcie(TableReader t) {
   platform::PcieSpec pcie{.host_to_device = *h2d,
                           .device_to_host = *d2h,
                           .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
+  pcie.copy_overhead = t.optional_quantity<Duration>("copy_overhead", Sign::NonNegative).value_or(Duration{});
   t.reject_unknown_keys();
   return pcie;
 }
@@ -92,6 +97,8 @@ platform::GpuLinkSpec read_gpu_link(TableReader t) {
 platform::NicSpec read_nic(TableReader t) {
   platform::NicSpec nic{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
                         .latency = t.quantity<Duration>("latency", Sign::NonNegative),
+                        .send_overhead = t.optional_quantity<Duration>("send_overhead", Sign::NonNegative).value_or(Duration{}),
+                        .receive_overhead = t.optional_quantity<Duration>("receive_overhead", Sign::NonNegative).value_or(Duration{}),
                         .gpu_direct = t.boolean_or("gpu_direct", false)};
   t.reject_unknown_keys();
   return nic;
@@ -180,6 +187,17 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   spec.name = head.string("name");
   spec.description = head.optional_string("description").value_or("");
   spec.nodes = static_cast<int>(head.integer("nodes", 1, max_count));
+  spec.software = head.optional_string("software").value_or("");
+  if (!spec.software.empty()) {
+    const auto names = bundled_software_names();
+    const bool is_name = std::find(names.begin(), names.end(), spec.software) != names.end();
+    if (!is_name) { // a software file, relative to this one
+      spec.software = beside(path, spec.software);
+      if (!std::filesystem::is_regular_file(spec.software))
+        head.fail("software", "no bundled stack of that name and no such file: expected a file or one of " +
+                                  bundled_software_list());
+    }
+  }
   head.reject_unknown_keys();
   spec.node = read_node(file.table("node"));
   spec.interconnect = read_interconnect(file.table("interconnect"));

@@ -37,6 +37,9 @@ struct CpuSpec {
   int cores_per_socket = 1;
   PeakRates peak_per_socket;
   units::Bandwidth memory_bandwidth_per_socket;
+  /// What one core streams on its own (a one-thread STREAM): the rate of a reduction an MPI
+  /// library computes on the calling core. Absent when the platform file does not give it.
+  std::optional<units::Bandwidth> core_memory_bandwidth;
   bool operator==(const CpuSpec&) const = default;
 };
 
@@ -54,7 +57,10 @@ struct GpuSpec {
 struct PcieSpec {
   units::Bandwidth host_to_device;
   units::Bandwidth device_to_host;
-  units::Duration latency;
+  units::Duration latency;      ///< the link's: paid by every crossing, copies and GPU-direct messages
+  /// The CUDA driver's cost of one copy call (cudaMemcpy), paid before a copy starts when the
+  /// software stack has copy overheads; GPU-direct messages do not pay it. 0 when not given.
+  units::Duration copy_overhead;
   bool operator==(const PcieSpec&) const = default;
 };
 
@@ -68,7 +74,11 @@ struct GpuLinkSpec {
 /// The node's network interface, attached to the host side.
 struct NicSpec {
   units::Bandwidth bandwidth; // injection, per direction
-  units::Duration latency;
+  units::Duration latency;    // the hardware's: the NIC's share of a message's wire latency
+  /// LogGP overheads: the CPU time the message library spends per message to send and to
+  /// receive one, paid when the software stack has message overheads. 0 when not given.
+  units::Duration send_overhead;
+  units::Duration receive_overhead;
   /// GPU-direct RDMA: the NIC reads and writes GPU memory, so no staging copy through host
   /// memory is needed (the data still crosses the GPU's PCIe link).
   bool gpu_direct = false;
@@ -138,6 +148,9 @@ struct PlatformSpec {
   std::string name;
   std::string description;
   int nodes = 1; // nodes the machine has; at most the topology's slot count
+  /// The software stack its users ran (a bundled stack's name or a software file), the
+  /// default of `ceiling run`; empty: the ideal stack.
+  std::string software;
   NodeSpec node;
   InterconnectSpec interconnect;
   bool operator==(const PlatformSpec&) const = default;

@@ -70,7 +70,7 @@ void start_engine_for(const Scenario& s) {
     handle_interrupts(on_interrupt);
 }
 
-enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer };
+enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer, Launch };
 
 /// What finished: carried by every transfer (as its payload) and timer, for dispatch().
 struct Tag {
@@ -80,6 +80,7 @@ struct Tag {
   int phase = 0;
   int flow = 0;
   double start_s = 0;
+  bool launched = false; // a copy whose call overhead is paid: its transfer is under way
 };
 
 /// What the due queue wakes: a tag to dispatch, a PCIe link at its next event, or the shared
@@ -231,6 +232,8 @@ public:
     result_.build_wall_s = wall_seconds_since(wall_start_);
     wall_start_ = std::chrono::steady_clock::now();
     result_.ranks = plan_.ranks;
+    for (const auto& k : plan_.reductions)
+      result_.reductions.push_back({k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule)});
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
@@ -334,11 +337,40 @@ private:
     transfers_.start(src, dst, static_cast<std::uint64_t>(std::llround(bytes)), tag(t));
   }
 
+  /// Copies `bytes` from `src` to `dst` over rank r's PCIe link, then fires `t`; the copy call's
+  /// overhead (the stack's, or none) comes first, and counts as copying.
   void copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
     clock(r).mark(now());
     ++clock(r).copying;
     // An input copy counts for the iteration that consumes its batch.
     (t.kind == Kind::InputCopy ? input_bytes_[static_cast<std::size_t>(t.index)] : bytes_.pcie) += bytes;
+    t.launched = true;
+    if (plan_.costs.copy_overhead_s > 0) {
+      t.launched = false; // dispatch() starts the transfer when the overhead is paid
+      after(plan_.costs.copy_overhead_s, t);
+      return;
+    }
+    transfer_copy(r, src, dst, bytes, t);
+  }
+
+  /// The transfer of a copy whose call overhead is paid: its source, destination and bytes
+  /// follow from its kind.
+  void copy_launched(Tag t) {
+    const RankState& rank = ranks_[static_cast<std::size_t>(t.rank)];
+    t.launched = true;
+    switch (t.kind) {
+    case Kind::InputCopy: transfer_copy(t.rank, rank.cpu, rank.compute, plan_.input_copy_bytes, t); break;
+    case Kind::StageOut:
+      transfer_copy(t.rank, rank.compute, rank.comm, plan_.reductions[static_cast<std::size_t>(t.index)].bytes, t);
+      break;
+    case Kind::StageIn:
+      transfer_copy(t.rank, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(t.index)].result_bytes, t);
+      break;
+    default: assert(false && "copy_launched: not a copy");
+    }
+  }
+
+  void transfer_copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
     if (pcie_links_.empty()) {
       comm(src, dst, bytes, t);
       return;
@@ -399,6 +431,10 @@ private:
   void dispatch(const Tag& done) {
     const Tag t = done;
     free_tags_.push_back(const_cast<Tag*>(&done));
+    if (!t.launched && (t.kind == Kind::InputCopy || t.kind == Kind::StageOut || t.kind == Kind::StageIn)) {
+      copy_launched(t);
+      return;
+    }
     record(t);
     switch (t.kind) {
     case Kind::InputCopy: input_copied(t.rank, t.index); break;
@@ -409,11 +445,12 @@ private:
     case Kind::FlowDelay: flow_done(t.index, t.phase, t.flow); break;
     case Kind::StageIn: copied(t.rank), reduction_done(t.rank); break;
     case Kind::Optimizer: computed(t.rank), rank_finished(t.rank); break;
+    case Kind::Launch: start_collective(t.index); break;
     }
   }
 
   void record(const Tag& t) {
-    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay)
+    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::Launch)
       return;
     static constexpr const char* names[] = {"input copy", "forward", "backward", "device->host",
                                             "flow", "", "host->device", "optimizer"};
@@ -568,6 +605,14 @@ private:
       clock(q).mark(now());
       ++clock(q).communicating;
     }
+    if (plan_.costs.collective_launch_s > 0)
+      after(plan_.costs.collective_launch_s, {Kind::Launch, 0, k});
+    else
+      start_collective(k);
+  }
+
+  /// Every rank has joined collective `k` and paid its launch: its first flows start.
+  void start_collective(int k) {
     std::vector<FlowRef> to_start;
     std::vector<int> done;
     progress_[static_cast<std::size_t>(k)].start(to_start, done);
@@ -641,15 +686,21 @@ private:
     return {.route = &routes_.between(flow.src, flow.dst)};
   }
 
+  /// Flow `f` has arrived; what its steps cost beyond one wire latency and their bytes comes
+  /// after: an aggregated phase's further route latencies (SimGrid charged one), every step's
+  /// send and receive overheads, and the receiver's reduction of what arrived.
   void flow_transferred(int k, int p, int f) {
     const auto& phase = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)];
-    if (phase.steps <= 1) {
+    const auto& flow = phase.flows[static_cast<std::size_t>(f)];
+    const auto& costs = plan_.costs;
+    double delay_s = phase.steps * costs.message_overhead_s + flow.reduce_bytes * costs.reduce_s_per_byte;
+    if (phase.steps > 1)
+      delay_s += (phase.steps - 1) * planned_flow(k, {p, f}).route->latency_s * latency_factor_;
+    if (phase.steps <= 1 && delay_s <= 0) {
       flow_done(k, p, f);
       return;
     }
-    // An aggregated phase pays its route latency once per merged step; SimGrid charged one.
-    after((phase.steps - 1) * planned_flow(k, {p, f}).route->latency_s * latency_factor_,
-          {Kind::FlowDelay, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
+    after(delay_s, {Kind::FlowDelay, flow.src, k, p, f});
   }
 
   void flow_done(int k, int p, int f) {

@@ -68,7 +68,13 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            std::string(platform::to_string(p)) + " peak, which the " + device.name + " of " +
            s.platform.name + " does not have";
   const long long ranks = rank_count(s);
-  if (s.options.collective == collectives::Algorithm::ParameterServer &&
+  const auto& stack = s.options.software;
+  if (!stack.collective && !stack.library)
+    return "software stack " + stack.name + " names neither a collective algorithm nor a library to choose one";
+  if (stack.reducer == stack::Reducer::HostCore && !s.platform.node.cpu.core_memory_bandwidth)
+    return "software stack " + stack.name + " reduces on a host core, but " + s.platform.name +
+           " gives no node.cpu.core_memory_bandwidth (a one-thread STREAM rate, such as \"13 GB/s\")";
+  if (s.options.software.collective == collectives::Algorithm::ParameterServer &&
       (s.options.servers < 1 || s.options.servers > ranks))
     return "parameter servers must number 1 to " + std::to_string(ranks) + " (the ranks), got " +
            std::to_string(s.options.servers);
@@ -85,6 +91,29 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   return std::nullopt;
 }
 
+SoftwareCosts software_costs(const Scenario& s) {
+  const auto& stack = s.options.software;
+  const auto& node = s.platform.node;
+  SoftwareCosts costs;
+  if (stack.message_overheads)
+    costs.message_overhead_s = node.nic.send_overhead.seconds() + node.nic.receive_overhead.seconds();
+  if (stack.copy_overheads && node.pcie)
+    costs.copy_overhead_s = node.pcie->copy_overhead.seconds();
+  costs.collective_launch_s = stack.collective_launch.seconds();
+  // Reductions read two operands and write the sum, at the reducing memory's bandwidth: one
+  // host core's, or the device's (the GPU where gradients are reduced in place, the CPU's
+  // sockets on a CPU node).
+  double bandwidth = 0;
+  switch (stack.reducer) {
+  case stack::Reducer::None: break;
+  case stack::Reducer::HostCore: bandwidth = node.cpu.core_memory_bandwidth->bytes_per_second(); break;
+  case stack::Reducer::Device: bandwidth = workload::compute_device(node).memory_bandwidth.bytes_per_second(); break;
+  }
+  if (bandwidth > 0)
+    costs.reduce_s_per_byte = stack::reduction_bytes_moved_per_byte / bandwidth;
+  return costs;
+}
+
 IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& w = s.workload;
   const PrecisionMode mode = resolved_precision(s);
@@ -92,6 +121,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   plan.ranks_per_node = ranks_per_node(s.platform);
   plan.ranks = static_cast<int>(s.nodes) * plan.ranks_per_node;
   plan.compute_precision = compute_precision(mode);
+  plan.costs = software_costs(s);
   const int batch = w.batch_per_worker;
   const auto device = workload::compute_device(s.platform.node);
   const workload::Efficiency efficiency{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
@@ -111,7 +141,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
 
   // Reductions in the order backward makes them ready: the position of a reduction is the
   // backward position of its last layer.
-  auto buckets = workload::plan_buckets(w, order, s.options.fusion_threshold,
+  auto buckets = workload::plan_buckets(w, order, s.options.software.fusion_threshold,
                                               gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
@@ -130,9 +160,15 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     for (int l : buckets.dense[b].layers)
       last = std::max(last, backward_position[static_cast<std::size_t>(l)]);
     const double bytes = buckets.dense[b].bytes.bytes();
+    const auto& stack = s.options.software;
+    const auto choice = stack.collective
+                            ? collectives::Selection{*stack.collective, "fixed"}
+                            : collectives::select_allreduce(*stack.library, plan.ranks, bytes,
+                                                            workload::element_bytes(gradient_precision(mode)));
     ready.push_back({last, {"bucket " + std::to_string(b), bytes, bytes, false,
-                            exact ? collectives::allreduce_steps(s.options.collective, group, bytes, s.options.servers)
-                                  : collectives::allreduce_phases(s.options.collective, group, bytes, s.options.servers)}});
+                            exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers)
+                                  : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers),
+                            choice.algorithm, choice.rule}});
   }
   for (const auto& sparse : buckets.sparse) {
     const double bytes = sparse.bytes.bytes();
@@ -140,7 +176,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                      {"sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes,
                       bytes * plan.ranks, true,
                       exact ? collectives::allgather_steps(group, bytes)
-                            : collectives::allgather_phases(group, bytes)}});
+                            : collectives::allgather_phases(group, bytes),
+                      collectives::Algorithm::Ring, "sparse: ring all-gather"}});
   }
   std::stable_sort(ready.begin(), ready.end(),
                    [](const Ready& a, const Ready& b) { return a.position < b.position; });

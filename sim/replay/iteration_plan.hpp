@@ -18,6 +18,18 @@ struct Reduction {
   double result_bytes = 0;               ///< per rank afterwards: the bucket, or all ranks' rows
   bool sparse = false;
   std::vector<collectives::Phase> plan;  ///< over ranks 0..N-1
+  /// A dense bucket's all-reduce algorithm and why the stack ran it (the library's rule, or
+  /// fixed by the stack or --collective); a sparse gradient's all-gather is a ring.
+  collectives::Algorithm algorithm = collectives::Algorithm::Ring;
+  std::string_view rule;
+};
+
+/// What the software stack costs, in seconds, derived from the stack and the platform.
+struct SoftwareCosts {
+  double message_overhead_s = 0;  ///< per message: the LogGP send + receive overhead
+  double reduce_s_per_byte = 0;   ///< per byte a receiver combines: the gamma term
+  double collective_launch_s = 0; ///< per collective, before its first message
+  double copy_overhead_s = 0;     ///< per host<->device copy, before it starts
 };
 
 /// The per-rank work of one iteration, the same on every rank before jitter. Backward runs as
@@ -33,7 +45,11 @@ struct IterationPlan {
   double optimizer_s = 0;
   double flop_per_rank = 0;                ///< forward + backward, one iteration
   platform::Precision compute_precision = platform::Precision::Fp32;
+  SoftwareCosts costs;
 };
+
+/// The costs of `s`'s software stack on its platform; requires scenario_problem(s) to be empty.
+SoftwareCosts software_costs(const Scenario& s);
 
 /// Largest rank count for Fidelity::Exact: its ring plan holds 2(N-1) N flows per bucket.
 inline constexpr long long max_exact_ranks = 2048;

@@ -65,8 +65,17 @@ struct TimelineEvent {
   double end_s = 0;
 };
 
+/// One gradient exchange of the iteration and the algorithm the software stack ran for it.
+struct ReductionSummary {
+  std::string name;      ///< "bucket 3", "sparse embedding"
+  double bytes = 0;      ///< per rank
+  std::string algorithm; ///< "halving-doubling", ...
+  std::string rule;      ///< why: the library's rule in words, or "fixed"
+};
+
 struct RunResult {
   int ranks = 0;
+  std::vector<ReductionSummary> reductions; ///< in the order backward makes them ready
   double samples_per_iteration = 0;      ///< batch x ranks
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up

@@ -4,6 +4,7 @@
 #include "collectives/collective_plan.hpp"
 #include "platform/engine.hpp"
 #include "platform/platform_spec.hpp"
+#include "stack/software_stack.hpp"
 #include "workload/gradient_buckets.hpp"
 #include "workload/workload_spec.hpp"
 
@@ -33,7 +34,8 @@ platform::Precision compute_precision(PrecisionMode p);
 platform::Precision gradient_precision(PrecisionMode p);
 
 struct ReplayOptions {
-  collectives::Algorithm collective = collectives::Algorithm::Ring;
+  /// The collective library, its algorithm choice, software costs and fusion threshold.
+  stack::SoftwareStack software;
   int servers = 1;                          ///< parameter-server count
   std::optional<PrecisionMode> precision;   ///< default: the workload's precision
   std::optional<Staging> staging;           ///< default: Direct when the NIC has GPU-direct
@@ -45,8 +47,6 @@ struct ReplayOptions {
   /// Per-rank compute slowdown: each rank's compute this iteration is multiplied by
   /// 1 + |x|, x drawn from a normal distribution of this standard deviation (0: off).
   double jitter = 0;
-  units::DataSize fusion_threshold =
-      units::DataSize::from_bytes(workload::default_fusion_threshold_bytes);
   platform::NetworkSettings network;
   bool record_timeline = false;
   /// On SIGINT or SIGTERM, finish the current iteration, start no other and return what is

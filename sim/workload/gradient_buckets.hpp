@@ -27,9 +27,6 @@ struct BucketPlan {
   units::DataSize threshold;
 };
 
-/// The default fusion threshold: 64 MiB, as Horovod's HOROVOD_FUSION_THRESHOLD.
-inline constexpr double default_fusion_threshold_bytes = 64.0 * 1024 * 1024;
-
 /// Groups the dense gradients of `w` in reverse `forward_order` (the order backward finishes
 /// layers): a bucket is closed before a layer whose gradient would push it past `threshold`,
 /// so a layer larger than the threshold gets a bucket of its own. Layers without parameters

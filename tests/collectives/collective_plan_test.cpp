@@ -11,7 +11,7 @@ using namespace ceiling::collectives;
 
 namespace {
 
-constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
+constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::RecursiveDoubling, Algorithm::BinaryTree,
                              Algorithm::DoubleBinaryTree, Algorithm::Hierarchical,
                              Algorithm::ParameterServer};
 
@@ -47,12 +47,60 @@ TEST_CASE("ring and halving-doubling send 2(N-1)/N of the buffer per rank") {
   }
 }
 
-TEST_CASE("halving-doubling folds the ranks beyond a power of two in and out") {
-  // Expectation: N = 6 = 4 + 2: 2 folding flows of B, 2 log2(4) = 4 steps, 2 unfolding flows.
-  const auto plan = allreduce_steps(Algorithm::HalvingDoubling, {6, 1}, 1e6);
-  REQUIRE(plan.size() == 6);
-  CHECK(plan.front().flows == std::vector<Flow>{{1, 0, 1e6}, {3, 2, 1e6}});
-  CHECK(plan.back().flows == std::vector<Flow>{{0, 1, 1e6}, {2, 3, 1e6}});
+TEST_CASE("halving-doubling and recursive doubling fold the ranks beyond a power of two in and out as MPICH does") {
+  // Expectation (MPICH 3.2 allreduce.c): N = 6 = 4 + 2: the even ranks of the first 2 x 2 send
+  // their whole buffer to rank + 1, which reduces it; the odd ones send the result back after.
+  for (Algorithm a : {Algorithm::HalvingDoubling, Algorithm::RecursiveDoubling}) {
+    CAPTURE(to_string(a));
+    const auto plan = allreduce_steps(a, {6, 1}, 1e6);
+    // 2 log2(4) = 4 steps of halving-doubling, log2(4) = 2 of recursive doubling, between.
+    REQUIRE(plan.size() == (a == Algorithm::HalvingDoubling ? 6u : 4u));
+    CHECK(plan.front().flows == std::vector<Flow>{{0, 1, 1e6, 1e6}, {2, 3, 1e6, 1e6}});
+    CHECK(plan.back().flows == std::vector<Flow>{{1, 0, 1e6, 0}, {3, 2, 1e6, 0}});
+  }
+}
+
+TEST_CASE("recursive doubling exchanges and reduces the whole buffer log2 N times") {
+  for (int n : {2, 8, 64}) {
+    CAPTURE(n);
+    const auto plan = allreduce_steps(Algorithm::RecursiveDoubling, {n, 1}, 1e6);
+    CHECK(step_count(plan) == std::log2(n));
+    int distance = 1;
+    for (const auto& p : plan) {
+      REQUIRE(p.flows.size() == static_cast<std::size_t>(n));
+      for (const auto& f : p.flows)
+        CHECK(f == Flow{f.src, f.src ^ distance, 1e6, 1e6});
+      distance *= 2;
+    }
+  }
+}
+
+TEST_CASE("every all-reduce reduces (N-1) buffers' worth of bytes, the ring and halving-doubling exactly once") {
+  // Expectation: summing N buffers takes (N-1) B of additions in all; the ring and Rabenseifner
+  // spread them evenly, each rank reducing (N-1)/N B; recursive doubling reduces B log2 N per
+  // rank (every rank computes the whole sum).
+  for (int n : {2, 4, 6, 13, 64}) {
+    CAPTURE(n);
+    const auto reduced = [](const std::vector<Phase>& plan) {
+      std::map<int, double> by_rank;
+      for (const auto& p : plan)
+        for (const auto& f : p.flows)
+          by_rank[f.dst] += f.reduce_bytes;
+      return by_rank;
+    };
+    for (const auto& [rank, bytes] : reduced(allreduce_phases(Algorithm::Ring, {n, 1}, 1e6)))
+      CHECK(bytes == doctest::Approx((n - 1.0) / n * 1e6).epsilon(1e-12));
+    if ((n & (n - 1)) == 0) {
+      for (const auto& [rank, bytes] : reduced(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)))
+        CHECK(bytes == doctest::Approx((n - 1.0) / n * 1e6).epsilon(1e-12));
+      for (const auto& [rank, bytes] : reduced(allreduce_steps(Algorithm::RecursiveDoubling, {n, 1}, 1e6)))
+        CHECK(bytes == doctest::Approx(std::log2(n) * 1e6).epsilon(1e-12));
+    }
+    double tree = 0;
+    for (const auto& [rank, bytes] : reduced(allreduce_steps(Algorithm::BinaryTree, {n, 1}, 1e6)))
+      tree += bytes;
+    CHECK(tree == doctest::Approx((n - 1) * 1e6).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("a binary tree reduces then broadcasts, one flow into a rank per step") {
@@ -118,6 +166,7 @@ TEST_CASE("aggregated plans are the exact steps with equal patterns merged") {
         for (std::size_t f = 0; f < merged[p].flows.size(); ++f) {
           CHECK(merged[p].flows[f].src == direct[p].flows[f].src);
           CHECK(merged[p].flows[f].bytes == doctest::Approx(direct[p].flows[f].bytes).epsilon(1e-12));
+          CHECK(merged[p].flows[f].reduce_bytes == doctest::Approx(direct[p].flows[f].reduce_bytes).epsilon(1e-12));
         }
       }
     }

@@ -176,7 +176,7 @@ TEST_CASE("communication alone follows each algorithm's alpha-beta form where no
         CAPTURE(replay::to_string(fidelity));
         Scenario s = scenario(topologies[0].second, n, "");
         s.options.overlap = false;
-        s.options.collective = algorithm;
+        s.options.software.collective = algorithm;
         s.options.fidelity = fidelity;
         const auto plan = replay::make_iteration_plan(s);
         double communication = 0;
@@ -197,7 +197,7 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
                         Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
       for (int nodes : {3, 8, 32}) {
         Scenario s = scenario(text, nodes, gpus(2));
-        s.options.collective = a;
+        s.options.software.collective = a;
         s.options.servers = 2;
         const double aggregated = mean_time(run_isolated(s));
         s.options.fidelity = replay::Fidelity::Exact;
@@ -220,7 +220,7 @@ TEST_CASE("staging through host memory adds exactly the PCIe copies when nothing
   // host route costs: the only difference left is the copies.
   Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
   s.options.overlap = false;
-  s.options.fusion_threshold = units::DataSize::from_bytes(1e9); // one bucket: no pipelining
+  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9); // one bucket: no pipelining
   s.options.input_overlap = false;
   s.options.staging = replay::Staging::Direct;
   const double direct = mean_time(run_isolated(s));
@@ -251,7 +251,7 @@ TEST_CASE("each part of the breakdown is its closed form when nothing overlaps a
   Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
   s.options.overlap = false;
   s.options.input_overlap = false;
-  s.options.fusion_threshold = units::DataSize::from_bytes(1e9);
+  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9);
   s.options.staging = replay::Staging::Host;
   const auto plan = replay::make_iteration_plan(s);
   REQUIRE(plan.reductions.size() == 1);
@@ -317,7 +317,7 @@ TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid give
       if (variant == DeviceToHostShared) {
         for (auto& layer : s.workload.layers)
           layer.params = 100'000'000;
-        s.options.fusion_threshold = units::DataSize::from_bytes(1e6);
+        s.options.software.fusion_threshold = units::DataSize::from_bytes(1e6);
       }
       const auto shared_run = run_isolated(s);
       s.options.copies_through_simgrid = true;
@@ -353,7 +353,7 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
           CAPTURE(node.empty());
           CAPTURE(nodes);
           Scenario s = scenario(text, nodes, node);
-          s.options.collective = a;
+          s.options.software.collective = a;
           s.options.servers = 2;
           if (!node.empty())
             s.options.staging = replay::Staging::Host;
@@ -386,7 +386,7 @@ TEST_CASE("flows timed by the replay apply the latency and bandwidth factors as 
       CAPTURE(collectives::to_string(algorithm));
       Scenario s = scenario(text, 16, gpus(1));
       s.options.staging = replay::Staging::Host;
-      s.options.collective = algorithm;
+      s.options.software.collective = algorithm;
       s.options.network.latency_factor = 2.5;
       s.options.network.bandwidth_factor = 0.8;
       const auto mixed = run_isolated(s);
@@ -424,13 +424,13 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
   CHECK(r.flows_in_closed_form + r.flows_shared == 0);
   s = scenario(topologies[0].second, 16, gpus(2));
   s.options.staging = replay::Staging::Host;
-  s.options.collective = collectives::Algorithm::Hierarchical;
+  s.options.software.collective = collectives::Algorithm::Hierarchical;
   r = run_isolated(s);
   CHECK(r.flows_in_closed_form > 0);
   CHECK(r.flows_shared > 0);
   CHECK(r.transfers == 0);
   s = scenario(topologies[2].second, 64, "");
-  s.options.collective = collectives::Algorithm::ParameterServer; // every rank sends to rank 0
+  s.options.software.collective = collectives::Algorithm::ParameterServer; // every rank sends to rank 0
   r = run_isolated(s);
   CHECK(r.flows_in_closed_form == 0);
   CHECK(r.flows_shared > 0);

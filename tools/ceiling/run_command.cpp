@@ -10,6 +10,7 @@
 #include "tools/ceiling/run_options.hpp"
 #include "units/parse.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -41,6 +42,33 @@ void write_iteration_json(io::JsonWriter& json, const replay::IterationResult& i
       .key("host_memory").value(it.bytes.host_memory)
       .end_object();
   json.end_object();
+}
+
+/// The stack's fixed algorithm, or "auto" when its library chooses per bucket.
+std::string collective_name(const stack::SoftwareStack& software) {
+  return software.collective ? std::string(collectives::to_string(*software.collective)) : "auto";
+}
+
+/// One line per algorithm the reductions ran, with the rule that chose it: "2 x halving-doubling
+/// (97.5 MB): over 2048 bytes: Rabenseifner ...".
+void print_collectives(const replay::RunResult& r) {
+  struct Group {
+    std::string algorithm, rule;
+    int count = 0;
+    double bytes = 0;
+  };
+  std::vector<Group> groups;
+  for (const auto& k : r.reductions) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.algorithm == k.algorithm && g.rule == k.rule; });
+    if (it == groups.end())
+      it = groups.insert(groups.end(), {k.algorithm, k.rule});
+    ++it->count;
+    it->bytes += k.bytes;
+  }
+  for (const auto& g : groups)
+    std::printf("  %d x %s (%s per rank): %s\n", g.count, g.algorithm.c_str(),
+                units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
 }
 
 /// 0, or 128 + the signal that stopped the run early, as a shell reports a process it ended
@@ -89,12 +117,23 @@ int run_command(const std::vector<std::string>& args) {
     json.key("platform").value(s.platform.name).key("workload").value(s.workload.name);
     json.key("nodes").value(s.nodes).key("ranks").value(r.ranks);
     json.key("batch_per_rank").value(s.workload.batch_per_worker);
-    json.key("collective").value(collectives::to_string(o.collective));
+    json.key("software").value(o.software.name);
+    json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
+    json.key("collective").value(collective_name(o.software));
+    json.key("reductions").begin_array();
+    for (const auto& k : r.reductions)
+      json.begin_object()
+          .key("name").value(k.name)
+          .key("bytes").value(k.bytes)
+          .key("algorithm").value(k.algorithm)
+          .key("rule").value(k.rule)
+          .end_object();
+    json.end_array();
     json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
     json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
     json.key("overlap").value(o.overlap).key("input_overlap").value(o.input_overlap);
     json.key("fidelity").value(replay::to_string(o.fidelity));
-    json.key("fusion_threshold_bytes").value(o.fusion_threshold.bytes());
+    json.key("fusion_threshold_bytes").value(o.software.fusion_threshold.bytes());
     json.key("seed").value(static_cast<long long>(o.seed)).key("jitter").value(o.jitter);
     json.key("network_model").value(o.network.model);
     if (o.network.latency_factor)
@@ -117,11 +156,16 @@ int run_command(const std::vector<std::string>& args) {
     return exit_status(r);
   }
   std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, "
-            << r.ranks << " ranks, " << collectives::to_string(o.collective) << " ("
-            << replay::to_string(o.fidelity) << "), "
+            << r.ranks << " ranks, software " << o.software.name << ", " << collective_name(o.software)
+            << " (" << replay::to_string(o.fidelity) << "), "
             << replay::to_string(replay::resolved_precision(s)) << ", staging "
             << replay::to_string(replay::resolved_staging(s)) << ", overlap "
-            << (o.overlap ? "on" : "off") << "\n\n";
+            << (o.overlap ? "on" : "off") << "\n";
+  if (!r.reductions.empty()) {
+    std::printf("collectives per iteration:\n");
+    print_collectives(r);
+  }
+  std::printf("\n");
   std::printf("%-11s %11s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
               "FLOP/s", "compute", "copy", "comm", "sync");
   const auto row = [&](const std::string& label, const replay::IterationResult& it) {

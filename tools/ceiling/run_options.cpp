@@ -2,6 +2,7 @@
 #include "tools/ceiling/run_options.hpp"
 
 #include "config/platform_file.hpp"
+#include "config/software_file.hpp"
 #include "config/workload_file.hpp"
 #include "platform/topology.hpp"
 #include "replay/iteration_plan.hpp"
@@ -64,8 +65,12 @@ po::options_description run_options() {
       ("set", po::value<std::vector<std::string>>()->composing(),
        "KEY=VALUE: override a key of the platform or workload file, read as the file is "
        "(--set interconnect.link_bandwidth=\"25 GB/s\"); repeatable")
-      ("collective", po::value<std::string>()->default_value("ring"),
-       ("all-reduce algorithm: " + collectives::algorithm_names()).c_str())
+      ("software", po::value<std::string>(),
+       "the training software stack: a bundled stack's name or a software file (see "
+       "platforms/software/README.md); default: the platform's software, else ideal")
+      ("collective", po::value<std::string>(),
+       ("all-reduce algorithm, overriding the stack's: auto (the stack's library chooses per "
+        "bucket) or " + collectives::algorithm_names()).c_str())
       ("servers", po::value<int>()->default_value(1), "parameter servers, with --collective parameter-server")
       ("precision", po::value<std::string>(),
        "fp64, fp32, fp16 or mixed (fp16 compute, fp32 gradients); default: the workload's")
@@ -82,7 +87,7 @@ po::options_description run_options() {
       ("seed", po::value<unsigned long long>()->default_value(1), "seed of the compute jitter")
       ("jitter", po::value<double>()->default_value(0.0),
        "per-rank compute slowdown per iteration, 1 + |N(0, X)| (OS noise, stragglers); 0 = off")
-      ("fusion-threshold", po::value<std::string>()->default_value("64 MiB"), "gradient bucket size, with a unit")
+      ("fusion-threshold", po::value<std::string>(), "gradient bucket size, with a unit; default: the stack's")
       ("network-model", po::value<std::string>()->default_value("CM02"),
        "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB")
       ("latency-factor", po::value<double>(), "multiply every route latency (default: the model's, 1 for CM02)")
@@ -115,12 +120,23 @@ replay::Scenario scenario_from(const CommandLine& cli) {
   s.nodes = cli.vm["nodes"].as<long long>();
   set_batch(s, cli);
   auto& o = s.options;
-  const auto collective = cli.vm["collective"].as<std::string>();
-  const auto algorithm = collectives::algorithm_from_string(collective);
-  if (!algorithm)
-    throw UsageError("--collective: unknown algorithm \"" + collective + "\": expected one of " +
-                     collectives::algorithm_names());
-  o.collective = *algorithm;
+  const std::string software = cli.optional<std::string>("software").value_or(
+      s.platform.software.empty() ? std::string("ideal") : s.platform.software);
+  o.software = config::load_software(software, overrides);
+  if (auto collective = cli.optional<std::string>("collective")) {
+    if (*collective == "auto") {
+      if (!o.software.library)
+        throw UsageError("--collective auto: the software stack " + o.software.name +
+                         " has no library to choose (library = \"none\"): name an algorithm (" +
+                         collectives::algorithm_names() + ") or a stack with a library");
+      o.software.collective.reset();
+    } else {
+      o.software.collective = collectives::algorithm_from_string(*collective);
+      if (!o.software.collective)
+        throw UsageError("--collective: unknown algorithm \"" + *collective + "\": expected auto or one of " +
+                         collectives::algorithm_names());
+    }
+  }
   o.servers = cli.vm["servers"].as<int>();
   if (auto p = cli.optional<std::string>("precision")) {
     o.precision = replay::precision_mode_from_string(*p);
@@ -141,7 +157,8 @@ replay::Scenario scenario_from(const CommandLine& cli) {
   o.iterations = cli.vm["iterations"].as<int>();
   o.seed = cli.vm["seed"].as<unsigned long long>();
   o.jitter = cli.vm["jitter"].as<double>();
-  o.fusion_threshold = cli.positive_size("fusion-threshold");
+  if (cli.has("fusion-threshold"))
+    o.software.fusion_threshold = cli.positive_size("fusion-threshold");
   o.network.model = cli.vm["network-model"].as<std::string>();
   if (o.network.model != "CM02" && o.network.model != "LV08" && o.network.model != "SMPI" && o.network.model != "IB")
     throw UsageError("--network-model: expected CM02, LV08, SMPI or IB, got \"" + o.network.model + "\"");

@@ -48,7 +48,7 @@ double estimated_seconds(const replay::Scenario& s) {
   const double nodes = static_cast<double>(s.nodes);
   const auto plan_buckets = std::max(
       1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
-                     s.options.fusion_threshold.bytes()));
+                     s.options.software.fusion_threshold.bytes()));
   const double build = 0.05 + 2.0 * (nodes / 4096) * (nodes / 4096);
   return build + s.options.iterations * (2e-6 * 2 * ranks * plan_buckets + 1e-3);
 }

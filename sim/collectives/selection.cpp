@@ -1,0 +1,80 @@
+// Selection rules of the collective libraries, each from the source file it names.
+#include "collectives/selection.hpp"
+
+#include <array>
+#include <bit>
+
+namespace ceiling::collectives {
+namespace {
+
+constexpr std::array<std::pair<Library, std::string_view>, 2> names{{
+    {Library::Mpich, "mpich"},
+    {Library::OpenMpi, "openmpi"},
+}};
+
+/// MPICH 3.2, src/mpi/coll/allreduce.c, MPIR_Allreduce_intra: recursive doubling when the
+/// message is at most MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (default 2048 bytes), when the
+/// operation is not built in, or when the count is below the largest power of two not above the
+/// communicator size (too few elements to halve); otherwise Rabenseifner's reduce-scatter by
+/// recursive halving and all-gather by recursive doubling. Non-powers of two fold in both.
+Selection mpich(int ranks, double bytes, double element_bytes) {
+  constexpr double short_message_bytes = 2048;
+  const double pof2 = static_cast<double>(std::bit_floor(static_cast<unsigned>(ranks)));
+  if (bytes <= short_message_bytes)
+    return {Algorithm::RecursiveDoubling, "at most 2048 bytes (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE): recursive doubling"};
+  if (bytes / element_bytes < pof2)
+    return {Algorithm::RecursiveDoubling, "fewer elements than the power of two of the ranks: recursive doubling"};
+  return {Algorithm::HalvingDoubling, "over 2048 bytes: Rabenseifner reduce-scatter + all-gather"};
+}
+
+/// Open MPI 3.1 and 4.0, ompi/mca/coll/tuned/coll_tuned_decision_fixed.c,
+/// ompi_coll_tuned_allreduce_intra_dec_fixed: below 10,000 bytes (intermediate_message)
+/// recursive doubling; for a commutative operation with more elements than ranks, the ring
+/// (segmented in 1 MiB pieces when the message exceeds ranks x 1 MiB: the same bytes per link,
+/// pipelined inside each step; timed here as the ring); otherwise reduce then broadcast
+/// ("nonoverlapping"), timed as the store-and-forward binary tree.
+Selection openmpi(int ranks, double bytes, double element_bytes) {
+  constexpr double intermediate_message_bytes = 10000;
+  constexpr double segment_bytes = 1 << 20;
+  if (bytes < intermediate_message_bytes)
+    return {Algorithm::RecursiveDoubling, "below 10,000 bytes: recursive doubling"};
+  if (bytes / element_bytes > ranks) {
+    if (ranks * segment_bytes >= bytes)
+      return {Algorithm::Ring, "at least 10,000 bytes, at most ranks x 1 MiB: ring"};
+    return {Algorithm::Ring, "over ranks x 1 MiB: segmented ring (1 MiB segments), timed as the ring"};
+  }
+  return {Algorithm::BinaryTree, "no more elements than ranks: reduce + broadcast, timed as the binary tree"};
+}
+
+} // namespace
+
+std::string_view to_string(Library l) {
+  for (const auto& [library, name] : names)
+    if (library == l)
+      return name;
+  return "?";
+}
+
+std::optional<Library> library_from_string(std::string_view text) {
+  for (const auto& [library, name] : names)
+    if (name == text)
+      return library;
+  return std::nullopt;
+}
+
+std::string library_names() {
+  std::string list;
+  for (const auto& [library, name] : names)
+    list += (list.empty() ? "" : ", ") + std::string(name);
+  return list;
+}
+
+Selection select_allreduce(Library library, int ranks, double bytes, double element_bytes) {
+  switch (library) {
+  case Library::Mpich: return mpich(ranks, bytes, element_bytes);
+  case Library::OpenMpi: return openmpi(ranks, bytes, element_bytes);
+  }
+  return {};
+}
+
+} // namespace ceiling::collectives

@@ -1,0 +1,121 @@
+// Software files: the training stack's library, algorithm choice, costs and fusion.
+#include "config/software_file.hpp"
+
+#include "config/overrides_internal.hpp"
+#include "config/table_reader.hpp"
+#include "config/bundled_software.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ceiling::config {
+namespace {
+
+using units::DataSize;
+using units::Duration;
+
+stack::SoftwareStack read_software(const toml::table& root, const std::string& path) {
+  TableReader file(root, "", path);
+  TableReader t = file.table("software");
+  stack::SoftwareStack s;
+  s.name = t.string("name");
+  s.description = t.optional_string("description").value_or("");
+  const std::string library = t.string("library");
+  if (library != "none") {
+    s.library = collectives::library_from_string(library);
+    if (!s.library)
+      t.fail("library", "expected none or one of " + collectives::library_names() + ", got \"" + library + "\"");
+  }
+  const std::string collective = t.string("collective");
+  if (collective == "auto") {
+    s.collective.reset();
+    if (!s.library)
+      t.fail("collective", "\"auto\" lets the library choose, but library = \"none\": name an algorithm (" +
+                               collectives::algorithm_names() + ")");
+  } else {
+    s.collective = collectives::algorithm_from_string(collective);
+    if (!s.collective)
+      t.fail("collective", "expected auto or one of " + collectives::algorithm_names() + ", got \"" +
+                               collective + "\"");
+  }
+  s.message_overheads = t.boolean_or("message_overheads", false);
+  s.copy_overheads = t.boolean_or("copy_overheads", false);
+  s.collective_launch = t.quantity<Duration>("collective_launch", Sign::NonNegative);
+  const std::string reducer = t.string("reducer");
+  const auto r = stack::reducer_from_string(reducer);
+  if (!r)
+    t.fail("reducer", "expected none, host-core or device, got \"" + reducer + "\"");
+  s.reducer = *r;
+  s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
+  t.reject_unknown_keys();
+  file.reject_unknown_keys();
+  return s;
+}
+
+const BundledFile* bundled(const std::string& name) {
+  for (const BundledFile& f : bundled_software)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+/// A bundled name is taken as such unless a file of that name exists here.
+bool is_bundled_name(const std::string& name_or_path) {
+  return bundled(name_or_path) && !std::filesystem::exists(name_or_path);
+}
+
+[[noreturn]] void unknown(const std::string& name_or_path) {
+  throw LoadError({name_or_path, 0, 0}, "",
+                  "no such software file, and no bundled stack of that name: expected a file or one of " +
+                      bundled_software_list());
+}
+
+stack::SoftwareStack read_with_overrides(toml::table root, const std::string& path,
+                                         std::span<const std::string> overrides) {
+  apply_overrides(root, overrides, OverrideTarget::Software, "--set");
+  return read_software(root, path);
+}
+
+} // namespace
+
+std::vector<std::string> bundled_software_names() {
+  std::vector<std::string> names;
+  for (const BundledFile& f : bundled_software)
+    names.emplace_back(f.name);
+  return names; // generated in name order
+}
+
+std::string bundled_software_list() {
+  std::string list;
+  for (const auto& n : bundled_software_names())
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+stack::SoftwareStack load_software(const std::string& name_or_path, std::span<const std::string> overrides) {
+  if (is_bundled_name(name_or_path)) {
+    const BundledFile& f = *bundled(name_or_path);
+    return read_with_overrides(parse_toml_text(f.text, std::string(f.path)), std::string(f.path), overrides);
+  }
+  if (!std::filesystem::exists(name_or_path) && name_or_path.find('/') == std::string::npos &&
+      !name_or_path.ends_with(".toml"))
+    unknown(name_or_path);
+  return read_with_overrides(parse_toml_file(name_or_path), name_or_path, overrides);
+}
+
+stack::SoftwareStack load_software_text(std::string_view text, const std::string& path,
+                                        std::span<const std::string> overrides) {
+  return read_with_overrides(parse_toml_text(text, path), path, overrides);
+}
+
+std::string software_text(const std::string& name_or_path) {
+  if (is_bundled_name(name_or_path))
+    return std::string(bundled(name_or_path)->text);
+  std::ifstream in(name_or_path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace ceiling::config

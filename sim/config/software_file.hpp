@@ -1,0 +1,33 @@
+// Software files (TOML) -> SoftwareStack. The format is documented in platforms/software/README.md.
+#pragma once
+
+#include "stack/software_stack.hpp"
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ceiling::config {
+
+/// The stacks bundled with the tool (platforms/software/*.toml, built into the program), by
+/// name, in name order.
+std::vector<std::string> bundled_software_names();
+/// The same, comma-separated, for messages.
+std::string bundled_software_list();
+
+/// Reads a software stack: `name_or_path` is a bundled stack's name (horovod-mpi) or the path
+/// of a software file. Throws LoadError naming file, line, column and key; an unknown name
+/// that is no file lists the bundled names. `overrides` whose first key is `software` change
+/// keys of the file before it is read, as for load_platform().
+stack::SoftwareStack load_software(const std::string& name_or_path,
+                                   std::span<const std::string> overrides = {});
+
+/// The same from TOML text that claims to come from `path`.
+stack::SoftwareStack load_software_text(std::string_view text, const std::string& path,
+                                        std::span<const std::string> overrides = {});
+
+/// The text the stack was read from: the bundled file's, or the file's (for result stores).
+std::string software_text(const std::string& name_or_path);
+
+} // namespace ceiling::config

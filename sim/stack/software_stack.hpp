@@ -1,0 +1,51 @@
+// The training software stack as a value: the collective library and its selection, the
+// software costs it pays, the framework's fusion. Read from a software file (config/).
+#pragma once
+
+#include "collectives/collective_plan.hpp"
+#include "collectives/selection.hpp"
+#include "units/quantity.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ceiling::stack {
+
+/// Where the sums of a reduction are computed: nowhere (free), on one host CPU core (an MPI
+/// library reducing host-staged buffers), or on the device that holds the gradients (NCCL,
+/// or the CPU itself on a CPU node).
+enum class Reducer { None, HostCore, Device };
+
+std::string_view to_string(Reducer r);
+std::optional<Reducer> reducer_from_string(std::string_view text);
+
+/// Bytes of memory traffic per byte reduced: the receiver reads its own and the arrived
+/// element and writes the sum (a += b), so 3 bytes moved per byte reduced.
+inline constexpr double reduction_bytes_moved_per_byte = 3;
+
+/// Default gradient bucket: Horovod's HOROVOD_FUSION_THRESHOLD default, 64 MiB.
+inline constexpr double default_fusion_threshold_bytes = 64.0 * 1024 * 1024;
+
+struct SoftwareStack {
+  std::string name = "ideal";
+  std::string description = "no software costs, a fixed ring all-reduce";
+  /// The collective library; its selection rule picks each bucket's algorithm when
+  /// `collective` is empty ("auto"). Empty for the ideal stack, which needs a fixed algorithm.
+  std::optional<collectives::Library> library;
+  std::optional<collectives::Algorithm> collective = collectives::Algorithm::Ring;
+  /// Every point-to-point message pays the platform's LogGP send and receive overheads
+  /// (node.nic.send_overhead, receive_overhead: the MPI library's CPU time per message).
+  bool message_overheads = false;
+  /// Every host<->device copy pays the platform's copy call overhead (node.pcie.copy_overhead:
+  /// the CUDA driver's cost of a cudaMemcpy) before it starts.
+  bool copy_overheads = false;
+  /// Paid once per collective before its first message: the library call (MPI) or kernel
+  /// launch (NCCL).
+  units::Duration collective_launch;
+  Reducer reducer = Reducer::None;
+  units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
+  bool operator==(const SoftwareStack&) const = default;
+};
+
+} // namespace ceiling::stack

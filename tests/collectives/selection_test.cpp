@@ -1,0 +1,45 @@
+// Algorithm selection: each library picks the documented algorithm on each side of its thresholds.
+#include "collectives/selection.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ceiling::collectives;
+
+TEST_CASE("MPICH runs recursive doubling up to 2048 bytes and Rabenseifner above") {
+  // Expectation: MPICH 3.2 allreduce.c, MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048 (inclusive).
+  for (int ranks : {2, 6, 16, 1024}) {
+    CAPTURE(ranks);
+    CHECK(select_allreduce(Library::Mpich, ranks, 8, 4).algorithm == Algorithm::RecursiveDoubling);
+    CHECK(select_allreduce(Library::Mpich, ranks, 2048, 4).algorithm == Algorithm::RecursiveDoubling);
+    CHECK(select_allreduce(Library::Mpich, ranks, 2052, 4).algorithm ==
+          (2052 / 4 < ranks ? Algorithm::RecursiveDoubling : Algorithm::HalvingDoubling));
+    CHECK(select_allreduce(Library::Mpich, ranks, 100e6, 4).algorithm == Algorithm::HalvingDoubling);
+  }
+}
+
+TEST_CASE("MPICH keeps recursive doubling while the elements are fewer than the power of two of the ranks") {
+  // Expectation: count < pof2 -> recursive doubling; 4,096 ranks (pof2 4,096) and 4-byte elements:
+  // 16,380 bytes = 4,095 elements is below, 16,384 bytes = 4,096 elements is not.
+  CHECK(select_allreduce(Library::Mpich, 5000, 16380, 4).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(select_allreduce(Library::Mpich, 5000, 16384, 4).algorithm == Algorithm::HalvingDoubling);
+  // fp16 elements: twice as many in the same bytes.
+  CHECK(select_allreduce(Library::Mpich, 5000, 8192, 2).algorithm == Algorithm::HalvingDoubling);
+}
+
+TEST_CASE("Open MPI runs recursive doubling below 10,000 bytes, then the ring") {
+  // Expectation: Open MPI 4.0 coll_tuned_decision_fixed.c: intermediate_message = 10000 (strict).
+  CHECK(select_allreduce(Library::OpenMpi, 16, 9999, 4).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(select_allreduce(Library::OpenMpi, 16, 10000, 4).algorithm == Algorithm::Ring);
+  CHECK(select_allreduce(Library::OpenMpi, 16, 100e6, 4).algorithm == Algorithm::Ring);
+  // count <= ranks: reduce + broadcast (timed as the binary tree).
+  CHECK(select_allreduce(Library::OpenMpi, 4096, 12000, 4).algorithm == Algorithm::BinaryTree);
+}
+
+TEST_CASE("every selection says why") {
+  for (Library l : {Library::Mpich, Library::OpenMpi})
+    for (double bytes : {8.0, 1e4, 1e8})
+      CHECK_FALSE(select_allreduce(l, 64, bytes, 4).rule.empty());
+  CHECK(library_from_string("mpich") == Library::Mpich);
+  CHECK(library_from_string("openmpi") == Library::OpenMpi);
+  CHECK_FALSE(library_from_string("mvapich").has_value());
+}
