@@ -302,13 +302,14 @@ std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {
   return merged;
 }
 
-double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s) {
+double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s,
+                          double overhead_s, double gamma_s_per_byte) {
   double total = 0;
   for (const Phase& p : plan) {
-    double largest = 0;
+    double slowest = 0;
     for (const Flow& f : p.flows)
-      largest = std::max(largest, f.bytes);
-    total += p.steps * alpha_s + largest / bytes_per_s;
+      slowest = std::max(slowest, f.bytes / bytes_per_s + f.reduce_bytes * gamma_s_per_byte);
+    total += p.steps * (alpha_s + overhead_s) + slowest;
   }
   return total;
 }

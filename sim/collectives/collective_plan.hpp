@@ -72,8 +72,10 @@ std::vector<Phase> allgather_phases(Group g, double bytes);
 /// hold the direct aggregated plans against the exact ones.
 std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps);
 
-/// Alpha-beta time of an all-reduce when no link is shared: every step costs
-/// alpha + (largest flow of the step) / bandwidth.
-double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s);
+/// Alpha-beta(-gamma) time of an all-reduce when no link is shared: every step costs
+/// alpha + overhead + the slowest flow's bytes / bandwidth + its reduced bytes x gamma (the
+/// receiver's arithmetic); an aggregated phase pays alpha + overhead once per step it stands for.
+double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s,
+                          double overhead_s = 0, double gamma_s_per_byte = 0);
 
 } // namespace ceiling::collectives

@@ -188,6 +188,76 @@ TEST_CASE("communication alone follows each algorithm's alpha-beta form where no
     }
 }
 
+TEST_CASE("a software stack adds its launch, message overheads and reduction arithmetic to each collective's closed form") {
+  // CPU nodes on one switch, reductions after backward. Expectation: the collective costs its
+  // launch (5 us), then every step alpha (2 x 1 us + 2 x 100 ns) + the LogGP overheads
+  // (0.3 + 0.2 us) + its largest flow / 12.5 GB/s + what the receiver reduces x 3 bytes moved
+  // per byte / 10 GB/s (one host core).
+  const double alpha = 2e-6 + 2 * 100e-9;
+  for (auto algorithm : {collectives::Algorithm::Ring, collectives::Algorithm::HalvingDoubling,
+                         collectives::Algorithm::RecursiveDoubling, collectives::Algorithm::BinaryTree})
+    for (int n : {2, 6, 8})
+      for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
+        CAPTURE(collectives::to_string(algorithm));
+        CAPTURE(n);
+        CAPTURE(replay::to_string(fidelity));
+        Scenario s = scenario(topologies[0].second, n, "");
+        s.options.overlap = false;
+        s.options.fidelity = fidelity;
+        s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
+        s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
+        s.platform.node.cpu.core_memory_bandwidth = units::Bandwidth::from_bytes_per_second(10e9);
+        auto& stack = s.options.software;
+        stack.collective = algorithm;
+        stack.message_overheads = true;
+        stack.collective_launch = units::Duration::from_seconds(5e-6);
+        stack.reducer = stack::Reducer::HostCore;
+        REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+        const auto plan = replay::make_iteration_plan(s);
+        double communication = 0;
+        for (const auto& r : plan.reductions)
+          communication += 5e-6 + collectives::alpha_beta_seconds(r.plan, alpha, 12.5e9, 0.5e-6, 3 / 10e9);
+        const double simulated = mean_time(run_isolated(s)) - compute_seconds(plan);
+        // Flows carry whole bytes: B / 6 rounds, by up to 2e-8 of the time over 10 exact steps.
+        CHECK(simulated == testing::relative(communication, 1e-7));
+      }
+}
+
+TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
+  // As "each part of the breakdown ...": eight GPU nodes, host staging, one bucket, nothing
+  // overlapped. Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
+  Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
+  s.options.overlap = false;
+  s.options.input_overlap = false;
+  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9);
+  s.options.staging = replay::Staging::Host;
+  s.platform.node.pcie->copy_overhead = units::Duration::from_seconds(4e-6);
+  const auto without = run_isolated(s).breakdown;
+  s.options.software.copy_overheads = true;
+  const auto with = run_isolated(s).breakdown;
+  CHECK(with.copy_s - without.copy_s == testing::relative(3 * 4e-6, 1e-6));
+  CHECK(with.communication_s == testing::relative(without.communication_s, 1e-9));
+  CHECK(with.compute_s == testing::relative(without.compute_s, 1e-9));
+}
+
+TEST_CASE("a library's selection gives every bucket the algorithm its rule names") {
+  // Three 10 M-parameter layers, fp32, 64 MiB threshold: buckets of 40 and 80 MB, for which
+  // MPICH picks Rabenseifner; with 2 parameters per layer, one 24-byte bucket: recursive doubling.
+  Scenario s = scenario(topologies[0].second, 16, "");
+  s.options.software.library = collectives::Library::Mpich;
+  s.options.software.collective.reset();
+  for (const auto& r : replay::make_iteration_plan(s).reductions)
+    CHECK(r.algorithm == collectives::Algorithm::HalvingDoubling);
+  for (auto& layer : s.workload.layers)
+    layer.params = 2; // 8 bytes of fp32 gradient per layer
+  for (const auto& r : replay::make_iteration_plan(s).reductions) {
+    CHECK(r.algorithm == collectives::Algorithm::RecursiveDoubling);
+    CHECK(r.bytes <= 2048);
+  }
+  s.options.software.library.reset(); // neither an algorithm nor a library to choose one
+  CHECK(replay::scenario_problem(s).value_or("").find("names neither") != std::string::npos);
+}
+
 TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology") {
   using collectives::Algorithm;
   double worst = 0;
