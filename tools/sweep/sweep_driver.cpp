@@ -3,6 +3,7 @@
 
 #include "config/experiment_file.hpp"
 #include "config/input_file.hpp"
+#include "config/software_file.hpp"
 #include "config/workload_file.hpp"
 #include "sweep/point_codec.hpp"
 
@@ -30,8 +31,21 @@ std::vector<io::InputFile> inputs_of(const sweep::ExperimentSpec& e) {
     if (!seen)
       inputs.push_back({kind, path, config::read_input_file(path)});
   };
-  for (const sweep::InputEntry& entry : e.platforms)
+  // Software stacks, bundled or files: those the platforms name and those variants choose.
+  const auto add_software = [&inputs](const std::string& name_or_path) {
+    const bool seen = std::any_of(inputs.begin(), inputs.end(),
+                                  [&](const io::InputFile& f) { return f.path == name_or_path; });
+    if (!seen && !name_or_path.empty())
+      inputs.push_back({"software", name_or_path, config::software_text(name_or_path)});
+  };
+  for (const sweep::InputEntry& entry : e.platforms) {
     add("platform", entry.file);
+    add_software(config::load_platform(entry.file).software);
+  }
+  for (const sweep::VariantSpec& v : e.variants)
+    for (std::size_t i = 0; i + 1 < v.run_args.size(); i += 2)
+      if (v.run_args[i] == "--software")
+        add_software(v.run_args[i + 1]);
   for (const sweep::InputEntry& entry : e.workloads) {
     add("workload", entry.file);
     for (const std::string& lender : config::load_workload(entry.file).calibration.lender_files)
