@@ -3,6 +3,7 @@
 
 #include "config/experiment_file.hpp"
 #include "config/input_file.hpp"
+#include "config/platform_file.hpp"
 #include "config/software_file.hpp"
 #include "config/workload_file.hpp"
 #include "sweep/point_codec.hpp"
