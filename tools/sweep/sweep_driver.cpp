@@ -185,7 +185,8 @@ void store_point(SweepSetup& setup, sweep::PointRecord record) {
   for (const io::InputFile& f : setup.results.inputs) {
     std::string now;
     try {
-      now = config::read_input_file(f.path);
+      // A bundled software stack is part of the program: its text cannot change.
+      now = f.kind == "software" ? config::software_text(f.path) : config::read_input_file(f.path);
     } catch (const std::exception&) {
     }
     if (now != f.text)
