@@ -1,6 +1,8 @@
 // Plans of each algorithm; formulas name their source in comments.
 #include "collectives/collective_plan.hpp"
 
+#include "support/enum_names.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -9,7 +11,7 @@
 namespace ceiling::collectives {
 namespace {
 
-constexpr std::array<std::pair<Algorithm, std::string_view>, 7> names{{
+constexpr support::EnumNames<Algorithm, 7> names{{{
     {Algorithm::Ring, "ring"},
     {Algorithm::HalvingDoubling, "halving-doubling"},
     {Algorithm::RecursiveDoubling, "recursive-doubling"},
@@ -17,7 +19,7 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 7> names{{
     {Algorithm::DoubleBinaryTree, "double-binary-tree"},
     {Algorithm::Hierarchical, "hierarchical"},
     {Algorithm::ParameterServer, "parameter-server"},
-}};
+}}};
 
 /// Whether the receiver of a step combines what arrives into its buffer.
 enum class Combine : bool { Copy, Reduce };
@@ -240,26 +242,9 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bo
 
 } // namespace
 
-std::string_view to_string(Algorithm a) {
-  for (const auto& [algorithm, name] : names)
-    if (algorithm == a)
-      return name;
-  return "?";
-}
-
-std::optional<Algorithm> algorithm_from_string(std::string_view text) {
-  for (const auto& [algorithm, name] : names)
-    if (name == text)
-      return algorithm;
-  return std::nullopt;
-}
-
-std::string algorithm_names() {
-  std::string list;
-  for (const auto& [algorithm, name] : names)
-    list += (list.empty() ? "" : ", ") + std::string(name);
-  return list;
-}
+std::string_view to_string(Algorithm a) { return names.name(a); }
+std::optional<Algorithm> algorithm_from_string(std::string_view text) { return names.parse(text); }
+std::string algorithm_names() { return names.list(); }
 
 std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers) {
   return allreduce(a, g, bytes, servers, false);

@@ -1,16 +1,17 @@
 // Selection rules of the collective libraries, each from the source file it names.
 #include "collectives/selection.hpp"
 
-#include <array>
+#include "support/enum_names.hpp"
+
 #include <bit>
 
 namespace ceiling::collectives {
 namespace {
 
-constexpr std::array<std::pair<Library, std::string_view>, 2> names{{
+constexpr support::EnumNames<Library, 2> names{{{
     {Library::Mpich, "mpich"},
     {Library::OpenMpi, "openmpi"},
-}};
+}}};
 
 /// MPICH 3.2, src/mpi/coll/allreduce.c, MPIR_Allreduce_intra: recursive doubling when the
 /// message is at most MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (default 2048 bytes), when the
@@ -48,26 +49,9 @@ Selection openmpi(int ranks, double bytes, double element_bytes) {
 
 } // namespace
 
-std::string_view to_string(Library l) {
-  for (const auto& [library, name] : names)
-    if (library == l)
-      return name;
-  return "?";
-}
-
-std::optional<Library> library_from_string(std::string_view text) {
-  for (const auto& [library, name] : names)
-    if (name == text)
-      return library;
-  return std::nullopt;
-}
-
-std::string library_names() {
-  std::string list;
-  for (const auto& [library, name] : names)
-    list += (list.empty() ? "" : ", ") + std::string(name);
-  return list;
-}
+std::string_view to_string(Library l) { return names.name(l); }
+std::optional<Library> library_from_string(std::string_view text) { return names.parse(text); }
+std::string library_names() { return names.list(); }
 
 Selection select_allreduce(Library library, int ranks, double bytes, double element_bytes) {
   switch (library) {

@@ -45,7 +45,7 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   const std::string reducer = t.string("reducer");
   const auto r = stack::reducer_from_string(reducer);
   if (!r)
-    t.fail("reducer", "expected none, host-core or device, got \"" + reducer + "\"");
+    t.fail("reducer", "expected one of " + stack::reducer_names_list() + ", got \"" + reducer + "\"");
   s.reducer = *r;
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
   t.reject_unknown_keys();

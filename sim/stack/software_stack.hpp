@@ -19,6 +19,8 @@ enum class Reducer { None, HostCore, Device };
 
 std::string_view to_string(Reducer r);
 std::optional<Reducer> reducer_from_string(std::string_view text);
+/// "none, host-core, device", for messages.
+std::string reducer_names_list();
 
 /// Bytes of memory traffic per byte reduced: the receiver reads its own and the arrived
 /// element and writes the sum (a += b), so 3 bytes moved per byte reduced.

@@ -139,6 +139,18 @@ Scenario scenario(const std::string& interconnect, int nodes, const std::string&
   return s;
 }
 
+/// Eight identical GPU nodes on one switch, host staging through PCIe without latency, one
+/// bucket, nothing overlapped: every rank computes, copies and communicates in turn and never
+/// waits for another.
+Scenario eight_staged_nodes_in_turn() {
+  Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
+  s.options.overlap = false;
+  s.options.input_overlap = false;
+  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9);
+  s.options.staging = replay::Staging::Host;
+  return s;
+}
+
 double compute_seconds(const replay::IterationPlan& plan) {
   double total = plan.forward_s + plan.optimizer_s;
   for (double s : plan.backward_segments_s)
@@ -224,13 +236,8 @@ TEST_CASE("a software stack adds its launch, message overheads and reduction ari
 }
 
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
-  // As "each part of the breakdown ...": eight GPU nodes, host staging, one bucket, nothing
-  // overlapped. Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
-  Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
-  s.options.overlap = false;
-  s.options.input_overlap = false;
-  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9);
-  s.options.staging = replay::Staging::Host;
+  // Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
+  Scenario s = eight_staged_nodes_in_turn();
   s.platform.node.pcie->copy_overhead = units::Duration::from_seconds(4e-6);
   const auto without = run_isolated(s).breakdown;
   s.options.software.copy_overheads = true;
@@ -316,13 +323,7 @@ TEST_CASE("overlapping communication with backward never makes an iteration slow
 }
 
 TEST_CASE("each part of the breakdown is its closed form when nothing overlaps and no rank waits") {
-  // Eight identical GPU nodes on one switch, host staging, one bucket, nothing overlapped:
-  // every rank computes, copies and communicates in turn and never waits for another.
-  Scenario s = scenario(topologies[0].second, 8, gpus(1, "0 s"));
-  s.options.overlap = false;
-  s.options.input_overlap = false;
-  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9);
-  s.options.staging = replay::Staging::Host;
+  Scenario s = eight_staged_nodes_in_turn();
   const auto plan = replay::make_iteration_plan(s);
   REQUIRE(plan.reductions.size() == 1);
   const auto& reduction = plan.reductions.front();
