@@ -7,11 +7,12 @@
 #include <array>
 #include <bit>
 #include <cassert>
+#include <cmath>
 
 namespace ceiling::collectives {
 namespace {
 
-constexpr support::EnumNames<Algorithm, 7> names{{{
+constexpr support::EnumNames<Algorithm, 9> names{{{
     {Algorithm::Ring, "ring"},
     {Algorithm::HalvingDoubling, "halving-doubling"},
     {Algorithm::RecursiveDoubling, "recursive-doubling"},
@@ -19,6 +20,8 @@ constexpr support::EnumNames<Algorithm, 7> names{{{
     {Algorithm::DoubleBinaryTree, "double-binary-tree"},
     {Algorithm::Hierarchical, "hierarchical"},
     {Algorithm::ParameterServer, "parameter-server"},
+    {Algorithm::PipelinedTree, "pipelined-tree"},
+    {Algorithm::PipelinedDoubleTree, "pipelined-double-tree"},
 }}};
 
 /// Whether the receiver of a step combines what arrives into its buffer.
@@ -224,7 +227,98 @@ void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers
   plan.push_back(reversed(push));
 }
 
-std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bool aggregate) {
+/// One tree of a pipelined all-reduce over all ranks (NCCL 2.4, src/init.cc setupChannel and
+/// src/misc/trees.cc): inside each node a chain from the last local rank to the first (the
+/// node's master); across nodes a binary tree of the masters (heap order, node k's parent
+/// (k - 1) / 2, node positions mapped by `node_of`). Returns each rank's parent (-1: root).
+std::vector<int> chain_and_tree(Group g, auto node_of) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  const int nodes = (g.ranks + per_node - 1) / per_node;
+  std::vector<int> parent(static_cast<std::size_t>(g.ranks), -1);
+  for (int k = 0; k < nodes; ++k) {
+    const int master = node_of(k) * per_node;
+    for (int local = 1; local < per_node && master + local < g.ranks; ++local)
+      parent[static_cast<std::size_t>(master + local)] = master + local - 1;
+    if (k > 0)
+      parent[static_cast<std::size_t>(master)] = node_of((k - 1) / 2) * per_node;
+  }
+  return parent;
+}
+
+/// NCCL 2.4's tree chunk (src/enqueue.cc): the step size, halved while the buffer would give
+/// fewer than 8 chunks per tree level (down to 128 KiB), 4 (64 KiB), 1 (32 KiB).
+double pipeline_chunk(double bytes, double largest, int depth) {
+  double chunk = largest;
+  for (auto [per_level, floor] : {std::pair{8, 131072.0}, {4, 65536.0}, {1, 32768.0}})
+    while (bytes / chunk < depth * per_level && chunk / 2 >= floor)
+      chunk /= 2;
+  return chunk;
+}
+
+/// A pipelined all-reduce over the trees given by `parents`, each tree carrying `bytes`: chunks
+/// are reduced up the tree and broadcast down, streaming. Exact: one phase per round of a
+/// synchronous schedule, in which an edge carries one chunk: the edge from a rank at depth d to
+/// its parent carries chunk j up in round j + D - d, the edge from a rank at depth d to a child
+/// carries it down in round j + D + d (D the deepest rank's depth): K chunks take K + 2D - 1
+/// rounds. Aggregated: one pipelined phase of every edge with its whole share.
+void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
+                     double largest_chunk, bool aggregate) {
+  const std::size_t n = parents.front().size();
+  if (n < 2)
+    return;
+  std::vector<int> depth(n, 0);
+  int deepest = 0;
+  for (std::size_t r = 0; r < n; ++r) { // parents are not ordered: walk up
+    int d = 0;
+    for (int q = parents.front()[r]; q >= 0; q = parents.front()[static_cast<std::size_t>(q)])
+      ++d;
+    depth[r] = d;
+    deepest = std::max(deepest, d);
+  }
+  const double chunk = pipeline_chunk(bytes, largest_chunk, deepest);
+  const int chunks = static_cast<int>(std::ceil(bytes / chunk));
+  const int rounds = chunks + 2 * deepest - 1;
+  if (aggregate) {
+    Phase p;
+    for (const auto& parent : parents)
+      for (std::size_t r = 0; r < n; ++r)
+        if (parent[r] >= 0)
+          p.flows.push_back(flow(static_cast<int>(r), parent[r], bytes, Combine::Reduce));
+    for (const auto& parent : parents)
+      for (std::size_t r = 0; r < n; ++r)
+        if (parent[r] >= 0)
+          p.flows.push_back(flow(parent[r], static_cast<int>(r), bytes, Combine::Copy));
+    p.steps = rounds;
+    p.chunks = chunks;
+    plan.push_back(std::move(p));
+    return;
+  }
+  std::vector<Phase> round(static_cast<std::size_t>(rounds));
+  for (int j = 0; j < chunks; ++j) {
+    const double size = j + 1 < chunks ? chunk : bytes - chunk * (chunks - 1);
+    for (const auto& parent : parents)
+      for (std::size_t r = 0; r < n; ++r)
+        if (parent[r] >= 0) {
+          const int d = depth[r];
+          round[static_cast<std::size_t>(j + deepest - d)].flows.push_back(
+              flow(static_cast<int>(r), parent[r], size, Combine::Reduce));
+          round[static_cast<std::size_t>(j + deepest + d - 1)].flows.push_back(
+              flow(parent[r], static_cast<int>(r), size, Combine::Copy));
+        }
+  }
+  plan.insert(plan.end(), round.begin(), round.end());
+}
+
+void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  const int nodes = (g.ranks + per_node - 1) / per_node;
+  std::vector<std::vector<int>> parents{chain_and_tree(g, [](int k) { return k; })};
+  if (two) // NCCL 2.4 ncclGetDtree: the second tree mirrored, so inner nodes of one are leaves of the other
+    parents.push_back(chain_and_tree(g, [nodes](int k) { return nodes - 1 - k; }));
+  pipelined_trees(plan, parents, two ? bytes / 2 : bytes, chunk_bytes, aggregate);
+}
+
+std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, double chunk_bytes, bool aggregate) {
   std::vector<Phase> plan;
   switch (a) {
   case Algorithm::Ring: ring(plan, iota(g.ranks), bytes, aggregate); break;
@@ -234,6 +328,8 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, bo
   case Algorithm::DoubleBinaryTree: trees(plan, g.ranks, bytes, true); break;
   case Algorithm::Hierarchical: hierarchical(plan, g, bytes, aggregate); break;
   case Algorithm::ParameterServer: parameter_server(plan, g.ranks, bytes, servers); break;
+  case Algorithm::PipelinedTree: pipelined(plan, g, bytes, false, chunk_bytes, aggregate); break;
+  case Algorithm::PipelinedDoubleTree: pipelined(plan, g, bytes, true, chunk_bytes, aggregate); break;
   }
   // The ring is aggregated as it is built (its exact plan is O(N^2)); the others have O(log N)
   // or O(1) steps, some of which repeat a pattern (halving-doubling on two ranks).
@@ -246,12 +342,12 @@ std::string_view to_string(Algorithm a) { return names.name(a); }
 std::optional<Algorithm> algorithm_from_string(std::string_view text) { return names.parse(text); }
 std::string algorithm_names() { return names.list(); }
 
-std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers) {
-  return allreduce(a, g, bytes, servers, false);
+std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers, double chunk_bytes) {
+  return allreduce(a, g, bytes, servers, chunk_bytes, false);
 }
 
-std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers) {
-  return allreduce(a, g, bytes, servers, true);
+std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers, double chunk_bytes) {
+  return allreduce(a, g, bytes, servers, chunk_bytes, true);
 }
 
 std::vector<Phase> allgather_steps(Group g, double bytes) {
@@ -269,7 +365,7 @@ std::vector<Phase> allgather_phases(Group g, double bytes) {
 std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {
   std::vector<Phase> merged;
   const auto same_pattern = [](const Phase& a, const Phase& b) {
-    return a.flows.size() == b.flows.size() &&
+    return a.chunks == 0 && b.chunks == 0 && a.flows.size() == b.flows.size() &&
            std::equal(a.flows.begin(), a.flows.end(), b.flows.begin(),
                       [](const Flow& x, const Flow& y) { return x.src == y.src && x.dst == y.dst; });
   };

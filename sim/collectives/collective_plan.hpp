@@ -23,9 +23,15 @@ struct Flow {
 /// algorithm; in an aggregated plan it stands for `steps` consecutive steps with the same
 /// pattern, each flow carrying their summed bytes, and the phase pays the route latency
 /// `steps` times (SimGrid charges it once; the rest is added as a delay).
+///
+/// A pipelined phase (`chunks` > 0) is a pipeline in steady state: every edge streams its whole
+/// share at once, cut in `chunks` chunks; it stands for `steps` rounds of one chunk per edge
+/// (chunks + the fill and drain), so each flow pays, beyond its bytes, `steps` latencies and
+/// steps - chunks more chunk times (the fill and drain, a chunk time being its own time per chunk).
 struct Phase {
   std::vector<Flow> flows;
   int steps = 1;
+  int chunks = 0;
   bool operator==(const Phase&) const = default;
 };
 
@@ -43,10 +49,15 @@ enum class Algorithm {
   DoubleBinaryTree,   ///< store-and-forward: two complementary binary trees, each carrying half the buffer
   Hierarchical,       ///< reduce inside each node, ring across nodes, broadcast inside
   ParameterServer,    ///< every rank pushes B/k to each of k servers, then pulls it back
+  PipelinedTree,      ///< NCCL 2.4's tree: a chain inside each node, a binary tree across, chunks streaming
+  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: two such trees, each carrying half the buffer
 };
 
+/// NCCL 2.4's tree chunk before halving: its Simple buffer (4 MiB) over NCCL_STEPS (8).
+inline constexpr double default_pipeline_chunk_bytes = 512.0 * 1024;
+
 /// "ring", "halving-doubling", "recursive-doubling", "binary-tree", "double-binary-tree",
-/// "hierarchical", "parameter-server".
+/// "hierarchical", "parameter-server", "pipelined-tree", "pipelined-double-tree".
 std::string_view to_string(Algorithm a);
 std::optional<Algorithm> algorithm_from_string(std::string_view text);
 /// All names, comma-separated, for messages and --help.
@@ -56,12 +67,15 @@ std::string algorithm_names();
 /// parameter-server count (ignored by the others). One rank: no phases. Ring, halving-doubling
 /// and the trees cost O(N) flows per step; the ring has 2(N-1) steps, so its exact plan holds
 /// O(N^2) flows.
-std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers = 1);
+/// `chunk_bytes` is the pipelined trees' largest chunk (halved for small buffers, as NCCL does).
+std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers = 1,
+                                   double chunk_bytes = default_pipeline_chunk_bytes);
 
 /// The same all-reduce with consecutive steps of the same pattern merged (see Phase): a ring
 /// becomes one phase of N flows carrying 2(N-1)/N B each. Built directly, without the exact
 /// steps, so that it stays O(N) for a ring of any size.
-std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers = 1);
+std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers = 1,
+                                    double chunk_bytes = default_pipeline_chunk_bytes);
 
 /// Ring all-gather in which every rank contributes `bytes` (sparse gradients): N-1 steps in
 /// which rank i passes `bytes` to rank i+1; aggregated, one phase of (N-1) `bytes` per flow.

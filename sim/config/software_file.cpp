@@ -48,6 +48,8 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
     t.fail("reducer", "expected one of " + stack::reducer_names_list() + ", got \"" + reducer + "\"");
   s.reducer = *r;
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
+  if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
+    s.pipeline_chunk = *chunk;
   t.reject_unknown_keys();
   file.reject_unknown_keys();
   return s;

@@ -166,8 +166,10 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                             : collectives::select_allreduce(*stack.library, plan.ranks, bytes,
                                                             workload::element_bytes(gradient_precision(mode)));
     ready.push_back({last, {"bucket " + std::to_string(b), bytes, bytes, false,
-                            exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers)
-                                  : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers),
+                            exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
+                                                                 stack.pipeline_chunk.bytes())
+                                  : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
+                                                                  stack.pipeline_chunk.bytes()),
                             choice.algorithm, choice.rule}});
   }
   for (const auto& sparse : buckets.sparse) {

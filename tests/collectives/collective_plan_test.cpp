@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <map>
@@ -11,6 +12,8 @@ using namespace ceiling::collectives;
 
 namespace {
 
+/// The algorithms whose aggregated plan is their exact steps with equal patterns merged (the
+/// pipelined trees' aggregated form is a pipeline in steady state instead).
 constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::RecursiveDoubling, Algorithm::BinaryTree,
                              Algorithm::DoubleBinaryTree, Algorithm::Hierarchical,
                              Algorithm::ParameterServer};
@@ -186,6 +189,8 @@ TEST_CASE("the alpha-beta time of a ring is 2(N-1)/N B/bw + 2(N-1) alpha") {
 TEST_CASE("algorithm names read back") {
   for (Algorithm a : all)
     CHECK(algorithm_from_string(to_string(a)) == a);
+  for (Algorithm a : {Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree})
+    CHECK(algorithm_from_string(to_string(a)) == a);
   CHECK_FALSE(algorithm_from_string("butterfly").has_value());
 }
 
@@ -220,5 +225,43 @@ TEST_CASE("halving-doubling merges only its middle, where halving turns into dou
       for (const auto& f : plan[static_cast<std::size_t>(p)].flows)
         CHECK(std::popcount(static_cast<unsigned>(f.src ^ f.dst)) == 1);
     }
+  }
+}
+
+TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back down, in K + 2D - 1 rounds") {
+  // 8 nodes of 2 ranks: the chain inside each node adds one level to the binary tree of the 8
+  // node masters (depth 3): D = 4. 4 MB per tree in 512 KiB chunks: 8 chunks (the last smaller),
+  // no halving (4 MB / 512 KiB >= 4 x 8 is false: halved to 128 KiB, 31 chunks, see NCCL's rule).
+  const Group g{16, 2};
+  for (bool two : {false, true}) {
+    CAPTURE(two);
+    const Algorithm a = two ? Algorithm::PipelinedDoubleTree : Algorithm::PipelinedTree;
+    const double per_tree = two ? 4e6 : 8e6;
+    const auto exact = allreduce_steps(a, g, 8e6);
+    const auto aggregated = allreduce_phases(a, g, 8e6);
+    REQUIRE(aggregated.size() == 1);
+    const int chunks = aggregated[0].chunks;
+    // Expectation: NCCL 2.4 halves 512 KiB while fewer than 8 chunks per level (D = 4): to
+    // 128 KiB, below which the first rule stops; per_tree / 128 KiB chunks, rounded up.
+    CHECK(chunks == static_cast<int>(std::ceil(per_tree / 131072)));
+    CHECK(aggregated[0].steps == chunks + 2 * 4 - 1);
+    CHECK(exact.size() == static_cast<std::size_t>(chunks + 2 * 4 - 1));
+    // Every rank but a root sends its share up once and receives it down once, per tree.
+    std::map<std::pair<int, int>, double> edge_bytes;
+    for (const auto& p : exact)
+      for (const auto& f : p.flows)
+        edge_bytes[{f.src, f.dst}] += f.bytes;
+    std::map<std::pair<int, int>, double> aggregated_bytes;
+    for (const auto& f : aggregated[0].flows)
+      aggregated_bytes[{f.src, f.dst}] += f.bytes;
+    CHECK(edge_bytes.size() == aggregated_bytes.size());
+    for (const auto& [edge, bytes] : edge_bytes)
+      CHECK(bytes == doctest::Approx(aggregated_bytes[edge]).epsilon(1e-12));
+    const std::size_t trees = two ? 2 : 1;
+    CHECK(aggregated[0].flows.size() == trees * 2 * 15); // 15 non-root ranks per tree, up and down
+    // A rank's first flow up carries chunk 0 no earlier than its depth allows: the chain's last
+    // rank (depth 4) sends in round 0, its node's master only in round 1.
+    CHECK(std::any_of(exact[0].flows.begin(), exact[0].flows.end(), [](const Flow& f) { return f.src == 15 && f.dst == 14; }));
+    CHECK_FALSE(std::any_of(exact[0].flows.begin(), exact[0].flows.end(), [](const Flow& f) { return f.src == 14; }));
   }
 }
