@@ -3,14 +3,18 @@
 
 #include "support/enum_names.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
+#include <limits>
 
 namespace ceiling::collectives {
 namespace {
 
-constexpr support::EnumNames<Library, 2> names{{{
+constexpr support::EnumNames<Library, 3> names{{{
     {Library::Mpich, "mpich"},
     {Library::OpenMpi, "openmpi"},
+    {Library::Nccl, "nccl"},
 }}};
 
 /// MPICH 3.2, src/mpi/coll/allreduce.c, MPIR_Allreduce_intra: recursive doubling when the
@@ -47,16 +51,44 @@ Selection openmpi(int ranks, double bytes, double element_bytes) {
   return {Algorithm::BinaryTree, "no more elements than ranks: reduce + broadcast, timed as the binary tree"};
 }
 
+/// NCCL 2.4.8 src/enqueue.cc getPatternInfo: the tree (up and down, pipelined) for all-reduces
+/// up to the tree threshold, the ring above.
+Selection nccl(const SelectionContext& c, double bytes) {
+  if (bytes <= nccl_tree_threshold_bytes(c))
+    return {Algorithm::PipelinedDoubleTree, "up to NCCL 2.4's tree threshold: double binary tree, pipelined"};
+  return {Algorithm::Ring, "over NCCL 2.4's tree threshold: ring"};
+}
+
 } // namespace
+
+double nccl_tree_threshold_bytes(const SelectionContext& c) {
+  // ncclTreeThreshold, src/init.cc 354-377 (v2.4.8-1): bandwidths in MB/s = bytes/us, latencies in us.
+  const int per_node = std::max(1, c.ranks_per_node);
+  const int nodes = (c.ranks + per_node - 1) / per_node;
+  if (nodes < 2)
+    return 0;
+  const double ring_bw = c.nvlink ? 5000.0 * c.channels : 5000.0;
+  double tree_bw = c.nvlink ? ring_bw * 3 / 4 : ring_bw * 2 / 3;
+  if (c.nvlink && nodes == 2)
+    tree_bw *= 2;
+  const double ring_lat = 6.0 * (c.ranks - 1);
+  const double tree_lat = 15.0 * std::log2(static_cast<double>(nodes)) + 4.0 * (c.ranks / nodes - 1);
+  if (ring_lat <= tree_lat)
+    return 0;
+  if (tree_bw > ring_bw)
+    return std::numeric_limits<double>::infinity();
+  return ring_bw * tree_bw / (ring_bw - tree_bw) * (ring_lat - tree_lat);
+}
 
 std::string_view to_string(Library l) { return names.name(l); }
 std::optional<Library> library_from_string(std::string_view text) { return names.parse(text); }
 std::string library_names() { return names.list(); }
 
-Selection select_allreduce(Library library, int ranks, double bytes, double element_bytes) {
+Selection select_allreduce(Library library, const SelectionContext& c, double bytes) {
   switch (library) {
-  case Library::Mpich: return mpich(ranks, bytes, element_bytes);
-  case Library::OpenMpi: return openmpi(ranks, bytes, element_bytes);
+  case Library::Mpich: return mpich(c.ranks, bytes, c.element_bytes);
+  case Library::OpenMpi: return openmpi(c.ranks, bytes, c.element_bytes);
+  case Library::Nccl: return nccl(c, bytes);
   }
   return {};
 }

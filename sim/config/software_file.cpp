@@ -50,6 +50,8 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
   if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
     s.pipeline_chunk = *chunk;
+  if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)
+    s.channels = static_cast<int>(*channels);
   t.reject_unknown_keys();
   file.reject_unknown_keys();
   return s;

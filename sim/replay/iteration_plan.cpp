@@ -155,6 +155,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   if (plan.ranks == 1) // one rank alone has nothing to reduce: backward is one segment
     buckets = {};
   const bool exact = s.options.fidelity == Fidelity::Exact;
+  const collectives::SelectionContext selection{
+      .ranks = plan.ranks,
+      .ranks_per_node = plan.ranks_per_node,
+      .element_bytes = workload::element_bytes(gradient_precision(mode)),
+      .nvlink = s.platform.node.gpu_link.has_value(),
+      .channels = s.options.software.channels};
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;
     for (int l : buckets.dense[b].layers)
@@ -163,8 +169,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     const auto& stack = s.options.software;
     const auto choice = stack.collective
                             ? collectives::Selection{*stack.collective, "fixed"}
-                            : collectives::select_allreduce(*stack.library, plan.ranks, bytes,
-                                                            workload::element_bytes(gradient_precision(mode)));
+                            : collectives::select_allreduce(*stack.library, selection, bytes);
     ready.push_back({last, {"bucket " + std::to_string(b), bytes, bytes, false,
                             exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
                                                                  stack.pipeline_chunk.bytes())

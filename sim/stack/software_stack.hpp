@@ -47,6 +47,8 @@ struct SoftwareStack {
   units::Duration collective_launch;
   Reducer reducer = Reducer::None;
   units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
+  /// NCCL's channels, for its tree threshold on NVLink nodes (NCCL 2.4 src/init.cc).
+  int channels = 1;
   /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).
   units::DataSize pipeline_chunk = units::DataSize::from_bytes(collectives::default_pipeline_chunk_bytes);
   bool operator==(const SoftwareStack&) const = default;

@@ -9,37 +9,54 @@ TEST_CASE("MPICH runs recursive doubling up to 2048 bytes and Rabenseifner above
   // Expectation: MPICH 3.2 allreduce.c, MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048 (inclusive).
   for (int ranks : {2, 6, 16, 1024}) {
     CAPTURE(ranks);
-    CHECK(select_allreduce(Library::Mpich, ranks, 8, 4).algorithm == Algorithm::RecursiveDoubling);
-    CHECK(select_allreduce(Library::Mpich, ranks, 2048, 4).algorithm == Algorithm::RecursiveDoubling);
-    CHECK(select_allreduce(Library::Mpich, ranks, 2052, 4).algorithm ==
+    CHECK(select_allreduce(Library::Mpich, {.ranks = ranks, .element_bytes = 4}, 8).algorithm == Algorithm::RecursiveDoubling);
+    CHECK(select_allreduce(Library::Mpich, {.ranks = ranks, .element_bytes = 4}, 2048).algorithm == Algorithm::RecursiveDoubling);
+    CHECK(select_allreduce(Library::Mpich, {.ranks = ranks, .element_bytes = 4}, 2052).algorithm ==
           (2052 / 4 < ranks ? Algorithm::RecursiveDoubling : Algorithm::HalvingDoubling));
-    CHECK(select_allreduce(Library::Mpich, ranks, 100e6, 4).algorithm == Algorithm::HalvingDoubling);
+    CHECK(select_allreduce(Library::Mpich, {.ranks = ranks, .element_bytes = 4}, 100e6).algorithm == Algorithm::HalvingDoubling);
   }
 }
 
 TEST_CASE("MPICH keeps recursive doubling while the elements are fewer than the power of two of the ranks") {
   // Expectation: count < pof2 -> recursive doubling; 4,096 ranks (pof2 4,096) and 4-byte elements:
   // 16,380 bytes = 4,095 elements is below, 16,384 bytes = 4,096 elements is not.
-  CHECK(select_allreduce(Library::Mpich, 5000, 16380, 4).algorithm == Algorithm::RecursiveDoubling);
-  CHECK(select_allreduce(Library::Mpich, 5000, 16384, 4).algorithm == Algorithm::HalvingDoubling);
+  CHECK(select_allreduce(Library::Mpich, {.ranks = 5000, .element_bytes = 4}, 16380).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(select_allreduce(Library::Mpich, {.ranks = 5000, .element_bytes = 4}, 16384).algorithm == Algorithm::HalvingDoubling);
   // fp16 elements: twice as many in the same bytes.
-  CHECK(select_allreduce(Library::Mpich, 5000, 8192, 2).algorithm == Algorithm::HalvingDoubling);
+  CHECK(select_allreduce(Library::Mpich, {.ranks = 5000, .element_bytes = 2}, 8192).algorithm == Algorithm::HalvingDoubling);
 }
 
 TEST_CASE("Open MPI runs recursive doubling below 10,000 bytes, then the ring") {
   // Expectation: Open MPI 4.0 coll_tuned_decision_fixed.c: intermediate_message = 10000 (strict).
-  CHECK(select_allreduce(Library::OpenMpi, 16, 9999, 4).algorithm == Algorithm::RecursiveDoubling);
-  CHECK(select_allreduce(Library::OpenMpi, 16, 10000, 4).algorithm == Algorithm::Ring);
-  CHECK(select_allreduce(Library::OpenMpi, 16, 100e6, 4).algorithm == Algorithm::Ring);
+  CHECK(select_allreduce(Library::OpenMpi, {.ranks = 16, .element_bytes = 4}, 9999).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(select_allreduce(Library::OpenMpi, {.ranks = 16, .element_bytes = 4}, 10000).algorithm == Algorithm::Ring);
+  CHECK(select_allreduce(Library::OpenMpi, {.ranks = 16, .element_bytes = 4}, 100e6).algorithm == Algorithm::Ring);
   // count <= ranks: reduce + broadcast (timed as the binary tree).
-  CHECK(select_allreduce(Library::OpenMpi, 4096, 12000, 4).algorithm == Algorithm::BinaryTree);
+  CHECK(select_allreduce(Library::OpenMpi, {.ranks = 4096, .element_bytes = 4}, 12000).algorithm == Algorithm::BinaryTree);
 }
 
 TEST_CASE("every selection says why") {
-  for (Library l : {Library::Mpich, Library::OpenMpi})
+  for (Library l : {Library::Mpich, Library::OpenMpi, Library::Nccl})
     for (double bytes : {8.0, 1e4, 1e8})
-      CHECK_FALSE(select_allreduce(l, 64, bytes, 4).rule.empty());
+      CHECK_FALSE(select_allreduce(l, {.ranks = 64}, bytes).rule.empty());
   CHECK(library_from_string("mpich") == Library::Mpich);
   CHECK(library_from_string("openmpi") == Library::OpenMpi);
   CHECK_FALSE(library_from_string("mvapich").has_value());
+}
+
+TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
+  // Expectation: src/init.cc ncclTreeThreshold. 16 nodes of one GPU, no NVLink: ring 5000 B/us,
+  // tree 2/3 of it; ring latency 6 x 15 = 90 us, tree 15 log2 16 = 60 us; threshold
+  // 5000 x 3333.3 / 1666.7 x 30 = 300,000 bytes.
+  const SelectionContext daint{.ranks = 16, .ranks_per_node = 1};
+  CHECK(nccl_tree_threshold_bytes(daint) == doctest::Approx(300000).epsilon(1e-12));
+  CHECK(select_allreduce(Library::Nccl, daint, 300000).algorithm == Algorithm::PipelinedDoubleTree);
+  CHECK(select_allreduce(Library::Nccl, daint, 300001).algorithm == Algorithm::Ring);
+  // One node, or a ring no slower than the tree in latency (2 nodes: 6 us against 15 us): never.
+  CHECK(nccl_tree_threshold_bytes({.ranks = 8, .ranks_per_node = 8, .nvlink = true}) == 0);
+  CHECK(nccl_tree_threshold_bytes({.ranks = 2, .ranks_per_node = 1}) == 0);
+  // 16 DGX-1 nodes (NVLink, 4 channels, 128 ranks): ring 20,000 B/us, tree 15,000; latencies
+  // 6 x 127 = 762 us and 15 x 4 + 4 x 7 = 88 us: 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
+  const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
+  CHECK(nccl_tree_threshold_bytes(dgx) == doctest::Approx(40.44e6).epsilon(1e-12));
 }
