@@ -15,11 +15,13 @@
 #include <simgrid/s4u/Host.hpp>
 #include <xbt/config.hpp>
 
+#include <algorithm>
 #include <cassert>
 #include <chrono>
 #include <csignal>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -174,6 +176,8 @@ public:
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     pipelines_.resize(plan_.reductions.size());
+    if (s.options.software.negotiation)
+      negotiation_s_ = negotiation_seconds();
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
@@ -206,6 +210,25 @@ public:
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       plan_flows();
     }
+  }
+
+  /// A cycle's negotiation (Horovod's response-cache coordination: an all-reduce of a few
+  /// words over all ranks through MPI, recursive doubling): its steps, each the latency of the
+  /// route from rank 0 to its partner of that step, plus the platform's MPI overheads (the
+  /// messages are a few bytes). Rank 0's exchanges stand for all, so that it costs O(log N).
+  double negotiation_seconds() {
+    const auto steps = collectives::allreduce_steps(collectives::Algorithm::RecursiveDoubling,
+                                                    {plan_.ranks, plan_.ranks_per_node}, 8);
+    const auto& nic = scenario_.platform.node.nic;
+    const double overheads_s = nic.send_overhead.seconds() + nic.receive_overhead.seconds();
+    double total_s = 0;
+    for (const auto& phase : steps) {
+      const auto it = std::find_if(phase.flows.begin(), phase.flows.end(),
+                                   [](const collectives::Flow& f) { return f.src == 0 || f.dst == 0; });
+      const auto& flow = it != phase.flows.end() ? *it : phase.flows.front();
+      total_s += routes_.between(flow.src, flow.dst).latency_s * latency_factor_ + overheads_s;
+    }
+    return total_s;
   }
 
   /// How the replay times each flow of each reduction's plan, decided once from its route:
@@ -476,6 +499,7 @@ private:
     finished_ = 0;
     bytes_ = {};
     arrived_.assign(plan_.reductions.size(), 0);
+    ready_at_.assign(plan_.reductions.size(), 0.0);
     const double jitter = scenario_.options.jitter;
     for (int r = 0; r < plan_.ranks; ++r) {
       RankState& rank = ranks_[static_cast<std::size_t>(r)];
@@ -551,6 +575,7 @@ private:
   void staged(int r, int k) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
     rank.on_comm_host[static_cast<std::size_t>(k)] = 1;
+    ready_at_[static_cast<std::size_t>(k)] = now(); // the last rank's is kept: ranks are staged in time order
     while (rank.staged < rank.produced && rank.on_comm_host[static_cast<std::size_t>(rank.staged)])
       ++rank.staged;
     try_arrive(r);
@@ -606,10 +631,29 @@ private:
       clock(q).mark(now());
       ++clock(q).communicating;
     }
-    if (plan_.costs.collective_launch_s > 0)
-      after(plan_.costs.collective_launch_s, {Kind::Launch, 0, k});
+    const double start_s = cycle_start_for(k) + plan_.costs.collective_launch_s;
+    if (start_s > now())
+      after(start_s - now(), {Kind::Launch, 0, k});
     else
       start_collective(k);
+  }
+
+  /// When the framework lets collective `k`, whose ranks are all ready now, begin: now without
+  /// a cycle; else in the cycle under way if its bucket was ready when that cycle began, or at
+  /// the next cycle after it (one cycle after the last began, or as soon as that cycle's
+  /// collectives were done, then every cycle while idle), plus that cycle's negotiation.
+  double cycle_start_for(int k) {
+    const double cycle_s = scenario_.options.software.cycle.seconds();
+    if (cycle_s <= 0)
+      return now();
+    const double ready_s = ready_at_[static_cast<std::size_t>(k)];
+    if (ready_s <= cycle_start_s_)
+      return now();
+    double next_s = std::max(cycle_start_s_ + cycle_s, responses_end_s_);
+    if (next_s < ready_s)
+      next_s += std::ceil((ready_s - next_s) / cycle_s) * cycle_s;
+    cycle_start_s_ = std::max(next_s, now());
+    return cycle_start_s_ + negotiation_s_;
   }
 
   /// Every rank has joined collective `k` and paid its launch: its first flows start.
@@ -749,6 +793,7 @@ private:
 
   void collective_done(int k, int r) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    responses_end_s_ = now();
     clock(r).mark(now());
     --clock(r).communicating;
     rank.in_collective = -1;
@@ -792,6 +837,10 @@ private:
     double slowest_alone_s = 0; ///< the largest bytes / route bandwidth
   };
   std::vector<PipelineProgress> pipelines_;
+  std::vector<double> ready_at_;       ///< per reduction: when its last rank had it staged, this iteration
+  double cycle_start_s_ = -std::numeric_limits<double>::infinity(); ///< the framework cycle under way
+  double responses_end_s_ = 0;         ///< when the last collective ended on its last rank
+  double negotiation_s_ = 0;           ///< what a cycle's negotiation costs (negotiation_seconds)
   Routes routes_;
   /// Compute, merged-step latencies, flows in closed form and PCIe link events.
   DueQueue<Wakeup> due_;

@@ -46,6 +46,14 @@ struct SoftwareStack {
   /// launch (NCCL).
   units::Duration collective_launch;
   Reducer reducer = Reducer::None;
+  /// The framework's cycle (Horovod's HOROVOD_CYCLE_TIME): its background loop wakes every
+  /// cycle, or as soon as the last cycle's collectives are done, and takes the buckets ready by
+  /// then; 0: collectives start as soon as every rank is ready.
+  units::Duration cycle;
+  /// Each cycle that finds new buckets first agrees on them over MPI (Horovod's response-cache
+  /// coordination: one small all-reduce over all ranks, recursive doubling, whose messages pay
+  /// the platform's route latencies and MPI overheads).
+  bool negotiation = false;
   units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
   /// NCCL's channels, for its tree threshold on NVLink nodes (NCCL 2.4 src/init.cc).
   int channels = 1;

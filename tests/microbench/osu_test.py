@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The OSU micro-benchmarks measured on Piz Daint, simulated under the horovod-mpi stack (Cray MPICH).
+"""The OSU micro-benchmarks measured on Piz Daint, simulated under the mpich stack (MPI alone, Cray MPICH).
 
-Each case runs `ceiling run --software horovod-mpi` on an 8-byte all-reduce (tests/microbench/allreduce_8B.toml, overlap
+Each case runs `ceiling run --software mpich` on an 8-byte all-reduce (tests/microbench/allreduce_8B.toml, overlap
 off: an iteration is the collective) and prints simulated against measured. On two ranks the
 all-reduce is one exchange, the one-way latency osu_latency reports (plus 2.5 ns of reduction).
 
@@ -32,7 +32,7 @@ failures = 0
 print(f"{'benchmark':48} {'simulated':>11} {'measured':>11} {'ratio':>7}")
 for name, platform, nodes, extra, measured, tolerance, floor in cases:
     out = subprocess.run([ceiling, "run", "-p", f"{root}/platforms/{platform}.toml", "-w", workload,
-                          "-n", str(nodes), "--software", "horovod-mpi", "--overlap", "off", "--iterations", "3",
+                          "-n", str(nodes), "--software", "mpich", "--overlap", "off", "--iterations", "3",
                           "--json", *extra],
                          check=True, capture_output=True, text=True).stdout
     simulated = json.loads(out)["mean"]["iteration_time_s"] * 1e6

@@ -236,6 +236,30 @@ TEST_CASE("a software stack adds its launch, message overheads and reduction ari
       }
 }
 
+TEST_CASE("a framework cycle starts the reductions at the next tick, after one negotiation per cycle") {
+  // Eight CPU nodes on one switch, reductions after backward (all ready at once): Horovod's
+  // loop ticks every 5 ms from time 0. Expectation for the first iteration: backward ends at
+  // t_b; the cycle starts at the next multiple of 5 ms; its negotiation is recursive doubling
+  // over 8 ranks, 3 steps of alpha (2 x 1 us + 2 x 100 ns) + the MPI overheads (0.3 + 0.2 us);
+  // then every bucket's ring back to back (they were all ready when the cycle began); then
+  // the optimizer.
+  Scenario s = scenario(topologies[0].second, 8, "");
+  s.options.overlap = false;
+  s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
+  s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
+  s.options.software.cycle = units::Duration::from_seconds(5e-3);
+  s.options.software.negotiation = true;
+  const auto plan = replay::make_iteration_plan(s);
+  const double backward_end = compute_seconds(plan) - plan.optimizer_s;
+  const double tick = std::ceil(backward_end / 5e-3) * 5e-3;
+  const double alpha = 2e-6 + 2 * 100e-9;
+  double collectives = 0;
+  for (const auto& r : plan.reductions)
+    collectives += collectives::alpha_beta_seconds(r.plan, alpha, 12.5e9);
+  const double expected = tick + 3 * (alpha + 0.5e-6) + collectives + plan.optimizer_s;
+  CHECK(run_isolated(s).iteration_s.front() == testing::relative(expected, 1e-9));
+}
+
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   // Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
   Scenario s = eight_staged_nodes_in_turn();
