@@ -74,6 +74,7 @@ void ring(std::vector<Phase>& plan, const std::vector<int>& members, double byte
 /// push, the doubling mirroring the halving.
 Phase reversed(const Phase& p) {
   Phase back;
+  back.flows.reserve(p.flows.size());
   for (const Flow& f : p.flows)
     back.flows.push_back(flow(f.dst, f.src, f.bytes, Combine::Copy));
   return back;
@@ -216,15 +217,8 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
 /// which sums it in, then pulls the reduced share back (2 steps).
 void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers) {
   const int k = std::clamp(servers, 1, n);
-  if (n < 2)
-    return;
-  Phase push;
-  for (int r = 0; r < n; ++r)
-    for (int s = 0; s < k; ++s)
-      if (r != s)
-        push.flows.push_back(flow(r, s, bytes / k, Combine::Reduce));
-  plan.push_back(push);
-  plan.push_back(reversed(push));
+  const auto phases = parameter_server_phases(n, std::vector<double>(static_cast<std::size_t>(k), bytes / k));
+  plan.insert(plan.end(), phases.begin(), phases.end());
 }
 
 /// One tree of a pipelined all-reduce over all ranks (NCCL 2.4, src/init.cc setupChannel and
@@ -348,6 +342,19 @@ std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int serve
 
 std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers, double chunk_bytes) {
   return allreduce(a, g, bytes, servers, chunk_bytes, true);
+}
+
+std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes) {
+  if (ranks < 2)
+    return {};
+  Phase push;
+  for (int r = 0; r < ranks; ++r)
+    for (int s = 0; s < static_cast<int>(server_bytes.size()) && s < ranks; ++s)
+      if (r != s && server_bytes[static_cast<std::size_t>(s)] > 0)
+        push.flows.push_back(flow(r, s, server_bytes[static_cast<std::size_t>(s)], Combine::Reduce));
+  if (push.flows.empty())
+    return {};
+  return {push, reversed(push)};
 }
 
 std::vector<Phase> allgather_steps(Group g, double bytes) {

@@ -16,6 +16,9 @@ struct Flow {
   int dst = 0;
   double bytes = 0;
   double reduce_bytes = 0;
+  /// Seconds the receiver works after the flow before it is done with it, beyond reducing
+  /// (a parameter server summing every worker's push and applying the update).
+  double receiver_s = 0;
   bool operator==(const Flow&) const = default;
 };
 
@@ -76,6 +79,12 @@ std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int serve
 /// steps, so that it stays O(N) for a ring of any size.
 std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers = 1,
                                     double chunk_bytes = default_pipeline_chunk_bytes);
+
+/// A parameter-server exchange in which server s (rank s) holds `server_bytes[s]` of the
+/// buffer, placed whole or split: every other rank pushes each server its part, then pulls it
+/// back (2 steps; servers with nothing get no flows). The servers' work goes in receiver_s
+/// (see Flow), set by the caller.
+std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes);
 
 /// Ring all-gather in which every rank contributes `bytes` (sparse gradients): N-1 steps in
 /// which rank i passes `bytes` to rank i+1; aggregated, one phase of (N-1) `bytes` per flow.

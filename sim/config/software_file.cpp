@@ -50,6 +50,12 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
   s.cycle = t.optional_quantity<Duration>("cycle", Sign::NonNegative).value_or(Duration{});
   s.negotiation = t.boolean_or("negotiation", false);
+  if (auto placement = t.optional_string("placement")) {
+    const auto p = stack::placement_from_string(*placement);
+    if (!p)
+      t.fail("placement", "expected one of " + stack::placement_names() + ", got \"" + *placement + "\"");
+    s.placement = *p;
+  }
   if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
     s.pipeline_chunk = *chunk;
   if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)

@@ -258,6 +258,7 @@ public:
     result_.ranks = plan_.ranks;
     for (const auto& k : plan_.reductions)
       result_.reductions.push_back({k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule)});
+    result_.server_bytes = plan_.server_bytes;
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
@@ -737,7 +738,8 @@ private:
   /// What a flow's steps cost beyond their wire latency and bytes: every step's send and
   /// receive overheads and the receiver's reduction of what arrived.
   double software_delay_s(const collectives::Phase& phase, const collectives::Flow& flow) const {
-    return phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte;
+    return phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte +
+           flow.receiver_s;
   }
 
   /// Flow `f`, started at `start_s`, has arrived: its software costs come after, and an

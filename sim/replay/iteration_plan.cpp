@@ -114,6 +114,83 @@ SoftwareCosts software_costs(const Scenario& s) {
   return costs;
 }
 
+namespace {
+
+/// Parameter servers as TensorFlow runs them: each variable (a layer's parameters) placed by the
+/// stack's rule on servers 0..k-1 (ranks), pushed by every other rank and pulled back; a server
+/// sums the pushes and applies the update on its CPU (host memory bandwidth) after its last
+/// push has arrived.
+class ParameterServers {
+public:
+  ParameterServers(const Scenario& s, int ranks, double element_bytes)
+      : ranks_(ranks), count_(std::clamp(s.options.servers, 1, std::max(ranks, 1))),
+        placement_(s.options.software.placement),
+        host_bytes_per_s_(s.platform.node.cpu.memory_bandwidth_per_socket.bytes_per_second() * s.platform.node.cpu.sockets),
+        optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()) {
+    const auto& layers = s.workload.layers;
+    std::vector<double> bytes;
+    for (const auto& layer : layers) {
+      params_.push_back(static_cast<double>(layer.params));
+      bytes_.push_back(static_cast<double>(layer.params) * element_bytes);
+      if (layer.params > 0 && !layer.embedding)
+        bytes.push_back(bytes_.back());
+    }
+    const auto placed = placement_ == stack::Placement::Even
+                            ? std::vector<int>(bytes.size(), 0)
+                            : stack::place_variables(bytes, count_, placement_);
+    server_of_.assign(layers.size(), -1);
+    std::size_t v = 0;
+    for (std::size_t l = 0; l < layers.size(); ++l)
+      if (layers[l].params > 0 && !layers[l].embedding)
+        server_of_[l] = placed[v++];
+  }
+
+  /// The push and pull of the dense gradients of `layers`; adds each server's bytes to `loads`.
+  std::vector<collectives::Phase> plan(const std::vector<int>& layers, std::vector<double>& loads) const {
+    std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
+    std::vector<double> server_params(static_cast<std::size_t>(count_), 0.0);
+    for (int l : layers) {
+      const auto i = static_cast<std::size_t>(l);
+      for (int q = 0; q < count_; ++q) {
+        const bool here = placement_ == stack::Placement::Even || server_of_[i] == q;
+        const double share = placement_ == stack::Placement::Even ? 1.0 / count_ : 1.0;
+        if (here) {
+          server_bytes[static_cast<std::size_t>(q)] += bytes_[i] * share;
+          server_params[static_cast<std::size_t>(q)] += params_[i] * share;
+        }
+      }
+    }
+    loads.resize(static_cast<std::size_t>(count_), 0.0);
+    for (int q = 0; q < count_; ++q)
+      loads[static_cast<std::size_t>(q)] += server_bytes[static_cast<std::size_t>(q)];
+    auto phases = collectives::parameter_server_phases(ranks_, server_bytes);
+    if (phases.empty())
+      return phases;
+    // A server sums every other rank's push (3 bytes moved per byte) and applies the optimizer
+    // to its parameters, all at host memory bandwidth, once its last push is in: every push to it
+    // carries that work, so it ends that long after the last one arrives.
+    for (auto& f : phases.front().flows) {
+      const auto q = static_cast<std::size_t>(f.dst);
+      f.reduce_bytes = 0;
+      f.receiver_s = ((ranks_ - 1) * server_bytes[q] * stack::reduction_bytes_moved_per_byte +
+                      server_params[q] * optimizer_per_parameter_) / host_bytes_per_s_;
+    }
+    return phases;
+  }
+
+private:
+  int ranks_;
+  int count_;
+  stack::Placement placement_;
+  double host_bytes_per_s_;
+  double optimizer_per_parameter_;
+  std::vector<double> params_; ///< per layer
+  std::vector<double> bytes_;  ///< per layer: its dense gradient
+  std::vector<int> server_of_; ///< per layer: its server (whole placement), or -1
+};
+
+} // namespace
+
 IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& w = s.workload;
   const PrecisionMode mode = resolved_precision(s);
@@ -161,22 +238,29 @@ IterationPlan make_iteration_plan(const Scenario& s) {
       .element_bytes = workload::element_bytes(gradient_precision(mode)),
       .nvlink = s.platform.node.gpu_link.has_value(),
       .channels = s.options.software.channels};
+  const auto& stack = s.options.software;
+  const ParameterServers servers(s, plan.ranks, workload::element_bytes(gradient_precision(mode)));
+  bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;
     for (int l : buckets.dense[b].layers)
       last = std::max(last, backward_position[static_cast<std::size_t>(l)]);
     const double bytes = buckets.dense[b].bytes.bytes();
-    const auto& stack = s.options.software;
     const auto choice = stack.collective
                             ? collectives::Selection{*stack.collective, "fixed"}
                             : collectives::select_allreduce(*stack.library, selection, bytes);
+    const bool on_servers = choice.algorithm == collectives::Algorithm::ParameterServer;
+    all_on_servers = all_on_servers && on_servers;
     ready.push_back({last, {"bucket " + std::to_string(b), bytes, bytes, false,
-                            exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
-                                                                 stack.pipeline_chunk.bytes())
-                                  : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
-                                                                  stack.pipeline_chunk.bytes()),
+                            on_servers ? servers.plan(buckets.dense[b].layers, plan.server_bytes)
+                            : exact    ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
+                                                                      stack.pipeline_chunk.bytes())
+                                       : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
+                                                                       stack.pipeline_chunk.bytes()),
                             choice.algorithm, choice.rule}});
   }
+  if (all_on_servers) // the servers apply the update; the workers only pull the new weights
+    plan.optimizer_s = 0;
   for (const auto& sparse : buckets.sparse) {
     const double bytes = sparse.bytes.bytes();
     ready.push_back({backward_position[static_cast<std::size_t>(sparse.layer)],

@@ -46,6 +46,9 @@ struct IterationPlan {
   double flop_per_rank = 0;                ///< forward + backward, one iteration
   platform::Precision compute_precision = platform::Precision::Fp32;
   SoftwareCosts costs;
+  /// Parameter servers (rank s is server s): the gradient bytes each receives from every
+  /// worker per iteration; empty without parameter servers.
+  std::vector<double> server_bytes;
 };
 
 /// The costs of `s`'s software stack on its platform; requires scenario_problem(s) to be empty.

@@ -76,6 +76,8 @@ struct ReductionSummary {
 struct RunResult {
   int ranks = 0;
   std::vector<ReductionSummary> reductions; ///< in the order backward makes them ready
+  /// Parameter servers: the gradient bytes each receives from every worker per iteration.
+  std::vector<double> server_bytes;
   double samples_per_iteration = 0;      ///< batch x ranks
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up

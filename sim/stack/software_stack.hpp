@@ -4,6 +4,7 @@
 
 #include "collectives/collective_plan.hpp"
 #include "collectives/selection.hpp"
+#include "stack/placement.hpp"
 #include "units/quantity.hpp"
 
 #include <optional>
@@ -55,6 +56,8 @@ struct SoftwareStack {
   /// the platform's route latencies and MPI overheads).
   bool negotiation = false;
   units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
+  /// How a parameter server's variables are placed (parameter-server collective).
+  Placement placement = Placement::Even;
   /// NCCL's channels, for its tree threshold on NVLink nodes (NCCL 2.4 src/init.cc).
   int channels = 1;
   /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).

@@ -260,6 +260,49 @@ TEST_CASE("a framework cycle starts the reductions at the next tick, after one n
   CHECK(run_isolated(s).iteration_s.front() == testing::relative(expected, 1e-9));
 }
 
+TEST_CASE("a parameter server takes the pushes, sums them and applies the update, then serves the pulls") {
+  // Four CPU nodes on one switch, one server (rank 0) holding every variable, reductions after
+  // backward. Expectation per bucket of B bytes and P parameters: the three other ranks push B
+  // into the server's NIC at once (alpha + 3 B / 12.5 GB/s), the server sums 3 B (3 bytes moved
+  // per byte) and updates P parameters (20 optimizer bytes each) at 100 GB/s, then the three pull
+  // B back (alpha + 3 B / 12.5 GB/s). The workers run no optimizer of their own.
+  const double alpha = 2e-6 + 2 * 100e-9;
+  for (auto placement : {stack::Placement::Even, stack::Placement::Greedy}) {
+    CAPTURE(stack::to_string(placement));
+    Scenario s = scenario(topologies[0].second, 4, "");
+    s.options.overlap = false;
+    s.options.software.collective = collectives::Algorithm::ParameterServer;
+    s.options.software.placement = placement;
+    const auto plan = replay::make_iteration_plan(s);
+    CHECK(plan.optimizer_s == 0);
+    REQUIRE(plan.server_bytes.size() == 1);
+    double expected = compute_seconds(plan);
+    for (const auto& r : plan.reductions) {
+      const double params = r.bytes / 4;
+      expected += 2 * (alpha + 3 * r.bytes / 12.5e9) + (3 * r.bytes * 3 + params * 20) / 100e9;
+    }
+    CHECK(mean_time(run_isolated(s)) == testing::relative(expected, 1e-9));
+  }
+}
+
+TEST_CASE("greedy placement loads the server of the largest variable with it whole") {
+  // Three layers of 10 M parameters and a fourth of 30 M over 2 servers. Expectation: greedy
+  // puts l0 on 0, l1 on 1, l2 on 0 (tie), l3 on 1: loads 80 MB and 160 MB; even placement
+  // gives each 120 MB.
+  Scenario s = scenario(topologies[0].second, 4, "");
+  workload::LayerSpec big = s.workload.layers.back();
+  big.name = "l3";
+  big.params = 30'000'000;
+  big.after = {2};
+  s.workload.layers.push_back(big);
+  s.options.software.collective = collectives::Algorithm::ParameterServer;
+  s.options.servers = 2;
+  s.options.software.placement = stack::Placement::Greedy;
+  CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{80e6, 160e6});
+  s.options.software.placement = stack::Placement::Even;
+  CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{120e6, 120e6});
+}
+
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   // Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
   Scenario s = eight_staged_nodes_in_turn();

@@ -71,6 +71,22 @@ void print_collectives(const replay::RunResult& r) {
                 units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
 }
 
+/// "parameter servers: 4, placement greedy: the hottest, rank 0, receives 411 MB from each
+/// worker per iteration (75 % of the gradient; 25 % if spread evenly)".
+void print_servers(const replay::RunResult& r, const stack::SoftwareStack& software) {
+  if (r.server_bytes.empty())
+    return;
+  const auto hottest = std::max_element(r.server_bytes.begin(), r.server_bytes.end());
+  double total = 0;
+  for (double b : r.server_bytes)
+    total += b;
+  std::printf("parameter servers: %zu, placement %s: the hottest, rank %td, receives %s from each worker per "
+              "iteration (%.1f %% of the gradient; %.1f %% if spread evenly)\n",
+              r.server_bytes.size(), std::string(stack::to_string(software.placement)).c_str(),
+              hottest - r.server_bytes.begin(), units::to_string(units::DataSize::from_bytes(*hottest)).c_str(),
+              total > 0 ? 100 * *hottest / total : 0.0, 100.0 / static_cast<double>(r.server_bytes.size()));
+}
+
 /// 0, or 128 + the signal that stopped the run early, as a shell reports a process it ended
 /// (the finished iterations are printed first).
 int exit_status(const replay::RunResult& r) { return r.stopped_by == 0 ? 0 : 128 + r.stopped_by; }
@@ -129,6 +145,13 @@ int run_command(const std::vector<std::string>& args) {
           .key("rule").value(k.rule)
           .end_object();
     json.end_array();
+    if (!r.server_bytes.empty()) {
+      json.key("placement").value(stack::to_string(o.software.placement));
+      json.key("server_bytes").begin_array();
+      for (double b : r.server_bytes)
+        json.value(b);
+      json.end_array();
+    }
     json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
     json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
     json.key("overlap").value(o.overlap).key("input_overlap").value(o.input_overlap);
@@ -164,6 +187,7 @@ int run_command(const std::vector<std::string>& args) {
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
     print_collectives(r);
+    print_servers(r, o.software);
   }
   std::printf("\n");
   std::printf("%-11s %11s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
