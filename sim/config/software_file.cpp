@@ -50,6 +50,12 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
   s.cycle = t.optional_quantity<Duration>("cycle", Sign::NonNegative).value_or(Duration{});
   s.negotiation = t.boolean_or("negotiation", false);
+  if (auto sparse = t.optional_string("sparse_gradients")) {
+    const auto g = stack::sparse_gradients_from_string(*sparse);
+    if (!g)
+      t.fail("sparse_gradients", "expected one of " + stack::sparse_gradients_names() + ", got \"" + *sparse + "\"");
+    s.sparse = *g;
+  }
   if (auto placement = t.optional_string("placement")) {
     const auto p = stack::placement_from_string(*placement);
     if (!p)

@@ -191,6 +191,30 @@ private:
 
 } // namespace
 
+/// The workload with the embedding tables whose gradient the stack exchanges dense made dense
+/// layers: all of them (Dense), none (AllGather), or those for which a dense all-reduce moves
+/// fewer bytes per rank, 2 (N-1)/N of the table, than the all-gather, (N-1) x the rows a batch
+/// touches (Cheaper).
+workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
+  workload::WorkloadSpec w = s.workload;
+  const auto rule = s.options.software.sparse;
+  if (rule == stack::SparseGradients::AllGather)
+    return w;
+  const double n = static_cast<double>(rank_count(s));
+  const double element = workload::element_bytes(gradient_precision(mode));
+  for (auto& layer : w.layers) {
+    if (!layer.embedding)
+      continue;
+    const double table = static_cast<double>(layer.params) * element;
+    const double rows = std::min(layer.embedding->rows_per_sample * w.batch_per_worker,
+                                 static_cast<double>(layer.embedding->rows));
+    const double touched = rows * table / static_cast<double>(layer.embedding->rows);
+    if (rule == stack::SparseGradients::Dense || 2 * (n - 1) / n * table < (n - 1) * touched)
+      layer.embedding.reset();
+  }
+  return w;
+}
+
 IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& w = s.workload;
   const PrecisionMode mode = resolved_precision(s);
@@ -217,9 +241,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   plan.optimizer_s = workload::optimizer_time(w, device, efficiency).seconds();
 
   // Reductions in the order backward makes them ready: the position of a reduction is the
-  // backward position of its last layer.
-  auto buckets = workload::plan_buckets(w, order, s.options.software.fusion_threshold,
-                                              gradient_precision(mode), batch);
+  // backward position of its last layer. Embedding tables the stack densifies join the buckets.
+  auto buckets = workload::plan_buckets(densified(s, mode), order, s.options.software.fusion_threshold,
+                                        gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     backward_position[static_cast<std::size_t>(order[order.size() - 1 - k])] = static_cast<int>(k);

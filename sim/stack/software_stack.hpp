@@ -23,6 +23,16 @@ std::optional<Reducer> reducer_from_string(std::string_view text);
 /// "none, host-core, device", for messages.
 std::string reducer_names_list();
 
+/// How embedding (sparse) gradients are exchanged: the rows a batch touched by all-gather
+/// (Horovod's default, sparse_as_dense = False: every rank receives every other's rows), the
+/// whole table as a dense gradient in the buckets (sparse_as_dense = True; DDP with
+/// nn.Embedding's default sparse = False), or per table whichever moves fewer bytes per rank.
+enum class SparseGradients { AllGather, Dense, Cheaper };
+
+std::string_view to_string(SparseGradients g);
+std::optional<SparseGradients> sparse_gradients_from_string(std::string_view text);
+std::string sparse_gradients_names();
+
 /// Bytes of memory traffic per byte reduced: the receiver reads its own and the arrived
 /// element and writes the sum (a += b), so 3 bytes moved per byte reduced.
 inline constexpr double reduction_bytes_moved_per_byte = 3;
@@ -56,6 +66,7 @@ struct SoftwareStack {
   /// the platform's route latencies and MPI overheads).
   bool negotiation = false;
   units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
+  SparseGradients sparse = SparseGradients::AllGather;
   /// How a parameter server's variables are placed (parameter-server collective).
   Placement placement = Placement::Even;
   /// NCCL's channels, for its tree threshold on NVLink nodes (NCCL 2.4 src/init.cc).

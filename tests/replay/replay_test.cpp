@@ -303,6 +303,29 @@ TEST_CASE("greedy placement loads the server of the largest variable with it who
   CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{120e6, 120e6});
 }
 
+TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer bytes, past N = 2 x table / touched rows") {
+  // Layer 0 becomes a table of 1,000 rows (10 M parameters); a batch of 32 touches 32 rows.
+  // Expectation: the all-gather moves (N - 1) x 32 rows per rank, a dense all-reduce 2 (N - 1) / N
+  // x 1,000 rows: dense is cheaper from N > 2 x 1,000 / 32 = 62.5 on.
+  Scenario s = scenario(topologies[0].second, 62, "");
+  s.workload.layers[0].embedding = workload::EmbeddingSpec{.rows = 1000, .rows_per_sample = 1};
+  const auto sparse_count = [&s] {
+    int sparse = 0;
+    for (const auto& r : replay::make_iteration_plan(s).reductions)
+      sparse += r.sparse ? 1 : 0;
+    return sparse;
+  };
+  s.options.software.sparse = stack::SparseGradients::Cheaper;
+  CHECK(sparse_count() == 1);
+  s.nodes = 63;
+  CHECK(sparse_count() == 0);
+  s.options.software.sparse = stack::SparseGradients::AllGather;
+  CHECK(sparse_count() == 1);
+  s.nodes = 2;
+  s.options.software.sparse = stack::SparseGradients::Dense;
+  CHECK(sparse_count() == 0);
+}
+
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   // Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
   Scenario s = eight_staged_nodes_in_turn();

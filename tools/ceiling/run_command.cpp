@@ -69,6 +69,13 @@ void print_collectives(const replay::RunResult& r) {
   for (const auto& g : groups)
     std::printf("  %d x %s (%s per rank): %s\n", g.count, g.algorithm.c_str(),
                 units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
+  double sparse = 0;
+  for (const auto& k : r.reductions)
+    if (k.rule.starts_with("sparse"))
+      sparse += k.bytes;
+  if (sparse > 0)
+    std::printf("  sparse gradients: each rank receives %s per iteration from the others' touched rows\n",
+                units::to_string(units::DataSize::from_bytes(sparse * (r.ranks - 1))).c_str());
 }
 
 /// "parameter servers: 4, placement greedy: the hottest, rank 0, receives 411 MB from each
