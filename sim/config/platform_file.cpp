@@ -110,12 +110,10 @@ platform::NodeSpec read_node(TableReader t) {
   if (auto gpu = t.optional_table("gpu")) {
     node.gpu = read_gpu(*gpu);
     node.pcie = read_pcie(t.table("pcie"));
-    if (auto link = t.optional_table("gpu_link")) {
-      if (node.gpu->count < 2)
-        link->fail_here("a GPU link needs at least two GPUs per node, node.gpu.count is " +
-                        std::to_string(node.gpu->count));
+    // With one GPU the link carries nothing; it is kept so that a machine's GPU count can be
+    // overridden down to one (a validation series on one GPU of a multi-GPU server).
+    if (auto link = t.optional_table("gpu_link"))
       node.gpu_link = read_gpu_link(*link);
-    }
   } else {
     for (std::string_view gpu_only : {"pcie", "gpu_link"})
       if (t.has(gpu_only))

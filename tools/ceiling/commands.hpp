@@ -31,6 +31,9 @@ int sweep_command(const std::vector<std::string>& args);
 /// `ceiling sweep-point RUN-OPTIONS...`: one point, its result encoded on stdout (internal).
 int sweep_point_command(const std::vector<std::string>& args);
 
+/// `ceiling validate [CASE...] [-j JOBS] [--json]`: validation cases predicted against measured.
+int validate_command(const std::vector<std::string>& args);
+
 /// `ceiling experiment show FILE`.
 int experiment_command(const std::vector<std::string>& args);
 

@@ -29,6 +29,7 @@ commands:
   platform bench FILE     micro-benchmarks simulated on the machine, next to their closed forms
   workload show FILE      a workload: parameters, FLOPs, gradient buckets, calibration, prediction
   workload calibrate FILE fit the compute efficiency to the single-device measurement
+  validate [CASE...]      real multi-node series (validation/) predicted against measured
 
 Run `ceiling <command> <subcommand> --help` for the options of each.
 Exit status: 0 success, 2 bad input (file, option or value), 1 internal error.
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
                                                      {"export", t::export_results_command},
                                                      {"plot", t::plot_command},
                                                      {"report", t::report_command},
-                                                     {"workload", t::workload_command}};
+                                                     {"workload", t::workload_command},
+                                                     {"validate", t::validate_command}};
     for (const t::Subcommand& c : commands)
       if (args[0] == c.name)
         return c.run({args.begin() + 1, args.end()});

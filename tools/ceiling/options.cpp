@@ -22,29 +22,48 @@ units::DataSize CommandLine::positive_size(const char* option) const {
   return *size.value;
 }
 
-std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
-                                              const std::string& file_name,
-                                              const std::string& usage,
-                                              po::options_description options,
-                                              bool wants_file) {
+namespace {
+
+/// Parses `args` against `options` and --help, positional arguments going to `files`
+/// (at most `max_files`, -1 for any number); nullopt after printing the help.
+std::optional<CommandLine> parse(const std::vector<std::string>& args, const std::string& usage,
+                                 po::options_description options, int max_files) {
   CommandLine parsed;
   options.add_options()("help,h", "print this help and exit");
   po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>(&parsed.file));
+  hidden.add_options()("files", po::value<std::vector<std::string>>(&parsed.files));
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  if (wants_file)
-    positional.add("file", 1);
+  if (max_files != 0)
+    positional.add("files", max_files);
   po::store(po::command_line_parser(args).options(all).positional(positional).run(), parsed.vm);
   po::notify(parsed.vm);
   if (parsed.has("help")) {
     std::cout << usage << "\n" << options;
     return std::nullopt;
   }
-  if (wants_file && parsed.file.empty())
+  if (!parsed.files.empty())
+    parsed.file = parsed.files.front();
+  return parsed;
+}
+
+} // namespace
+
+std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
+                                              const std::string& file_name,
+                                              const std::string& usage,
+                                              po::options_description options,
+                                              bool wants_file) {
+  auto parsed = parse(args, usage, std::move(options), wants_file ? 1 : 0);
+  if (parsed && wants_file && parsed->file.empty())
     throw UsageError("missing " + file_name + "\n" + usage);
   return parsed;
+}
+
+std::optional<CommandLine> parse_command_line_files(const std::vector<std::string>& args, const std::string& usage,
+                                                    po::options_description options) {
+  return parse(args, usage, std::move(options), -1);
 }
 
 int dispatch(const std::string& command, const std::vector<std::string>& args,

@@ -14,6 +14,7 @@ namespace ceiling::tools {
 /// A parsed subcommand line: the positional FILE and the options' values.
 struct CommandLine {
   std::string file;
+  std::vector<std::string> files; ///< with parse_command_line_files: every positional argument
   boost::program_options::variables_map vm;
 
   bool has(const char* option) const { return vm.count(option) > 0; }
@@ -32,6 +33,10 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
                                               const std::string& usage,
                                               boost::program_options::options_description options,
                                               bool wants_file = true);
+
+/// The same for a command that takes any number of positional arguments (in `files`).
+std::optional<CommandLine> parse_command_line_files(const std::vector<std::string>& args, const std::string& usage,
+                                                    boost::program_options::options_description options);
 
 /// A subcommand: its name and the function that runs it on the remaining arguments.
 struct Subcommand {

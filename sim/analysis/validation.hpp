@@ -1,0 +1,67 @@
+// Predicted against measured scaling: the efficiency per N of a validation case, the error in
+// points, the median and worst. Numbers in, numbers out.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ceiling::analysis {
+
+/// One measured point of a real series: its workers (GPUs, or CPU ranks) and what the source
+/// gives, a throughput, an efficiency it reports, or both.
+struct MeasuredPoint {
+  long long workers = 1;
+  std::optional<double> throughput_samples_per_s;
+  std::optional<double> reported_efficiency;
+  bool operator==(const MeasuredPoint&) const = default;
+};
+
+/// A real series to predict (a validation/ case file): where it ran, what it trained, and
+/// what was measured. Paths are as the file resolves them.
+struct ValidationCase {
+  std::string path;
+  std::string id;
+  std::string title;
+  std::string source;
+  std::string platform;
+  std::string workload;
+  std::string software;
+  int gpus_per_node = 1;         ///< workers fill nodes of this many; fewer: one node with that many
+  long long batch_per_worker = 1;
+  std::vector<std::string> options; ///< further `ceiling run` options
+  std::vector<MeasuredPoint> measured; ///< ascending workers
+  bool operator==(const ValidationCase&) const = default;
+};
+
+struct PointComparison {
+  long long workers = 1;
+  std::optional<double> measured_throughput;
+  double predicted_throughput = 0;
+  double measured_efficiency = 0;
+  double predicted_efficiency = 0;
+  double error_points = 0; ///< 100 (predicted - measured efficiency)
+};
+
+struct CaseComparison {
+  std::string id;
+  std::vector<PointComparison> points;
+  double median_abs_error_points = 0; ///< over the points after the reference (the smallest N)
+  double worst_error_points = 0;      ///< signed, the largest in magnitude
+};
+
+/// Efficiency E(N) = (X(N) / N) / (X(N0) / N0), N0 the smallest N of the series, from the
+/// measured throughputs, or the reported efficiency where the source gives no throughput; the
+/// same from `predicted` throughputs (one per measured point, in order).
+CaseComparison compare(const ValidationCase& c, const std::vector<double>& predicted);
+
+/// The median of the absolute errors of all points after each case's reference, and the
+/// worst (signed).
+struct Summary {
+  int points = 0;
+  double median_abs_error_points = 0;
+  double worst_error_points = 0;
+};
+Summary summarize(const std::vector<CaseComparison>& cases);
+
+} // namespace ceiling::analysis

@@ -1,0 +1,165 @@
+// `ceiling validate`: each validation case's real series predicted, efficiency against efficiency.
+#include "analysis/validation.hpp"
+#include "config/validation_file.hpp"
+#include "io/json_writer.hpp"
+#include "sweep/worker_pool.hpp"
+#include "tools/ceiling/commands.hpp"
+#include "tools/ceiling/options.hpp"
+#include "tools/sweep/sweep_driver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <thread>
+
+namespace po = boost::program_options;
+
+namespace ceiling::tools {
+namespace {
+
+/// The `ceiling run` arguments of one measured point: whole nodes of gpus_per_node, or one
+/// node with as many GPUs as workers.
+std::vector<std::string> run_arguments(const std::string& program, const analysis::ValidationCase& c,
+                                       const analysis::MeasuredPoint& m) {
+  const bool one_node = m.workers < c.gpus_per_node;
+  std::vector<std::string> argv{program, "run", "-p", c.platform, "-w", c.workload, "-n",
+                                std::to_string(one_node ? 1 : m.workers / c.gpus_per_node),
+                                "--software", c.software, "--batch", std::to_string(c.batch_per_worker),
+                                "--iterations", "3", "--json"};
+  if (one_node)
+    argv.insert(argv.end(), {"--set", "node.gpu.count=" + std::to_string(m.workers)});
+  argv.insert(argv.end(), c.options.begin(), c.options.end());
+  return argv;
+}
+
+/// The mean throughput `ceiling run --json` printed.
+double throughput_of(const std::string& json, const std::string& where) {
+  static const std::regex mean(R"("mean":\s*\{\s*"iteration_time_s":\s*[^,]*,\s*"samples_per_s":\s*([-+0-9.eE]+))");
+  std::smatch match;
+  if (!std::regex_search(json, match, mean))
+    throw std::runtime_error(where + ": no mean throughput in the run's output");
+  return std::stod(match[1].str());
+}
+
+std::vector<std::string> default_cases() {
+  const std::filesystem::path folder = "validation";
+  if (!std::filesystem::is_directory(folder))
+    throw UsageError("validate: no case given and no validation/ folder here: give case files, or run "
+                     "from the project's folder");
+  std::vector<std::string> cases;
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().extension() == ".toml")
+      cases.push_back(entry.path().string());
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+void print_table(const std::vector<analysis::ValidationCase>& cases,
+                 const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
+  std::printf("%-36s %7s %12s %12s %7s %7s %7s %8s\n", "case", "workers", "measured/s", "predicted/s", "ratio",
+              "E meas", "E pred", "error");
+  for (std::size_t c = 0; c < results.size(); ++c) {
+    for (const auto& p : results[c].points) {
+      const std::string measured = p.measured_throughput ? std::to_string(*p.measured_throughput) : "-";
+      std::printf("%-36s %7lld %12.6g %12.6g %7s %7.3f %7.3f %+8.1f\n", results[c].id.c_str(), p.workers,
+                  p.measured_throughput.value_or(std::nan("")), p.predicted_throughput,
+                  p.measured_throughput ? (std::to_string(p.predicted_throughput / *p.measured_throughput)).substr(0, 5).c_str() : "-",
+                  p.measured_efficiency, p.predicted_efficiency, p.error_points);
+    }
+    std::printf("%-36s median |error| %.1f points, worst %+.1f  (%s)\n\n", results[c].id.c_str(),
+                results[c].median_abs_error_points, results[c].worst_error_points, cases[c].source.c_str());
+  }
+  std::printf("all %zu cases, %d points after the references: median |error| %.1f points, worst %+.1f\n",
+              results.size(), all.points, all.median_abs_error_points, all.worst_error_points);
+  std::printf("error = 100 x (predicted - measured efficiency), E(N) = (X(N)/N) / (X(N0)/N0), N0 the series' smallest N\n");
+}
+
+void print_json(const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
+  io::JsonWriter json(std::cout);
+  json.begin_object().key("cases").begin_array();
+  for (const auto& r : results) {
+    json.begin_object().key("id").value(r.id).key("points").begin_array();
+    for (const auto& p : r.points) {
+      json.begin_object().key("workers").value(p.workers);
+      if (p.measured_throughput)
+        json.key("measured_throughput").value(*p.measured_throughput);
+      json.key("predicted_throughput").value(p.predicted_throughput)
+          .key("measured_efficiency").value(p.measured_efficiency)
+          .key("predicted_efficiency").value(p.predicted_efficiency)
+          .key("error_points").value(p.error_points)
+          .end_object();
+    }
+    json.end_array().key("median_abs_error_points").value(r.median_abs_error_points)
+        .key("worst_error_points").value(r.worst_error_points).end_object();
+  }
+  json.end_array().key("points").value(all.points)
+      .key("median_abs_error_points").value(all.median_abs_error_points)
+      .key("worst_error_points").value(all.worst_error_points).end_object();
+}
+
+} // namespace
+
+int validate_command(const std::vector<std::string>& args) {
+  po::options_description options("options");
+  options.add_options()("jobs,j", po::value<int>(), "points run at once (default: the cores)")(
+      "json", "print one JSON object instead of a table");
+  const auto cli = parse_command_line_files(
+      args,
+      "usage: ceiling validate [CASE.toml...] [-j JOBS] [--json]\n\n"
+      "Predicts each validation case's measured series (default: validation/*.toml) with\n"
+      "`ceiling run`, and prints measured against predicted throughput and efficiency per N,\n"
+      "the error in efficiency points, the median and worst per case and overall.\n",
+      options);
+  if (!cli)
+    return 0;
+  const int jobs = cli->optional<int>("jobs").value_or(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  if (jobs < 1)
+    throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
+  std::vector<analysis::ValidationCase> cases;
+  for (const auto& path : cli->files.empty() ? default_cases() : cli->files)
+    cases.push_back(config::load_validation_case(path));
+
+  struct Point {
+    std::size_t c, m;
+  };
+  std::vector<Point> points;
+  for (std::size_t c = 0; c < cases.size(); ++c)
+    for (std::size_t m = 0; m < cases[c].measured.size(); ++m)
+      points.push_back({c, m});
+  std::vector<std::vector<double>> predicted(cases.size());
+  for (std::size_t c = 0; c < cases.size(); ++c)
+    predicted[c].assign(cases[c].measured.size(), 0.0);
+  const std::string program = ceiling_program_path();
+  sweep::WorkerPool pool;
+  std::size_t next = 0;
+  while (next < points.size() || pool.running() > 0) {
+    while (pool.running() < jobs && next < points.size()) {
+      const auto& p = points[next];
+      pool.start(static_cast<int>(next), run_arguments(program, cases[p.c], cases[p.c].measured[p.m]));
+      ++next;
+    }
+    const auto done = pool.wait_one();
+    if (!done)
+      continue;
+    const auto& p = points[static_cast<std::size_t>(done->tag)];
+    const auto& c = cases[p.c];
+    const std::string where = c.path + " (" + std::to_string(c.measured[p.m].workers) + " workers)";
+    if (done->exit_status != 0)
+      throw UsageError(where + ": the run failed: " + done->err);
+    predicted[p.c][p.m] = throughput_of(done->out, where);
+  }
+  std::vector<analysis::CaseComparison> results;
+  for (std::size_t c = 0; c < cases.size(); ++c)
+    results.push_back(analysis::compare(cases[c], predicted[c]));
+  const auto all = analysis::summarize(results);
+  if (cli->has("json"))
+    print_json(results, all);
+  else
+    print_table(cases, results, all);
+  return 0;
+}
+
+} // namespace ceiling::tools
