@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `ceiling validate`: every bundled case runs and is compared; bad case files are refused with
+# file, line and key.
+set -u
+ceiling=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+source "$root/tests/support/expect.sh"
+
+cd "$root" || exit 1
+expect 0 "median |error|" -- "$ceiling" validate -j 2
+expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
+# Same inputs, same table.
+"$ceiling" validate -j 2 --json > "$tmp/a.json"
+"$ceiling" validate -j 1 --json > "$tmp/b.json"
+expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
+
+sed 's/^workers = 2$/workers = 1/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
+expect 2 "descending.toml:" -- "$ceiling" validate "$tmp/descending.toml"
+expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$tmp/descending.toml"
+sed 's/^workers = 8$/workers = 12/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/partial.toml"
+expect 2 "12 workers do not fill whole nodes of 8" -- "$ceiling" validate "$tmp/partial.toml"
+sed 's/^throughput = 422 .*$//' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/empty.toml"
+expect 2 "give the measured throughput (samples/s) or the efficiency the source reports" -- "$ceiling" validate "$tmp/empty.toml"
+expect 2 "nope.toml: error: cannot open the file for reading" -- "$ceiling" validate nope.toml
+mkdir "$tmp/elsewhere" && cd "$tmp/elsewhere" || exit 1
+expect 2 "no case given and no validation/ folder here" -- "$ceiling" validate
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
