@@ -30,6 +30,7 @@ struct ValidationCase {
   int gpus_per_node = 1;         ///< workers fill nodes of this many; fewer: one node with that many
   long long batch_per_worker = 1;
   std::vector<std::string> options; ///< further `ceiling run` options
+  int servers_per_node = 0;        ///< parameter servers per node (--servers nodes x this), 0: none given
   std::vector<MeasuredPoint> measured; ///< ascending workers
   bool operator==(const ValidationCase&) const = default;
 };

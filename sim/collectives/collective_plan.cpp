@@ -196,7 +196,8 @@ void trees(std::vector<Phase>& plan, int n, double bytes, bool two) {
 
 /// Reduce inside each node to its first rank (one rank at a time, over the node's links), a
 /// ring among the node leaders, then broadcast inside in the mirror order.
-void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregate) {
+/// Reduce inside each node to its first rank, one rank at a time, over the node's links.
+std::vector<Phase> node_reduce(Group g, double bytes) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
   std::vector<Phase> gather;
@@ -207,10 +208,25 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
         step.flows.push_back(flow(node * per_node + local, node * per_node, bytes, Combine::Reduce));
     gather.push_back(step);
   }
+  return gather;
+}
+
+/// `inner` (among the nodes' first ranks) between a reduce inside each node and the broadcast
+/// that mirrors it.
+void within_nodes(std::vector<Phase>& plan, Group g, double bytes, const std::vector<Phase>& inner) {
+  const auto gather = node_reduce(g, bytes);
   plan.insert(plan.end(), gather.begin(), gather.end());
-  ring(plan, iota(nodes, per_node), bytes, aggregate);
+  plan.insert(plan.end(), inner.begin(), inner.end());
   for (auto it = gather.rbegin(); it != gather.rend(); ++it)
     plan.push_back(reversed(*it));
+}
+
+void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregate) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  const int nodes = (g.ranks + per_node - 1) / per_node;
+  std::vector<Phase> across;
+  ring(across, iota(nodes, per_node), bytes, aggregate);
+  within_nodes(plan, g, bytes, across);
 }
 
 /// k servers on ranks 0..k-1 each own B/k: every other rank pushes its share to each server,
@@ -344,17 +360,24 @@ std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int serv
   return allreduce(a, g, bytes, servers, chunk_bytes, true);
 }
 
-std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes) {
-  if (ranks < 2)
+std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes, int stride) {
+  const int workers = (ranks + stride - 1) / stride;
+  if (workers < 2)
     return {};
   Phase push;
-  for (int r = 0; r < ranks; ++r)
-    for (int s = 0; s < static_cast<int>(server_bytes.size()) && s < ranks; ++s)
-      if (r != s && server_bytes[static_cast<std::size_t>(s)] > 0)
-        push.flows.push_back(flow(r, s, server_bytes[static_cast<std::size_t>(s)], Combine::Reduce));
+  for (int w = 0; w < workers; ++w)
+    for (int s = 0; s < static_cast<int>(server_bytes.size()) && s < workers; ++s)
+      if (w != s && server_bytes[static_cast<std::size_t>(s)] > 0)
+        push.flows.push_back(flow(w * stride, s * stride, server_bytes[static_cast<std::size_t>(s)], Combine::Reduce));
   if (push.flows.empty())
     return {};
   return {push, reversed(push)};
+}
+
+std::vector<Phase> node_parameter_server_phases(Group g, double bytes, const std::vector<double>& server_bytes) {
+  std::vector<Phase> plan;
+  within_nodes(plan, g, bytes, parameter_server_phases(g.ranks, server_bytes, std::max(1, g.ranks_per_node)));
+  return plan;
 }
 
 std::vector<Phase> allgather_steps(Group g, double bytes) {

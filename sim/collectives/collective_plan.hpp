@@ -84,7 +84,14 @@ std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int serv
 /// buffer, placed whole or split: every other rank pushes each server its part, then pulls it
 /// back (2 steps; servers with nothing get no flows). The servers' work goes in receiver_s
 /// (see Flow), set by the caller.
-std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes);
+/// With `stride` > 1 only every stride-th rank takes part (the nodes' first ranks, server s on
+/// rank s x stride).
+std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes, int stride = 1);
+
+/// The same among the nodes' first ranks, after a reduce of the `bytes` inside each node and
+/// before the broadcast that mirrors it (TensorFlow's distributed_replicated: the GPUs of a
+/// worker aggregate locally, the worker exchanges with the servers).
+std::vector<Phase> node_parameter_server_phases(Group g, double bytes, const std::vector<double>& server_bytes);
 
 /// Ring all-gather in which every rank contributes `bytes` (sparse gradients): N-1 steps in
 /// which rank i passes `bytes` to rank i+1; aggregated, one phase of (N-1) `bytes` per flow.

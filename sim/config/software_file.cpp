@@ -15,6 +15,20 @@ namespace {
 using units::DataSize;
 using units::Duration;
 
+/// The enum value named under `key` (by `parse`), `fallback` when the key is absent (required
+/// when there is no fallback); a name `parse` does not know fails listing `names`.
+template <class E>
+E named(TableReader& t, std::string_view key, std::optional<E> (*parse)(std::string_view), const std::string& names,
+        std::optional<E> fallback = std::nullopt) {
+  const auto text = fallback ? t.optional_string(key) : std::optional<std::string>(t.string(key));
+  if (!text)
+    return *fallback;
+  const auto value = parse(*text);
+  if (!value)
+    t.fail(key, "expected one of " + names + ", got \"" + *text + "\"");
+  return *value;
+}
+
 stack::SoftwareStack read_software(const toml::table& root, const std::string& path) {
   TableReader file(root, "", path);
   TableReader t = file.table("software");
@@ -42,26 +56,14 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.message_overheads = t.boolean_or("message_overheads", false);
   s.copy_overheads = t.boolean_or("copy_overheads", false);
   s.collective_launch = t.quantity<Duration>("collective_launch", Sign::NonNegative);
-  const std::string reducer = t.string("reducer");
-  const auto r = stack::reducer_from_string(reducer);
-  if (!r)
-    t.fail("reducer", "expected one of " + stack::reducer_names_list() + ", got \"" + reducer + "\"");
-  s.reducer = *r;
+  s.reducer = named(t, "reducer", stack::reducer_from_string, stack::reducer_names_list());
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
   s.cycle = t.optional_quantity<Duration>("cycle", Sign::NonNegative).value_or(Duration{});
   s.negotiation = t.boolean_or("negotiation", false);
-  if (auto sparse = t.optional_string("sparse_gradients")) {
-    const auto g = stack::sparse_gradients_from_string(*sparse);
-    if (!g)
-      t.fail("sparse_gradients", "expected one of " + stack::sparse_gradients_names() + ", got \"" + *sparse + "\"");
-    s.sparse = *g;
-  }
-  if (auto placement = t.optional_string("placement")) {
-    const auto p = stack::placement_from_string(*placement);
-    if (!p)
-      t.fail("placement", "expected one of " + stack::placement_names() + ", got \"" + *placement + "\"");
-    s.placement = *p;
-  }
+  s.sparse = named(t, "sparse_gradients", stack::sparse_gradients_from_string, stack::sparse_gradients_names(),
+                   std::optional(s.sparse));
+  s.local_aggregation = t.boolean_or("local_aggregation", false);
+  s.placement = named(t, "placement", stack::placement_from_string, stack::placement_names(), std::optional(s.placement));
   if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
     s.pipeline_chunk = *chunk;
   if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)

@@ -26,6 +26,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
   c.batch_per_worker = t.integer("batch", 1, 10'000'000);
   c.options = t.string_list("options");
+  c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
   t.reject_unknown_keys();
   auto points = file.table_array("measured");
   if (points.empty())

@@ -74,9 +74,11 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   if (stack.reducer == stack::Reducer::HostCore && !s.platform.node.cpu.core_memory_bandwidth)
     return "software stack " + stack.name + " reduces on a host core, but " + s.platform.name +
            " gives no node.cpu.core_memory_bandwidth (a one-thread STREAM rate, such as \"13 GB/s\")";
+  const long long workers = stack.local_aggregation ? s.nodes : ranks;
   if (s.options.software.collective == collectives::Algorithm::ParameterServer &&
-      (s.options.servers < 1 || s.options.servers > ranks))
-    return "parameter servers must number 1 to " + std::to_string(ranks) + " (the ranks), got " +
+      (s.options.servers < 1 || s.options.servers > workers))
+    return "parameter servers must number 1 to " + std::to_string(workers) +
+           (stack.local_aggregation ? " (the nodes: each node's first rank serves)" : " (the ranks)") + ", got " +
            std::to_string(s.options.servers);
   if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)
     return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
@@ -122,8 +124,10 @@ namespace {
 /// push has arrived.
 class ParameterServers {
 public:
-  ParameterServers(const Scenario& s, int ranks, double element_bytes)
-      : ranks_(ranks), count_(std::clamp(s.options.servers, 1, std::max(ranks, 1))),
+  ParameterServers(const Scenario& s, collectives::Group group, double element_bytes)
+      : group_(group), local_(s.options.software.local_aggregation),
+        workers_(local_ ? (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node : group.ranks),
+        count_(std::clamp(s.options.servers, 1, std::max(workers_, 1))),
         placement_(s.options.software.placement),
         host_bytes_per_s_(s.platform.node.cpu.memory_bandwidth_per_socket.bytes_per_second() * s.platform.node.cpu.sockets),
         optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()) {
@@ -145,6 +149,9 @@ public:
         server_of_[l] = placed[v++];
   }
 
+  /// Whether workers exchange with servers at all (two or more workers).
+  bool exchange() const { return workers_ >= 2; }
+
   /// The push and pull of the dense gradients of `layers`; adds each server's bytes to `loads`.
   std::vector<collectives::Phase> plan(const std::vector<int>& layers, std::vector<double>& loads) const {
     std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
@@ -163,23 +170,32 @@ public:
     loads.resize(static_cast<std::size_t>(count_), 0.0);
     for (int q = 0; q < count_; ++q)
       loads[static_cast<std::size_t>(q)] += server_bytes[static_cast<std::size_t>(q)];
-    auto phases = collectives::parameter_server_phases(ranks_, server_bytes);
-    if (phases.empty())
+    double bytes = 0;
+    for (double b : server_bytes)
+      bytes += b;
+    auto phases = local_ ? collectives::node_parameter_server_phases(group_, bytes, server_bytes)
+                         : collectives::parameter_server_phases(group_.ranks, server_bytes);
+    if (workers_ < 2)
       return phases;
-    // A server sums every other rank's push (3 bytes moved per byte) and applies the optimizer
+    // A server sums every other worker's push (3 bytes moved per byte) and applies the optimizer
     // to its parameters, all at host memory bandwidth, once its last push is in: every push to it
-    // carries that work, so it ends that long after the last one arrives.
-    for (auto& f : phases.front().flows) {
-      const auto q = static_cast<std::size_t>(f.dst);
+    // carries that work, so it ends that long after the last one arrives. The pushes follow the
+    // reduce inside the nodes, when workers aggregate locally first.
+    const int stride = local_ ? group_.ranks_per_node : 1;
+    auto& push = phases[static_cast<std::size_t>(local_ ? group_.ranks_per_node - 1 : 0)];
+    for (auto& f : push.flows) {
+      const auto q = static_cast<std::size_t>(f.dst / stride);
       f.reduce_bytes = 0;
-      f.receiver_s = ((ranks_ - 1) * server_bytes[q] * stack::reduction_bytes_moved_per_byte +
+      f.receiver_s = ((workers_ - 1) * server_bytes[q] * stack::reduction_bytes_moved_per_byte +
                       server_params[q] * optimizer_per_parameter_) / host_bytes_per_s_;
     }
     return phases;
   }
 
 private:
-  int ranks_;
+  collectives::Group group_;
+  bool local_;   ///< workers aggregate their GPUs' gradients first; the nodes are the workers
+  int workers_;
   int count_;
   stack::Placement placement_;
   double host_bytes_per_s_;
@@ -263,7 +279,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
       .nvlink = s.platform.node.gpu_link.has_value(),
       .channels = s.options.software.channels};
   const auto& stack = s.options.software;
-  const ParameterServers servers(s, plan.ranks, workload::element_bytes(gradient_precision(mode)));
+  const ParameterServers servers(s, group, workload::element_bytes(gradient_precision(mode)));
   bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;
@@ -283,7 +299,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                                                                        stack.pipeline_chunk.bytes()),
                             choice.algorithm, choice.rule}});
   }
-  if (all_on_servers) // the servers apply the update; the workers only pull the new weights
+  if (all_on_servers && servers.exchange()) // the servers apply the update; the workers pull the weights
     plan.optimizer_s = 0;
   for (const auto& sparse : buckets.sparse) {
     const double bytes = sparse.bytes.bytes();

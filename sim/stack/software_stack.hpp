@@ -69,6 +69,10 @@ struct SoftwareStack {
   SparseGradients sparse = SparseGradients::AllGather;
   /// How a parameter server's variables are placed (parameter-server collective).
   Placement placement = Placement::Even;
+  /// Parameter servers: the GPUs of a node first reduce their gradients to its first rank, which
+  /// alone exchanges with the servers (on the nodes' first ranks), then broadcasts the result
+  /// (TensorFlow's distributed_replicated).
+  bool local_aggregation = false;
   /// NCCL's channels, for its tree threshold on NVLink nodes (NCCL 2.4 src/init.cc).
   int channels = 1;
   /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).

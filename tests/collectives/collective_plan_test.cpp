@@ -265,3 +265,16 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
     CHECK_FALSE(std::any_of(exact[0].flows.begin(), exact[0].flows.end(), [](const Flow& f) { return f.src == 14; }));
   }
 }
+
+TEST_CASE("workers that aggregate locally reduce inside the node, exchange with the servers among nodes, then broadcast") {
+  // 3 nodes of 4 ranks, servers on nodes 0 and 1 holding 30 and 10 of 40 bytes. Expectation:
+  // 3 reduce steps inside the nodes (ranks 1, 2, 3 of each node to its first), the push of the
+  // other nodes' first ranks to each server (node 1 -> node 0 with 30, nodes 0, 2 -> node 1 with
+  // 10, node 2 -> node 0 with 30), the mirror pull, 3 broadcast steps.
+  const auto plan = node_parameter_server_phases({12, 4}, 40, {30, 10});
+  REQUIRE(plan.size() == 3 + 2 + 3);
+  CHECK(plan[0].flows == std::vector<Flow>{{1, 0, 40, 40}, {5, 4, 40, 40}, {9, 8, 40, 40}});
+  CHECK(plan[3].flows == std::vector<Flow>{{0, 4, 10, 10}, {4, 0, 30, 30}, {8, 0, 30, 30}, {8, 4, 10, 10}});
+  CHECK(plan[4].flows.size() == 4);
+  CHECK(plan.back().flows == std::vector<Flow>{{0, 1, 40, 0}, {4, 5, 40, 0}, {8, 9, 40, 0}});
+}

@@ -31,6 +31,10 @@ std::vector<std::string> run_arguments(const std::string& program, const analysi
                                 "--iterations", "3", "--json"};
   if (one_node)
     argv.insert(argv.end(), {"--set", "node.gpu.count=" + std::to_string(m.workers)});
+  if (c.servers_per_node > 0) {
+    const long long nodes = one_node ? 1 : m.workers / c.gpus_per_node;
+    argv.insert(argv.end(), {"--servers", std::to_string(nodes * c.servers_per_node)});
+  }
   argv.insert(argv.end(), c.options.begin(), c.options.end());
   return argv;
 }
