@@ -12,13 +12,14 @@
 namespace ceiling::collectives {
 namespace {
 
-constexpr support::EnumNames<Algorithm, 9> names{{{
+constexpr support::EnumNames<Algorithm, 10> names{{{
     {Algorithm::Ring, "ring"},
     {Algorithm::HalvingDoubling, "halving-doubling"},
     {Algorithm::RecursiveDoubling, "recursive-doubling"},
     {Algorithm::BinaryTree, "binary-tree"},
     {Algorithm::DoubleBinaryTree, "double-binary-tree"},
     {Algorithm::Hierarchical, "hierarchical"},
+    {Algorithm::HierarchicalHalvingDoubling, "hierarchical-halving-doubling"},
     {Algorithm::ParameterServer, "parameter-server"},
     {Algorithm::PipelinedTree, "pipelined-tree"},
     {Algorithm::PipelinedDoubleTree, "pipelined-double-tree"},
@@ -229,6 +230,19 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
   within_nodes(plan, g, bytes, across);
 }
 
+/// Goyal et al. 2017 (arXiv:1706.02677, §4, Caffe2 with Gloo): reduce inside each server,
+/// recursive halving and doubling among the servers' first ranks, broadcast inside.
+void hierarchical_halving_doubling(std::vector<Phase>& plan, Group g, double bytes) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  const int nodes = (g.ranks + per_node - 1) / per_node;
+  std::vector<Phase> across;
+  halving_doubling(across, nodes, bytes);
+  for (Phase& p : across)
+    for (Flow& f : p.flows)
+      f.src *= per_node, f.dst *= per_node;
+  within_nodes(plan, g, bytes, across);
+}
+
 /// k servers on ranks 0..k-1 each own B/k: every other rank pushes its share to each server,
 /// which sums it in, then pulls the reduced share back (2 steps).
 void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers) {
@@ -337,6 +351,7 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, do
   case Algorithm::BinaryTree: trees(plan, g.ranks, bytes, false); break;
   case Algorithm::DoubleBinaryTree: trees(plan, g.ranks, bytes, true); break;
   case Algorithm::Hierarchical: hierarchical(plan, g, bytes, aggregate); break;
+  case Algorithm::HierarchicalHalvingDoubling: hierarchical_halving_doubling(plan, g, bytes); break;
   case Algorithm::ParameterServer: parameter_server(plan, g.ranks, bytes, servers); break;
   case Algorithm::PipelinedTree: pipelined(plan, g, bytes, false, chunk_bytes, aggregate); break;
   case Algorithm::PipelinedDoubleTree: pipelined(plan, g, bytes, true, chunk_bytes, aggregate); break;

@@ -84,7 +84,7 @@ expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifne
 expect 0 "software ideal, ring" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
 expect 0 "software horovod-mpi, auto" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --software horovod-mpi
 expect 2 "--collective auto: the software stack ideal has no library to choose" -- "${daint[@]}" --collective auto
-expect 2 "no such software file, and no bundled stack of that name: expected a file or one of horovod-mpi, horovod-nccl, ideal, mpich, pytorch-ddp" -- "${daint[@]/ideal/horovd-mpi}"
+expect 2 "no such software file, and no bundled stack of that name: expected a file or one of caffe2-gloo, horovod-mpi, horovod-nccl, ideal, mpich" -- "${daint[@]/ideal/horovd-mpi}"
 expect 2 "software.reducer: expected one of none, host-core, device" -- "${daint[@]}" --set software.reducer=gpu
 expect 0 "0 transfers, 0 flows in closed form, 160 flows shared by the replay, 88 link copies" -- "${daint[@]}" --timing --collective halving-doubling
 # The same numbers whichever way the flows go, within 1e-12 (SimGrid's full update sums in

@@ -16,7 +16,7 @@ namespace {
 /// pipelined trees' aggregated form is a pipeline in steady state instead).
 constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::RecursiveDoubling, Algorithm::BinaryTree,
                              Algorithm::DoubleBinaryTree, Algorithm::Hierarchical,
-                             Algorithm::ParameterServer};
+                             Algorithm::HierarchicalHalvingDoubling, Algorithm::ParameterServer};
 
 std::map<int, double> sent_per_rank(const std::vector<Phase>& plan) {
   std::map<int, double> sent;
@@ -277,4 +277,15 @@ TEST_CASE("workers that aggregate locally reduce inside the node, exchange with 
   CHECK(plan[3].flows == std::vector<Flow>{{0, 4, 10, 10}, {4, 0, 30, 30}, {8, 0, 30, 30}, {8, 4, 10, 10}});
   CHECK(plan[4].flows.size() == 4);
   CHECK(plan.back().flows == std::vector<Flow>{{0, 1, 40, 0}, {4, 5, 40, 0}, {8, 9, 40, 0}});
+}
+
+TEST_CASE("hierarchical halving-doubling runs Rabenseifner among the nodes' first ranks") {
+  // 4 nodes of 8 ranks. Expectation: 7 reduce steps inside the nodes, then halving-doubling over
+  // ranks 0, 8, 16, 24 (2 log2 4 = 4 steps, B/2 then B/4 each way), then 7 broadcast steps.
+  const auto plan = allreduce_steps(Algorithm::HierarchicalHalvingDoubling, {32, 8}, 1e6);
+  REQUIRE(plan.size() == 7 + 4 + 7);
+  CHECK(plan[7].flows.front() == Flow{0, 16, 0.5e6, 0.5e6});
+  for (std::size_t p = 7; p < 11; ++p)
+    for (const auto& f : plan[p].flows)
+      CHECK((f.src % 8 == 0 && f.dst % 8 == 0));
 }
