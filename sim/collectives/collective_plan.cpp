@@ -12,7 +12,7 @@
 namespace ceiling::collectives {
 namespace {
 
-constexpr support::EnumNames<Algorithm, 10> names{{{
+constexpr support::EnumNames<Algorithm, 11> names{{{
     {Algorithm::Ring, "ring"},
     {Algorithm::HalvingDoubling, "halving-doubling"},
     {Algorithm::RecursiveDoubling, "recursive-doubling"},
@@ -20,6 +20,7 @@ constexpr support::EnumNames<Algorithm, 10> names{{{
     {Algorithm::DoubleBinaryTree, "double-binary-tree"},
     {Algorithm::Hierarchical, "hierarchical"},
     {Algorithm::HierarchicalHalvingDoubling, "hierarchical-halving-doubling"},
+    {Algorithm::HierarchicalRecursiveDoubling, "hierarchical-recursive-doubling"},
     {Algorithm::ParameterServer, "parameter-server"},
     {Algorithm::PipelinedTree, "pipelined-tree"},
     {Algorithm::PipelinedDoubleTree, "pipelined-double-tree"},
@@ -230,13 +231,16 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
   within_nodes(plan, g, bytes, across);
 }
 
-/// Goyal et al. 2017 (arXiv:1706.02677, §4, Caffe2 with Gloo): reduce inside each server,
-/// recursive halving and doubling among the servers' first ranks, broadcast inside.
-void hierarchical_halving_doubling(std::vector<Phase>& plan, Group g, double bytes) {
+/// Reduce inside each node, `across` (halving_doubling or recursive_doubling) among the nodes'
+/// first ranks, broadcast inside: Goyal et al. 2017 (arXiv:1706.02677, §4, Caffe2 with Gloo,
+/// halving-doubling), and MPICH 3.2's SMP path for several ranks per node (allreduce.c: reduce
+/// to the node's root, the flat all-reduce among the roots, broadcast).
+void hierarchical_doubling(std::vector<Phase>& plan, Group g, double bytes,
+                           void (*across_nodes)(std::vector<Phase>&, int, double)) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
   std::vector<Phase> across;
-  halving_doubling(across, nodes, bytes);
+  across_nodes(across, nodes, bytes);
   for (Phase& p : across)
     for (Flow& f : p.flows)
       f.src *= per_node, f.dst *= per_node;
@@ -351,7 +355,8 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, do
   case Algorithm::BinaryTree: trees(plan, g.ranks, bytes, false); break;
   case Algorithm::DoubleBinaryTree: trees(plan, g.ranks, bytes, true); break;
   case Algorithm::Hierarchical: hierarchical(plan, g, bytes, aggregate); break;
-  case Algorithm::HierarchicalHalvingDoubling: hierarchical_halving_doubling(plan, g, bytes); break;
+  case Algorithm::HierarchicalHalvingDoubling: hierarchical_doubling(plan, g, bytes, halving_doubling); break;
+  case Algorithm::HierarchicalRecursiveDoubling: hierarchical_doubling(plan, g, bytes, recursive_doubling); break;
   case Algorithm::ParameterServer: parameter_server(plan, g.ranks, bytes, servers); break;
   case Algorithm::PipelinedTree: pipelined(plan, g, bytes, false, chunk_bytes, aggregate); break;
   case Algorithm::PipelinedDoubleTree: pipelined(plan, g, bytes, true, chunk_bytes, aggregate); break;

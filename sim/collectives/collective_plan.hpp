@@ -51,7 +51,8 @@ enum class Algorithm {
   BinaryTree,         ///< store-and-forward: reduce up a binary tree, then broadcast down, whole buffer per step
   DoubleBinaryTree,   ///< store-and-forward: two complementary binary trees, each carrying half the buffer
   Hierarchical,       ///< reduce inside each node, ring across nodes, broadcast inside
-  HierarchicalHalvingDoubling, ///< reduce inside each node, Rabenseifner across nodes, broadcast inside (Caffe2 + Gloo)
+  HierarchicalHalvingDoubling, ///< reduce inside each node, Rabenseifner across nodes, broadcast inside (Caffe2 + Gloo, MPICH's SMP path)
+  HierarchicalRecursiveDoubling, ///< reduce inside each node, recursive doubling across nodes, broadcast inside (MPICH's SMP path)
   ParameterServer,    ///< every rank pushes B/k to each of k servers, then pulls it back
   PipelinedTree,      ///< NCCL 2.4's tree: a chain inside each node, a binary tree across, chunks streaming
   PipelinedDoubleTree ///< NCCL 2.4's double binary tree: two such trees, each carrying half the buffer
@@ -61,8 +62,8 @@ enum class Algorithm {
 inline constexpr double default_pipeline_chunk_bytes = 512.0 * 1024;
 
 /// "ring", "halving-doubling", "recursive-doubling", "binary-tree", "double-binary-tree",
-/// "hierarchical", "hierarchical-halving-doubling", "parameter-server", "pipelined-tree",
-/// "pipelined-double-tree".
+/// "hierarchical", "hierarchical-halving-doubling", "hierarchical-recursive-doubling",
+/// "parameter-server", "pipelined-tree", "pipelined-double-tree".
 std::string_view to_string(Algorithm a);
 std::optional<Algorithm> algorithm_from_string(std::string_view text);
 /// All names, comma-separated, for messages and --help.

@@ -22,7 +22,7 @@ constexpr support::EnumNames<Library, 3> names{{{
 /// operation is not built in, or when the count is below the largest power of two not above the
 /// communicator size (too few elements to halve); otherwise Rabenseifner's reduce-scatter by
 /// recursive halving and all-gather by recursive doubling. Non-powers of two fold in both.
-Selection mpich(int ranks, double bytes, double element_bytes) {
+Selection mpich_flat(int ranks, double bytes, double element_bytes) {
   constexpr double short_message_bytes = 2048;
   const double pof2 = static_cast<double>(std::bit_floor(static_cast<unsigned>(ranks)));
   if (bytes <= short_message_bytes)
@@ -30,6 +30,19 @@ Selection mpich(int ranks, double bytes, double element_bytes) {
   if (bytes / element_bytes < pof2)
     return {Algorithm::RecursiveDoubling, "fewer elements than the power of two of the ranks: recursive doubling"};
   return {Algorithm::HalvingDoubling, "over 2048 bytes: Rabenseifner reduce-scatter + all-gather"};
+}
+
+/// With several ranks per node MPICH 3.2 takes its SMP path (MPIR_CVAR_ENABLE_SMP_ALLREDUCE,
+/// on by default, for a commutative operation of any size): reduce to each node's root, the
+/// flat rule among the roots, broadcast inside the node.
+Selection mpich(const SelectionContext& c, double bytes) {
+  if (c.ranks_per_node <= 1)
+    return mpich_flat(c.ranks, bytes, c.element_bytes);
+  const int nodes = (c.ranks + c.ranks_per_node - 1) / c.ranks_per_node;
+  const auto across = mpich_flat(nodes, bytes, c.element_bytes);
+  if (across.algorithm == Algorithm::RecursiveDoubling)
+    return {Algorithm::HierarchicalRecursiveDoubling, "several ranks per node: SMP path, recursive doubling among the nodes"};
+  return {Algorithm::HierarchicalHalvingDoubling, "several ranks per node: SMP path, Rabenseifner among the nodes"};
 }
 
 /// Open MPI 3.1 and 4.0, ompi/mca/coll/tuned/coll_tuned_decision_fixed.c,
@@ -86,7 +99,7 @@ std::string library_names() { return names.list(); }
 
 Selection select_allreduce(Library library, const SelectionContext& c, double bytes) {
   switch (library) {
-  case Library::Mpich: return mpich(c.ranks, bytes, c.element_bytes);
+  case Library::Mpich: return mpich(c, bytes);
   case Library::OpenMpi: return openmpi(c.ranks, bytes, c.element_bytes);
   case Library::Nccl: return nccl(c, bytes);
   }

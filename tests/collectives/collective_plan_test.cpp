@@ -16,7 +16,8 @@ namespace {
 /// pipelined trees' aggregated form is a pipeline in steady state instead).
 constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::RecursiveDoubling, Algorithm::BinaryTree,
                              Algorithm::DoubleBinaryTree, Algorithm::Hierarchical,
-                             Algorithm::HierarchicalHalvingDoubling, Algorithm::ParameterServer};
+                             Algorithm::HierarchicalHalvingDoubling, Algorithm::HierarchicalRecursiveDoubling,
+                             Algorithm::ParameterServer};
 
 std::map<int, double> sent_per_rank(const std::vector<Phase>& plan) {
   std::map<int, double> sent;

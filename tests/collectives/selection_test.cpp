@@ -60,3 +60,11 @@ TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
   CHECK(nccl_tree_threshold_bytes(dgx) == doctest::Approx(40.44e6).epsilon(1e-12));
 }
+
+TEST_CASE("MPICH takes its SMP path with several ranks per node: the flat rule among the nodes") {
+  // Expectation: MPICH 3.2 allreduce.c, SMP collectives on by default: reduce inside the node,
+  // the flat rule among the 16 node roots, broadcast inside.
+  const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8};
+  CHECK(select_allreduce(Library::Mpich, dgx, 8).algorithm == Algorithm::HierarchicalRecursiveDoubling);
+  CHECK(select_allreduce(Library::Mpich, dgx, 100e6).algorithm == Algorithm::HierarchicalHalvingDoubling);
+}

@@ -385,7 +385,8 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
   for (const auto& [topology, text] : topologies)
     for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::RecursiveDoubling,
                         Algorithm::BinaryTree, Algorithm::DoubleBinaryTree, Algorithm::Hierarchical,
-                        Algorithm::ParameterServer, Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree})
+                        Algorithm::HierarchicalHalvingDoubling, Algorithm::ParameterServer,
+                        Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree})
       for (int nodes : {3, 8, 32}) {
         Scenario s = scenario(text, nodes, gpus(2));
         s.options.software.collective = a;
