@@ -258,8 +258,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
 
   // Reductions in the order backward makes them ready: the position of a reduction is the
   // backward position of its last layer. Embedding tables the stack densifies join the buckets.
-  auto buckets = workload::plan_buckets(densified(s, mode), order, s.options.software.fusion_threshold,
-                                        gradient_precision(mode), batch);
+  const auto& software = s.options.software;
+  auto buckets = software.first_bucket
+                     ? workload::plan_buckets_ddp(densified(s, mode), order, *software.first_bucket,
+                                                  software.fusion_threshold, gradient_precision(mode), batch)
+                     : workload::plan_buckets(densified(s, mode), order, software.fusion_threshold,
+                                              gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     backward_position[static_cast<std::size_t>(order[order.size() - 1 - k])] = static_cast<int>(k);

@@ -66,6 +66,10 @@ struct SoftwareStack {
   /// the platform's route latencies and MPI overheads).
   bool negotiation = false;
   units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
+  /// PyTorch DDP's bucketing when set: buckets filled in parameter order, the first up to this
+  /// (kDefaultFirstBucketBytes), the others up to fusion_threshold (workload::plan_buckets_ddp);
+  /// else Horovod's, in backward order up to fusion_threshold.
+  std::optional<units::DataSize> first_bucket;
   SparseGradients sparse = SparseGradients::AllGather;
   /// How a parameter server's variables are placed (parameter-server collective).
   Placement placement = Placement::Even;

@@ -5,6 +5,17 @@
 
 namespace ceiling::workload {
 
+namespace {
+
+/// The sparse gradient of an embedding layer: the rows a batch touches.
+SparseGradient sparse_gradient(const LayerSpec& layer, int index, double bytes_per_element, int batch) {
+  const double rows = std::min(layer.embedding->rows_per_sample * batch, static_cast<double>(layer.embedding->rows));
+  const double row_elements = static_cast<double>(layer.params) / layer.embedding->rows;
+  return {index, units::DataSize::from_bytes(rows * row_elements * bytes_per_element)};
+}
+
+} // namespace
+
 BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_order,
                         units::DataSize threshold, platform::Precision precision, int batch) {
   BucketPlan plan;
@@ -16,11 +27,7 @@ BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_o
     if (layer.params == 0)
       continue;
     if (layer.embedding) {
-      const double rows = std::min(layer.embedding->rows_per_sample * batch,
-                                   static_cast<double>(layer.embedding->rows));
-      const double row_elements = static_cast<double>(layer.params) / layer.embedding->rows;
-      plan.sparse.push_back(
-          {*it, units::DataSize::from_bytes(rows * row_elements * bytes_per_element)});
+      plan.sparse.push_back(sparse_gradient(layer, *it, bytes_per_element, batch));
       continue;
     }
     const auto bytes = units::DataSize::from_bytes(static_cast<double>(layer.params) * bytes_per_element);
@@ -33,6 +40,34 @@ BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_o
   }
   if (!current.layers.empty())
     plan.dense.push_back(std::move(current));
+  return plan;
+}
+
+BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forward_order, units::DataSize first_limit,
+                            units::DataSize limit, platform::Precision precision, int batch) {
+  BucketPlan plan;
+  plan.threshold = limit;
+  const double bytes_per_element = element_bytes(precision);
+  GradientBucket current;
+  for (int index : forward_order) {
+    const LayerSpec& layer = w.layers[static_cast<std::size_t>(index)];
+    if (layer.params == 0)
+      continue;
+    if (layer.embedding) {
+      plan.sparse.push_back(sparse_gradient(layer, index, bytes_per_element, batch));
+      continue;
+    }
+    current.layers.insert(current.layers.begin(), index); // kept in backward order
+    current.bytes = current.bytes + units::DataSize::from_bytes(static_cast<double>(layer.params) * bytes_per_element);
+    if (!(current.bytes < (plan.dense.empty() ? first_limit : limit))) {
+      plan.dense.push_back(std::move(current));
+      current = {};
+    }
+  }
+  if (!current.layers.empty())
+    plan.dense.push_back(std::move(current));
+  std::reverse(plan.dense.begin(), plan.dense.end());
+  std::reverse(plan.sparse.begin(), plan.sparse.end());
   return plan;
 }
 

@@ -35,4 +35,13 @@ struct BucketPlan {
 BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_order,
                         units::DataSize threshold, platform::Precision precision, int batch);
 
+/// PyTorch DDP's buckets (torch/csrc/distributed/c10d/reducer.cpp,
+/// compute_bucket_assignment_by_size, 1.7-1.10): the dense gradients in parameter (forward)
+/// order, a bucket closed once it reaches its limit (the tensor that reaches it included), the
+/// first limited to `first_limit` (kDefaultFirstBucketBytes, 1 MiB), the others to `limit`
+/// (bucket_cap_mb); returned in reverse, the order backward makes them ready, so the first
+/// bucket, holding the earliest layers, comes last. Sparse gradients as plan_buckets.
+BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forward_order, units::DataSize first_limit,
+                            units::DataSize limit, platform::Precision precision, int batch);
+
 } // namespace ceiling::workload

@@ -73,3 +73,20 @@ TEST_CASE("embedding gradients are sparse: the rows a batch touches, at most the
   const auto large = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
   CHECK(large.sparse[0].bytes.bytes() == 4000);
 }
+
+TEST_CASE("DDP fills buckets in parameter order, the first to its own limit, each closed once it reaches its limit") {
+  const WorkloadSpec w = chain({10, 20, 0, 30, 40}); // 40, 80, 0, 120, 160 bytes
+  // Expectation (reducer.cpp compute_bucket_assignment_by_size): first limit 100, then 200:
+  // l0 (40) + l1 (80) = 120 >= 100 closes {l0, l1}; l3 (120) + l4 (160) = 280 >= 200 closes
+  // {l3, l4}. Reversed into backward order: {l4, l3} (280), then {l1, l0} (120).
+  const auto plan = plan_buckets_ddp(w, forward(w), bytes(100), bytes(200), platform::Precision::Fp32, 1);
+  REQUIRE(plan.dense.size() == 2);
+  CHECK(plan.dense[0].layers == std::vector<int>{4, 3});
+  CHECK(plan.dense[0].bytes.bytes() == 280);
+  CHECK(plan.dense[1].layers == std::vector<int>{1, 0});
+  CHECK(plan.dense[1].bytes.bytes() == 120);
+  // A first limit of 1 byte: the first layer alone is the first bucket, reduced last.
+  const auto small = plan_buckets_ddp(w, forward(w), bytes(1), bytes(1000), platform::Precision::Fp32, 1);
+  REQUIRE(small.dense.size() == 2);
+  CHECK(small.dense.back().layers == std::vector<int>{0});
+}
