@@ -130,6 +130,15 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
     w.validations.push_back(read_measurement(v));
     v.reject_unknown_keys();
   }
+  for (TableReader& d : file.table_array("device_calibration")) {
+    workload::DeviceCalibration c{.device = d.string("device"), .measured = read_measurement(d)};
+    c.compute_efficiency = d.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
+    for (const auto& other : w.device_calibrations)
+      if (other.device == c.device)
+        d.fail("device", "a second calibration for \"" + c.device + "\": one per device");
+    d.reject_unknown_keys();
+    w.device_calibrations.push_back(std::move(c));
+  }
   file.reject_unknown_keys();
   return w;
 }

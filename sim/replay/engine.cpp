@@ -259,6 +259,7 @@ public:
     for (const auto& k : plan_.reductions)
       result_.reductions.push_back({k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule)});
     result_.server_bytes = plan_.server_bytes;
+    result_.calibration = plan_.calibration;
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;

@@ -241,7 +241,16 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   plan.costs = software_costs(s);
   const int batch = w.batch_per_worker;
   const auto device = workload::compute_device(s.platform.node);
-  const workload::Efficiency efficiency{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+  // The device's own calibration where the workload has one for it, else the workload's.
+  workload::Efficiency efficiency{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+  plan.calibration = "the workload's calibration" +
+                     (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
+  if (s.platform.node.gpu)
+    for (const auto& c : w.device_calibrations)
+      if (c.device == s.platform.node.gpu->model) {
+        efficiency.compute = c.compute_efficiency;
+        plan.calibration = "calibrated on this device (" + c.device + ")";
+      }
   const auto peak = *device.peak.at(plan.compute_precision);
 
   if (s.platform.node.is_gpu_node())

@@ -46,6 +46,8 @@ struct IterationPlan {
   double flop_per_rank = 0;                ///< forward + backward, one iteration
   platform::Precision compute_precision = platform::Precision::Fp32;
   SoftwareCosts costs;
+  /// Which compute calibration prices the device: its own, or the workload's (in words).
+  std::string calibration;
   /// Parameter servers (rank s is server s): the gradient bytes each receives from every
   /// worker per iteration; empty without parameter servers.
   std::vector<double> server_bytes;

@@ -76,6 +76,7 @@ struct ReductionSummary {
 struct RunResult {
   int ranks = 0;
   std::vector<ReductionSummary> reductions; ///< in the order backward makes them ready
+  std::string calibration; ///< which compute calibration priced the device, in words
   /// Parameter servers: the gradient bytes each receives from every worker per iteration.
   std::vector<double> server_bytes;
   double samples_per_iteration = 0;      ///< batch x ranks

@@ -55,6 +55,16 @@ struct CalibrationSpec {
   bool operator==(const CalibrationSpec&) const = default;
 };
 
+/// A compute efficiency fitted on one more device, used instead of the workload's calibration
+/// when a run's device is that one (its model name, node.gpu.model, equal to `device`): the
+/// single-device measurements of other GPUs (a P100 SXM2, a K80) price this model there.
+struct DeviceCalibration {
+  std::string device;              ///< the GPU model name it applies to
+  Measurement measured;
+  double compute_efficiency = 1;   ///< fitted by `ceiling workload calibrate --write`
+  bool operator==(const DeviceCalibration&) const = default;
+};
+
 /// Published totals the layers must add up to.
 struct ReferenceTotals {
   long long params = 0;
@@ -81,6 +91,7 @@ struct WorkloadSpec {
   std::vector<LayerSpec> layers;
   CalibrationSpec calibration;
   std::vector<Measurement> validations;
+  std::vector<DeviceCalibration> device_calibrations;
   bool operator==(const WorkloadSpec&) const = default;
 };
 

@@ -134,6 +134,12 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
     CHECK(error_of(edited("compute_efficiency = 0.25", "compute_efficiency = 2.5")) ==
           R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 2, got 2.5)");
   }
+  SUBCASE("two calibrations of one device") {
+    const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"p.toml\"\nmeasured_throughput = 1\n"
+                               "batch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
+    CHECK(error_of(valid + device + device).find("device_calibration[1].device: a second calibration for \"G\": one per device") !=
+          std::string::npos);
+  }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==
           R"(workloads/bad.toml:24:72: error: graph.layers[2].parms: unknown key (did you mean "params"?))");
@@ -185,6 +191,15 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
         w, device, w.precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
     REQUIRE_MESSAGE(fitted.has_value(), why);
     CHECK(w.calibration.compute_efficiency == doctest::Approx(*fitted).epsilon(1e-5));
+    for (const auto& c : w.device_calibrations) { // each device calibration reproduces its measurement too
+      const auto platform = config::load_platform(c.measured.platform_path);
+      REQUIRE(platform.node.gpu.has_value());
+      CHECK(platform.node.gpu->model == c.device);
+      const auto it = workload::device_iteration(w, workload::compute_device(platform.node), w.precision, c.measured.batch,
+                                                 {c.compute_efficiency, w.calibration.memory_efficiency});
+      REQUIRE(it.has_value());
+      CHECK(it->samples_per_second(c.measured.batch) == doctest::Approx(c.measured.samples_per_second).epsilon(0.01));
+    }
     for (const auto& v : w.validations) { // reported, never asserted: the model is not fitted there
       const auto other = workload::compute_device(config::load_platform(v.platform_path).node);
       const auto it = workload::device_iteration(w, other, w.precision, v.batch, e);

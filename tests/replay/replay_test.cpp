@@ -326,6 +326,22 @@ TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer byte
   CHECK(sparse_count() == 0);
 }
 
+TEST_CASE("a device with a calibration of its own is priced with it, the others with the workload's") {
+  // Expectation: compute time is inversely proportional to the compute efficiency where compute
+  // bound; a device calibration of half the workload's efficiency doubles it on that GPU model.
+  Scenario s = scenario(topologies[0].second, 1, gpus(1));
+  s.platform.node.gpu->model = "test GPU";
+  const auto base = replay::make_iteration_plan(s);
+  CHECK(base.calibration.find("the workload's calibration") == 0);
+  s.workload.device_calibrations.push_back(
+      {.device = "test GPU", .compute_efficiency = s.workload.calibration.compute_efficiency / 2});
+  const auto own = replay::make_iteration_plan(s);
+  CHECK(own.calibration == "calibrated on this device (test GPU)");
+  CHECK(own.forward_s > 1.5 * base.forward_s);
+  s.platform.node.gpu->model = "another GPU";
+  CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
+}
+
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   // Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
   Scenario s = eight_staged_nodes_in_turn();

@@ -140,6 +140,7 @@ int run_command(const std::vector<std::string>& args) {
     json.key("platform").value(s.platform.name).key("workload").value(s.workload.name);
     json.key("nodes").value(s.nodes).key("ranks").value(r.ranks);
     json.key("batch_per_rank").value(s.workload.batch_per_worker);
+    json.key("calibration").value(r.calibration);
     json.key("software").value(o.software.name);
     json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
     json.key("collective").value(collective_name(o.software));
@@ -191,6 +192,7 @@ int run_command(const std::vector<std::string>& args) {
             << replay::to_string(replay::resolved_precision(s)) << ", staging "
             << replay::to_string(replay::resolved_staging(s)) << ", overlap "
             << (o.overlap ? "on" : "off") << "\n";
+  std::printf("compute: %s\n", r.calibration.c_str());
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
     print_collectives(r);

@@ -251,43 +251,62 @@ int calibrate(const std::vector<std::string>& args) {
   if (!cli)
     return 0;
   const WorkloadSpec w = config::load_workload(cli->file);
-  if (!w.calibration.borrowed_from.empty())
-    throw UsageError(cli->file + ": the calibration is borrowed from " +
-                     w.calibration.borrowed_from + "; calibrate that workload instead");
-  const auto& m = w.calibration.measured;
-  const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
-  std::string why;
-  const auto efficiency = workload::calibrate_compute_efficiency(
-      w, device, w.precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
-  if (!efficiency)
-    throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
-  char value[32];
-  std::snprintf(value, sizeof value, "%.6g", *efficiency);
-  std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
-            << " (measured " << m.samples_per_second << " " << w.sample << "s/s at batch "
-            << m.batch << ")\n";
+  // The fitted values, in the file's order: [calibration] (unless borrowed), then each
+  // [[device_calibration]].
+  std::vector<std::string> values;
+  const auto fit = [&](const workload::Measurement& m, const std::string& expected_device) {
+    const auto platform = config::load_platform(m.platform_path);
+    if (!expected_device.empty() && (!platform.node.gpu || platform.node.gpu->model != expected_device))
+      throw UsageError(cli->file + ": device_calibration for \"" + expected_device + "\" names " + m.platform_path +
+                       ", whose GPU is \"" + (platform.node.gpu ? platform.node.gpu->model : "none") + "\"");
+    const auto device = workload::compute_device(platform.node);
+    std::string why;
+    const auto efficiency = workload::calibrate_compute_efficiency(
+        w, device, w.precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
+    if (!efficiency)
+      throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", *efficiency);
+    std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name << " (measured "
+              << m.samples_per_second << " " << w.sample << "s/s at batch " << m.batch << ")\n";
+    values.emplace_back(value);
+  };
+  const bool own = w.calibration.borrowed_from.empty();
+  if (own)
+    fit(w.calibration.measured, "");
+  for (const auto& c : w.device_calibrations)
+    fit(c.measured, c.device);
+  if (values.empty())
+    throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
+                     " and there is no [[device_calibration]]; calibrate that workload instead");
   if (!cli->has("write"))
     return 0;
-  // Replace the number after "compute_efficiency =" in [calibration], keeping the rest of the line.
+  // Replace the number after "compute_efficiency =" in [calibration] and in each
+  // [[device_calibration]], in order, keeping the rest of each line.
   std::ifstream in(cli->file);
   std::string text;
   std::string section;
-  bool replaced = false;
+  std::size_t next = 0;
+  bool in_section_done = false;
   for (std::string line; std::getline(in, line); text += line + "\n") {
     const auto first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line[first] == '[')
+    if (first != std::string::npos && line[first] == '[') {
       section = line.substr(first);
-    if (replaced || !section.starts_with("[calibration]") || first == std::string::npos ||
+      in_section_done = false;
+    }
+    const bool target = (own && section.starts_with("[calibration]")) || section.starts_with("[[device_calibration]]");
+    if (!target || in_section_done || next >= values.size() || first == std::string::npos ||
         line.compare(first, 18, "compute_efficiency") != 0)
       continue;
     const auto equals = line.find('=', first);
     const auto number = line.find_first_not_of(" \t", equals + 1);
     const auto end = line.find_first_of(" \t#", number);
-    line = line.substr(0, number) + value + (end == std::string::npos ? "" : line.substr(end));
-    replaced = true;
+    line = line.substr(0, number) + values[next++] + (end == std::string::npos ? "" : line.substr(end));
+    in_section_done = true;
   }
-  if (!replaced)
-    throw UsageError(cli->file + ": no compute_efficiency line in [calibration] to replace");
+  if (next != values.size())
+    throw UsageError(cli->file + ": " + std::to_string(values.size() - next) +
+                     " compute_efficiency line(s) missing in [calibration] or [[device_calibration]]");
   std::ofstream(cli->file) << text;
   std::cout << "wrote " << cli->file << "\n";
   return 0;
