@@ -132,10 +132,15 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   }
   for (TableReader& d : file.table_array("device_calibration")) {
     workload::DeviceCalibration c{.device = d.string("device"), .measured = read_measurement(d)};
+    if (d.has("precision"))
+      c.precision = d.choice("precision", {"fp64", "fp32", "fp16", "mixed"});
+    if (c.precision == platform::to_string(w.precision))
+      c.precision.clear(); // the workload's own precision
     c.compute_efficiency = d.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
     for (const auto& other : w.device_calibrations)
-      if (other.device == c.device)
-        d.fail("device", "a second calibration for \"" + c.device + "\": one per device");
+      if (other.device == c.device && other.precision == c.precision)
+        d.fail("device", "a second calibration for \"" + c.device + "\"" +
+                             (c.precision.empty() ? "" : " in " + c.precision) + ": one per device and precision");
     d.reject_unknown_keys();
     w.device_calibrations.push_back(std::move(c));
   }

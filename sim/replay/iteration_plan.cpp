@@ -245,12 +245,20 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   workload::Efficiency efficiency{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
   plan.calibration = "the workload's calibration" +
                      (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
+  const std::string_view run_precision = to_string(mode);
+  const bool workload_precision = run_precision == platform::to_string(w.precision);
   if (s.platform.node.gpu)
     for (const auto& c : w.device_calibrations)
-      if (c.device == s.platform.node.gpu->model) {
+      if (c.device == s.platform.node.gpu->model &&
+          (c.precision.empty() ? workload_precision : c.precision == run_precision)) {
         efficiency.compute = c.compute_efficiency;
-        plan.calibration = "calibrated on this device (" + c.device + ")";
+        plan.calibration = "calibrated on this device (" + c.device + ")" +
+                           (c.precision.empty() ? std::string() : " in " + c.precision);
       }
+  if (plan.calibration.starts_with("the workload's") && !workload_precision)
+    plan.calibration += ", measured in " + std::string(platform::to_string(w.precision)) + ": " +
+                        std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
+                        std::string(run_precision) + " peak)";
   const auto peak = *device.peak.at(plan.compute_precision);
 
   if (s.platform.node.is_gpu_node())

@@ -60,6 +60,9 @@ struct CalibrationSpec {
 /// single-device measurements of other GPUs (a P100 SXM2, a K80) price this model there.
 struct DeviceCalibration {
   std::string device;              ///< the GPU model name it applies to
+  /// The precision mode measured ("fp32", "fp16", "mixed": fp16 compute, fp32 gradients); it
+  /// applies to runs in that mode. Empty: the workload's precision.
+  std::string precision;
   Measurement measured;
   double compute_efficiency = 1;   ///< fitted by `ceiling workload calibrate --write`
   bool operator==(const DeviceCalibration&) const = default;

@@ -195,7 +195,9 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
       const auto platform = config::load_platform(c.measured.platform_path);
       REQUIRE(platform.node.gpu.has_value());
       CHECK(platform.node.gpu->model == c.device);
-      const auto it = workload::device_iteration(w, workload::compute_device(platform.node), w.precision, c.measured.batch,
+      const auto precision = c.precision.empty() ? w.precision
+                                                 : *platform::precision_from_string(c.precision == "mixed" ? "fp16" : c.precision);
+      const auto it = workload::device_iteration(w, workload::compute_device(platform.node), precision, c.measured.batch,
                                                  {c.compute_efficiency, w.calibration.memory_efficiency});
       REQUIRE(it.has_value());
       CHECK(it->samples_per_second(c.measured.batch) == doctest::Approx(c.measured.samples_per_second).epsilon(0.01));

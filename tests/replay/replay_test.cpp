@@ -340,6 +340,15 @@ TEST_CASE("a device with a calibration of its own is priced with it, the others 
   CHECK(own.forward_s > 1.5 * base.forward_s);
   s.platform.node.gpu->model = "another GPU";
   CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
+  // A calibration measured in mixed precision prices mixed runs only; an fp16 run without one
+  // says it is uncalibrated.
+  s.platform.node.gpu->model = "test GPU";
+  s.workload.device_calibrations.front().precision = "mixed";
+  CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
+  s.options.precision = replay::PrecisionMode::Mixed;
+  CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU) in mixed");
+  s.options.precision = replay::PrecisionMode::Fp16;
+  CHECK(replay::make_iteration_plan(s).calibration.find("fp16 is uncalibrated") != std::string::npos);
 }
 
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {

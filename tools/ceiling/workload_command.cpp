@@ -254,28 +254,32 @@ int calibrate(const std::vector<std::string>& args) {
   // The fitted values, in the file's order: [calibration] (unless borrowed), then each
   // [[device_calibration]].
   std::vector<std::string> values;
-  const auto fit = [&](const workload::Measurement& m, const std::string& expected_device) {
+  const auto fit = [&](const workload::Measurement& m, const std::string& expected_device, const std::string& mode) {
     const auto platform = config::load_platform(m.platform_path);
     if (!expected_device.empty() && (!platform.node.gpu || platform.node.gpu->model != expected_device))
       throw UsageError(cli->file + ": device_calibration for \"" + expected_device + "\" names " + m.platform_path +
                        ", whose GPU is \"" + (platform.node.gpu ? platform.node.gpu->model : "none") + "\"");
     const auto device = workload::compute_device(platform.node);
     std::string why;
+    // Mixed precision computes in fp16 (its gradients, in fp32, are not compute).
+    const auto precision = mode.empty() ? w.precision
+                                        : *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
     const auto efficiency = workload::calibrate_compute_efficiency(
-        w, device, w.precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
+        w, device, precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
     if (!efficiency)
       throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", *efficiency);
-    std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name << " (measured "
+    std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
+              << (mode.empty() ? "" : " in " + mode) << " (measured "
               << m.samples_per_second << " " << w.sample << "s/s at batch " << m.batch << ")\n";
     values.emplace_back(value);
   };
   const bool own = w.calibration.borrowed_from.empty();
   if (own)
-    fit(w.calibration.measured, "");
+    fit(w.calibration.measured, "", "");
   for (const auto& c : w.device_calibrations)
-    fit(c.measured, c.device);
+    fit(c.measured, c.device, c.precision);
   if (values.empty())
     throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
                      " and there is no [[device_calibration]]; calibrate that workload instead");
