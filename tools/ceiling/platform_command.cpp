@@ -91,6 +91,8 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   write_peaks_json(json, node.cpu.peak_per_socket, node.cpu.sockets);
   json.key("memory_bandwidth_bytes_per_s")
       .value(node.cpu.memory_bandwidth_per_socket.bytes_per_second() * node.cpu.sockets);
+  if (node.cpu.core_memory_bandwidth)
+    json.key("core_memory_bandwidth_bytes_per_s").value(node.cpu.core_memory_bandwidth->bytes_per_second());
   json.end_object();
   if (node.gpu) {
     json.key("gpu").begin_object();
@@ -104,6 +106,7 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
     json.key("host_to_device_bytes_per_s").value(node.pcie->host_to_device.bytes_per_second());
     json.key("device_to_host_bytes_per_s").value(node.pcie->device_to_host.bytes_per_second());
     json.key("latency_s").value(node.pcie->latency.seconds());
+    json.key("copy_overhead_s").value(node.pcie->copy_overhead.seconds());
     json.end_object();
     if (node.gpu_link) {
       json.key("gpu_link").begin_object();
@@ -115,6 +118,8 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.key("nic").begin_object();
   json.key("bandwidth_bytes_per_s").value(node.nic.bandwidth.bytes_per_second());
   json.key("latency_s").value(node.nic.latency.seconds());
+  json.key("send_overhead_s").value(node.nic.send_overhead.seconds());
+  json.key("receive_overhead_s").value(node.nic.receive_overhead.seconds());
   json.key("gpu_direct").value(node.nic.gpu_direct);
   json.end_object();
   json.key("node_peak_flop_per_s").begin_object();
@@ -146,7 +151,9 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
   std::cout << "node kind     " << (node.is_gpu_node() ? "GPU node" : "CPU node") << "\n";
   std::cout << "  CPU         " << node.cpu.sockets << " socket(s) x " << node.cpu.cores_per_socket
             << " cores; peak " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
-            << "; memory " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets) << "\n";
+            << "; memory " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
+            << (node.cpu.core_memory_bandwidth ? ", one core " + to_string(*node.cpu.core_memory_bandwidth) : std::string())
+            << "\n";
   if (node.gpu) {
     std::cout << "  GPU         " << node.gpu->count << " x "
               << (node.gpu->model.empty() ? "GPU" : node.gpu->model) << "; peak each "
@@ -154,14 +161,16 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
               << " at " << to_string(node.gpu->memory_bandwidth) << "\n";
     std::cout << "  PCIe        host->device " << to_string(node.pcie->host_to_device)
               << ", device->host " << to_string(node.pcie->device_to_host) << ", latency "
-              << to_string(node.pcie->latency) << " (per GPU)\n";
+              << to_string(node.pcie->latency) << " (per GPU); copy call overhead "
+              << to_string(node.pcie->copy_overhead) << "\n";
     if (node.gpu_link)
       std::cout << "  GPU link    " << to_string(node.gpu_link->bandwidth) << " per GPU, latency "
                 << to_string(node.gpu_link->latency) << "\n";
   }
   std::cout << "  NIC         " << to_string(node.nic.bandwidth) << " per direction, latency "
             << to_string(node.nic.latency) << ", GPU-direct RDMA "
-            << (node.nic.gpu_direct ? "yes" : "no") << "\n";
+            << (node.nic.gpu_direct ? "yes" : "no") << "; MPI overheads send " << to_string(node.nic.send_overhead)
+            << ", receive " << to_string(node.nic.receive_overhead) << "\n";
   std::string node_peaks;
   std::string machine_peaks;
   for (platform::Precision p : platform::all_precisions)
