@@ -40,4 +40,23 @@ for name, platform, nodes, extra, measured, tolerance, floor in cases:
     failures += not ok
     print(f"{name:48} {simulated:8.2f} us {measured:8.2f} us {simulated / measured:7.2f}"
           f"{'' if ok else '   FAIL: outside [' + format(floor * measured, '.2f') + ', ' + format(measured + tolerance, '.2f') + '] us'}")
+
+# Bandwidths: a node-to-node transfer of 4 MiB (osu_bw's largest message, ReFrame's 4 MiB CPU
+# buffers: 9,607 MB/s, tolerance -10 %) and a 1 GiB host->device copy (ReFrame memory_bandwidth:
+# 11.881 GB/s, -10 %), from `ceiling platform bench` on the P100 nodes: size / simulated time.
+# ReFrame's bandwidth tolerance is a lower bound; the upper bound asserted is the reference itself
+# (these figures calibrate node.nic and node.pcie, the simulation cannot exceed them).
+def bench(size):
+    out = subprocess.run([ceiling, "platform", "bench", f"{root}/platforms/piz-daint-xc50-p100.toml", "--nodes", "2",
+                          "--size", size, "--json"], check=True, capture_output=True, text=True).stdout
+    return {b["name"]: b["simulated_s"] for b in json.loads(out)["benchmarks"]}
+
+for name, size, bytes_, key, measured in [
+        ("osu_bw 4 MiB, host buffers", "4 MiB", 4 * 2**20, "transfer rank 0 -> rank 1 (CPU to CPU)", 9.607e9),
+        ("host->device copy, 1 GiB", "1 GiB", 2**30, "host -> device copy (rank 0, GPU 0)", 11.881e9)]:
+    simulated = bytes_ / bench(size)[key]
+    ok = 0.9 * measured <= simulated <= measured
+    failures += not ok
+    print(f"{name:48} {simulated / 1e9:7.3f} GB/s {measured / 1e9:7.3f} GB/s {simulated / measured:7.2f}"
+          f"{'' if ok else '   FAIL: outside [0.9, 1] x measured'}")
 sys.exit(1 if failures else 0)
