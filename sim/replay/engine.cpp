@@ -175,12 +175,12 @@ public:
     routes_ = Routes(std::move(comm_hosts));
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
+    latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
+    bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
     pipelines_.resize(plan_.reductions.size());
     if (s.options.software.negotiation)
       negotiation_s_ = negotiation_seconds();
-    bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
     input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
-    latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     sg4::Engine::on_time_advance_cb([this](double) { ++result_.clock_advances; });
     // Under CM02 without cross-traffic or window cap, what only shares a link with its own kind,
     // or with nothing, has a closed form. With host staging no network flow crosses a PCIe link:
@@ -257,7 +257,8 @@ public:
     wall_start_ = std::chrono::steady_clock::now();
     result_.ranks = plan_.ranks;
     for (const auto& k : plan_.reductions)
-      result_.reductions.push_back({k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule)});
+      result_.reductions.push_back(
+          {k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule), k.sparse});
     result_.server_bytes = plan_.server_bytes;
     result_.calibration = plan_.calibration;
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
@@ -467,7 +468,7 @@ private:
     case Kind::Forward: computed(t.rank), start_backward_segment(t.rank); break;
     case Kind::Backward: computed(t.rank), backward_segment_done(t.rank, t.index); break;
     case Kind::StageOut: copied(t.rank), staged(t.rank, t.index); break;
-    case Kind::Flow: flow_transferred(t.index, t.phase, t.flow, t.start_s); break;
+    case Kind::Flow: flow_transferred(t.index, t.phase, t.flow); break;
     case Kind::FlowDelay: flow_done(t.index, t.phase, t.flow); break;
     case Kind::StageIn: copied(t.rank), reduction_done(t.rank); break;
     case Kind::Optimizer: computed(t.rank), rank_finished(t.rank); break;
@@ -733,9 +734,6 @@ private:
     return {.route = &routes_.between(flow.src, flow.dst)};
   }
 
-  /// Flow `f` has arrived; what its steps cost beyond one wire latency and their bytes comes
-  /// after: an aggregated phase's further route latencies (SimGrid charged one), every step's
-  /// send and receive overheads, and the receiver's reduction of what arrived.
   /// What a flow's steps cost beyond their wire latency and bytes: every step's send and
   /// receive overheads and the receiver's reduction of what arrived.
   double software_delay_s(const collectives::Phase& phase, const collectives::Flow& flow) const {
@@ -743,13 +741,13 @@ private:
            flow.receiver_s;
   }
 
-  /// Flow `f`, started at `start_s`, has arrived: its software costs come after, and an
-  /// aggregated phase's further route latencies (SimGrid charged one). A pipelined phase ends as
-  /// a whole (pipeline_flow_transferred).
-  void flow_transferred(int k, int p, int f, double start_s) {
+  /// Flow `f` has arrived: its software costs come after, and an aggregated phase's further
+  /// route latencies (SimGrid charged one). A pipelined phase ends as a whole
+  /// (pipeline_flow_transferred).
+  void flow_transferred(int k, int p, int f) {
     const auto& phase = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)];
     if (phase.chunks > 0) {
-      pipeline_flow_transferred(k, p, f, start_s);
+      pipeline_flow_transferred(k, p, f);
       return;
     }
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
@@ -770,7 +768,7 @@ private:
   /// edges run at once, each crossing the slowest route alone; then each flow's software costs.
   /// A bound of a lockstep pipeline: the exact rounds, in which ranks move on as soon as their
   /// own flows are done, come out up to about 2 % faster.
-  void pipeline_flow_transferred(int k, int p, int f, double) {
+  void pipeline_flow_transferred(int k, int p, int f) {
     const auto& phase = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
     const Route& route = *planned_flow(k, {p, f}).route;

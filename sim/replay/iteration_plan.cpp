@@ -156,16 +156,17 @@ public:
   std::vector<collectives::Phase> plan(const std::vector<int>& layers, std::vector<double>& loads) const {
     std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
     std::vector<double> server_params(static_cast<std::size_t>(count_), 0.0);
+    const auto add = [&](int q, std::size_t layer, double share) {
+      server_bytes[static_cast<std::size_t>(q)] += bytes_[layer] * share;
+      server_params[static_cast<std::size_t>(q)] += params_[layer] * share;
+    };
     for (int l : layers) {
       const auto i = static_cast<std::size_t>(l);
-      for (int q = 0; q < count_; ++q) {
-        const bool here = placement_ == stack::Placement::Even || server_of_[i] == q;
-        const double share = placement_ == stack::Placement::Even ? 1.0 / count_ : 1.0;
-        if (here) {
-          server_bytes[static_cast<std::size_t>(q)] += bytes_[i] * share;
-          server_params[static_cast<std::size_t>(q)] += params_[i] * share;
-        }
-      }
+      if (placement_ != stack::Placement::Even)
+        add(server_of_[i], i, 1.0);
+      else
+        for (int q = 0; q < count_; ++q)
+          add(q, i, 1.0 / count_);
     }
     loads.resize(static_cast<std::size_t>(count_), 0.0);
     for (int q = 0; q < count_; ++q)
@@ -275,11 +276,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
 
   // Reductions in the order backward makes them ready: the position of a reduction is the
   // backward position of its last layer. Embedding tables the stack densifies join the buckets.
-  const auto& software = s.options.software;
-  auto buckets = software.first_bucket
-                     ? workload::plan_buckets_ddp(densified(s, mode), order, *software.first_bucket,
-                                                  software.fusion_threshold, gradient_precision(mode), batch)
-                     : workload::plan_buckets(densified(s, mode), order, software.fusion_threshold,
+  const auto& stack = s.options.software;
+  const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
+  auto buckets = stack.first_bucket
+                     ? workload::plan_buckets_ddp(densified(s, mode), order, *stack.first_bucket,
+                                                  stack.fusion_threshold, gradient_precision(mode), batch)
+                     : workload::plan_buckets(densified(s, mode), order, stack.fusion_threshold,
                                               gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
@@ -296,11 +298,10 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const collectives::SelectionContext selection{
       .ranks = plan.ranks,
       .ranks_per_node = plan.ranks_per_node,
-      .element_bytes = workload::element_bytes(gradient_precision(mode)),
+      .element_bytes = gradient_element_bytes,
       .nvlink = s.platform.node.gpu_link.has_value(),
-      .channels = s.options.software.channels};
-  const auto& stack = s.options.software;
-  const ParameterServers servers(s, group, workload::element_bytes(gradient_precision(mode)));
+      .channels = stack.channels};
+  const ParameterServers servers(s, group, gradient_element_bytes);
   bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;

@@ -71,6 +71,7 @@ struct ReductionSummary {
   double bytes = 0;      ///< per rank
   std::string algorithm; ///< "halving-doubling", ...
   std::string rule;      ///< why: the library's rule in words, or "fixed"
+  bool sparse = false;   ///< a sparse gradient's all-gather (bytes: the rows this rank touched)
 };
 
 struct RunResult {

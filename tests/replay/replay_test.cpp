@@ -110,6 +110,9 @@ const std::vector<std::pair<std::string, std::string>> topologies{
     {"dragonfly", "topology = \"dragonfly\"\ngroups = 4\nglobal_links = 2\nchassis_per_group = 2\n"
                   "chassis_links = 1\nrouters_per_chassis = 4\nrouter_links = 1\nnodes_per_router = 2\n"}};
 
+/// The latency of a route across the single switch: 2 x 1 us NIC + 2 x 100 ns fabric links.
+constexpr double switch_alpha_s = 2e-6 + 2 * 100e-9;
+
 /// Three layers of 10 M parameters each (fp32: two buckets at a 64 MiB threshold), compute
 /// about 5 ms per iteration on the test GPU.
 workload::WorkloadSpec three_layers() {
@@ -137,6 +140,14 @@ Scenario scenario(const std::string& interconnect, int nodes, const std::string&
   s.workload = three_layers();
   s.nodes = nodes;
   s.options.iterations = 3;
+  return s;
+}
+
+/// `nodes` CPU nodes on one switch, the reductions after backward (no overlap): an iteration is
+/// the compute, then the collectives.
+Scenario cpu_nodes_reducing_after_backward(int nodes) {
+  Scenario s = scenario(topologies[0].second, nodes, "");
+  s.options.overlap = false;
   return s;
 }
 
@@ -179,7 +190,7 @@ TEST_CASE("one rank computing alone takes the roofline time of its layers") {
 TEST_CASE("communication alone follows each algorithm's alpha-beta form where nothing is shared") {
   // CPU nodes on one switch, reductions after backward: iteration = compute + the collectives.
   // Expectation: every step costs alpha + largest flow / 12.5 GB/s, alpha = 2 x 1 us + 2 x 100 ns.
-  const double alpha = 2e-6 + 2 * 100e-9;
+  const double alpha = switch_alpha_s;
   for (auto algorithm : {collectives::Algorithm::Ring, collectives::Algorithm::HalvingDoubling,
                          collectives::Algorithm::BinaryTree})
     for (int n : {2, 6, 8}) {
@@ -187,8 +198,7 @@ TEST_CASE("communication alone follows each algorithm's alpha-beta form where no
         CAPTURE(collectives::to_string(algorithm));
         CAPTURE(n);
         CAPTURE(replay::to_string(fidelity));
-        Scenario s = scenario(topologies[0].second, n, "");
-        s.options.overlap = false;
+        Scenario s = cpu_nodes_reducing_after_backward(n);
         s.options.software.collective = algorithm;
         s.options.fidelity = fidelity;
         const auto plan = replay::make_iteration_plan(s);
@@ -206,7 +216,7 @@ TEST_CASE("a software stack adds its launch, message overheads and reduction ari
   // launch (5 us), then every step alpha (2 x 1 us + 2 x 100 ns) + the LogGP overheads
   // (0.3 + 0.2 us) + its largest flow / 12.5 GB/s + what the receiver reduces x 3 bytes moved
   // per byte / 10 GB/s (one host core).
-  const double alpha = 2e-6 + 2 * 100e-9;
+  const double alpha = switch_alpha_s;
   for (auto algorithm : {collectives::Algorithm::Ring, collectives::Algorithm::HalvingDoubling,
                          collectives::Algorithm::RecursiveDoubling, collectives::Algorithm::BinaryTree})
     for (int n : {2, 6, 8})
@@ -214,8 +224,7 @@ TEST_CASE("a software stack adds its launch, message overheads and reduction ari
         CAPTURE(collectives::to_string(algorithm));
         CAPTURE(n);
         CAPTURE(replay::to_string(fidelity));
-        Scenario s = scenario(topologies[0].second, n, "");
-        s.options.overlap = false;
+        Scenario s = cpu_nodes_reducing_after_backward(n);
         s.options.fidelity = fidelity;
         s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
         s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
@@ -243,8 +252,7 @@ TEST_CASE("a framework cycle starts the reductions at the next tick, after one n
   // over 8 ranks, 3 steps of alpha (2 x 1 us + 2 x 100 ns) + the MPI overheads (0.3 + 0.2 us);
   // then every bucket's ring back to back (they were all ready when the cycle began); then
   // the optimizer.
-  Scenario s = scenario(topologies[0].second, 8, "");
-  s.options.overlap = false;
+  Scenario s = cpu_nodes_reducing_after_backward(8);
   s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
   s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
   s.options.software.cycle = units::Duration::from_seconds(5e-3);
@@ -252,7 +260,7 @@ TEST_CASE("a framework cycle starts the reductions at the next tick, after one n
   const auto plan = replay::make_iteration_plan(s);
   const double backward_end = compute_seconds(plan) - plan.optimizer_s;
   const double tick = std::ceil(backward_end / 5e-3) * 5e-3;
-  const double alpha = 2e-6 + 2 * 100e-9;
+  const double alpha = switch_alpha_s;
   double collectives = 0;
   for (const auto& r : plan.reductions)
     collectives += collectives::alpha_beta_seconds(r.plan, alpha, 12.5e9);
@@ -266,11 +274,10 @@ TEST_CASE("a parameter server takes the pushes, sums them and applies the update
   // into the server's NIC at once (alpha + 3 B / 12.5 GB/s), the server sums 3 B (3 bytes moved
   // per byte) and updates P parameters (20 optimizer bytes each) at 100 GB/s, then the three pull
   // B back (alpha + 3 B / 12.5 GB/s). The workers run no optimizer of their own.
-  const double alpha = 2e-6 + 2 * 100e-9;
+  const double alpha = switch_alpha_s;
   for (auto placement : {stack::Placement::Even, stack::Placement::Greedy}) {
     CAPTURE(stack::to_string(placement));
-    Scenario s = scenario(topologies[0].second, 4, "");
-    s.options.overlap = false;
+    Scenario s = cpu_nodes_reducing_after_backward(4);
     s.options.software.collective = collectives::Algorithm::ParameterServer;
     s.options.software.placement = placement;
     const auto plan = replay::make_iteration_plan(s);
@@ -384,11 +391,10 @@ TEST_CASE("a library's selection gives every bucket the algorithm its rule names
 TEST_CASE("a pipeline between two nodes pays its fill and drain: (K + 1) rounds of alpha + chunk / bandwidth") {
   // Two CPU nodes on one switch: the tree is one edge, up and down at once (full duplex).
   // Expectation: K chunks of C bytes take K + 2 x 1 - 1 = K + 1 rounds of alpha + C / 12.5 GB/s.
-  const double alpha = 2e-6 + 2 * 100e-9;
+  const double alpha = switch_alpha_s;
   for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
     CAPTURE(replay::to_string(fidelity));
-    Scenario s = scenario(topologies[0].second, 2, "");
-    s.options.overlap = false;
+    Scenario s = cpu_nodes_reducing_after_backward(2);
     s.options.fidelity = fidelity;
     s.options.software.collective = collectives::Algorithm::PipelinedTree;
     s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
@@ -475,7 +481,7 @@ TEST_CASE("each part of the breakdown is its closed form when nothing overlaps a
   // 20 GB/s) and the bucket out (16 GB/s) and back (20 GB/s); communication is the ring's
   // alpha-beta form between host memories (alpha = 2 x 1 us NIC + 2 x 100 ns fabric).
   const double copy = 32 * 100e3 / 20e9 + reduction.bytes / 16e9 + reduction.result_bytes / 20e9;
-  const double communication = collectives::alpha_beta_seconds(reduction.plan, 2e-6 + 2 * 100e-9, 12.5e9);
+  const double communication = collectives::alpha_beta_seconds(reduction.plan, switch_alpha_s, 12.5e9);
   const auto b = run_isolated(s).breakdown;
   CHECK(b.compute_s == testing::relative(compute_seconds(plan), 1e-9));
   CHECK(b.copy_s == testing::relative(copy, 1e-6));

@@ -29,6 +29,7 @@ point_timeout=${POINT_TIMEOUT:-600}
 sweep=${SWEEP:-1}
 ceiling="$build/tools/ceiling"
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tools/bench/timing.sh"
 [ -x "$ceiling" ] || { echo "collectives_bench: no $ceiling; build first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "collectives_bench: needs GNU time (apt-get install time)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -56,20 +57,7 @@ for topology in $topologies; do
         printf "%-9s %-18s %6d %s\n" "$topology" "$collective" "$n" "$what"
         continue
       fi
-      # "timing: build B s; iterations W0 W1 ... s"
-      read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
-                                   for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
-      # "work: T transfers, F flows in closed form, S flows shared by the replay, C link copies,
-      # A clock advances in K iterations; transfer driver D"
-      # (older builds print no shared flows: 0)
-      read -r simgrid closed shared < <(awk '/^work:/ {
-          k = 0; c = 0; h = 0
-          for (i = 1; i <= NF; i++) {
-            if ($i == "iterations;") k = $(i - 1)
-            if ($i == "closed") c = $(i - 3)
-            if ($i == "shared") h = $(i - 2)
-          }
-          printf "%.0f %.0f %.0f\n", $2 / k, c / k, h / k }' "$log")
+      read -r build_s per simgrid closed shared < <(timing_figures "$log")
       read -r rss wall < <(awk '/^rss/ {printf "%.0f %s\n", $2 / 1024, $4}' "$tmp/time")
       printf "%-9s %-18s %6d %9.2f %12.4f %11.2f %5s MiB %12d %12d %12d %8.2f\n" "$topology" "$collective" "$n" \
         "$build_s" "$per" "$wall" "$rss" "$simgrid" "$closed" "$shared" \

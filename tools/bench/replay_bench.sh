@@ -22,6 +22,7 @@ driver=${TRANSFER_DRIVER:-auto}
 flows=${FLOWS:-auto}
 ceiling="$build/tools/ceiling"
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/tools/bench/timing.sh"
 [ -x "$ceiling" ] || { echo "replay_bench: no $ceiling; build first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "replay_bench: needs GNU time (apt-get install time)" >&2; exit 2; }
 
@@ -40,20 +41,7 @@ for fidelity in aggregated exact; do
       /usr/bin/time -f "rss %M" -o "$log.rss" "$ceiling" run -p "$root/$platform.toml" \
         -w "$root/workloads/resnet50_v1.toml" -n "$n" --fidelity "$fidelity" \
         --iterations $((1 + extra)) --transfer-driver "$driver" --flows "$flows" --timing --json >/dev/null 2>"$log"
-      # "timing: build B s; iterations W0 W1 ... s"
-      read -r build_s per < <(awk '/^timing:/ {b = $3; s = 0; k = 0;
-                                   for (i = 7; i < NF; i++) { s += $i; k++ } print b, s / k}' "$log")
-      # "work: T transfers, F flows in closed form, S flows shared by the replay, C link copies,
-      # A clock advances in K iterations; transfer driver D"
-      # (older builds print no shared flows: 0)
-      read -r transfers closed shared < <(awk '/^work:/ {
-          k = 0; c = 0; h = 0
-          for (i = 1; i <= NF; i++) {
-            if ($i == "iterations;") k = $(i - 1)
-            if ($i == "closed") c = $(i - 3)
-            if ($i == "shared") h = $(i - 2)
-          }
-          printf "%.0f %.0f %.0f\n", $2 / k, c / k, h / k }' "$log")
+      read -r build_s per transfers closed shared < <(timing_figures "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
       printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %10d %8.2f\n" "$topology" "$platform" "$fidelity" \
         "$n" "$build_s" "$per" "$rss" "$transfers" "$closed" "$shared" \

@@ -71,7 +71,7 @@ void print_collectives(const replay::RunResult& r) {
                 units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
   double sparse = 0;
   for (const auto& k : r.reductions)
-    if (k.rule.starts_with("sparse"))
+    if (k.sparse)
       sparse += k.bytes;
   if (sparse > 0)
     std::printf("  sparse gradients: each rank receives %s per iteration from the others' touched rows\n",

@@ -67,11 +67,14 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
               "E meas", "E pred", "error");
   for (std::size_t c = 0; c < results.size(); ++c) {
     for (const auto& p : results[c].points) {
-      const std::string measured = p.measured_throughput ? std::to_string(*p.measured_throughput) : "-";
-      std::printf("%-36s %7lld %12.6g %12.6g %7s %7.3f %7.3f %+8.1f\n", results[c].id.c_str(), p.workers,
-                  p.measured_throughput.value_or(std::nan("")), p.predicted_throughput,
-                  p.measured_throughput ? (std::to_string(p.predicted_throughput / *p.measured_throughput)).substr(0, 5).c_str() : "-",
-                  p.measured_efficiency, p.predicted_efficiency, p.error_points);
+      char measured[32] = "-";
+      char ratio[32] = "-";
+      if (p.measured_throughput) {
+        std::snprintf(measured, sizeof measured, "%.6g", *p.measured_throughput);
+        std::snprintf(ratio, sizeof ratio, "%.3f", p.predicted_throughput / *p.measured_throughput);
+      }
+      std::printf("%-36s %7lld %12s %12.6g %7s %7.3f %7.3f %+8.1f\n", results[c].id.c_str(), p.workers, measured,
+                  p.predicted_throughput, ratio, p.measured_efficiency, p.predicted_efficiency, p.error_points);
     }
     std::printf("%-36s median |error| %.1f points, worst %+.1f  (%s)\n\n", results[c].id.c_str(),
                 results[c].median_abs_error_points, results[c].worst_error_points, cases[c].source.c_str());
