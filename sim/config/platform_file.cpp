@@ -174,6 +174,15 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   reject_foreign(dragonfly_keys, "dragonfly");
   if (auto problem = platform::shape_problem(net.topology))
     t.fail("topology", "impossible " + kind + " shape: " + *problem);
+  net.routing = platform::default_routing(net.topology);
+  if (auto routing = t.optional_string("routing")) {
+    const auto parsed = platform::routing_from_string(*routing);
+    if (!parsed)
+      t.fail("routing", "unknown routing \"" + *routing + "\": expected one of " + platform::routing_list());
+    if (auto problem = platform::routing_problem(net.topology, *parsed))
+      t.fail("routing", *problem);
+    net.routing = *parsed;
+  }
   t.reject_unknown_keys();
   return net;
 }

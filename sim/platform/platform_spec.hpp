@@ -135,11 +135,25 @@ using Topology = std::variant<SingleSwitch, FatTree, Torus, Dragonfly>;
 /// "single-switch", "fat-tree", "torus" or "dragonfly".
 std::string_view topology_name(const Topology& t);
 
+/// How the fabric routes a flow between two nodes (sim/routing/ for the paths and the choice):
+/// - StaticMinimal: SimGrid's own route, one fixed path per pair: d-mod-k on a fat-tree,
+///   dimension order on a torus, the one minimal path of SimGrid's dragonfly builder;
+/// - Adaptive: the flow spreads over minimal and non-minimal paths by load, UGAL-style (the
+///   dragonfly: Aries; the fat-tree: minimal paths only, as adaptive InfiniBand);
+/// - Ecmp: each flow hashed, seeded, onto one of its minimal paths, as Ethernet ECMP does.
+/// Adaptive and Ecmp are computed by the replay's own flow sharing (replay/routes.hpp).
+enum class Routing { StaticMinimal, Adaptive, Ecmp };
+std::string_view to_string(Routing r);
+std::optional<Routing> routing_from_string(std::string_view text);
+/// "static-minimal, adaptive, ecmp", for messages.
+std::string routing_list();
+
 /// The network between the nodes. Every fabric link has the same bandwidth and latency.
 struct InterconnectSpec {
   Topology topology;
   units::Bandwidth link_bandwidth; // per direction
   units::Duration link_latency;
+  Routing routing = Routing::StaticMinimal;
   bool operator==(const InterconnectSpec&) const = default;
 };
 

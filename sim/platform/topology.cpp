@@ -1,6 +1,8 @@
 // Sizes, peaks and bisection bandwidth from the spec alone.
 #include "platform/topology.hpp"
 
+#include "support/enum_names.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -37,6 +39,30 @@ PeakRates PeakRates::scaled(double factor) const {
     return r ? std::optional(*r * factor) : std::nullopt;
   };
   return {times(fp64), times(fp32), times(fp16)};
+}
+
+namespace {
+constexpr support::EnumNames<Routing, 3> routing_names{{{
+    {Routing::StaticMinimal, "static-minimal"},
+    {Routing::Adaptive, "adaptive"},
+    {Routing::Ecmp, "ecmp"},
+}}};
+} // namespace
+
+std::string_view to_string(Routing r) { return routing_names.name(r); }
+std::optional<Routing> routing_from_string(std::string_view text) { return routing_names.parse(text); }
+std::string routing_list() { return routing_names.list(); }
+
+Routing default_routing(const Topology& t) {
+  return std::holds_alternative<Dragonfly>(t) ? Routing::Adaptive : Routing::StaticMinimal;
+}
+
+std::optional<std::string> routing_problem(const Topology& t, Routing r) {
+  if (r == Routing::StaticMinimal || std::holds_alternative<FatTree>(t) || std::holds_alternative<Dragonfly>(t))
+    return std::nullopt;
+  return std::string("a ") + std::string(topology_name(t)) + " routes statically only (" +
+         (std::holds_alternative<Torus>(t) ? "dimension order" : "one path per pair") +
+         "): routing must be \"static-minimal\"";
 }
 
 std::string_view topology_name(const Topology& t) {

@@ -18,6 +18,14 @@ long long slot_count(const PlatformSpec& spec);
 /// Why `t` cannot be built by SimGrid 3.32, or nullopt when it can.
 std::optional<std::string> shape_problem(const Topology& t);
 
+/// The routing a topology gets when its file names none: adaptive on a dragonfly (Aries and
+/// Slingshot route adaptively), SimGrid's static routing elsewhere.
+Routing default_routing(const Topology& t);
+
+/// Why `t` cannot be routed by `r`, or nullopt when it can: a torus and a single switch route
+/// statically only (dimension order; one path).
+std::optional<std::string> routing_problem(const Topology& t, Routing r);
+
 /// Why a run of `nodes` cannot be placed on `spec`, or nullopt when it can.
 std::optional<std::string> allocation_problem(const PlatformSpec& spec, long long nodes);
 

@@ -121,9 +121,20 @@ struct RankClock {
 enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared };
 
 struct PlannedFlow {
-  const Route* route = nullptr;
+  const Route* route = nullptr;   ///< its route; of a flow in parts, the part of longest latency
   Timing timing = Timing::SimGrid;
-  std::uint32_t sharing_path = 0; ///< with Timing::Shared
+  std::uint32_t sharing_path = 0; ///< with Timing::Shared, in one part
+  /// A flow the fabric spreads over several paths: its parts in Replay::parts_ (none: one route).
+  std::uint32_t first_part = 0;
+  std::uint32_t part_count = 0;
+  std::uint32_t parts_left = 0; ///< parts not yet arrived, while it is in flight
+};
+
+/// A share of a flow's bytes on one route, shared out by FlowSharing.
+struct FlowPart {
+  const Route* route;
+  double fraction;
+  std::uint32_t sharing_path;
 };
 
 struct RankState {
@@ -170,9 +181,12 @@ public:
       }
     }
     std::vector<sg4::Host*> comm_hosts;
-    for (const RankState& r : ranks_)
-      comm_hosts.push_back(r.comm);
-    routes_ = Routes(std::move(comm_hosts));
+    std::vector<long long> slots; // contiguous allocation: node n on slot n
+    for (std::size_t r = 0; r < ranks_.size(); ++r) {
+      comm_hosts.push_back(ranks_[r].comm);
+      slots.push_back(static_cast<long long>(r) / plan_.ranks_per_node);
+    }
+    routes_ = Routes(std::move(comm_hosts), std::move(slots), s.platform.interconnect, s.options.seed);
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
@@ -185,15 +199,12 @@ public:
     // Under CM02 without cross-traffic or window cap, what only shares a link with its own kind,
     // or with nothing, has a closed form. With host staging no network flow crosses a PCIe link:
     // only copies share it, equally after their latency (SharedLink).
-    const auto& network = s.options.network;
-    const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
-    if (closed_forms && host_staging && s.platform.node.is_gpu_node() && !s.options.copies_through_simgrid) {
-      const double bandwidth_factor = simgrid::config::get_value<double>("network/bandwidth-factor");
+    if (replay_times_copies(s)) {
       const auto& pcie = *s.platform.node.pcie;
       for (int r = 0; r < plan_.ranks; ++r) {
-        pcie_links_.emplace_back(pcie.device_to_host.bytes_per_second() * bandwidth_factor,
+        pcie_links_.emplace_back(pcie.device_to_host.bytes_per_second() * bandwidth_factor_,
                                  pcie.latency.seconds() * latency_factor_);
-        pcie_links_.emplace_back(pcie.host_to_device.bytes_per_second() * bandwidth_factor,
+        pcie_links_.emplace_back(pcie.host_to_device.bytes_per_second() * bandwidth_factor_,
                                  pcie.latency.seconds() * latency_factor_);
       }
       pcie_wakeups_.assign(pcie_links_.size(), 0);
@@ -202,9 +213,7 @@ public:
     // with the copies above or on CPU nodes, no copy enters SimGrid: a flow of an aggregated
     // plan that shares no link with another flow of its plan is alone on its route for its
     // whole life: its time is the closed form of a lone flow.
-    const bool copies_off_simgrid = !s.platform.node.is_gpu_node() || !pcie_links_.empty();
-    if (closed_forms && copies_off_simgrid && s.options.fidelity == Fidelity::Aggregated &&
-        !s.options.flows_through_simgrid) {
+    if (replay_times_flows(s)) {
       // The other flows share links only with flows of their own collective: the replay shares
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
@@ -231,21 +240,38 @@ public:
     return total_s;
   }
 
-  /// How the replay times each flow of each reduction's plan, decided once from its route:
-  /// alone (closed form), sharing links that FlowSharing models, or else through SimGrid.
+  /// How the replay times each flow of each reduction's plan, decided once from its routes
+  /// (each phase's flows routed together): alone on one route (closed form), or sharing links
+  /// that FlowSharing models, one FlowSharing flow per part of its bytes.
   void plan_flows() {
     for (const auto& reduction : plan_.reductions) {
-      const auto alone = routes_.alone(reduction.plan);
+      std::vector<std::vector<std::vector<RoutePart>>> parts;
+      for (const auto& phase : reduction.plan)
+        parts.push_back(routes_.spread(phase.flows));
+      const auto alone = routes_.alone(parts);
       auto& phases = planned_.emplace_back();
-      for (std::size_t p = 0; p < reduction.plan.size(); ++p) {
+      for (std::size_t p = 0; p < parts.size(); ++p) {
         auto& flows = phases.emplace_back();
-        for (std::size_t f = 0; f < reduction.plan[p].flows.size(); ++f) {
-          const auto& flow = reduction.plan[p].flows[f];
-          PlannedFlow planned{.route = &routes_.between(flow.src, flow.dst)};
-          if (alone[p][f])
+        for (std::size_t f = 0; f < parts[p].size(); ++f) {
+          const auto& flow_parts = parts[p][f];
+          PlannedFlow planned{.route = flow_parts.front().route};
+          if (alone[p][f]) {
             planned.timing = Timing::ClosedForm;
-          else if (planned.route->shared_links_only && planned.route->link_ids.size() <= FlowSharing::max_hops)
-            planned.timing = Timing::Shared, planned.sharing_path = sharing_path(*planned.route);
+          } else if (flow_parts.size() == 1) {
+            if (planned.route->shared_links_only && planned.route->link_ids.size() <= FlowSharing::max_hops)
+              planned.timing = Timing::Shared, planned.sharing_path = sharing_path(*planned.route);
+          } else {
+            planned.timing = Timing::Shared;
+            planned.first_part = static_cast<std::uint32_t>(parts_.size());
+            planned.part_count = static_cast<std::uint32_t>(flow_parts.size());
+            for (const RoutePart& part : flow_parts) {
+              if (!part.route->shared_links_only || part.route->link_ids.size() > FlowSharing::max_hops)
+                throw std::logic_error("a route of the fabric's own is not one FlowSharing can share");
+              parts_.push_back({part.route, part.fraction, sharing_path(*part.route)});
+              if (part.route->latency_s > planned.route->latency_s)
+                planned.route = part.route; // steps after the first wait the slowest part's latency
+            }
+          }
           flows.push_back(planned);
         }
       }
@@ -462,6 +488,8 @@ private:
       copy_launched(t);
       return;
     }
+    if (t.kind == Kind::Flow && !last_part_arrived(t.index, t.phase, t.flow))
+      return; // the flow's other parts are still under way
     record(t);
     switch (t.kind) {
     case Kind::InputCopy: input_copied(t.rank, t.index); break;
@@ -673,8 +701,12 @@ private:
     for (const FlowRef& f : to_start) {
       const auto& flow = progress.flow(f);
       const PlannedFlow planned = planned_flow(k, f);
-      bytes_.add_times(planned.route->per_byte, flow.bytes);
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
+      if (planned.part_count > 0) {
+        start_parts(k, f, flow, t);
+        continue;
+      }
+      bytes_.add_times(planned.route->per_byte, flow.bytes);
       switch (planned.timing) {
       case Timing::ClosedForm:
         ++result_.flows_in_closed_form;
@@ -693,6 +725,29 @@ private:
     }
     for (int r : done)
       collective_done(k, r);
+  }
+
+  /// Starts flow `f` of reduction `k`, which the fabric spreads over several routes: a
+  /// FlowSharing flow per part, each carrying its share of the bytes (whole bytes).
+  void start_parts(int k, FlowRef f, const collectives::Flow& flow, const Tag& t) {
+    PlannedFlow& planned = planned_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)];
+    planned.parts_left = planned.part_count;
+    ++result_.flows_shared;
+    for (std::uint32_t i = 0; i < planned.part_count; ++i) {
+      const FlowPart& part = parts_[planned.first_part + i];
+      bytes_.add_times(part.route->per_byte, flow.bytes * part.fraction);
+      sharing_->start(now(), part.sharing_path, static_cast<double>(std::llround(flow.bytes * part.fraction)), tag(t));
+    }
+    wake_flows_at_next_event();
+  }
+
+  /// A part of flow `f` of reduction `k` has arrived: whether it was the flow's last (a flow
+  /// in one piece is whole at once).
+  bool last_part_arrived(int k, int p, int f) {
+    if (planned_.empty())
+      return true;
+    PlannedFlow& planned = planned_[static_cast<std::size_t>(k)][static_cast<std::size_t>(p)][static_cast<std::size_t>(f)];
+    return planned.part_count == 0 || --planned.parts_left == 0;
   }
 
   /// When a flow of `bytes` started now arrives if it is alone on `route`, as SimGrid's CM02
@@ -820,6 +875,7 @@ private:
   /// Per reduction, phase and flow: how it is timed (empty when the replay times none: every
   /// flow goes through SimGrid).
   std::vector<std::vector<std::vector<PlannedFlow>>> planned_;
+  std::vector<FlowPart> parts_; ///< of the flows the fabric spreads over several routes
   /// The flows that share links, when the closed forms apply (else they go through SimGrid).
   std::optional<FlowSharing> sharing_;
   std::unordered_map<const Route*, std::uint32_t> sharing_paths_; ///< looked up, never walked

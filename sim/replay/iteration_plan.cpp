@@ -58,6 +58,23 @@ int ranks_per_node(const platform::PlatformSpec& p) { return p.node.gpu ? p.node
 
 long long rank_count(const Scenario& s) { return s.nodes * ranks_per_node(s.platform); }
 
+namespace {
+
+/// Why the replay leaves flows to SimGrid (replay_times_flows() is false).
+std::string simgrid_timing_reason(const Scenario& s) {
+  const auto& network = s.options.network;
+  if (s.options.fidelity == Fidelity::Exact)
+    return "exact fidelity";
+  if (network.model != "CM02" || network.cross_traffic || network.tcp_gamma_bytes > 0)
+    return "network model " + network.model + (network.cross_traffic ? " with cross-traffic" : "") +
+           (network.tcp_gamma_bytes > 0 ? " with a TCP window" : "");
+  if (s.options.flows_through_simgrid)
+    return "flows through SimGrid";
+  return "its PCIe copies inside SimGrid (GPU-direct staging, or copies through SimGrid)";
+}
+
+} // namespace
+
 std::optional<std::string> scenario_problem(const Scenario& s) {
   if (auto problem = platform::allocation_problem(s.platform, s.nodes))
     return problem;
@@ -90,7 +107,26 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "jitter must be a finite number >= 0, got " + std::to_string(s.options.jitter);
   if (!s.platform.node.is_gpu_node() && s.options.staging == Staging::Host)
     return "staging through host memory needs GPU nodes; " + s.platform.name + " has CPU nodes";
+  if (s.platform.interconnect.routing != platform::Routing::StaticMinimal && !replay_times_flows(s))
+    return "routing \"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
+           "\" is computed by the replay's own flow sharing, which needs aggregated fidelity, network model CM02 "
+           "without cross-traffic or TCP window, and no copy inside SimGrid; this run has " + simgrid_timing_reason(s) +
+           ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes";
   return std::nullopt;
+}
+
+bool replay_times_copies(const Scenario& s) {
+  const auto& network = s.options.network;
+  const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
+  return closed_forms && s.platform.node.is_gpu_node() && resolved_staging(s) == Staging::Host &&
+         !s.options.copies_through_simgrid;
+}
+
+bool replay_times_flows(const Scenario& s) {
+  const auto& network = s.options.network;
+  const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
+  return closed_forms && (!s.platform.node.is_gpu_node() || replay_times_copies(s)) &&
+         s.options.fidelity == Fidelity::Aggregated && !s.options.flows_through_simgrid;
 }
 
 SoftwareCosts software_costs(const Scenario& s) {

@@ -76,6 +76,17 @@ long long rank_count(const Scenario& s);
 /// stage.
 Staging resolved_staging(const Scenario& s);
 
+/// Whether the replay computes the PCIe copies' sharing itself (replay/shared_link.hpp): GPU
+/// nodes staging through host memory, under CM02 without cross-traffic or TCP window cap,
+/// unless copies_through_simgrid.
+bool replay_times_copies(const Scenario& s);
+
+/// Whether the replay times collective flows itself, in closed form or by FlowSharing, rather
+/// than as SimGrid comms: aggregated fidelity, CM02 without cross-traffic or TCP window cap,
+/// no copy inside SimGrid (CPU nodes, or replay_times_copies()), unless flows_through_simgrid.
+/// Routing other than static-minimal needs it.
+bool replay_times_flows(const Scenario& s);
+
 /// The resolved precision mode: the option, else the workload's precision.
 PrecisionMode resolved_precision(const Scenario& s);
 

@@ -1,7 +1,9 @@
-// Routes between ranks, read from SimGrid's routing once per pair.
+// Routes between ranks, read from SimGrid's routing once per pair, with the fabric's own paths
+// spliced in where the machine does not route statically.
 #include "replay/routes.hpp"
 
 #include "platform/machine.hpp"
+#include "routing/spread.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
@@ -11,6 +13,45 @@
 namespace sg4 = simgrid::s4u;
 
 namespace ceiling::replay {
+
+namespace {
+constexpr std::uint32_t none = ~std::uint32_t{0};
+}
+
+Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, const platform::InterconnectSpec& net,
+               std::uint64_t seed)
+    : hosts_(std::move(hosts)), slots_(std::move(slots)), routing_(net.routing), seed_(seed) {
+  if (routing_ != platform::Routing::StaticMinimal) {
+    fabric_ = routing::Fabric::of(net);
+    fabric_ids_.assign(fabric_ ? fabric_->link_count() : 0, none);
+  }
+}
+
+std::uint32_t Routes::id_of(const sg4::Link* link) {
+  const auto [it, met] = link_ids_.try_emplace(link, link_count());
+  if (met) {
+    LinkFacts facts{link->get_bandwidth(), link->get_latency(), {},
+                    link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED};
+    switch (platform::link_class(*link)) {
+    case platform::LinkClass::Pcie: facts.per_byte.pcie = 1; break;
+    case platform::LinkClass::Nic: facts.per_byte.nic = 1; break;
+    case platform::LinkClass::GpuLink: facts.per_byte.gpu_link = 1; break;
+    case platform::LinkClass::HostMemory: facts.per_byte.host_memory = 1; break;
+    case platform::LinkClass::Fabric: facts.per_byte.fabric = 1; break;
+    }
+    link_facts_.push_back(facts);
+  }
+  return it->second;
+}
+
+void Routes::append(Route& route, std::uint32_t id) {
+  const LinkFacts& facts = link_facts_[id];
+  route.shared_links_only = (route.link_ids.empty() || route.shared_links_only) && facts.shared;
+  route.link_ids.push_back(id);
+  if (route.bandwidth_bytes_per_s == 0 || facts.bandwidth_bytes_per_s < route.bandwidth_bytes_per_s)
+    route.bandwidth_bytes_per_s = facts.bandwidth_bytes_per_s;
+  route.per_byte.add_times(facts.per_byte, 1);
+}
 
 const Route& Routes::between(int src, int dst) {
   const auto ranks = static_cast<unsigned long long>(hosts_.size());
@@ -22,48 +63,91 @@ const Route& Routes::between(int src, int dst) {
   std::vector<sg4::Link*> links;
   hosts_[static_cast<std::size_t>(src)]->route_to(hosts_[static_cast<std::size_t>(dst)], links,
                                                   &route.latency_s);
-  route.shared_links_only = !links.empty();
-  for (const sg4::Link* link : links) {
-    const auto [id, met] = link_ids_.try_emplace(link, link_count());
-    if (met) {
-      LinkFacts facts{link->get_bandwidth(), {}, link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED};
-      switch (platform::link_class(*link)) {
-      case platform::LinkClass::Pcie: facts.per_byte.pcie = 1; break;
-      case platform::LinkClass::Nic: facts.per_byte.nic = 1; break;
-      case platform::LinkClass::GpuLink: facts.per_byte.gpu_link = 1; break;
-      case platform::LinkClass::HostMemory: facts.per_byte.host_memory = 1; break;
-      case platform::LinkClass::Fabric: facts.per_byte.fabric = 1; break;
-      }
-      link_facts_.push_back(facts);
-    }
-    const LinkFacts& facts = link_facts_[id->second];
-    route.link_ids.push_back(id->second);
-    route.shared_links_only &= facts.shared;
-    if (route.bandwidth_bytes_per_s == 0 || facts.bandwidth_bytes_per_s < route.bandwidth_bytes_per_s)
-      route.bandwidth_bytes_per_s = facts.bandwidth_bytes_per_s;
-    route.per_byte.add_times(facts.per_byte, 1);
-  }
+  for (const sg4::Link* link : links)
+    append(route, id_of(link));
   return route;
 }
 
-std::vector<std::vector<char>> Routes::alone(const std::vector<collectives::Phase>& plan) {
-  std::vector<const Route*> routes; // of every flow, in plan order
-  for (const auto& phase : plan)
-    for (const auto& flow : phase.flows)
-      routes.push_back(&between(flow.src, flow.dst));
+const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
+  const auto ranks = static_cast<unsigned long long>(hosts_.size());
+  const unsigned long long pair = static_cast<unsigned long long>(src) * ranks + static_cast<unsigned long long>(dst);
+  auto [it, fresh] = path_cache_.try_emplace(pair * routing::Fabric::max_paths + path);
+  Route& route = it->second;
+  if (!fresh)
+    return route;
+  // SimGrid's links before its first fabric link and after its last are the nodes' own.
+  const Route& simgrid_route = between(src, dst);
+  const auto& ids = simgrid_route.link_ids;
+  const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
+  const auto first = std::find_if(ids.begin(), ids.end(), is_fabric);
+  const auto last = std::find_if(ids.rbegin(), ids.rend(), is_fabric).base();
+  const auto add = [&](std::uint32_t id) {
+    append(route, id);
+    route.latency_s += link_facts_[id].latency_s;
+  };
+  std::for_each(ids.begin(), first, add);
+  paths_.clear();
+  fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], seed_, paths_);
+  for (std::uint32_t link : paths_.at(path).links) {
+    if (fabric_ids_[link] == none) {
+      fabric_ids_[link] = link_count();
+      LinkFacts facts{fabric_->link_bandwidth_bytes_per_s(link), fabric_->link_latency_s(), {}, true};
+      facts.per_byte.fabric = 1;
+      link_facts_.push_back(facts);
+    }
+    add(fabric_ids_[link]);
+  }
+  std::for_each(last, ids.end(), add);
+  return route;
+}
+
+std::vector<std::vector<RoutePart>> Routes::spread(std::span<const collectives::Flow> flows) {
+  std::vector<std::vector<RoutePart>> parts(flows.size());
+  std::vector<routing::Demand> demands;
+  std::vector<std::size_t> routed; // the flows in demands
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    const Route& route = between(flows[f].src, flows[f].dst);
+    const auto& ids = route.link_ids;
+    const bool crosses_fabric = std::any_of(ids.begin(), ids.end(), [this](std::uint32_t id) {
+      return link_facts_[id].per_byte.fabric > 0;
+    });
+    if (!fabric_ || !crosses_fabric) {
+      parts[f].push_back({&route, 1.0});
+      continue;
+    }
+    // The most the flow can send: its narrowest link outside the fabric, or one fabric cable.
+    double rate = fabric_->link_bandwidth_bytes_per_s(0);
+    for (std::uint32_t id : ids)
+      if (link_facts_[id].per_byte.fabric == 0)
+        rate = std::min(rate, link_facts_[id].bandwidth_bytes_per_s);
+    demands.push_back({slots_[static_cast<std::size_t>(flows[f].src)], slots_[static_cast<std::size_t>(flows[f].dst)], rate});
+    routed.push_back(f);
+  }
+  if (demands.empty())
+    return parts;
+  const auto shares = routing::spread(*fabric_, routing_, demands, seed_);
+  for (std::size_t i = 0; i < routed.size(); ++i) {
+    const auto& flow = flows[routed[i]];
+    for (const routing::Share& s : shares[i])
+      parts[routed[i]].push_back({&over_path(flow.src, flow.dst, s.path), s.fraction});
+  }
+  return parts;
+}
+
+std::vector<std::vector<char>> Routes::alone(const std::vector<std::vector<std::vector<RoutePart>>>& parts) const {
   std::vector<int> crossings(link_count(), 0); // every link is met by now
-  for (const Route* route : routes)
-    for (std::uint32_t link : route->link_ids)
-      ++crossings[link];
+  for (const auto& phase : parts)
+    for (const auto& flow : phase)
+      for (const RoutePart& part : flow)
+        for (std::uint32_t link : part.route->link_ids)
+          ++crossings[link];
   std::vector<std::vector<char>> alone;
-  auto route = routes.begin();
-  for (const auto& phase : plan) {
+  for (const auto& phase : parts) {
     auto& flags = alone.emplace_back();
-    for (std::size_t f = 0; f < phase.flows.size(); ++f, ++route) {
-      const auto& links = (*route)->link_ids;
-      flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](std::uint32_t link) {
-                        return crossings[link] == 1;
-                      }));
+    for (const auto& flow : phase) {
+      const auto& links = flow.front().route->link_ids;
+      flags.push_back(flow.size() == 1 && !links.empty() &&
+                      std::all_of(links.begin(), links.end(), [&](std::uint32_t link) { return crossings[link] == 1; }));
     }
   }
   return alone;

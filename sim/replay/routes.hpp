@@ -1,12 +1,17 @@
-// Routes between ranks: their links, latency, narrowest bandwidth and link classes, from SimGrid.
+// Routes between ranks: their links, latency, narrowest bandwidth and link classes, from SimGrid,
+// and the fabric's own paths where the machine routes adaptively or by ECMP.
 #pragma once
 
 #include "collectives/collective_plan.hpp"
+#include "platform/platform_spec.hpp"
 #include "replay/result.hpp"
+#include "routing/fabric.hpp"
 
 #include <simgrid/forward.h>
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -25,25 +30,51 @@ struct Route {
   bool shared_links_only = false;
 };
 
-/// Routes between ranks, asked of SimGrid once per pair and kept.
+/// A share of a flow's bytes and the route it takes.
+struct RoutePart {
+  const Route* route = nullptr;
+  double fraction = 1;
+};
+
+/// Routes between ranks, asked of SimGrid once per pair and kept. Under a routing other than
+/// static-minimal, a flow's fabric links are the fabric's own (routing::Fabric) instead of
+/// SimGrid's: the node's links before and after the fabric stay SimGrid's, and the links in
+/// between are one of the fabric's paths, numbered after SimGrid's as they are met.
 class Routes {
 public:
   Routes() = default;
-  /// `hosts[r]` is where rank r sends from and receives at.
-  explicit Routes(std::vector<simgrid::s4u::Host*> hosts) : hosts_(std::move(hosts)) {}
+  /// `hosts[r]` is where rank r sends from and receives at, on node slot `slots[r]` of
+  /// `net`, which routes by `net.routing`; `seed` salts ECMP's and Valiant's hashes.
+  Routes(std::vector<simgrid::s4u::Host*> hosts, std::vector<long long> slots,
+         const platform::InterconnectSpec& net, std::uint64_t seed);
 
+  /// SimGrid's route from rank `src` to rank `dst` (static routing).
   const Route& between(int src, int dst);
+
+  /// How each of `flows`, in flight together, is routed: SimGrid's route whole under static
+  /// routing or inside one node; else the fabric's paths that routing::spread() picks, each
+  /// with its share of the flow's bytes (rates capped at the routes' narrowest links).
+  std::vector<std::vector<RoutePart>> spread(std::span<const collectives::Flow> flows);
+
+  /// Whether routes may differ from SimGrid's (a routing other than static-minimal).
+  bool routes_itself() const { return fabric_.has_value(); }
 
   /// Links met so far in routes, numbered from 0 in the order met, and their bandwidths.
   std::uint32_t link_count() const { return static_cast<std::uint32_t>(link_facts_.size()); }
   double link_bandwidth(std::uint32_t id) const { return link_facts_[id].bandwidth_bytes_per_s; }
 
-  /// Per phase and flow of `plan`: whether the flow's route shares no link with any other
-  /// flow of the plan, counting the two directions of a split-duplex link apart. A flow with
-  /// an empty route is never alone.
-  std::vector<std::vector<char>> alone(const std::vector<collectives::Phase>& plan);
+  /// Per phase and flow of `parts` (a plan's flows as spread() routes them): whether the flow
+  /// has one route and shares no link of it with any other flow of the plan, counting the two
+  /// directions of a split-duplex link apart. A flow with an empty route is never alone.
+  std::vector<std::vector<char>> alone(const std::vector<std::vector<std::vector<RoutePart>>>& parts) const;
 
 private:
+  /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()).
+  const Route& over_path(int src, int dst, std::uint32_t path);
+  /// The id of link `link` of SimGrid, numbered the first time it is met.
+  std::uint32_t id_of(const simgrid::s4u::Link* link);
+  void append(Route& route, std::uint32_t id);
+
   /// Keys src x ranks + dst of a ring step by step are multiples of ranks + 1 apart: the
   /// standard hash (the key itself, modulo a prime bucket count) can put them all in one
   /// bucket, as it does at 256 ranks. Mixing the bits first (splitmix64's finaliser) spreads them.
@@ -57,12 +88,21 @@ private:
 
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unordered_map<unsigned long long, Route, MixedHash> cache_; ///< by src x ranks + dst
-  /// What a route needs of each link, read from SimGrid once.
+  /// What a route needs of each link, read from SimGrid (or the fabric) once.
   struct LinkFacts {
     double bandwidth_bytes_per_s;
+    double latency_s;
     LinkBytes per_byte; ///< 1 in the link's class
-    bool shared;        ///< SimGrid's SHARED kind
+    bool shared;        ///< SimGrid's SHARED kind; every fabric link is
   };
+  // Routing of the fabric's own.
+  std::vector<long long> slots_;
+  std::optional<routing::Fabric> fabric_;
+  platform::Routing routing_ = platform::Routing::StaticMinimal;
+  std::uint64_t seed_ = 0;
+  std::vector<std::uint32_t> fabric_ids_; ///< by fabric link id: ours, or none yet
+  std::unordered_map<unsigned long long, Route, MixedHash> path_cache_; ///< by (src x ranks + dst) x max_paths + path
+  std::vector<routing::Path> paths_; ///< scratch
   std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> link_ids_; ///< looked up, never walked
   std::vector<LinkFacts> link_facts_;                                     ///< by link id
 };

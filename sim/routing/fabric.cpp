@@ -1,0 +1,247 @@
+// Fabric links and paths of dragonflies and fat-trees, by arithmetic on router and slot indices.
+#include "routing/fabric.hpp"
+
+#include "platform/topology.hpp"
+
+#include <stdexcept>
+
+namespace ceiling::routing {
+
+std::uint64_t mix(std::uint64_t seed, std::initializer_list<long long> values) {
+  std::uint64_t x = seed;
+  for (long long v : values) {
+    x ^= static_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ULL + (x << 6) + (x >> 2);
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+  }
+  return x;
+}
+
+namespace {
+
+std::uint32_t checked_id(long long id) {
+  if (id < 0 || id > static_cast<long long>(UINT32_MAX))
+    throw std::length_error("the fabric has more links than 32-bit ids can number");
+  return static_cast<std::uint32_t>(id);
+}
+
+} // namespace
+
+std::optional<Fabric> Fabric::of(const platform::InterconnectSpec& net) {
+  Fabric fabric;
+  fabric.bandwidth_ = net.link_bandwidth.bytes_per_second();
+  fabric.latency_s_ = net.link_latency.seconds();
+  fabric.slots_ = platform::slot_count(net.topology);
+  if (const auto* d = std::get_if<platform::Dragonfly>(&net.topology)) {
+    DragonflyShape s{.d = *d};
+    s.routers = 1LL * d->groups * d->chassis_per_group * d->routers_per_chassis;
+    s.green = checked_id(2 * fabric.slots_);
+    s.black = checked_id(s.green + s.routers * d->routers_per_chassis);
+    s.global = checked_id(s.black + s.routers * d->chassis_per_group);
+    fabric.link_count_ = checked_id(s.global + 1LL * d->groups * d->groups * d->global_links);
+    fabric.shape_ = s;
+    return fabric;
+  }
+  if (const auto* f = std::get_if<platform::FatTree>(&net.topology)) {
+    FatTreeShape s{.f = *f};
+    const std::size_t levels = f->down.size();
+    s.below.push_back(1);
+    s.choices.push_back(1);
+    for (std::size_t k = 0; k < levels; ++k) {
+      s.below.push_back(s.below.back() * f->down[k]);
+      s.choices.push_back(s.choices.back() * f->up[k]);
+    }
+    long long next = 0;
+    for (std::size_t k = 0; k <= levels; ++k) {
+      s.elements.push_back(fabric.slots_ / s.below[k] * s.choices[k]);
+      if (k < levels) {
+        s.up_base.push_back(checked_id(next));
+        next += 2 * s.elements[k] * f->up[k];
+      }
+    }
+    fabric.link_count_ = checked_id(next);
+    fabric.shape_ = s;
+    return fabric;
+  }
+  return std::nullopt;
+}
+
+double Fabric::link_bandwidth_bytes_per_s(std::uint32_t id) const {
+  if (const auto* s = std::get_if<DragonflyShape>(&shape_)) {
+    if (id < s->green || id >= s->global)
+      return bandwidth_; // a node's port, or one global cable
+    return bandwidth_ * (id < s->black ? s->d.router_links : s->d.chassis_links);
+  }
+  const auto& s = std::get<FatTreeShape>(shape_);
+  std::size_t k = s.up_base.size() - 1;
+  while (id < s.up_base[k])
+    --k;
+  return bandwidth_ * s.f.links[k];
+}
+
+std::string Fabric::link_name(std::uint32_t id) const {
+  if (const auto* s = std::get_if<DragonflyShape>(&shape_)) {
+    const auto& d = s->d;
+    if (id < s->green)
+      return std::string(id % 2 == 0 ? "node " : "router->node ") + std::to_string(id / 2) +
+             (id % 2 == 0 ? "->router" : "");
+    if (id < s->black)
+      return "green router " + std::to_string((id - s->green) / d.routers_per_chassis) + "->position " +
+             std::to_string((id - s->green) % d.routers_per_chassis);
+    if (id < s->global)
+      return "black router " + std::to_string((id - s->black) / d.chassis_per_group) + "->chassis " +
+             std::to_string((id - s->black) % d.chassis_per_group);
+    const long long k = id - s->global;
+    const long long pair = k / d.global_links;
+    return "global group " + std::to_string(pair / d.groups) + "->" + std::to_string(pair % d.groups) +
+           " #" + std::to_string(k % d.global_links);
+  }
+  const auto& s = std::get<FatTreeShape>(shape_);
+  std::size_t k = s.up_base.size() - 1;
+  while (id < s.up_base[k])
+    --k;
+  const long long within = id - s.up_base[k];
+  const bool up = within < s.elements[k] * s.f.up[k];
+  return std::string(up ? "up" : "down") + " level " + std::to_string(k) + " element " +
+         std::to_string((up ? within : within - s.elements[k] * s.f.up[k]) / s.f.up[k]);
+}
+
+void Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out) const {
+  if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
+    throw std::invalid_argument("Fabric::paths: slots " + std::to_string(a) + " and " + std::to_string(b) +
+                                " are not two distinct slots below " + std::to_string(slots_));
+  if (const auto* s = std::get_if<DragonflyShape>(&shape_))
+    dragonfly_paths(*s, a, b, salt, out);
+  else
+    fat_tree_paths(std::get<FatTreeShape>(shape_), a, b, out);
+}
+
+void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
+                             std::vector<Path>& out) const {
+  const auto& d = s.d;
+  const long long per_chassis = d.routers_per_chassis;
+  const long long per_group = per_chassis * d.chassis_per_group;
+  const auto group = [&](long long r) { return r / per_group; };
+  const auto chassis = [&](long long r) { return r / per_chassis % d.chassis_per_group; };
+  const auto position = [&](long long r) { return r % per_chassis; };
+  const auto router_at = [&](long long g, long long c, long long p) { return (g * d.chassis_per_group + c) * per_chassis + p; };
+  const auto green = [&](long long r, long long p) { return static_cast<std::uint32_t>(s.green + r * per_chassis + p); };
+  const auto black = [&](long long r, long long c) { return static_cast<std::uint32_t>(s.black + r * d.chassis_per_group + c); };
+  const auto global = [&](long long from, long long to, long long j) {
+    return static_cast<std::uint32_t>(s.global + (from * d.groups + to) * d.global_links + j);
+  };
+  // The router of group `from` holding its cable j towards group `to`: the group's cables, peer
+  // by peer, dealt round-robin over its routers.
+  const auto gateway = [&](long long from, long long to, long long j) {
+    const long long peer = to < from ? to : to - 1;
+    return from * per_group + (peer * d.global_links + j) % per_group;
+  };
+  // Minimal inside a group, green then black or black then green.
+  const auto inside = [&](long long from, long long to, bool green_first, Path& p) {
+    if (from == to)
+      return;
+    const long long pf = position(from), pt = position(to), cf = chassis(from), ct = chassis(to);
+    if (cf == ct) {
+      p.links.push_back(green(from, pt));
+      ++p.router_hops;
+    } else if (pf == pt) {
+      p.links.push_back(black(from, ct));
+      ++p.router_hops;
+    } else if (green_first) {
+      p.links.push_back(green(from, pt));
+      p.links.push_back(black(router_at(group(from), cf, pt), ct));
+      p.router_hops += 2;
+    } else {
+      p.links.push_back(black(from, ct));
+      p.links.push_back(green(router_at(group(from), ct, pf), pt));
+      p.router_hops += 2;
+    }
+  };
+  const long long ra = a / d.nodes_per_router, rb = b / d.nodes_per_router;
+  const long long ga = group(ra), gb = group(rb);
+  const auto start = [&](bool minimal) {
+    Path& p = out.emplace_back();
+    p.minimal = minimal;
+    p.links.push_back(static_cast<std::uint32_t>(2 * a)); // node a -> its router
+    return &p;
+  };
+  const auto finish = [&](Path& p) { p.links.push_back(static_cast<std::uint32_t>(2 * b + 1)); };
+  const std::size_t first = out.size();
+  const auto full = [&] { return out.size() - first >= max_paths; };
+
+  if (ga == gb) {
+    inside(ra, rb, true, *start(true));
+    finish(out.back());
+    if (chassis(ra) != chassis(rb) && position(ra) != position(rb)) {
+      inside(ra, rb, false, *start(true));
+      finish(out.back());
+    }
+    if (ra == rb)
+      return;
+    // Valiant inside the group: through each other router of the source's chassis.
+    for (long long q = 0; q < per_chassis && !full(); ++q) {
+      const long long via = router_at(ga, chassis(ra), q);
+      if (via == ra || via == rb)
+        continue;
+      Path& p = *start(false);
+      inside(ra, via, true, p);
+      inside(via, rb, true, p);
+      finish(p);
+    }
+    return;
+  }
+  // Between groups: one minimal path per global cable joining them.
+  for (long long j = 0; j < d.global_links && !full(); ++j) {
+    Path& p = *start(true);
+    inside(ra, gateway(ga, gb, j), true, p);
+    p.links.push_back(global(ga, gb, j));
+    ++p.router_hops;
+    inside(gateway(gb, ga, j), rb, true, p);
+    finish(p);
+  }
+  // Valiant: through each third group, on hashed cables.
+  for (long long gi = 0; gi < d.groups && !full(); ++gi) {
+    if (gi == ga || gi == gb)
+      continue;
+    const std::uint64_t h = mix(salt, {a, b, gi});
+    const long long j1 = static_cast<long long>(h % static_cast<std::uint64_t>(d.global_links));
+    const long long j2 = static_cast<long long>((h >> 32) % static_cast<std::uint64_t>(d.global_links));
+    Path& p = *start(false);
+    inside(ra, gateway(ga, gi, j1), true, p);
+    p.links.push_back(global(ga, gi, j1));
+    inside(gateway(gi, ga, j1), gateway(gi, gb, j2), true, p);
+    p.links.push_back(global(gi, gb, j2));
+    p.router_hops += 2;
+    inside(gateway(gb, gi, j2), rb, true, p);
+    finish(p);
+  }
+}
+
+void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::vector<Path>& out) const {
+  const auto& f = s.f;
+  std::size_t h = 1; // the lowest level whose pod holds both
+  while (a / s.below[h] != b / s.below[h])
+    ++h;
+  const long long count = s.choices[h];
+  const long long taken = std::min<long long>(count, static_cast<long long>(max_paths));
+  for (long long i = 0; i < taken; ++i) {
+    const long long top = i * count / taken; // evenly spread when there are more than max_paths
+    Path& p = out.emplace_back();
+    p.router_hops = 2 * static_cast<int>(h) - 2;
+    for (std::size_t k = 0; k < h; ++k) { // up from a's side
+      const long long choice = top % s.choices[k];
+      const long long u = top / s.choices[k] % f.up[k];
+      const long long element = a / s.below[k] * s.choices[k] + choice;
+      p.links.push_back(static_cast<std::uint32_t>(s.up_base[k] + element * f.up[k] + u));
+    }
+    for (std::size_t k = h; k-- > 0;) { // down to b's side
+      const long long choice = top % s.choices[k];
+      const long long u = top / s.choices[k] % f.up[k];
+      const long long element = b / s.below[k] * s.choices[k] + choice;
+      p.links.push_back(static_cast<std::uint32_t>(s.up_base[k] + (s.elements[k] + element) * f.up[k] + u));
+    }
+  }
+}
+
+} // namespace ceiling::routing

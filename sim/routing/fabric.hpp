@@ -1,0 +1,99 @@
+// The fabric as the replay routes it: every direction of every cable between routers and node
+// ports as a link, cabled as the real machines are, and the paths between two node slots.
+#pragma once
+
+#include "platform/platform_spec.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ceiling::routing {
+
+/// A path through the fabric, from the source slot's port into its router to the destination
+/// router's port into the destination slot.
+struct Path {
+  std::vector<std::uint32_t> links; ///< fabric link ids, in order
+  int router_hops = 0;              ///< router-to-router links: UGAL's hop count
+  bool minimal = true;
+};
+
+namespace detail {
+/// A dragonfly's sizes and where each kind of link's ids begin (nodes' ports from 0).
+struct DragonflyShape {
+  platform::Dragonfly d;
+  long long routers = 0;
+  std::uint32_t green = 0, black = 0, global = 0;
+};
+/// A fat-tree's sizes per level k (0: the nodes) and where its links' ids begin.
+struct FatTreeShape {
+  platform::FatTree f;
+  std::vector<long long> below;       ///< slots below one element of level k: prod(down[0..k-1])
+  std::vector<long long> choices;     ///< up choices below level k: prod(up[0..k-1])
+  std::vector<long long> elements;    ///< elements of level k
+  std::vector<std::uint32_t> up_base; ///< first id of level k's up links; its down links follow
+};
+} // namespace detail
+
+/// The links of a dragonfly or a fat-tree and the paths between node slots, for routing that
+/// SimGrid 3.32's builders cannot do (platform::Routing::Adaptive and Ecmp). Each direction
+/// of a cable is its own link; k parallel cables between two routers are one link of k times
+/// the bandwidth, as in SimGrid, except a dragonfly's global cables, which are spread over
+/// routers one by one. Link latency is the interconnect's, per link.
+///
+/// Dragonfly (Cray Aries, as Piz Daint is cabled; platforms/README.md): router q of a chassis
+/// has a green link to every other router of its chassis, a black link to the router in its
+/// position in every other chassis of its group; the global cables of a group, `global_links`
+/// towards each other group, are dealt round-robin over all its routers (peer groups in order,
+/// cable by cable), instead of all sitting on chassis 0 as in SimGrid's builder. Minimal
+/// paths: inside a group green then black, or black then green; between groups one per global
+/// cable joining them. Non-minimal (Valiant) paths: inside a group through each other router of
+/// the source chassis; between groups through each third group, on cables picked by a seeded hash.
+///
+/// Fat-tree (the extended generalised fat-tree of SimGrid's FatTreeZone): a level-k element is
+/// known by its pod (slot / down[0] x ... x down[k-1]) and its up choices below it; it has up[k]
+/// parents. Minimal paths climb to the lowest level whose pod holds both slots, by any up
+/// choices, and come down the only way; there are no non-minimal paths.
+class Fabric {
+public:
+  /// The fabric of `net`, or nullopt for a single switch or a torus (static routing only).
+  static std::optional<Fabric> of(const platform::InterconnectSpec& net);
+
+  std::uint32_t link_count() const { return link_count_; }
+  double link_bandwidth_bytes_per_s(std::uint32_t id) const;
+  double link_latency_s() const { return latency_s_; }
+  /// What the link is, e.g. "global 0->3 #5" or "up level 1": for messages and tests.
+  std::string link_name(std::uint32_t id) const;
+  long long slot_count() const { return slots_; }
+
+  /// The most paths paths() returns for one pair.
+  static constexpr std::size_t max_paths = 64;
+
+  /// Appends to `out` the paths from slot `a` to slot `b` (a != b, both below slot_count()):
+  /// the minimal ones first, then the non-minimal ones; at most max_paths, always in the same
+  /// order for the same `a`, `b` and `salt`.
+  void paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out) const;
+
+private:
+  using DragonflyShape = detail::DragonflyShape;
+  using FatTreeShape = detail::FatTreeShape;
+
+  Fabric() = default;
+  void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
+                       std::vector<Path>& out) const;
+  void fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::vector<Path>& out) const;
+
+  std::variant<DragonflyShape, FatTreeShape> shape_;
+  long long slots_ = 0;
+  std::uint32_t link_count_ = 0;
+  double bandwidth_ = 0; ///< one cable, bytes per second
+  double latency_s_ = 0;
+};
+
+/// A 64-bit mix of `values` (splitmix64's finaliser chained): the seeded hash of the choices
+/// that ECMP and Valiant routing make, the same on every machine.
+std::uint64_t mix(std::uint64_t seed, std::initializer_list<long long> values);
+
+} // namespace ceiling::routing
