@@ -221,6 +221,7 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
 /// An override that changes interconnect.topology makes the keys of the former topology
 /// meaningless: they are dropped from the file's table, so that the override names the new
 /// shape's keys alone (--set interconnect.topology=torus --set interconnect.dimensions=[8,8,8]).
+/// The file's routing goes too: the new topology gets its default unless the override names one.
 void drop_replaced_topology(toml::table& base, const toml::table& over) {
   const auto* new_kind = over.at_path("interconnect.topology").as_string();
   toml::table* net = base["interconnect"].as_table();
@@ -234,6 +235,7 @@ void drop_replaced_topology(toml::table& base, const toml::table& over) {
                     std::span<const std::string_view>(dragonfly_keys)})
     for (std::string_view key : keys)
       net->erase(key);
+  net->erase("routing");
 }
 
 platform::PlatformSpec load_platform_text_or_file(toml::table root, const std::string& path,

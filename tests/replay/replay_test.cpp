@@ -102,13 +102,16 @@ std::string gpus(int count, const std::string& pcie_latency = "2 us") {
          "latency = \"" + pcie_latency + "\"\n";
 }
 
+/// The topologies the replay is held to SimGrid on: SimGrid's own (static) routing, the one
+/// its comms can take.
 const std::vector<std::pair<std::string, std::string>> topologies{
     {"single switch", "topology = \"single-switch\"\n"},
     {"fat-tree", "topology = \"fat-tree\"\ndown = [4, 16]\nup = [1, 4]\nlinks = [1, 1]\n"},
     {"fat-tree 4:1", "topology = \"fat-tree\"\ndown = [4, 16]\nup = [1, 1]\nlinks = [1, 1]\n"},
     {"torus", "topology = \"torus\"\ndimensions = [4, 4, 4]\n"},
     {"dragonfly", "topology = \"dragonfly\"\ngroups = 4\nglobal_links = 2\nchassis_per_group = 2\n"
-                  "chassis_links = 1\nrouters_per_chassis = 4\nrouter_links = 1\nnodes_per_router = 2\n"}};
+                  "chassis_links = 1\nrouters_per_chassis = 4\nrouter_links = 1\nnodes_per_router = 2\n"
+                  "routing = \"static-minimal\"\n"}};
 
 /// The latency of a route across the single switch: 2 x 1 us NIC + 2 x 100 ns fabric links.
 constexpr double switch_alpha_s = 2e-6 + 2 * 100e-9;
