@@ -103,23 +103,29 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
 
 std::vector<std::vector<RoutePart>> Routes::spread(std::span<const collectives::Flow> flows) {
   std::vector<std::vector<RoutePart>> parts(flows.size());
+  std::vector<const Route*> simgrid_routes;
+  for (const auto& flow : flows)
+    simgrid_routes.push_back(&between(flow.src, flow.dst));
+  const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
+  // A flow's demand: its fair share of each node link it crosses (the flows of the phase that
+  // cross it divide it equally), at most one fabric cable.
+  std::vector<int> crossings(fabric_ ? link_count() : 0, 0);
+  for (const Route* route : simgrid_routes)
+    for (std::uint32_t id : route->link_ids)
+      if (fabric_ && !is_fabric(id))
+        ++crossings[id];
   std::vector<routing::Demand> demands;
   std::vector<std::size_t> routed; // the flows in demands
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    const Route& route = between(flows[f].src, flows[f].dst);
-    const auto& ids = route.link_ids;
-    const bool crosses_fabric = std::any_of(ids.begin(), ids.end(), [this](std::uint32_t id) {
-      return link_facts_[id].per_byte.fabric > 0;
-    });
-    if (!fabric_ || !crosses_fabric) {
-      parts[f].push_back({&route, 1.0});
+    const auto& ids = simgrid_routes[f]->link_ids;
+    if (!fabric_ || std::none_of(ids.begin(), ids.end(), is_fabric)) {
+      parts[f].push_back({simgrid_routes[f], 1.0});
       continue;
     }
-    // The most the flow can send: its narrowest link outside the fabric, or one fabric cable.
     double rate = fabric_->link_bandwidth_bytes_per_s(0);
     for (std::uint32_t id : ids)
-      if (link_facts_[id].per_byte.fabric == 0)
-        rate = std::min(rate, link_facts_[id].bandwidth_bytes_per_s);
+      if (!is_fabric(id))
+        rate = std::min(rate, link_facts_[id].bandwidth_bytes_per_s / crossings[id]);
     demands.push_back({slots_[static_cast<std::size_t>(flows[f].src)], slots_[static_cast<std::size_t>(flows[f].dst)], rate});
     routed.push_back(f);
   }

@@ -53,7 +53,8 @@ public:
 
   /// How each of `flows`, in flight together, is routed: SimGrid's route whole under static
   /// routing or inside one node; else the fabric's paths that routing::spread() picks, each
-  /// with its share of the flow's bytes (rates capped at the routes' narrowest links).
+  /// with its share of the flow's bytes. A flow demands its fair share of each node link it
+  /// crosses (the phase's flows on that link divide it equally), at most one fabric cable.
   std::vector<std::vector<RoutePart>> spread(std::span<const collectives::Flow> flows);
 
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).

@@ -23,8 +23,10 @@ std::vector<Share> ecmp(const std::vector<Path>& paths, const Demand& d, std::ui
   return {{static_cast<std::uint32_t>(mix(seed, {d.src_slot, d.dst_slot}) % minimal), 1.0}};
 }
 
+/// Places `d`'s parts on `paths` by UGAL's rule against `load`, and adds them to it; with
+/// `minimal_only`, as if the minimal paths were all.
 std::vector<Share> ugal(const Fabric& fabric, std::vector<double>& load, const std::vector<Path>& paths,
-                        const Demand& d) {
+                        const Demand& d, bool minimal_only) {
   const double part = d.rate_bytes_per_s / adaptive_parts;
   std::vector<Share> shares;
   for (int k = 0; k < adaptive_parts; ++k) {
@@ -41,7 +43,7 @@ std::vector<Share> ugal(const Fabric& fabric, std::vector<double>& load, const s
           if (l < best_minimal)
             best_minimal = l, chosen = i;
         }
-      if (best_minimal > 1.0) { // congested: weigh every path by its hops
+      if (best_minimal > 1.0 && !minimal_only) { // congested: weigh every path by its hops
         double best = best_minimal * std::max(paths[chosen].router_hops, 1);
         for (std::uint32_t i = 0; i < paths.size(); ++i)
           if (!paths[i].minimal) {
@@ -70,12 +72,30 @@ std::vector<std::vector<Share>> spread(const Fabric& fabric, platform::Routing r
     throw std::invalid_argument("routing::spread: static routing is SimGrid's own, not spread");
   std::vector<std::vector<Share>> out;
   out.reserve(demands.size());
-  std::vector<double> load(routing == platform::Routing::Adaptive ? fabric.link_count() : 0, 0.0);
   std::vector<Path> paths;
-  for (const Demand& d : demands) {
+  const auto paths_of = [&](const Demand& d) -> const std::vector<Path>& {
     paths.clear();
     fabric.paths(d.src_slot, d.dst_slot, seed, paths);
-    out.push_back(routing == platform::Routing::Ecmp ? ecmp(paths, d, seed) : ugal(fabric, load, paths, d));
+    return paths;
+  };
+  if (routing == platform::Routing::Ecmp) {
+    for (const Demand& d : demands)
+      out.push_back(ecmp(paths_of(d), d, seed));
+    return out;
+  }
+  // First every flow on its minimal paths: the loads minimal routing makes. Then each flow,
+  // in order, taken off and placed again by UGAL against the loads of all the others, so that
+  // an early flow does not move onto links that later flows will fill.
+  std::vector<double> load(fabric.link_count(), 0.0);
+  for (const Demand& d : demands)
+    out.push_back(ugal(fabric, load, paths_of(d), d, true));
+  for (std::size_t i = 0; i < demands.size(); ++i) {
+    const Demand& d = demands[i];
+    const auto& candidates = paths_of(d);
+    for (const Share& s : out[i])
+      for (std::uint32_t link : candidates[s.path].links)
+        load[link] -= s.fraction * d.rate_bytes_per_s;
+    out[i] = ugal(fabric, load, candidates, d, false);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include "platform/probe.hpp"
 #include "platform/topology.hpp"
 #include "platform/xml_export.hpp"
+#include "replay/traffic.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "units/parse.hpp"
@@ -263,6 +264,9 @@ int export_command(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// The bisection exchange has (N/2)^2 x 2 flows: beyond this many nodes it is left out.
+constexpr long long max_bisection_bench_nodes = 1024;
+
 struct BenchRow {
   std::string name;
   double simulated_s;
@@ -276,19 +280,27 @@ int bench(const std::vector<std::string>& args) {
                         "nodes in the ring all-reduce (default: min(machine, 16))")(
       "size", po::value<std::string>()->default_value("100 MB"),
       "bytes moved by each test, with a unit (\"100 MB\", \"64 MiB\")")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "seed of ECMP's and Valiant routing's hashes")(
+      "set", po::value<std::vector<std::string>>()->composing(),
+      "KEY=VALUE: override a key of the platform file (--set interconnect.routing=ecmp); repeatable")(
       "json", "print one JSON object instead of a table");
   const auto parsed =
       parse_command_line(args, "platform FILE",
-            "usage: ceiling platform bench FILE [--nodes N] [--size SIZE] [--json]\n\n"
+            "usage: ceiling platform bench FILE [--nodes N] [--size SIZE] [--seed S] [--set K=V]... [--json]\n\n"
             "Simulates micro-benchmarks on the machine and prints each next to its\n"
-            "closed form: a node-to-node transfer, a host->device copy (GPU nodes), and a\n"
-            "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N). The ring\n"
+            "closed form: a node-to-node transfer, a host->device copy (GPU nodes), a\n"
+            "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N), and, up to\n"
+            "N = " + std::to_string(max_bisection_bench_nodes) + ", a bisection exchange: every node of one half sends SIZE spread\n"
+            "evenly over the other half, both ways, routed as the platform routes (its\n"
+            "interconnect.routing), against the closed-form bisection bandwidth. The ring\n"
             "costs O(N^3) in SimGrid 3.32: keep N below about 1,000.\n",
             options);
   if (!parsed)
     return 0;
   const units::DataSize size = parsed->positive_size("size");
-  const PlatformSpec spec = config::load_platform(parsed->file);
+  const auto seed = parsed->vm["seed"].as<std::uint64_t>();
+  const PlatformSpec spec = config::load_platform(
+      parsed->file, parsed->has("set") ? parsed->vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2)
     throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));
@@ -329,9 +341,20 @@ int bench(const std::vector<std::string>& args) {
                   steps / static_cast<double>(n) * bytes / worst_bandwidth + steps * worst_latency,
                   "2(N-1)/N size / bw + 2(N-1) latency"});
 
+  // Across the cut: every node of one half to every node of the other, both ways, as the
+  // machine routes; the cut's closed-form bandwidth bounds it.
+  const std::string routing(platform::to_string(spec.interconnect.routing));
+  if (n <= max_bisection_bench_nodes) {
+    const auto exchange = replay::bisection_exchange(n, bytes);
+    rows.push_back({"bisection exchange over " + std::to_string(n / 2 * 2) + " nodes (" + routing + ")",
+                    replay::time_traffic(machine, exchange, seed),
+                    static_cast<double>(n / 2) * bytes / platform::bisection_bandwidth(spec, n).bytes_per_second(),
+                    "N/2 size / bisection bandwidth"});
+  }
+
   if (parsed->has("json")) {
     io::JsonWriter json(std::cout);
-    json.begin_object().key("platform").value(spec.name).key("nodes").value(n);
+    json.begin_object().key("platform").value(spec.name).key("nodes").value(n).key("routing").value(routing);
     json.key("size_bytes").value(bytes).key("benchmarks").begin_array();
     for (const BenchRow& row : rows)
       json.begin_object()
@@ -343,13 +366,16 @@ int bench(const std::vector<std::string>& args) {
     json.end_array().end_object();
     return 0;
   }
-  std::cout << spec.name << ": " << n << " nodes, size " << to_string(size)
+  std::cout << spec.name << ": " << n << " nodes, size " << to_string(size) << ", routing " << routing
             << " (network model CM02, no cross-traffic)\n\n";
   std::printf("%-48s %14s %14s %10s\n", "benchmark", "simulated", "closed form", "error");
   for (const BenchRow& row : rows)
     std::printf("%-48s %12.6f s %12.6f s %9.2e\n", row.name.c_str(), row.simulated_s,
                 row.closed_form_s, (row.simulated_s - row.closed_form_s) / row.closed_form_s);
-  std::printf("\nclosed forms: %s; %s\n", rows.front().formula.c_str(), rows.back().formula.c_str());
+  std::printf("\nclosed forms: %s; %s\n", rows.front().formula.c_str(), rows[rows.size() - 1 - (n <= max_bisection_bench_nodes)].formula.c_str());
+  if (n <= max_bisection_bench_nodes)
+    std::printf("the bisection exchange's closed form is a bound: routing that does not spread over the cut's "
+                "links takes longer\n");
   return 0;
 }
 

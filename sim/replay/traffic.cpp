@@ -1,0 +1,57 @@
+// Timing a traffic pattern with the replay's routes and flow sharing, outside any replay.
+#include "replay/traffic.hpp"
+
+#include "replay/flow_sharing.hpp"
+#include "replay/routes.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ceiling::replay {
+
+double time_traffic(const platform::Machine& machine, std::span<const collectives::Flow> flows, std::uint64_t seed) {
+  std::vector<simgrid::s4u::Host*> hosts;
+  std::vector<long long> slots;
+  for (long long n = 0; n < machine.size(); ++n) {
+    hosts.push_back(machine.node(n).cpu);
+    slots.push_back(n);
+  }
+  Routes routes(std::move(hosts), std::move(slots), machine.spec().interconnect, seed);
+  const auto parts = routes.spread(flows);
+  FlowSharing sharing(1.0, 1.0);
+  constexpr std::uint32_t none = ~std::uint32_t{0};
+  std::vector<std::uint32_t> sharing_links(routes.link_count(), none);
+  for (std::size_t f = 0; f < flows.size(); ++f)
+    for (const RoutePart& part : parts[f]) {
+      const Route& route = *part.route;
+      if (!route.shared_links_only || route.link_ids.size() > FlowSharing::max_hops)
+        throw std::invalid_argument("time_traffic: a route crosses a link FlowSharing cannot share (a node to itself?)");
+      std::vector<std::uint32_t> links;
+      for (std::uint32_t id : route.link_ids) {
+        if (sharing_links[id] == none)
+          sharing_links[id] = sharing.add_link(routes.link_bandwidth(id));
+        links.push_back(sharing_links[id]);
+      }
+      sharing.start(0.0, sharing.add_path(links, route.latency_s), std::round(flows[f].bytes * part.fraction), nullptr);
+    }
+  double now_s = 0;
+  std::vector<void*> finished;
+  while (sharing.in_flight() > 0) {
+    now_s = sharing.next_event_s();
+    sharing.advance(now_s, finished);
+  }
+  return now_s;
+}
+
+std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes) {
+  const long long half = nodes / 2;
+  std::vector<collectives::Flow> flows;
+  for (long long a = 0; a < half; ++a)
+    for (long long b = half; b < 2 * half; ++b) {
+      flows.push_back({.src = static_cast<int>(a), .dst = static_cast<int>(b), .bytes = bytes / static_cast<double>(half)});
+      flows.push_back({.src = static_cast<int>(b), .dst = static_cast<int>(a), .bytes = bytes / static_cast<double>(half)});
+    }
+  return flows;
+}
+
+} // namespace ceiling::replay

@@ -1,0 +1,26 @@
+// A traffic pattern between nodes, routed as the machine routes and shared out as SimGrid's
+// CM02 shares bandwidth: the fabric micro-benchmark behind `ceiling platform bench`.
+#pragma once
+
+#include "collectives/collective_plan.hpp"
+#include "platform/machine.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace ceiling::replay {
+
+/// The seconds until the last of `flows` (src and dst are nodes of `machine`, CPU host to CPU
+/// host; bytes, whole), all started at once, has arrived: routed as the machine routes them
+/// (Routes::spread, every flow in flight together, `seed` salting ECMP and Valiant), each part
+/// shared out by FlowSharing as SimGrid's CM02 without cross-traffic shares it (latency and
+/// bandwidth factors 1). Zero without flows.
+double time_traffic(const platform::Machine& machine, std::span<const collectives::Flow> flows, std::uint64_t seed);
+
+/// Every node of the first half of `nodes` sends `bytes` split evenly over every node of the
+/// second half, and the second half as much back: all-to-all across the cut that
+/// platform::bisection_bandwidth() measures (nodes / 2 x bytes each way).
+std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes);
+
+} // namespace ceiling::replay

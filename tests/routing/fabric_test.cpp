@@ -1,0 +1,182 @@
+// The fabric's links and paths against their counts in closed form, and how flows spread.
+#include "routing/fabric.hpp"
+#include "routing/spread.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace ceiling;
+using routing::Fabric;
+using routing::Path;
+
+namespace {
+
+constexpr double cable_bytes_per_s = 25e9;
+
+/// generic-dragonfly's shape: 4 groups of 2 chassis of 4 routers of 2 nodes, 2 cables per group pair.
+platform::InterconnectSpec dragonfly(int global_links = 2) {
+  return {.topology = platform::Dragonfly{.groups = 4, .global_links = global_links, .chassis_per_group = 2,
+                                          .chassis_links = 1, .routers_per_chassis = 4, .router_links = 1,
+                                          .nodes_per_router = 2},
+          .link_bandwidth = units::Bandwidth::from_bytes_per_second(cable_bytes_per_s),
+          .link_latency = units::Duration::from_seconds(100e-9),
+          .routing = platform::Routing::Adaptive};
+}
+
+/// Two levels: 4 leaves of 4 nodes, each leaf with 4 up-links to 4 spines.
+platform::InterconnectSpec fat_tree() {
+  return {.topology = platform::FatTree{.down = {4, 4}, .up = {1, 4}, .links = {1, 1}},
+          .link_bandwidth = units::Bandwidth::from_bytes_per_second(cable_bytes_per_s),
+          .link_latency = units::Duration::from_seconds(100e-9),
+          .routing = platform::Routing::Ecmp};
+}
+
+std::vector<Path> paths(const Fabric& f, long long a, long long b) {
+  std::vector<Path> out;
+  f.paths(a, b, 1, out);
+  return out;
+}
+
+long long minimal_count(const std::vector<Path>& p) {
+  return std::count_if(p.begin(), p.end(), [](const Path& x) { return x.minimal; });
+}
+
+} // namespace
+
+TEST_CASE("a dragonfly fabric has a port each way per node, green, black and global links by the shape") {
+  const auto f = *Fabric::of(dragonfly());
+  const long long slots = 64, routers = 32;
+  // 2 per node + routers x routers_per_chassis green + routers x chassis black + groups^2 x cables.
+  CHECK(f.link_count() == 2 * slots + routers * 4 + routers * 2 + 4 * 4 * 2);
+  CHECK(f.slot_count() == slots);
+  CHECK(f.link_bandwidth_bytes_per_s(0) == cable_bytes_per_s);
+}
+
+TEST_CASE("two nodes on one router have one path, through the router alone") {
+  const auto f = *Fabric::of(dragonfly());
+  const auto p = paths(f, 0, 1);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].links.size() == 2);
+  CHECK(p[0].router_hops == 0);
+}
+
+TEST_CASE("routers of one chassis: one green hop, or two through each other router of the chassis") {
+  const auto f = *Fabric::of(dragonfly());
+  const auto p = paths(f, 0, 2); // routers 0 and 1
+  CHECK(minimal_count(p) == 1);
+  CHECK(p.size() == 1 + 2); // routers 2 and 3 of the chassis
+  CHECK(p[0].router_hops == 1);
+  for (std::size_t i = 1; i < p.size(); ++i)
+    CHECK(p[i].router_hops == 2);
+}
+
+TEST_CASE("between groups there is a minimal path per global cable and a Valiant path per third group") {
+  for (int cables : {1, 2, 3}) {
+    CAPTURE(cables);
+    const auto f = *Fabric::of(dragonfly(cables));
+    const auto p = paths(f, 0, 63); // group 0 to group 3
+    CHECK(minimal_count(p) == cables);
+    CHECK(static_cast<long long>(p.size()) == cables + 2);
+    std::set<std::string> globals;
+    for (const Path& path : p)
+      for (std::uint32_t link : path.links)
+        if (f.link_name(link).starts_with("global"))
+          globals.insert(f.link_name(link));
+    CHECK(globals.size() >= static_cast<std::size_t>(cables));
+  }
+}
+
+TEST_CASE("a group's global cables are dealt evenly over its routers") {
+  const auto f = *Fabric::of(dragonfly(2)); // 3 peers x 2 cables over 8 routers: 6 routers hold one
+  std::map<std::string, int> cables_at; // the router a path's global link leaves from
+  for (long long b = 16; b < 64; b += 16)
+    for (const Path& p : paths(f, 0, b))
+      for (std::size_t i = 0; i + 1 < p.links.size(); ++i)
+        if (p.minimal && f.link_name(p.links[i + 1]).starts_with("global"))
+          cables_at[f.link_name(p.links[i + 1])] = 1;
+  CHECK(cables_at.size() == 6);
+}
+
+TEST_CASE("a fat-tree's minimal paths climb to the lowest common level by every up choice") {
+  const auto f = *Fabric::of(fat_tree());
+  // 16 nodes: 2 x (16 x 1) at level 0, 2 x (4 leaves x 4) at level 1.
+  CHECK(f.link_count() == 2 * 16 + 2 * 16);
+  CHECK(paths(f, 0, 1).size() == 1);     // one leaf
+  CHECK(paths(f, 0, 1)[0].links.size() == 2);
+  const auto across = paths(f, 0, 15);   // two leaves: one path per spine
+  CHECK(across.size() == 4);
+  CHECK(minimal_count(across) == 4);
+  std::set<std::uint32_t> up_links;
+  for (const Path& p : across) {
+    CHECK(p.links.size() == 4);
+    up_links.insert(p.links[1]);
+  }
+  CHECK(up_links.size() == 4);
+}
+
+TEST_CASE("a single switch and a torus have no fabric of their own") {
+  auto net = fat_tree();
+  net.topology = platform::Torus{{4, 4}};
+  CHECK_FALSE(Fabric::of(net).has_value());
+  net.topology = platform::SingleSwitch{};
+  CHECK_FALSE(Fabric::of(net).has_value());
+}
+
+TEST_CASE("a flow alone keeps one minimal path under adaptive routing") {
+  const auto f = *Fabric::of(dragonfly());
+  const routing::Demand d{.src_slot = 0, .dst_slot = 63, .rate_bytes_per_s = 12.5e9};
+  const auto shares = routing::spread(f, platform::Routing::Adaptive, std::span(&d, 1), 1);
+  REQUIRE(shares[0].size() == 1);
+  CHECK(shares[0][0].fraction == 1.0);
+  CHECK(paths(f, 0, 63)[shares[0][0].path].minimal);
+}
+
+TEST_CASE("flows that would overfill a green link move apart onto two-hop paths, none overfilled") {
+  const auto f = *Fabric::of(dragonfly());
+  // Router 0's two nodes send to router 2's, router 1's to router 3's, each flow able to fill 0.9
+  // of a link: minimal routing would put 1.8 on green links 0->2 and 1->3.
+  std::vector<routing::Demand> demands;
+  for (long long src : {0, 1, 2, 3})
+    demands.push_back({src, src + 4, 0.9 * cable_bytes_per_s});
+  const auto shares = routing::spread(f, platform::Routing::Adaptive, demands, 1);
+  std::vector<double> load(f.link_count(), 0.0);
+  bool moved = false;
+  for (std::size_t i = 0; i < demands.size(); ++i) {
+    const auto p = paths(f, demands[i].src_slot, demands[i].dst_slot);
+    double total = 0;
+    for (const auto& s : shares[i]) {
+      total += s.fraction;
+      moved |= !p[s.path].minimal;
+      for (std::uint32_t link : p[s.path].links)
+        load[link] += s.fraction * demands[i].rate_bytes_per_s;
+    }
+    CHECK(total == doctest::Approx(1.0));
+  }
+  CHECK(moved);
+  for (std::uint32_t link = 0; link < f.link_count(); ++link)
+    if (!f.link_name(link).starts_with("node") && !f.link_name(link).starts_with("router->node")) {
+      CAPTURE(f.link_name(link));
+      CHECK(load[link] <= f.link_bandwidth_bytes_per_s(link) * (1 + 1e-12));
+    }
+}
+
+TEST_CASE("ECMP puts each flow whole on one minimal path, the same for the same seed, spread over the spines") {
+  const auto f = *Fabric::of(fat_tree());
+  std::vector<routing::Demand> demands;
+  for (long long a = 0; a < 4; ++a)
+    for (long long b = 12; b < 16; ++b)
+      demands.push_back({a, b, 12.5e9});
+  const auto first = routing::spread(f, platform::Routing::Ecmp, demands, 7);
+  const auto again = routing::spread(f, platform::Routing::Ecmp, demands, 7);
+  std::set<std::uint32_t> spines;
+  for (std::size_t i = 0; i < demands.size(); ++i) {
+    REQUIRE(first[i].size() == 1);
+    CHECK(first[i][0].fraction == 1.0);
+    CHECK(first[i][0].path == again[i][0].path);
+    spines.insert(first[i][0].path);
+  }
+  CHECK(spines.size() > 1);
+}
