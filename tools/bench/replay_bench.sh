@@ -10,7 +10,9 @@
 # replay shares out itself (PCIe copies that the replay shares out itself are in none), and
 # "us/flow" the wall time per iteration divided by all flows.
 # TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto); FLOWS=simgrid sends
-# every flow through SimGrid (default: auto). Usage:
+# every flow through SimGrid (default: auto); ROUTING=static-minimal|adaptive|... sets the
+# dragonfly's interconnect.routing (default: the platform's, adaptive; exact fidelity always
+# routes statically, as SimGrid's comms do). Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
 #   tools/bench/replay_bench.sh build "64 256 1024 4096 16384" "64 256 1024"
 set -euo pipefail
@@ -20,6 +22,7 @@ exact=${3-64 256 1024}
 extra=${EXTRA_ITERATIONS:-3}
 driver=${TRANSFER_DRIVER:-auto}
 flows=${FLOWS:-auto}
+routing=${ROUTING:-}
 ceiling="$build/tools/ceiling"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/tools/bench/timing.sh"
@@ -37,10 +40,13 @@ for fidelity in aggregated exact; do
       platform=tools/bench/platforms/bench-fat-tree-16k
       [ "$topology" = dragonfly ] && platform=platforms/piz-daint-xc50-p100
       [ "$topology" = dragonfly ] && [ "$n" -gt 5320 ] && platform=tools/bench/platforms/bench-dragonfly-16k
+      route=()
+      [ "$topology" = dragonfly ] && [ "$fidelity" = exact ] && route=(--set interconnect.routing=static-minimal)
+      [ "$topology" = dragonfly ] && [ "$fidelity" = aggregated ] && [ -n "$routing" ] && route=(--set "interconnect.routing=$routing")
       log=$(mktemp)
       /usr/bin/time -f "rss %M" -o "$log.rss" "$ceiling" run -p "$root/$platform.toml" \
         -w "$root/workloads/resnet50_v1.toml" -n "$n" --fidelity "$fidelity" \
-        --iterations $((1 + extra)) --transfer-driver "$driver" --flows "$flows" --timing --json >/dev/null 2>"$log"
+        --iterations $((1 + extra)) --transfer-driver "$driver" --flows "$flows" "${route[@]}" --timing --json >/dev/null 2>"$log"
       read -r build_s per transfers closed shared < <(timing_figures "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
       printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %10d %8.2f\n" "$topology" "$platform" "$fidelity" \

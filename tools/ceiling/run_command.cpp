@@ -142,6 +142,7 @@ int run_command(const std::vector<std::string>& args) {
     json.key("batch_per_rank").value(s.workload.batch_per_worker);
     json.key("calibration").value(r.calibration);
     json.key("software").value(o.software.name);
+    json.key("routing").value(std::string(platform::to_string(s.platform.interconnect.routing)));
     json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
     json.key("collective").value(collective_name(o.software));
     json.key("reductions").begin_array();
@@ -191,7 +192,8 @@ int run_command(const std::vector<std::string>& args) {
             << " (" << replay::to_string(o.fidelity) << "), "
             << replay::to_string(replay::resolved_precision(s)) << ", staging "
             << replay::to_string(replay::resolved_staging(s)) << ", overlap "
-            << (o.overlap ? "on" : "off") << "\n";
+            << (o.overlap ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
+            << "\n";
   std::printf("compute: %s\n", r.calibration.c_str());
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
