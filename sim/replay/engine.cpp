@@ -121,20 +121,9 @@ struct RankClock {
 enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared };
 
 struct PlannedFlow {
-  const Route* route = nullptr;   ///< its route; of a flow in parts, the part of longest latency
+  const Route* route = nullptr;
   Timing timing = Timing::SimGrid;
-  std::uint32_t sharing_path = 0; ///< with Timing::Shared, in one part
-  /// A flow the fabric spreads over several paths: its parts in Replay::parts_ (none: one route).
-  std::uint32_t first_part = 0;
-  std::uint32_t part_count = 0;
-  std::uint32_t parts_left = 0; ///< parts not yet arrived, while it is in flight
-};
-
-/// A share of a flow's bytes on one route, shared out by FlowSharing.
-struct FlowPart {
-  const Route* route;
-  double fraction;
-  std::uint32_t sharing_path;
+  std::uint32_t sharing_path = 0; ///< with Timing::Shared
 };
 
 struct RankState {
@@ -217,6 +206,7 @@ public:
       // The other flows share links only with flows of their own collective: the replay shares
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
+      sharing_paths_.emplace(routes_, *sharing_);
       plan_flows();
     }
   }
@@ -240,38 +230,24 @@ public:
     return total_s;
   }
 
-  /// How the replay times each flow of each reduction's plan, decided once from its routes
-  /// (each phase's flows routed together): alone on one route (closed form), or sharing links
-  /// that FlowSharing models, one FlowSharing flow per part of its bytes.
+  /// How the replay times each flow of each reduction's plan, decided once from its route
+  /// (each phase's flows routed together, Routes::spread): alone (closed form), or sharing
+  /// links that FlowSharing models.
   void plan_flows() {
     for (const auto& reduction : plan_.reductions) {
-      std::vector<std::vector<std::vector<RoutePart>>> parts;
+      std::vector<std::vector<const Route*>> routes;
       for (const auto& phase : reduction.plan)
-        parts.push_back(routes_.spread(phase.flows));
-      const auto alone = routes_.alone(parts);
+        routes.push_back(routes_.spread(phase.flows));
+      const auto alone = routes_.alone(routes);
       auto& phases = planned_.emplace_back();
-      for (std::size_t p = 0; p < parts.size(); ++p) {
+      for (std::size_t p = 0; p < routes.size(); ++p) {
         auto& flows = phases.emplace_back();
-        for (std::size_t f = 0; f < parts[p].size(); ++f) {
-          const auto& flow_parts = parts[p][f];
-          PlannedFlow planned{.route = flow_parts.front().route};
-          if (alone[p][f]) {
+        for (std::size_t f = 0; f < routes[p].size(); ++f) {
+          PlannedFlow planned{.route = routes[p][f]};
+          if (alone[p][f])
             planned.timing = Timing::ClosedForm;
-          } else if (flow_parts.size() == 1) {
-            if (planned.route->shared_links_only && planned.route->link_ids.size() <= FlowSharing::max_hops)
-              planned.timing = Timing::Shared, planned.sharing_path = sharing_path(*planned.route);
-          } else {
-            planned.timing = Timing::Shared;
-            planned.first_part = static_cast<std::uint32_t>(parts_.size());
-            planned.part_count = static_cast<std::uint32_t>(flow_parts.size());
-            for (const RoutePart& part : flow_parts) {
-              if (!part.route->shared_links_only || part.route->link_ids.size() > FlowSharing::max_hops)
-                throw std::logic_error("a route of the fabric's own is not one FlowSharing can share");
-              parts_.push_back({part.route, part.fraction, sharing_path(*part.route)});
-              if (part.route->latency_s > planned.route->latency_s)
-                planned.route = part.route; // steps after the first wait the slowest part's latency
-            }
-          }
+          else if (sharable(*planned.route))
+            planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
           flows.push_back(planned);
         }
       }
@@ -488,8 +464,6 @@ private:
       copy_launched(t);
       return;
     }
-    if (t.kind == Kind::Flow && !last_part_arrived(t.index, t.phase, t.flow))
-      return; // the flow's other parts are still under way
     record(t);
     switch (t.kind) {
     case Kind::InputCopy: input_copied(t.rank, t.index); break;
@@ -701,12 +675,8 @@ private:
     for (const FlowRef& f : to_start) {
       const auto& flow = progress.flow(f);
       const PlannedFlow planned = planned_flow(k, f);
-      const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
-      if (planned.part_count > 0) {
-        start_parts(k, f, flow, t);
-        continue;
-      }
       bytes_.add_times(planned.route->per_byte, flow.bytes);
+      const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
       switch (planned.timing) {
       case Timing::ClosedForm:
         ++result_.flows_in_closed_form;
@@ -727,29 +697,6 @@ private:
       collective_done(k, r);
   }
 
-  /// Starts flow `f` of reduction `k`, which the fabric spreads over several routes: a
-  /// FlowSharing flow per part, each carrying its share of the bytes (whole bytes).
-  void start_parts(int k, FlowRef f, const collectives::Flow& flow, const Tag& t) {
-    PlannedFlow& planned = planned_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)];
-    planned.parts_left = planned.part_count;
-    ++result_.flows_shared;
-    for (std::uint32_t i = 0; i < planned.part_count; ++i) {
-      const FlowPart& part = parts_[planned.first_part + i];
-      bytes_.add_times(part.route->per_byte, flow.bytes * part.fraction);
-      sharing_->start(now(), part.sharing_path, static_cast<double>(std::llround(flow.bytes * part.fraction)), tag(t));
-    }
-    wake_flows_at_next_event();
-  }
-
-  /// A part of flow `f` of reduction `k` has arrived: whether it was the flow's last (a flow
-  /// in one piece is whole at once).
-  bool last_part_arrived(int k, int p, int f) {
-    if (planned_.empty())
-      return true;
-    PlannedFlow& planned = planned_[static_cast<std::size_t>(k)][static_cast<std::size_t>(p)][static_cast<std::size_t>(f)];
-    return planned.part_count == 0 || --planned.parts_left == 0;
-  }
-
   /// When a flow of `bytes` started now arrives if it is alone on `route`, as SimGrid's CM02
   /// computes it, operation for operation (tested against it): the route's latency times the
   /// latency factor ends at a date of its own; then the max-min solver gives the flow, whose
@@ -760,24 +707,6 @@ private:
     const double penalty = route.latency_s > 0 ? route.latency_s : 1.0;
     const double rate = route.bandwidth_bytes_per_s / (1.0 / penalty) / penalty * bandwidth_factor_;
     return latency_ends_s + static_cast<double>(std::llround(bytes)) / rate;
-  }
-
-  /// The FlowSharing path of `route`, added the first time.
-  std::uint32_t sharing_path(const Route& route) {
-    const auto [it, fresh] = sharing_paths_.try_emplace(&route, 0);
-    if (!fresh)
-      return it->second;
-    // FlowSharing holds only the links of shared flows' routes.
-    constexpr std::uint32_t none = ~std::uint32_t{0};
-    sharing_links_.resize(routes_.link_count(), none);
-    std::vector<std::uint32_t> links;
-    for (std::uint32_t id : route.link_ids) {
-      if (sharing_links_[id] == none)
-        sharing_links_[id] = sharing_->add_link(routes_.link_bandwidth(id));
-      links.push_back(sharing_links_[id]);
-    }
-    it->second = sharing_->add_path(links, route.latency_s);
-    return it->second;
   }
 
   /// How flow `f` of reduction `k` is timed (through SimGrid where nothing was planned: exact
@@ -875,11 +804,9 @@ private:
   /// Per reduction, phase and flow: how it is timed (empty when the replay times none: every
   /// flow goes through SimGrid).
   std::vector<std::vector<std::vector<PlannedFlow>>> planned_;
-  std::vector<FlowPart> parts_; ///< of the flows the fabric spreads over several routes
   /// The flows that share links, when the closed forms apply (else they go through SimGrid).
   std::optional<FlowSharing> sharing_;
-  std::unordered_map<const Route*, std::uint32_t> sharing_paths_; ///< looked up, never walked
-  std::vector<std::uint32_t> sharing_links_; ///< by Routes' link id: FlowSharing's, or none
+  std::optional<SharingPaths> sharing_paths_; ///< of the routes of flows in sharing_
   std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
   double flows_wakeup_at_s_ = 0;

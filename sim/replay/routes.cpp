@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace sg4 = simgrid::s4u;
 
@@ -101,27 +102,24 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
   return route;
 }
 
-std::vector<std::vector<RoutePart>> Routes::spread(std::span<const collectives::Flow> flows) {
-  std::vector<std::vector<RoutePart>> parts(flows.size());
-  std::vector<const Route*> simgrid_routes;
+std::vector<const Route*> Routes::spread(std::span<const collectives::Flow> flows) {
+  std::vector<const Route*> routes;
   for (const auto& flow : flows)
-    simgrid_routes.push_back(&between(flow.src, flow.dst));
+    routes.push_back(&between(flow.src, flow.dst));
+  if (!fabric_)
+    return routes;
   const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
-  // A flow's demand: its fair share of each node link it crosses (the flows of the phase that
-  // cross it divide it equally), at most one fabric cable.
-  std::vector<int> crossings(fabric_ ? link_count() : 0, 0);
-  for (const Route* route : simgrid_routes)
+  std::vector<int> crossings(link_count(), 0); // of node links, by the flows
+  for (const Route* route : routes)
     for (std::uint32_t id : route->link_ids)
-      if (fabric_ && !is_fabric(id))
+      if (!is_fabric(id))
         ++crossings[id];
   std::vector<routing::Demand> demands;
   std::vector<std::size_t> routed; // the flows in demands
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    const auto& ids = simgrid_routes[f]->link_ids;
-    if (!fabric_ || std::none_of(ids.begin(), ids.end(), is_fabric)) {
-      parts[f].push_back({simgrid_routes[f], 1.0});
-      continue;
-    }
+    const auto& ids = routes[f]->link_ids;
+    if (std::none_of(ids.begin(), ids.end(), is_fabric))
+      continue; // inside one node
     double rate = fabric_->link_bandwidth_bytes_per_s(0);
     for (std::uint32_t id : ids)
       if (!is_fabric(id))
@@ -129,34 +127,46 @@ std::vector<std::vector<RoutePart>> Routes::spread(std::span<const collectives::
     demands.push_back({slots_[static_cast<std::size_t>(flows[f].src)], slots_[static_cast<std::size_t>(flows[f].dst)], rate});
     routed.push_back(f);
   }
-  if (demands.empty())
-    return parts;
-  const auto shares = routing::spread(*fabric_, routing_, demands, seed_);
-  for (std::size_t i = 0; i < routed.size(); ++i) {
-    const auto& flow = flows[routed[i]];
-    for (const routing::Share& s : shares[i])
-      parts[routed[i]].push_back({&over_path(flow.src, flow.dst, s.path), s.fraction});
-  }
-  return parts;
+  const auto paths = routing::spread(*fabric_, routing_, demands, seed_);
+  for (std::size_t i = 0; i < routed.size(); ++i)
+    routes[routed[i]] = &over_path(flows[routed[i]].src, flows[routed[i]].dst, paths[i]);
+  return routes;
 }
 
-std::vector<std::vector<char>> Routes::alone(const std::vector<std::vector<std::vector<RoutePart>>>& parts) const {
+std::vector<std::vector<char>> Routes::alone(const std::vector<std::vector<const Route*>>& routes) const {
   std::vector<int> crossings(link_count(), 0); // every link is met by now
-  for (const auto& phase : parts)
-    for (const auto& flow : phase)
-      for (const RoutePart& part : flow)
-        for (std::uint32_t link : part.route->link_ids)
-          ++crossings[link];
+  for (const auto& phase : routes)
+    for (const Route* route : phase)
+      for (std::uint32_t link : route->link_ids)
+        ++crossings[link];
   std::vector<std::vector<char>> alone;
-  for (const auto& phase : parts) {
+  for (const auto& phase : routes) {
     auto& flags = alone.emplace_back();
-    for (const auto& flow : phase) {
-      const auto& links = flow.front().route->link_ids;
-      flags.push_back(flow.size() == 1 && !links.empty() &&
-                      std::all_of(links.begin(), links.end(), [&](std::uint32_t link) { return crossings[link] == 1; }));
+    for (const Route* route : phase) {
+      const auto& links = route->link_ids;
+      flags.push_back(!links.empty() && std::all_of(links.begin(), links.end(), [&](std::uint32_t link) {
+                        return crossings[link] == 1;
+                      }));
     }
   }
   return alone;
+}
+
+std::uint32_t SharingPaths::of(const Route& route) {
+  const auto [it, fresh] = paths_.try_emplace(&route, 0);
+  if (!fresh)
+    return it->second;
+  if (!sharable(route))
+    throw std::logic_error("SharingPaths::of: a route FlowSharing cannot share");
+  links_.resize(routes_.link_count(), none);
+  std::vector<std::uint32_t> links;
+  for (std::uint32_t id : route.link_ids) {
+    if (links_[id] == none)
+      links_[id] = sharing_.add_link(routes_.link_bandwidth(id));
+    links.push_back(links_[id]);
+  }
+  it->second = sharing_.add_path(links, route.latency_s);
+  return it->second;
 }
 
 } // namespace ceiling::replay

@@ -4,6 +4,7 @@
 
 #include "collectives/collective_plan.hpp"
 #include "platform/platform_spec.hpp"
+#include "replay/flow_sharing.hpp"
 #include "replay/result.hpp"
 #include "routing/fabric.hpp"
 
@@ -30,12 +31,6 @@ struct Route {
   bool shared_links_only = false;
 };
 
-/// A share of a flow's bytes and the route it takes.
-struct RoutePart {
-  const Route* route = nullptr;
-  double fraction = 1;
-};
-
 /// Routes between ranks, asked of SimGrid once per pair and kept. Under a routing other than
 /// static-minimal, a flow's fabric links are the fabric's own (routing::Fabric) instead of
 /// SimGrid's: the node's links before and after the fabric stay SimGrid's, and the links in
@@ -51,11 +46,11 @@ public:
   /// SimGrid's route from rank `src` to rank `dst` (static routing).
   const Route& between(int src, int dst);
 
-  /// How each of `flows`, in flight together, is routed: SimGrid's route whole under static
-  /// routing or inside one node; else the fabric's paths that routing::spread() picks, each
-  /// with its share of the flow's bytes. A flow demands its fair share of each node link it
-  /// crosses (the phase's flows on that link divide it equally), at most one fabric cable.
-  std::vector<std::vector<RoutePart>> spread(std::span<const collectives::Flow> flows);
+  /// The route of each of `flows`, in flight together: SimGrid's under static routing or
+  /// inside one node; else over the fabric's path that routing::spread() picks, for a flow
+  /// that demands its fair share of each node link it crosses (the flows on that link divide
+  /// it equally), at most one fabric cable.
+  std::vector<const Route*> spread(std::span<const collectives::Flow> flows);
 
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).
   bool routes_itself() const { return fabric_.has_value(); }
@@ -64,10 +59,10 @@ public:
   std::uint32_t link_count() const { return static_cast<std::uint32_t>(link_facts_.size()); }
   double link_bandwidth(std::uint32_t id) const { return link_facts_[id].bandwidth_bytes_per_s; }
 
-  /// Per phase and flow of `parts` (a plan's flows as spread() routes them): whether the flow
-  /// has one route and shares no link of it with any other flow of the plan, counting the two
-  /// directions of a split-duplex link apart. A flow with an empty route is never alone.
-  std::vector<std::vector<char>> alone(const std::vector<std::vector<std::vector<RoutePart>>>& parts) const;
+  /// Per phase and flow of `routes` (a plan's flows as spread() routes them): whether the
+  /// flow's route shares no link with any other flow of the plan, counting the two directions
+  /// of a split-duplex link apart. A flow with an empty route is never alone.
+  std::vector<std::vector<char>> alone(const std::vector<std::vector<const Route*>>& routes) const;
 
 private:
   /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()).
@@ -106,6 +101,28 @@ private:
   std::vector<routing::Path> paths_; ///< scratch
   std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> link_ids_; ///< looked up, never walked
   std::vector<LinkFacts> link_facts_;                                     ///< by link id
+};
+
+/// Whether FlowSharing can share flows on `route`: SimGrid's SHARED links only, at most
+/// FlowSharing::max_hops of them.
+inline bool sharable(const Route& route) {
+  return route.shared_links_only && route.link_ids.size() <= FlowSharing::max_hops;
+}
+
+/// The FlowSharing paths of routes: a link is added to the FlowSharing the first time a route
+/// crosses it, and each route once.
+class SharingPaths {
+public:
+  SharingPaths(const Routes& routes, FlowSharing& sharing) : routes_(routes), sharing_(sharing) {}
+
+  /// The path of `route`, which must be sharable().
+  std::uint32_t of(const Route& route);
+
+private:
+  const Routes& routes_;
+  FlowSharing& sharing_;
+  std::vector<std::uint32_t> links_; ///< by Routes' link id: FlowSharing's, or none
+  std::unordered_map<const Route*, std::uint32_t> paths_; ///< looked up, never walked
 };
 
 } // namespace ceiling::replay

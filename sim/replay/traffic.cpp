@@ -17,23 +17,14 @@ double time_traffic(const platform::Machine& machine, std::span<const collective
     slots.push_back(n);
   }
   Routes routes(std::move(hosts), std::move(slots), machine.spec().interconnect, seed);
-  const auto parts = routes.spread(flows);
+  const auto routed = routes.spread(flows);
   FlowSharing sharing(1.0, 1.0);
-  constexpr std::uint32_t none = ~std::uint32_t{0};
-  std::vector<std::uint32_t> sharing_links(routes.link_count(), none);
-  for (std::size_t f = 0; f < flows.size(); ++f)
-    for (const RoutePart& part : parts[f]) {
-      const Route& route = *part.route;
-      if (!route.shared_links_only || route.link_ids.size() > FlowSharing::max_hops)
-        throw std::invalid_argument("time_traffic: a route crosses a link FlowSharing cannot share (a node to itself?)");
-      std::vector<std::uint32_t> links;
-      for (std::uint32_t id : route.link_ids) {
-        if (sharing_links[id] == none)
-          sharing_links[id] = sharing.add_link(routes.link_bandwidth(id));
-        links.push_back(sharing_links[id]);
-      }
-      sharing.start(0.0, sharing.add_path(links, route.latency_s), std::round(flows[f].bytes * part.fraction), nullptr);
-    }
+  SharingPaths paths(routes, sharing);
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    if (!sharable(*routed[f]))
+      throw std::invalid_argument("time_traffic: a route crosses a link FlowSharing cannot share (a node to itself?)");
+    sharing.start(0.0, paths.of(*routed[f]), std::round(flows[f].bytes), nullptr);
+  }
   double now_s = 0;
   std::vector<void*> finished;
   while (sharing.in_flight() > 0) {
