@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 #include <string_view>
 
 namespace sg4 = simgrid::s4u;
@@ -163,29 +164,56 @@ LinkClass link_class(const simgrid::s4u::Link& link) {
   return LinkClass::Fabric;
 }
 
-std::string Machine::node_name(long long rank) const {
-  // Zero-padded, so that SimGrid's by-name host order is the rank order.
+FabricLinkKind fabric_link_kind(const simgrid::s4u::Link& link, const PlatformSpec& spec) {
+  const std::string_view name = link.get_name();
+  const Topology& t = spec.interconnect.topology;
+  if (std::holds_alternative<Dragonfly>(t))
+    return name.starts_with("local_link") ? FabricLinkKind::NodePort
+           : name.starts_with("blue_link") ? FabricLinkKind::Global
+                                           : FabricLinkKind::Inside;
+  if (std::holds_alternative<Torus>(t))
+    return FabricLinkKind::Inside;
+  // Fat-trees and the single switch: "link_from_CHILD_PARENT_N", nodes numbered 0 to slots - 1.
+  constexpr std::string_view prefix = "link_from_";
+  if (!name.starts_with(prefix))
+    return FabricLinkKind::Inside;
+  const std::string child(name.substr(prefix.size(), name.find('_', prefix.size()) - prefix.size()));
+  return std::stoll(child) < slot_count(spec) ? FabricLinkKind::NodePort : FabricLinkKind::Inside;
+}
+
+std::string Machine::slot_name(long long slot) const {
+  // Zero-padded, so that SimGrid's by-name host order is the slot order (and the rank order).
   const long long slots = slot_count(spec_);
   const int width = static_cast<int>(std::to_string(std::max<long long>(slots - 1, 0)).size());
   char text[32];
-  std::snprintf(text, sizeof text, "node%0*lld", width, rank);
+  std::snprintf(text, sizeof text, "node%0*lld", width, slot);
   return text;
 }
 
 Machine Machine::build(const PlatformSpec& spec, long long nodes) {
+  std::vector<long long> slots(static_cast<std::size_t>(nodes));
+  std::iota(slots.begin(), slots.end(), 0LL);
+  return build(spec, std::move(slots));
+}
+
+Machine Machine::build(const PlatformSpec& spec, std::vector<long long> allocated) {
   Machine machine;
   machine.spec_ = spec;
+  machine.slots_ = std::move(allocated);
   const Topology& topology = spec.interconnect.topology;
   const long long slots = slot_count(spec);
-  std::vector<NodeHosts> by_slot(static_cast<std::size_t>(nodes));
+  const auto nodes = static_cast<long long>(machine.slots_.size());
+  std::vector<NodeHosts> by_rank(static_cast<std::size_t>(nodes));
+  std::vector<long long> rank_of_slot(static_cast<std::size_t>(std::max(slots, machine.slots_.empty() ? 0 : machine.slots_.back() + 1)), -1);
+  for (long long r = 0; r < nodes; ++r)
+    rank_of_slot.at(static_cast<std::size_t>(machine.slots_[static_cast<std::size_t>(r)])) = r;
 
   auto* root = sg4::create_empty_zone("machine");
   auto* link_zone = sg4::create_empty_zone("node-links");
   link_zone->set_parent(root);
-  // Contiguous allocation: rank r on slot r, so slots 0..nodes-1 hold the ranks.
-  std::vector<NodeLinks> links_by_slot;
-  for (long long slot = 0; slot < nodes; ++slot)
-    links_by_slot.push_back(create_node_links(spec.node, link_zone, machine.node_name(slot)));
+  std::vector<NodeLinks> links_by_rank;
+  for (long long r = 0; r < nodes; ++r)
+    links_by_rank.push_back(create_node_links(spec.node, link_zone, machine.node_name(r)));
   link_zone->seal();
 
   // The fabric is built detached from the root and attached once its node zones are sealed.
@@ -204,9 +232,11 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
         if (!cluster->get_impl()->get_network_model()) // the first leaf: before any node zone
           adopt_models(cluster, root);
         const auto slot = static_cast<long long>(id);
-        if (slot >= nodes)
-          return {cluster->create_router(machine.node_name(slot) + "-empty"), nullptr};
-        return build_node(spec.node, links_by_slot.at(id), cluster, machine.node_name(slot), by_slot.at(id));
+        const long long rank = slot < static_cast<long long>(rank_of_slot.size()) ? rank_of_slot[id] : -1;
+        if (rank < 0)
+          return {cluster->create_router(machine.slot_name(slot) + "-empty"), nullptr};
+        return build_node(spec.node, links_by_rank.at(static_cast<std::size_t>(rank)), cluster, machine.slot_name(slot),
+                          by_rank.at(static_cast<std::size_t>(rank)));
       });
   const double bw = spec.interconnect.link_bandwidth.bytes_per_second();
   const double lat = spec.interconnect.link_latency.seconds();
@@ -242,7 +272,7 @@ Machine Machine::build(const PlatformSpec& spec, long long nodes) {
   fabric->seal();
   root->seal();
 
-  machine.ranks_ = std::move(by_slot);
+  machine.ranks_ = std::move(by_rank);
   return machine;
 }
 

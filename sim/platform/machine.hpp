@@ -18,8 +18,9 @@ struct NodeHosts {
 };
 
 /// The machine inside the engine. The whole fabric of the topology is built (so routes are
-/// those of the whole machine); ranks 0..N-1 are placed contiguously, rank r on slot r, and
-/// only those N slots hold nodes (the others are bare routers: nothing runs there).
+/// those of the whole machine); the job's N nodes sit on the slots it was allocated (node r on
+/// the r-th slot, platform::allocate()), and only those slots hold nodes (the others are bare
+/// routers: nothing runs there).
 ///
 /// Each node is a small full-routing zone: a CPU host (speed = all sockets' peak), one host per
 /// GPU, one split-duplex PCIe link per GPU (UP = device to host), an optional GPU link per GPU
@@ -28,29 +29,41 @@ struct NodeHosts {
 /// fp16 order; pstate_of() maps one to the other.
 class Machine {
 public:
-  /// Builds `spec` in the engine (start_engine() first) and places `nodes` ranks on it.
-  /// The spec must be valid and allocation_problem() empty: both are checked by config.
+  /// Builds `spec` in the engine (start_engine() first) with nodes on `slots` (ascending,
+  /// distinct, below spec.nodes: platform::allocate() makes them). The spec must be valid.
+  static Machine build(const PlatformSpec& spec, std::vector<long long> slots);
+  /// The same on slots 0 to `nodes` - 1 (allocation_problem() empty).
   static Machine build(const PlatformSpec& spec, long long nodes);
 
   long long size() const { return static_cast<long long>(ranks_.size()); }
   const NodeHosts& node(long long rank) const { return ranks_.at(static_cast<std::size_t>(rank)); }
+  /// The slot node `rank` of the job sits on.
+  long long slot(long long rank) const { return slots_.at(static_cast<std::size_t>(rank)); }
   const PlatformSpec& spec() const { return spec_; }
 
   /// The host pstate that runs at precision `p`, or nullopt when the device lacks it.
   std::optional<int> cpu_pstate_of(Precision p) const;
   std::optional<int> gpu_pstate_of(Precision p) const;
 
-  /// Name of the node slot that holds `rank` ("node0042"), as used in host and link names.
-  std::string node_name(long long rank) const;
+  /// Name of the node that rank `rank` sits on: its slot ("node0042"), as in host and link names.
+  std::string node_name(long long rank) const { return slot_name(slot(rank)); }
 
 private:
+  std::string slot_name(long long slot) const;
+
   PlatformSpec spec_;
   std::vector<NodeHosts> ranks_;
+  std::vector<long long> slots_;
 };
 
 /// What a link of a Machine carries, read from the name Machine::build gave it.
 enum class LinkClass { Pcie, Nic, GpuLink, HostMemory, Fabric };
 LinkClass link_class(const simgrid::s4u::Link& link);
+
+/// Where a Fabric-class link of `machine` sits, read from the name SimGrid's builder gave it:
+/// a dragonfly's local links are node ports, its blue links global; a fat-tree's links from a
+/// node (the builder numbers nodes first) are node ports; a torus has none.
+FabricLinkKind fabric_link_kind(const simgrid::s4u::Link& link, const PlatformSpec& spec);
 
 /// Route latency and links from `src` to `dst`, as SimGrid resolves them.
 struct RouteInfo {

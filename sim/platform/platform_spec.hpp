@@ -157,6 +157,43 @@ struct InterconnectSpec {
   bool operator==(const InterconnectSpec&) const = default;
 };
 
+/// Where a fabric link sits: at a node (its port into the fabric; on a torus none, the nodes
+/// are the routers), between routers or switches, or between dragonfly groups.
+enum class FabricLinkKind { NodePort, Inside, Global };
+
+/// Other jobs' traffic, as the share of a link's bandwidth it keeps busy (0 to max): on every
+/// link between routers or switches (`fabric`), and on a dragonfly's global links (`global`,
+/// which replaces `fabric` there when given). A node's port carries only its own job. The job
+/// gets the rest of each link: the others' traffic is a constant stream that does not yield.
+struct BackgroundLoad {
+  static constexpr double max = 0.95;
+  double fabric = 0;
+  std::optional<double> global;
+  double of(FabricLinkKind kind) const {
+    return kind == FabricLinkKind::NodePort ? 0.0 : kind == FabricLinkKind::Global ? global.value_or(fabric) : fabric;
+  }
+  bool any() const { return fabric > 0 || global.value_or(0) > 0; }
+  bool operator==(const BackgroundLoad&) const = default;
+};
+
+/// How a job's nodes are chosen among the machine's, as a batch scheduler hands them out. Ranks
+/// follow the chosen slots in ascending order (a sorted host list).
+/// - Contiguous: slots 0 to N-1, an empty machine's first N;
+/// - Random: N slots drawn uniformly among the machine's `nodes`, seeded (a busy machine);
+/// - Spread: round-robin over the topology's domains (dragonfly groups, a fat-tree's lowest
+///   switches, a torus's planes across its last dimension), each domain filled from its start;
+/// - List: the given slots.
+enum class AllocationPolicy { Contiguous, Random, Spread, List };
+std::string_view to_string(AllocationPolicy p);
+std::optional<AllocationPolicy> allocation_policy_from_string(std::string_view text);
+std::string allocation_policy_list();
+
+struct Allocation {
+  AllocationPolicy policy = AllocationPolicy::Contiguous;
+  std::vector<long long> slots; ///< with List: the node slots, in any order
+  bool operator==(const Allocation&) const = default;
+};
+
 /// One whole machine, as read from a platform file.
 struct PlatformSpec {
   std::string name;

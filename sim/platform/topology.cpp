@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <utility>
 
 namespace ceiling::platform {
 
@@ -125,6 +126,100 @@ std::optional<std::string> allocation_problem(const PlatformSpec& spec, long lon
     return "the machine " + spec.name + " has " + std::to_string(spec.nodes) +
            " nodes, cannot run on " + std::to_string(nodes);
   return std::nullopt;
+}
+
+namespace {
+constexpr support::EnumNames<AllocationPolicy, 4> allocation_names{{{
+    {AllocationPolicy::Contiguous, "contiguous"},
+    {AllocationPolicy::Random, "random"},
+    {AllocationPolicy::Spread, "spread"},
+    {AllocationPolicy::List, "list"},
+}}};
+} // namespace
+
+std::string_view to_string(AllocationPolicy p) { return allocation_names.name(p); }
+std::optional<AllocationPolicy> allocation_policy_from_string(std::string_view text) {
+  return allocation_names.parse(text);
+}
+std::string allocation_policy_list() { return allocation_names.list(); }
+
+long long domain_size(const Topology& t) {
+  if (const auto* d = std::get_if<Dragonfly>(&t))
+    return 1LL * d->chassis_per_group * d->routers_per_chassis * d->nodes_per_router;
+  if (const auto* f = std::get_if<FatTree>(&t))
+    return f->down.front();
+  if (const auto* torus = std::get_if<Torus>(&t))
+    return product(torus->dimensions, torus->dimensions.size() - 1);
+  return 1;
+}
+
+std::string_view domain_name(const Topology& t) {
+  static constexpr std::string_view names[] = {"nodes", "leaf switches", "planes", "groups"};
+  return names[t.index()];
+}
+
+std::optional<std::string> allocation_problem(const PlatformSpec& spec, long long nodes, const Allocation& allocation) {
+  if (auto problem = allocation_problem(spec, nodes))
+    return problem;
+  if (allocation.policy != AllocationPolicy::List)
+    return std::nullopt;
+  if (static_cast<long long>(allocation.slots.size()) != nodes)
+    return "the node list has " + std::to_string(allocation.slots.size()) + " nodes, the run " + std::to_string(nodes);
+  std::vector<long long> sorted = allocation.slots;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] < 0 || sorted[i] >= spec.nodes)
+      return "node " + std::to_string(sorted[i]) + " of the list is not one of the machine's nodes 0 to " +
+             std::to_string(spec.nodes - 1);
+    if (i > 0 && sorted[i] == sorted[i - 1])
+      return "node " + std::to_string(sorted[i]) + " is twice in the list";
+  }
+  return std::nullopt;
+}
+
+std::vector<long long> allocate(const PlatformSpec& spec, long long nodes, const Allocation& allocation,
+                                std::uint64_t seed) {
+  std::vector<long long> slots;
+  switch (allocation.policy) {
+  case AllocationPolicy::Contiguous:
+    for (long long n = 0; n < nodes; ++n)
+      slots.push_back(n);
+    break;
+  case AllocationPolicy::List: slots = allocation.slots; break;
+  case AllocationPolicy::Random: {
+    // A partial Fisher-Yates shuffle with splitmix64 draws: the same slots on every machine.
+    std::vector<long long> all(static_cast<std::size_t>(spec.nodes));
+    std::iota(all.begin(), all.end(), 0LL);
+    std::uint64_t state = seed;
+    for (long long i = 0; i < nodes; ++i) {
+      std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      const auto j = i + static_cast<long long>(z % static_cast<std::uint64_t>(spec.nodes - i));
+      std::swap(all[static_cast<std::size_t>(i)], all[static_cast<std::size_t>(j)]);
+      slots.push_back(all[static_cast<std::size_t>(i)]);
+    }
+    break;
+  }
+  case AllocationPolicy::Spread: {
+    // Node k into domain k mod D at its next free place; domains that are full (the machine's
+    // last, partly populated one) are skipped.
+    const long long size = domain_size(spec.interconnect.topology);
+    const long long domains = ceil_div(spec.nodes, size);
+    std::vector<long long> used(static_cast<std::size_t>(domains), 0);
+    for (long long d = 0; static_cast<long long>(slots.size()) < nodes; d = (d + 1) % domains) {
+      const long long slot = d * size + used[static_cast<std::size_t>(d)];
+      if (used[static_cast<std::size_t>(d)] < size && slot < spec.nodes) {
+        slots.push_back(slot);
+        ++used[static_cast<std::size_t>(d)];
+      }
+    }
+    break;
+  }
+  }
+  std::sort(slots.begin(), slots.end());
+  return slots;
 }
 
 std::optional<units::FlopRate> node_peak(const NodeSpec& node, Precision p) {

@@ -3,6 +3,7 @@
 
 #include "platform/platform_spec.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,22 @@ std::optional<std::string> routing_problem(const Topology& t, Routing r);
 
 /// Why a run of `nodes` cannot be placed on `spec`, or nullopt when it can.
 std::optional<std::string> allocation_problem(const PlatformSpec& spec, long long nodes);
+
+/// The node slots of a job of `nodes` on `spec` under `allocation`, ascending (rank r on the
+/// r-th); `seed` draws Random. Requires allocation_problem() to be empty.
+std::vector<long long> allocate(const PlatformSpec& spec, long long nodes, const Allocation& allocation,
+                                std::uint64_t seed);
+
+/// Why `allocation` of `nodes` cannot be made on `spec`, or nullopt (a List of the wrong length,
+/// repeated, or beyond the machine's nodes).
+std::optional<std::string> allocation_problem(const PlatformSpec& spec, long long nodes, const Allocation& allocation);
+
+/// The slots of one domain of the topology, the unit Spread deals nodes over and job reports
+/// count: a dragonfly group, the nodes below a fat-tree's lowest switch, a torus plane across
+/// its last dimension; one slot on a single switch.
+long long domain_size(const Topology& t);
+/// What a domain is called: "groups", "leaf switches", "planes", "nodes".
+std::string_view domain_name(const Topology& t);
 
 /// Peak of one node at `p`: CPU sockets plus all GPUs; nullopt when no device has `p`.
 std::optional<units::FlopRate> node_peak(const NodeSpec& node, Precision p);

@@ -2,6 +2,7 @@
 #include "replay/engine.hpp"
 
 #include "platform/machine.hpp"
+#include "platform/topology.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/due_queue.hpp"
 #include "replay/flow_sharing.hpp"
@@ -148,7 +149,9 @@ class Replay {
 public:
   explicit Replay(const Scenario& s)
       : wall_start_(std::chrono::steady_clock::now()), scenario_(s), plan_(make_iteration_plan(s)),
-        machine_((start_engine_for(s), platform::Machine::build(s.platform, s.nodes))),
+        machine_((start_engine_for(s),
+                  platform::Machine::build(s.platform, platform::allocate(s.platform, s.nodes, s.options.allocation,
+                                                                          s.options.seed)))),
         rng_(s.options.seed),
         transfers_(plan_.ranks >= s.options.courier_transfers_from_ranks ? TransferDriver::Couriers
                                                                            : TransferDriver::Maestro,
@@ -170,12 +173,12 @@ public:
       }
     }
     std::vector<sg4::Host*> comm_hosts;
-    std::vector<long long> slots; // contiguous allocation: node n on slot n
+    std::vector<long long> slots; // of each rank's node
     for (std::size_t r = 0; r < ranks_.size(); ++r) {
       comm_hosts.push_back(ranks_[r].comm);
-      slots.push_back(static_cast<long long>(r) / plan_.ranks_per_node);
+      slots.push_back(machine_.slot(static_cast<long long>(r) / plan_.ranks_per_node));
     }
-    routes_ = Routes(std::move(comm_hosts), std::move(slots), s.platform.interconnect, s.options.seed);
+    routes_ = Routes(std::move(comm_hosts), std::move(slots), s.platform, s.options.seed, s.options.background);
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
@@ -262,6 +265,12 @@ public:
       result_.reductions.push_back(
           {k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule), k.sparse});
     result_.server_bytes = plan_.server_bytes;
+    const long long domain = platform::domain_size(scenario_.platform.interconnect.topology);
+    for (long long n = 0; n < machine_.size(); ++n) {
+      result_.slots.push_back(machine_.slot(n));
+      if (n == 0 || machine_.slot(n) / domain != machine_.slot(n - 1) / domain)
+        ++result_.domains_spanned; // slots ascend: a new domain starts where the quotient changes
+    }
     result_.calibration = plan_.calibration;
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;

@@ -76,7 +76,7 @@ std::string simgrid_timing_reason(const Scenario& s) {
 } // namespace
 
 std::optional<std::string> scenario_problem(const Scenario& s) {
-  if (auto problem = platform::allocation_problem(s.platform, s.nodes))
+  if (auto problem = platform::allocation_problem(s.platform, s.nodes, s.options.allocation))
     return problem;
   const auto device = workload::compute_device(s.platform.node);
   const platform::Precision p = compute_precision(resolved_precision(s));
@@ -107,6 +107,15 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "jitter must be a finite number >= 0, got " + std::to_string(s.options.jitter);
   if (!s.platform.node.is_gpu_node() && s.options.staging == Staging::Host)
     return "staging through host memory needs GPU nodes; " + s.platform.name + " has CPU nodes";
+  const auto& background = s.options.background;
+  for (double load : {background.fabric, background.global.value_or(0)})
+    if (!(load >= 0 && load <= platform::BackgroundLoad::max))
+      return "a background load must be from 0 to " + std::to_string(platform::BackgroundLoad::max) + ", got " +
+             std::to_string(load);
+  if (background.any() && !replay_times_flows(s))
+    return "a background load is applied by the replay's own flow sharing, which needs aggregated fidelity, network "
+           "model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has " +
+           simgrid_timing_reason(s);
   if (s.platform.interconnect.routing != platform::Routing::StaticMinimal && !replay_times_flows(s))
     return "routing \"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
            "\" is computed by the replay's own flow sharing, which needs aggregated fidelity, network model CM02 "

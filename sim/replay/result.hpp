@@ -78,6 +78,10 @@ struct RunResult {
   int ranks = 0;
   std::vector<ReductionSummary> reductions; ///< in the order backward makes them ready
   std::string calibration; ///< which compute calibration priced the device, in words
+  /// Where the job sits: its node slots (ascending) and how many of the topology's domains
+  /// (platform::domain_size: dragonfly groups, leaf switches, torus planes) they touch.
+  std::vector<long long> slots;
+  long long domains_spanned = 0;
   /// Parameter servers: the gradient bytes each receives from every worker per iteration.
   std::vector<double> server_bytes;
   double samples_per_iteration = 0;      ///< batch x ranks

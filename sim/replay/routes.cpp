@@ -19,11 +19,12 @@ namespace {
 constexpr std::uint32_t none = ~std::uint32_t{0};
 }
 
-Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, const platform::InterconnectSpec& net,
-               std::uint64_t seed)
-    : hosts_(std::move(hosts)), slots_(std::move(slots)), routing_(net.routing), seed_(seed) {
+Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, const platform::PlatformSpec& spec,
+               std::uint64_t seed, platform::BackgroundLoad background)
+    : hosts_(std::move(hosts)), slots_(std::move(slots)), spec_(spec), background_(background),
+      routing_(spec.interconnect.routing), seed_(seed) {
   if (routing_ != platform::Routing::StaticMinimal) {
-    fabric_ = routing::Fabric::of(net);
+    fabric_ = routing::Fabric::of(spec.interconnect);
     fabric_ids_.assign(fabric_ ? fabric_->link_count() : 0, none);
   }
 }
@@ -38,7 +39,10 @@ std::uint32_t Routes::id_of(const sg4::Link* link) {
     case platform::LinkClass::Nic: facts.per_byte.nic = 1; break;
     case platform::LinkClass::GpuLink: facts.per_byte.gpu_link = 1; break;
     case platform::LinkClass::HostMemory: facts.per_byte.host_memory = 1; break;
-    case platform::LinkClass::Fabric: facts.per_byte.fabric = 1; break;
+    case platform::LinkClass::Fabric:
+      facts.per_byte.fabric = 1;
+      facts.bandwidth_bytes_per_s *= 1 - background_.of(platform::fabric_link_kind(*link, spec_));
+      break;
     }
     link_facts_.push_back(facts);
   }
@@ -92,7 +96,8 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
   for (std::uint32_t link : paths_.at(path).links) {
     if (fabric_ids_[link] == none) {
       fabric_ids_[link] = link_count();
-      LinkFacts facts{fabric_->link_bandwidth_bytes_per_s(link), fabric_->link_latency_s(), {}, true};
+      LinkFacts facts{fabric_->link_bandwidth_bytes_per_s(link) * (1 - background_.of(fabric_->link_kind(link))),
+                      fabric_->link_latency_s(), {}, true};
       facts.per_byte.fabric = 1;
       link_facts_.push_back(facts);
     }

@@ -39,9 +39,10 @@ class Routes {
 public:
   Routes() = default;
   /// `hosts[r]` is where rank r sends from and receives at, on node slot `slots[r]` of
-  /// `net`, which routes by `net.routing`; `seed` salts ECMP's and Valiant's hashes.
-  Routes(std::vector<simgrid::s4u::Host*> hosts, std::vector<long long> slots,
-         const platform::InterconnectSpec& net, std::uint64_t seed);
+  /// `spec`, which routes by its interconnect.routing; `seed` salts ECMP's and Valiant's
+  /// hashes; other jobs' `background` load takes its share of every fabric link's bandwidth.
+  Routes(std::vector<simgrid::s4u::Host*> hosts, std::vector<long long> slots, const platform::PlatformSpec& spec,
+         std::uint64_t seed, platform::BackgroundLoad background = {});
 
   /// SimGrid's route from rank `src` to rank `dst` (static routing).
   const Route& between(int src, int dst);
@@ -93,6 +94,8 @@ private:
   };
   // Routing of the fabric's own.
   std::vector<long long> slots_;
+  platform::PlatformSpec spec_;
+  platform::BackgroundLoad background_;
   std::optional<routing::Fabric> fabric_;
   platform::Routing routing_ = platform::Routing::StaticMinimal;
   std::uint64_t seed_ = 0;

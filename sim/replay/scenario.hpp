@@ -43,7 +43,13 @@ struct ReplayOptions {
   bool input_overlap = true;                ///< copy the next batch during this iteration
   Fidelity fidelity = Fidelity::Aggregated;
   int iterations = 5;                       ///< the first is reported apart as warm-up
+  /// The seed of everything drawn: compute jitter, a random allocation, ECMP's and Valiant
+  /// routing's hashes.
   std::uint64_t seed = 1;
+  /// How the job's nodes are chosen among the machine's (platform::allocate()).
+  platform::Allocation allocation;
+  /// Other jobs' traffic on the fabric (needs the replay to time the flows: replay_times_flows()).
+  platform::BackgroundLoad background;
   /// Per-rank compute slowdown: each rank's compute this iteration is multiplied by
   /// 1 + |x|, x drawn from a normal distribution of this standard deviation (0: off).
   double jitter = 0;

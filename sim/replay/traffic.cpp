@@ -14,9 +14,9 @@ double time_traffic(const platform::Machine& machine, std::span<const collective
   std::vector<long long> slots;
   for (long long n = 0; n < machine.size(); ++n) {
     hosts.push_back(machine.node(n).cpu);
-    slots.push_back(n);
+    slots.push_back(machine.slot(n));
   }
-  Routes routes(std::move(hosts), std::move(slots), machine.spec().interconnect, seed);
+  Routes routes(std::move(hosts), std::move(slots), machine.spec(), seed);
   const auto routed = routes.spread(flows);
   FlowSharing sharing(1.0, 1.0);
   SharingPaths paths(routes, sharing);

@@ -80,6 +80,16 @@ double Fabric::link_bandwidth_bytes_per_s(std::uint32_t id) const {
   return bandwidth_ * s.f.links[k];
 }
 
+platform::FabricLinkKind Fabric::link_kind(std::uint32_t id) const {
+  if (const auto* s = std::get_if<DragonflyShape>(&shape_))
+    return id < s->green ? platform::FabricLinkKind::NodePort
+           : id >= s->global ? platform::FabricLinkKind::Global
+                             : platform::FabricLinkKind::Inside;
+  const auto& s = std::get<FatTreeShape>(shape_);
+  const bool from_or_to_a_node = s.up_base.size() == 1 || id < s.up_base[1]; // level 0's links
+  return from_or_to_a_node ? platform::FabricLinkKind::NodePort : platform::FabricLinkKind::Inside;
+}
+
 std::string Fabric::link_name(std::uint32_t id) const {
   if (const auto* s = std::get_if<DragonflyShape>(&shape_)) {
     const auto& d = s->d;

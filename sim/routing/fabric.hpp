@@ -64,6 +64,8 @@ public:
   std::uint32_t link_count() const { return link_count_; }
   double link_bandwidth_bytes_per_s(std::uint32_t id) const;
   double link_latency_s() const { return latency_s_; }
+  /// Where link `id` sits: a node's port, inside, or between dragonfly groups.
+  platform::FabricLinkKind link_kind(std::uint32_t id) const;
   /// What the link is, e.g. "global 0->3 #5" or "up level 1": for messages and tests.
   std::string link_name(std::uint32_t id) const;
   long long slot_count() const { return slots_; }

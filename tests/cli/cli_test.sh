@@ -117,12 +117,52 @@ walk(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), "")
 print("same numbers")
 PY
 }
+# The same mean iteration, to 1e-12.
+same_mean() {
+  /usr/bin/python3 - "$@" <<'PY'
+import json, math, sys
+a, b = (json.load(open(p))["mean"] for p in sys.argv[1:3])
+for k in a:
+    if isinstance(a[k], dict):
+        for j in a[k]:
+            assert math.isclose(a[k][j], b[k][j], rel_tol=1e-12, abs_tol=1e-15), f"{k}.{j}: {a[k][j]} != {b[k][j]}"
+    else:
+        assert math.isclose(a[k], b[k], rel_tol=1e-12, abs_tol=1e-15), f"{k}: {a[k]} != {b[k]}"
+print("same mean")
+PY
+}
 "${daint_static[@]}" --json --jitter 0.1 >"$tmp/closed.json"
 "${daint_static[@]}" --json --jitter 0.1 --flows simgrid >"$tmp/simgrid.json"
 expect 0 "same numbers" -- same_numbers "$tmp/closed.json" "$tmp/simgrid.json"
 "${daint_static[@]}" --json --jitter 0.1 --collective halving-doubling >"$tmp/shared.json"
 "${daint_static[@]}" --json --jitter 0.1 --collective halving-doubling --flows simgrid >"$tmp/simgrid.json"
 expect 0 "same numbers" -- same_numbers "$tmp/shared.json" "$tmp/simgrid.json"
+
+# Allocation: where the job's nodes sit, and how many domains they span.
+one=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" --iterations 1)
+expect 0 "allocation: contiguous, 8 nodes on 1 of 14 groups" -- "${one[@]}" -n 8
+expect 0 "allocation: spread, 4 nodes on 4 of 14 groups (slots 0 384 768 1152)" -- "${one[@]}" -n 4 --allocation spread
+expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list 5000,5
+expect 2 "node 5 is twice in the list" -- "${one[@]}" -n 2 --node-list 5,5
+expect 2 "node 5320 of the list is not one of the machine's nodes 0 to 5319" -- "${one[@]}" -n 2 --node-list 5,5320
+expect 2 '--node-list: expected comma-separated node numbers from 0, got "x"' -- "${one[@]}" -n 2 --node-list 5,x
+expect 2 "--allocation: expected one of contiguous, random, spread, list" -- "${one[@]}" -n 2 --allocation packed
+"${one[@]}" -n 16 --allocation random --seed 3 --json >"$tmp/r3.json"
+"${one[@]}" -n 16 --allocation random --seed 3 --json >"$tmp/r3b.json"
+"${one[@]}" -n 16 --allocation random --seed 4 --json >"$tmp/r4.json"
+expect 0 "" -- cmp "$tmp/r3.json" "$tmp/r3b.json"
+expect 1 "" -- cmp -s "$tmp/r3.json" "$tmp/r4.json"
+# Background load: on a torus every link is between routers, so a load of 0.6 on the fabric is
+# exactly links of 0.4 x the bandwidth (the node's own links are the NIC's and PCIe's).
+torus=("$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 --iterations 2
+       --staging host --collective halving-doubling --json)
+"${torus[@]}" --background-load fabric=0.6 >"$tmp/loaded.json"
+"${torus[@]}" --set "interconnect.link_bandwidth=10 GB/s" >"$tmp/narrow.json"
+expect 0 "same mean" -- same_mean "$tmp/loaded.json" "$tmp/narrow.json"
+expect 2 '--background-load: fabric expects a share from 0 to 0.95, got "1.2"' -- "${torus[@]}" --background-load fabric=1.2
+expect 2 '--background-load: expected fabric=SHARE or global=SHARE, got "links=0.5"' -- "${torus[@]}" --background-load links=0.5
+expect 2 "a background load is applied by the replay's own flow sharing, which needs aggregated fidelity, network model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has exact fidelity" -- \
+  "${torus[@]}" --background-load fabric=0.5 --fidelity exact
 
 # --batch sets the samples per rank; --global-batch divides a total among the ranks (2 GPUs per
 # node here: 4 nodes are 8 ranks) and refuses what does not divide; --set overrides a file's key.

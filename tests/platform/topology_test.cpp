@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace ceiling;
 using namespace ceiling::platform;
 
@@ -77,4 +79,44 @@ TEST_CASE("precision names read back") {
   for (Precision p : all_precisions)
     CHECK(precision_from_string(to_string(p)) == p);
   CHECK_FALSE(precision_from_string("fp8").has_value());
+}
+
+TEST_CASE("a contiguous job takes the first slots; spread deals one node per domain in turn") {
+  // 4 groups of 16 slots; 60 nodes: the last group has 12.
+  const auto spec = spec_with(Dragonfly{4, 2, 2, 1, 4, 1, 2}, 60, 12.5, 25);
+  CHECK(domain_size(spec.interconnect.topology) == 16);
+  CHECK(allocate(spec, 3, {}, 1) == std::vector<long long>{0, 1, 2});
+  CHECK(allocate(spec, 6, {.policy = AllocationPolicy::Spread}, 1) == std::vector<long long>{0, 1, 16, 17, 32, 48});
+  // 58 nodes: the last group is full after 12, so the others take the rest.
+  const auto most = allocate(spec, 58, {.policy = AllocationPolicy::Spread}, 1);
+  CHECK(most.size() == 58);
+  CHECK(most.back() == 59);
+  CHECK(std::count_if(most.begin(), most.end(), [](long long s) { return s >= 48; }) == 12);
+}
+
+TEST_CASE("a random job is distinct, sorted slots of the machine, the same for the same seed") {
+  const auto spec = spec_with(FatTree{{4, 16}, {1, 4}, {1, 1}}, 64, 12.5, 25);
+  const Allocation random{.policy = AllocationPolicy::Random};
+  const auto a = allocate(spec, 20, random, 7);
+  CHECK(a == allocate(spec, 20, random, 7));
+  CHECK(a != allocate(spec, 20, random, 8));
+  CHECK(std::is_sorted(a.begin(), a.end()));
+  CHECK(std::adjacent_find(a.begin(), a.end()) == a.end());
+  CHECK(a.front() >= 0);
+  CHECK(a.back() < 64);
+  // All of the machine: every slot.
+  const auto all = allocate(spec, 64, random, 3);
+  for (long long s = 0; s < 64; ++s)
+    CHECK(all[static_cast<std::size_t>(s)] == s);
+}
+
+TEST_CASE("a node list is refused with the reason when it does not fit the run or the machine") {
+  const auto spec = spec_with(Torus{{4, 4}}, 16, 12.5, 25);
+  const auto list = [](std::vector<long long> slots) { return Allocation{AllocationPolicy::List, std::move(slots)}; };
+  CHECK_FALSE(allocation_problem(spec, 2, list({3, 1})));
+  CHECK(allocate(spec, 2, list({3, 1}), 1) == std::vector<long long>{1, 3});
+  CHECK(*allocation_problem(spec, 3, list({3, 1})) == "the node list has 2 nodes, the run 3");
+  CHECK(*allocation_problem(spec, 2, list({3, 3})) == "node 3 is twice in the list");
+  CHECK(*allocation_problem(spec, 2, list({3, 16})) == "node 16 of the list is not one of the machine's nodes 0 to 15");
+  CHECK(domain_size(spec.interconnect.topology) == 4); // a torus plane across the last dimension
 }

@@ -3,6 +3,7 @@
 #include "config/workload_file.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/json_writer.hpp"
+#include "platform/topology.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 #include "tools/ceiling/commands.hpp"
@@ -98,6 +99,30 @@ void print_servers(const replay::RunResult& r, const stack::SoftwareStack& softw
 /// (the finished iterations are printed first).
 int exit_status(const replay::RunResult& r) { return r.stopped_by == 0 ? 0 : 128 + r.stopped_by; }
 
+/// Where the job sits: its allocation, the domains it spans and, for a few nodes, its slots.
+void print_allocation(const replay::Scenario& s, const replay::RunResult& r) {
+  const auto& topology = s.platform.interconnect.topology;
+  const long long domains = (s.platform.nodes + platform::domain_size(topology) - 1) / platform::domain_size(topology);
+  std::printf("allocation: %s", std::string(platform::to_string(s.options.allocation.policy)).c_str());
+  if (s.options.allocation.policy == platform::AllocationPolicy::Random)
+    std::printf(" (seed %llu)", static_cast<unsigned long long>(s.options.seed));
+  std::printf(", %lld nodes on %lld of %lld %s", s.nodes, r.domains_spanned, domains,
+              std::string(platform::domain_name(topology)).c_str());
+  if (s.options.allocation.policy != platform::AllocationPolicy::Contiguous && r.slots.size() <= 16) {
+    std::printf(" (slots");
+    for (long long slot : r.slots)
+      std::printf(" %lld", slot);
+    std::printf(")");
+  }
+  const auto& background = s.options.background;
+  if (background.any()) {
+    std::printf("; background load: %.0f %% of fabric links", 100 * background.fabric);
+    if (std::holds_alternative<platform::Dragonfly>(topology))
+      std::printf(", %.0f %% of global links", 100 * background.of(platform::FabricLinkKind::Global));
+  }
+  std::printf("\n");
+}
+
 } // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -143,6 +168,18 @@ int run_command(const std::vector<std::string>& args) {
     json.key("calibration").value(r.calibration);
     json.key("software").value(o.software.name);
     json.key("routing").value(std::string(platform::to_string(s.platform.interconnect.routing)));
+    json.key("allocation").value(std::string(platform::to_string(o.allocation.policy)));
+    json.key("seed").value(static_cast<long long>(o.seed));
+    json.key("domain").value(std::string(platform::domain_name(s.platform.interconnect.topology)));
+    json.key("domains_spanned").value(r.domains_spanned);
+    json.key("background_load").begin_object();
+    json.key("fabric").value(o.background.fabric);
+    json.key("global").value(o.background.of(platform::FabricLinkKind::Global));
+    json.end_object();
+    json.key("node_slots").begin_array();
+    for (long long slot : r.slots)
+      json.value(slot);
+    json.end_array();
     json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
     json.key("collective").value(collective_name(o.software));
     json.key("reductions").begin_array();
@@ -195,6 +232,7 @@ int run_command(const std::vector<std::string>& args) {
             << (o.overlap ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
             << "\n";
   std::printf("compute: %s\n", r.calibration.c_str());
+  print_allocation(s, r);
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
     print_collectives(r);

@@ -10,6 +10,7 @@
 #include "workload/cost_model.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <limits>
 
 namespace po = boost::program_options;
@@ -84,7 +85,16 @@ po::options_description run_options() {
       ("fidelity", po::value<std::string>()->default_value("aggregated"),
        "aggregated (one flow per rank per collective phase) or exact (every message; slow above ~1,000 ranks)")
       ("iterations", po::value<int>()->default_value(5), "iterations; the first is reported apart as warm-up")
-      ("seed", po::value<unsigned long long>()->default_value(1), "seed of the compute jitter")
+      ("seed", po::value<unsigned long long>()->default_value(1),
+       "seed of everything drawn: compute jitter, a random allocation, ECMP's and Valiant routing's hashes")
+      ("allocation", po::value<std::string>()->default_value("contiguous"),
+       "how the job's nodes are chosen: contiguous (the first N), random (N of the machine's, seeded), "
+       "spread (round-robin over dragonfly groups, fat-tree leaf switches or torus planes) or list (--node-list)")
+      ("background-load", po::value<std::vector<std::string>>()->composing(),
+       "KIND=SHARE: other jobs' traffic keeps SHARE (0 to 0.95) of each fabric link busy; KIND fabric (every link "
+       "between routers or switches) or global (a dragonfly's global links, instead of fabric there); repeatable")
+      ("node-list", po::value<std::string>(),
+       "the job's node slots, comma-separated (\"0,4,8,12\"), with --allocation list (implied)")
       ("jitter", po::value<double>()->default_value(0.0),
        "per-rank compute slowdown per iteration, 1 + |N(0, X)| (OS noise, stragglers); 0 = off")
       ("fusion-threshold", po::value<std::string>(), "gradient bucket size, with a unit; default: the stack's")
@@ -156,6 +166,47 @@ replay::Scenario scenario_from(const CommandLine& cli) {
   o.fidelity = fidelity == "exact" ? replay::Fidelity::Exact : replay::Fidelity::Aggregated;
   o.iterations = cli.vm["iterations"].as<int>();
   o.seed = cli.vm["seed"].as<unsigned long long>();
+  if (cli.has("background-load"))
+    for (const std::string& entry : cli.vm["background-load"].as<std::vector<std::string>>()) {
+      const auto eq = entry.find('=');
+      const std::string kind = entry.substr(0, eq);
+      if (eq == std::string::npos || (kind != "fabric" && kind != "global"))
+        throw UsageError("--background-load: expected fabric=SHARE or global=SHARE, got \"" + entry + "\"");
+      std::size_t used = 0;
+      double share = -1;
+      try {
+        share = std::stod(entry.substr(eq + 1), &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != entry.size() - eq - 1 || !(share >= 0 && share <= platform::BackgroundLoad::max))
+        throw UsageError("--background-load: " + kind + " expects a share from 0 to 0.95, got \"" + entry.substr(eq + 1) + "\"");
+      (kind == "fabric" ? o.background.fabric : o.background.global.emplace()) = share;
+    }
+  const auto allocation = cli.vm["allocation"].as<std::string>();
+  const auto policy = platform::allocation_policy_from_string(allocation);
+  if (!policy)
+    throw UsageError("--allocation: expected one of " + platform::allocation_policy_list() + ", got \"" + allocation + "\"");
+  o.allocation.policy = cli.has("node-list") ? platform::AllocationPolicy::List : *policy;
+  if (cli.has("node-list") && *policy != platform::AllocationPolicy::List && !cli.vm["allocation"].defaulted())
+    throw UsageError("--node-list goes with --allocation list, not " + allocation);
+  if (o.allocation.policy == platform::AllocationPolicy::List) {
+    if (!cli.has("node-list"))
+      throw UsageError("--allocation list needs --node-list");
+    std::stringstream ids(cli.vm["node-list"].as<std::string>());
+    for (std::string id; std::getline(ids, id, ',');) {
+      std::size_t used = 0;
+      long long slot = -1;
+      try {
+        slot = std::stoll(id, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != id.size() || slot < 0)
+        throw UsageError("--node-list: expected comma-separated node numbers from 0, got \"" + id + "\"");
+      o.allocation.slots.push_back(slot);
+    }
+  }
   o.jitter = cli.vm["jitter"].as<double>();
   if (cli.has("fusion-threshold"))
     o.software.fusion_threshold = cli.positive_size("fusion-threshold");
