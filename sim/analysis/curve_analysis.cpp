@@ -43,6 +43,12 @@ PointMetrics average(std::span<const CurvePoint> seeds) {
   }
   const double count = static_cast<double>(seeds.size());
   m.iteration_time_s /= count;
+  std::vector<double> times;
+  for (const CurvePoint& p : seeds)
+    times.push_back(p.iteration_time_s);
+  std::sort(times.begin(), times.end());
+  const std::size_t mid = times.size() / 2;
+  m.iteration_time_median_s = times.size() % 2 == 1 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
   m.compute_s /= count;
   m.copy_s /= count;
   m.communication_s /= count;

@@ -35,7 +35,8 @@ struct PointMetrics {
   double n = 0;
   int seeds = 0;                     ///< points averaged
   double iteration_time_s = 0;       ///< mean over seeds
-  double iteration_time_min_s = 0;   ///< spread over seeds
+  double iteration_time_min_s = 0;   ///< spread over seeds: least, median, most
+  double iteration_time_median_s = 0;
   double iteration_time_max_s = 0;
   double throughput_samples_per_s = 0;
   double speedup = 0;                ///< against the smallest n; 1 there

@@ -17,7 +17,7 @@ namespace ceiling::io {
 /// The root's "format" attribute, which a reader checks first, and the schema version this
 /// build writes and reads ("format_version").
 inline constexpr const char* format_name = "ceiling-results";
-inline constexpr long long format_version = 1;
+inline constexpr long long format_version = 2;
 
 /// The group of curve `i` under /curves: "curve_000", "curve_001", ... (3 digits at least).
 std::string curve_group_name(std::size_t i);
@@ -129,6 +129,7 @@ inline constexpr DoubleColumn<analysis::PointMetrics> metric_columns[] = {
     {"n", "nodes", &analysis::PointMetrics::n},
     {"iteration_time_s", "s", &analysis::PointMetrics::iteration_time_s},
     {"iteration_time_min_s", "s", &analysis::PointMetrics::iteration_time_min_s},
+    {"iteration_time_median_s", "s", &analysis::PointMetrics::iteration_time_median_s},
     {"iteration_time_max_s", "s", &analysis::PointMetrics::iteration_time_max_s},
     {"throughput_samples_per_s", "samples/s", &analysis::PointMetrics::throughput_samples_per_s},
     {"speedup", "1", &analysis::PointMetrics::speedup},

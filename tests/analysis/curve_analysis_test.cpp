@@ -293,13 +293,16 @@ TEST_CASE("the seeds of one n are averaged, and unusable points are ignored") {
   CHECK(two.n == 2);
   CHECK(one.seeds == 3);
   CHECK(two.seeds == 2);
-  // Expectation: means (1.0 + 1.4 + 1.2) / 3 = 1.2 and (0.7 + 0.5) / 2 = 0.6, min and max
-  // exact; the parts are the same shares of the mean; 1e-12 relative.
+  // Expectation: means (1.0 + 1.4 + 1.2) / 3 = 1.2 and (0.7 + 0.5) / 2 = 0.6, min, median
+  // (the middle one, or the mean of the two middle ones) and max exact; the parts are the same
+  // shares of the mean; 1e-12 relative.
   CHECK(one.iteration_time_s == relative(1.2, 1e-12));
   CHECK(one.iteration_time_min_s == 1.0);
+  CHECK(one.iteration_time_median_s == 1.2);
   CHECK(one.iteration_time_max_s == 1.4);
   CHECK(two.iteration_time_s == relative(0.6, 1e-12));
   CHECK(two.iteration_time_min_s == 0.5);
+  CHECK(two.iteration_time_median_s == relative(0.6, 1e-12));
   CHECK(two.iteration_time_max_s == 0.7);
   CHECK(one.compute_s == relative(0.7 * 1.2, 1e-12));
   CHECK(two.copy_s == relative(0.1 * 0.6, 1e-12));

@@ -93,11 +93,11 @@ TEST_CASE("the export writes points, curves and fits, each with its header line"
   const auto curves = lines_of(dir.path / "curves.csv");
   REQUIRE(curves.size() == 2);
   CHECK(curves[0] == "curve,curve_id,platform,workload,variant,scaling,n,seeds,iteration_time_s,"
-                     "iteration_time_min_s,iteration_time_max_s,throughput_samples_per_s,speedup,"
+                     "iteration_time_min_s,iteration_time_median_s,iteration_time_max_s,throughput_samples_per_s,speedup,"
                      "efficiency,alpha_eff,payload_flop_per_s,payload_efficiency,compute_s,copy_s,"
                      "communication_s,synchronisation_s,nonpar_communication,nonpar_copy,"
                      "nonpar_synchronisation,nonpar_compute_imbalance");
-  CHECK(curves[1] == "0,ft / rn / hd / weak,ft,rn,hd,weak,1,2,0,0,0,0,1,0,nan,0,0,0,0,0,0,0,0,0,0");
+  CHECK(curves[1] == "0,ft / rn / hd / weak,ft,rn,hd,weak,1,2,0,0,0,0,0,1,0,nan,0,0,0,0,0,0,0,0,0,0");
 
   const auto fits = lines_of(dir.path / "fits.csv");
   REQUIRE(fits.size() == 2);

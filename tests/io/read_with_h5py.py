@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Reads a ceiling result file with h5py and pandas only, as README.md ("Result store") says a
-user can, and checks it against the schema (format_version 1). Usage: read_with_h5py.py FILE
+user can, and checks it against the schema (format_version 2). Usage: read_with_h5py.py FILE
 
 Run by Debian's /usr/bin/python3 (h5py 3.7, pandas 1.5); exits non-zero on the first mismatch.
 """
@@ -30,7 +30,7 @@ CURVE_FLOATS = ["n_reference", "amdahl_alpha", "ceiling_speedup", "n_half_effici
                 "n_doubling_below_10pct_fit", "fit_residual", "n_half_efficiency_measured",
                 "n_doubling_below_10pct_measured", "alpha_eff_at_largest_n"]
 CURVE_COLUMNS = {
-    "n": "nodes", "iteration_time_s": "s", "iteration_time_min_s": "s",
+    "n": "nodes", "iteration_time_s": "s", "iteration_time_min_s": "s", "iteration_time_median_s": "s",
     "iteration_time_max_s": "s", "throughput_samples_per_s": "samples/s", "speedup": "1",
     "efficiency": "1", "alpha_eff": "1", "payload_flop_per_s": "FLOP/s",
     "payload_efficiency": "1", "compute_s": "s", "copy_s": "s", "communication_s": "s",
@@ -83,7 +83,7 @@ def main(path):
         check(name in f.attrs, f"missing attribute {name!r}")
         check(f.attrs[name].dtype == "int64", f"attribute {name!r} is not int64")
     check(f.attrs["format"] == "ceiling-results", "format is not ceiling-results")
-    check(f.attrs["format_version"] == 1, "format_version is not 1")
+    check(f.attrs["format_version"] == 2, "format_version is not 2")
 
     inputs = f["inputs"]
     for name in ["kind", "path", "text"]:

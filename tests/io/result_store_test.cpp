@@ -36,6 +36,7 @@ analysis::PointMetrics metrics(double n, double speedup, double alpha_eff) {
           .seeds = 2,
           .iteration_time_s = 0.25 / speedup,
           .iteration_time_min_s = 0.24 / speedup,
+          .iteration_time_median_s = 0.25 / speedup,
           .iteration_time_max_s = 0.26 / speedup,
           .throughput_samples_per_s = 128 * speedup,
           .speedup = speedup,
@@ -155,6 +156,7 @@ void check_same(const analysis::PointMetrics& a, const analysis::PointMetrics& b
   CHECK(a.seeds == b.seeds);
   CHECK(same(a.iteration_time_s, b.iteration_time_s));
   CHECK(same(a.iteration_time_min_s, b.iteration_time_min_s));
+  CHECK(same(a.iteration_time_median_s, b.iteration_time_median_s));
   CHECK(same(a.iteration_time_max_s, b.iteration_time_max_s));
   CHECK(same(a.throughput_samples_per_s, b.throughput_samples_per_s));
   CHECK(same(a.speedup, b.speedup));
@@ -372,10 +374,10 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
   }
   SUBCASE("another format version") {
     io::write_results(path, sample_results());
-    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 2); });
+    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 3); });
     CHECK_THROWS_WITH_AS(
         io::read_results(path),
-        (path + ": error: format_version 2 is not supported (this build reads 1)").c_str(),
+        (path + ": error: format_version 3 is not supported (this build reads 2)").c_str(),
         io::StoreError);
   }
   SUBCASE("a mistyped attribute") {

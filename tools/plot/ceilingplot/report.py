@@ -58,7 +58,8 @@ def _per_n_rows(c):
         one_minus = "— (reference)" if ref else fmt(1 - d["alpha_eff"][i])
         time = fmt(d["iteration_time_s"][i])
         if d["seeds"][i] > 1 and d["iteration_time_max_s"][i] > d["iteration_time_min_s"][i]:
-            time += f" ({fmt(d['iteration_time_min_s'][i])}–{fmt(d['iteration_time_max_s'][i])})"
+            time += (f" ({fmt(d['iteration_time_min_s'][i])}–{fmt(d['iteration_time_median_s'][i])}–"
+                     f"{fmt(d['iteration_time_max_s'][i])})")
         rows.append([fmt_n(d["n"][i]), str(int(d["seeds"][i])), time,
                      fmt(d["throughput_samples_per_s"][i]), fmt(d["speedup"][i]),
                      fmt(d["efficiency"][i]), one_minus,
@@ -67,7 +68,7 @@ def _per_n_rows(c):
     return rows
 
 
-PER_N_HEADERS = ["N", "seeds", "time per iteration (s), seed range", "throughput (samples/s)",
+PER_N_HEADERS = ["N", "seeds", "time per iteration (s), mean (min–median–max over seeds)", "throughput (samples/s)",
                  "speedup", "efficiency", "1 − α_eff", "compute (s)", "copy (s)",
                  "communication (s)", "synchronisation (s)"]
 

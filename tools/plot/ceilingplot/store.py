@@ -14,7 +14,7 @@ from .text import fmt
 FORMAT = "ceiling-results"
 
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 class BadFile(Exception):
@@ -45,7 +45,8 @@ CURVE_FLOATS = ("n_reference", "amdahl_alpha", "ceiling_speedup", "n_half_effici
                 "n_doubling_below_10pct_measured", "alpha_eff_at_largest_n")
 
 
-CURVE_DATA = ("n", "seeds", "iteration_time_s", "iteration_time_min_s", "iteration_time_max_s",
+CURVE_DATA = ("n", "seeds", "iteration_time_s", "iteration_time_min_s", "iteration_time_median_s",
+              "iteration_time_max_s",
               "throughput_samples_per_s", "speedup", "efficiency", "alpha_eff", "compute_s",
               "copy_s", "communication_s", "synchronisation_s", "nonpar_communication",
               "nonpar_copy", "nonpar_synchronisation", "nonpar_compute_imbalance")
