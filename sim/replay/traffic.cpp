@@ -45,4 +45,13 @@ std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes)
   return flows;
 }
 
+std::vector<collectives::Flow> all_to_all(long long nodes, double bytes) {
+  std::vector<collectives::Flow> flows;
+  for (long long a = 0; a < nodes; ++a)
+    for (long long b = 0; b < nodes; ++b)
+      if (a != b)
+        flows.push_back({.src = static_cast<int>(a), .dst = static_cast<int>(b), .bytes = bytes / static_cast<double>(nodes - 1)});
+  return flows;
+}
+
 } // namespace ceiling::replay

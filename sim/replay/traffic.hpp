@@ -23,4 +23,7 @@ double time_traffic(const platform::Machine& machine, std::span<const collective
 /// platform::bisection_bandwidth() measures (nodes / 2 x bytes each way).
 std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes);
 
+/// Every node sends `bytes` split evenly over every other node: an all-to-all of `nodes`.
+std::vector<collectives::Flow> all_to_all(long long nodes, double bytes);
+
 } // namespace ceiling::replay

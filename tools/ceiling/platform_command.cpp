@@ -290,9 +290,10 @@ int bench(const std::vector<std::string>& args) {
             "Simulates micro-benchmarks on the machine and prints each next to its\n"
             "closed form: a node-to-node transfer, a host->device copy (GPU nodes), a\n"
             "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N), and, up to\n"
-            "N = " + std::to_string(max_bisection_bench_nodes) + ", a bisection exchange: every node of one half sends SIZE spread\n"
-            "evenly over the other half, both ways, routed as the platform routes (its\n"
-            "interconnect.routing), against the closed-form bisection bandwidth. The ring\n"
+            "N = " + std::to_string(max_bisection_bench_nodes) + ", a bisection exchange (every node of one half sends SIZE spread\n"
+            "evenly over the other half, both ways) and an all-to-all (every node sends SIZE\n"
+            "spread over all others), routed as the platform routes (its interconnect.routing),\n"
+            "against the closed-form bisection bandwidth. The ring\n"
             "costs O(N^3) in SimGrid 3.32: keep N below about 1,000.\n",
             options);
   if (!parsed)
@@ -350,6 +351,15 @@ int bench(const std::vector<std::string>& args) {
                     replay::time_traffic(machine, exchange, seed),
                     static_cast<double>(n / 2) * bytes / platform::bisection_bandwidth(spec, n).bytes_per_second(),
                     "N/2 size / bisection bandwidth"});
+    // All-to-all: (N/2)^2 of its N(N-1) flows cross the cut each way, and every node sends size.
+    const double half = static_cast<double>(n / 2);
+    const double nic = spec.node.nic.bandwidth.bytes_per_second();
+    rows.push_back({"all-to-all over " + std::to_string(n) + " nodes (" + routing + ")",
+                    replay::time_traffic(machine, replay::all_to_all(n, bytes), seed),
+                    std::max(half * static_cast<double>(n - n / 2) * bytes / static_cast<double>(n - 1) /
+                                 platform::bisection_bandwidth(spec, n).bytes_per_second(),
+                             bytes / nic),
+                    "max((N/2)^2 size/(N-1) / bisection, size / NIC)"});
   }
 
   if (parsed->has("json")) {
@@ -372,10 +382,12 @@ int bench(const std::vector<std::string>& args) {
   for (const BenchRow& row : rows)
     std::printf("%-48s %12.6f s %12.6f s %9.2e\n", row.name.c_str(), row.simulated_s,
                 row.closed_form_s, (row.simulated_s - row.closed_form_s) / row.closed_form_s);
-  std::printf("\nclosed forms: %s; %s\n", rows.front().formula.c_str(), rows[rows.size() - 1 - (n <= max_bisection_bench_nodes)].formula.c_str());
+  std::printf("\nclosed forms:\n");
+  for (const BenchRow& row : rows)
+    std::printf("  %s: %s\n", row.name.c_str(), row.formula.c_str());
   if (n <= max_bisection_bench_nodes)
-    std::printf("the bisection exchange's closed form is a bound: routing that does not spread over the cut's "
-                "links takes longer\n");
+    std::printf("the bisection exchange's and the all-to-all's closed forms are bounds: routing that does not "
+                "spread over the cut's links takes longer\n");
   return 0;
 }
 
