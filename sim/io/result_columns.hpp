@@ -96,11 +96,14 @@ inline constexpr PointIntColumn point_int_columns[] = {
 /// arguments (sweep::command_of); "run_arguments" keeps them, one per line.
 inline constexpr PointStringColumn point_string_columns[] = {
     {"status",
-     [](const sweep::PointRecord& p) { return std::string(p.result.ok ? "ok" : "failed"); },
+     [](const sweep::PointRecord& p) {
+       return std::string(p.result.ok ? "ok" : p.result.does_not_fit ? "does-not-fit" : "failed");
+     },
      [](sweep::PointRecord& p, const std::string& v) {
-       if (v != "ok" && v != "failed")
-         return "expected \"ok\" or \"failed\", got \"" + v + "\"";
+       if (v != "ok" && v != "failed" && v != "does-not-fit")
+         return "expected \"ok\", \"failed\" or \"does-not-fit\", got \"" + v + "\"";
        p.result.ok = v == "ok";
+       p.result.does_not_fit = v == "does-not-fit";
        return std::string();
      },
      true},

@@ -2,6 +2,7 @@
 #include "replay/iteration_plan.hpp"
 
 #include "platform/topology.hpp"
+#include "units/parse.hpp"
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
@@ -105,6 +106,10 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "iterations must be at least 1, got " + std::to_string(s.options.iterations);
   if (!(s.options.jitter >= 0) || !std::isfinite(s.options.jitter))
     return "jitter must be a finite number >= 0, got " + std::to_string(s.options.jitter);
+  if (!s.options.allow_oversubscribed_memory)
+    if (auto problem = memory_problem(s))
+      return *problem + ": use a smaller batch per rank, spread the global batch over more nodes, or allow "
+                        "oversubscribed memory (--allow-oversubscribed-memory)";
   if (!s.platform.node.is_gpu_node() && s.options.staging == Staging::Host)
     return "staging through host memory needs GPU nodes; " + s.platform.name + " has CPU nodes";
   const auto& background = s.options.background;
@@ -122,6 +127,26 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            "without cross-traffic or TCP window, and no copy inside SimGrid; this run has " + simgrid_timing_reason(s) +
            ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes";
   return std::nullopt;
+}
+
+std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) {
+  if (!s.platform.node.is_gpu_node())
+    return std::nullopt;
+  const PrecisionMode mode = resolved_precision(s);
+  return workload::device_memory(s.workload, s.workload.batch_per_worker, compute_precision(mode),
+                                 gradient_precision(mode));
+}
+
+std::optional<std::string> memory_problem(const Scenario& s) {
+  const auto estimate = device_memory_estimate(s);
+  const auto& gpu = s.platform.node.gpu;
+  if (!estimate || estimate->total().bytes() <= gpu->memory.bytes())
+    return std::nullopt;
+  return "a batch of " + std::to_string(s.workload.batch_per_worker) + " samples of " + s.workload.name +
+         " per GPU needs at least " + units::to_string(estimate->total()) + " of device memory (weights " +
+         units::to_string(estimate->weights) + ", gradients " + units::to_string(estimate->gradients) +
+         ", activations " + units::to_string(estimate->activations) + "), more than the " +
+         units::to_string(gpu->memory) + " of the " + gpu->model;
 }
 
 bool replay_times_copies(const Scenario& s) {

@@ -4,6 +4,7 @@
 #include "collectives/collective_plan.hpp"
 #include "replay/scenario.hpp"
 #include "workload/cost_model.hpp"
+#include "workload/device_memory.hpp"
 
 #include <optional>
 #include <string>
@@ -62,6 +63,15 @@ inline constexpr long long max_exact_ranks = 2048;
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter
 /// server count outside 1..N), or nullopt.
 std::optional<std::string> scenario_problem(const Scenario& s);
+
+/// One rank's device-memory lower bound (workload/device_memory.hpp) for `s`'s batch and
+/// precisions; nullopt on CPU nodes, whose host memory the platform files do not give.
+std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s);
+
+/// Why `s`'s batch cannot fit in its GPU's memory, with the numbers, or nullopt when the
+/// estimate fits (or the nodes have no GPU). scenario_problem() reports it unless
+/// allow_oversubscribed_memory; then `ceiling run` prints it as a warning.
+std::optional<std::string> memory_problem(const Scenario& s);
 
 /// The plan of `s`; requires scenario_problem(s) to be empty.
 IterationPlan make_iteration_plan(const Scenario& s);

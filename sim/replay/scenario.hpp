@@ -53,6 +53,9 @@ struct ReplayOptions {
   /// Per-rank compute slowdown: each rank's compute this iteration is multiplied by
   /// 1 + |x|, x drawn from a normal distribution of this standard deviation (0: off).
   double jitter = 0;
+  /// Run a batch whose device-memory estimate exceeds the GPU's memory (with a warning) instead
+  /// of refusing it (memory_problem()).
+  bool allow_oversubscribed_memory = false;
   platform::NetworkSettings network;
   bool record_timeline = false;
   /// On SIGINT or SIGTERM, finish the current iteration, start no other and return what is

@@ -40,6 +40,9 @@ struct PointSpec {
 /// A failed point keeps its error message and zeros elsewhere.
 struct PointResult {
   bool ok = false;
+  /// Not run: its batch does not fit its GPU's memory (replay::memory_problem, in `error`). A
+  /// property of the experiment, not a failure: never retried, not counted as failed.
+  bool does_not_fit = false;
   std::string error;
   long long ranks = 0;
   long long batch_per_rank = 0;

@@ -44,6 +44,7 @@ std::optional<std::string> unescaped(std::string_view text) {
 std::string encode(const PointResult& r) {
   std::string out = std::string(header) + "\n";
   out += "ok " + std::to_string(r.ok ? 1 : 0) + "\n";
+  out += "does_not_fit " + std::to_string(r.does_not_fit ? 1 : 0) + "\n";
   out += "error " + escaped(r.error) + "\n";
   out += "ranks " + std::to_string(r.ranks) + "\n";
   out += "batch_per_rank " + std::to_string(r.batch_per_rank) + "\n";
@@ -91,10 +92,12 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
     return true;
   };
   long long ok = 0;
-  if (!integer("ok", ok) || !integer("ranks", r.ranks) ||
+  long long does_not_fit = 0;
+  if (!integer("ok", ok) || !integer("does_not_fit", does_not_fit) || !integer("ranks", r.ranks) ||
       !integer("batch_per_rank", r.batch_per_rank))
     return std::nullopt;
   r.ok = ok == 1;
+  r.does_not_fit = does_not_fit == 1;
   const std::string* error = take("error");
   if (!error)
     return std::nullopt;
@@ -115,7 +118,7 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
       return std::nullopt;
     }
   }
-  if (values.size() != 4 + std::size(point_result_fields)) {
+  if (values.size() != 5 + std::size(point_result_fields)) { // ok, does_not_fit, error, ranks, batch
     problem = "the output has fields this version does not know";
     return std::nullopt;
   }

@@ -152,6 +152,31 @@ expect 2 "--allocation: expected one of contiguous, random, spread, list" -- "${
 "${one[@]}" -n 16 --allocation random --seed 4 --json >"$tmp/r4.json"
 expect 0 "" -- cmp "$tmp/r3.json" "$tmp/r3b.json"
 expect 1 "" -- cmp -s "$tmp/r3.json" "$tmp/r4.json"
+# Device memory: a batch whose lower-bound estimate exceeds the GPU's memory is refused with the
+# numbers, or runs with a warning when allowed; a sweep records such points as not fitting.
+expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 78.62 GB of device memory (weights 102.2 MB, gradients 102.2 MB, activations 78.41 GB), more than the 17.18 GB of the NVIDIA Tesla P100 PCIe 16 GB: use a smaller batch per rank" -- \
+  "${one[@]}" -n 1 --global-batch 1024
+expect 0 "device memory: at least 78.62 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
+expect 0 "device memory: at least 5.105 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
+expect 0 "note: 6 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+cat >"$tmp/too_big.toml" <<EOF
+[experiment]
+title = "Too big"
+question = "Do points whose batch does not fit run?"
+output = "$tmp/too_big.h5"
+nodes = [1, 2, 128]
+scaling = ["strong"]
+global_batch = 1024
+iterations = 1
+[[platforms]]
+name = "P100"
+file = "$root/platforms/piz-daint-xc50-p100.toml"
+[[workloads]]
+name = "ResNet-50"
+file = "$root/workloads/resnet50_v1.toml"
+EOF
+expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml"
+expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 # Background load: on a torus every link is between routers, so a load of 0.6 on the fabric is
 # exactly links of 0.4 x the bandwidth (the node's own links are the NIC's and PCIe's).
 torus=("$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 --iterations 2

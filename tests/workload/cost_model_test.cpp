@@ -1,5 +1,6 @@
 // The roofline per layer and the calibration search, against closed forms.
 #include "workload/cost_model.hpp"
+#include "workload/device_memory.hpp"
 
 #include <doctest/doctest.h>
 
@@ -94,4 +95,21 @@ TEST_CASE("a CPU node computes on all its sockets together") {
   const auto d = compute_device(node);
   CHECK(d.peak.fp64->flop_per_second() == 332.8e9);
   CHECK(d.memory_bandwidth.bytes_per_second() == 102.4e9);
+}
+
+TEST_CASE("device memory holds weights, gradients and half the layers' bytes per sample, batch times") {
+  WorkloadSpec w = one_layer(1e9, 6e6, 1000);
+  w.layers.push_back({.name = "m", .memory_per_sample = units::DataSize::from_bytes(2e6), .params = 500});
+  using platform::Precision;
+  // fp32: 1,500 parameters x 4 B twice; (6 + 2) MB / 2 of outputs per sample, 32 samples.
+  const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32);
+  CHECK(fp32.weights.bytes() == 1500 * 4);
+  CHECK(fp32.gradients.bytes() == 1500 * 4);
+  CHECK(fp32.activations.bytes() == 32 * 4e6);
+  CHECK(fp32.total().bytes() == 1500 * 8 + 32 * 4e6);
+  // Mixed: fp16 weights and an fp32 master copy, fp32 gradients, activations at half the size.
+  const auto mixed = device_memory(w, 32, Precision::Fp16, Precision::Fp32);
+  CHECK(mixed.weights.bytes() == 1500 * (2 + 4));
+  CHECK(mixed.gradients.bytes() == 1500 * 4);
+  CHECK(mixed.activations.bytes() == 32 * 2e6);
 }

@@ -139,6 +139,8 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   const replay::Scenario s = scenario_from(*cli);
   const auto& o = s.options;
+  if (auto problem = replay::memory_problem(s)) // allowed, or scenario_from would have refused it
+    std::fprintf(stderr, "ceiling: warning: %s\n", problem->c_str());
   const auto trace = cli->optional<std::string>("trace");
   const replay::RunResult r = replay::run(s);
   if (trace) {
@@ -172,6 +174,10 @@ int run_command(const std::vector<std::string>& args) {
     json.key("seed").value(static_cast<long long>(o.seed));
     json.key("domain").value(std::string(platform::domain_name(s.platform.interconnect.topology)));
     json.key("domains_spanned").value(r.domains_spanned);
+    if (const auto memory = replay::device_memory_estimate(s)) {
+      json.key("device_memory_estimate_bytes").value(memory->total().bytes());
+      json.key("device_memory_bytes").value(s.platform.node.gpu->memory.bytes());
+    }
     json.key("background_load").begin_object();
     json.key("fabric").value(o.background.fabric);
     json.key("global").value(o.background.of(platform::FabricLinkKind::Global));
@@ -232,6 +238,12 @@ int run_command(const std::vector<std::string>& args) {
             << (o.overlap ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
             << "\n";
   std::printf("compute: %s\n", r.calibration.c_str());
+  if (const auto memory = replay::device_memory_estimate(s))
+    std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, activations %s; a lower "
+                "bound)\n",
+                units::to_string(memory->total()).c_str(), units::to_string(s.platform.node.gpu->memory).c_str(),
+                units::to_string(memory->weights).c_str(), units::to_string(memory->gradients).c_str(),
+                units::to_string(memory->activations).c_str());
   print_allocation(s, r);
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");

@@ -93,6 +93,8 @@ po::options_description run_options() {
       ("background-load", po::value<std::vector<std::string>>()->composing(),
        "KIND=SHARE: other jobs' traffic keeps SHARE (0 to 0.95) of each fabric link busy; KIND fabric (every link "
        "between routers or switches) or global (a dragonfly's global links, instead of fabric there); repeatable")
+      ("allow-oversubscribed-memory",
+       "run a batch whose device-memory estimate exceeds the GPU's memory, with a warning, instead of refusing it")
       ("node-list", po::value<std::string>(),
        "the job's node slots, comma-separated (\"0,4,8,12\"), with --allocation list (implied)")
       ("jitter", po::value<double>()->default_value(0.0),
@@ -119,7 +121,7 @@ po::options_description run_options() {
   return options;
 }
 
-replay::Scenario scenario_from(const CommandLine& cli) {
+replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory) {
   for (const char* required : {"platform", "workload", "nodes"})
     if (!cli.has(required))
       throw UsageError(std::string("run: --") + required + " is required");
@@ -208,6 +210,7 @@ replay::Scenario scenario_from(const CommandLine& cli) {
     }
   }
   o.jitter = cli.vm["jitter"].as<double>();
+  o.allow_oversubscribed_memory = cli.has("allow-oversubscribed-memory");
   if (cli.has("fusion-threshold"))
     o.software.fusion_threshold = cli.positive_size("fusion-threshold");
   o.network.model = cli.vm["network-model"].as<std::string>();
@@ -234,8 +237,11 @@ replay::Scenario scenario_from(const CommandLine& cli) {
     throw UsageError("--flows: expected auto or simgrid, got \"" + flows + "\"");
   o.flows_through_simgrid = flows == "simgrid";
   o.record_timeline = cli.has("trace");
+  const bool allowed = o.allow_oversubscribed_memory;
+  o.allow_oversubscribed_memory = allowed || !refuse_oversubscribed_memory;
   if (auto problem = replay::scenario_problem(s))
     throw UsageError(*problem);
+  o.allow_oversubscribed_memory = allowed;
   return s;
 
 }

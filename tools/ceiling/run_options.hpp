@@ -14,6 +14,8 @@ boost::program_options::options_description run_options();
 /// The scenario that parsed `run` options describe: the platform and workload files read with
 /// their --set overrides, the batch, the replay options. Throws LoadError for a bad file or
 /// override and UsageError for a bad option or a scenario that cannot run.
-replay::Scenario scenario_from(const CommandLine& cli);
+/// With `refuse_oversubscribed_memory` false, a batch whose memory estimate exceeds the GPU's is
+/// not refused here (a sweep records such a point as not fitting, with the reason).
+replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory = true);
 
 } // namespace ceiling::tools

@@ -34,10 +34,11 @@ const std::set<std::string, std::less<>> per_point_options{
     "platform", "workload", "nodes", "seed", "iterations", "batch", "global-batch",
     "json", "trace", "timing", "help"};
 
-/// Parses a point's `run` arguments into a scenario.
-replay::Scenario scenario_of(const std::vector<std::string>& run_args) {
+/// Parses a point's `run` arguments into a scenario; with `refuse_oversubscribed_memory`, a batch
+/// that does not fit its GPU is refused, as `ceiling run` refuses it.
+replay::Scenario scenario_of(const std::vector<std::string>& run_args, bool refuse_oversubscribed_memory) {
   const auto cli = parse_command_line(run_args, "", "", run_options(), false);
-  return scenario_from(*cli);
+  return scenario_from(*cli, refuse_oversubscribed_memory);
 }
 
 /// A rough cost of a point, from the replay benchmark (README, Speed): building the machine
@@ -57,7 +58,10 @@ config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.lin
 
 /// Every variant names `run` options that exist and that a variant may set, and every point
 /// makes a scenario that can run; else a LoadError at the variant that makes it fail.
-/// Returns each point's estimated cost in seconds (estimated_seconds).
+/// Returns each point's estimated cost in seconds (estimated_seconds). A point whose batch does
+/// not fit its GPU's memory is not an error of the experiment (a strong-scaling curve starts
+/// where its global batch fits): it is said once, and the point is recorded as not fitting
+/// (status does-not-fit) with the reason, never run.
 std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
   for (std::size_t v = 0; v < e.variants.size(); ++v) {
     const auto& args = e.variants[v].run_args;
@@ -75,10 +79,15 @@ std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Ex
     }
   }
   std::vector<double> estimates;
+  std::vector<std::string> too_big;
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
-      estimates.push_back(estimated_seconds(scenario_of(p.run_args)));
+      const auto scenario = scenario_of(p.run_args, false);
+      estimates.push_back(estimated_seconds(scenario));
+      if (auto problem = replay::memory_problem(scenario); problem && !scenario.options.allow_oversubscribed_memory)
+        too_big.push_back("point " + std::to_string(p.index) + " (" + curve.id + ", " + std::to_string(p.nodes) +
+                          " nodes): " + *problem);
     } catch (const std::exception& error) {
       // At the variant when it sets options (they may be the cause), else at [experiment].
       const auto variant = std::find_if(e.variants.begin(), e.variants.end(),
@@ -88,6 +97,10 @@ std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Ex
                                   std::to_string(p.nodes) + " nodes) cannot run: " + error.what());
     }
   }
+  if (!too_big.empty())
+    std::printf("note: %zu points do not fit in device memory; they are recorded as such (status does-not-fit), "
+                "not run, e.g. %s\n\n",
+                too_big.size(), too_big.front().c_str());
   return estimates;
 }
 
@@ -216,15 +229,16 @@ int sweep_main(const std::vector<std::string>& args) {
       continue;
     const sweep::PointSpec& spec = points[static_cast<std::size_t>(finished->tag)];
     sweep::PointRecord record{spec, point_result(*finished)};
-    const bool ok = record.result.ok;
+    const sweep::PointResult result = record.result;
     char summary[96];
-    std::snprintf(summary, sizeof summary, ": %.6g s per iteration", record.result.iteration_time_s);
-    const std::string line = point_label(setup, spec) +
-                             (ok ? std::string(summary) : ": FAILED: " + record.result.error);
+    std::snprintf(summary, sizeof summary, ": %.6g s per iteration", result.iteration_time_s);
+    const std::string line = point_label(setup, spec) + (result.ok             ? std::string(summary)
+                                                         : result.does_not_fit ? ": does not fit in device memory"
+                                                                               : ": FAILED: " + result.error);
     const double weight = cost[static_cast<std::size_t>(spec.index)];
     weight_left -= weight;
     store_point(setup, std::move(record));
-    progress.point_done(ok, weight, weight_left, line);
+    progress.point_done(result, weight, weight_left, line);
   }
   progress.finish();
   if (stop_signal != 0) {
@@ -234,8 +248,7 @@ int sweep_main(const std::vector<std::string>& args) {
                 setup.results.points.size(), points.size(), setup.output.c_str());
     return 128 + stop_signal;
   }
-  std::printf("wrote %s: %zu points, %d failed\n", setup.output.c_str(), points.size(),
-              progress.failed());
+  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), progress.failures().c_str());
   print_headlines(setup.results);
   return progress.failed() > 0 ? 3 : 0;
 }
@@ -245,7 +258,13 @@ int sweep_main(const std::vector<std::string>& args) {
 int sweep_point_main(const std::vector<std::string>& args) {
   sweep::PointResult out;
   try {
-    replay::Scenario s = scenario_of(args);
+    replay::Scenario s = scenario_of(args, false);
+    if (auto problem = replay::memory_problem(s); problem && !s.options.allow_oversubscribed_memory) {
+      out.does_not_fit = true;
+      out.error = *problem;
+      std::cout << sweep::encode(out);
+      return 0;
+    }
     s.options.stop_at_interrupt = false; // a point that is stopped is dropped, not cut short
     const replay::RunResult r = replay::run(s);
     const auto mean = r.measured_mean();

@@ -136,12 +136,14 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   const auto finished = [&](const sweep::WorkerPool::Finished& f) {
     const auto& spec = points[static_cast<std::size_t>(f.tag)];
     sweep::PointRecord record{spec, tools::point_result(f)};
-    const bool ok = record.result.ok;
-    const std::string line = tools::point_label(setup, spec) + (ok ? "" : ": FAILED: " + record.result.error);
+    const sweep::PointResult result = record.result;
+    const std::string line = tools::point_label(setup, spec) + (result.ok             ? ""
+                                                                : result.does_not_fit ? ": does not fit in device memory"
+                                                                                      : ": FAILED: " + result.error);
     const double weight = tools::point_weight(setup.experiment, spec);
     weight_left -= weight;
     tools::store_point(setup, std::move(record));
-    progress.point_done(ok, weight, weight_left, line);
+    progress.point_done(result, weight, weight_left, line);
   };
   std::size_t next = 0;
   if (ranks == 1) {
@@ -182,8 +184,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     }
   }
   progress.finish();
-  std::printf("wrote %s: %zu points, %d failed\n", setup.output.c_str(), points.size(),
-              progress.failed());
+  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), progress.failures().c_str());
   return progress.failed() > 0 ? 3 : 0;
 }
 

@@ -129,7 +129,8 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
         throw SweepError(setup.output + ": point " + std::to_string(p.spec.index) +
                          " does not match the experiment's expansion; --overwrite starts again");
       // A failed point runs again: its failure may have been the machine's, not the point's.
-      if (!p.result.ok)
+      // One that does not fit its GPU never will.
+      if (!p.result.ok && !p.result.does_not_fit)
         continue;
       done[i] = true;
       r.points.push_back(p);
@@ -267,9 +268,19 @@ Progress::Progress(int total, int already_done, std::FILE* out)
     : total_(total), done_(already_done), out_(out), terminal_(isatty(fileno(out)) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
-void Progress::point_done(bool ok, double weight, double weight_left, const std::string& line) {
+std::string Progress::failures() const {
+  std::string text = std::to_string(failed_) + " failed";
+  if (not_fitting_ > 0)
+    text += ", " + std::to_string(not_fitting_) + " do not fit in device memory";
+  return text;
+}
+
+void Progress::point_done(const sweep::PointResult& result, double weight, double weight_left,
+                          const std::string& line) {
   ++done_;
-  if (!ok)
+  if (result.does_not_fit)
+    ++not_fitting_;
+  else if (!result.ok)
     ++failed_;
   weight_done_ += weight;
   if (terminal_) {

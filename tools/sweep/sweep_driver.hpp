@@ -92,15 +92,19 @@ class Progress {
 public:
   Progress(int total, int already_done, std::FILE* out);
   /// One more point finished; `line` says which and how it went.
-  void point_done(bool ok, double weight, double weight_left, const std::string& line);
+  void point_done(const sweep::PointResult& result, double weight, double weight_left, const std::string& line);
   void finish();
   int failed() const { return failed_; }
+  int not_fitting() const { return not_fitting_; }
+  /// "N failed" and, when some did not fit, ", M do not fit in device memory".
+  std::string failures() const;
 
 private:
   void draw(double weight_left);
   int total_;
   int done_;
   int failed_ = 0;
+  int not_fitting_ = 0;
   double weight_done_ = 0;
   std::FILE* out_;
   bool terminal_;

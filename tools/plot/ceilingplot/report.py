@@ -119,7 +119,8 @@ def write_report(out):
         ("ceiling version", a["tool_version"]),
         ("SimGrid version", a["simgrid_version"]),
         ("points finished", f"{a['points_done']:,} of {a['points_total']:,} "
-                            f"({int((r.points['status'] == 'failed').sum()):,} failed)"),
+                            f"({int((r.points['status'] == 'failed').sum()):,} failed, "
+                            f"{int((r.points['status'] == 'does-not-fit').sum()):,} do not fit in device memory)"),
         ("input digest", Code(a["digest"])),
     ])
     doc.heading(2, "How to read this")
@@ -167,14 +168,14 @@ def write_report(out):
         else:
             doc.para("No finished point.")
 
-    doc.heading(2, "Failed points")
+    doc.heading(2, "Failed points, and points that do not fit in device memory")
     p = r.points
     failed = [i for i in range(len(p["status"])) if p["status"][i] != "ok"]
     if failed:
-        doc.table(["point", "curve", "N", "seed", "error", "command"],
+        doc.table(["point", "curve", "N", "seed", "status", "error", "command"],
                   [[str(int(p["index"][i])), Code(r.curves[int(p["curve"][i])].id),
-                    fmt_n(float(p["nodes"][i])), str(int(p["seed"][i])),
-                    p["error"][i] or f"status '{p['status'][i]}'", Code(p["command"][i])]
+                    fmt_n(float(p["nodes"][i])), str(int(p["seed"][i])), p["status"][i],
+                    p["error"][i] or "-", Code(p["command"][i])]
                    for i in failed])
     else:
         doc.para("None.")

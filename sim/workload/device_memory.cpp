@@ -1,0 +1,19 @@
+// The device-memory lower bound of a training job.
+#include "workload/device_memory.hpp"
+
+namespace ceiling::workload {
+
+DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision compute,
+                           platform::Precision gradients) {
+  const auto params = static_cast<double>(total_params(w));
+  const double master = element_bytes(gradients) > element_bytes(compute) ? element_bytes(gradients) : 0.0;
+  double layer_bytes = 0; // per sample, inputs and outputs, at the workload's precision
+  for (const LayerSpec& layer : w.layers)
+    layer_bytes += layer.memory_per_sample.bytes();
+  const double outputs = layer_bytes / 2 * element_bytes(compute) / element_bytes(w.precision);
+  return {.weights = units::DataSize::from_bytes(params * (element_bytes(compute) + master)),
+          .gradients = units::DataSize::from_bytes(params * element_bytes(gradients)),
+          .activations = units::DataSize::from_bytes(outputs * batch)};
+}
+
+} // namespace ceiling::workload

@@ -1,0 +1,31 @@
+// What a training job holds in one device's memory, estimated from the workload's layers.
+#pragma once
+
+#include "platform/platform_spec.hpp"
+#include "units/quantity.hpp"
+#include "workload/workload_spec.hpp"
+
+namespace ceiling::workload {
+
+/// A lower bound of one rank's device memory: what training must hold at once, with nothing a
+/// framework adds (cuDNN workspaces, allocator slack, the CUDA context, optimizer state, which
+/// the workload files do not give).
+/// - weights: every parameter at the compute precision, plus an fp32 master copy when gradients
+///   are kept in a wider precision (mixed precision);
+/// - gradients: every parameter at the gradient precision;
+/// - activations: each layer's output kept for backward, `batch` samples. A layer's memory
+///   bytes count its input and output once each, and one layer's output is the next one's
+///   input, so half the sum over layers is the outputs, at the workload's precision, scaled to
+///   the compute precision.
+/// A batch whose estimate exceeds the device's memory cannot run; one within it may still not.
+struct DeviceMemory {
+  units::DataSize weights;
+  units::DataSize gradients;
+  units::DataSize activations;
+  units::DataSize total() const { return weights + gradients + activations; }
+};
+
+DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision compute,
+                           platform::Precision gradients);
+
+} // namespace ceiling::workload
