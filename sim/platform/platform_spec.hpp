@@ -47,7 +47,10 @@ struct CpuSpec {
 struct GpuSpec {
   int count = 1;
   std::string model; // e.g. "NVIDIA Tesla P100 PCIe 16 GB", for reports only
-  PeakRates peak;
+  PeakRates peak;     ///< at the clock the GPU runs at under load (its boost clock): the model's
+  /// The fp64 peak at the base clock, which TOP500's R_peak counts; for reports (platform show),
+  /// absent when the file does not give it.
+  std::optional<units::FlopRate> base_clock_peak_fp64;
   units::Bandwidth memory_bandwidth;
   units::DataSize memory;
   bool operator==(const GpuSpec&) const = default;

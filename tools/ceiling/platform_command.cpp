@@ -69,6 +69,16 @@ std::string topology_text(const platform::Topology& topology) {
   return text.str();
 }
 
+/// The whole machine's fp64 peak with its GPUs at their base clock (TOP500's R_peak), when the
+/// file gives that clock's peak.
+std::optional<units::FlopRate> base_clock_rpeak(const PlatformSpec& spec) {
+  const auto& node = spec.node;
+  if (!node.gpu || !node.gpu->base_clock_peak_fp64 || !node.cpu.peak_per_socket.fp64)
+    return std::nullopt;
+  return (*node.cpu.peak_per_socket.fp64 * node.cpu.sockets + *node.gpu->base_clock_peak_fp64 * node.gpu->count) *
+         static_cast<double>(spec.nodes);
+}
+
 void write_peaks_json(io::JsonWriter& json, const platform::PeakRates& peaks, double multiplier) {
   json.begin_object();
   for (platform::Precision p : platform::all_precisions)
@@ -128,8 +138,11 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
     if (auto peak = platform::node_peak(node, p))
       json.key(platform::to_string(p)).value(peak->flop_per_second());
   json.end_object();
+  if (const auto rpeak = base_clock_rpeak(spec))
+    json.key("rpeak_base_clock_fp64_flop_per_s").value(rpeak->flop_per_second());
   json.key("interconnect").begin_object();
   json.key("topology").value(platform::topology_name(spec.interconnect.topology));
+  json.key("routing").value(platform::to_string(spec.interconnect.routing));
   json.key("slots").value(platform::slot_count(spec));
   json.key("link_bandwidth_bytes_per_s").value(spec.interconnect.link_bandwidth.bytes_per_second());
   json.key("link_latency_s").value(spec.interconnect.link_latency.seconds());
@@ -183,7 +196,11 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
     }
   std::cout << "peak per node " << node_peaks << "\n";
   std::cout << "peak, " << n << " nodes " << machine_peaks << "\n";
-  std::cout << "interconnect  " << topology_text(spec.interconnect.topology) << "\n";
+  if (const auto rpeak = base_clock_rpeak(spec))
+    std::cout << "R_peak        " << to_string(*rpeak) << " fp64, all " << spec.nodes
+              << " nodes at the GPUs' base clock (as TOP500 counts it)\n";
+  std::cout << "interconnect  " << topology_text(spec.interconnect.topology) << ", routing "
+            << platform::to_string(spec.interconnect.routing) << "\n";
   std::cout << "  links       " << to_string(spec.interconnect.link_bandwidth)
             << " per direction, latency " << to_string(spec.interconnect.link_latency) << "\n";
   std::cout << "bisection     " << to_string(bisection) << " (" << n << " nodes, one direction)\n";
