@@ -168,6 +168,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
   c.measured = read_measurement(t);
   c.memory_efficiency = t.number("memory_efficiency", 0, 1, true);
   c.compute_efficiency = t.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
+  c.half_batch = t.optional_number("half_batch", 0, 1e6).value_or(0);
   t.reject_unknown_keys();
   return c;
 }

@@ -313,7 +313,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const int batch = w.batch_per_worker;
   const auto device = workload::compute_device(s.platform.node);
   // The device's own calibration where the workload has one for it, else the workload's.
-  workload::Efficiency efficiency{w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+  workload::Efficiency efficiency = workload::efficiency_of(w.calibration);
   plan.calibration = "the workload's calibration" +
                      (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
   const std::string_view run_precision = to_string(mode);

@@ -20,14 +20,15 @@ LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,
                      units::FlopRate peak, units::Bandwidth memory_bandwidth,
                      platform::Precision precision, Efficiency efficiency) {
   const double b = batch;
+  const double occupied = b + efficiency.half_batch; // the compute-bound terms' batch (Efficiency)
   const double compute_rate = peak.flop_per_second() * efficiency.compute;
   const double memory_rate = memory_bandwidth.bytes_per_second() * efficiency.memory;
   const double s = element_bytes(precision);
   const double activations = layer.memory_per_sample.bytes() * s / element_bytes(w.precision);
   const double weights = static_cast<double>(layer.params) * s;
-  const double forward = std::max(b * layer.forward_per_sample.flop() / compute_rate,
+  const double forward = std::max(occupied * layer.forward_per_sample.flop() / compute_rate,
                                   (b * activations + weights) / memory_rate);
-  const double backward = std::max(b * layer.backward_per_sample.flop() / compute_rate,
+  const double backward = std::max(occupied * layer.backward_per_sample.flop() / compute_rate,
                                    (2 * b * activations + 2 * weights) / memory_rate);
   return {units::Duration::from_seconds(forward), units::Duration::from_seconds(backward)};
 }
@@ -55,10 +56,10 @@ units::Duration optimizer_time(const WorkloadSpec& w, const DeviceRates& device,
 
 std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,
                                                    platform::Precision precision, int batch,
-                                                   double memory_efficiency,
+                                                   Efficiency fixed,
                                                    double measured_samples_per_s, std::string& why) {
   const auto rate = [&](double compute_efficiency) {
-    return device_iteration(w, device, precision, batch, {compute_efficiency, memory_efficiency})
+    return device_iteration(w, device, precision, batch, {compute_efficiency, fixed.memory, fixed.half_batch})
         ->samples_per_second(batch);
   };
   if (!device.peak.at(precision)) {

@@ -18,11 +18,21 @@ struct DeviceRates {
 /// The device a node computes on: its GPU when it has one, else its CPU sockets together.
 DeviceRates compute_device(const platform::NodeSpec& node);
 
-/// Fractions of peak the device achieves on this workload.
+/// Fractions of peak the device achieves on this workload. A device's compute rate saturates
+/// with the batch: a batch of B runs at compute x B / (B + half_batch) of peak (an occupancy
+/// model: small batches leave the device partly idle and pay per-kernel costs), so its
+/// compute-bound time is (B + half_batch) x FLOPs / (peak x compute), a constant per iteration
+/// plus a cost per sample, and its throughput B / (a + b B). half_batch 0: no batch dependence.
 struct Efficiency {
   double compute = 1;
   double memory = 1;
+  double half_batch = 0;
 };
+
+/// The efficiencies of a calibration.
+inline Efficiency efficiency_of(const CalibrationSpec& c) {
+  return {c.compute_efficiency, c.memory_efficiency, c.half_batch};
+}
 
 /// Time of one layer for a batch on one device at `precision` (a roofline):
 ///   forward  = max(B F / (peak e_c), (B M + P s) / (bw e_m))
@@ -64,12 +74,13 @@ std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const Dev
 inline constexpr double max_compute_efficiency = 2.0;
 
 /// The compute efficiency in (0, max_compute_efficiency] with which `device` reproduces `measured_samples_per_s`
-/// at `batch`, given the memory efficiency; solved by bisection to a relative 1e-12. Returns
+/// at `batch`, given the memory efficiency and half batch of `fixed` (its compute is not read);
+/// solved by bisection to a relative 1e-12. Returns
 /// nullopt with `why` set when no allowed efficiency is fast enough (the memory-bound part alone
 /// is slower than the measurement) or the device lacks `precision`.
 std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,
                                                    platform::Precision precision, int batch,
-                                                   double memory_efficiency,
+                                                   Efficiency fixed,
                                                    double measured_samples_per_s, std::string& why);
 
 } // namespace ceiling::workload

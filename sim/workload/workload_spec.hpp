@@ -48,6 +48,9 @@ struct CalibrationSpec {
   Measurement measured;
   double memory_efficiency = 1;        ///< achieved / peak memory bandwidth, an input
   double compute_efficiency = 1;       ///< achieved / peak FLOP rate, the fitted value
+  /// Samples: the batch at which the device reaches half its saturated compute rate (cost_model.hpp,
+  /// Efficiency); fitted on throughputs at several batch sizes, 0 where none are known.
+  double half_batch = 0;
   std::string borrowed_from;           ///< workload name when borrowed, else empty
   /// The workload files a borrowed calibration was read from, nearest lender first (empty when
   /// the calibration is the file's own): inputs of a result as much as the file itself.

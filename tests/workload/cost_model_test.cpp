@@ -73,7 +73,7 @@ TEST_CASE("calibration recovers the compute efficiency that produced a throughpu
     const double measured =
         device_iteration(w, d, platform::Precision::Fp32, 64, {truth, 0.68})->samples_per_second(64);
     std::string why;
-    const auto fitted = calibrate_compute_efficiency(w, d, platform::Precision::Fp32, 64, 0.68, measured, why);
+    const auto fitted = calibrate_compute_efficiency(w, d, platform::Precision::Fp32, 64, {.memory = 0.68}, measured, why);
     REQUIRE(fitted.has_value());
     CHECK(*fitted == doctest::Approx(truth).epsilon(1e-9));
   }
@@ -83,7 +83,7 @@ TEST_CASE("calibration refuses a throughput the memory-bound part cannot reach")
   const WorkloadSpec w = one_layer(1, 1e9, 0); // 1 GB per sample: memory-bound
   std::string why;
   CHECK_FALSE(calibrate_compute_efficiency(w, device(1e12, 1e12, 1e11), platform::Precision::Fp32,
-                                           1, 1.0, 1000, why).has_value());
+                                           1, {.memory = 1.0}, 1000, why).has_value());
   CHECK(why.starts_with("even at 200 % of peak compute the model predicts"));
 }
 

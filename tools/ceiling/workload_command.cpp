@@ -36,7 +36,7 @@ struct DeviceCheck {
 };
 
 workload::Efficiency efficiency_of(const WorkloadSpec& w) {
-  return {w.calibration.compute_efficiency, w.calibration.memory_efficiency};
+  return workload::efficiency_of(w.calibration);
 }
 
 DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m) {
@@ -68,12 +68,13 @@ int show(const std::vector<std::string>& args) {
   options.add_options()("platform,p", po::value<std::string>(),
                         "platform file: predict one device's iteration time and throughput per "
                         "precision on its GPU (or CPU sockets)")(
+      "batch", po::value<int>(), "samples per worker for the prediction and the plan (default: the workload's)")(
       "fusion-threshold", po::value<std::string>()->default_value("64 MiB"),
       "gradient bucket size, with a unit (Horovod's default fusion buffer)")(
       "json", "print one JSON object (SI units in the key names) instead of text");
   const auto cli = parse_command_line(
       args, "workload FILE",
-      "usage: ceiling workload show FILE [--platform P] [--fusion-threshold SIZE] [--json]\n\n"
+      "usage: ceiling workload show FILE [--platform P] [--batch B] [--fusion-threshold SIZE] [--json]\n\n"
       "Summarises a workload: parameters, gradient bytes (dense and sparse), FLOPs per\n"
       "sample, arithmetic intensity, the gradient bucket plan, the calibration and its\n"
       "measurement, validations on other devices, and with --platform the predicted\n"
@@ -83,7 +84,12 @@ int show(const std::vector<std::string>& args) {
     return 0;
   const units::DataSize threshold = cli->positive_size("fusion-threshold");
 
-  const WorkloadSpec w = config::load_workload(cli->file);
+  WorkloadSpec w = config::load_workload(cli->file);
+  if (const auto batch = cli->optional<int>("batch")) {
+    if (*batch < 1)
+      throw UsageError("--batch: must be at least 1, got " + std::to_string(*batch));
+    w.batch_per_worker = *batch;
+  }
   const auto order = workload::LayerGraph(w.layers).topological_order();
   const auto plan = workload::plan_buckets(w, order, threshold, w.precision, w.batch_per_worker);
   units::DataSize dense;
@@ -145,6 +151,7 @@ int show(const std::vector<std::string>& args) {
     json.key("calibration").begin_object();
     json.key("compute_efficiency").value(w.calibration.compute_efficiency);
     json.key("memory_efficiency").value(w.calibration.memory_efficiency);
+    json.key("half_batch").value(w.calibration.half_batch);
     json.key("borrowed_from").value(w.calibration.borrowed_from);
     json.key("source").value(w.calibration.measured.source);
     json.end_object();
@@ -204,8 +211,8 @@ int show(const std::vector<std::string>& args) {
               << " layers, " << w.layers[static_cast<std::size_t>(b.layers.front())].name
               << " .. " << w.layers[static_cast<std::size_t>(b.layers.back())].name << "\n";
   }
-  std::printf("calibration   compute efficiency %.4f, memory efficiency %.2f%s\n",
-              w.calibration.compute_efficiency, w.calibration.memory_efficiency,
+  std::printf("calibration   compute efficiency %.4f, memory efficiency %.2f, half batch %g%s\n",
+              w.calibration.compute_efficiency, w.calibration.memory_efficiency, w.calibration.half_batch,
               w.calibration.borrowed_from.empty()
                   ? ""
                   : (" (borrowed from " + w.calibration.borrowed_from + ")").c_str());
@@ -265,7 +272,7 @@ int calibrate(const std::vector<std::string>& args) {
     const auto precision = mode.empty() ? w.precision
                                         : *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
     const auto efficiency = workload::calibrate_compute_efficiency(
-        w, device, precision, m.batch, w.calibration.memory_efficiency, m.samples_per_second, why);
+        w, device, precision, m.batch, efficiency_of(w), m.samples_per_second, why);
     if (!efficiency)
       throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
     char value[32];

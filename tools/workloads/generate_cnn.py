@@ -90,7 +90,7 @@ MODELS = [
         what="GoogLeNet as trained by AI Matrix (TF nvcnn.py)",
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (GoogLeNet, BVLC; nvcnn identical), §3.4",
-        calibration="measured",
+        calibration="measured", half_batch=("16.1", "543.7 / 702.1 / 834.4"),
     ),
     dict(
         file="resnet50_v1.toml", name="resnet50_v1", csv="resnet50_tf.csv", net="resnet",
@@ -98,7 +98,7 @@ MODELS = [
         what="ResNet-50 v1 as trained by AI Matrix (TF nvcnn.py)",
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (ResNet-50 per stage), §3.4",
-        calibration="measured",
+        calibration="measured", half_batch=("7.4", "262.6 / 311.3 / 338.6"),
     ),
     dict(
         file="resnet50_v1.5.toml", name="resnet50_v1.5", csv="resnet50_tf.csv", net="resnet",
@@ -141,7 +141,7 @@ MODELS = [
         what="ResNet-152 v1 as trained by AI Matrix (TF nvcnn.py)",
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (ResNet-152 per stage), §3.4",
-        calibration="measured",
+        calibration="measured", half_batch=("8.25", "104.3 / 126.9 / 138.0"),
     ),
     dict(
         file="densenet121.toml", name="densenet121_tf_nvcnn", csv="densenet121_nvcnn_tf.csv",
@@ -151,7 +151,7 @@ MODELS = [
         what="the AI Matrix TF nvcnn.py DenseNet-121 variant (not the standard DenseNet-121)",
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1 (note on the TF DenseNet), §3.2, §3.4",
-        calibration="measured",
+        calibration="measured", half_batch=("13", "223.5 / 284.3 / 308.4"),
     ),
     dict(
         file="synNet.toml", name="synNet", csv="synNet_tf.csv", net="chain",
@@ -161,7 +161,7 @@ MODELS = [
         dataset="synthetic input, 3x224x224 (ImageNet shape, 1000 classes)",
         input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (synNet groups), §3.4",
-        calibration="measured",
+        calibration="measured", half_batch=("4.9", "88.7 / 101.3 / 107.8"),
     ),
     dict(
         file="alexnet.toml", name="alexnet", csv="alexnet_caffe.csv", net="chain",
@@ -782,6 +782,10 @@ def render(model, row, g, joins, after_gap, csv_name, compute_efficiency):
                         "[I] 499 / 732 GB/s = 0.682, P100 copy (piz-daint.md §2.4)"))
         lines.append(kv("compute_efficiency", compute_efficiency,
                         "written by: ceiling workload calibrate"))
+        if "half_batch" in model:
+            h, measured = model["half_batch"]
+            lines.append(kv("half_batch", h, "[C] least squares on the V100 throughputs at batch 16 / 32 / 64, "
+                            "%s img/s ([R-102] digest §3.4)" % measured))
         lines.append(kv("source", q(CAL_SOURCE)))
     else:
         lines.append(kv("borrow", q(cal["borrow"]), "see source"))
