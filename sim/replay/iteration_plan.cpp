@@ -330,6 +330,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     plan.calibration += ", measured in " + std::string(platform::to_string(w.precision)) + ": " +
                         std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
                         std::string(run_precision) + " peak)";
+  if (!s.platform.node.is_gpu_node())
+    plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
+                        "CPU sockets' peak and memory bandwidth)";
   const auto peak = *device.peak.at(plan.compute_precision);
 
   if (s.platform.node.is_gpu_node())

@@ -177,6 +177,8 @@ file = "$root/workloads/resnet50_v1.toml"
 EOF
 expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml"
 expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
+expect 0 "compute: the workload's calibration, fitted on a GPU: uncalibrated on these CPU nodes" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
 # Published R_peak from the GPUs' base clock (TOP500: 25.326 PF and 7.787 PF), the routing.
 expect 0 "R_peak        25.33 PFLOP/s fp64, all 5320 nodes at the GPUs' base clock" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" -n 2
 expect 0 "R_peak        7.789 PFLOP/s fp64, all 5272 nodes" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-k20x.toml" -n 2
