@@ -179,6 +179,21 @@ expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memo
 expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 expect 0 "compute: the workload's calibration, fitted on a GPU: uncalibrated on these CPU nodes" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
+# --seeds: a run per seed in a process of its own, then the spread; jitter makes seeds differ.
+seeds=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 --iterations 2 --jitter 0.1)
+expect 0 "spread over 2 seeds: iteration time min 0.366352 s, median 0.378085 s, max 0.389819 s (max / min 1.0641)" -- "${seeds[@]}" --seeds 5,6 --jobs 2
+"${seeds[@]}" --seed 6 --json >"$tmp/seed6.json"
+"${seeds[@]}" --seeds 5,6 --json >"$tmp/seeds.json"
+expect 0 "same" -- /usr/bin/python3 -c "
+import json, sys
+one = json.load(open('$tmp/seed6.json'))['mean']['iteration_time_s']
+runs = json.load(open('$tmp/seeds.json'))['runs']
+assert [r['seed'] for r in runs] == [5, 6] and runs[1]['iteration_time_s'] == one, (runs, one)
+print('same')"
+expect 2 "--seeds: seed 5 is given twice" -- "${seeds[@]}" --seeds 5,5
+expect 2 "give --seed or --seeds, not both" -- "${seeds[@]}" --seeds 5 --seed 3
+expect 2 "--trace goes with a single run, not with --seeds" -- "${seeds[@]}" --seeds 5 --trace "$tmp/t.json"
+expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got "x"' -- "${seeds[@]}" --seeds 5,x
 # Published R_peak from the GPUs' base clock (TOP500: 25.326 PF and 7.787 PF), the routing.
 expect 0 "R_peak        25.33 PFLOP/s fp64, all 5320 nodes at the GPUs' base clock" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" -n 2
 expect 0 "R_peak        7.789 PFLOP/s fp64, all 5272 nodes" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-k20x.toml" -n 2

@@ -9,6 +9,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
+#include "tools/sweep/sweep_driver.hpp"
 #include "units/parse.hpp"
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 namespace po = boost::program_options;
 
@@ -123,10 +125,134 @@ void print_allocation(const replay::Scenario& s, const replay::RunResult& r) {
   std::printf("\n");
 }
 
+/// The seeds of --seeds "1,2,3": distinct, in the order given.
+std::vector<std::uint64_t> seeds_of(const std::string& text) {
+  std::vector<std::uint64_t> seeds;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    unsigned long long seed = 0;
+    try {
+      seed = std::stoull(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || item.front() == '-')
+      throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got \"" + item + "\"");
+    if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
+      throw UsageError("--seeds: seed " + item + " is given twice");
+    seeds.push_back(seed);
+  }
+  if (seeds.empty())
+    throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got nothing");
+  return seeds;
+}
+
+/// `args` without the options that only `run --seeds` reads (and the --seed it replaces).
+std::vector<std::string> point_arguments(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool takes_value = a == "--seeds" || a == "--jobs" || a == "--seed";
+    if (takes_value) {
+      ++i;
+      continue;
+    }
+    if (a.starts_with("--seeds=") || a.starts_with("--jobs=") || a.starts_with("--seed="))
+      continue;
+    out.push_back(a);
+  }
+  return out;
+}
+
+/// `ceiling run --seeds`: the run once per seed, each in a process of its own (SimGrid's engine
+/// is one per process; `jobs` at a time), then the spread of the iteration time over the seeds.
+int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
+              const std::vector<std::uint64_t>& seeds, int jobs, bool as_json) {
+  const std::string program = point_program_path();
+  const auto point_args = point_arguments(args);
+  std::vector<sweep::PointResult> results(seeds.size());
+  sweep::WorkerPool pool;
+  std::size_t next = 0;
+  for (std::size_t done = 0; done < seeds.size();) {
+    while (next < seeds.size() && pool.running() < jobs) {
+      std::vector<std::string> argv{program, "sweep-point"};
+      argv.insert(argv.end(), point_args.begin(), point_args.end());
+      argv.insert(argv.end(), {"--seed", std::to_string(seeds[next])});
+      pool.start(static_cast<int>(next), argv);
+      ++next;
+    }
+    if (const auto finished = pool.wait_one()) {
+      results[static_cast<std::size_t>(finished->tag)] = point_result(*finished);
+      ++done;
+    }
+  }
+  std::vector<double> times;
+  for (const auto& r : results)
+    if (r.ok)
+      times.push_back(r.iteration_time_s);
+  std::sort(times.begin(), times.end());
+  const auto median = [&] {
+    const std::size_t mid = times.size() / 2;
+    return times.size() % 2 == 1 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  };
+  const bool all_ok = times.size() == results.size();
+  if (as_json) {
+    io::JsonWriter json(std::cout);
+    json.begin_object();
+    json.key("platform").value(s.platform.name).key("workload").value(s.workload.name);
+    json.key("nodes").value(s.nodes);
+    json.key("allocation").value(std::string(platform::to_string(s.options.allocation.policy)));
+    json.key("runs").begin_array();
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+      const auto& r = results[i];
+      json.begin_object().key("seed").value(static_cast<long long>(seeds[i])).key("ok").value(r.ok);
+      if (r.ok)
+        json.key("iteration_time_s").value(r.iteration_time_s)
+            .key("samples_per_s").value(r.samples_per_iteration / r.iteration_time_s)
+            .key("compute_s").value(r.compute_s).key("copy_s").value(r.copy_s)
+            .key("communication_s").value(r.communication_s).key("synchronisation_s").value(r.synchronisation_s);
+      else
+        json.key("error").value(r.error);
+      json.end_object();
+    }
+    json.end_array();
+    if (!times.empty())
+      json.key("iteration_time_s").begin_object()
+          .key("min").value(times.front()).key("median").value(median()).key("max").value(times.back())
+          .end_object();
+    json.end_object();
+    return all_ok ? 0 : 1;
+  }
+  std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, " << seeds.size()
+            << " seeds, each its own run (allocation " << platform::to_string(s.options.allocation.policy) << ")\n\n";
+  std::printf("%-20s %12s %14s %10s %10s %10s %10s\n", "seed", "time (s)", "samples/s", "compute", "copy", "comm",
+              "sync");
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const auto& r = results[i];
+    if (!r.ok) {
+      std::printf("%-20llu FAILED: %s\n", static_cast<unsigned long long>(seeds[i]), r.error.c_str());
+      continue;
+    }
+    std::printf("%-20llu %12.6f %14.6g %10.6f %10.6f %10.6f %10.6f\n", static_cast<unsigned long long>(seeds[i]),
+                r.iteration_time_s, r.samples_per_iteration / r.iteration_time_s, r.compute_s, r.copy_s,
+                r.communication_s, r.synchronisation_s);
+  }
+  if (!times.empty())
+    std::printf("\nspread over %zu seeds: iteration time min %.6f s, median %.6f s, max %.6f s (max / min %.4f)\n",
+                times.size(), times.front(), median(), times.back(), times.back() / times.front());
+  return all_ok ? 0 : 1;
+}
+
 } // namespace
 
 int run_command(const std::vector<std::string>& args) {
-  const auto options = run_options();
+  auto options = run_options();
+  options.add_options()
+      ("seeds", po::value<std::string>(),
+       "run once per seed, each in a process of its own, and print the spread of the iteration time "
+       "(min, median, max): comma-separated seeds (\"1,2,3\"), instead of --seed")
+      ("jobs", po::value<int>()->default_value(1), "with --seeds, runs at once");
   const auto cli = parse_command_line(
       args, "",
       "usage: ceiling run --platform P --workload W --nodes N [options]\n\n"
@@ -139,6 +265,17 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   const replay::Scenario s = scenario_from(*cli);
   const auto& o = s.options;
+  if (cli->has("seeds")) {
+    if (!cli->vm["seed"].defaulted())
+      throw UsageError("--seeds runs each of its seeds: give --seed or --seeds, not both");
+    for (const char* alone : {"trace", "timing"})
+      if (cli->has(alone))
+        throw UsageError(std::string("--") + alone + " goes with a single run, not with --seeds");
+    const int jobs = cli->vm["jobs"].as<int>();
+    if (jobs < 1)
+      throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
+    return run_seeds(s, args, seeds_of(cli->vm["seeds"].as<std::string>()), jobs, cli->has("json"));
+  }
   if (auto problem = replay::memory_problem(s)) // allowed, or scenario_from would have refused it
     std::fprintf(stderr, "ceiling: warning: %s\n", problem->c_str());
   const auto trace = cli->optional<std::string>("trace");
