@@ -113,6 +113,12 @@ inline constexpr PointStringColumn point_string_columns[] = {
        return std::string();
      },
      true},
+    {"provenance", [](const sweep::PointRecord& p) { return p.result.provenance; },
+     [](sweep::PointRecord& p, const std::string& v) {
+       p.result.provenance = v;
+       return std::string();
+     },
+     true},
     {"command", [](const sweep::PointRecord& p) { return sweep::command_of(p.spec); }, nullptr,
      false},
     {"run_arguments", [](const sweep::PointRecord& p) { return joined_lines(p.spec.run_args); },

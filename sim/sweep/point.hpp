@@ -44,6 +44,10 @@ struct PointResult {
   /// property of the experiment, not a failure: never retried, not counted as failed.
   bool does_not_fit = false;
   std::string error;
+  /// What the point stands on, in words: the compute calibration that priced its device (own,
+  /// borrowed, per device, uncalibrated precision or CPU), its routing, allocation and
+  /// background load; empty when it did not run.
+  std::string provenance;
   long long ranks = 0;
   long long batch_per_rank = 0;
   double iteration_time_s = 0;

@@ -46,6 +46,7 @@ std::string encode(const PointResult& r) {
   out += "ok " + std::to_string(r.ok ? 1 : 0) + "\n";
   out += "does_not_fit " + std::to_string(r.does_not_fit ? 1 : 0) + "\n";
   out += "error " + escaped(r.error) + "\n";
+  out += "provenance " + escaped(r.provenance) + "\n";
   out += "ranks " + std::to_string(r.ranks) + "\n";
   out += "batch_per_rank " + std::to_string(r.batch_per_rank) + "\n";
   for (const PointResultField& f : point_result_fields) {
@@ -107,6 +108,15 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
     return std::nullopt;
   }
   r.error = std::move(*message);
+  const std::string* provenance = take("provenance");
+  if (!provenance)
+    return std::nullopt;
+  auto said = unescaped(*provenance);
+  if (!said) {
+    problem = "the field provenance has a bad escape";
+    return std::nullopt;
+  }
+  r.provenance = std::move(*said);
   for (const PointResultField& f : point_result_fields) {
     const std::string* v = take(f.name);
     if (!v)
@@ -118,7 +128,7 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
       return std::nullopt;
     }
   }
-  if (values.size() != 5 + std::size(point_result_fields)) { // ok, does_not_fit, error, ranks, batch
+  if (values.size() != 6 + std::size(point_result_fields)) { // ok, does_not_fit, error, provenance, ranks, batch
     problem = "the output has fields this version does not know";
     return std::nullopt;
   }

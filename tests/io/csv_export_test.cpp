@@ -78,16 +78,16 @@ TEST_CASE("the export writes points, curves and fits, each with its header line"
 
   const auto points = lines_of(dir.path / "points.csv");
   REQUIRE(points.size() == 3);
-  CHECK(points[0] == "index,curve,curve_id,nodes,seed,ranks,batch_per_rank,status,error,"
+  CHECK(points[0] == "index,curve,curve_id,nodes,seed,ranks,batch_per_rank,status,error,provenance,"
                      "iteration_time_s,warmup_time_s,iteration_time_min_s,iteration_time_max_s,"
                      "samples_per_iteration,flop_per_iteration,peak_flop_per_s,compute_s,copy_s,"
                      "communication_s,synchronisation_s,bytes_pcie,bytes_nic,bytes_fabric,"
                      "bytes_gpu_link,bytes_host_memory");
   // Expectation: %.17g prints 0.1 as the double nearest to it, 0.10000000000000001.
-  CHECK(points[1] == "0,0,ft / rn / hd / weak,1,7,4,32,ok,,0.10000000000000001,0,0,0,128,0,0,0,"
+  CHECK(points[1] == "0,0,ft / rn / hd / weak,1,7,4,32,ok,,,0.10000000000000001,0,0,0,128,0,0,0,"
                      "0,0,0,0,250000000,0,0,0");
   // Expectation (RFC 4180): a field with a comma is quoted, and a quote in it is doubled.
-  CHECK(points[2] == "1,0,ft / rn / hd / weak,2,7,0,0,failed,\"boom, said \"\"x\"\"\",0,0,0,0,0,"
+  CHECK(points[2] == "1,0,ft / rn / hd / weak,2,7,0,0,failed,\"boom, said \"\"x\"\"\",,0,0,0,0,0,"
                      "0,0,0,0,0,0,0,0,0,0,0");
 
   const auto curves = lines_of(dir.path / "curves.csv");

@@ -15,7 +15,7 @@ ROOT_STRINGS = ["format", "tool_version", "simgrid_version", "command_line", "ex
 ROOT_INTS = ["format_version", "points_total", "points_done"]
 
 POINT_INTS = ["index", "curve", "nodes", "seed", "ranks", "batch_per_rank"]
-POINT_STRINGS = ["status", "error", "command", "run_arguments"]
+POINT_STRINGS = ["status", "error", "provenance", "command", "run_arguments"]
 POINT_FLOATS = {
     "iteration_time_s": "s", "warmup_time_s": "s", "iteration_time_min_s": "s",
     "iteration_time_max_s": "s", "samples_per_iteration": "samples",
@@ -101,8 +101,10 @@ def main(path):
     points = table(group)
     check(list(points.columns[:3]) == ["index", "curve", "nodes"], "columns not in schema order")
     check(len(points) == f.attrs["points_done"], "points_done differs from the rows of /points")
-    check(set(points["status"]) <= {"ok", "failed"}, "status other than ok/failed")
+    check(set(points["status"]) <= {"ok", "failed", "does-not-fit"}, "status other than ok/failed/does-not-fit")
     check((points["error"][points["status"] == "ok"] == "").all(), "an ok point has an error")
+    check(points["provenance"][points["status"] == "ok"].str.startswith("compute: ").all(),
+          "an ok point does not say what it stands on")
     check(points["command"].str.startswith("ceiling run").all(), "a command is not `ceiling run`")
     check(points["index"].is_monotonic_increasing, "points are not in index order")
 

@@ -306,6 +306,7 @@ int run_command(const std::vector<std::string>& args) {
     json.key("batch_per_rank").value(s.workload.batch_per_worker);
     json.key("calibration").value(r.calibration);
     json.key("software").value(o.software.name);
+    json.key("provenance").value(provenance(s, r));
     json.key("routing").value(std::string(platform::to_string(s.platform.interconnect.routing)));
     json.key("allocation").value(std::string(platform::to_string(o.allocation.policy)));
     json.key("seed").value(static_cast<long long>(o.seed));

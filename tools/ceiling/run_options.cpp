@@ -246,4 +246,25 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
 
 }
 
+std::string provenance(const replay::Scenario& s, const replay::RunResult& r) {
+  const auto& o = s.options;
+  const auto& topology = s.platform.interconnect.topology;
+  const long long domains =
+      (s.platform.nodes + platform::domain_size(topology) - 1) / platform::domain_size(topology);
+  std::string text = "compute: " + r.calibration + "; routing " +
+                     std::string(platform::to_string(s.platform.interconnect.routing)) + "; allocation " +
+                     std::string(platform::to_string(o.allocation.policy));
+  if (o.allocation.policy == platform::AllocationPolicy::Random)
+    text += " (seed " + std::to_string(o.seed) + ")";
+  text += ", " + std::to_string(r.domains_spanned) + " of " + std::to_string(domains) + " " +
+          std::string(platform::domain_name(topology));
+  if (o.background.any()) {
+    char load[96];
+    std::snprintf(load, sizeof load, "; background load %.0f %% of fabric links, %.0f %% of global links",
+                  100 * o.background.fabric, 100 * o.background.of(platform::FabricLinkKind::Global));
+    text += load;
+  }
+  return text;
+}
+
 } // namespace ceiling::tools

@@ -1,6 +1,7 @@
 // The options of `ceiling run` and the scenario they describe; a sweep point is a `run`.
 #pragma once
 
+#include "replay/result.hpp"
 #include "replay/scenario.hpp"
 #include "tools/ceiling/options.hpp"
 
@@ -17,5 +18,10 @@ boost::program_options::options_description run_options();
 /// With `refuse_oversubscribed_memory` false, a batch whose memory estimate exceeds the GPU's is
 /// not refused here (a sweep records such a point as not fitting, with the reason).
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory = true);
+
+/// What a run's numbers stand on, in one line: the compute calibration that priced the device,
+/// the routing, the allocation (its seed when drawn, the domains spanned) and the background
+/// load. Sweeps keep it per point (the store's `provenance`).
+std::string provenance(const replay::Scenario& s, const replay::RunResult& r);
 
 } // namespace ceiling::tools

@@ -269,6 +269,7 @@ int sweep_point_main(const std::vector<std::string>& args) {
     const replay::RunResult r = replay::run(s);
     const auto mean = r.measured_mean();
     out.ok = true;
+    out.provenance = provenance(s, r);
     out.ranks = r.ranks;
     out.batch_per_rank = s.workload.batch_per_worker;
     out.iteration_time_s = mean.time_s;

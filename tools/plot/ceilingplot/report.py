@@ -2,6 +2,7 @@
 
 import html
 import math
+import re
 from pathlib import Path
 
 from . import costs
@@ -167,6 +168,13 @@ def write_report(out):
             doc.table(PER_N_HEADERS, _per_n_rows(c), right=set(range(len(PER_N_HEADERS))))
         else:
             doc.para("No finished point.")
+        # What the curve's points stand on (calibration, routing, allocation, load), once each;
+        # the domains a point spans change with N and are left out.
+        p = r.points
+        said = sorted({re.sub(r", \d+ of \d+ [a-z ]+(?=;|$)", "", p["provenance"][i]) for i in range(len(p["status"]))
+                       if p["status"][i] == "ok" and int(p["curve"][i]) == c.index and p["provenance"][i]})
+        if said:
+            doc.para("What the points stand on: " + "; or ".join(said) + ".")
 
     doc.heading(2, "Failed points, and points that do not fit in device memory")
     p = r.points

@@ -31,7 +31,7 @@ ROOT_INTS = ("points_total", "points_done")
 POINT_INTS = ("index", "curve", "nodes", "seed", "ranks", "batch_per_rank")
 
 
-POINT_STRINGS = ("status", "error", "command")
+POINT_STRINGS = ("status", "error", "provenance", "command")
 
 
 POINT_FLOATS = ("iteration_time_s",)
