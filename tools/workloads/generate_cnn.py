@@ -821,8 +821,9 @@ def main():
     ap.add_argument("--out", default=None, help="output directory (default: workloads/ in the repo)")
     ap.add_argument("--keep-calibration", action="store_true",
                     help="keep the compute_efficiency that `ceiling workload calibrate` wrote into "
-                         "an existing output file instead of the placeholder %s"
-                         % COMPUTE_EFFICIENCY_PLACEHOLDER)
+                         "an existing output file instead of the placeholder %s, and its "
+                         "[[device_calibration]] tables (written by hand from other sources), "
+                         "appended as they are" % COMPUTE_EFFICIENCY_PLACEHOLDER)
     args = ap.parse_args()
     data = Path(args.data_dir) if args.data_dir else (REPO_ROOT / DEFAULT_DATA)
     out_dir = Path(args.out) if args.out else (REPO_ROOT / "workloads")
@@ -860,12 +861,22 @@ def main():
             fail("%s: no V100 training throughput in models.csv" % model["name"])
         ce = COMPUTE_EFFICIENCY_PLACEHOLDER
         target = out_dir / model["file"]
+        device_calibrations = ""
         if args.keep_calibration and target.is_file():
-            m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)",
-                          target.read_text(encoding="utf-8"), re.M)
+            old = target.read_text(encoding="utf-8")
+            m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)", old, re.M)
             if m:
                 ce = m.group(1)
+            # The device calibrations come last in a file, with the comment lines just above
+            # the first; they are kept whole.
+            start = old.find("\n[[device_calibration]]")
+            if start >= 0:
+                lines_before = old[:start].split("\n")
+                while lines_before and (lines_before[-1].startswith("#") or not lines_before[-1].strip()):
+                    lines_before.pop()
+                device_calibrations = "\n" + old[len("\n".join(lines_before)) + 1:].lstrip("\n")
         text, sp, sf, rp, rf = render(model, row, g, joins, after_gap, model["csv"], ce)
+        text += device_calibrations
         err = (sf - rf) / rf
         if sp != rp:
             fail("%s: layer params %d != reference %d" % (model["name"], sp, rp))
