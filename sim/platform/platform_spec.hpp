@@ -120,8 +120,9 @@ struct Torus {
   bool operator==(const Torus&) const = default;
 };
 
-/// Cray-style dragonfly as SimGrid builds it (static minimal routing). A link count k is
-/// modelled as one link of k times the bandwidth.
+/// Cray-style dragonfly, SimGrid's shape string "groups,global_links;chassis,chassis_links;
+/// routers,router_links;nodes". A link count k is one link of k times the bandwidth (the global
+/// cables of the routing's own fabric are one link each: routing/fabric.hpp).
 struct Dragonfly {
   int groups = 1;
   int global_links = 1;        // blue (optical) links between each pair of groups

@@ -113,10 +113,13 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   if (!s.platform.node.is_gpu_node() && s.options.staging == Staging::Host)
     return "staging through host memory needs GPU nodes; " + s.platform.name + " has CPU nodes";
   const auto& background = s.options.background;
-  for (double load : {background.fabric, background.global.value_or(0)})
+  for (const auto& [kind, load] : {std::pair{"fabric", background.fabric}, std::pair{"global", background.global.value_or(0)}})
     if (!(load >= 0 && load <= platform::BackgroundLoad::max))
-      return "a background load must be from 0 to " + std::to_string(platform::BackgroundLoad::max) + ", got " +
+      return std::string("the background load on ") + kind + " links must be a share from 0 to 0.95, got " +
              std::to_string(load);
+  if (background.global && !std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology))
+    return "a background load on global links needs a dragonfly (its links between groups); " + s.platform.name +
+           " is a " + std::string(platform::topology_name(s.platform.interconnect.topology)) + ": use fabric=SHARE";
   if (background.any() && !replay_times_flows(s))
     return "a background load is applied by the replay's own flow sharing, which needs aggregated fidelity, network "
            "model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has " +

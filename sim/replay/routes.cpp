@@ -125,14 +125,14 @@ std::vector<const Route*> Routes::spread(std::span<const collectives::Flow> flow
     const auto& ids = routes[f]->link_ids;
     if (std::none_of(ids.begin(), ids.end(), is_fabric))
       continue; // inside one node
-    double rate = fabric_->link_bandwidth_bytes_per_s(0);
+    double rate = fabric_->link_bandwidth_bytes_per_s(0); // a node's port into the fabric
     for (std::uint32_t id : ids)
       if (!is_fabric(id))
         rate = std::min(rate, link_facts_[id].bandwidth_bytes_per_s / crossings[id]);
     demands.push_back({slots_[static_cast<std::size_t>(flows[f].src)], slots_[static_cast<std::size_t>(flows[f].dst)], rate});
     routed.push_back(f);
   }
-  const auto paths = routing::spread(*fabric_, routing_, demands, seed_);
+  const auto paths = routing::spread(*fabric_, routing_, demands, seed_, background_);
   for (std::size_t i = 0; i < routed.size(); ++i)
     routes[routed[i]] = &over_path(flows[routed[i]].src, flows[routed[i]].dst, paths[i]);
   return routes;

@@ -50,7 +50,7 @@ public:
   /// The route of each of `flows`, in flight together: SimGrid's under static routing or
   /// inside one node; else over the fabric's path that routing::spread() picks, for a flow
   /// that demands its fair share of each node link it crosses (the flows on that link divide
-  /// it equally), at most one fabric cable.
+  /// it equally), at most its node's port into the fabric; other jobs' background load counts.
   std::vector<const Route*> spread(std::span<const collectives::Flow> flows);
 
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).

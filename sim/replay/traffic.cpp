@@ -22,7 +22,9 @@ double time_traffic(const platform::Machine& machine, std::span<const collective
   SharingPaths paths(routes, sharing);
   for (std::size_t f = 0; f < flows.size(); ++f) {
     if (!sharable(*routed[f]))
-      throw std::invalid_argument("time_traffic: a route crosses a link FlowSharing cannot share (a node to itself?)");
+      throw std::invalid_argument("time_traffic: flow " + std::to_string(f) + " (node " + std::to_string(flows[f].src) +
+                                  " to node " + std::to_string(flows[f].dst) +
+                                  ") crosses a link FlowSharing cannot share: expected two distinct nodes");
     sharing.start(0.0, paths.of(*routed[f]), std::round(flows[f].bytes), nullptr);
   }
   double now_s = 0;

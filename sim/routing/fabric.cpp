@@ -22,7 +22,8 @@ namespace {
 
 std::uint32_t checked_id(long long id) {
   if (id < 0 || id > static_cast<long long>(UINT32_MAX))
-    throw std::length_error("the fabric has more links than 32-bit ids can number");
+    throw std::length_error("the fabric would have " + std::to_string(id) +
+                            " or more links, more than 32-bit ids can number (4,294,967,295): a smaller topology");
   return static_cast<std::uint32_t>(id);
 }
 
@@ -189,14 +190,17 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     }
     if (ra == rb)
       return;
-    // Valiant inside the group: through each other router of the source's chassis.
+    // Valiant inside the group: through each other router q of the source's chassis, then
+    // black first (to q's position in the destination's chassis), so that each q crosses a
+    // black link of its own; the q at the destination's position is the minimal path itself.
+    const bool other_chassis = chassis(ra) != chassis(rb);
     for (long long q = 0; q < per_chassis && !full(); ++q) {
       const long long via = router_at(ga, chassis(ra), q);
-      if (via == ra || via == rb)
+      if (via == ra || via == rb || (other_chassis && q == position(rb)))
         continue;
       Path& p = *start(false);
       inside(ra, via, true, p);
-      inside(via, rb, true, p);
+      inside(via, rb, false, p);
       finish(p);
     }
     return;

@@ -50,7 +50,8 @@ struct FatTreeShape {
 /// cable by cable), instead of all sitting on chassis 0 as in SimGrid's builder. Minimal
 /// paths: inside a group green then black, or black then green; between groups one per global
 /// cable joining them. Non-minimal (Valiant) paths: inside a group through each other router of
-/// the source chassis; between groups through each third group, on cables picked by a seeded hash.
+/// the source chassis (then black first, each over a black link of its own); between groups
+/// through each third group, on cables picked by a seeded hash.
 ///
 /// Fat-tree (the extended generalised fat-tree of SimGrid's FatTreeZone): a level-k element is
 /// known by its pod (slot / down[0] x ... x down[k-1]) and its up choices below it; it has up[k]
@@ -66,7 +67,7 @@ public:
   double link_latency_s() const { return latency_s_; }
   /// Where link `id` sits: a node's port, inside, or between dragonfly groups.
   platform::FabricLinkKind link_kind(std::uint32_t id) const;
-  /// What the link is, e.g. "global 0->3 #5" or "up level 1": for messages and tests.
+  /// What the link is, e.g. "global group 0->3 #5" or "up level 1 element 7": for messages and tests.
   std::string link_name(std::uint32_t id) const;
   long long slot_count() const { return slots_; }
 

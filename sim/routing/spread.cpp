@@ -10,11 +10,12 @@ namespace ceiling::routing {
 
 namespace {
 
-/// The highest load-to-bandwidth ratio over `path`'s links with `extra` more on each.
-double load_of(const Fabric& fabric, const std::vector<double>& load, const Path& path, double extra) {
+/// The highest load-to-bandwidth ratio over `path`'s links with `extra` more on each, against
+/// each link's `available` bandwidth.
+double load_of(const std::vector<double>& available, const std::vector<double>& load, const Path& path, double extra) {
   double worst = 0;
   for (std::uint32_t link : path.links)
-    worst = std::max(worst, (load[link] + extra) / fabric.link_bandwidth_bytes_per_s(link));
+    worst = std::max(worst, (load[link] + extra) / available[link]);
   return worst;
 }
 
@@ -26,13 +27,13 @@ std::uint32_t ecmp(const std::vector<Path>& paths, const Demand& d, std::uint64_
 
 /// The path of `d` by UGAL's rule against `load` (which does not hold `d`); with
 /// `minimal_only`, as if the minimal paths were all.
-std::uint32_t ugal(const Fabric& fabric, const std::vector<double>& load, const std::vector<Path>& paths,
-                   const Demand& d, bool minimal_only) {
+std::uint32_t ugal(const std::vector<double>& available, const std::vector<double>& load,
+                   const std::vector<Path>& paths, const Demand& d, bool minimal_only) {
   std::uint32_t chosen = 0;
   double best = std::numeric_limits<double>::infinity();
   for (std::uint32_t i = 0; i < paths.size(); ++i)
     if (paths[i].minimal) {
-      const double l = load_of(fabric, load, paths[i], d.rate_bytes_per_s);
+      const double l = load_of(available, load, paths[i], d.rate_bytes_per_s);
       if (l < best)
         best = l, chosen = i;
     }
@@ -40,7 +41,7 @@ std::uint32_t ugal(const Fabric& fabric, const std::vector<double>& load, const 
     return chosen;
   // Congested: the most bandwidth left to the flow, then the fewest hops.
   for (std::uint32_t i = 0; i < paths.size(); ++i) {
-    const double l = std::max(load_of(fabric, load, paths[i], d.rate_bytes_per_s), 1.0);
+    const double l = std::max(load_of(available, load, paths[i], d.rate_bytes_per_s), 1.0);
     const bool equal = std::abs(l - best) <= 1e-9 * best;
     if ((l < best && !equal) || (equal && paths[i].router_hops < paths[chosen].router_hops))
       best = std::min(l, best), chosen = i;
@@ -51,7 +52,7 @@ std::uint32_t ugal(const Fabric& fabric, const std::vector<double>& load, const 
 } // namespace
 
 std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing, std::span<const Demand> demands,
-                                  std::uint64_t seed) {
+                                  std::uint64_t seed, const platform::BackgroundLoad& background) {
   if (routing == platform::Routing::StaticMinimal)
     throw std::invalid_argument("routing::spread: static routing is SimGrid's own, not spread");
   std::vector<std::uint32_t> out;
@@ -70,19 +71,22 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
   // First the loads minimal routing makes; then each flow placed again against all the others,
   // so that an early flow does not move onto links that later flows will fill.
   std::vector<double> load(fabric.link_count(), 0.0);
+  std::vector<double> available(fabric.link_count());
+  for (std::uint32_t link = 0; link < fabric.link_count(); ++link)
+    available[link] = fabric.link_bandwidth_bytes_per_s(link) * (1 - background.of(fabric.link_kind(link)));
   const auto add = [&](const Path& p, double rate) {
     for (std::uint32_t link : p.links)
       load[link] += rate;
   };
   for (const Demand& d : demands) {
     const auto& candidates = paths_of(d);
-    out.push_back(ugal(fabric, load, candidates, d, true));
+    out.push_back(ugal(available, load, candidates, d, true));
     add(candidates[out.back()], d.rate_bytes_per_s);
   }
   for (std::size_t i = 0; i < demands.size(); ++i) {
     const auto& candidates = paths_of(demands[i]);
     add(candidates[out[i]], -demands[i].rate_bytes_per_s);
-    out[i] = ugal(fabric, load, candidates, demands[i], false);
+    out[i] = ugal(available, load, candidates, demands[i], false);
     add(candidates[out[i]], demands[i].rate_bytes_per_s);
   }
   return out;

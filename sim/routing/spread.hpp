@@ -11,7 +11,7 @@
 namespace ceiling::routing {
 
 /// A flow to route: its slots and the most it can send, in bytes per second (its fair share
-/// of its node's links, at most one cable: a path can carry it whole).
+/// of its node's links, at most its node's port into the fabric: a path can carry it whole).
 struct Demand {
   long long src_slot = 0;
   long long dst_slot = 0;
@@ -32,7 +32,10 @@ struct Demand {
 ///   full.
 /// This is a fluid, per-phase approximation of Aries' per-packet adaptive routing: the choice
 /// is made per flow, sees every flow of the phase at once, and holds while they run.
+/// Other jobs' `background` load takes its share of each link first: loads are weighed against
+/// what it leaves.
 std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing,
-                                  std::span<const Demand> demands, std::uint64_t seed);
+                                  std::span<const Demand> demands, std::uint64_t seed,
+                                  const platform::BackgroundLoad& background = {});
 
 } // namespace ceiling::routing

@@ -35,9 +35,9 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
 }
 
 /// Time of one layer for a batch on one device at `precision` (a roofline):
-///   forward  = max(B F / (peak e_c), (B M + P s) / (bw e_m))
-///   backward = max(B F_b / (peak e_c), (2 B M + 2 P s) / (bw e_m))
-/// with F, F_b the FLOPs and M the memory bytes per sample, P the parameters, s the element
+///   forward  = max((B + h) F / (peak e_c), (B M + P s) / (bw e_m))
+///   backward = max((B + h) F_b / (peak e_c), (2 B M + 2 P s) / (bw e_m))
+/// with h the half batch (Efficiency), F, F_b the FLOPs and M the memory bytes per sample, P the parameters, s the element
 /// size at `precision` (M is scaled from the workload's precision). Backward reads and writes
 /// twice the forward's activation bytes and reads weights and writes gradients: an assumption
 /// of this model, not a measurement.

@@ -194,6 +194,10 @@ expect 2 "--seeds: seed 5 is given twice" -- "${seeds[@]}" --seeds 5,5
 expect 2 "give --seed or --seeds, not both" -- "${seeds[@]}" --seeds 5 --seed 3
 expect 2 "--trace goes with a single run, not with --seeds" -- "${seeds[@]}" --seeds 5 --trace "$tmp/t.json"
 expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got "x"' -- "${seeds[@]}" --seeds 5,x
+expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got " -5"' -- "${seeds[@]}" --seeds "5, -5"
+expect 2 "got a trailing comma" -- "${seeds[@]}" --seeds 5,6,
+expect 2 "--jobs goes with --seeds" -- "${seeds[@]}" --jobs 2
+expect 0 "spread over 2 seeds" -- "${seeds[@]}" --seeds=5,6 --jo 2
 # Published R_peak from the GPUs' base clock (TOP500: 25.326 PF and 7.787 PF), the routing.
 expect 0 "R_peak        25.33 PFLOP/s fp64, all 5320 nodes at the GPUs' base clock" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" -n 2
 expect 0 "R_peak        7.789 PFLOP/s fp64, all 5272 nodes" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-k20x.toml" -n 2
@@ -208,6 +212,7 @@ torus=("$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workload
 expect 0 "same mean" -- same_mean "$tmp/loaded.json" "$tmp/narrow.json"
 expect 2 '--background-load: fabric expects a share from 0 to 0.95, got "1.2"' -- "${torus[@]}" --background-load fabric=1.2
 expect 2 '--background-load: expected fabric=SHARE or global=SHARE, got "links=0.5"' -- "${torus[@]}" --background-load links=0.5
+expect 2 "a background load on global links needs a dragonfly (its links between groups); generic-torus is a torus: use fabric=SHARE" -- "${torus[@]}" --background-load global=0.5
 expect 2 "a background load is applied by the replay's own flow sharing, which needs aggregated fidelity, network model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has exact fidelity" -- \
   "${torus[@]}" --background-load fabric=0.5 --fidelity exact
 

@@ -73,6 +73,35 @@ TEST_CASE("routers of one chassis: one green hop, or two through each other rout
     CHECK(p[i].router_hops == 2);
 }
 
+TEST_CASE("routers of two chassis: Valiant paths each cross a black link of their own") {
+  const auto f = *Fabric::of(dragonfly());
+  // Router 0 (chassis 0, position 0) to router 5 (chassis 1, position 1): two minimal paths
+  // (green-black, black-green), and through routers 2 and 3 of chassis 0 (router 1, at the
+  // destination's position, is the minimal path itself).
+  const auto p = paths(f, 0, 10);
+  CHECK(minimal_count(p) == 2);
+  REQUIRE(p.size() == 4);
+  std::set<std::string> blacks;
+  for (const Path& path : p) {
+    CHECK(path.router_hops == (path.minimal ? 2 : 3));
+    for (std::uint32_t link : path.links)
+      if (f.link_name(link).starts_with("black"))
+        blacks.insert(f.link_name(link));
+  }
+  CHECK(blacks.size() == 4);
+  // Same position, other chassis (router 0 to router 4): one black hop, or three through each
+  // other router of the chassis, again each over a black link of its own.
+  const auto q = paths(f, 0, 8);
+  CHECK(minimal_count(q) == 1);
+  REQUIRE(q.size() == 4);
+  std::set<std::string> q_blacks;
+  for (const Path& path : q)
+    for (std::uint32_t link : path.links)
+      if (f.link_name(link).starts_with("black"))
+        q_blacks.insert(f.link_name(link));
+  CHECK(q_blacks.size() == 4);
+}
+
 TEST_CASE("between groups there is a minimal path per global cable and a Valiant path per third group") {
   for (int cables : {1, 2, 3}) {
     CAPTURE(cables);

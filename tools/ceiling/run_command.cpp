@@ -13,6 +13,7 @@
 #include "units/parse.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -129,6 +130,8 @@ void print_allocation(const replay::Scenario& s, const replay::RunResult& r) {
 std::vector<std::uint64_t> seeds_of(const std::string& text) {
   std::vector<std::uint64_t> seeds;
   std::stringstream in(text);
+  if (!text.empty() && text.back() == ',')
+    throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got a trailing comma");
   for (std::string item; std::getline(in, item, ',');) {
     std::size_t used = 0;
     unsigned long long seed = 0;
@@ -137,7 +140,7 @@ std::vector<std::uint64_t> seeds_of(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != item.size() || item.front() == '-')
+    if (used == 0 || used != item.size() || item.empty() || !std::isdigit(static_cast<unsigned char>(item.front())))
       throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got \"" + item + "\"");
     if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
       throw UsageError("--seeds: seed " + item + " is given twice");
@@ -148,18 +151,23 @@ std::vector<std::uint64_t> seeds_of(const std::string& text) {
   return seeds;
 }
 
-/// `args` without the options that only `run --seeds` reads (and the --seed it replaces).
+/// `args` without the options that only `run --seeds` reads (and the --seed it replaces),
+/// spelled in full or abbreviated as the command line accepts them ("--jo 2", "--seeds=1,2").
 std::vector<std::string> point_arguments(const std::vector<std::string>& args) {
+  const auto is_ours = [](std::string_view name) {
+    return (name.size() >= 2 && std::string_view("jobs").starts_with(name)) || name == "seed" || name == "seeds";
+  };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const bool takes_value = a == "--seeds" || a == "--jobs" || a == "--seed";
-    if (takes_value) {
-      ++i;
-      continue;
+    if (a.starts_with("--")) {
+      const auto eq = a.find('=');
+      const std::string_view name = std::string_view(a).substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (is_ours(name)) {
+        i += eq == std::string::npos ? 1 : 0; // its value follows unless given with "="
+        continue;
+      }
     }
-    if (a.starts_with("--seeds=") || a.starts_with("--jobs=") || a.starts_with("--seed="))
-      continue;
     out.push_back(a);
   }
   return out;
@@ -265,6 +273,8 @@ int run_command(const std::vector<std::string>& args) {
     return 0;
   const replay::Scenario s = scenario_from(*cli);
   const auto& o = s.options;
+  if (!cli->vm["jobs"].defaulted() && !cli->has("seeds"))
+    throw UsageError("--jobs goes with --seeds (the runs at once), not with a single run");
   if (cli->has("seeds")) {
     if (!cli->vm["seed"].defaulted())
       throw UsageError("--seeds runs each of its seeds: give --seed or --seeds, not both");
