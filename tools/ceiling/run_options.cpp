@@ -260,9 +260,12 @@ std::string provenance(const replay::Scenario& s, const replay::RunResult& r) {
           std::string(platform::domain_name(topology));
   if (o.background.any()) {
     char load[96];
-    std::snprintf(load, sizeof load, "; background load %.0f %% of fabric links, %.0f %% of global links",
-                  100 * o.background.fabric, 100 * o.background.of(platform::FabricLinkKind::Global));
+    std::snprintf(load, sizeof load, "; background load %.0f %% of fabric links", 100 * o.background.fabric);
     text += load;
+    if (std::holds_alternative<platform::Dragonfly>(topology)) {
+      std::snprintf(load, sizeof load, ", %.0f %% of global links", 100 * o.background.of(platform::FabricLinkKind::Global));
+      text += load;
+    }
   }
   return text;
 }

@@ -169,9 +169,11 @@ def write_report(out):
         else:
             doc.para("No finished point.")
         # What the curve's points stand on (calibration, routing, allocation, load), once each;
-        # the domains a point spans change with N and are left out.
+        # the domains a point spans (they change with N) and the seed of a random allocation
+        # (the table's seed column has it) are left out.
         p = r.points
-        said = sorted({re.sub(r", \d+ of \d+ [a-z ]+(?=;|$)", "", p["provenance"][i]) for i in range(len(p["status"]))
+        said = sorted({re.sub(r" \(seed \d+\)|, \d+ of \d+ [a-z ]+(?=;|$)", "", p["provenance"][i])
+                       for i in range(len(p["status"]))
                        if p["status"][i] == "ok" and int(p["curve"][i]) == c.index and p["provenance"][i]})
         if said:
             doc.para("What the points stand on: " + "; or ".join(said) + ".")
