@@ -99,24 +99,20 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
     return std::nullopt;
   r.ok = ok == 1;
   r.does_not_fit = does_not_fit == 1;
-  const std::string* error = take("error");
-  if (!error)
+  const auto words = [&](const char* name, std::string& into) {
+    const std::string* v = take(name);
+    if (!v)
+      return false;
+    auto value = unescaped(*v);
+    if (!value) {
+      problem = std::string("the field ") + name + " has a bad escape";
+      return false;
+    }
+    into = std::move(*value);
+    return true;
+  };
+  if (!words("error", r.error) || !words("provenance", r.provenance))
     return std::nullopt;
-  auto message = unescaped(*error);
-  if (!message) {
-    problem = "the field error has a bad escape";
-    return std::nullopt;
-  }
-  r.error = std::move(*message);
-  const std::string* provenance = take("provenance");
-  if (!provenance)
-    return std::nullopt;
-  auto said = unescaped(*provenance);
-  if (!said) {
-    problem = "the field provenance has a bad escape";
-    return std::nullopt;
-  }
-  r.provenance = std::move(*said);
   for (const PointResultField& f : point_result_fields) {
     const std::string* v = take(f.name);
     if (!v)
