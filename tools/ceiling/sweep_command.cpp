@@ -248,7 +248,7 @@ int sweep_main(const std::vector<std::string>& args) {
                 setup.results.points.size(), points.size(), setup.output.c_str());
     return 128 + stop_signal;
   }
-  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), progress.failures().c_str());
+  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), failures(setup.results).c_str());
   print_headlines(setup.results);
   return progress.failed() > 0 ? 3 : 0;
 }

@@ -184,7 +184,8 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     }
   }
   progress.finish();
-  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), progress.failures().c_str());
+  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(),
+              tools::failures(setup.results).c_str());
   return progress.failed() > 0 ? 3 : 0;
 }
 

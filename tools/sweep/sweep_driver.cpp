@@ -268,19 +268,22 @@ Progress::Progress(int total, int already_done, std::FILE* out)
     : total_(total), done_(already_done), out_(out), terminal_(isatty(fileno(out)) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
-std::string Progress::failures() const {
-  std::string text = std::to_string(failed_) + " failed";
-  if (not_fitting_ > 0)
-    text += ", " + std::to_string(not_fitting_) + " do not fit in device memory";
+std::string failures(const io::ResultFile& results) {
+  long long failed = 0, not_fitting = 0;
+  for (const sweep::PointRecord& p : results.points) {
+    failed += !p.result.ok && !p.result.does_not_fit;
+    not_fitting += p.result.does_not_fit;
+  }
+  std::string text = std::to_string(failed) + " failed";
+  if (not_fitting > 0)
+    text += ", " + std::to_string(not_fitting) + " do not fit in device memory";
   return text;
 }
 
 void Progress::point_done(const sweep::PointResult& result, double weight, double weight_left,
                           const std::string& line) {
   ++done_;
-  if (result.does_not_fit)
-    ++not_fitting_;
-  else if (!result.ok)
+  if (!result.ok && !result.does_not_fit)
     ++failed_;
   weight_done_ += weight;
   if (terminal_) {

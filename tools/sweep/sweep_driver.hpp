@@ -64,6 +64,10 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
 /// Throws SweepError, storing nothing, when an input file changed since the sweep began.
 void store_point(SweepSetup& setup, sweep::PointRecord record);
 
+/// "N failed" and, when some did not fit, ", M do not fit in device memory", over the points
+/// stored in `results` (those of earlier runs of a resumed sweep too).
+std::string failures(const io::ResultFile& results);
+
 /// Recomputes the analysis of every curve from the points in `results`.
 void analyse_curves(io::ResultFile& results);
 
@@ -95,16 +99,12 @@ public:
   void point_done(const sweep::PointResult& result, double weight, double weight_left, const std::string& line);
   void finish();
   int failed() const { return failed_; }
-  int not_fitting() const { return not_fitting_; }
-  /// "N failed" and, when some did not fit, ", M do not fit in device memory".
-  std::string failures() const;
 
 private:
   void draw(double weight_left);
   int total_;
   int done_;
   int failed_ = 0;
-  int not_fitting_ = 0;
   double weight_done_ = 0;
   std::FILE* out_;
   bool terminal_;
