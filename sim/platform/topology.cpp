@@ -153,6 +153,10 @@ long long domain_size(const Topology& t) {
   return 1;
 }
 
+long long domain_count(const PlatformSpec& spec) {
+  return ceil_div(spec.nodes, domain_size(spec.interconnect.topology));
+}
+
 std::string_view domain_name(const Topology& t) {
   static constexpr std::string_view names[] = {"nodes", "leaf switches", "planes", "groups"};
   return names[t.index()];

@@ -43,6 +43,8 @@ std::optional<std::string> allocation_problem(const PlatformSpec& spec, long lon
 /// count: a dragonfly group, the nodes below a fat-tree's lowest switch, a torus plane across
 /// its last dimension; one slot on a single switch.
 long long domain_size(const Topology& t);
+/// The domains of the whole machine: its nodes over domain_size(), rounded up.
+long long domain_count(const PlatformSpec& spec);
 /// What a domain is called: "groups", "leaf switches", "planes", "nodes".
 std::string_view domain_name(const Topology& t);
 

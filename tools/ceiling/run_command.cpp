@@ -104,25 +104,17 @@ int exit_status(const replay::RunResult& r) { return r.stopped_by == 0 ? 0 : 128
 
 /// Where the job sits: its allocation, the domains it spans and, for a few nodes, its slots.
 void print_allocation(const replay::Scenario& s, const replay::RunResult& r) {
-  const auto& topology = s.platform.interconnect.topology;
-  const long long domains = (s.platform.nodes + platform::domain_size(topology) - 1) / platform::domain_size(topology);
-  std::printf("allocation: %s", std::string(platform::to_string(s.options.allocation.policy)).c_str());
-  if (s.options.allocation.policy == platform::AllocationPolicy::Random)
-    std::printf(" (seed %llu)", static_cast<unsigned long long>(s.options.seed));
-  std::printf(", %lld nodes on %lld of %lld %s", s.nodes, r.domains_spanned, domains,
-              std::string(platform::domain_name(topology)).c_str());
+  std::printf("allocation: %s, %lld nodes on %lld of %lld %s", allocation_text(s).c_str(), s.nodes, r.domains_spanned,
+              platform::domain_count(s.platform),
+              std::string(platform::domain_name(s.platform.interconnect.topology)).c_str());
   if (s.options.allocation.policy != platform::AllocationPolicy::Contiguous && r.slots.size() <= 16) {
     std::printf(" (slots");
     for (long long slot : r.slots)
       std::printf(" %lld", slot);
     std::printf(")");
   }
-  const auto& background = s.options.background;
-  if (background.any()) {
-    std::printf("; background load: %.0f %% of fabric links", 100 * background.fabric);
-    if (std::holds_alternative<platform::Dragonfly>(topology))
-      std::printf(", %.0f %% of global links", 100 * background.of(platform::FabricLinkKind::Global));
-  }
+  if (const auto load = background_text(s); !load.empty())
+    std::printf("; %s", load.c_str());
   std::printf("\n");
 }
 

@@ -246,27 +246,34 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
 
 }
 
-std::string provenance(const replay::Scenario& s, const replay::RunResult& r) {
+std::string allocation_text(const replay::Scenario& s) {
   const auto& o = s.options;
-  const auto& topology = s.platform.interconnect.topology;
-  const long long domains =
-      (s.platform.nodes + platform::domain_size(topology) - 1) / platform::domain_size(topology);
-  std::string text = "compute: " + r.calibration + "; routing " +
-                     std::string(platform::to_string(s.platform.interconnect.routing)) + "; allocation " +
-                     std::string(platform::to_string(o.allocation.policy));
+  std::string text(platform::to_string(o.allocation.policy));
   if (o.allocation.policy == platform::AllocationPolicy::Random)
     text += " (seed " + std::to_string(o.seed) + ")";
-  text += ", " + std::to_string(r.domains_spanned) + " of " + std::to_string(domains) + " " +
-          std::string(platform::domain_name(topology));
-  if (o.background.any()) {
-    char load[96];
-    std::snprintf(load, sizeof load, "; background load %.0f %% of fabric links", 100 * o.background.fabric);
-    text += load;
-    if (std::holds_alternative<platform::Dragonfly>(topology)) {
-      std::snprintf(load, sizeof load, ", %.0f %% of global links", 100 * o.background.of(platform::FabricLinkKind::Global));
-      text += load;
-    }
-  }
+  return text;
+}
+
+std::string background_text(const replay::Scenario& s) {
+  const auto& background = s.options.background;
+  if (!background.any())
+    return "";
+  char text[96];
+  const int n = std::snprintf(text, sizeof text, "background load %.0f %% of fabric links", 100 * background.fabric);
+  if (std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology))
+    std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %.0f %% of global links",
+                  100 * background.of(platform::FabricLinkKind::Global));
+  return text;
+}
+
+std::string provenance(const replay::Scenario& s, const replay::RunResult& r) {
+  std::string text = "compute: " + r.calibration + "; routing " +
+                     std::string(platform::to_string(s.platform.interconnect.routing)) + "; allocation " + allocation_text(s) +
+                     ", " + std::to_string(r.domains_spanned) + " of " +
+                     std::to_string(platform::domain_count(s.platform)) + " " +
+                     std::string(platform::domain_name(s.platform.interconnect.topology));
+  if (const auto load = background_text(s); !load.empty())
+    text += "; " + load;
   return text;
 }
 

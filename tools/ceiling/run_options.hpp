@@ -19,6 +19,12 @@ boost::program_options::options_description run_options();
 /// not refused here (a sweep records such a point as not fitting, with the reason).
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory = true);
 
+/// "random (seed 3)": the allocation policy, and the seed when the policy draws.
+std::string allocation_text(const replay::Scenario& s);
+/// "background load 30 % of fabric links, 50 % of global links" (global only on a dragonfly),
+/// or "" without a background load.
+std::string background_text(const replay::Scenario& s);
+
 /// What a run's numbers stand on, in one line: the compute calibration that priced the device,
 /// the routing, the allocation (its seed when drawn, the domains spanned) and the background
 /// load. Sweeps keep it per point (the store's `provenance`).
