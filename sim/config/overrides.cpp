@@ -11,8 +11,8 @@ namespace ceiling::config {
 namespace {
 
 constexpr std::array<std::string_view, 3> platform_tables{"platform", "node", "interconnect"};
-constexpr std::array<std::string_view, 5> workload_tables{"workload", "reference", "graph",
-                                                          "calibration", "validation"};
+constexpr std::array<std::string_view, 7> workload_tables{"workload", "reference", "graph", "calibration",
+                                                          "validation", "hpl",       "hpcg"};
 
 /// The text as a TOML basic string: quotes and backslashes escaped.
 std::string quoted_toml(std::string_view text) {
@@ -68,7 +68,7 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
                   "unknown key" + did_you_mean(table, known) +
                       ": an override starts with a table of the platform file (platform, node, "
                       "interconnect), of the workload file (workload, reference, graph, "
-                      "calibration, validation) or of the software file (software)");
+                      "calibration, validation, hpl, hpcg) or of the software file (software)");
 }
 
 toml::table parse_override(std::string_view text, const std::string& origin) {

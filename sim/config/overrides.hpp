@@ -9,7 +9,7 @@ namespace ceiling::config {
 
 /// The file an override belongs to, told by its first key: platform files hold the tables
 /// platform, node and interconnect; workload files workload, reference, graph, calibration and
-/// validation; software files the table software.
+/// validation (HPC workload files hpl or hpcg); software files the table software.
 enum class OverrideTarget { Platform, Workload, Software };
 
 /// Where an override of `text` ("interconnect.link_bandwidth=25 GB/s") belongs; throws

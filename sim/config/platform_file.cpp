@@ -38,7 +38,10 @@ platform::CpuSpec read_cpu(TableReader t) {
       .cores_per_socket = static_cast<int>(t.integer("cores_per_socket", 1, 100000)),
       .peak_per_socket = read_peaks(t),
       .memory_bandwidth_per_socket = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
-      .core_memory_bandwidth = t.optional_quantity<Bandwidth>("core_memory_bandwidth", Sign::Positive)};
+      .core_memory_bandwidth = t.optional_quantity<Bandwidth>("core_memory_bandwidth", Sign::Positive),
+      .host_memory = t.optional_quantity<DataSize>("host_memory", Sign::Positive),
+      .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
+      .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   t.reject_unknown_keys();
   return cpu;
 }
@@ -49,7 +52,10 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .peak = read_peaks(t),
                         .base_clock_peak_fp64 = t.optional_quantity<FlopRate>("base_clock_peak_fp64", Sign::Positive),
                         .memory_bandwidth = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
-                        .memory = t.quantity<DataSize>("memory", Sign::Positive)};
+                        .memory = t.quantity<DataSize>("memory", Sign::Positive),
+                        .multiprocessors = static_cast<int>(t.optional_integer("multiprocessors", 1, 1'000'000).value_or(0)),
+                        .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
+                        .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   t.reject_unknown_keys();
   return gpu;
 }

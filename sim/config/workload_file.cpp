@@ -94,6 +94,9 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   TableReader file(root, "", path);
   workload::WorkloadSpec w;
   TableReader head = file.table("workload");
+  if (head.has("kind"))
+    head.fail("kind", "this is an HPC workload (kind = \"" + head.string("kind") +
+                          "\"): run it with `ceiling hpc`, not as a training workload");
   w.name = head.string("name");
   w.title = head.string("title");
   w.domain = head.string("domain");

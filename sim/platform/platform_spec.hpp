@@ -40,6 +40,12 @@ struct CpuSpec {
   /// What one core streams on its own (a one-thread STREAM): the rate of a reduction an MPI
   /// library computes on the calling core. Absent when the platform file does not give it.
   std::optional<units::Bandwidth> core_memory_bandwidth;
+  /// Host memory of the node (all sockets): what sizes an HPL matrix. Absent when not given.
+  std::optional<units::DataSize> host_memory;
+  /// Measured single-device micro-benchmarks, per socket, for the HPC workloads (sim/hpc/):
+  /// the rate of a large fp64 matrix product (DGEMM) and of a STREAM-like triad on all cores.
+  std::optional<units::FlopRate> dgemm;
+  std::optional<units::Bandwidth> stream_bandwidth;
   bool operator==(const CpuSpec&) const = default;
 };
 
@@ -53,6 +59,11 @@ struct GpuSpec {
   std::optional<units::FlopRate> base_clock_peak_fp64;
   units::Bandwidth memory_bandwidth;
   units::DataSize memory;
+  /// Streaming multiprocessors: what TOP500's "Total Cores" counts per GPU. 0 when not given.
+  int multiprocessors = 0;
+  /// Measured micro-benchmarks of one GPU for the HPC workloads, as CpuSpec's.
+  std::optional<units::FlopRate> dgemm;
+  std::optional<units::Bandwidth> stream_bandwidth;
   bool operator==(const GpuSpec&) const = default;
 };
 

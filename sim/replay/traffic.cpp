@@ -9,14 +9,29 @@
 
 namespace ceiling::replay {
 
-double time_traffic(const platform::Machine& machine, std::span<const collectives::Flow> flows, std::uint64_t seed) {
+struct TrafficTimer::State {
+  Routes routes;
+};
+
+namespace {
+Routes machine_routes(const platform::Machine& machine, std::uint64_t seed) {
   std::vector<simgrid::s4u::Host*> hosts;
   std::vector<long long> slots;
   for (long long n = 0; n < machine.size(); ++n) {
     hosts.push_back(machine.node(n).cpu);
     slots.push_back(machine.slot(n));
   }
-  Routes routes(std::move(hosts), std::move(slots), machine.spec(), seed);
+  return Routes(std::move(hosts), std::move(slots), machine.spec(), seed);
+}
+} // namespace
+
+TrafficTimer::TrafficTimer(const platform::Machine& machine, std::uint64_t seed)
+    : state_(std::make_unique<State>(State{machine_routes(machine, seed)})) {}
+
+TrafficTimer::~TrafficTimer() = default;
+
+double TrafficTimer::seconds(std::span<const collectives::Flow> flows) {
+  Routes& routes = state_->routes;
   const auto routed = routes.spread(flows);
   FlowSharing sharing(1.0, 1.0);
   SharingPaths paths(routes, sharing);
@@ -34,6 +49,10 @@ double time_traffic(const platform::Machine& machine, std::span<const collective
     sharing.advance(now_s, finished);
   }
   return now_s;
+}
+
+double time_traffic(const platform::Machine& machine, std::span<const collectives::Flow> flows, std::uint64_t seed) {
+  return TrafficTimer(machine, seed).seconds(flows);
 }
 
 std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes) {

@@ -6,6 +6,7 @@
 #include "platform/machine.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -17,6 +18,20 @@ namespace ceiling::replay {
 /// shared out by FlowSharing as SimGrid's CM02 without cross-traffic shares it (latency and
 /// bandwidth factors 1). Zero without flows.
 double time_traffic(const platform::Machine& machine, std::span<const collectives::Flow> flows, std::uint64_t seed);
+
+/// time_traffic() for many patterns on one machine: the routes are built once.
+class TrafficTimer {
+public:
+  TrafficTimer(const platform::Machine& machine, std::uint64_t seed);
+  ~TrafficTimer();
+  TrafficTimer(const TrafficTimer&) = delete;
+  TrafficTimer& operator=(const TrafficTimer&) = delete;
+  double seconds(std::span<const collectives::Flow> flows);
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 /// Every node of the first half of `nodes` sends `bytes` split evenly over every node of the
 /// second half, and the second half as much back: all-to-all across the cut that

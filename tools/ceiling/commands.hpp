@@ -22,6 +22,9 @@ int platform_command(const std::vector<std::string>& args);
 /// `ceiling run --platform P --workload W --nodes N ...`; returns the exit status.
 int run_command(const std::vector<std::string>& args);
 
+/// `ceiling hpc --workload W --platform P [--nodes N] ...`: an HPL-like or HPCG-like run.
+int hpc_command(const std::vector<std::string>& args);
+
 /// `ceiling workload show|calibrate ...`; returns the exit status.
 int workload_command(const std::vector<std::string>& args);
 

@@ -24,6 +24,7 @@ commands:
   plot RESULTS            the pictures alone (PNG and SVG)
   export RESULTS --csv D  the result tables as CSV
   run                     replay training iterations of a workload on a machine (--help)
+  hpc                     an HPL-like or HPCG-like run: E = delivered / peak, alpha_eff (--help)
   platform show FILE      summary of a platform file: nodes, peaks, links, bisection, latency
   platform export FILE    the machine as a SimGrid XML platform
   platform bench FILE     micro-benchmarks simulated on the machine, next to their closed forms
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     namespace t = ceiling::tools;
     static const std::vector<t::Subcommand> commands{{"platform", t::platform_command},
                                                      {"run", t::run_command},
+                                                     {"hpc", t::hpc_command},
                                                      {"sweep", t::sweep_command},
                                                      {"sweep-point", t::sweep_point_command},
                                                      {"experiment", t::experiment_command},

@@ -1,0 +1,81 @@
+// Reading HPC workload files: [workload] with kind, then [hpl] or [hpcg].
+#include "config/hpc_file.hpp"
+
+#include "config/overrides_internal.hpp"
+#include "config/table_reader.hpp"
+
+namespace ceiling::config {
+namespace {
+
+hpc::HplSpec read_hpl(TableReader t) {
+  hpc::HplSpec s;
+  s.memory_fraction = t.optional_number("memory_fraction", 0, 1, true).value_or(s.memory_fraction);
+  if (t.has("matrix_memory"))
+    s.matrix_memory = t.choice("matrix_memory", {"host", "device"}) == "host" ? hpc::MatrixMemory::Host
+                                                                            : hpc::MatrixMemory::Device;
+  s.matrix_order = t.optional_integer("matrix_order", 1, 1'000'000'000).value_or(0);
+  s.block_size = static_cast<int>(t.optional_integer("block_size", 1, 1'000'000).value_or(0));
+  s.block_size_cpu_nodes = static_cast<int>(t.optional_integer("block_size_cpu_nodes", 1, 1'000'000).value_or(s.block_size_cpu_nodes));
+  s.block_size_gpu_nodes = static_cast<int>(t.optional_integer("block_size_gpu_nodes", 1, 1'000'000).value_or(s.block_size_gpu_nodes));
+  s.grid_rows = static_cast<int>(t.optional_integer("grid_rows", 1, 1'000'000'000).value_or(0));
+  s.lookahead = static_cast<int>(t.optional_integer("lookahead", 0, 1).value_or(s.lookahead));
+  if (t.has("broadcast"))
+    s.broadcast = *hpc::broadcast_from_string(
+        t.choice("broadcast", {"1ring", "1ring-modified", "2ring", "2ring-modified", "long", "long-modified"}));
+  if (t.has("swap"))
+    s.swap = *hpc::swap_from_string(t.choice("swap", {"binary-exchange", "spread-roll", "mixed"}));
+  s.swap_threshold = static_cast<int>(t.optional_integer("swap_threshold", 0, 1'000'000'000).value_or(s.swap_threshold));
+  s.panel_min_block = static_cast<int>(t.optional_integer("panel_min_block", 1, 1'000'000).value_or(s.panel_min_block));
+  s.device_memory_fraction = t.optional_number("device_memory_fraction", 0, 1).value_or(s.device_memory_fraction);
+  t.reject_unknown_keys();
+  return s;
+}
+
+hpc::HpcgSpec read_hpcg(TableReader t) {
+  hpc::HpcgSpec s;
+  s.nx = static_cast<int>(t.optional_integer("nx", 16, 100'000).value_or(s.nx));
+  s.ny = static_cast<int>(t.optional_integer("ny", 16, 100'000).value_or(s.ny));
+  s.nz = static_cast<int>(t.optional_integer("nz", 16, 100'000).value_or(s.nz));
+  s.levels = static_cast<int>(t.optional_integer("levels", 1, 10).value_or(s.levels));
+  const int halvings = 1 << (s.levels - 1);
+  for (const auto& [key, side] : {std::pair{"nx", s.nx}, {"ny", s.ny}, {"nz", s.nz}})
+    if (side % halvings != 0)
+      t.fail(key, "each multigrid level halves the grid: " + std::string(key) + " = " + std::to_string(side) +
+                      " must be divisible by 2^(levels - 1) = " + std::to_string(halvings));
+  t.reject_unknown_keys();
+  return s;
+}
+
+} // namespace
+
+HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::string> overrides) {
+  toml::table root = parse_toml_file(path);
+  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+  TableReader file(root, "", path);
+  TableReader head = file.table("workload");
+  HpcWorkload w;
+  const std::string kind = head.choice("kind", {"hpl", "hpcg"});
+  w.name = head.string("name");
+  w.title = head.string("title");
+  w.source = head.string("source");
+  head.reject_unknown_keys();
+  if (kind == "hpl") {
+    w.spec = read_hpl(file.table("hpl"));
+    if (file.has("hpcg"))
+      file.fail("hpcg", "an HPL workload (kind = \"hpl\") has no [hpcg] table");
+  } else {
+    w.spec = read_hpcg(file.table("hpcg"));
+    if (file.has("hpl"))
+      file.fail("hpl", "an HPCG workload (kind = \"hpcg\") has no [hpl] table");
+  }
+  file.reject_unknown_keys();
+  return w;
+}
+
+bool is_hpc_workload(const std::string& path) {
+  const toml::table root = parse_toml_file(path);
+  const auto* head = root.get_as<toml::table>("workload");
+  return head != nullptr && head->contains("kind");
+}
+
+} // namespace ceiling::config

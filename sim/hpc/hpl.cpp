@@ -1,0 +1,462 @@
+// The HPL-like run: every step of the factorisation on every process of the grid.
+//
+// The model follows HPL 2.3 (github icl-utk-edu/hpl 9edeab5: src/pgesv/HPL_pdgesv0.c without
+// look-ahead, HPL_pdgesvK2.c with it), one process per node, the matrix block-cyclic on a
+// row-major grid:
+// - panel factorisation of block column k on process column k mod Q: m x NB x NB flops at
+//   the CPU's DGEMM rate, or the passes of HPL's recursive factorisation over the panel
+//   (log2(NB / NBMIN) + 1, each reading and writing it) at its STREAM rate, whichever is
+//   slower; and NB pivot searches, each a binary exchange of 2 NB + 4 doubles within the
+//   process column (src/pfact/HPL_pdmxswp.c). The column's processes end together;
+// - the panel (m x NB doubles and its pivots) broadcast along each process row by the
+//   chosen variant; a forwarding process is busy sending; without look-ahead it forwards only
+//   once it has finished its previous update;
+// - the row swaps within each process column (NB rows of its trailing columns): binary
+//   exchange (log2 P rounds of the whole block) or spread-roll (2 (P - 1) messages of 1/P of
+//   it: HPL_pdlaswp01N.c's header puts its volume at 2 to 3 times the block), mixed choosing
+//   binary exchange up to `swap_threshold` columns (src/pgesv/HPL_pdupdateTT.c);
+// - the update: DTRSM of U on the pivot row's processes, DGEMM of every trailing block.
+//   With look-ahead the next panel's columns are updated first, the next panel factored and
+//   sent, then the rest of the update is done;
+// - the back substitution at the end (HPL_pdtrsv): one small message along a row and a column
+//   per block, and one pass over the local matrix.
+// GPU nodes (NVIDIA's CUDA-accelerated HPL: M. Fatica, GPGPU-2 2009; the hpl-2.0_FERMI v1.5
+// README and its DGEMM/DTRSM interception library): the update runs on the GPU. That code keeps
+// the matrix in pinned host memory and streams column chunks of C through the GPU (C in, DGEMM,
+// C out, four CUDA streams), the CPU's BLAS taking the columns that make both finish together
+// (its auto-split). Here the trailing matrix is kept in device memory as far as it fits
+// (device_memory_fraction of it: none of it streams once the shrinking matrix fits, as later
+// versions keep it resident), the rest streams as the Fermi code does (8 bytes in, 8 out per
+// element of C, concurrently), the CPU taking its balanced share;
+// the panel is factored on the CPU (copied out of device memory when it lives there); every
+// process copies the broadcast panel and U to the device, and swaps rows of its resident part
+// through host memory.
+// Approximations, stated: a message pattern is timed alone on the machine (every process of
+// the grid sending its message of the step at once), at the step's largest message; the CPU
+// that factors a panel is not slowed by its share of the update; Nmat is rounded down to a
+// multiple of NB.
+#include "hpc/hpl.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+namespace ceiling::hpc {
+namespace {
+
+constexpr std::array<std::string_view, 6> broadcast_names{"1ring", "1ring-modified", "2ring", "2ring-modified",
+                                                          "long", "long-modified"};
+constexpr std::array<std::string_view, 3> swap_names{"binary-exchange", "spread-roll", "mixed"};
+
+/// Blocks b < n with b mod p == i.
+long long count_below(long long n, long long i, long long p) { return n > i ? (n - i - 1) / p + 1 : 0; }
+
+/// Local blocks of process coordinate `i` among blocks [k, total) distributed cyclically over `p`.
+long long local_blocks(long long total, long long k, long long i, long long p) {
+  return count_below(total, i, p) - count_below(k, i, p);
+}
+
+struct Send {
+  int from;
+  int to;
+  double seconds;
+};
+
+/// The sends of one row's broadcast, by distance from the root (0), in causal order.
+std::vector<Send> broadcast_sends(Broadcast b, int q, double whole_s) {
+  std::vector<Send> sends;
+  auto chain = [&](int first, int last) {
+    for (int d = first; d < last; ++d)
+      sends.push_back({d, d + 1, whole_s});
+  };
+  switch (b) {
+  case Broadcast::Ring:
+    chain(0, q - 1);
+    break;
+  case Broadcast::RingModified:
+    sends.push_back({0, 1, whole_s});
+    if (q > 2) {
+      sends.push_back({0, 2, whole_s});
+      chain(2, q - 1);
+    }
+    break;
+  case Broadcast::TwoRing: {
+    const int a = q / 2; // ring A: 1..a, ring B: a+1..q-1
+    sends.push_back({0, 1, whole_s});
+    if (a + 1 <= q - 1)
+      sends.push_back({0, a + 1, whole_s});
+    chain(1, a);
+    chain(a + 1, q - 1);
+    break;
+  }
+  case Broadcast::TwoRingModified: {
+    sends.push_back({0, 1, whole_s});
+    const int a = 1 + (q - 1) / 2; // ring A: 2..a, ring B: a+1..q-1
+    if (q > 2)
+      sends.push_back({0, 2, whole_s});
+    if (a + 1 <= q - 1)
+      sends.push_back({0, a + 1, whole_s});
+    chain(2, a);
+    chain(a + 1, q - 1);
+    break;
+  }
+  case Broadcast::Long:
+  case Broadcast::LongModified:
+    break; // spread-roll: below
+  }
+  return sends;
+}
+
+class HplRun {
+public:
+  HplRun(const HplSetup& s, CommTimes& comm) : s_(s), comm_(comm) {
+    const Grid2 g = s.grid;
+    row_hop_ = comm.add(row_shift(g, 1));
+    column_hop_ = comm.add(column_shift(g, 1));
+    for (int d = 1; d < g.rows; d *= 2)
+      column_exchange_.push_back(comm.add(column_exchange(g, d)));
+  }
+
+  HplResult run() {
+    const Grid2 g = s_.grid;
+    const auto cells = static_cast<std::size_t>(g.size());
+    free_.assign(cells, 0.0);
+    recv_.assign(cells, 0.0);
+    spent_.assign(cells, HplBreakdown{});
+    early_.assign(static_cast<std::size_t>(g.rows), 0.0);
+    rest_.assign(static_cast<std::size_t>(g.rows), 0.0);
+    for (long long k = 0; k < s_.steps; ++k)
+      step(k);
+    double end = 0;
+    for (double t : free_)
+      end = std::max(end, t);
+    const double solve = solve_seconds();
+    HplResult r;
+    r.seconds = end + solve;
+    const auto n = static_cast<double>(s_.matrix_order);
+    r.flops = 2.0 / 3.0 * n * n * n + 1.5 * n * n;
+    HplBreakdown& b = r.breakdown;
+    for (const HplBreakdown& p : spent_) {
+      b.update += p.update;
+      b.panel += p.panel;
+      b.broadcast += p.broadcast;
+      b.swaps += p.swaps;
+      b.pcie += p.pcie;
+    }
+    const auto count = static_cast<double>(cells);
+    for (double* x : {&b.update, &b.panel, &b.broadcast, &b.swaps, &b.pcie})
+      *x /= count;
+    b.solve = solve;
+    b.waiting = r.seconds - (b.update + b.panel + b.broadcast + b.swaps + b.pcie + b.solve);
+    return r;
+  }
+
+private:
+  std::size_t at(int i, int j) const { return static_cast<std::size_t>(s_.grid.rank(i, j)); }
+  double nb() const { return s_.block_size; }
+  double rows_of(long long k, int i) const {
+    return static_cast<double>(local_blocks(s_.steps, k, i, s_.grid.rows)) * nb();
+  }
+  double columns_of(long long k, int j) const {
+    return static_cast<double>(local_blocks(s_.steps, k, j, s_.grid.columns)) * nb();
+  }
+  /// A message of the pattern (0 when the grid has none: one process row or column).
+  double message(int pattern, double bytes) {
+    return comm_.has_flows(pattern) ? comm_.seconds(pattern, bytes) + s_.node.message_overhead_s : 0;
+  }
+
+  /// Share of a process's trailing matrix (rows x columns) held in device memory.
+  double resident(double rows, double columns) const {
+    if (!s_.node.gpu)
+      return 1;
+    const double bytes = rows * columns * 8;
+    return bytes <= 0 ? 1 : std::min(1.0, s_.spec.device_memory_fraction * s_.node.gpu_memory / bytes);
+  }
+
+  double panel_seconds(double m) const {
+    const double passes = std::ceil(std::log2(std::max(1.0, nb() / s_.spec.panel_min_block))) + 1;
+    return std::max(m * nb() * nb() / s_.node.cpu_dgemm, 16 * m * nb() * passes / s_.node.cpu_stream);
+  }
+
+  double swap_seconds(double columns) {
+    const int p = s_.grid.rows;
+    if (p < 2 || columns <= 0)
+      return 0;
+    const double bytes = nb() * columns * 8;
+    const bool binary = s_.spec.swap == Swap::BinaryExchange ||
+                        (s_.spec.swap == Swap::Mixed && columns <= s_.spec.swap_threshold);
+    if (binary) {
+      double t = 0;
+      for (int id : column_exchange_)
+        t += message(id, bytes);
+      return t;
+    }
+    return 2.0 * (p - 1) * message(column_hop_, bytes / p);
+  }
+
+  void step(long long k) {
+    const Grid2 g = s_.grid;
+    const int c = static_cast<int>(k % g.columns);
+    const int r = static_cast<int>(k % g.rows);
+    const bool gpu = s_.node.gpu;
+
+    // Panel factorisation on column c; its processes end together (pivot all-reduces).
+    double column_start = 0;
+    double panel_s = 0;
+    double max_rows = 0;
+    for (int i = 0; i < g.rows; ++i) {
+      const double start = (k > 0 && s_.spec.lookahead > 0) ? early_[static_cast<std::size_t>(i)] : free_[at(i, c)];
+      column_start = std::max(column_start, start);
+      const double m = rows_of(k, i);
+      max_rows = std::max(max_rows, m);
+      double t = panel_seconds(m);
+      // A panel in device memory goes to the host to be factored.
+      if (gpu && resident(m, columns_of(k, c)) >= 1)
+        t += s_.node.to_host_s(m * nb() * 8);
+      panel_s = std::max(panel_s, t);
+    }
+    double pivots = 0;
+    for (int id : column_exchange_)
+      pivots += message(id, (2 * nb() + 4) * 8);
+    const double panel_end = column_start + panel_s + nb() * pivots;
+    for (int i = 0; i < g.rows; ++i) {
+      spent_[at(i, c)].panel += panel_end - column_start;
+      free_[at(i, c)] = panel_end + ((k > 0 && s_.spec.lookahead > 0) ? rest_[static_cast<std::size_t>(i)] : 0.0);
+    }
+
+    // Broadcast along every row.
+    const double panel_bytes = max_rows * nb() * 8 + nb() * 8;
+    broadcast(k, c, panel_end, panel_bytes);
+
+    // Swaps within every column, then the update.
+    const long long next = k + 1;
+    const int next_column = static_cast<int>(next % g.columns);
+    for (int j = 0; j < g.columns; ++j) {
+      const double columns = columns_of(next, j);
+      double start = 0;
+      for (int i = 0; i < g.rows; ++i)
+        start = std::max(start, std::max(free_[at(i, j)], recv_[at(i, j)]));
+      for (int i = 0; i < g.rows; ++i) {
+        const double f = free_[at(i, j)];
+        spent_[at(i, j)].broadcast += std::max(0.0, std::min(start, recv_[at(i, j)]) - f);
+      }
+      const double swap_s = swap_seconds(columns);
+      const double swap_end = start + swap_s;
+      for (int i = 0; i < g.rows; ++i) {
+        const double rows = rows_of(next, i);
+        const double rho = resident(rows, columns);
+        const double u_bytes = nb() * columns * 8;
+        double copies = 0;
+        if (gpu) // resident rows swapped through host memory; L and U to the device
+          copies = s_.node.to_host_s(rho * u_bytes) + s_.node.to_device_s(rho * u_bytes) +
+                   s_.node.to_device_s(rows * nb() * 8) + s_.node.to_device_s((1 - rho) * u_bytes);
+        const double trsm = (i == r) ? nb() * nb() * columns : 0;
+        HplBreakdown& spent = spent_[at(i, j)];
+        spent.swaps += swap_s;
+        spent.pcie += copies;
+        const double ready = swap_end + copies;
+        if (s_.spec.lookahead > 0 && next < s_.steps && j == next_column) {
+          // The next panel's columns first, the rest after the next panel is sent.
+          const double first_cols = std::min(nb(), columns);
+          const auto first = update_time(s_.node, 2 * rows * first_cols * nb() + trsm * first_cols / std::max(columns, 1.0), nb(), rho);
+          const auto later = update_time(s_.node, 2 * rows * (columns - first_cols) * nb() + trsm * (1 - first_cols / std::max(columns, 1.0)), nb(), rho);
+          early_[static_cast<std::size_t>(i)] = ready + first.seconds;
+          rest_[static_cast<std::size_t>(i)] = later.seconds;
+          free_[at(i, j)] = ready + first.seconds + later.seconds;
+          spent.update += first.seconds - first.pcie_s + later.seconds - later.pcie_s;
+          spent.pcie += first.pcie_s + later.pcie_s;
+        } else {
+          const auto u = update_time(s_.node, 2 * rows * columns * nb() + trsm, nb(), rho);
+          free_[at(i, j)] = ready + u.seconds;
+          spent.update += u.seconds - u.pcie_s;
+          spent.pcie += u.pcie_s;
+        }
+      }
+    }
+  }
+
+  /// Receipt times recv_ of step k's panel on every process, and the senders' busy time.
+  void broadcast(long long k, int c, double panel_end, double bytes) {
+    const Grid2 g = s_.grid;
+    const int q = g.columns;
+    for (int i = 0; i < g.rows; ++i)
+      recv_[at(i, c)] = panel_end;
+    if (q < 2)
+      return;
+    const bool lookahead = s_.spec.lookahead > 0;
+    const auto column = [&](int d) { return (c + d) % q; };
+    if (s_.spec.broadcast == Broadcast::Long || s_.spec.broadcast == Broadcast::LongModified) {
+      // Spread the panel in pieces from the root, then roll them around the ring.
+      const bool modified = s_.spec.broadcast == Broadcast::LongModified;
+      const int members = modified ? q - 1 : q;
+      const double first_s = modified ? message(row_hop_, bytes) : 0;
+      const double piece_s = members > 1 ? message(row_hop_, bytes / members) : 0;
+      const double done = panel_end + first_s + 2.0 * (members - 1) * piece_s;
+      for (int i = 0; i < g.rows; ++i)
+        for (int d = 1; d < q; ++d) {
+          const std::size_t p = at(i, column(d));
+          const bool first = modified && d == 1;
+          recv_[p] = first ? panel_end + first_s : done;
+          if (!first)
+            occupy(p, recv_[p] - (members - 1) * piece_s, (members - 1) * piece_s, lookahead);
+        }
+      for (int i = 0; i < g.rows; ++i) {
+        const double root_s = first_s + 2.0 * (members - 1) * piece_s;
+        free_[at(i, c)] += root_s;
+        spent_[at(i, c)].broadcast += root_s;
+      }
+      (void)k;
+      return;
+    }
+    const auto sends = broadcast_sends(s_.spec.broadcast, q, message(row_hop_, bytes));
+    std::vector<double> cursor(static_cast<std::size_t>(q));
+    for (int i = 0; i < g.rows; ++i) {
+      cursor[0] = panel_end;
+      std::vector<bool> started(static_cast<std::size_t>(q), false);
+      for (const Send& send : sends) {
+        const std::size_t from = at(i, column(send.from));
+        auto& at_from = cursor[static_cast<std::size_t>(send.from)];
+        if (send.from != 0 && !started[static_cast<std::size_t>(send.from)]) {
+          // A forwarder sends once it has the panel; without look-ahead, once its update is done.
+          at_from = lookahead ? recv_[from] : std::max(recv_[from], free_[from]);
+          started[static_cast<std::size_t>(send.from)] = true;
+        }
+        at_from += send.seconds;
+        recv_[at(i, column(send.to))] = at_from;
+        occupy(from, at_from - send.seconds, send.seconds, lookahead);
+      }
+    }
+  }
+
+  /// Process `p` is busy `seconds` sending from `from_s` on: with look-ahead it interleaves the
+  /// send with its update (which ends later by as much), without it the send follows its update.
+  void occupy(std::size_t p, double from_s, double seconds, bool lookahead) {
+    spent_[p].broadcast += seconds;
+    if (lookahead) {
+      free_[p] += seconds;
+    } else {
+      spent_[p].broadcast += std::max(0.0, from_s - free_[p]);
+      free_[p] = std::max(free_[p], from_s) + seconds;
+    }
+  }
+
+  double solve_seconds() {
+    const double n = static_cast<double>(s_.matrix_order);
+    const double local_bytes = n * n * 8 / static_cast<double>(s_.grid.size());
+    const double stream = s_.node.cpu_stream;
+    return static_cast<double>(s_.steps) * (message(row_hop_, nb() * 8) + message(column_hop_, nb() * 8)) +
+           local_bytes / stream;
+  }
+
+  const HplSetup& s_;
+  CommTimes& comm_;
+  int row_hop_ = 0;
+  int column_hop_ = 0;
+  std::vector<int> column_exchange_;
+  std::vector<double> free_;  ///< per process: when it has done all it knows of
+  std::vector<double> recv_;  ///< per process: when the current step's panel arrived
+  std::vector<HplBreakdown> spent_;
+  std::vector<double> early_; ///< per row of the next panel's column: when it can factor it
+  std::vector<double> rest_;  ///< ... and the update it still owes after that
+};
+
+} // namespace
+
+std::string_view to_string(Broadcast b) { return broadcast_names[static_cast<std::size_t>(b)]; }
+std::optional<Broadcast> broadcast_from_string(std::string_view text) {
+  for (std::size_t i = 0; i < broadcast_names.size(); ++i)
+    if (broadcast_names[i] == text)
+      return static_cast<Broadcast>(i);
+  return std::nullopt;
+}
+std::string_view to_string(Swap s) { return swap_names[static_cast<std::size_t>(s)]; }
+std::optional<Swap> swap_from_string(std::string_view text) {
+  for (std::size_t i = 0; i < swap_names.size(); ++i)
+    if (swap_names[i] == text)
+      return static_cast<Swap>(i);
+  return std::nullopt;
+}
+
+UpdateTime update_time(const NodeKernels& node, double flops, double inner, double resident) {
+  if (flops <= 0)
+    return {};
+  if (!node.gpu)
+    return {.seconds = flops / node.cpu_dgemm, .pcie_s = 0};
+  const double gpu_s = 1 / node.gpu_dgemm;
+  const double cpu_s = 1 / node.cpu_dgemm;
+  const double streamed = (1 - resident) * flops;
+  // GPU seconds per flop of a streamed block: compute, or 8 bytes of C in and 8 out per 2 x
+  // inner flops over the slower PCIe direction, whichever is slower.
+  const double link = std::min(node.host_to_device, node.device_to_host);
+  auto balanced = [&](double per_flop) {
+    const double g = std::clamp((streamed * cpu_s - resident * flops * gpu_s) / (per_flop + cpu_s), 0.0, streamed);
+    return std::max(resident * flops * gpu_s + g * per_flop, (streamed - g) * cpu_s);
+  };
+  const double t = balanced(std::max(gpu_s, 4 / (inner * link)));
+  return {.seconds = t, .pcie_s = t - balanced(gpu_s)};
+}
+
+HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes) {
+  if (nodes < 1)
+    throw std::invalid_argument("HPL needs at least one node");
+  HplSetup s{.spec = spec, .node = node, .nodes = nodes};
+  if (spec.grid_rows > 0) {
+    if (spec.grid_rows > nodes)
+      throw std::invalid_argument("grid_rows " + std::to_string(spec.grid_rows) + " exceeds the " +
+                                  std::to_string(nodes) + " nodes");
+    s.grid = {.rows = spec.grid_rows, .columns = static_cast<int>(nodes / spec.grid_rows)};
+  } else {
+    for (long long p = 1; p * p <= nodes; ++p) {
+      const long long q = nodes / p;
+      if (static_cast<double>(nodes - p * q) <= 0.01 * static_cast<double>(nodes))
+        s.grid = {.rows = static_cast<int>(p), .columns = static_cast<int>(q)};
+    }
+  }
+  s.block_size = spec.block_size > 0 ? spec.block_size : (node.gpu ? spec.block_size_gpu_nodes : spec.block_size_cpu_nodes);
+  const double processes = static_cast<double>(s.grid.size());
+  long long order = spec.matrix_order;
+  const bool on_device = spec.matrix_memory == MatrixMemory::Device;
+  if (on_device && !node.gpu)
+    throw std::invalid_argument("matrix_memory = \"device\" needs GPU nodes; this platform's nodes have no GPU");
+  if (order == 0) {
+    const double memory = on_device ? node.gpu_memory : node.host_memory;
+    if (memory <= 0)
+      throw std::invalid_argument("the platform gives no node.cpu.host_memory: HPL sizes its matrix to "
+                                  "memory_fraction of it; give host_memory or matrix_order");
+    order = static_cast<long long>(std::floor(std::sqrt(spec.memory_fraction * memory * processes / 8)));
+  } else if (node.host_memory > 0) {
+    const double local = static_cast<double>(order) * static_cast<double>(order) * 8 / processes;
+    if (local > node.host_memory)
+      throw std::invalid_argument("matrix_order " + std::to_string(order) + " needs " + std::to_string(local / 1e9) +
+                                  " GB per process, more than the node's host memory (" +
+                                  std::to_string(node.host_memory / 1e9) + " GB)");
+  }
+  s.matrix_order = order / s.block_size * s.block_size;
+  s.steps = s.matrix_order / s.block_size;
+  const long long widest = std::max(s.grid.rows, s.grid.columns);
+  if (s.steps < widest)
+    throw std::invalid_argument("matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) +
+                                " blocks of " + std::to_string(s.block_size) + ", fewer than the " +
+                                std::to_string(widest) + " process rows or columns of the " +
+                                std::to_string(s.grid.rows) + " x " + std::to_string(s.grid.columns) +
+                                " grid: give a larger matrix_order or a smaller block_size");
+  if (node.gpu) {
+    const double local = static_cast<double>(s.matrix_order) * static_cast<double>(s.matrix_order) * 8 / processes;
+    s.resident_at_start = std::min(1.0, spec.device_memory_fraction * node.gpu_memory / local);
+  }
+  return s;
+}
+
+HplResult simulate_hpl(const HplSetup& setup, PatternTimer& timer, Sampling sampling) {
+  CommTimes comm(timer);
+  HplRun run(setup, comm);
+  run.run();          // records the message sizes
+  comm.resolve(sampling);
+  HplResult result = run.run();
+  result.patterns_timed = comm.timed();
+  result.sizes_asked = comm.distinct_sizes();
+  return result;
+}
+
+} // namespace ceiling::hpc

@@ -1,0 +1,104 @@
+// An HPL-like run: blocked right-looking LU with partial pivoting on a P x Q process grid, as
+// HPL 2.x does it, step by step on every process, its messages timed on the machine.
+#pragma once
+
+#include "hpc/comm_times.hpp"
+#include "hpc/node_kernels.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ceiling::hpc {
+
+/// HPL's panel broadcasts (HPL.dat BCAST 0 to 5; src/comm/HPL_1ring.c ... HPL_blonM.c).
+enum class Broadcast { Ring, RingModified, TwoRing, TwoRingModified, Long, LongModified };
+/// HPL's row swaps (HPL.dat SWAP 0 to 2; src/pgesv/HPL_pdlaswp00N.c, HPL_pdlaswp01N.c).
+enum class Swap { BinaryExchange, SpreadRoll, Mixed };
+
+std::string_view to_string(Broadcast b);
+std::optional<Broadcast> broadcast_from_string(std::string_view text);
+std::string_view to_string(Swap s);
+std::optional<Swap> swap_from_string(std::string_view text);
+
+/// The memory an HPL run sizes its matrix to: the host's (NVIDIA's CUDA HPL for Fermi keeps
+/// the matrix in pinned host memory and streams it through the GPU) or the GPU's.
+enum class MatrixMemory { Host, Device };
+
+/// What a workload file (workloads/hpl.toml) and the command line say of an HPL run.
+struct HplSpec {
+  /// The matrix fills this fraction of the nodes' `matrix_memory` (8 bytes per element) when
+  /// `matrix_order` is 0: HPL runs size the matrix to most of the memory.
+  double memory_fraction = 0.8;
+  MatrixMemory matrix_memory = MatrixMemory::Host;
+  long long matrix_order = 0;
+  /// Block size NB: `block_size` when non-zero, else by node kind.
+  int block_size = 0;
+  int block_size_cpu_nodes = 256;
+  int block_size_gpu_nodes = 1024;
+  /// Process rows P; 0: as square a grid as N allows (see plan_hpl).
+  int grid_rows = 0;
+  int lookahead = 1; ///< 0 or 1 (HPL.dat DEPTH)
+  Broadcast broadcast = Broadcast::RingModified;
+  Swap swap = Swap::Mixed;
+  int swap_threshold = 64; ///< columns; Mixed swaps by binary exchange up to it
+  int panel_min_block = 8; ///< NBMIN: the recursive panel factorisation stops at this width
+  /// The share of GPU memory the trailing matrix may hold on GPU nodes; the rest of the
+  /// matrix stays in host memory and streams over PCIe.
+  double device_memory_fraction = 0.9;
+  bool operator==(const HplSpec&) const = default;
+};
+
+/// One run, resolved for a machine: sizes, grid, node.
+struct HplSetup {
+  HplSpec spec;
+  NodeKernels node;
+  long long nodes = 0;  ///< allocated; nodes - grid.size() of them stay idle
+  Grid2 grid;
+  long long matrix_order = 0; ///< a multiple of block_size
+  int block_size = 0;
+  long long steps = 0;        ///< matrix_order / block_size
+  /// GPU nodes: the share of a process's trailing matrix in device memory at the first step
+  /// (1: all of it; the rest streams over PCIe each step).
+  double resident_at_start = 1;
+};
+
+/// Resolves `spec` on `nodes` nodes of this kind; throws std::invalid_argument (what and why)
+/// when it cannot run: no host memory for the default size, a grid that does not fit, a
+/// matrix smaller than one block per process row and column.
+/// Default grid: P <= Q, P x Q <= N, at most 1 % of the nodes idle, then the squarest.
+HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes);
+
+/// Seconds per process, averaged over the grid's processes; they add up to the run's time.
+struct HplBreakdown {
+  double update = 0;    ///< trailing-matrix DGEMM and DTRSM at the devices' rates
+  double panel = 0;     ///< panel factorisation: compute and pivot all-reduces
+  double broadcast = 0; ///< waiting for the panel and forwarding it
+  double swaps = 0;     ///< row swaps' messages
+  double pcie = 0;      ///< host<->device copies and the update's PCIe-bound streaming
+  double solve = 0;     ///< the back substitution
+  double waiting = 0;   ///< idle: waiting for the slowest process of a row or column
+};
+
+struct HplResult {
+  double seconds = 0;
+  double flops = 0;  ///< HPL's convention: 2/3 N^3 + 3/2 N^2
+  HplBreakdown breakdown;
+  int patterns_timed = 0; ///< message patterns timed on the machine
+  int sizes_asked = 0;    ///< distinct (pattern, size) pairs the run sends
+};
+
+/// Simulates every step on every process; message times come from `timer` at every distinct
+/// size, or at a sample of them (`sampling`).
+HplResult simulate_hpl(const HplSetup& setup, PatternTimer& timer, Sampling sampling);
+
+/// Time of one process's local update of `rows` x `columns` by an inner dimension of
+/// `inner` (2 rows columns inner flops), with `resident` of its trailing matrix in device
+/// memory (GPU nodes): `seconds` and the part of it PCIe costs (`pcie_s`). Exposed for tests.
+struct UpdateTime {
+  double seconds = 0;
+  double pcie_s = 0;
+};
+UpdateTime update_time(const NodeKernels& node, double flops, double inner, double resident);
+
+} // namespace ceiling::hpc

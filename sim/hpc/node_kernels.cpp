@@ -1,0 +1,68 @@
+// Reading a node's HPC kernel rates out of its spec, refusing what is missing.
+#include "hpc/node_kernels.hpp"
+
+#include <stdexcept>
+
+namespace ceiling::hpc {
+namespace {
+
+template <class Q>
+const Q& require(const std::optional<Q>& value, const std::string& key, const std::string& why) {
+  if (!value)
+    throw std::invalid_argument("the platform gives no " + key + ": " + why);
+  return *value;
+}
+
+} // namespace
+
+NodeKernels node_kernels(const platform::NodeSpec& node, Needs needs) {
+  NodeKernels k;
+  const double sockets = node.cpu.sockets;
+  k.cpu_cores = node.cpu.sockets * node.cpu.cores_per_socket;
+  k.message_overhead_s = (node.nic.send_overhead + node.nic.receive_overhead).seconds();
+  k.gpu_direct = node.nic.gpu_direct;
+  k.host_memory = node.cpu.host_memory ? node.cpu.host_memory->bytes() : 0;
+  const auto cpu_peak = require(node.cpu.peak_per_socket.fp64, "node.cpu.peak_fp64",
+                                "the HPC workloads count fp64 flops against the fp64 peak");
+  k.peak = cpu_peak.flop_per_second() * sockets;
+  k.base_clock_peak = k.peak;
+  // HPL factors its panels on the CPU and HPCG runs there on CPU nodes: both rates of the CPU.
+  const bool cpu_work = needs == Needs::Dgemm || !node.gpu;
+  if (cpu_work) {
+    k.cpu_dgemm = require(node.cpu.dgemm, "node.cpu.dgemm",
+                          "the HPC workloads need the CPU's measured DGEMM rate per socket (e.g. dgemm = \"150 GFLOP/s\")")
+                      .flop_per_second() * sockets;
+    k.cpu_stream = require(node.cpu.stream_bandwidth, "node.cpu.stream_bandwidth",
+                           "the HPC workloads need the CPU's measured STREAM rate per socket (e.g. stream_bandwidth = \"40 GB/s\")")
+                       .bytes_per_second() * sockets;
+  }
+  if (node.gpu) {
+    const auto& gpu = *node.gpu;
+    const double count = gpu.count;
+    k.gpu = true;
+    k.gpus = gpu.count;
+    k.gpu_memory = gpu.memory.bytes() * count;
+    k.gpu_multiprocessors = gpu.multiprocessors * gpu.count;
+    const auto gpu_peak = require(gpu.peak.fp64, "node.gpu.peak_fp64", "the HPC workloads run fp64 on the GPU");
+    k.peak += gpu_peak.flop_per_second() * count;
+    if (gpu.base_clock_peak_fp64)
+      *k.base_clock_peak += gpu.base_clock_peak_fp64->flop_per_second() * count;
+    else
+      k.base_clock_peak.reset();
+    if (needs == Needs::Dgemm)
+      k.gpu_dgemm = require(gpu.dgemm, "node.gpu.dgemm",
+                            "HPL updates the trailing matrix on the GPU: give its measured DGEMM rate (e.g. dgemm = \"3.35 TFLOP/s\")")
+                        .flop_per_second() * count;
+    else
+      k.gpu_stream = require(gpu.stream_bandwidth, "node.gpu.stream_bandwidth",
+                             "HPCG runs on the GPU: give its measured STREAM rate (e.g. stream_bandwidth = \"500 GB/s\")")
+                         .bytes_per_second() * count;
+    const auto& pcie = *node.pcie;
+    k.host_to_device = pcie.host_to_device.bytes_per_second();
+    k.device_to_host = pcie.device_to_host.bytes_per_second();
+    k.copy_s = (pcie.latency + pcie.copy_overhead).seconds();
+  }
+  return k;
+}
+
+} // namespace ceiling::hpc
