@@ -60,50 +60,51 @@ long long local_blocks(long long total, long long k, long long i, long long p) {
 struct Send {
   int from;
   int to;
-  double seconds;
+  bool whole; ///< the whole panel, or one piece of it
 };
 
-/// The sends of one row's broadcast, by distance from the root (0), in causal order.
-std::vector<Send> broadcast_sends(Broadcast b, int q, double whole_s) {
+/// The sends of one row's ring broadcasts, by distance from the root (0), in causal order
+/// (www/algorithm.html, "Panel broadcast").
+std::vector<Send> ring_sends(Broadcast b, int q) {
   std::vector<Send> sends;
   auto chain = [&](int first, int last) {
     for (int d = first; d < last; ++d)
-      sends.push_back({d, d + 1, whole_s});
+      sends.push_back({d, d + 1, true});
   };
   switch (b) {
   case Broadcast::Ring:
     chain(0, q - 1);
     break;
-  case Broadcast::RingModified:
-    sends.push_back({0, 1, whole_s});
+  case Broadcast::RingModified: // 0 -> 1, 0 -> 2, 2 -> 3, ...
+    sends.push_back({0, 1, true});
     if (q > 2) {
-      sends.push_back({0, 2, whole_s});
+      sends.push_back({0, 2, true});
       chain(2, q - 1);
     }
     break;
-  case Broadcast::TwoRing: {
-    const int a = q / 2; // ring A: 1..a, ring B: a+1..q-1
-    sends.push_back({0, 1, whole_s});
+  case Broadcast::TwoRing: { // 0 -> 1 and 0 -> a + 1, then two rings
+    const int a = q / 2;
+    sends.push_back({0, 1, true});
     if (a + 1 <= q - 1)
-      sends.push_back({0, a + 1, whole_s});
+      sends.push_back({0, a + 1, true});
     chain(1, a);
     chain(a + 1, q - 1);
     break;
   }
-  case Broadcast::TwoRingModified: {
-    sends.push_back({0, 1, whole_s});
-    const int a = 1 + (q - 1) / 2; // ring A: 2..a, ring B: a+1..q-1
+  case Broadcast::TwoRingModified: { // 0 -> 1 first, then two rings over 2 .. q - 1
+    const int a = 1 + (q - 1) / 2;
+    sends.push_back({0, 1, true});
     if (q > 2)
-      sends.push_back({0, 2, whole_s});
+      sends.push_back({0, 2, true});
     if (a + 1 <= q - 1)
-      sends.push_back({0, a + 1, whole_s});
+      sends.push_back({0, a + 1, true});
     chain(2, a);
     chain(a + 1, q - 1);
     break;
   }
   case Broadcast::Long:
   case Broadcast::LongModified:
-    break; // spread-roll: below
+    break;
   }
   return sends;
 }
@@ -204,30 +205,30 @@ private:
     // Panel factorisation on column c; its processes end together (pivot all-reduces).
     double column_start = 0;
     double panel_s = 0;
+    double copy_s = 0; // a panel in device memory goes to the host to be factored
     double max_rows = 0;
     for (int i = 0; i < g.rows; ++i) {
       const double start = (k > 0 && s_.spec.lookahead > 0) ? early_[static_cast<std::size_t>(i)] : free_[at(i, c)];
       column_start = std::max(column_start, start);
       const double m = rows_of(k, i);
       max_rows = std::max(max_rows, m);
-      double t = panel_seconds(m);
-      // A panel in device memory goes to the host to be factored.
+      panel_s = std::max(panel_s, panel_seconds(m));
       if (gpu && resident(m, columns_of(k, c)) >= 1)
-        t += s_.node.to_host_s(m * nb() * 8);
-      panel_s = std::max(panel_s, t);
+        copy_s = std::max(copy_s, s_.node.to_host_s(m * nb() * 8));
     }
     double pivots = 0;
     for (int id : column_exchange_)
       pivots += message(id, (2 * nb() + 4) * 8);
-    const double panel_end = column_start + panel_s + nb() * pivots;
+    const double panel_end = column_start + copy_s + panel_s + nb() * pivots;
     for (int i = 0; i < g.rows; ++i) {
-      spent_[at(i, c)].panel += panel_end - column_start;
+      spent_[at(i, c)].panel += panel_end - column_start - copy_s;
+      spent_[at(i, c)].pcie += copy_s;
       free_[at(i, c)] = panel_end + ((k > 0 && s_.spec.lookahead > 0) ? rest_[static_cast<std::size_t>(i)] : 0.0);
     }
 
     // Broadcast along every row.
     const double panel_bytes = max_rows * nb() * 8 + nb() * 8;
-    broadcast(k, c, panel_end, panel_bytes);
+    broadcast(c, panel_end, panel_bytes);
 
     // Swaps within every column, then the update.
     const long long next = k + 1;
@@ -277,7 +278,7 @@ private:
   }
 
   /// Receipt times recv_ of step k's panel on every process, and the senders' busy time.
-  void broadcast(long long k, int c, double panel_end, double bytes) {
+  void broadcast(int c, double panel_end, double bytes) {
     const Grid2 g = s_.grid;
     const int q = g.columns;
     for (int i = 0; i < g.rows; ++i)
@@ -286,45 +287,23 @@ private:
       return;
     const bool lookahead = s_.spec.lookahead > 0;
     const auto column = [&](int d) { return (c + d) % q; };
-    if (s_.spec.broadcast == Broadcast::Long || s_.spec.broadcast == Broadcast::LongModified) {
-      // Spread the panel in pieces from the root, then roll them around the ring.
-      const bool modified = s_.spec.broadcast == Broadcast::LongModified;
-      const int members = modified ? q - 1 : q;
-      const double first_s = modified ? message(row_hop_, bytes) : 0;
-      const double piece_s = members > 1 ? message(row_hop_, bytes / members) : 0;
-      const double done = panel_end + first_s + 2.0 * (members - 1) * piece_s;
-      for (int i = 0; i < g.rows; ++i)
-        for (int d = 1; d < q; ++d) {
-          const std::size_t p = at(i, column(d));
-          const bool first = modified && d == 1;
-          recv_[p] = first ? panel_end + first_s : done;
-          if (!first)
-            occupy(p, recv_[p] - (members - 1) * piece_s, (members - 1) * piece_s, lookahead);
-        }
-      for (int i = 0; i < g.rows; ++i) {
-        const double root_s = first_s + 2.0 * (members - 1) * piece_s;
-        free_[at(i, c)] += root_s;
-        spent_[at(i, c)].broadcast += root_s;
-      }
-      (void)k;
-      return;
-    }
-    const auto sends = broadcast_sends(s_.spec.broadcast, q, message(row_hop_, bytes));
-    std::vector<double> cursor(static_cast<std::size_t>(q));
+    const int pieces = s_.spec.broadcast == Broadcast::LongModified ? q - 1 : q;
+    const double hop_s = message(row_hop_, bytes);
+    const double piece_s = message(row_hop_, bytes / pieces);
+    std::vector<double> ready(static_cast<std::size_t>(q));
     for (int i = 0; i < g.rows; ++i) {
-      cursor[0] = panel_end;
-      std::vector<bool> started(static_cast<std::size_t>(q), false);
-      for (const Send& send : sends) {
-        const std::size_t from = at(i, column(send.from));
-        auto& at_from = cursor[static_cast<std::size_t>(send.from)];
-        if (send.from != 0 && !started[static_cast<std::size_t>(send.from)]) {
-          // A forwarder sends once it has the panel; without look-ahead, once its update is done.
-          at_from = lookahead ? recv_[from] : std::max(recv_[from], free_[from]);
-          started[static_cast<std::size_t>(send.from)] = true;
-        }
-        at_from += send.seconds;
-        recv_[at(i, column(send.to))] = at_from;
-        occupy(from, at_from - send.seconds, send.seconds, lookahead);
+      if (!lookahead) // forwarders send once they are done with their update
+        for (int d = 1; d < q; ++d)
+          ready[static_cast<std::size_t>(d)] = free_[at(i, column(d))];
+      const auto times = broadcast_times(s_.spec.broadcast, q, hop_s, piece_s, panel_end,
+                                         lookahead ? std::span<const double>() : std::span<const double>(ready));
+      for (int d = 0; d < q; ++d) {
+        const std::size_t p = at(i, column(d));
+        if (d > 0)
+          recv_[p] = times.receipt_s[static_cast<std::size_t>(d)];
+        const double busy = times.busy_s[static_cast<std::size_t>(d)];
+        if (busy > 0)
+          occupy(p, times.send_from_s[static_cast<std::size_t>(d)], busy, lookahead || d == 0);
       }
     }
   }
@@ -376,6 +355,51 @@ std::optional<Swap> swap_from_string(std::string_view text) {
     if (swap_names[i] == text)
       return static_cast<Swap>(i);
   return std::nullopt;
+}
+
+BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s, double start_s,
+                               std::span<const double> ready_s) {
+  const auto n = static_cast<std::size_t>(q);
+  BroadcastTimes t{.receipt_s = std::vector<double>(n, start_s), .busy_s = std::vector<double>(n, 0.0),
+                   .send_from_s = std::vector<double>(n, start_s)};
+  if (q < 2)
+    return t;
+  if (b == Broadcast::Long || b == Broadcast::LongModified) {
+    // The panel in pieces: spread from the root, then rolled around the members' ring, each
+    // member sending a piece per roll step (HPL_blong.c, HPL_blonM.c).
+    const bool modified = b == Broadcast::LongModified;
+    const int members = modified ? q - 1 : q;
+    const double first_s = modified ? hop_s : 0;
+    const double roll_s = (members - 1) * piece_s;
+    const double done = start_s + first_s + 2 * roll_s;
+    for (int d = 1; d < q; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      if (modified && d == 1) {
+        t.receipt_s[i] = start_s + hop_s;
+        continue;
+      }
+      t.receipt_s[i] = done;
+      t.busy_s[i] = roll_s;
+      t.send_from_s[i] = done - roll_s;
+    }
+    t.busy_s[0] = first_s + 2 * roll_s;
+    return t;
+  }
+  std::vector<double> cursor(n, start_s);
+  std::vector<bool> started(n, false);
+  started[0] = true;
+  for (const Send& send : ring_sends(b, q)) {
+    const auto from = static_cast<std::size_t>(send.from);
+    if (!started[from]) {
+      cursor[from] = ready_s.empty() ? t.receipt_s[from] : std::max(t.receipt_s[from], ready_s[from]);
+      t.send_from_s[from] = cursor[from];
+      started[from] = true;
+    }
+    cursor[from] += send.whole ? hop_s : piece_s;
+    t.busy_s[from] += send.whole ? hop_s : piece_s;
+    t.receipt_s[static_cast<std::size_t>(send.to)] = cursor[from];
+  }
+  return t;
 }
 
 UpdateTime update_time(const NodeKernels& node, double flops, double inner, double resident) {

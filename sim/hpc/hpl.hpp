@@ -6,6 +6,8 @@
 #include "hpc/node_kernels.hpp"
 
 #include <optional>
+#include <span>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -91,6 +93,19 @@ struct HplResult {
 /// Simulates every step on every process; message times come from `timer` at every distinct
 /// size, or at a sample of them (`sampling`).
 HplResult simulate_hpl(const HplSetup& setup, PatternTimer& timer, Sampling sampling);
+
+/// One row's panel broadcast started by the root (distance 0) at `start_s`, processes by
+/// their distance d from it: when each has the panel, how long each is busy sending and from
+/// when. `hop_s` is one message of the whole panel, `piece_s` one of a long broadcast's pieces
+/// (1/Q of it, 1/(Q-1) for long-modified). A ring forwarder sends on receipt, or, when
+/// `ready_s` is given (no look-ahead), once it is also ready (ready_s[d]). Exposed for tests.
+struct BroadcastTimes {
+  std::vector<double> receipt_s;
+  std::vector<double> busy_s;
+  std::vector<double> send_from_s;
+};
+BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s, double start_s,
+                               std::span<const double> ready_s = {});
 
 /// Time of one process's local update of `rows` x `columns` by an inner dimension of
 /// `inner` (2 rows columns inner flops), with `resident` of its trailing matrix in device

@@ -3,10 +3,12 @@
 // Network settings: CM02 without cross-traffic and without the TCP window cap (start_engine's
 // defaults), under which SimGrid's fluid model reproduces alpha-beta exactly.
 #include "config/platform_file.hpp"
+#include "hpc/comm_times.hpp"
 #include "platform/engine.hpp"
 #include "platform/machine.hpp"
 #include "platform/probe.hpp"
 #include "platform/xml_export.hpp"
+#include "replay/traffic.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
@@ -229,4 +231,23 @@ TEST_CASE("the exported XML platform loads back in SimGrid with the same routes"
   }
   CHECK(checked == 18 * 17); // 6 nodes x (CPU + 2 GPUs), ordered pairs
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("HPC message patterns on a machine: a row shift and a column exchange take alpha-beta where nothing is shared") {
+  // Single switch: every node has its own link, and each node sends one message and receives
+  // one, so each message takes the route's latency plus its bytes over the NIC.
+  const Machine m = build(single_switch, 8);
+  replay::TrafficTimer timer(m, 1);
+  const hpc::Grid2 grid{.rows = 2, .columns = 4};
+  const double bytes = 3e6;
+  for (const auto& pattern : {hpc::row_shift(grid, 1), hpc::column_exchange(grid, 1)}) {
+    CAPTURE(pattern.name);
+    auto flows = pattern.flows;
+    for (auto& f : flows)
+      f.bytes = bytes;
+    double latency = 0;
+    for (const auto& f : flows)
+      latency = std::max(latency, platform::route_between(m.node(f.src).cpu, m.node(f.dst).cpu).latency_s);
+    CHECK(timer.seconds(flows) == testing::relative(latency + bytes / nic_bytes_per_s, 1e-9));
+  }
 }

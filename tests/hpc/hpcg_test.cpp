@@ -1,0 +1,94 @@
+// The HPCG-like run against closed forms: halo sizes, flop count, kernels and messages.
+#include "hpc/hpcg.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace ceiling::hpc;
+
+namespace {
+
+struct AlphaBeta : PatternTimer {
+  double alpha = 0;
+  double beta = 0;
+  double seconds(std::span<const ceiling::collectives::Flow> flows) override {
+    double bytes = 0;
+    for (const auto& f : flows)
+      bytes = std::max(bytes, f.bytes);
+    return alpha + beta * bytes;
+  }
+};
+
+NodeKernels cpu_node(double stream) {
+  NodeKernels k;
+  k.cpu_stream = stream;
+  k.cpu_dgemm = 1e11;
+  k.peak = 1e11;
+  return k;
+}
+
+} // namespace
+
+TEST_CASE("a process's halo is its faces, edges and corners towards the neighbours it has") {
+  const Grid3 g{.x = 3, .y = 3, .z = 3};
+  const int nx = 16, ny = 24, nz = 32;
+  // Interior: 6 faces, 12 edges, 8 corners.
+  CHECK(halo_elements(g, 1, 1, 1, nx, ny, nz) == 2.0 * (nx * ny + ny * nz + nx * nz) + 4.0 * (nx + ny + nz) + 8);
+  // A corner of the grid: 3 faces, 3 edges, 1 corner.
+  CHECK(halo_elements(g, 0, 0, 0, nx, ny, nz) == 1.0 * (nx * ny + ny * nz + nx * nz) + (nx + ny + nz) + 1);
+  CHECK(halo_elements(Grid3{}, 0, 0, 0, nx, ny, nz) == 0);
+}
+
+TEST_CASE("HPCG on one process: kernels' bytes over the STREAM rate, HPCG's flop count, no messages") {
+  HpcgSpec spec;
+  spec.nx = spec.ny = spec.nz = 32;
+  const double stream = 4e10;
+  AlphaBeta timer;
+  timer.alpha = 1; // any message would show
+  const auto setup = plan_hpcg(spec, cpu_node(stream), 1);
+  const auto r = simulate_hpcg(setup, timer, {});
+  double bytes = 0;
+  for (int l = 0; l < 4; ++l) {
+    const double n = 32768.0 / (1 << (3 * l)), z = 27 * n;
+    const double symgs = 2 * (12 * z + 16 * n);
+    bytes += l < 3 ? 2 * symgs + (12 * z + 16 * n) + 6 * n : symgs;
+  }
+  bytes += 12 * 27 * 32768.0 + 16 * 32768.0 + 3 * 16 * 32768.0 + 3 * 24 * 32768.0;
+  CHECK(r.bytes_per_process == doctest::Approx(bytes).epsilon(1e-15));
+  CHECK(r.seconds_per_iteration == doctest::Approx(bytes / stream).epsilon(1e-15));
+  // ReportResults.cpp: 3 dots and 3 WAXPBY (2 flops a row each), a SpMV (2 per nonzero),
+  // SymGS twice (4 per nonzero) and a SpMV on each level but the coarsest, one SymGS there.
+  auto nnz = [](double g) { return (3 * g - 2) * (3 * g - 2) * (3 * g - 2); };
+  const double flops = 12 * 32768.0 + 2 * nnz(32) + 10 * (nnz(32) + nnz(16) + nnz(8)) + 4 * nnz(4);
+  CHECK(r.flops_per_iteration == doctest::Approx(flops).epsilon(1e-15));
+}
+
+TEST_CASE("HPCG's messages: 11 halo exchanges and 3 recursive-doubling all-reduces per iteration") {
+  HpcgSpec spec;
+  spec.nx = spec.ny = spec.nz = 16;
+  spec.levels = 1; // one level: its SymGS, the CG's SpMV
+  auto node = cpu_node(1e300);
+  node.message_overhead_s = 1e-6;
+  AlphaBeta timer;
+  timer.alpha = 1e-5;
+  timer.beta = 1e-9;
+  const auto setup = plan_hpcg(spec, node, 8); // 2 x 2 x 2: every process has 7 neighbours
+  REQUIRE(setup.grid.size() == 8);
+  const auto r = simulate_hpcg(setup, timer, {});
+  const double face = 16.0 * 16 * 8;
+  const double halo = 1e-5 + 1e-9 * face + 7 * 1e-6; // the largest message sets the pattern
+  CHECK(r.breakdown.halo == doctest::Approx(2 * halo).epsilon(1e-12));
+  CHECK(r.breakdown.allreduce == doctest::Approx(3 * 3 * (1e-5 + 1e-9 * 8 + 1e-6)).epsilon(1e-12));
+}
+
+TEST_CASE("the default HPCG grid is the most cubic with at most 1 % of the nodes idle") {
+  HpcgSpec spec;
+  auto grid = [&](long long n) {
+    const auto g = plan_hpcg(spec, cpu_node(1e10), n).grid;
+    return std::vector<int>{g.x, g.y, g.z};
+  };
+  CHECK(grid(64) == std::vector<int>{4, 4, 4});
+  CHECK(grid(5320) == std::vector<int>{15, 16, 22}); // 5,280 processes; 16 x 18 x 18 leaves 2.6 % idle
+  CHECK(grid(1) == std::vector<int>{1, 1, 1});
+}

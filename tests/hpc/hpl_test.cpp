@@ -1,0 +1,221 @@
+// The HPL-like run against closed forms: kernels on one process, messages in alpha-beta form.
+#include "hpc/hpl.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+using namespace ceiling::hpc;
+
+namespace {
+
+/// Every pattern takes alpha + beta x its largest message: nothing is shared.
+struct AlphaBeta : PatternTimer {
+  double alpha = 0;
+  double beta = 0;
+  int calls = 0;
+  double seconds(std::span<const ceiling::collectives::Flow> flows) override {
+    ++calls;
+    double bytes = 0;
+    for (const auto& f : flows)
+      bytes = std::max(bytes, f.bytes);
+    return alpha + beta * bytes;
+  }
+};
+
+NodeKernels cpu_node(double dgemm, double stream) {
+  NodeKernels k;
+  k.cpu_dgemm = dgemm;
+  k.cpu_stream = stream;
+  k.cpu_cores = 8;
+  k.peak = dgemm;
+  k.base_clock_peak = dgemm;
+  k.host_memory = 1e12;
+  return k;
+}
+
+HplSetup setup_of(HplSpec spec, const NodeKernels& node, long long nodes) { return plan_hpl(spec, node, nodes); }
+
+} // namespace
+
+TEST_CASE("HPL on one process takes the sum of its kernels' times, with or without look-ahead") {
+  const double dgemm = 1e11, stream = 2e10;
+  const int nb = 64;
+  const long long blocks = 12;
+  for (int lookahead : {0, 1}) {
+    HplSpec spec;
+    spec.matrix_order = nb * blocks;
+    spec.block_size = nb;
+    spec.panel_min_block = nb; // one pass over the panel
+    spec.lookahead = lookahead;
+    AlphaBeta timer;
+    const auto r = simulate_hpl(setup_of(spec, cpu_node(dgemm, stream), 1), timer, {});
+    double expected = 0;
+    for (long long k = 0; k < blocks; ++k) {
+      const double m = static_cast<double>(blocks - k) * nb;   // panel rows
+      const double n = static_cast<double>(blocks - k - 1) * nb; // trailing rows and columns
+      expected += std::max(m * nb * nb / dgemm, 16 * m * nb / stream); // panel: flops or one pass
+      expected += (2 * n * n * nb + nb * nb * n) / dgemm;              // DGEMM + DTRSM
+    }
+    const double order = static_cast<double>(nb * blocks);
+    expected += order * order * 8 / stream; // back substitution reads the matrix once
+    CHECK(r.seconds == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(r.flops == doctest::Approx(2.0 / 3 * order * order * order + 1.5 * order * order).epsilon(1e-15));
+    CHECK(timer.calls == 0); // one process sends nothing
+    const auto& b = r.breakdown;
+    CHECK(b.update + b.panel + b.solve + b.waiting == doctest::Approx(r.seconds).epsilon(1e-12));
+    CHECK(std::fabs(b.waiting) < 1e-9 * r.seconds);
+  }
+}
+
+TEST_CASE("HPL's pivots, row swaps and back substitution on a P x 1 grid take their alpha-beta forms") {
+  const int nb = 32, p = 4;
+  const long long blocks = 16;
+  const double alpha = 2e-6, beta = 1e-10, overhead = 5e-7;
+  for (Swap swap : {Swap::BinaryExchange, Swap::SpreadRoll, Swap::Mixed}) {
+    HplSpec spec;
+    spec.matrix_order = nb * blocks;
+    spec.block_size = nb;
+    spec.grid_rows = p;
+    spec.swap = swap;
+    spec.swap_threshold = 4 * nb;
+    auto node = cpu_node(1e300, 1e300); // compute takes no time
+    node.message_overhead_s = overhead;
+    AlphaBeta timer;
+    timer.alpha = alpha;
+    timer.beta = beta;
+    const auto r = simulate_hpl(setup_of(spec, node, p), timer, {});
+    auto message = [&](double bytes) { return alpha + beta * bytes + overhead; };
+    double expected = 0;
+    for (long long k = 0; k < blocks; ++k) {
+      expected += nb * 2 * message((2.0 * nb + 4) * 8); // log2(4) = 2 rounds per pivot column
+      const double columns = static_cast<double>(blocks - k - 1) * nb;
+      if (columns > 0) {
+        const double bytes = nb * columns * 8;
+        const bool binary = swap == Swap::BinaryExchange || (swap == Swap::Mixed && columns <= spec.swap_threshold);
+        expected += binary ? 2 * message(bytes) : 2.0 * (p - 1) * message(bytes / p);
+      }
+    }
+    expected += static_cast<double>(blocks) * message(nb * 8.0); // one column message per block
+    CHECK(r.seconds == doctest::Approx(expected).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("the panel broadcast reaches each process of the row in its variant's alpha-beta form") {
+  const double h = 3.0, piece = 0.5;
+  const int q = 6;
+  auto receipts = [&](Broadcast b) { return broadcast_times(b, q, h, piece, 10.0).receipt_s; };
+  auto busy = [&](Broadcast b) { return broadcast_times(b, q, h, piece, 10.0).busy_s; };
+  // 1ring: 0 -> 1 -> 2 -> ...; each but the last forwards once.
+  CHECK(receipts(Broadcast::Ring) == std::vector<double>{10, 13, 16, 19, 22, 25});
+  CHECK(busy(Broadcast::Ring) == std::vector<double>{h, h, h, h, h, 0});
+  // 1ring-modified: 0 -> 1, 0 -> 2, 2 -> 3 ...: the next root (1) does not forward.
+  CHECK(receipts(Broadcast::RingModified) == std::vector<double>{10, 13, 16, 19, 22, 25});
+  CHECK(busy(Broadcast::RingModified) == std::vector<double>{2 * h, 0, h, h, h, 0});
+  // 2ring: 0 -> 1 and 0 -> 4, then 1 -> 2 -> 3 and 4 -> 5.
+  CHECK(receipts(Broadcast::TwoRing) == std::vector<double>{10, 13, 16, 19, 16, 19});
+  // 2ring-modified: 0 -> 1, 0 -> 2, 0 -> 4, then 2 -> 3 and 4 -> 5.
+  CHECK(receipts(Broadcast::TwoRingModified) == std::vector<double>{10, 13, 16, 19, 19, 22});
+  // long: spread in q pieces then rolled: 2 (q - 1) pieces; every member rolls q - 1 of them.
+  CHECK(receipts(Broadcast::Long) == std::vector<double>{10, 15, 15, 15, 15, 15});
+  CHECK(busy(Broadcast::Long)[3] == doctest::Approx(5 * piece));
+  // long-modified: 0 -> 1 whole, then long among the other q - 1.
+  CHECK(receipts(Broadcast::LongModified) == std::vector<double>{10, 13, 17, 17, 17, 17});
+  // Without look-ahead a forwarder sends once it is ready as well.
+  const std::vector<double> ready{0, 20, 0, 0, 0, 0};
+  CHECK(broadcast_times(Broadcast::Ring, q, h, piece, 10.0, ready).receipt_s ==
+        std::vector<double>{10, 13, 23, 26, 29, 32});
+}
+
+TEST_CASE("a GPU node's update streamed over PCIe runs at the CPU's rate plus the GPU's, capped by the link") {
+  NodeKernels node = cpu_node(2e11, 5e10);
+  node.gpu = true;
+  node.gpu_dgemm = 4e12;
+  node.host_to_device = 1.2e10;
+  node.device_to_host = 1.3e10;
+  const double flops = 1e15, nb = 768;
+  // Nothing resident: C streams in and out (8 + 8 bytes per 2 nb flops over the slower side).
+  const double link_rate = nb * 1.2e10 / 4;
+  const auto streamed = update_time(node, flops, nb, 0.0);
+  CHECK(streamed.seconds == doctest::Approx(flops / (2e11 + std::min(4e12, link_rate))).epsilon(1e-12));
+  CHECK(streamed.pcie_s == doctest::Approx(streamed.seconds - flops / (2e11 + 4e12)).epsilon(1e-12));
+  // All resident: the GPU alone, no PCIe.
+  const auto resident = update_time(node, flops, nb, 1.0);
+  CHECK(resident.seconds == doctest::Approx(flops / 4e12).epsilon(1e-15));
+  CHECK(resident.pcie_s == 0);
+}
+
+TEST_CASE("the PCIe traffic of a GPU node's steps is the bytes the model says cross") {
+  const int nb = 64;
+  const long long blocks = 10;
+  NodeKernels node = cpu_node(1e300, 1e300);
+  node.gpu = true;
+  node.gpu_dgemm = 1e300;
+  node.gpu_memory = 1e12; // the whole matrix resident
+  node.host_to_device = 1e10;
+  node.device_to_host = 2e10;
+  node.copy_s = 1e-5;
+  HplSpec spec;
+  spec.matrix_order = nb * blocks;
+  spec.block_size = nb;
+  spec.lookahead = 0;
+  AlphaBeta timer;
+  const auto r = simulate_hpl(setup_of(spec, node, 1), timer, {});
+  double expected = 0;
+  for (long long k = 0; k < blocks; ++k) {
+    const double m = static_cast<double>(blocks - k) * nb, n = m - nb;
+    expected += node.to_host_s(m * nb * 8);                                 // panel to the host, factored there
+    expected += node.to_host_s(nb * n * 8) + node.to_device_s(nb * n * 8); // rows swapped through host memory
+    expected += node.to_device_s(n * nb * 8);                               // the factored panel L back
+  }
+  CHECK(r.breakdown.pcie == doctest::Approx(expected).epsilon(1e-12));
+  CHECK(r.seconds == doctest::Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("the default HPL grid is the squarest with at most 1 % of the nodes idle") {
+  const auto node = cpu_node(1e11, 1e10);
+  HplSpec spec;
+  auto grid = [&](long long n) {
+    const auto s = plan_hpl(spec, node, n);
+    return std::pair{s.grid.rows, s.grid.columns};
+  };
+  CHECK(grid(64) == std::pair{8, 8});
+  CHECK(grid(5272) == std::pair{72, 73}); // 5,256 processes, 16 idle (5,272 = 8 x 659)
+  CHECK(grid(13) == std::pair{1, 13});    // a prime: one row
+  CHECK(grid(1) == std::pair{1, 1});
+}
+
+TEST_CASE("HPL refuses what cannot run, saying why") {
+  const auto node = cpu_node(1e11, 1e10);
+  HplSpec spec;
+  spec.matrix_order = 1000;
+  spec.block_size = 256;
+  CHECK_THROWS_WITH_AS(plan_hpl(spec, node, 64), doctest::Contains("fewer than the 8 process rows"), std::invalid_argument);
+  auto no_memory = node;
+  no_memory.host_memory = 0;
+  CHECK_THROWS_WITH_AS(plan_hpl(HplSpec{}, no_memory, 4), doctest::Contains("node.cpu.host_memory"), std::invalid_argument);
+  HplSpec huge;
+  huge.matrix_order = 100'000'000;
+  CHECK_THROWS_WITH_AS(plan_hpl(huge, node, 4), doctest::Contains("more than the node's host memory"), std::invalid_argument);
+  HplSpec device;
+  device.matrix_memory = MatrixMemory::Device;
+  CHECK_THROWS_WITH_AS(plan_hpl(device, node, 4), doctest::Contains("needs GPU nodes"), std::invalid_argument);
+}
+
+TEST_CASE("timing a sample of message sizes stays within 1 % of timing every size") {
+  HplSpec spec;
+  spec.matrix_order = 64 * 200;
+  spec.block_size = 64;
+  auto node = cpu_node(5e10, 2e10);
+  AlphaBeta every_timer, sampled_timer;
+  every_timer.alpha = sampled_timer.alpha = 2e-6;
+  every_timer.beta = sampled_timer.beta = 1e-9;
+  const auto setup = plan_hpl(spec, node, 16);
+  const auto every = simulate_hpl(setup, every_timer, {.every = true, .samples = 0});
+  const auto sampled = simulate_hpl(setup, sampled_timer, {.every = false, .samples = 6});
+  CHECK(sampled.seconds == doctest::Approx(every.seconds).epsilon(0.01));
+  CHECK(sampled_timer.calls < every_timer.calls);
+  CHECK(sampled.patterns_timed == sampled_timer.calls);
+}
