@@ -287,9 +287,10 @@ private:
       return;
     const bool lookahead = s_.spec.lookahead > 0;
     const auto column = [&](int d) { return (c + d) % q; };
+    const bool long_variant = s_.spec.broadcast == Broadcast::Long || s_.spec.broadcast == Broadcast::LongModified;
     const int pieces = s_.spec.broadcast == Broadcast::LongModified ? q - 1 : q;
     const double hop_s = message(row_hop_, bytes);
-    const double piece_s = message(row_hop_, bytes / pieces);
+    const double piece_s = long_variant ? message(row_hop_, bytes / pieces) : 0;
     std::vector<double> ready(static_cast<std::size_t>(q));
     for (int i = 0; i < g.rows; ++i) {
       if (!lookahead) // forwarders send once they are done with their update
