@@ -35,8 +35,10 @@ expect 2 "--nodes is required" -- "$ceiling" platform export "$root/platforms/ge
 printf '[platform]\nname = "x"\nnodes = 4\nbandwith = 3\n' >"$tmp/bad.toml"
 expect 2 "bad.toml:4:1: error: platform.bandwith: unknown key" -- "$ceiling" platform show "$tmp/bad.toml"
 
-# Workloads: every bundled one shows, with a platform prediction.
+# Workloads: every bundled training one shows, with a platform prediction; the HPC ones point at `ceiling hpc`.
+expect 2 "run it with \`ceiling hpc\`" -- "$ceiling" workload show "$root/workloads/hpl.toml"
 for f in "$root"/workloads/*.toml; do
+  case "$f" in */hpl.toml|*/hpcg.toml) continue ;; esac
   expect 0 "calibration" -- "$ceiling" workload show "$f" --platform "$root/platforms/piz-daint-xc50-p100.toml"
   expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
 done

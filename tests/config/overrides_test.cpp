@@ -87,7 +87,7 @@ TEST_CASE("an error in an override points at the override and names its key") {
         "--set:1:1: error: interconect.link_bandwidth: unknown key (did you mean "
         "\"interconnect\"?): an override starts with a table of the platform file (platform, "
         "node, interconnect), of the workload file (workload, reference, graph, calibration, "
-        "validation) or of the software file (software)");
+        "validation, hpl, hpcg) or of the software file (software)");
   // The file writes latency with its unit in the text: the other spelling is a second value.
   CHECK(error_with({"node.pcie.latency_us=2"}) ==
         "--set:1:22: error: node.pcie.latency_us: given twice, also as \"node.pcie.latency\"");

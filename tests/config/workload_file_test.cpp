@@ -3,6 +3,7 @@
 #include "support/edit_text.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
+#include "config/hpc_file.hpp"
 #include "config/workload_file.hpp"
 #include "workload/cost_model.hpp"
 
@@ -93,8 +94,8 @@ std::map<std::string, std::map<std::string, std::string>> models_csv(const std::
 std::vector<std::string> bundled_workloads() {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(CEILING_SOURCE_DIR "/workloads"))
-    if (entry.path().extension() == ".toml")
-      files.push_back(entry.path().string());
+    if (entry.path().extension() == ".toml" && !config::is_hpc_workload(entry.path().string()))
+      files.push_back(entry.path().string()); // training workloads: hpl.toml and hpcg.toml are tests/hpc's
   std::sort(files.begin(), files.end());
   return files;
 }
