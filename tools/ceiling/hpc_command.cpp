@@ -88,8 +88,11 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
   else
     std::printf("peak               %s\n", si(p.peak(), "FLOP/s").c_str());
   std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f)\n", p.efficiency(), p.delivered() / p.peak());
-  for (const CountOfN& c : counts_of_n(p))
-    std::printf("1 - alpha_eff      %.4e with N = %.0f %s (Vegh B3)\n", non_parallel(p.efficiency(), c.n), c.n, c.name);
+  for (const CountOfN& c : counts_of_n(p)) {
+    const double x = non_parallel(p.efficiency(), c.n);
+    std::printf("1 - alpha_eff      %.4e with N = %.0f %s (Vegh B3)%s\n", x, c.n, c.name,
+                x > 1 ? ": above 1, since (B3) assumes E = 1 on one unit and E is far below that here" : "");
+  }
 }
 
 void json_payload(io::JsonWriter& json, const Payload& p) {
@@ -122,21 +125,30 @@ hpc::Sampling sampling_from(const std::string& text) {
   throw UsageError("--message-sizes: expected \"every\" or a number of sizes of at least 2, got \"" + text + "\"");
 }
 
-int hpl(const config::HpcWorkload& w, const hpc::HplSpec& spec, const platform::PlatformSpec& platform,
-        const platform::Machine& machine, long long nodes, hpc::Sampling sampling, std::uint64_t seed, bool json,
-        double build_s) {
-  hpc::HplSetup setup;
-  hpc::NodeKernels node;
+/// Runs `plan`, turning the model's refusals (std::invalid_argument) into usage errors.
+template <class Plan> auto refusing(Plan plan) {
   try {
-    node = hpc::node_kernels(platform.node, hpc::Needs::Dgemm);
-    setup = hpc::plan_hpl(spec, node, nodes);
+    return plan();
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("hpc: ") + e.what());
   }
+}
+
+/// Runs `simulate` with message patterns timed on `machine`; its result and wall seconds.
+template <class Simulate> auto on_machine(const platform::Machine& machine, std::uint64_t seed, Simulate simulate) {
   const auto start = std::chrono::steady_clock::now();
   MachineTimer timer(machine, seed);
-  const auto r = hpc::simulate_hpl(setup, timer, sampling);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto result = simulate(timer);
+  return std::pair{result, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+
+int hpl(const config::HpcWorkload& w, const hpc::HplSpec& spec, const platform::PlatformSpec& platform,
+        const platform::Machine& machine, long long nodes, hpc::Sampling sampling, std::uint64_t seed, bool json,
+        double build_s) {
+  const auto node = refusing([&] { return hpc::node_kernels(platform.node, hpc::Needs::Dgemm); });
+  const auto setup = refusing([&] { return hpc::plan_hpl(spec, node, nodes); });
+  const auto [r, wall_s] =
+      on_machine(machine, seed, [&](hpc::PatternTimer& timer) { return hpc::simulate_hpl(setup, timer, sampling); });
   const Payload p{.seconds = r.seconds, .flops = r.flops, .nodes = nodes, .node = node};
   const auto& b = r.breakdown;
   const std::pair<const char*, double> parts[] = {{"update (DGEMM, DTRSM)", b.update}, {"panel factorisation", b.panel},
@@ -192,18 +204,10 @@ int hpl(const config::HpcWorkload& w, const hpc::HplSpec& spec, const platform::
 int hpcg(const config::HpcWorkload& w, const hpc::HpcgSpec& spec, const platform::PlatformSpec& platform,
          const platform::Machine& machine, long long nodes, hpc::Sampling sampling, std::uint64_t seed, bool json,
          double build_s) {
-  hpc::HpcgSetup setup;
-  hpc::NodeKernels node;
-  try {
-    node = hpc::node_kernels(platform.node, hpc::Needs::Stream);
-    setup = hpc::plan_hpcg(spec, node, nodes);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("hpc: ") + e.what());
-  }
-  const auto start = std::chrono::steady_clock::now();
-  MachineTimer timer(machine, seed);
-  const auto r = hpc::simulate_hpcg(setup, timer, sampling);
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto node = refusing([&] { return hpc::node_kernels(platform.node, hpc::Needs::Stream); });
+  const auto setup = refusing([&] { return hpc::plan_hpcg(spec, node, nodes); });
+  const auto [r, wall_s] =
+      on_machine(machine, seed, [&](hpc::PatternTimer& timer) { return hpc::simulate_hpcg(setup, timer, sampling); });
   const Payload p{.seconds = r.seconds_per_iteration, .flops = r.flops_per_iteration, .nodes = nodes, .node = node};
   const auto& b = r.breakdown;
   const std::pair<const char*, double> parts[] = {
