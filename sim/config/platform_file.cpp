@@ -218,6 +218,10 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   file.reject_unknown_keys();
 
   const long long slots = platform::slot_count(spec.interconnect.topology);
+  if (slots > platform::max_slots)
+    file.fail("interconnect", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
+                                  " has more than " + std::to_string(platform::max_slots) +
+                                  " node slots (the product of its sizes): the most a machine may have");
   if (slots > 0 && spec.nodes > slots)
     head.fail("nodes", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
                            " described in [interconnect] has " + std::to_string(slots) +

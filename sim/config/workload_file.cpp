@@ -24,7 +24,13 @@ platform::Precision read_precision(TableReader& t, std::string_view key) {
 }
 
 workload::Measurement read_measurement(TableReader& t) {
-  return {.platform_path = beside(t.file(), t.string("platform")),
+  const std::string platform = beside(t.file(), t.string("platform"));
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(platform, error))
+    t.fail("platform", "\"" + platform + "\" is not a platform file" +
+                           (std::filesystem::exists(platform, error) ? " (a folder, a FIFO or a device)" : " (no such file)") +
+                           ": expected a path relative to this workload file");
+  return {.platform_path = platform,
           .samples_per_second = t.number("measured_throughput", 0, 1e15, true),
           .batch = static_cast<int>(t.integer("batch", 1, 10'000'000)),
           .source = t.string("source")};

@@ -34,15 +34,17 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
       // ... and no guard page each: tens of thousands of actors would exceed the kernel's
       // per-process mapping limit (vm.max_map_count).
       "--cfg=contexts/guard-size:0"};
-  if (settings.latency_factor)
-    words.push_back("--cfg=network/latency-factor:" + std::to_string(*settings.latency_factor));
-  if (settings.bandwidth_factor)
-    words.push_back("--cfg=network/bandwidth-factor:" + std::to_string(*settings.bandwidth_factor));
   std::vector<char*> argv;
   for (std::string& w : words)
     argv.push_back(w.data());
   int argc = static_cast<int>(argv.size());
   engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  // Factors as doubles, not through text: a decimal string would round them (std::to_string
+  // keeps six decimals: 6e-7 became 1e-6, 4e-7 became 0).
+  if (settings.latency_factor)
+    sg4::Engine::set_config("network/latency-factor", *settings.latency_factor);
+  if (settings.bandwidth_factor)
+    sg4::Engine::set_config("network/bandwidth-factor", *settings.bandwidth_factor);
   return *engine;
 }
 

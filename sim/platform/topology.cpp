@@ -73,9 +73,19 @@ std::string_view topology_name(const Topology& t) {
 
 namespace {
 
+/// a x b, or max_slots + 1 when that is larger (never a wrapped, negative product).
+long long capped_times(long long a, long long b) {
+  long long p = 0;
+  if (__builtin_mul_overflow(a, b, &p) || p > max_slots)
+    return max_slots + 1;
+  return p;
+}
+
 long long product(const std::vector<int>& v, std::size_t count) {
-  return std::accumulate(v.begin(), v.begin() + static_cast<long>(count), 1LL,
-                         std::multiplies<>{});
+  long long p = 1;
+  for (std::size_t i = 0; i < count; ++i)
+    p = capped_times(p, v[i]);
+  return p;
 }
 
 long long half_floor(long long n) { return n / 2; }
@@ -90,7 +100,8 @@ long long slot_count(const Topology& t) {
     long long operator()(const FatTree& f) const { return product(f.down, f.down.size()); }
     long long operator()(const Torus& t) const { return product(t.dimensions, t.dimensions.size()); }
     long long operator()(const Dragonfly& d) const {
-      return 1LL * d.groups * d.chassis_per_group * d.routers_per_chassis * d.nodes_per_router;
+      return capped_times(capped_times(capped_times(d.groups, d.chassis_per_group), d.routers_per_chassis),
+                          d.nodes_per_router);
     }
   } visitor;
   return std::visit(visitor, t);

@@ -9,8 +9,12 @@
 
 namespace ceiling::platform {
 
+/// The most node slots a topology may have (platform files refuse more): 10^9.
+inline constexpr long long max_slots = 1'000'000'000;
+
 /// Node slots the topology provides (its leaves); 0 for a single switch, which has as many
-/// ports as the machine has nodes.
+/// ports as the machine has nodes. Above max_slots: max_slots + 1 (the product is not
+/// computed further, so it never overflows).
 long long slot_count(const Topology& t);
 
 /// Node slots of the machine: its topology's, or its node count on a single switch.

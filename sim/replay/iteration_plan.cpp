@@ -104,8 +104,11 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            "; use aggregated fidelity";
   if (s.options.iterations < 1)
     return "iterations must be at least 1, got " + std::to_string(s.options.iterations);
-  if (!(s.options.jitter >= 0) || !std::isfinite(s.options.jitter))
-    return "jitter must be a finite number >= 0, got " + std::to_string(s.options.jitter);
+  // A deviation of 10 already makes the typical rank 8 times slower; far larger ones overflow
+  // the simulated clock (1e308 made SimGrid "simulate up to -nan").
+  if (!(s.options.jitter >= 0 && s.options.jitter <= max_jitter))
+    return "jitter must be a number from 0 to " + std::to_string(static_cast<int>(max_jitter)) + ", got " +
+           units::number_text(s.options.jitter);
   if (!s.options.allow_oversubscribed_memory)
     if (auto problem = memory_problem(s))
       return *problem + ": use a smaller batch per rank, spread the global batch over more nodes, or allow "

@@ -59,6 +59,8 @@ SoftwareCosts software_costs(const Scenario& s);
 
 /// Largest rank count for Fidelity::Exact: its ring plan holds 2(N-1) N flows per bucket.
 inline constexpr long long max_exact_ranks = 2048;
+/// The largest --jitter deviation accepted (see scenario_problem()).
+inline constexpr double max_jitter = 10;
 
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter
 /// server count outside 1..N), or nullopt.

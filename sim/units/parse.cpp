@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <span>
 
 namespace ceiling::units {
@@ -198,6 +199,16 @@ constexpr std::array<Prefix, 7> si_prefixes{
 constexpr std::array<Prefix, 4> time_scales{{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
 
 } // namespace
+
+std::string number_text(double v) {
+  char text[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    if (std::strtod(text, nullptr) == v || !std::isfinite(v))
+      break;
+  }
+  return text;
+}
 
 std::string to_string(DataSize v) { return scaled(v.bytes(), si_prefixes, "B"); }
 std::string to_string(Bandwidth v) { return scaled(v.bytes_per_second(), si_prefixes, "B/s"); }

@@ -32,6 +32,8 @@ template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit)
 template <class Q> std::string_view expected_form();
 
 /// A short human form with an SI prefix and 4 significant digits: "11.88 GB/s", "1.3 us".
+/// A plain number in the shortest form that reads back to the same double ("6e-07", "1e+308", "0.5").
+std::string number_text(double v);
 std::string to_string(DataSize v);
 std::string to_string(Duration v);
 std::string to_string(Bandwidth v);

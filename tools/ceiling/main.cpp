@@ -41,9 +41,13 @@ Exit status: 0 success, 2 bad input (file, option or value), 1 internal error.
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    if (args.empty()) {
+      std::cerr << "ceiling: error: no command given\n\n" << usage;
+      return 2;
+    }
+    if (args[0] == "--help" || args[0] == "-h") {
       std::cout << usage;
-      return args.empty() ? 2 : 0;
+      return 0;
     }
     if (args[0] == "--version") {
       std::cout << "ceiling " << ceiling::tools::version() << "\n";

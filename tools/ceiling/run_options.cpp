@@ -7,6 +7,7 @@
 #include "platform/topology.hpp"
 #include "replay/iteration_plan.hpp"
 #include "tools/ceiling/commands.hpp"
+#include "units/parse.hpp"
 #include "workload/cost_model.hpp"
 
 #include <cmath>
@@ -150,6 +151,11 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     }
   }
   o.servers = cli.vm["servers"].as<int>();
+  if (!cli.vm["servers"].defaulted() && o.software.collective &&
+      *o.software.collective != collectives::Algorithm::ParameterServer)
+    throw UsageError("--servers: counts parameter servers, but the collective is " +
+                     std::string(collectives::to_string(*o.software.collective)) +
+                     ": add --collective parameter-server or leave --servers out");
   if (auto p = cli.optional<std::string>("precision")) {
     o.precision = replay::precision_mode_from_string(*p);
     if (!o.precision)
@@ -159,6 +165,9 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     if (*st != "host" && *st != "direct")
       throw UsageError("--staging: expected host or direct, got \"" + *st + "\"");
     o.staging = *st == "host" ? replay::Staging::Host : replay::Staging::Direct;
+    if (!s.platform.node.is_gpu_node())
+      throw UsageError("--staging: stages messages between host and GPU memory, but the nodes of " + s.platform.name +
+                       " have no GPU: leave --staging out");
   }
   o.overlap = on_off(cli, "overlap");
   o.input_overlap = on_off(cli, "input-overlap");
@@ -221,7 +230,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   for (auto [name, factor] : {std::pair{"--latency-factor", o.network.latency_factor},
                               std::pair{"--bandwidth-factor", o.network.bandwidth_factor}})
     if (factor && !(*factor > 0 && std::isfinite(*factor)))
-      throw UsageError(std::string(name) + ": must be a positive number, got " + std::to_string(*factor));
+      throw UsageError(std::string(name) + ": must be a positive number, got " + units::number_text(*factor));
   o.stop_at_interrupt = true;
   const auto driver = cli.vm["transfer-driver"].as<std::string>();
   if (driver != "auto" && driver != "maestro" && driver != "couriers")
