@@ -1,6 +1,8 @@
 // The CSV export: the store's tables (result_columns.hpp) as rows of text, one file each.
 #include "io/csv_export.hpp"
 
+#include "io/atomic_output.hpp"
+
 #include "io/result_columns.hpp"
 #include "io/store_error.hpp"
 
@@ -137,34 +139,15 @@ std::vector<Row> fits_table(const ResultFile& r) {
   return rows;
 }
 
-/// Writes `rows` to `path`, atomically: to "PATH.tmp", then renamed.
+/// Writes `rows` to `path`, atomically (io/atomic_output.hpp).
 void write_file(const std::filesystem::path& path, const std::vector<Row>& rows) {
-  const std::string where = path.string();
-  const std::string temporary = where + ".tmp";
-  {
-    errno = 0;
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out)
-      throw store_error(where, "cannot create " + in_quotes(temporary) +
-                                   (errno != 0 ? ": " + system_error_text(errno) : ""));
-    for (const auto& row : rows) {
-      for (std::size_t i = 0; i < row.size(); ++i)
-        out << (i ? "," : "") << row[i];
-      out << "\n";
-    }
-    if (!out.flush()) {
-      const int error = errno;
-      std::remove(temporary.c_str());
-      throw store_error(where, "cannot write " + in_quotes(temporary) +
-                                   (error != 0 ? ": " + system_error_text(error) : ""));
-    }
+  AtomicOutput file(path.string());
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i)
+      file.stream() << (i ? "," : "") << row[i];
+    file.stream() << "\n";
   }
-  if (std::rename(temporary.c_str(), where.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temporary.c_str());
-    throw store_error(where,
-                      "cannot rename " + in_quotes(temporary) + ": " + system_error_text(error));
-  }
+  file.commit();
 }
 
 } // namespace

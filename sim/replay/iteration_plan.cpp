@@ -102,8 +102,9 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
            std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +
            "; use aggregated fidelity";
-  if (s.options.iterations < 1)
-    return "iterations must be at least 1, got " + std::to_string(s.options.iterations);
+  if (s.options.iterations < 1 || s.options.iterations > max_iterations)
+    return "iterations must be from 1 to " + std::to_string(max_iterations) + ", got " +
+           std::to_string(s.options.iterations) + " (iterations after the first differ only by jitter)";
   // A deviation of 10 already makes the typical rank 8 times slower; far larger ones overflow
   // the simulated clock (1e308 made SimGrid "simulate up to -nan").
   if (!(s.options.jitter >= 0 && s.options.jitter <= max_jitter))

@@ -59,6 +59,8 @@ SoftwareCosts software_costs(const Scenario& s);
 
 /// Largest rank count for Fidelity::Exact: its ring plan holds 2(N-1) N flows per bucket.
 inline constexpr long long max_exact_ranks = 2048;
+/// The most iterations a run may ask for: each keeps its result (and trace events) in memory.
+inline constexpr int max_iterations = 1'000'000;
 /// The largest --jitter deviation accepted (see scenario_problem()).
 inline constexpr double max_jitter = 10;
 

@@ -1,6 +1,7 @@
 // `ceiling run`: replay training iterations of a workload on a machine.
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
+#include "io/atomic_output.hpp"
 #include "io/chrome_trace.hpp"
 #include "io/json_writer.hpp"
 #include "platform/topology.hpp"
@@ -280,13 +281,15 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (auto problem = replay::memory_problem(s)) // allowed, or scenario_from would have refused it
     std::fprintf(stderr, "ceiling: warning: %s\n", problem->c_str());
-  const auto trace = cli->optional<std::string>("trace");
+  // The trace's file is opened before the simulation, so that a path that cannot be written
+  // is refused at once, and renamed into place only once written whole.
+  std::optional<io::AtomicOutput> trace;
+  if (auto path = cli->optional<std::string>("trace"))
+    trace.emplace(*path);
   const replay::RunResult r = replay::run(s);
   if (trace) {
-    std::ofstream out(*trace);
-    io::write_chrome_trace(r.timeline, out);
-    if (!out)
-      throw UsageError("writing the trace \"" + *trace + "\" failed");
+    io::write_chrome_trace(r.timeline, trace->stream());
+    trace->commit();
   }
   if (cli->has("timing")) {
     std::fprintf(stderr, "timing: build %.3f s; iterations", r.build_wall_s);

@@ -12,6 +12,8 @@
 
 #include <cmath>
 #include <sstream>
+
+#include <unistd.h>
 #include <limits>
 
 namespace po = boost::program_options;
@@ -94,6 +96,9 @@ po::options_description run_options() {
       ("background-load", po::value<std::vector<std::string>>()->composing(),
        "KIND=SHARE: other jobs' traffic keeps SHARE (0 to 0.95) of each fabric link busy; KIND fabric (every link "
        "between routers or switches) or global (a dragonfly's global links, instead of fabric there); repeatable")
+      ("max-memory", po::value<std::string>(),
+       "refuse a run whose simulation is estimated to need more memory than this (default: the "
+       "machine's physical memory), e.g. \"8 GiB\"")
       ("allow-oversubscribed-memory",
        "run a batch whose device-memory estimate exceeds the GPU's memory, with a warning, instead of refusing it")
       ("node-list", po::value<std::string>(),
@@ -120,6 +125,28 @@ po::options_description run_options() {
        "fidelity, CM02, no copy in SimGrid); simgrid: every flow is a SimGrid comm (same results "
        "within 1e-9, slower; for validation)");
   return options;
+}
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page)
+                               : std::numeric_limits<double>::infinity();
+}
+
+/// A lower estimate of what simulating `s` takes, from measured growth (README, Speed): SimGrid's
+/// machine and the replay's state, about 14 KiB per node on 16,384 ring nodes, beyond 64 MiB of
+/// program; a result per iteration; with a trace, each rank's events of every iteration (two per
+/// layer for forward and backward and a few per collective, about 64 bytes each).
+double simulation_memory_estimate(const replay::Scenario& s) {
+  const double nodes = static_cast<double>(s.nodes);
+  const double iterations = s.options.iterations;
+  double bytes = 64.0 * (1 << 20) + nodes * 14 * 1024 + iterations * 256;
+  if (s.options.record_timeline) {
+    const double ranks = nodes * (s.platform.node.gpu ? s.platform.node.gpu->count : 1);
+    bytes += ranks * iterations * (2.0 * static_cast<double>(s.workload.layers.size()) + 8) * 64;
+  }
+  return bytes;
 }
 
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory) {
@@ -251,6 +278,15 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   if (auto problem = replay::scenario_problem(s))
     throw UsageError(*problem);
   o.allow_oversubscribed_memory = allowed;
+  const double limit = cli.has("max-memory") ? cli.positive_size("max-memory").bytes() : physical_memory_bytes();
+  const double estimate = simulation_memory_estimate(s);
+  if (estimate > limit)
+    throw UsageError("the simulation would need at least " + units::to_string(units::DataSize::from_bytes(estimate)) +
+                     " of memory (" + std::to_string(s.nodes) + " nodes, " + std::to_string(o.iterations) +
+                     " iterations" + (o.record_timeline ? ", a trace" : "") + "), more than " +
+                     (cli.has("max-memory") ? "--max-memory" : "this machine has") + " (" +
+                     units::to_string(units::DataSize::from_bytes(limit)) +
+                     "): use fewer nodes or iterations, or raise --max-memory");
   return s;
 
 }

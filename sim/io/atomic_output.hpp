@@ -1,0 +1,30 @@
+// A file written whole or not at all: written to PATH.tmp, renamed over PATH on commit().
+#pragma once
+
+#include <fstream>
+#include <string>
+
+namespace ceiling::io {
+
+/// Opens PATH.tmp at once, so that a path that cannot be written is known before the work that
+/// fills it; commit() flushes it and renames it over PATH (rename is atomic on POSIX), so that
+/// a reader never sees a half-written PATH. Destroyed without commit(), it removes PATH.tmp.
+/// Failures throw StoreError (io/store_error.hpp) naming PATH and the system's reason.
+class AtomicOutput {
+public:
+  explicit AtomicOutput(std::string path);
+  ~AtomicOutput();
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+  std::ostream& stream() { return out_; }
+  void commit();
+
+private:
+  std::string path_;
+  std::string temporary_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+} // namespace ceiling::io
