@@ -28,6 +28,9 @@
 // gave halo times within 10 % of these on 256 to 2,240 Piz Daint nodes.
 #include "hpc/hpcg.hpp"
 
+#include "hpc/hpl.hpp" // idle_allowed
+#include "units/parse.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -36,6 +39,11 @@
 
 namespace ceiling::hpc {
 namespace {
+
+/// Memory per local row: 27 nonzeros of 8 + 4 bytes, about 10 vectors of 8 bytes, and the
+/// coarser levels (1/8 as many rows each: 8/7 of the finest in all) [I: estimated from the
+/// reference code's data structures, src/SparseMatrix.hpp, src/CGData.hpp, src/MGData.hpp].
+constexpr double bytes_per_row = (27 * 12 + 10 * 8) * 8.0 / 7;
 
 /// (3 G - 2) neighbours along a line of G points, so the 27-point stencil on G^3 points has
 /// the product of the three.
@@ -58,7 +66,8 @@ template <class Visit> void for_each_neighbour(const Grid3& g, int i, int j, int
 /// sends a face to its neighbour on either side along `axis` (0, 1, 2: x, y, z).
 Pattern halo_pattern(const Grid3& g, int nx, int ny, int nz, int level, int axis) {
   Pattern p{.name = "halo level " + std::to_string(level) + " axis " + "xyz"[axis], .flows = {}};
-  const double face = axis == 0 ? ny * nz : (axis == 1 ? nx * nz : nx * ny);
+  const double x = nx, y = ny, z = nz;
+  const double face = axis == 0 ? y * z : (axis == 1 ? x * z : x * y);
   const int extent[3] = {g.x, g.y, g.z};
   for (int k = 0; k < g.z; ++k)
     for (int j = 0; j < g.y; ++j)
@@ -91,21 +100,35 @@ HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nod
       throw std::invalid_argument("local grid side " + std::to_string(side) + ": HPCG needs at least 16 points a side, " +
                                   "divisible by 2^(levels - 1) = " + std::to_string(halvings));
   HpcgSetup s{.spec = spec, .node = node, .nodes = nodes, .grid = {}};
-  long long best_used = 0;
-  int best_min = 0;
+  // The most cubic grid: the largest smallest side, then the smallest largest side, then the
+  // most nodes used.
+  auto better = [](const Grid3& a, const Grid3& b) {
+    if (a.x != b.x)
+      return a.x > b.x;
+    if (a.z != b.z)
+      return a.z < b.z;
+    return a.size() > b.size();
+  };
+  bool found = false;
   for (long long x = 1; x * x * x <= nodes; ++x)
     for (long long y = x; x * y * y <= nodes; ++y) {
       const long long z = nodes / (x * y);
-      const long long used = x * y * z;
-      if (static_cast<double>(nodes - used) > 0.01 * static_cast<double>(nodes))
+      if (nodes - x * y * z > idle_allowed(nodes))
         continue;
-      const int smallest = static_cast<int>(x);
-      if (smallest > best_min || (smallest == best_min && used > best_used)) {
-        best_min = smallest;
-        best_used = used;
-        s.grid = {.x = static_cast<int>(x), .y = static_cast<int>(y), .z = static_cast<int>(z)};
-      }
+      const Grid3 g{.x = static_cast<int>(x), .y = static_cast<int>(y), .z = static_cast<int>(z)};
+      if (!found || better(g, s.grid))
+        s.grid = g;
+      found = true;
     }
+  // Memory: the finest level's CSR rows (27 x 12 bytes), its vectors and the coarser levels'.
+  const double rows = static_cast<double>(spec.nx) * spec.ny * spec.nz;
+  const double memory = node.gpu ? node.gpu_memory : node.host_memory;
+  if (memory > 0 && rows * bytes_per_row > memory)
+    throw std::invalid_argument("a local grid of " + std::to_string(spec.nx) + " x " + std::to_string(spec.ny) + " x " +
+                                std::to_string(spec.nz) + " needs about " +
+                                units::to_string(units::DataSize::from_bytes(rows * bytes_per_row)) + " per process, more than the " +
+                                (node.gpu ? "GPU" : "host") + " memory (" +
+                                units::to_string(units::DataSize::from_bytes(memory)) + ")");
   return s;
 }
 

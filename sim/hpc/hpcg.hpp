@@ -33,14 +33,16 @@ struct HpcgSetup {
 };
 
 /// Resolves `spec` on `nodes` nodes; throws std::invalid_argument when it cannot run (a local
-/// grid that the levels cannot halve, one below 16 points a side, as HPCG's init.cpp raises).
-/// Default grid: at most 1 % of the nodes idle, then the most cubic (largest smallest side).
+/// grid that the levels cannot halve, one below 16 points a side, as HPCG's init.cpp raises,
+/// one that does not fit in the memory it runs from). Default grid: at most idle_allowed(N)
+/// nodes idle (hpl.hpp), then the most cubic: the largest smallest side, the smallest largest.
 HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nodes);
 
 /// Seconds of one CG iteration, by what it waits for.
 struct HpcgBreakdown {
   double compute = 0;   ///< SpMV, SymGS, dot products, WAXPBY, restriction: bytes / STREAM rate
-  double halo = 0;      ///< halo exchanges with up to 26 neighbours, 11 per iteration
+  double halo = 0;      ///< halo exchanges, 11 per iteration: the faces on the fabric, axis by axis,
+                        ///< and the software overhead of the messages to all up to 26 neighbours
   double allreduce = 0; ///< three 8-byte all-reduces (recursive doubling)
   double pcie = 0;      ///< GPU nodes: halos and dot products through host memory
 };

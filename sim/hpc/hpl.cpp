@@ -13,7 +13,8 @@
 //   once it has finished its previous update;
 // - the row swaps within each process column (NB rows of its trailing columns): binary
 //   exchange (log2 P rounds of the whole block) or spread-roll (2 (P - 1) messages of 1/P of
-//   it: HPL_pdlaswp01N.c's header puts its volume at 2 to 3 times the block), mixed choosing
+//   it: HPL_pdlaswp01N.c's header puts its volume at 2 to 3 times the block; HPL spreads along
+//   a tree, log2 P latencies where this counts P - 1), mixed choosing
 //   binary exchange up to `swap_threshold` columns (src/pgesv/HPL_pdupdateTT.c);
 // - the update: DTRSM of U on the pivot row's processes, DGEMM of every trailing block.
 //   With look-ahead the next panel's columns are updated first, the next panel factored and
@@ -36,6 +37,8 @@
 // that factors a panel is not slowed by its share of the update; Nmat is rounded down to a
 // multiple of NB.
 #include "hpc/hpl.hpp"
+
+#include "units/parse.hpp"
 
 #include <algorithm>
 #include <array>
@@ -304,21 +307,16 @@ private:
           recv_[p] = times.receipt_s[static_cast<std::size_t>(d)];
         const double busy = times.busy_s[static_cast<std::size_t>(d)];
         if (busy > 0)
-          occupy(p, times.send_from_s[static_cast<std::size_t>(d)], busy, lookahead || d == 0);
+          occupy(p, times.send_from_s[static_cast<std::size_t>(d)], busy);
       }
     }
   }
 
-  /// Process `p` is busy `seconds` sending from `from_s` on: with look-ahead it interleaves the
-  /// send with its update (which ends later by as much), without it the send follows its update.
-  void occupy(std::size_t p, double from_s, double seconds, bool lookahead) {
-    spent_[p].broadcast += seconds;
-    if (lookahead) {
-      free_[p] += seconds;
-    } else {
-      spent_[p].broadcast += std::max(0.0, from_s - free_[p]);
-      free_[p] = std::max(free_[p], from_s) + seconds;
-    }
+  /// Process `p` is busy `seconds` sending from `from_s` on (or once it is done with what it
+  /// was doing, when later): an idle process waited for the panel until then.
+  void occupy(std::size_t p, double from_s, double seconds) {
+    spent_[p].broadcast += seconds + std::max(0.0, from_s - free_[p]);
+    free_[p] = std::max(free_[p], from_s) + seconds;
   }
 
   double solve_seconds() {
@@ -372,7 +370,12 @@ BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s,
     const int members = modified ? q - 1 : q;
     const double first_s = modified ? hop_s : 0;
     const double roll_s = (members - 1) * piece_s;
-    const double done = start_s + first_s + 2 * roll_s;
+    // The roll is a ring of pairwise exchanges: it starts once the spread is done and, without
+    // look-ahead, once every member is ready too.
+    double roll_start = start_s + first_s + roll_s;
+    for (int d = modified ? 2 : 1; d < q && !ready_s.empty(); ++d)
+      roll_start = std::max(roll_start, ready_s[static_cast<std::size_t>(d)]);
+    const double done = roll_start + roll_s;
     for (int d = 1; d < q; ++d) {
       const auto i = static_cast<std::size_t>(d);
       if (modified && d == 1) {
@@ -434,11 +437,15 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   } else {
     for (long long p = 1; p * p <= nodes; ++p) {
       const long long q = nodes / p;
-      if (static_cast<double>(nodes - p * q) <= 0.01 * static_cast<double>(nodes))
+      if (nodes - p * q <= idle_allowed(nodes))
         s.grid = {.rows = static_cast<int>(p), .columns = static_cast<int>(q)};
     }
   }
   s.block_size = spec.block_size > 0 ? spec.block_size : (node.gpu ? spec.block_size_gpu_nodes : spec.block_size_cpu_nodes);
+  if (s.block_size < min_block_size)
+    throw std::invalid_argument("block size " + std::to_string(s.block_size) + " is below " +
+                                std::to_string(min_block_size) +
+                                ": HPL's TUNING advises 32 to 256, and the run simulates N / NB steps on every process");
   const double processes = static_cast<double>(s.grid.size());
   long long order = spec.matrix_order;
   const bool on_device = spec.matrix_memory == MatrixMemory::Device;
@@ -447,15 +454,17 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   if (order == 0) {
     const double memory = on_device ? node.gpu_memory : node.host_memory;
     if (memory <= 0)
-      throw std::invalid_argument("the platform gives no node.cpu.host_memory: HPL sizes its matrix to "
-                                  "memory_fraction of it; give host_memory or matrix_order");
+      throw std::invalid_argument(std::string("the platform gives no ") +
+                                  (on_device ? "node.gpu.memory" : "node.cpu.host_memory") +
+                                  ": HPL sizes its matrix to memory_fraction of it; give it or matrix_order");
     order = static_cast<long long>(std::floor(std::sqrt(spec.memory_fraction * memory * processes / 8)));
   } else if (node.host_memory > 0) {
     const double local = static_cast<double>(order) * static_cast<double>(order) * 8 / processes;
     if (local > node.host_memory)
-      throw std::invalid_argument("matrix_order " + std::to_string(order) + " needs " + std::to_string(local / 1e9) +
-                                  " GB per process, more than the node's host memory (" +
-                                  std::to_string(node.host_memory / 1e9) + " GB)");
+      throw std::invalid_argument("matrix_order " + std::to_string(order) + " needs " +
+                                  units::to_string(units::DataSize::from_bytes(local)) +
+                                  " per process, more than the node's host memory (" +
+                                  units::to_string(units::DataSize::from_bytes(node.host_memory)) + ")");
   }
   s.matrix_order = order / s.block_size * s.block_size;
   s.steps = s.matrix_order / s.block_size;
@@ -466,6 +475,11 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
                                 std::to_string(widest) + " process rows or columns of the " +
                                 std::to_string(s.grid.rows) + " x " + std::to_string(s.grid.columns) +
                                 " grid: give a larger matrix_order or a smaller block_size");
+  const double process_steps = static_cast<double>(s.steps) * processes;
+  if (process_steps > max_process_steps)
+    throw std::invalid_argument(std::to_string(s.steps) + " steps on " + std::to_string(s.grid.size()) +
+                                " processes are more than the " + units::number_text(max_process_steps) +
+                                " process-steps simulated in reasonable time: give a larger block_size or a smaller matrix");
   if (node.gpu) {
     const double local = static_cast<double>(s.matrix_order) * static_cast<double>(s.matrix_order) * 8 / processes;
     s.resident_at_start = std::min(1.0, spec.device_memory_fraction * node.gpu_memory / local);

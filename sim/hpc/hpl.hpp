@@ -5,6 +5,7 @@
 #include "hpc/comm_times.hpp"
 #include "hpc/node_kernels.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <vector>
@@ -34,10 +35,10 @@ struct HplSpec {
   double memory_fraction = 0.8;
   MatrixMemory matrix_memory = MatrixMemory::Host;
   long long matrix_order = 0;
-  /// Block size NB: `block_size` when non-zero, else by node kind.
+  /// Block size NB: `block_size` when given (0: not given), else by node kind.
   int block_size = 0;
   int block_size_cpu_nodes = 256;
-  int block_size_gpu_nodes = 1024;
+  int block_size_gpu_nodes = 768;
   /// Process rows P; 0: as square a grid as N allows (see plan_hpl).
   int grid_rows = 0;
   int lookahead = 1; ///< 0 or 1 (HPL.dat DEPTH)
@@ -65,10 +66,18 @@ struct HplSetup {
   double resident_at_start = 1;
 };
 
+/// The smallest block size accepted, and the most steps x processes a run may simulate (about
+/// a minute on one core).
+inline constexpr int min_block_size = 16;
+inline constexpr double max_process_steps = 2e9;
+
+/// Nodes a default process grid may leave idle: 1 % of them, or one.
+inline long long idle_allowed(long long nodes) { return std::max(1LL, nodes / 100); }
+
 /// Resolves `spec` on `nodes` nodes of this kind; throws std::invalid_argument (what and why)
 /// when it cannot run: no host memory for the default size, a grid that does not fit, a
 /// matrix smaller than one block per process row and column.
-/// Default grid: P <= Q, P x Q <= N, at most 1 % of the nodes idle, then the squarest.
+/// Default grid: P <= Q, P x Q <= N, at most idle_allowed(N) nodes idle, then the squarest.
 HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes);
 
 /// Seconds per process, averaged over the grid's processes; they add up to the run's time.

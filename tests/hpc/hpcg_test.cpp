@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 using namespace ceiling::hpc;
 
@@ -64,6 +65,14 @@ TEST_CASE("HPCG on one process: kernels' bytes over the STREAM rate, HPCG's flop
   CHECK(r.flops_per_iteration == doctest::Approx(flops).epsilon(1e-15));
 }
 
+TEST_CASE("HPCG refuses a local grid that does not fit in memory") {
+  HpcgSpec spec;
+  spec.nx = spec.ny = spec.nz = 1024;
+  auto node = cpu_node(1e10);
+  node.host_memory = 64e9;
+  CHECK_THROWS_WITH_AS(plan_hpcg(spec, node, 8), doctest::Contains("more than the host memory"), std::invalid_argument);
+}
+
 TEST_CASE("HPCG's messages: halo exchanges axis by axis and 3 recursive-doubling all-reduces per iteration") {
   HpcgSpec spec;
   spec.nx = spec.ny = spec.nz = 16;
@@ -83,7 +92,7 @@ TEST_CASE("HPCG's messages: halo exchanges axis by axis and 3 recursive-doubling
   CHECK(r.breakdown.allreduce == doctest::Approx(3 * 3 * (1e-5 + 1e-9 * 8 + 1e-6)).epsilon(1e-12));
 }
 
-TEST_CASE("the default HPCG grid is the most cubic with at most 1 % of the nodes idle") {
+TEST_CASE("the default HPCG grid is the most cubic with at most 1 % of the nodes, or one, idle") {
   HpcgSpec spec;
   auto grid = [&](long long n) {
     const auto g = plan_hpcg(spec, cpu_node(1e10), n).grid;
@@ -92,4 +101,7 @@ TEST_CASE("the default HPCG grid is the most cubic with at most 1 % of the nodes
   CHECK(grid(64) == std::vector<int>{4, 4, 4});
   CHECK(grid(5320) == std::vector<int>{15, 16, 22}); // 5,280 processes; 16 x 18 x 18 leaves 2.6 % idle
   CHECK(grid(1) == std::vector<int>{1, 1, 1});
+  CHECK(grid(4) == std::vector<int>{1, 2, 2});
+  CHECK(grid(6) == std::vector<int>{1, 2, 3});
+  CHECK(grid(7) == std::vector<int>{1, 2, 3}); // one node idle
 }

@@ -90,6 +90,10 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
   std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f)\n", p.efficiency(), p.delivered() / p.peak());
   for (const CountOfN& c : counts_of_n(p)) {
     const double x = non_parallel(p.efficiency(), c.n);
+    if (!std::isfinite(x)) {
+      std::printf("1 - alpha_eff      n/a with N = %.0f %s: (B3) needs N > 1\n", c.n, c.name);
+      continue;
+    }
     std::printf("1 - alpha_eff      %.4e with N = %.0f %s (Vegh B3)%s\n", x, c.n, c.name,
                 x > 1 ? ": above 1, since (B3) assumes E = 1 on one unit and E is far below that here" : "");
   }
