@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Regression tests for the failures the hardening issue found: each input that crashed, hung,
+rounded silently or was accepted without a word now runs, or is refused with exit 2 and a
+message that says what to fix.
+usage: hardening_test.py CEILING ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ceiling, root = sys.argv[1], sys.argv[2]
+failures = 0
+tmp = tempfile.mkdtemp()
+
+
+def check(ok, what):
+    global failures
+    print(("ok    " if ok else "FAIL  ") + what)
+    if not ok:
+        failures += 1
+
+
+def run(*args, timeout=300):
+    start = time.monotonic()
+    try:
+        out = subprocess.run([ceiling, *args], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "", f"timed out after {timeout} s", timeout
+    return out.returncode, out.stdout, out.stderr, time.monotonic() - start
+
+
+def refused(args, expect, what, within_s=None):
+    code, _, err, wall = run(*args, timeout=60)
+    fast = within_s is None or wall < within_s
+    check(code == 2 and expect in err and fast,
+          f"{what}: exit 2 with \"{expect}\"" + (f" within {within_s} s" if within_s else "") +
+          f" (got {code}, {wall:.1f} s: {err.strip()[:150]})")
+
+
+def runs(args, what, timeout=300):
+    code, out, err, wall = run(*args, timeout=timeout)
+    check(code == 0, f"{what}: runs (exit {code}, {wall:.1f} s{': ' + err.strip()[:150] if code else ''})")
+    return out
+
+
+def platform(name):
+    return f"{root}/platforms/{name}.toml"
+
+
+def workload(name):
+    return f"{root}/workloads/{name}.toml"
+
+
+base = ["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "8"]
+small = [*base, "--iterations", "2", "--json"]
+
+
+def mean_time(*extra):
+    out = runs([*small, *extra], " ".join(extra))
+    return json.loads(out)["mean"]["iteration_time_s"] if out else float("nan")
+
+
+# Network factors reach SimGrid as doubles: 6e-7 is not 1e-6, 1.0000004 is not 1 (std::to_string
+# kept six decimals), and factors below 5e-7 no longer abort.
+check(mean_time("--bandwidth-factor", "6e-7") != mean_time("--bandwidth-factor", "1e-6"),
+      "--bandwidth-factor 6e-7 and 1e-6 give different times")
+check(mean_time("--bandwidth-factor", "1.0000004") != mean_time("--bandwidth-factor", "1"),
+      "--bandwidth-factor 1.0000004 and 1 give different times")
+mean_time("--bandwidth-factor", "1e-7")
+check(mean_time("--latency-factor", "4e-7") != mean_time("--latency-factor", "1e-6"),
+      "--latency-factor 4e-7 is not rounded (to 0 or 1e-6)")
+refused([*small, "--jitter", "1e308"], "jitter must be a number from 0 to 10", "--jitter 1e308")
+refused([*small, "--bandwidth-factor", "0"], "--bandwidth-factor: must be a positive number", "--bandwidth-factor 0")
+
+# Topology products that overflowed a signed 64-bit integer.
+for topology, keys in (("torus", 'dimensions = [1000000, 1000000, 1000000, 1000000]'),
+                       ("dragonfly", "groups = 1000000\nglobal_links = 1\nchassis_per_group = 1000000\nchassis_links = 1\n"
+                                     "routers_per_chassis = 1000000\nrouter_links = 1\nnodes_per_router = 1000000"),
+                       ("fat-tree", "down = [1000000, 1000000, 1000000, 1000000]\nup = [1, 1, 1, 1]\nlinks = [1, 1, 1, 1]")):
+    path = f"{tmp}/{topology}.toml"
+    with open(path, "w") as f:
+        f.write('[platform]\nname = "x"\nnodes = 16\n[node.cpu]\nsockets = 1\ncores_per_socket = 1\n'
+                'peak_fp64 = "1 GFLOP/s"\nmemory_bandwidth = "1 GB/s"\n[node.nic]\nbandwidth = "1 GB/s"\n'
+                f'latency = "1 us"\n[interconnect]\ntopology = "{topology}"\nlink_bandwidth = "1 GB/s"\n'
+                f'link_latency = "1 us"\n{keys}\n')
+    refused(["platform", "show", path], "interconnect: the " + topology + " has more than 1000000000 node slots",
+            f"a {topology} whose size product overflows", within_s=5)
+
+# Inputs that were accepted, hung or crashed.
+code, _, err, _ = run()
+check(code == 2 and "error: no command given" in err, "no arguments: an error line and exit 2")
+refused(["platform", "show", "/dev/zero"], "not a regular file", "/dev/zero as a platform", within_s=5)
+fifo = f"{tmp}/fifo.toml"
+os.mkfifo(fifo)
+refused(["platform", "show", fifo], "not a regular file", "a FIFO as a platform", within_s=5)
+refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "2",
+         "--set", 'node.nic.bandwidth="1e300 EB/s"'], "is out of range", "a bandwidth of 1e300 EB/s")
+huge = f"{tmp}/huge.toml"
+with open(platform("generic-fat-tree")) as f:
+    text = f.read()
+with open(huge, "w") as f:
+    f.write("\n".join("nodes = 99999999999999999999" if line.startswith("nodes =") else line
+                      for line in text.splitlines()))
+refused(["platform", "show", huge], "huge.toml:", "nodes = 99999999999999999999 (a file, line and column)")
+
+for bad, expect in (("nowhere.toml", "(no such file)"), ("/tmp", "(a folder, a FIFO or a device)")):
+    path = f"{tmp}/calibration.toml"
+    with open(workload("resnet50_v1")) as f:
+        lines = f.read().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("[calibration]"))
+    at = next(i for i in range(at, len(lines)) if lines[i].startswith("platform ="))
+    lines[at] = f'platform = "{bad}"'
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    refused(["workload", "show", path], f"calibration.toml:{at + 1}:12: error: calibration.platform", 
+            f"a calibration platform {bad} {expect}")
+
+cpu = ["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"), "-n", "4", "--iterations", "1"]
+refused([*cpu, "--servers", "4"], "--servers: counts parameter servers", "--servers without a parameter server")
+refused([*cpu, "--staging", "direct"], "--staging: stages messages between host and GPU memory", "--staging on CPU nodes")
+
+# Resources: refused with the estimate, at once, instead of dying of bad_alloc.
+refused([*base, "--iterations", "1000000000"], "iterations must be from 1 to 1000000", "--iterations 1e9", within_s=5)
+refused(["run", "-p", platform("generic-single-switch"), "-w", workload("resnet50_v1"), "-n", "1000000000",
+         "--set", "platform.nodes=1000000000"], "the simulation would need at least", "10^9 nodes", within_s=5)
+refused([*base, "--iterations", "1000", "--max-memory", "1 MiB"], "more than --max-memory", "--max-memory")
+
+# The trace: its path checked before the simulation, the file written whole or not at all.
+refused([*small, "--trace", "/nonexistent/dir/t.json"], "cannot create", "an unwritable --trace path", within_s=5)
+trace = f"{tmp}/t.json"
+runs([*small, "--trace", trace], "a run with --trace")
+with open(trace) as f:
+    check(isinstance(json.load(f), (dict, list)) and not os.path.exists(trace + ".tmp"),
+          "the trace is whole JSON and no temporary is left")
+
+# Crashes inside SimGrid: the parameter server from 1,024 Piz Daint nodes, the IB model.
+runs(["run", "-p", platform("piz-daint-xc50-p100"), "-w", workload("din"), "-n", "1024", "--collective",
+      "parameter-server", "--servers", "16", "--iterations", "2"], "DIN, parameter server (16), 1,024 P100 nodes")
+for name in ("generic-fat-tree", "generic-dragonfly"):
+    for n in ("8", "16"):
+        for _ in range(2):
+            runs(["run", "-p", platform(name), "-w", workload("resnet50_v1"), "-n", n, "--network-model", "IB",
+                  "--set", "interconnect.routing=static-minimal", "--collective", "halving-doubling",
+                  "--iterations", "2"], f"--network-model IB on {n} nodes of {name}")
+
+print(f"{failures} failure(s)")
+sys.exit(1 if failures else 0)
