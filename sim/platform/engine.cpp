@@ -29,8 +29,13 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
       // at 150 % of its bandwidth, iterations 0.8-5 % short). The full update computes the
       // max-min sharing of CM02 as documented, which the replay's FlowSharing computes too.
       "--cfg=network/optim:Full",
-      // The replay's courier actors post one transfer at a time: 16 KiB stacks, not 8 MiB.
+      // The replay's courier actors post one transfer at a time: 16 KiB stacks, not 8 MiB
+      // (under AddressSanitizer, whose frames are larger, 1 MiB).
+#if defined(__SANITIZE_ADDRESS__)
+      "--cfg=contexts/stack-size:1024",
+#else
       "--cfg=contexts/stack-size:16",
+#endif
       // ... and no guard page each: tens of thousands of actors would exceed the kernel's
       // per-process mapping limit (vm.max_map_count).
       "--cfg=contexts/guard-size:0"};

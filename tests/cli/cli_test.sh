@@ -64,8 +64,8 @@ expect 2 "cannot run on 100" -- "${base[@]}" -n 100
 expect 2 "precision fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-k20x.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --precision fp16
 expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
-expect 2 "jitter must be a finite number >= 0, got nan" -- "${run[@]}" --jitter nan
-expect 2 "iterations must be at least 1, got 0" -- "${base[@]}" -n 2 --iterations 0
+expect 2 "jitter must be a number from 0 to 10, got nan" -- "${run[@]}" --jitter nan
+expect 2 "iterations must be from 1 to 1000000, got 0" -- "${base[@]}" -n 2 --iterations 0
 expect 2 "--platform is required" -- "$ceiling" run -w "$root/workloads/resnet50_v1.toml" -n 2
 expect 2 "--transfer-driver: expected auto, maestro or couriers" -- "${run[@]}" --transfer-driver fast
 expect 2 "--copies: expected auto or simgrid" -- "${run[@]}" --copies none

@@ -137,7 +137,7 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
           R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 2, got 2.5)");
   }
   SUBCASE("two calibrations of one device") {
-    const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"p.toml\"\nmeasured_throughput = 1\n"
+    const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"../platforms/generic-single-switch.toml\"\nmeasured_throughput = 1\n"
                                "batch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
     CHECK(error_of(valid + device + device).find("device_calibration[1].device: a second calibration for \"G\": one per device") !=
           std::string::npos);

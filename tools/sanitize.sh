@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The sanitizer pass: the tree built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (overflow, float division by zero and float-to-integer overflow included, asserts on; any
+# report aborts the test that made it) in build-sanitize/, then the test suite there but for its
+# six slowest tests (each over 45 s under the sanitizers: the sweep and MPI script, the
+# aggregated-against-exact comparison, the HPC, bisection, validation and h5py scripts), which
+# run the same code as the others on larger inputs. Part of the README's test command. Usage:
+#   bash tools/sanitize.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCEILING_SANITIZE=ON > /dev/null
+cmake --build build-sanitize -j2
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build-sanitize -j2 --output-on-failure \
+  -E "sweep: store, resume|aggregated collectives stay within|hpc: HPL and HPCG|bisection exchange reaches|validate: every validation|io: result file read by"
