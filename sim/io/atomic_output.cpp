@@ -5,10 +5,14 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 
 namespace ceiling::io {
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)), temporary_(path_ + ".tmp") {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path_, ignored))
+    throw store_error(path_, "is a folder: expected a file's path");
   errno = 0;
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_)

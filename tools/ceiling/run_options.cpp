@@ -158,6 +158,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   s.platform = config::load_platform(cli.vm["platform"].as<std::string>(), overrides);
   s.workload = config::load_workload(cli.vm["workload"].as<std::string>(), overrides);
   s.nodes = cli.vm["nodes"].as<long long>();
+  if (auto problem = platform::allocation_problem(s.platform, s.nodes))
+    throw UsageError("--nodes: " + *problem);
   set_batch(s, cli);
   auto& o = s.options;
   const std::string software = cli.optional<std::string>("software").value_or(

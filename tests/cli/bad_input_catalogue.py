@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""A catalogue of bad input: malformed and extreme values in the four file kinds (platform,
+workload, experiment, software) and on the command line. Every case must exit with status 2
+and a message that names where: for a value in a file, "FILE:LINE:COL: error: KEY: ..." with
+the key's dotted path (or, for TOML that does not parse, "FILE:LINE:COL: error: invalid
+TOML"); for a file that cannot be read, "FILE: error: ..."; for an option, its name. No case
+may crash, hang (30 s) or run.
+usage: bad_input_catalogue.py CEILING ROOT
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ceiling, root = sys.argv[1], sys.argv[2]
+tmp = tempfile.mkdtemp()
+cases = []  # (name, argv, file or None, expected key or option text)
+
+
+def edited(base, table, key, value):
+    """The text of `base` with `key` in [table] set to `value` (None: removed; a new key is added)."""
+    lines = open(base).read().splitlines()
+    header = re.compile(r"^\s*\[\[?" + re.escape(table) + r"\]\]?\s*(#.*)?$")
+    start = next(i for i, line in enumerate(lines) if header.match(line))
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"^\s*\[", lines[i])), len(lines))
+    for i in range(start + 1, end):
+        if re.match(r"^\s*" + re.escape(key) + r"\s*=", lines[i]):
+            if value is None:
+                del lines[i]
+            else:
+                lines[i] = f"{key} = {value}"
+            break
+    else:
+        lines.insert(start + 1, f"{key} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def file_case(kind, base, table, key, value, argv_of):
+    path = f"{tmp}/{len(cases):03d}-{kind}.toml"
+    with open(path, "w") as f:
+        f.write(edited(base, table, key, value))
+    # A copy elsewhere than its base: relative paths in it must still resolve.
+    text = open(path).read().replace('"../', f'"{os.path.dirname(os.path.abspath(base))}/../')
+    with open(path, "w") as f:
+        f.write(text)
+    what = f"{kind} {table}.{key} = {value}" if value is not None else f"{kind} without {table}.{key}"
+    named = {"platforms": "platforms[0]", "workloads": "workloads[0]"}.get(table, f"{table}.{key}")
+    if table == "interconnect" and value in ("[8]", "[1]", "[1, 1, 1]"):
+        named = "down, up and links"  # lists of unequal length: the shape error names the three
+    cases.append((what, argv_of(path), path, named))
+
+
+platform = f"{root}/platforms/generic-fat-tree.toml"
+workload = f"{root}/workloads/resnet50_v1.toml"
+experiment = f"{root}/experiments/quickstart.toml"
+software = f"{root}/platforms/software/horovod-mpi.toml"
+show = lambda p: ["platform", "show", p]
+wshow = lambda p: ["workload", "show", p]
+eshow = lambda p: ["experiment", "show", p]
+srun = lambda p: ["run", "-p", platform, "-w", workload, "-n", "2", "--software", p]
+
+quantity = ['"-1 GB/s"', '"12.5"', '"12.5 furlongs"', "12.5", "true", '"1e400 GB/s"', '"nan GB/s"', '"inf GB/s"', "[1]"]
+size = ['"-16 GiB"', '"0 GiB"', '"16"', '"16 parsecs"', '"1e400 B"', "16"]
+duration = ['"-1 us"', '"1 fortnight"', '"1"', '"nan s"', "false"]
+integer = ["0", "-1", '"4"', "2.5", "99999999999", "true"]
+for key, values in [("nodes", integer + ["99999999999999999999"]), ("name", ["42", "true", "[]"]),
+                    ("description", ["7"]), ("software", ['"no-such-stack"', "3"])]:
+    for v in values:
+        file_case("platform", platform, "platform", key, v, show)
+for table, key, values in [
+        ("node.cpu", "sockets", integer), ("node.cpu", "cores_per_socket", integer[:4]),
+        ("node.cpu", "peak_fp64", ['"-1 TFLOP/s"', '"1 TB/s"', '"1"', '"1 TFLOP/s/s"']),
+        ("node.cpu", "memory_bandwidth", quantity), ("node.cpu", "core_memory_bandwidth", ['"0 GB/s"']),
+        ("node.cpu", "host_memory", size[:3]), ("node.cpu", "dgemm", ['"-1 GFLOP/s"', '"fast"']),
+        ("node.gpu", "count", integer[:4]), ("node.gpu", "memory", size), ("node.gpu", "peak_fp16", ['"0 TFLOP/s"']),
+        ("node.gpu", "multiprocessors", ["0", '"56"']),
+        ("node.pcie", "generation", ["0", "6", '"3"']), ("node.pcie", "lanes", ["0", "33"]),
+        ("node.pcie", "latency", duration),
+        ("node.nic", "bandwidth", quantity[:6]), ("node.nic", "latency", duration[:3]),
+        ("node.nic", "gpu_direct", ['"yes"', "1"]), ("node.nic", "send_overhead", ['"-1 us"']),
+        ("interconnect", "topology", ['"hypercube"', "3"]), ("interconnect", "routing", ['"random"', '"ecmp2"']),
+        ("interconnect", "link_bandwidth", quantity[:4]), ("interconnect", "link_latency", duration[:3]),
+        ("interconnect", "down", ["[]", "[0, 8]", '"8,8"', "[8]", "[8, -8]"]), ("interconnect", "up", ["[1]", "[1, 0]"]),
+        ("interconnect", "links", ["[1, 1, 1]"])]:
+    for v in values:
+        file_case("platform", platform, table, key, v, show)
+for table, key in [("platform", "nodes"), ("platform", "name"), ("node.cpu", "sockets"), ("node.cpu", "memory_bandwidth"),
+                   ("node.nic", "bandwidth"), ("interconnect", "link_bandwidth"), ("interconnect", "topology"),
+                   ("interconnect", "down"), ("node.gpu", "memory"), ("node.pcie", "latency")]:
+    file_case("platform", platform, table, key, None, show)
+for table, key in [("platform", "bandwith"), ("node.cpu", "frequency"), ("interconnect", "dimensions")]:
+    file_case("platform", platform, table, key, "1", show)
+
+for table, key, values in [
+        ("workload", "batch_per_worker", integer[:5]), ("workload", "precision", ['"fp8"', "32"]),
+        ("workload", "granularity", ['"atom"']), ("workload", "input_bytes", ["-1", '"a lot"']),
+        ("workload", "name", ["1"]), ("workload", "optimizer_bytes_per_parameter", ['"-20 B"']),
+        ("reference", "params", ["-1", '"25M"']),
+        ("calibration", "measured_throughput", ["0", "-1", '"fast"']), ("calibration", "batch", ["0", "1e3"]),
+        ("calibration", "compute_efficiency", ["0", "3"]), ("calibration", "memory_efficiency", ["1.5"]),
+        ("calibration", "platform", ['"nowhere.toml"', '"."'])]:
+    for v in values:
+        file_case("workload", workload, table, key, v, wshow)
+for table, key in [("workload", "batch_per_worker"), ("calibration", "measured_throughput"), ("reference", "params")]:
+    file_case("workload", workload, table, key, None, wshow)
+file_case("workload", workload, "workload", "epochs", "3", wshow)
+
+for table, key, values in [
+        ("experiment", "nodes", ["[]", "[0]", "[-4]", '"many"', "{ from = 4, to = 1, factor = 2 }",
+                                 "{ from = 1, to = 64, factor = 1 }", "[4, 4]"]),
+        ("experiment", "scaling", ['["sideways"]', "[]", '"weak"']), ("experiment", "global_batch", ["0", "-8"]),
+        ("experiment", "iterations", ["0", '"3"']), ("experiment", "output", ["3"]),
+        ("platforms", "file", ['"missing.toml"', "7"]), ("workloads", "file", ['"missing.toml"'])]:
+    for v in values:
+        file_case("experiment", experiment, table, key, v, eshow)
+file_case("experiment", experiment, "experiment", "repeat", "2", eshow)
+
+for table, key, values in [
+        ("software", "library", ['"openmpi9"', "1"]), ("software", "collective", ['"tree9"']),
+        ("software", "cycle", ['"-5 ms"', '"5"']), ("software", "fusion_threshold", ['"0 B"', '"-1 MiB"']),
+        ("software", "reducer", ['"gpu9"']), ("software", "negotiation", ['"yes"']),
+        ("software", "message_overheads", ["2"]), ("software", "sparse_gradients", ['"sometimes"'])]:
+    for v in values:
+        file_case("software", software, table, key, v, srun)
+file_case("software", software, "software", "turbo", "true", srun)
+
+# Files that are not files, or not TOML.
+def whole(name, content=None, make=None):
+    path = f"{tmp}/whole-{len(cases):03d}.toml"
+    if content is not None:
+        with open(path, "wb") as f:
+            f.write(content)
+    if make:
+        make(path)
+    cases.append((name, ["platform", "show", path], path, None))
+
+
+whole("an empty platform file", b"")
+whole("a binary platform file", bytes(range(256)) * 4)
+whole("an unclosed table header", b"[platform\nname = 'x'\n")
+whole("a duplicate key", open(platform, "rb").read().replace(b"nodes = 64", b"nodes = 64\nnodes = 32", 1))
+whole("a directory as the platform", make=os.mkdir)
+whole("a FIFO as the platform", make=os.mkfifo)
+whole("a missing platform file")
+whole("a platform file 4 MB of comments", b"# x\n" * 1_000_000)
+
+# The command line.
+run = ["run", "-p", platform, "-w", workload]
+for args, option in [
+        (["-n", "0"], "--nodes"), (["-n", "-1"], "--nodes"), (["-n", "abc"], "--nodes"), (["-n", "1e3"], "--nodes"),
+        (["-n", "99999999999999999999"], "--nodes"), (["-n", "65"], "--nodes"),
+        (["-n", "2", "--iterations", "0"], "iterations"), (["-n", "2", "--iterations", "x"], "--iterations"),
+        (["-n", "2", "--batch", "0"], "--batch"), (["-n", "2", "--global-batch", "7"], "--global-batch"),
+        (["-n", "2", "--precision", "fp8"], "--precision"), (["-n", "2", "--collective", "tree9"], "--collective"),
+        (["-n", "2", "--staging", "sideways"], "--staging"), (["-n", "2", "--overlap", "maybe"], "--overlap"),
+        (["-n", "2", "--fidelity", "ultra"], "--fidelity"), (["-n", "2", "--network-model", "XYZ"], "--network-model"),
+        (["-n", "2", "--latency-factor", "-1"], "--latency-factor"), (["-n", "2", "--latency-factor", "nan"], "--latency-factor"),
+        (["-n", "2", "--bandwidth-factor", "inf"], "--bandwidth-factor"), (["-n", "2", "--jitter", "-0.5"], "jitter"),
+        (["-n", "2", "--jitter", "inf"], "jitter"), (["-n", "2", "--set", "x"], "--set"),
+        (["-n", "2", "--set", "foo.bar=1"], "foo.bar"), (["-n", "2", "--set", "node.nic.bandwidth=fast"], "node.nic.bandwidth"),
+        (["-n", "2", "--allocation", "nowhere"], "--allocation"), (["-n", "2", "--allocation", "list", "--node-list", "a,b"], "--node-list"),
+        (["-n", "2", "--background-load", "fabric=2"], "background"), (["-n", "2", "--fusion-threshold", "-1 MiB"], "--fusion-threshold"),
+        (["-n", "2", "--trace", tmp], "is a folder"), (["-n", "2", "--seeds", "a"], "--seeds"),
+        (["-n", "2", "--seeds", "1,2", "--jobs", "0"], "--jobs"), (["-n", "2", "--transfer-driver", "pigeon"], "--transfer-driver"),
+        (["-n", "2", "--frobnicate"], "--frobnicate"), (["-n", "2", "--max-memory", "-1 GiB"], "--max-memory"),
+        (["-n", "2", "--servers", "0", "--collective", "parameter-server"], "servers")]:
+    cases.append((f"run {' '.join(args)}", run + args, None, option))
+hpc = ["hpc", "-w", f"{root}/workloads/hpl.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]
+for args, option in [(["-n", "0"], "--nodes"), (["--message-sizes", "0"], "--message-sizes"),
+                     (["--set", "hpl.block_size=0"], "hpl.block_size"), (["--set", "hpl.lookahead=2"], "hpl.lookahead"),
+                     (["--set", "hpl.matrix_order=1"], "matrix order"), (["--set", "hpcg.nx=8"], "hpcg")]:
+    cases.append((f"hpc {' '.join(args)}", hpc + args, None, option))
+for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n", "2"], "--size"),
+                     (["platform", "bench", platform, "--size", "-1 MiB"], "--size"),
+                     (["platform", "export", platform, "--nodes", "4"], "--output"),
+                     (["sweep", f"{tmp}/no-such-experiment.toml"], "no-such-experiment.toml"),
+                     (["report", f"{tmp}/no-such.h5"], "no-such.h5"), (["plot", platform], "generic-fat-tree.toml"),
+                     (["validate", "no-such-case"], "no-such-case"), (["workload", "calibrate"], "FILE")]:
+    cases.append((" ".join(args[:2]) + " " + " ".join(args[2:])[:40], args, None, option))
+
+location = re.compile(r"^(.*):(\d+):(\d+): error: (.*)$", re.M)
+failures = 0
+for name, argv, path, expected in cases:
+    try:
+        out = subprocess.run([ceiling, *argv], capture_output=True, text=True, timeout=30)
+        code, err = out.returncode, out.stderr
+    except subprocess.TimeoutExpired:
+        code, err = None, "timed out"
+    problems = []
+    if code != 2:
+        problems.append(f"exit {code}, wanted 2")
+    if path and expected:  # a value in a file: located, with its key
+        m = location.search(err)
+        if not m or not m.group(1).endswith(os.path.basename(path)):
+            problems.append("no FILE:LINE:COL")
+        elif "invalid TOML" not in m.group(4) and expected not in m.group(4).split(": ")[0] + m.group(4):
+            problems.append(f"key {expected} not named")
+    elif path:  # the whole file: named
+        if os.path.basename(path) not in err:
+            problems.append("file not named")
+    elif expected not in err:
+        problems.append(f"\"{expected}\" not named")
+    if "internal error" in err or "terminate" in err or "Sanitizer" in err:
+        problems.append("crash")
+    if problems:
+        failures += 1
+        print(f"FAIL  {name}: {'; '.join(problems)}: {err.strip().splitlines()[-1][:200] if err.strip() else ''}")
+print(f"{len(cases)} cases, {failures} failure(s)")
+sys.exit(1 if failures or len(cases) < 150 else 0)
