@@ -118,6 +118,13 @@ sed "s|\.\./\.\./workloads/resnet50_v1.toml|$tmp/edit/w.toml|; s|\.\./\.\./|$roo
 expect 2 "edit/w.toml changed during the sweep" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/edit_input.sh" \
   CEILING_REAL="$ceiling" CEILING_EDIT_FILE="$tmp/edit/w.toml" "$ceiling" sweep edit/e.toml -j 1 -o edit.h5
 
+# A worker that dies by a signal: its point is stored as failed with the reason, the sweep goes on
+# (exit 3: some point failed), the others are done.
+expect 3 "wrote died.h5: 64 points, 1 failed" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/die_once.sh" \
+  CEILING_REAL="$ceiling" CEILING_COUNT_FILE="$tmp/died.count" "$ceiling" sweep "$small" -j 1 -o died.h5
+"$ceiling" export died.h5 --csv died >/dev/null
+expect 0 "" -- grep -q "the point's process was ended by signal 9 (Killed)" died/points.csv
+
 # Workload files a calibration is borrowed from are inputs too (AlexNet borrows ResNet-50's).
 sed "s|\.\./\.\./workloads/resnet50_v1.toml|$root/workloads/alexnet.toml|; s|\.\./\.\./|$root/|; s|^nodes = .*|nodes = [1]|" \
   "$small" >borrow.toml
