@@ -56,14 +56,12 @@ public:
   /// Ends the recording pass: times the sizes `sampling` selects on the machine.
   void resolve(Sampling sampling);
 
-  bool recording() const { return recording_; }
   /// Whether pattern `id` has any flow (a grid of one row has no column messages).
   bool has_flows(int id) const { return !patterns_.at(static_cast<std::size_t>(id)).flows.empty(); }
   /// Patterns timed on the machine (calls of the PatternTimer), and the distinct
   /// (pattern, size) pairs the run asks for.
   int timed() const { return timed_; }
   int distinct_sizes() const;
-  const std::vector<Pattern>& patterns() const { return patterns_; }
 
 private:
   PatternTimer* timer_;

@@ -37,7 +37,7 @@ double TrafficTimer::seconds(std::span<const collectives::Flow> flows) {
   SharingPaths paths(routes, sharing);
   for (std::size_t f = 0; f < flows.size(); ++f) {
     if (!sharable(*routed[f]))
-      throw std::invalid_argument("time_traffic: flow " + std::to_string(f) + " (node " + std::to_string(flows[f].src) +
+      throw std::invalid_argument("traffic: flow " + std::to_string(f) + " (node " + std::to_string(flows[f].src) +
                                   " to node " + std::to_string(flows[f].dst) +
                                   ") crosses a link FlowSharing cannot share: expected two distinct nodes");
     sharing.start(0.0, paths.of(*routed[f]), std::round(flows[f].bytes), nullptr);
