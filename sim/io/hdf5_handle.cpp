@@ -39,11 +39,12 @@ Handle file_access(const std::string& where) {
   return fapl;
 }
 
-hid_t new_string_type(H5T_cset_t charset) {
+hid_t new_string_type(H5T_cset_t charset, std::size_t bytes) {
   const hid_t type = H5Tcopy(H5T_C_S1);
   if (type < 0)
     return type;
-  if (H5Tset_size(type, H5T_VARIABLE) < 0 || H5Tset_cset(type, charset) < 0) {
+  if (H5Tset_size(type, bytes > 0 ? bytes : 1) < 0 || H5Tset_cset(type, charset) < 0 ||
+      H5Tset_strpad(type, H5T_STR_NULLPAD) < 0) {
     H5Tclose(type);
     return H5I_INVALID_HID;
   }

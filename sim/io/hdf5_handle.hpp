@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -51,8 +52,10 @@ Hdf5Failure last_failure();
 /// failing on them; `where` names the file in messages. Throws StoreError.
 Handle file_access(const std::string& where);
 
-/// A variable-length string type in `charset`, as the schema stores every string; an invalid
-/// identifier (< 0) when HDF5 fails.
-hid_t new_string_type(H5T_cset_t charset);
+/// A fixed-length, null-padded string type of `bytes` bytes (1 at least) in `charset`, as the
+/// schema stores every string; an invalid identifier (< 0) when HDF5 fails. Fixed-length
+/// strings live in the dataset itself: variable-length ones point into HDF5's global heap,
+/// which HDF5 follows unchecked, so a damaged file crashed the reader (format_version 2).
+hid_t new_string_type(H5T_cset_t charset, std::size_t bytes);
 
 } // namespace ceiling::io

@@ -1,6 +1,8 @@
 // Reading HDF5 objects with a message for every way they can be wrong.
 #include "io/hdf5_reader.hpp"
 
+#include <algorithm>
+#include <filesystem>
 #include <type_traits>
 
 namespace ceiling::io {
@@ -19,7 +21,7 @@ std::string Hdf5Reader::describe(hid_t type) {
   case H5T_FLOAT:
     return "float" + bits();
   case H5T_STRING:
-    return H5Tis_variable_str(type) > 0 ? "a string" : "a fixed-length string";
+    return H5Tis_variable_str(type) > 0 ? "a variable-length string" : "a string";
   default:
     return "another type";
   }
@@ -27,7 +29,7 @@ std::string Hdf5Reader::describe(hid_t type) {
 
 void Hdf5Reader::check_type(const std::string& what, hid_t type, H5T_class_t expected) const {
   const bool ok =
-      H5Tget_class(type) == expected && (expected != H5T_STRING || H5Tis_variable_str(type) > 0);
+      H5Tget_class(type) == expected && (expected != H5T_STRING || H5Tis_variable_str(type) == 0);
   if (!ok)
     fail(what + ": expected " +
          (expected == H5T_STRING    ? "a string"
@@ -36,13 +38,29 @@ void Hdf5Reader::check_type(const std::string& what, hid_t type, H5T_class_t exp
          ", found " + describe(type));
 }
 
-/// A variable-length string type in the character set the file uses for `object`.
-Handle Hdf5Reader::string_memory_type(hid_t object, hid_t (*get_type)(hid_t),
+/// The memory type to read the fixed-length strings of `object` with, `rows` of them, after
+/// checking that they fit in the file: a damaged size must not become a huge allocation.
+Handle Hdf5Reader::string_memory_type(hid_t object, hid_t (*get_type)(hid_t), std::size_t rows,
                                       const std::string& what) const {
   Handle file_type{check(get_type(object), what), H5Tclose};
   const H5T_cset_t charset = check(H5Tget_cset(file_type.get()), what);
-  return Handle{check(new_string_type(charset), what), H5Tclose};
+  const std::size_t width = H5Tget_size(file_type.get());
+  std::error_code error;
+  const auto file_bytes = std::filesystem::file_size(path_, error);
+  if (width == 0 || (!error && rows > file_bytes / width))
+    fail(what + ": " + std::to_string(rows) + " strings of " + std::to_string(width) +
+         " bytes, more than the file holds");
+  return Handle{check(new_string_type(charset, width), what), H5Tclose};
 }
+
+namespace {
+
+/// The text of a null-padded cell of `width` bytes.
+std::string cell_text(const char* cell, std::size_t width) {
+  return std::string(cell, std::find(cell, cell + width, '\0'));
+}
+
+} // namespace
 
 // ---- attributes ----
 
@@ -66,13 +84,10 @@ std::string Hdf5Reader::string_attribute(hid_t object, const std::string& group,
                                          const char* name) const {
   const std::string what = attribute_name(group, name);
   Handle attribute = open_attribute(object, group, name, H5T_STRING);
-  Handle memory_type = string_memory_type(attribute.get(), H5Aget_type, what);
-  char* text = nullptr;
-  check(H5Aread(attribute.get(), memory_type.get(), &text), what);
-  const std::string value = text != nullptr ? text : "";
-  Handle space{check(H5Screate(H5S_SCALAR), what), H5Sclose};
-  check(H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, &text), what);
-  return value;
+  Handle memory_type = string_memory_type(attribute.get(), H5Aget_type, 1, what);
+  std::vector<char> cell(H5Tget_size(memory_type.get()));
+  check(H5Aread(attribute.get(), memory_type.get(), cell.data()), what);
+  return cell_text(cell.data(), cell.size());
 }
 
 long long Hdf5Reader::int_attribute(hid_t object, const std::string& group,
@@ -146,14 +161,13 @@ std::vector<std::string> Hdf5Reader::string_column(hid_t group, const std::strin
   std::vector<std::string> values;
   if (rows == 0)
     return values;
-  Handle memory_type = string_memory_type(dataset.get(), H5Dget_type, what);
-  std::vector<char*> texts(rows, nullptr);
-  check(H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()),
+  Handle memory_type = string_memory_type(dataset.get(), H5Dget_type, rows, what);
+  const std::size_t width = H5Tget_size(memory_type.get());
+  std::vector<char> cells(rows * width);
+  check(H5Dread(dataset.get(), memory_type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, cells.data()),
         what);
-  for (const char* text : texts)
-    values.emplace_back(text != nullptr ? text : "");
-  Handle space{check(H5Dget_space(dataset.get()), what), H5Sclose};
-  check(H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, texts.data()), what);
+  for (std::size_t row = 0; row < rows; ++row)
+    values.push_back(cell_text(cells.data() + row * width, width));
   return values;
 }
 

@@ -35,7 +35,7 @@ public:
   /// "attribute "NAME"" or "attribute "NAME" of "GROUP"", as messages name it.
   static std::string attribute_name(const std::string& group, const char* name);
 
-  /// Scalar attributes of a variable-length string, an integer and a float type.
+  /// Scalar attributes of a (fixed-length) string, an integer and a float type.
   std::string string_attribute(hid_t object, const std::string& group, const char* name) const;
   long long int_attribute(hid_t object, const std::string& group, const char* name) const;
   double double_attribute(hid_t object, const std::string& group, const char* name) const;
@@ -51,7 +51,8 @@ public:
 private:
   static std::string describe(hid_t type);
   void check_type(const std::string& what, hid_t type, H5T_class_t expected) const;
-  Handle string_memory_type(hid_t object, hid_t (*get_type)(hid_t), const std::string& what) const;
+  Handle string_memory_type(hid_t object, hid_t (*get_type)(hid_t), std::size_t rows,
+                            const std::string& what) const;
   Handle open_attribute(hid_t object, const std::string& group, const char* name,
                         H5T_class_t expected) const;
   Handle open_object(hid_t parent, const std::string& path, const char* name, H5I_type_t kind,

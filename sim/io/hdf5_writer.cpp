@@ -1,10 +1,11 @@
 // Writing HDF5 objects deterministically: no times, creation order kept, every call checked.
 #include "io/hdf5_writer.hpp"
 
+#include <algorithm>
+
 namespace ceiling::io {
 
 Hdf5Writer::Hdf5Writer(const std::string& path) : path_{path} {
-  check(string_type_.get(), "the string type");
   constexpr unsigned order = H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED;
   // The file creation list makes the root group, so it takes the group settings too.
   for (const hid_t group : {file_properties_.get(), group_properties_.get()}) {
@@ -25,8 +26,8 @@ Handle Hdf5Writer::group(hid_t parent, const std::string& name) const {
 }
 
 void Hdf5Writer::attribute(hid_t object, const char* name, const std::string& value) const {
-  const char* text = value.c_str();
-  write_attribute(object, name, string_type_.get(), string_type_.get(), &text);
+  Handle type{check(new_string_type(H5T_CSET_UTF8, value.size()), "the string type"), H5Tclose};
+  write_attribute(object, name, type.get(), type.get(), value.c_str());
 }
 
 void Hdf5Writer::attribute(hid_t object, const char* name, long long value) const {
@@ -39,10 +40,14 @@ void Hdf5Writer::attribute(hid_t object, const char* name, double value) const {
 
 void Hdf5Writer::column(hid_t group, const char* name,
                         const std::vector<std::string>& values) const {
-  std::vector<const char*> texts;
+  std::size_t width = 1;
   for (const auto& value : values)
-    texts.push_back(value.c_str());
-  write_column(group, name, string_type_.get(), string_type_.get(), texts.size(), texts.data());
+    width = std::max(width, value.size());
+  std::vector<char> cells(values.size() * width, '\0');
+  for (std::size_t row = 0; row < values.size(); ++row)
+    std::copy(values[row].begin(), values[row].end(), cells.begin() + row * width);
+  Handle type{check(new_string_type(H5T_CSET_UTF8, width), "the string type"), H5Tclose};
+  write_column(group, name, type.get(), type.get(), values.size(), cells.data());
 }
 
 void Hdf5Writer::column(hid_t group, const char* name, const std::vector<long long>& values) const {

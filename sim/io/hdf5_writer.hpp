@@ -32,12 +32,13 @@ public:
   /// A new group `name` under `parent`, creation order tracked.
   Handle group(hid_t parent, const std::string& name) const;
 
-  /// A scalar attribute: a UTF-8 variable-length string, an int64 or a float64.
+  /// A scalar attribute: a UTF-8 fixed-length string (as long as its text), an int64 or a float64.
   void attribute(hid_t object, const char* name, const std::string& value) const;
   void attribute(hid_t object, const char* name, long long value) const;
   void attribute(hid_t object, const char* name, double value) const;
 
-  /// A 1-D dataset of strings or int64; zero rows make an empty dataset.
+  /// A 1-D dataset of strings (UTF-8, fixed-length: as long as the longest, shorter ones padded
+  /// with nulls) or int64; zero rows make an empty dataset.
   void column(hid_t group, const char* name, const std::vector<std::string>& values) const;
   void column(hid_t group, const char* name, const std::vector<long long>& values) const;
   /// A 1-D float64 dataset with its "unit" attribute ("s", "bytes", "1" for a ratio).
@@ -51,7 +52,6 @@ private:
                       std::size_t rows, const void* values) const;
 
   std::string path_;
-  Handle string_type_{new_string_type(H5T_CSET_UTF8), H5Tclose};
   Handle file_properties_{H5Pcreate(H5P_FILE_CREATE), H5Pclose};
   Handle group_properties_{H5Pcreate(H5P_GROUP_CREATE), H5Pclose};
   Handle dataset_properties_{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};

@@ -17,7 +17,7 @@ namespace ceiling::io {
 /// The root's "format" attribute, which a reader checks first, and the schema version this
 /// build writes and reads ("format_version").
 inline constexpr const char* format_name = "ceiling-results";
-inline constexpr long long format_version = 2;
+inline constexpr long long format_version = 3;
 
 /// The group of curve `i` under /curves: "curve_000", "curve_001", ... (3 digits at least).
 std::string curve_group_name(std::size_t i);

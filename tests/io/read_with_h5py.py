@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Reads a ceiling result file with h5py and pandas only, as README.md ("Result store") says a
-user can, and checks it against the schema (format_version 2). Usage: read_with_h5py.py FILE
+user can, and checks it against the schema (format_version 3). Usage: read_with_h5py.py FILE
 
 Run by Debian's /usr/bin/python3 (h5py 3.7, pandas 1.5); exits non-zero on the first mismatch.
 """
@@ -46,7 +46,9 @@ def check(condition, message):
 
 def check_string_attr(obj, name):
     check(name in obj.attrs, f"{obj.name}: missing attribute {name!r}")
-    check(isinstance(obj.attrs[name], str), f"{obj.name}: attribute {name!r} is not a string")
+    value = obj.attrs[name]
+    check(isinstance(value, (str, bytes)), f"{obj.name}: attribute {name!r} is not a string")
+    return value.decode("utf-8") if isinstance(value, bytes) else value
 
 
 def check_column(group, name, kind, unit=None):
@@ -58,7 +60,7 @@ def check_column(group, name, kind, unit=None):
         check(d.dtype == "<i8", f"{where}: {d.dtype}, expected int64")
     elif kind == "float":
         check(d.dtype == "<f8", f"{where}: {d.dtype}, expected float64")
-        got = d.attrs.get("unit")
+        got = check_string_attr(d, "unit")
         check(got == unit, f"{where}: unit {got!r}, expected {unit!r}")
     else:
         check(h5py.check_string_dtype(d.dtype) is not None, f"{where}: not a string")
@@ -82,8 +84,8 @@ def main(path):
     for name in ROOT_INTS:
         check(name in f.attrs, f"missing attribute {name!r}")
         check(f.attrs[name].dtype == "int64", f"attribute {name!r} is not int64")
-    check(f.attrs["format"] == "ceiling-results", "format is not ceiling-results")
-    check(f.attrs["format_version"] == 2, "format_version is not 2")
+    check(check_string_attr(f, "format") == "ceiling-results", "format is not ceiling-results")
+    check(f.attrs["format_version"] == 3, "format_version is not 3")
 
     inputs = f["inputs"]
     for name in ["kind", "path", "text"]:
@@ -120,8 +122,8 @@ def main(path):
         for attr in CURVE_FLOATS:
             check(curve.attrs[attr].dtype == "float64", f"{curve.name}: {attr} is not float64")
         check(curve.attrs["amdahl_shaped"] in (0, 1), f"{curve.name}: amdahl_shaped not 0/1")
-        check(curve.attrs["scaling"] in ("weak", "strong"), f"{curve.name}: scaling")
-        check(curve.attrs["n_unit"] == "nodes", f"{curve.name}: n_unit")
+        check(check_string_attr(curve, "scaling") in ("weak", "strong"), f"{curve.name}: scaling")
+        check(check_string_attr(curve, "n_unit") == "nodes", f"{curve.name}: n_unit")
         check_column(curve, "seeds", "int")
         for column, unit in CURVE_COLUMNS.items():
             check_column(curve, column, "float", unit)

@@ -13,7 +13,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -255,22 +257,40 @@ void set_int64_attribute(hid_t file, const char* name, long long value) {
   H5Sclose(space);
 }
 
-/// The strings of a 1-D variable-length string dataset.
+/// The strings of a 1-D fixed-length string dataset, null padding dropped.
 std::vector<std::string> string_dataset(hid_t file, const char* name) {
   const hid_t dataset = H5Dopen2(file, name, H5P_DEFAULT);
   REQUIRE(dataset >= 0);
+  const hid_t type = H5Dget_type(dataset);
+  REQUIRE(H5Tis_variable_str(type) == 0);
+  const std::size_t width = H5Tget_size(type);
   const hid_t space = H5Dget_space(dataset);
-  std::vector<char*> texts(H5Sget_simple_extent_npoints(space));
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, H5T_VARIABLE);
-  H5Tset_cset(type, H5T_CSET_UTF8);
-  CHECK(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) >= 0);
-  std::vector<std::string> out(texts.begin(), texts.end());
-  H5Dvlen_reclaim(type, space, H5P_DEFAULT, texts.data());
+  const auto rows = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space));
+  std::vector<char> cells(rows * width);
+  CHECK(H5Dread(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, cells.data()) >= 0);
+  std::vector<std::string> out;
+  for (std::size_t row = 0; row < rows; ++row)
+    out.emplace_back(cells.data() + row * width, strnlen(cells.data() + row * width, width));
   H5Tclose(type);
   H5Sclose(space);
   H5Dclose(dataset);
   return out;
+}
+
+/// Replaces attribute `name` of the root group by a scalar variable-length string, as
+/// format_version 2 stored every string.
+void set_variable_length_attribute(hid_t file, const char* name, const char* value) {
+  if (H5Aexists(file, name) > 0)
+    REQUIRE(H5Adelete(file, name) >= 0);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t attribute = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  REQUIRE(attribute >= 0);
+  CHECK(H5Awrite(attribute, type, &value) >= 0);
+  H5Aclose(attribute);
+  H5Sclose(space);
+  H5Tclose(type);
 }
 
 } // namespace
@@ -374,11 +394,21 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
   }
   SUBCASE("another format version") {
     io::write_results(path, sample_results());
-    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 3); });
-    CHECK_THROWS_WITH_AS(
-        io::read_results(path),
-        (path + ": error: format_version 3 is not supported (this build reads 2)").c_str(),
-        io::StoreError);
+    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 4); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: format_version 4 is not supported (this build reads "
+                                 "3; rerun the sweep with this build)")
+                             .c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("a variable-length string, as format_version 2 stored them, is refused unread") {
+    io::write_results(path, sample_results());
+    edit_hdf5(path, [](hid_t file) { set_variable_length_attribute(file, "title", "t"); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: attribute \"title\": expected a string, found a "
+                                 "variable-length string")
+                             .c_str(),
+                         io::StoreError);
   }
   SUBCASE("a mistyped attribute") {
     io::write_results(path, sample_results());
@@ -421,6 +451,51 @@ TEST_CASE("writing into a directory that does not exist throws StoreError") {
       io::write_results(path, sample_results()),
       (path + ": error: cannot create \"" + path + ".tmp\": no such file or directory").c_str(),
       io::StoreError);
+}
+
+TEST_CASE("a damaged global heap is refused, never followed by HDF5 (the fuzzer's crash)") {
+  // tests/fuzz/regressions/README.md: a format_version 2 file whose variable-length strings
+  // pointed into a damaged global heap crashed libhdf5 when they were read. Rebuilt here: a
+  // string column stored variable-length, then the heap collection ("GCOL") overwritten.
+  const TemporaryDirectory dir;
+  const auto path = dir.file("damaged.h5");
+  io::write_results(path, sample_results());
+  edit_hdf5(path, [](hid_t file) {
+    REQUIRE(H5Ldelete(file, "points/command", H5P_DEFAULT) >= 0);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    const std::vector<const char*> texts(5, "ceiling run");
+    const hsize_t rows[1] = {texts.size()};
+    const hid_t space = H5Screate_simple(1, rows, nullptr);
+    const hid_t dataset =
+        H5Dcreate2(file, "points/command", type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(dataset >= 0);
+    CHECK(H5Dwrite(dataset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) >= 0);
+    H5Dclose(dataset);
+    H5Sclose(space);
+    H5Tclose(type);
+  });
+  std::string bytes = bytes_of(path);
+  const auto heap = bytes.find("GCOL");
+  REQUIRE(heap != std::string::npos);
+  std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(heap) + 8, 64, '\xff');
+  write_bytes(path, bytes);
+  SUBCASE("labelled format_version 2, as found: refused before any string is read") {
+    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 2); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: format_version 2 is not supported (this build reads "
+                                 "3; rerun the sweep with this build)")
+                             .c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("labelled version 3: the variable-length column is refused unread") {
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: dataset \"points/command\": expected a string, found "
+                                 "a variable-length string")
+                             .c_str(),
+                         io::StoreError);
+  }
+  CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 
 TEST_SUITE_END();

@@ -1,4 +1,4 @@
-"""Reading and checking the HDF5 result store (format "ceiling-results", version 1)."""
+"""Reading and checking the HDF5 result store (format "ceiling-results", format_version 3)."""
 
 import math
 import re
@@ -14,7 +14,7 @@ from .text import fmt
 FORMAT = "ceiling-results"
 
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 class BadFile(Exception):
