@@ -37,6 +37,9 @@ public:
       items_.pop();
   }
 
+  /// Forgets every item (a run that stops before its end).
+  void clear() { items_ = {}; }
+
   /// The instant of the first item, or nothing when none is left.
   std::optional<double> earliest() const {
     if (items_.empty())

@@ -17,6 +17,7 @@
 #include <xbt/config.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <chrono>
 #include <csignal>
@@ -27,6 +28,7 @@
 #include <random>
 #include <stdexcept>
 #include <unordered_map>
+#include <utility>
 
 #include <signal.h>
 #include <unistd.h>
@@ -41,6 +43,11 @@ constexpr double surf_precision_s = 1e-9;
 
 /// The signal that asked the replay to stop (ReplayOptions::stop_at_interrupt), or 0.
 volatile std::sig_atomic_t interrupt_signal = 0;
+
+/// How long after a signal the iteration under way may still take to finish; past it the
+/// iteration is dropped and the run ends at once, so that a signal stops any run within a
+/// second however long its iterations are.
+constexpr std::chrono::milliseconds interrupt_grace{500};
 
 void handle_interrupts(void (*handler)(int)) {
   struct sigaction action {};
@@ -60,7 +67,8 @@ void on_interrupt(int signal) {
     interrupt_signal = signal;
   handle_interrupts(SIG_DFL); // a second signal, of either kind, acts at once
   static constexpr char message[] =
-      "ceiling: interrupted: stopping after the current iteration (again to stop at once)\n";
+      "ceiling: interrupted: stopping after the current iteration, or dropping it if it takes "
+      "over 0.5 s more (again to stop at once)\n";
   [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
 }
 
@@ -132,7 +140,7 @@ struct RankState {
   sg4::Host* comm = nullptr;   // where gradients are exchanged from: host memory or the GPU
   sg4::Host* cpu = nullptr;
   double factor = 1;           // jitter of this iteration
-  std::vector<char> input_done;
+  std::vector<char> input_done; // by Replay::slot_of(iteration): its input batch is on the device
   bool forward_waiting = false; // forward is due but the input is not there yet
   int next_segment = 0;
   int produced = 0;             // reductions whose gradient backward has produced
@@ -167,8 +175,7 @@ public:
         r.compute = hosts.gpus.empty() ? hosts.cpu : hosts.gpus[static_cast<std::size_t>(g)];
         r.comm = host_staging ? hosts.cpu : r.compute;
         r.compute->set_pstate(static_cast<unsigned long>(*pstate));
-        // One more than the iterations: the last iteration prefetches like the others.
-        r.input_done.assign(static_cast<std::size_t>(s.options.iterations) + 1, plan_.input_copy_bytes == 0);
+        r.input_done.assign(2, plan_.input_copy_bytes == 0);
         ranks_.push_back(std::move(r));
       }
     }
@@ -186,7 +193,6 @@ public:
     pipelines_.resize(plan_.reductions.size());
     if (s.options.software.negotiation)
       negotiation_s_ = negotiation_seconds();
-    input_bytes_.assign(static_cast<std::size_t>(s.options.iterations) + 1, 0.0);
     sg4::Engine::on_time_advance_cb([this](double) { ++result_.clock_advances; });
     // Under CM02 without cross-traffic or window cap, what only shares a link with its own kind,
     // or with nothing, has a closed form. With host staging no network flow crosses a PCIe link:
@@ -275,6 +281,11 @@ public:
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
+    if (interrupt_signal != 0) { // while the machine was built: no iteration starts
+      result_.stopped_by = interrupt_signal;
+      handle_interrupts(SIG_DFL);
+      return result_;
+    }
     start_iteration();
     bool actors_left = false; // SimGrid only logs it, kills them and returns
     sg4::Engine::on_deadlock_cb([&actors_left] { actors_left = true; });
@@ -349,6 +360,8 @@ private:
     alarm_at_s_ = *earliest;
     alarm_ = simgrid::kernel::timer::Timer::set(alarm_at_s_, [this] {
       alarm_ = nullptr;
+      if (abandoned_)
+        return;
       draining_ = true;
       // SimGrid ends a comm whose end lies within its precision of any instant the clock
       // stops at: so do the shared flows.
@@ -381,7 +394,7 @@ private:
     clock(r).mark(now());
     ++clock(r).copying;
     // An input copy counts for the iteration that consumes its batch.
-    (t.kind == Kind::InputCopy ? input_bytes_[static_cast<std::size_t>(t.index)] : bytes_.pcie) += bytes;
+    (t.kind == Kind::InputCopy ? input_bytes_[slot_of(t.index)] : bytes_.pcie) += bytes;
     t.launched = true;
     if (plan_.costs.copy_overhead_s > 0) {
       t.launched = false; // dispatch() starts the transfer when the overhead is paid
@@ -469,6 +482,8 @@ private:
   void dispatch(const Tag& done) {
     const Tag t = done;
     free_tags_.push_back(const_cast<Tag*>(&done));
+    if (abandoned_ || (interrupt_signal != 0 && grace_over()))
+      return;
     if (!t.launched && (t.kind == Kind::InputCopy || t.kind == Kind::StageOut || t.kind == Kind::StageIn)) {
       copy_launched(t);
       return;
@@ -503,6 +518,9 @@ private:
   }
 
   RankClock& clock(int r) { return ranks_[static_cast<std::size_t>(r)].clock; }
+  /// Where the input state of `iteration` is kept: only the iteration under way and the next
+  /// one's prefetch are ever in play, so two slots serve any number of iterations.
+  static std::size_t slot_of(int iteration) { return static_cast<std::size_t>(iteration) % 2; }
   void computed(int r) { clock(r).mark(now()), --clock(r).computing; }
   void copied(int r) { clock(r).mark(now()), --clock(r).copying; }
 
@@ -526,7 +544,8 @@ private:
       rank.in_collective = -1;
       rank.backward_done = false;
       const bool prefetched = scenario_.options.input_overlap && iteration_ > 0;
-      if (!rank.input_done[static_cast<std::size_t>(iteration_)] && !prefetched)
+      rank.input_done[slot_of(iteration_ + 1)] = plan_.input_copy_bytes == 0; // held the last one
+      if (!rank.input_done[slot_of(iteration_)] && !prefetched)
         copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, iteration_});
       rank.forward_waiting = true;
       try_forward(r);
@@ -535,19 +554,19 @@ private:
 
   void input_copied(int r, int iteration) {
     copied(r);
-    ranks_[static_cast<std::size_t>(r)].input_done[static_cast<std::size_t>(iteration)] = 1;
+    ranks_[static_cast<std::size_t>(r)].input_done[slot_of(iteration)] = 1;
     if (iteration == iteration_)
       try_forward(r);
   }
 
   void try_forward(int r) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
-    if (!rank.forward_waiting || !rank.input_done[static_cast<std::size_t>(iteration_)])
+    if (!rank.forward_waiting || !rank.input_done[slot_of(iteration_)])
       return;
     rank.forward_waiting = false;
     const int next = iteration_ + 1;
     if (scenario_.options.input_overlap && next <= scenario_.options.iterations &&
-        !rank.input_done[static_cast<std::size_t>(next)])
+        !rank.input_done[slot_of(next)])
       copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, next});
     compute(r, plan_.forward_s, {Kind::Forward, r});
   }
@@ -612,7 +631,7 @@ private:
       return;
     // Synchronisation: the iteration ends with its slowest rank.
     IterationResult it{.time_s = now() - iteration_start_s_, .bytes = bytes_};
-    it.bytes.pcie += input_bytes_[static_cast<std::size_t>(iteration_)];
+    it.bytes.pcie += std::exchange(input_bytes_[slot_of(iteration_)], 0.0);
     for (int q = 0; q < plan_.ranks; ++q) {
       clock(q).mark(now());
       const Breakdown& b = clock(q).spent;
@@ -628,6 +647,31 @@ private:
     if (iteration_ < scenario_.options.iterations)
       result_.stopped_by = interrupt_signal;
     transfers_.stop();
+  }
+
+  /// After a signal: whether the iteration under way has had its grace (interrupt_grace), in
+  /// which case it is dropped now.
+  bool grace_over() {
+    const auto wall_now = std::chrono::steady_clock::now();
+    if (!interrupt_seen_)
+      interrupt_seen_ = wall_now;
+    if (wall_now - *interrupt_seen_ < interrupt_grace)
+      return false;
+    abandon();
+    return true;
+  }
+
+  /// Drops the iteration under way: nothing more is dispatched, the replay's own delays are
+  /// forgotten and the transfers in flight cancelled, so SimGrid's run returns now.
+  void abandon() {
+    abandoned_ = true;
+    result_.stopped_by = interrupt_signal;
+    result_.dropped_iteration = true;
+    due_.clear();
+    if (alarm_)
+      alarm_->remove();
+    alarm_ = nullptr;
+    transfers_.abort();
   }
 
   // --- collectives ------------------------------------------------------------------------
@@ -820,7 +864,9 @@ private:
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
   double flows_wakeup_at_s_ = 0;
   std::vector<void*> finished_flows_;
-  std::vector<double> input_bytes_; ///< per iteration: its input batches' PCIe bytes
+  /// The input batches' PCIe bytes of the iteration under way and of the next (prefetched),
+  /// by slot_of(iteration); RankState::input_done is kept the same way.
+  std::array<double, 2> input_bytes_{};
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   /// Per reduction: its pipelined phase's flows arrived so far (collectives never overlap, and
@@ -846,6 +892,10 @@ private:
   LinkBytes bytes_;
   int iteration_ = 0;
   int finished_ = 0;
+  /// When this process first saw the signal of interrupt_signal, and whether it has dropped
+  /// the iteration under way since (abandon()).
+  std::optional<std::chrono::steady_clock::time_point> interrupt_seen_;
+  bool abandoned_ = false;
   double iteration_start_s_ = 0;
 };
 

@@ -26,7 +26,8 @@ namespace ceiling::replay {
 /// (replay/shared_link.hpp); collective flows that share no link with another flow of their
 /// collective are timed in closed form (replay/routes.hpp), and the others shared out by
 /// FlowSharing (replay/flow_sharing.hpp), instead of through SimGrid.
-/// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration.
+/// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration,
+/// or at once when that iteration is still under way 0.5 s after the signal.
 RunResult run(const Scenario& s);
 
 } // namespace ceiling::replay

@@ -88,6 +88,9 @@ struct RunResult {
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up
   int stopped_by = 0; ///< the signal that stopped the run before all its iterations, or 0
+  /// The signal came while an iteration was under way that took too long to finish: it was
+  /// dropped (the finished ones are all in `iterations`).
+  bool dropped_iteration = false;
   std::vector<TimelineEvent> timeline;
   /// Wall-clock seconds this process spent building the machine and on each iteration: for
   /// benchmarks only, never part of the deterministic output.

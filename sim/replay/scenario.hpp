@@ -58,8 +58,10 @@ struct ReplayOptions {
   bool allow_oversubscribed_memory = false;
   platform::NetworkSettings network;
   bool record_timeline = false;
-  /// On SIGINT or SIGTERM, finish the current iteration, start no other and return what is
-  /// done (RunResult::stopped_by). A second signal acts at once, as if none were handled.
+  /// On SIGINT or SIGTERM, finish the current iteration (or drop it, when it has not ended
+  /// 0.5 s after the signal), start no other and return what is done
+  /// (RunResult::stopped_by, dropped_iteration). A second signal acts at once, as if none
+  /// were handled.
   bool stop_at_interrupt = false;
   /// From this many ranks on, transfers are carried by pooled courier actors instead of being
   /// started by maestro (same simulated result, different cost; see replay/transfers.hpp).

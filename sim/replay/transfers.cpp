@@ -104,6 +104,24 @@ void Transfers::start_by_courier(sg4::Host* src, sg4::Host* dst, std::uint64_t b
   });
 }
 
+void Transfers::abort() {
+  stopping_ = true;
+  simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock(), [this] {
+    std::vector<sg4::ActivityPtr> comms;
+    for (auto& [activity, comm] : in_flight_)
+      comms.push_back(comm);
+    in_flight_.clear();
+    for (auto& comm : comms)
+      comm->cancel();
+    finished_.insert(finished_.end(), comms.begin(), comms.end()); // alive until the clock moves
+    for (auto& c : couriers_) {
+      c->sender->kill();
+      c->receiver->kill();
+    }
+    idle_.clear();
+  });
+}
+
 void Transfers::stop() {
   stopping_ = true;
   for (Courier* c : idle_) {

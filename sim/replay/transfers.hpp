@@ -42,6 +42,11 @@ public:
   /// still arrive.
   void stop();
 
+  /// Cancels every transfer in flight and ends every courier (a run dropping the iteration
+  /// under way): nothing more arrives. Done from a timer at the current instant, outside the
+  /// completion callback the caller may be in.
+  void abort();
+
 private:
   struct Courier;
 

@@ -103,6 +103,16 @@ void print_servers(const replay::RunResult& r, const stack::SoftwareStack& softw
 /// (the finished iterations are printed first).
 int exit_status(const replay::RunResult& r) { return r.stopped_by == 0 ? 0 : 128 + r.stopped_by; }
 
+/// The last line of a run that a signal stopped, and the exit status of any run.
+int interrupted(const replay::RunResult& r, const replay::ReplayOptions& o) {
+  if (r.stopped_by != 0)
+    std::printf("interrupted by signal %d: %zu of %d iterations finished%s\n", r.stopped_by,
+                r.iterations.size(), o.iterations,
+                r.dropped_iteration ? " (the one under way was dropped: it had not ended 0.5 s after the signal)"
+                                    : "");
+  return exit_status(r);
+}
+
 /// Where the job sits: its allocation, the domains it spans and, for a few nodes, its slots.
 void print_allocation(const replay::Scenario& s, const replay::RunResult& r) {
   std::printf("allocation: %s, %lld nodes on %lld of %lld %s", allocation_text(s).c_str(), s.nodes, r.domains_spanned,
@@ -360,16 +370,24 @@ int run_command(const std::vector<std::string>& args) {
       json.key("bandwidth_factor").value(*o.network.bandwidth_factor);
     json.key("iterations_requested").value(o.iterations);
     json.key("stopped_by_signal").value(r.stopped_by);
+    json.key("dropped_iteration").value(r.dropped_iteration);
     json.key("samples_per_iteration").value(r.samples_per_iteration);
     json.key("flop_per_iteration").value(r.flop_per_iteration);
+    // A run stopped before its first iteration ended has no warm-up and no mean: null.
     json.key("warmup");
-    write_iteration_json(json, r.iterations.front(), r.samples_per_iteration, r.flop_per_iteration);
+    if (r.iterations.empty())
+      json.null();
+    else
+      write_iteration_json(json, r.iterations.front(), r.samples_per_iteration, r.flop_per_iteration);
     json.key("iterations").begin_array();
     for (const auto& it : r.iterations)
       write_iteration_json(json, it, r.samples_per_iteration, r.flop_per_iteration);
     json.end_array();
     json.key("mean");
-    write_iteration_json(json, mean, r.samples_per_iteration, r.flop_per_iteration);
+    if (r.iterations.empty())
+      json.null();
+    else
+      write_iteration_json(json, mean, r.samples_per_iteration, r.flop_per_iteration);
     json.end_object();
     return exit_status(r);
   }
@@ -404,6 +422,10 @@ int run_command(const std::vector<std::string>& args) {
   };
   for (std::size_t i = 0; i < r.iterations.size(); ++i)
     row(i == 0 ? "0 (warm-up)" : std::to_string(i), r.iterations[i]);
+  if (r.iterations.empty()) {
+    std::printf("(no iteration finished)\n");
+    return interrupted(r, o);
+  }
   row("mean", mean);
   std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
               units::to_string(units::DataSize::from_bytes(mean.bytes.pcie)).c_str(),
@@ -412,10 +434,7 @@ int run_command(const std::vector<std::string>& args) {
               units::to_string(units::DataSize::from_bytes(mean.bytes.gpu_link)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.host_memory)).c_str());
   std::printf("breakdown columns are seconds per iteration, averaged over ranks; they sum to the time\n");
-  if (r.stopped_by != 0)
-    std::printf("interrupted by signal %d: %zu of %d iterations finished\n", r.stopped_by, r.iterations.size(),
-                o.iterations);
-  return exit_status(r);
+  return interrupted(r, o);
 }
 
 } // namespace ceiling::tools
