@@ -1,5 +1,6 @@
 // `ceiling platform show|export|bench`: inspect a platform file and the machine SimGrid builds.
 #include "config/platform_file.hpp"
+#include "io/atomic_output.hpp"
 #include "io/json_writer.hpp"
 #include "platform/engine.hpp"
 #include "platform/machine.hpp"
@@ -15,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -268,15 +268,11 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(platform::max_xml_export_nodes) + " nodes, got " +
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
+  io::AtomicOutput out(output); // checked before the build; whole or not at all
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);
-  std::ofstream out(output);
-  if (!out)
-    throw UsageError("cannot open \"" + output + "\" for writing");
-  platform::export_xml(machine, out);
-  out.close();
-  if (!out)
-    throw UsageError("writing \"" + output + "\" failed");
+  platform::export_xml(machine, out.stream());
+  out.commit();
   std::cout << "wrote " << output << ": " << spec.name << ", " << n << " nodes\n";
   return 0;
 }

@@ -1,6 +1,7 @@
 // `ceiling workload show|calibrate`: inspect a workload file and fit its compute model.
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
+#include "io/atomic_output.hpp"
 #include "io/json_writer.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
@@ -318,7 +319,9 @@ int calibrate(const std::vector<std::string>& args) {
   if (next != values.size())
     throw UsageError(cli->file + ": " + std::to_string(values.size() - next) +
                      " compute_efficiency line(s) missing in [calibration] or [[device_calibration]]");
-  std::ofstream(cli->file) << text;
+  io::AtomicOutput out(cli->file);
+  out.stream() << text;
+  out.commit();
   std::cout << "wrote " << cli->file << "\n";
   return 0;
 }

@@ -18,6 +18,22 @@ def say(text):
         sys.stdout = open(os.devnull, "w")
 
 
+def write_atomically(path, data):
+    """Writes `data` (bytes or text) to PATH.tmp, flushes it to disk and renames it over PATH:
+    an interruption leaves the old file or the new one, never a part of one."""
+    path = Path(path)
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        with open(temporary, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
 CLIP = re.compile(r'<clipPath id="(p[0-9a-f]{10})">(.*?)</clipPath>', re.S)
 
 
@@ -55,11 +71,13 @@ class Output:
             path = self.dir / f"{stem}.{ext}"
             # No date in the files: the same results give the same bytes.
             if ext == "png":
-                fig.savefig(path, format=ext)
+                png = io.BytesIO()
+                fig.savefig(png, format=ext)
+                write_atomically(path, png.getvalue())
             else:
                 svg = io.StringIO()
                 fig.savefig(svg, format=ext, metadata={"Date": None})
-                path.write_text(stable_clip_ids(svg.getvalue()), encoding="utf-8")
+                write_atomically(path, stable_clip_ids(svg.getvalue()))
             say(f"wrote {path}")
         plt.close(fig)
         self.figures.append((name, self.dir / f"{stem}.png", part))

@@ -8,7 +8,7 @@ from pathlib import Path
 from . import costs
 from .figures import FIGURES
 from .markup import CSS, Code, Doc
-from .output import say
+from .output import say, write_atomically
 from .text import fmt, fmt_alpha, fmt_n
 
 
@@ -195,11 +195,12 @@ def write_report(out):
         doc.table(["kind", "path"], [[k, Code(path)] for k, path in r.inputs])
 
     md_path = out.dir / "report.md"
-    md_path.write_text("\n".join(doc.md).rstrip() + "\n", encoding="utf-8")
+    write_atomically(md_path, "\n".join(doc.md).rstrip() + "\n")
     say(f"wrote {md_path}")
     html_path = out.dir / "report.html"
-    html_path.write_text(
+    write_atomically(
+        html_path,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n" +
-        "\n".join(doc.html) + "\n</body>\n</html>\n", encoding="utf-8")
+        "\n".join(doc.html) + "\n</body>\n</html>\n")
     say(f"wrote {html_path}")
