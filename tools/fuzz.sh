@@ -4,7 +4,8 @@
 # corpus of the bundled files (platforms, workloads, experiments, software stacks, overrides,
 # a result file). A crash, hang (10 s), leak or sanitizer report stops its target and leaves
 # the input in build-fuzz/crashes/; the script then exits 1. Per target it prints libFuzzer's
-# executions and the coverage reached (edges). Usage:
+# executions and the coverage reached (edges). Targets run two at a time (FUZZ_JOBS). In the
+# README's test command as a 30-second smoke run of each. Usage:
 #   bash tools/fuzz.sh [SECONDS] [TARGET...]   targets: units platform workload experiment override results
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,19 +30,38 @@ if [ -x build/tools/ceiling ] && [[ " $targets " == *" results "* ]]; then
   build/tools/ceiling sweep experiments/quickstart.toml -j 2 -o "$seeds/results/quickstart.h5" > /dev/null 2>&1 || true
 fi
 printf 'not an HDF5 file\n' > "$seeds/results/text"
+cp tests/fuzz/regressions/results-*.h5 "$seeds/results/" # what the fuzzers found, replayed first
+
+# Leaks inside libraries that are known and not ours: tests/fuzz/lsan.supp.
+export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp
+# Two targets at a time (the machine's two cores), each with its own log; results in order.
+fuzz_one() {
+  local t=$1 corpus=build-fuzz/corpus/$1
+  mkdir -p "$corpus"
+  if build-fuzz/tests/fuzz/${t}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+       -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t-" "$corpus" "$seeds/$t" \
+       > "build-fuzz/$t.log" 2>&1; then
+    echo clean > "build-fuzz/$t.result"
+  else
+    echo "FOUND A PROBLEM (see build-fuzz/$t.log and build-fuzz/crashes/)" > "build-fuzz/$t.result"
+  fi
+}
+running=0
+for t in $targets; do
+  if [ "$running" -ge "${FUZZ_JOBS:-2}" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  fuzz_one "$t" &
+  running=$((running + 1))
+done
+wait
 
 status=0
 for t in $targets; do
-  corpus=build-fuzz/corpus/$t
-  mkdir -p "$corpus"
   log=build-fuzz/$t.log
-  if build-fuzz/tests/fuzz/${t}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-       -artifact_prefix="build-fuzz/crashes/$t-" "$corpus" "$seeds/$t" > "$log" 2>&1; then
-    result=clean
-  else
-    result="FOUND A PROBLEM (see $log and build-fuzz/crashes/)"
-    status=1
-  fi
+  result=$(cat "build-fuzz/$t.result")
+  [ "$result" = clean ] || status=1
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
   edges=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo '?')
   printf '%-11s %s s: %s executions, %s edges covered, %s\n' "$t" "$seconds" "$runs" "$edges" "$result"

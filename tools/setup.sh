@@ -15,6 +15,7 @@ packages=(
   python3-h5py python3-matplotlib # `ceiling plot` and `ceiling report` (Debian's /usr/bin/python3)
   python3-pandas               # tests read the result store as a pandas table
   openmpi-bin libopenmpi-dev   # `ceiling-mpi-sweep`: a sweep spread over MPI ranks
+  clang libclang-rt-14-dev     # libFuzzer: the fuzz smoke run of the test command (tools/fuzz.sh)
 )
 
 missing=()
