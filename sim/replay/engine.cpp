@@ -155,8 +155,9 @@ struct RankState {
 
 class Replay {
 public:
-  explicit Replay(const Scenario& s)
-      : wall_start_(std::chrono::steady_clock::now()), scenario_(s), plan_(make_iteration_plan(s)),
+  Replay(const Scenario& s, const Progress& progress)
+      : wall_start_(std::chrono::steady_clock::now()), scenario_(s), observer_(progress),
+        plan_(make_iteration_plan(s)),
         machine_((start_engine_for(s),
                   platform::Machine::build(s.platform, platform::allocate(s.platform, s.nodes, s.options.allocation,
                                                                           s.options.seed)))),
@@ -281,6 +282,8 @@ public:
     result_.transfers_by_couriers = transfers_.driver() == TransferDriver::Couriers;
     result_.samples_per_iteration = static_cast<double>(scenario_.workload.batch_per_worker) * plan_.ranks;
     result_.flop_per_iteration = plan_.flop_per_rank * plan_.ranks;
+    if (observer_.started)
+      observer_.started(result_);
     if (interrupt_signal != 0) { // while the machine was built: no iteration starts
       result_.stopped_by = interrupt_signal;
       handle_interrupts(SIG_DFL);
@@ -639,6 +642,8 @@ private:
     }
     result_.iterations.push_back(it);
     result_.iteration_wall_s.push_back(wall_seconds_since(wall_start_));
+    if (observer_.iteration)
+      observer_.iteration(result_);
     wall_start_ = std::chrono::steady_clock::now();
     if (++iteration_ < scenario_.options.iterations && interrupt_signal == 0) {
       start_iteration();
@@ -845,6 +850,7 @@ private:
 
   std::chrono::steady_clock::time_point wall_start_;
   const Scenario& scenario_;
+  const Progress& observer_; ///< who follows the run (engine.hpp)
   IterationPlan plan_;
   platform::Machine machine_;
   std::mt19937_64 rng_;
@@ -916,9 +922,9 @@ IterationResult RunResult::measured_mean() const {
   return mean;
 }
 
-RunResult run(const Scenario& s) {
+RunResult run(const Scenario& s, const Progress& progress) {
   assert(!scenario_problem(s) && "run: the scenario has a problem; check scenario_problem first");
-  Replay replay(s);
+  Replay replay(s, progress);
   return replay.run();
 }
 

@@ -4,7 +4,18 @@
 #include "replay/result.hpp"
 #include "replay/scenario.hpp"
 
+#include <functional>
+
 namespace ceiling::replay {
+
+/// Who follows a run as it goes: `started` once the machine is built and the plan known
+/// (everything in RunResult but the iterations), `iteration` each time an iteration has ended
+/// and been appended to RunResult::iterations. Either may be empty. Output written here is not
+/// lost when the run is later cut short, whatever ends it.
+struct Progress {
+  std::function<void(const RunResult&)> started;
+  std::function<void(const RunResult&)> iteration;
+};
 
 /// Builds the machine in this process's SimGrid engine (one per process) and replays
 /// s.options.iterations iterations of s.workload on s.nodes nodes. Requires
@@ -28,6 +39,6 @@ namespace ceiling::replay {
 /// FlowSharing (replay/flow_sharing.hpp), instead of through SimGrid.
 /// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration,
 /// or at once when that iteration is still under way 0.5 s after the signal.
-RunResult run(const Scenario& s);
+RunResult run(const Scenario& s, const Progress& progress = {});
 
 } // namespace ceiling::replay

@@ -255,6 +255,18 @@ expect 0 "of 100000 iterations finished" -- cat "$tmp/int.txt"
 expect 0 "mean " -- cat "$tmp/int.txt"
 expect 0 "stopping after the current iteration" -- cat "$tmp/int.err"
 
+# The text output streams: a run killed outright (SIGKILL, nothing handled) has printed its
+# header and the rows of the iterations it finished.
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
+  --fidelity exact --set interconnect.routing=static-minimal --iterations 100000 >"$tmp/killed.txt" 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+expect 0 "iteration      time (s)" -- cat "$tmp/killed.txt"
+expect 0 "0 (warm-up)" -- cat "$tmp/killed.txt"
+expect 0 "" -- test "$(grep -cE '^[0-9]+ ' "$tmp/killed.txt")" -ge 2
+
 # A signal stops any run within a second: an exact-fidelity iteration on 256 nodes takes
 # minutes, so the one under way is dropped 0.5 s after the signal (issue: SIGTERM could not
 # stop a 2,048-node exact run for many seconds). Both transfer drivers; JSON says so too.

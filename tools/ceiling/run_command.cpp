@@ -255,6 +255,50 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
   return all_ok ? 0 : 1;
 }
 
+/// One row of the iterations' table.
+void print_row(const std::string& label, const replay::IterationResult& it, const replay::RunResult& r) {
+  std::printf("%-11s %11.6f %14.6g %14.6g %10.6f %10.6f %10.6f %10.6f\n", label.c_str(), it.time_s,
+              r.samples_per_iteration / it.time_s, r.flop_per_iteration / it.time_s, it.breakdown.compute_s,
+              it.breakdown.copy_s, it.breakdown.communication_s, it.breakdown.synchronisation_s);
+}
+
+/// What the text output says before the first iteration: the run, the machine, the plan, and
+/// the head of the iterations' table.
+void print_started(const replay::Scenario& s, const replay::RunResult& r) {
+  const auto& o = s.options;
+  std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, "
+            << r.ranks << " ranks, software " << o.software.name << ", " << collective_name(o.software)
+            << " (" << replay::to_string(o.fidelity) << "), "
+            << replay::to_string(replay::resolved_precision(s)) << ", staging "
+            << replay::to_string(replay::resolved_staging(s)) << ", overlap "
+            << (o.overlap ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
+            << "\n";
+  std::printf("compute: %s\n", r.calibration.c_str());
+  if (const auto memory = replay::device_memory_estimate(s))
+    std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, activations %s; a lower "
+                "bound)\n",
+                units::to_string(memory->total()).c_str(), units::to_string(s.platform.node.gpu->memory).c_str(),
+                units::to_string(memory->weights).c_str(), units::to_string(memory->gradients).c_str(),
+                units::to_string(memory->activations).c_str());
+  print_allocation(s, r);
+  if (!r.reductions.empty()) {
+    std::printf("collectives per iteration:\n");
+    print_collectives(r);
+    print_servers(r, o.software);
+  }
+  std::printf("\n");
+  std::printf("%-11s %11s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
+              "FLOP/s", "compute", "copy", "comm", "sync");
+  std::fflush(stdout);
+}
+
+/// The row of the iteration that has just ended, at once (flushed): a run cut short keeps it.
+void print_iteration(const replay::RunResult& r) {
+  const std::size_t i = r.iterations.size() - 1;
+  print_row(i == 0 ? "0 (warm-up)" : std::to_string(i), r.iterations[i], r);
+  std::fflush(stdout);
+}
+
 } // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -296,7 +340,14 @@ int run_command(const std::vector<std::string>& args) {
   std::optional<io::AtomicOutput> trace;
   if (auto path = cli->optional<std::string>("trace"))
     trace.emplace(*path);
-  const replay::RunResult r = replay::run(s);
+  // The text output streams: the header once the machine is built, each iteration's row when
+  // it ends. JSON is one document, written at the end.
+  replay::Progress progress;
+  if (!cli->has("json")) {
+    progress.started = [&s](const replay::RunResult& started) { print_started(s, started); };
+    progress.iteration = print_iteration;
+  }
+  const replay::RunResult r = replay::run(s, progress);
   if (trace) {
     io::write_chrome_trace(r.timeline, trace->stream());
     trace->commit();
@@ -391,42 +442,13 @@ int run_command(const std::vector<std::string>& args) {
     json.end_object();
     return exit_status(r);
   }
-  std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, "
-            << r.ranks << " ranks, software " << o.software.name << ", " << collective_name(o.software)
-            << " (" << replay::to_string(o.fidelity) << "), "
-            << replay::to_string(replay::resolved_precision(s)) << ", staging "
-            << replay::to_string(replay::resolved_staging(s)) << ", overlap "
-            << (o.overlap ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
-            << "\n";
-  std::printf("compute: %s\n", r.calibration.c_str());
-  if (const auto memory = replay::device_memory_estimate(s))
-    std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, activations %s; a lower "
-                "bound)\n",
-                units::to_string(memory->total()).c_str(), units::to_string(s.platform.node.gpu->memory).c_str(),
-                units::to_string(memory->weights).c_str(), units::to_string(memory->gradients).c_str(),
-                units::to_string(memory->activations).c_str());
-  print_allocation(s, r);
-  if (!r.reductions.empty()) {
-    std::printf("collectives per iteration:\n");
-    print_collectives(r);
-    print_servers(r, o.software);
-  }
-  std::printf("\n");
-  std::printf("%-11s %11s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
-              "FLOP/s", "compute", "copy", "comm", "sync");
-  const auto row = [&](const std::string& label, const replay::IterationResult& it) {
-    std::printf("%-11s %11.6f %14.6g %14.6g %10.6f %10.6f %10.6f %10.6f\n", label.c_str(), it.time_s,
-                r.samples_per_iteration / it.time_s, r.flop_per_iteration / it.time_s,
-                it.breakdown.compute_s, it.breakdown.copy_s, it.breakdown.communication_s,
-                it.breakdown.synchronisation_s);
-  };
-  for (std::size_t i = 0; i < r.iterations.size(); ++i)
-    row(i == 0 ? "0 (warm-up)" : std::to_string(i), r.iterations[i]);
+  // The header and the iterations' rows were printed as the run went (print_started,
+  // print_iteration); the mean and the bytes come once it has ended.
   if (r.iterations.empty()) {
     std::printf("(no iteration finished)\n");
     return interrupted(r, o);
   }
-  row("mean", mean);
+  print_row("mean", mean, r);
   std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
               units::to_string(units::DataSize::from_bytes(mean.bytes.pcie)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.nic)).c_str(),
