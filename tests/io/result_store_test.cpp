@@ -245,16 +245,28 @@ void add_int64_dataset(hid_t parent, const char* name, const std::vector<long lo
   H5Sclose(space);
 }
 
-/// Replaces attribute `name` of the root group by a scalar int64 `value`.
-void set_int64_attribute(hid_t file, const char* name, long long value) {
+/// Replaces attribute `name` of the root group by a scalar of `type` holding `*value`.
+void set_attribute(hid_t file, const char* name, hid_t file_type, hid_t memory_type, const void* value) {
   if (H5Aexists(file, name) > 0)
     REQUIRE(H5Adelete(file, name) >= 0);
   const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attribute = H5Acreate2(file, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t attribute = H5Acreate2(file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT);
   REQUIRE(attribute >= 0);
-  CHECK(H5Awrite(attribute, H5T_NATIVE_LLONG, &value) >= 0);
+  CHECK(H5Awrite(attribute, memory_type, value) >= 0);
   H5Aclose(attribute);
   H5Sclose(space);
+}
+
+void set_int64_attribute(hid_t file, const char* name, long long value) {
+  set_attribute(file, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
+}
+
+/// A variable-length string, as format_version 2 stored every string.
+void set_variable_length_attribute(hid_t file, const char* name, const char* value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, H5T_VARIABLE);
+  set_attribute(file, name, type, type, &value);
+  H5Tclose(type);
 }
 
 /// The strings of a 1-D fixed-length string dataset, null padding dropped.
@@ -275,22 +287,6 @@ std::vector<std::string> string_dataset(hid_t file, const char* name) {
   H5Sclose(space);
   H5Dclose(dataset);
   return out;
-}
-
-/// Replaces attribute `name` of the root group by a scalar variable-length string, as
-/// format_version 2 stored every string.
-void set_variable_length_attribute(hid_t file, const char* name, const char* value) {
-  if (H5Aexists(file, name) > 0)
-    REQUIRE(H5Adelete(file, name) >= 0);
-  const hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, H5T_VARIABLE);
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attribute = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  REQUIRE(attribute >= 0);
-  CHECK(H5Awrite(attribute, type, &value) >= 0);
-  H5Aclose(attribute);
-  H5Sclose(space);
-  H5Tclose(type);
 }
 
 } // namespace
