@@ -13,6 +13,7 @@ seconds=${1:-30}
 shift || true
 targets=${*:-units platform workload experiment override results}
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCEILING_FUZZ=ON \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
   -DCEILING_WERROR=OFF -DBUILD_TESTING=OFF > /dev/null
 cmake --build build-fuzz -j2 --target $(for t in $targets; do printf '%s_fuzz ' "$t"; done)
 

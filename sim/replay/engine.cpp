@@ -240,11 +240,27 @@ public:
     return total_s;
   }
 
+  /// Whether plans `a` and `b` have the same phases of flows between the same ranks, in order.
+  static bool same_endpoints(const std::vector<collectives::Phase>& a, const std::vector<collectives::Phase>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& pa, const auto& pb) {
+      return std::equal(pa.flows.begin(), pa.flows.end(), pb.flows.begin(), pb.flows.end(),
+                        [](const auto& fa, const auto& fb) { return fa.src == fb.src && fa.dst == fb.dst; });
+    });
+  }
+
   /// How the replay times each flow of each reduction's plan, decided once from its route
   /// (each phase's flows routed together, Routes::spread): alone (closed form), or sharing
   /// links that FlowSharing models.
   void plan_flows() {
+    const std::vector<collectives::Phase>* previous = nullptr;
     for (const auto& reduction : plan_.reductions) {
+      // Routes and their timing depend only on who sends to whom in each phase: buckets that
+      // run the same algorithm over the same ranks (most of them) reuse the bucket before.
+      if (previous && same_endpoints(*previous, reduction.plan)) {
+        planned_.push_back(planned_.back());
+        continue;
+      }
+      previous = &reduction.plan;
       std::vector<std::vector<const Route*>> routes;
       for (const auto& phase : reduction.plan)
         routes.push_back(routes_.spread(phase.flows));

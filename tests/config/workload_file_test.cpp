@@ -227,7 +227,9 @@ TEST_CASE("the batch curve fitted on the V100 predicts the P100's throughput at 
                                                           {"synNet", {63.8, 70.5, 75.3}}};
   const auto device = workload::compute_device(
       config::load_platform(CEILING_SOURCE_DIR "/platforms/piz-daint-xc50-p100.toml").node);
-  for (const auto& [name, measured] : p100) {
+  for (const auto& entry : p100) {
+    const auto& name = entry.first; // not a structured binding: clang 14 cannot capture one
+    const auto& measured = entry.second;
     CAPTURE(name);
     const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/" + name + ".toml");
     REQUIRE(w.calibration.half_batch > 0);
