@@ -110,6 +110,8 @@ private:
       in_.fail("not a ceiling result file: \"format\" is not a string");
     // The version before the text: version 2 stored variable-length strings, which this build
     // does not read (a damaged one crashed HDF5).
+    if (in_.check(H5Aexists(root, "format_version"), "attribute \"format_version\"") == 0)
+      in_.fail("not a ceiling result file: no \"format_version\" attribute");
     const long long version = in_.int_attribute(root, "", "format_version");
     if (version != format_version)
       in_.fail("format_version " + std::to_string(version) + " is not supported (this build reads " +

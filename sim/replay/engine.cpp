@@ -501,7 +501,10 @@ private:
   void dispatch(const Tag& done) {
     const Tag t = done;
     free_tags_.push_back(const_cast<Tag*>(&done));
-    if (abandoned_ || (interrupt_signal != 0 && grace_over()))
+    // After a signal, only an iteration still under way has a grace to run out (the last
+    // iteration's prefetch may still arrive once the run has ended).
+    if (abandoned_ || (interrupt_signal != 0 && iteration_ < scenario_.options.iterations &&
+                       result_.stopped_by == 0 && grace_over()))
       return;
     if (!t.launched && (t.kind == Kind::InputCopy || t.kind == Kind::StageOut || t.kind == Kind::StageIn)) {
       copy_launched(t);

@@ -65,6 +65,7 @@ def check_column(group, name, kind, unit=None):
     else:
         check(h5py.check_string_dtype(d.dtype) is not None, f"{where}: not a string")
         check(h5py.check_string_dtype(d.dtype).encoding == "utf-8", f"{where}: not UTF-8")
+        check(h5py.check_string_dtype(d.dtype).length is not None, f"{where}: not fixed-length")
     return d
 
 

@@ -105,9 +105,21 @@ def _text(value):
     return str(value)
 
 
+def _fixed_length(dtype):
+    """Whether `dtype` is a fixed-length string. Variable-length strings point into HDF5's
+    global heap, which HDF5 follows unchecked: a damaged one crashes it, so they are never read
+    (format_version 3 stores none)."""
+    info = h5py.check_string_dtype(dtype)
+    return info is not None and info.length is not None
+
+
 def _attr(obj, where, name, kind):
     if name not in obj.attrs:
         raise BadFile(f"{where}: missing attribute '{name}'")
+    dtype = obj.attrs.get_id(name).dtype
+    if h5py.check_string_dtype(dtype) is not None and not _fixed_length(dtype):
+        raise BadFile(f"{where}: attribute '{name}' is a variable-length string (format_version 2 "
+                      "or a damaged file): not read")
     value = obj.attrs[name]
     if isinstance(value, np.ndarray):
         if value.size != 1:
@@ -134,6 +146,9 @@ def _dataset(group, where, name, kind):
     if kind is str:
         if h5py.check_string_dtype(ds.dtype) is None:
             raise BadFile(f"{where}/{name}: expected strings, got {ds.dtype}")
+        if not _fixed_length(ds.dtype):
+            raise BadFile(f"{where}/{name}: variable-length strings (format_version 2 or a "
+                          "damaged file): not read")
         return np.array(list(ds.asstr()[()]) if ds.shape[0] else [], dtype=object)
     if ds.dtype.kind not in "iuf":
         raise BadFile(f"{where}/{name}: expected numbers, got {ds.dtype}")
@@ -188,14 +203,18 @@ def load(path):
 
 
 def _read(f, path):
-    name = _attr(f, "/", "format", str) if "format" in f.attrs else None
-    if name != FORMAT:
-        raise BadFile(f"not a ceiling result file (attribute 'format' is "
-                      f"{'missing' if name is None else repr(name)}, expected '{FORMAT}')")
+    # The version before any string: format_version 2 stored variable-length strings.
+    if "format" not in f.attrs or "format_version" not in f.attrs:
+        raise BadFile("not a ceiling result file (attribute 'format' or 'format_version' is "
+                      f"missing, expected '{FORMAT}', {FORMAT_VERSION})")
     version = _attr(f, "/", "format_version", int)
     if version != FORMAT_VERSION:
         raise BadFile(f"format_version {version} is not supported (this script reads "
-                      f"{FORMAT_VERSION})")
+                      f"{FORMAT_VERSION}; rerun the sweep with this build)")
+    name = _attr(f, "/", "format", str)
+    if name != FORMAT:
+        raise BadFile(f"not a ceiling result file (attribute 'format' is {name!r}, expected "
+                      f"'{FORMAT}')")
     attrs = {name: _attr(f, "/", name, str) for name in ROOT_STRINGS}
     attrs.update({name: _attr(f, "/", name, int) for name in ROOT_INTS})
     # Optional (files without costs have neither): "" or absent = no costs.
