@@ -11,6 +11,41 @@
 #include <filesystem>
 
 namespace ceiling::io {
+namespace {
+
+/// fsync() of a file or folder: a rename after it cannot land before the data.
+void sync_to_disk(const std::string& where, const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0)
+    throw store_error(where, "cannot open " + in_quotes(path) + " to flush it: " + system_error_text(errno));
+  const bool synced = ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!synced)
+    throw store_error(where, "cannot flush " + in_quotes(path) + ": " + system_error_text(error));
+}
+
+} // namespace
+
+void replace_durably(const std::string& temporary, const std::string& path) {
+  try {
+    std::error_code ignored;
+    const auto old = std::filesystem::status(path, ignored);
+    if (std::filesystem::exists(old))
+      std::filesystem::permissions(temporary, old.permissions(), ignored);
+    sync_to_disk(path, temporary, O_RDONLY);
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+      const int error = errno;
+      throw store_error(path, "cannot rename " + in_quotes(temporary) + ": " + system_error_text(error));
+    }
+  } catch (...) {
+    std::remove(temporary.c_str());
+    throw;
+  }
+  // The rename itself is durable only once the folder holding it is flushed.
+  const auto folder = std::filesystem::path(path).parent_path();
+  sync_to_disk(path, folder.empty() ? "." : folder.string(), O_RDONLY | O_DIRECTORY);
+}
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   std::error_code ignored;
@@ -41,23 +76,7 @@ void AtomicOutput::commit() {
     const int error = errno;
     throw store_error(path_, "cannot write " + in_quotes(temporary_) + (error != 0 ? ": " + system_error_text(error) : ""));
   }
-  // The file replaced keeps its permissions; the data is on disk before the rename.
-  std::error_code ignored;
-  const auto old = std::filesystem::status(path_, ignored);
-  if (std::filesystem::exists(old))
-    std::filesystem::permissions(temporary_, old.permissions(), ignored);
-  const int fd = ::open(temporary_.c_str(), O_RDONLY);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const int error = errno;
-    if (fd >= 0)
-      ::close(fd);
-    throw store_error(path_, "cannot flush " + in_quotes(temporary_) + ": " + system_error_text(error));
-  }
-  ::close(fd);
-  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
-    const int error = errno;
-    throw store_error(path_, "cannot rename " + in_quotes(temporary_) + ": " + system_error_text(error));
-  }
+  replace_durably(temporary_, path_);
   committed_ = true;
 }
 

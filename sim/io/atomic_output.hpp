@@ -27,4 +27,10 @@ private:
   bool committed_ = false;
 };
 
+/// Makes a finished `temporary` file the file at `path`, crash-safely: gives it the permissions
+/// of the file it replaces, flushes it to disk, renames it over `path` and flushes the folder
+/// holding it, so that `path` is the old file or the new one, whole, whatever happens. Removes
+/// `temporary` and throws StoreError naming `path` when a step fails.
+void replace_durably(const std::string& temporary, const std::string& path);
+
 } // namespace ceiling::io

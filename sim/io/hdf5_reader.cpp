@@ -7,6 +7,13 @@
 
 namespace ceiling::io {
 
+Hdf5Reader::Hdf5Reader(const std::string& path) : path_{path} {
+  std::error_code unknown;
+  file_bytes_ = std::filesystem::file_size(path_, unknown);
+  if (unknown)
+    file_bytes_ = 0;
+}
+
 std::string Hdf5Reader::attribute_name(const std::string& group, const char* name) {
   return "attribute " + in_quotes(name) + (group.empty() ? "" : " of " + in_quotes(group));
 }
@@ -45,9 +52,7 @@ Handle Hdf5Reader::string_memory_type(hid_t object, hid_t (*get_type)(hid_t), st
   Handle file_type{check(get_type(object), what), H5Tclose};
   const H5T_cset_t charset = check(H5Tget_cset(file_type.get()), what);
   const std::size_t width = H5Tget_size(file_type.get());
-  std::error_code error;
-  const auto file_bytes = std::filesystem::file_size(path_, error);
-  if (width == 0 || (!error && rows > file_bytes / width))
+  if (width == 0 || (file_bytes_ > 0 && rows > file_bytes_ / width))
     fail(what + ": " + std::to_string(rows) + " strings of " + std::to_string(width) +
          " bytes, more than the file holds");
   return Handle{check(new_string_type(charset, width), what), H5Tclose};

@@ -7,6 +7,7 @@
 #include "io/store_error.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,7 +19,7 @@ namespace ceiling::io {
 /// have equal row counts: each column read is checked against the first one of its group.
 class Hdf5Reader {
 public:
-  explicit Hdf5Reader(const std::string& path) : path_{path} {}
+  explicit Hdf5Reader(const std::string& path);
 
   const std::string& path() const { return path_; }
 
@@ -64,6 +65,8 @@ private:
   std::vector<T> number_column(hid_t group, const std::string& path, const char* name);
 
   std::string path_;
+  /// The file's size, what any string read must fit in (0 when unknown: no bound).
+  std::uintmax_t file_bytes_ = 0;
   // The table expect_rows() is checking: its path, first column and row count.
   std::string table_;
   std::string first_column_;

@@ -1,19 +1,16 @@
 // Writing the HDF5 result store in the schema of README.md ("Result store") and
-// result_columns.hpp, atomically: to PATH.tmp, flushed to disk, then renamed.
+// result_columns.hpp, atomically: to PATH.tmp, then replace_durably() (io/atomic_output.hpp).
 #include "io/result_store.hpp"
 
+#include "io/atomic_output.hpp"
 #include "io/hdf5_handle.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/result_columns.hpp"
 #include "io/store_error.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 
 namespace ceiling::io {
 namespace {
@@ -103,19 +100,6 @@ void write_contents(const Hdf5Writer& w, hid_t file, const ResultFile& results) 
     write_curve(w, curves.get(), curve_group_name(i), results.curves[i], results.analyses[i]);
 }
 
-/// fsync() of a file or directory, so that a rename after it cannot land before the data.
-void sync_to_disk(const std::string& where, const std::string& path, int flags) {
-  const int fd = ::open(path.c_str(), flags);
-  if (fd < 0)
-    throw store_error(where, "cannot open " + in_quotes(path) +
-                                 " to flush it: " + system_error_text(errno));
-  const bool synced = ::fsync(fd) == 0;
-  const int error = errno;
-  ::close(fd);
-  if (!synced)
-    throw store_error(where, "cannot flush " + in_quotes(path) + ": " + system_error_text(error));
-}
-
 } // namespace
 
 void write_results(const std::string& path, const ResultFile& results) {
@@ -139,20 +123,11 @@ void write_results(const std::string& path, const ResultFile& results) {
     if (!file.close())
       throw store_error(path,
                         "cannot write " + in_quotes(temporary) + ": " + last_failure().description);
-    sync_to_disk(path, temporary, O_RDONLY);
   } catch (...) {
     std::remove(temporary.c_str());
     throw;
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(temporary.c_str());
-    throw store_error(path,
-                      "cannot rename " + in_quotes(temporary) + ": " + system_error_text(error));
-  }
-  // The rename itself is durable only once the directory holding it is flushed.
-  const auto directory = std::filesystem::path(path).parent_path();
-  sync_to_disk(path, directory.empty() ? "." : directory.string(), O_RDONLY | O_DIRECTORY);
+  replace_durably(temporary, path);
 }
 
 } // namespace ceiling::io

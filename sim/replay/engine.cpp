@@ -140,7 +140,7 @@ struct RankState {
   sg4::Host* comm = nullptr;   // where gradients are exchanged from: host memory or the GPU
   sg4::Host* cpu = nullptr;
   double factor = 1;           // jitter of this iteration
-  std::vector<char> input_done; // by Replay::slot_of(iteration): its input batch is on the device
+  std::array<char, 2> input_done{}; // by Replay::slot_of(iteration): its input batch is on the device
   bool forward_waiting = false; // forward is due but the input is not there yet
   int next_segment = 0;
   int produced = 0;             // reductions whose gradient backward has produced
@@ -176,7 +176,7 @@ public:
         r.compute = hosts.gpus.empty() ? hosts.cpu : hosts.gpus[static_cast<std::size_t>(g)];
         r.comm = host_staging ? hosts.cpu : r.compute;
         r.compute->set_pstate(static_cast<unsigned long>(*pstate));
-        r.input_done.assign(2, plan_.input_copy_bytes == 0);
+        r.input_done.fill(plan_.input_copy_bytes == 0);
         ranks_.push_back(std::move(r));
       }
     }
