@@ -34,6 +34,7 @@ PeakRates read_peaks(TableReader& t) {
 
 platform::CpuSpec read_cpu(TableReader t) {
   platform::CpuSpec cpu{
+      .model = t.optional_string("model").value_or(""),
       .sockets = static_cast<int>(t.integer("sockets", 1, 64)),
       .cores_per_socket = static_cast<int>(t.integer("cores_per_socket", 1, 100000)),
       .peak_per_socket = read_peaks(t),

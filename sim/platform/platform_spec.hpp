@@ -33,6 +33,9 @@ struct PeakRates {
 
 /// The host processors of a node. Rates and bandwidth are per socket.
 struct CpuSpec {
+  /// e.g. "Intel Xeon Platinum 8180": names the device a workload's device calibration prices
+  /// (CPU-only nodes); empty when the file does not give it.
+  std::string model;
   int sockets = 1;
   int cores_per_socket = 1;
   PeakRates peak_per_socket;
@@ -52,7 +55,7 @@ struct CpuSpec {
 /// One accelerator; a node holds `count` identical ones.
 struct GpuSpec {
   int count = 1;
-  std::string model; // e.g. "NVIDIA Tesla P100 PCIe 16 GB", for reports only
+  std::string model; ///< e.g. "NVIDIA Tesla P100 PCIe 16 GB": names it in reports and device calibrations
   PeakRates peak;     ///< at the clock the GPU runs at under load (its boost clock): the model's
   /// The fp64 peak at the base clock, which TOP500's R_peak counts; for reports (platform show),
   /// absent when the file does not give it.

@@ -320,26 +320,23 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const int batch = w.batch_per_worker;
   const auto device = workload::compute_device(s.platform.node);
   // The device's own calibration where the workload has one for it, else the workload's.
-  workload::Efficiency efficiency = workload::efficiency_of(w.calibration);
-  plan.calibration = "the workload's calibration" +
-                     (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
   const std::string_view run_precision = to_string(mode);
-  const bool workload_precision = run_precision == platform::to_string(w.precision);
-  if (s.platform.node.gpu)
-    for (const auto& c : w.device_calibrations)
-      if (c.device == s.platform.node.gpu->model &&
-          (c.precision.empty() ? workload_precision : c.precision == run_precision)) {
-        efficiency.compute = c.compute_efficiency;
-        plan.calibration = "calibrated on this device (" + c.device + ")" +
-                           (c.precision.empty() ? std::string() : " in " + c.precision);
-      }
-  if (plan.calibration.starts_with("the workload's") && !workload_precision)
-    plan.calibration += ", measured in " + std::string(platform::to_string(w.precision)) + ": " +
-                        std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
-                        std::string(run_precision) + " peak)";
-  if (!s.platform.node.is_gpu_node())
-    plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
-                        "CPU sockets' peak and memory bandwidth)";
+  const auto chosen = workload::efficiency_for(w, device.model, run_precision);
+  const workload::Efficiency efficiency = chosen.efficiency;
+  if (const auto* c = chosen.device_calibration) {
+    plan.calibration = "calibrated on this device (" + c->device + ")" +
+                       (c->precision.empty() ? std::string() : " in " + c->precision);
+  } else {
+    plan.calibration = "the workload's calibration" +
+                       (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
+    if (run_precision != platform::to_string(w.precision))
+      plan.calibration += ", measured in " + std::string(platform::to_string(w.precision)) + ": " +
+                          std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
+                          std::string(run_precision) + " peak)";
+    if (!s.platform.node.gpu)
+      plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
+                          "CPU sockets' peak and memory bandwidth)";
+  }
   const auto peak = *device.peak.at(plan.compute_precision);
 
   if (s.platform.node.is_gpu_node())

@@ -9,11 +9,25 @@ namespace ceiling::workload {
 
 DeviceRates compute_device(const platform::NodeSpec& node) {
   if (node.gpu)
-    return {node.gpu->model.empty() ? "GPU" : node.gpu->model, node.gpu->peak,
+    return {node.gpu->model.empty() ? "GPU" : node.gpu->model, node.gpu->model, node.gpu->peak,
             node.gpu->memory_bandwidth};
-  return {std::to_string(node.cpu.sockets) + " CPU socket(s)",
-          node.cpu.peak_per_socket.scaled(node.cpu.sockets),
+  return {std::to_string(node.cpu.sockets) + (node.cpu.model.empty() ? " CPU socket(s)" : " x " + node.cpu.model),
+          node.cpu.model, node.cpu.peak_per_socket.scaled(node.cpu.sockets),
           node.cpu.memory_bandwidth_per_socket * node.cpu.sockets};
+}
+
+ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_model, std::string_view mode) {
+  ChosenEfficiency chosen{efficiency_of(w.calibration)};
+  if (device_model.empty())
+    return chosen;
+  // A calibration without precision is in the workload's own.
+  const bool workload_precision = mode == platform::to_string(w.precision);
+  for (const auto& c : w.device_calibrations)
+    if (c.device == device_model && (c.precision.empty() ? workload_precision : c.precision == mode)) {
+      chosen.efficiency.compute = c.compute_efficiency;
+      chosen.device_calibration = &c;
+    }
+  return chosen;
 }
 
 LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,

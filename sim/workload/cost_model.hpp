@@ -5,12 +5,14 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ceiling::workload {
 
 /// Peak rates of one compute device: a GPU, or all CPU sockets of a node without GPU.
 struct DeviceRates {
   std::string name;
+  std::string model; ///< the GPU's or CPU's model name, which device calibrations name ("" if not given)
   platform::PeakRates peak;
   units::Bandwidth memory_bandwidth;
 };
@@ -33,6 +35,15 @@ struct Efficiency {
 inline Efficiency efficiency_of(const CalibrationSpec& c) {
   return {c.compute_efficiency, c.memory_efficiency, c.half_batch};
 }
+
+/// The efficiencies a run uses on the device named `device_model` in precision mode `mode`
+/// ("fp32", "mixed", ...): the workload's [[device_calibration]] for that device and mode when it
+/// has one (`device_calibration` points at it), else its own calibration's.
+struct ChosenEfficiency {
+  Efficiency efficiency;
+  const DeviceCalibration* device_calibration = nullptr;
+};
+ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_model, std::string_view mode);
 
 /// Time of one layer for a batch on one device at `precision` (a roofline):
 ///   forward  = max((B + h) F / (peak e_c), (B M + P s) / (bw e_m))

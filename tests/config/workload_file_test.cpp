@@ -195,8 +195,7 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
     CHECK(w.calibration.compute_efficiency == doctest::Approx(*fitted).epsilon(1e-5));
     for (const auto& c : w.device_calibrations) { // each device calibration reproduces its measurement too
       const auto platform = config::load_platform(c.measured.platform_path);
-      REQUIRE(platform.node.gpu.has_value());
-      CHECK(platform.node.gpu->model == c.device);
+      CHECK(workload::compute_device(platform.node).model == c.device);
       const auto precision = c.precision.empty() ? w.precision
                                                  : *platform::precision_from_string(c.precision == "mixed" ? "fp16" : c.precision);
       const auto it = workload::device_iteration(w, workload::compute_device(platform.node), precision, c.measured.batch,
@@ -204,14 +203,17 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
       REQUIRE(it.has_value());
       CHECK(it->samples_per_second(c.measured.batch) == doctest::Approx(c.measured.samples_per_second).epsilon(0.01));
     }
-    for (const auto& v : w.validations) { // reported, never asserted: the model is not fitted there
+    for (const auto& v : w.validations) { // never fitted: predicted with the device's calibration, if any
       const auto other = workload::compute_device(config::load_platform(v.platform_path).node);
-      const auto it = workload::device_iteration(w, other, w.precision, v.batch, e);
+      const auto chosen = workload::efficiency_for(w, other.model, platform::to_string(w.precision));
+      const auto it = workload::device_iteration(w, other, w.precision, v.batch, chosen.efficiency);
       REQUIRE(it.has_value());
-      MESSAGE(w.name << " on " << other.name << ": predicted " << it->samples_per_second(v.batch)
-                     << ", measured " << v.samples_per_second << " " << w.sample << "s/s, error "
-                     << 100 * (it->samples_per_second(v.batch) - v.samples_per_second) / v.samples_per_second
-                     << " %");
+      const double error = (it->samples_per_second(v.batch) - v.samples_per_second) / v.samples_per_second;
+      MESSAGE(w.name << " on " << other.name << " at batch " << v.batch << ": predicted "
+                     << it->samples_per_second(v.batch) << ", measured " << v.samples_per_second << " " << w.sample
+                     << "s/s, error " << 100 * error << " %");
+      // Expectation: a single-device prediction lands within 10 % of the measurement (issue 12's target).
+      CHECK(std::abs(error) <= 0.10);
     }
   }
 }

@@ -361,6 +361,23 @@ TEST_CASE("a device with a calibration of its own is priced with it, the others 
   CHECK(replay::make_iteration_plan(s).calibration.find("fp16 is uncalibrated") != std::string::npos);
 }
 
+TEST_CASE("a CPU node named by a device calibration is priced with it and called calibrated") {
+  // Expectation: as on a GPU, half the efficiency doubles the compute-bound forward time; a CPU
+  // model the workload has no calibration for runs uncalibrated and says so.
+  Scenario s = scenario(topologies[0].second, 1, "");
+  REQUIRE_FALSE(s.platform.node.gpu.has_value());
+  s.platform.node.cpu.model = "test CPU";
+  const auto base = replay::make_iteration_plan(s);
+  CHECK(base.calibration.find("uncalibrated on these CPU nodes") != std::string::npos);
+  s.workload.device_calibrations.push_back(
+      {.device = "test CPU", .compute_efficiency = s.workload.calibration.compute_efficiency / 2});
+  const auto own = replay::make_iteration_plan(s);
+  CHECK(own.calibration == "calibrated on this device (test CPU)");
+  CHECK(own.forward_s > 1.5 * base.forward_s);
+  s.platform.node.cpu.model = "another CPU";
+  CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
+}
+
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   // Expectation: the copy time grows by three overheads (input, out, back) of 4 us.
   Scenario s = eight_staged_nodes_in_turn();

@@ -40,14 +40,23 @@ workload::Efficiency efficiency_of(const WorkloadSpec& w) {
   return workload::efficiency_of(w.calibration);
 }
 
-DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m) {
+/// The prediction for measurement `m`, in precision mode `mode` (empty: the workload's), with the
+/// efficiency a run on that device uses (its device calibration, if any).
+DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std::string mode = "") {
   const auto spec = config::load_platform(m.platform_path);
   const auto device = workload::compute_device(spec.node);
-  const auto it = workload::device_iteration(w, device, w.precision, m.batch, efficiency_of(w));
+  const bool own_mode = mode.empty();
+  if (own_mode)
+    mode = platform::to_string(w.precision);
+  // Mixed precision computes in fp16 (its gradients, in fp32, are not compute).
+  const auto precision = *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
+  const auto it = workload::device_iteration(w, device, precision, m.batch,
+                                             workload::efficiency_for(w, device.model, mode).efficiency);
   if (!it)
-    throw UsageError(spec.name + ": " + device.name + " has no " +
-                     std::string(platform::to_string(w.precision)) + " peak");
-  return {spec.name, device.name, it->samples_per_second(m.batch), m.samples_per_second, m.batch};
+    throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
+                     " peak");
+  return {spec.name, device.name + (own_mode ? "" : " in " + mode), it->samples_per_second(m.batch),
+          m.samples_per_second, m.batch};
 }
 
 /// Forward arithmetic intensity at `batch`: FLOPs over bytes moved, weights read once.
@@ -78,8 +87,9 @@ int show(const std::vector<std::string>& args) {
       "usage: ceiling workload show FILE [--platform P] [--batch B] [--fusion-threshold SIZE] [--json]\n\n"
       "Summarises a workload: parameters, gradient bytes (dense and sparse), FLOPs per\n"
       "sample, arithmetic intensity, the gradient bucket plan, the calibration and its\n"
-      "measurement, validations on other devices, and with --platform the predicted\n"
-      "single-device iteration per precision.\n",
+      "measurement, the device calibrations and validations (each measurement against what\n"
+      "the device's calibration predicts), and with --platform the predicted single-device\n"
+      "iteration per precision, with that device's calibration where the workload has one.\n",
       options);
   if (!cli)
     return 0;
@@ -104,6 +114,9 @@ int show(const std::vector<std::string>& args) {
     estimated += layer.estimated ? 1 : 0;
 
   const DeviceCheck calibrated = check_on(w, w.calibration.measured);
+  std::vector<DeviceCheck> device_calibrations;
+  for (const auto& c : w.device_calibrations)
+    device_calibrations.push_back(check_on(w, c.measured, c.precision));
   std::vector<DeviceCheck> validations;
   for (const auto& v : w.validations)
     validations.push_back(check_on(w, v));
@@ -113,7 +126,8 @@ int show(const std::vector<std::string>& args) {
     on = config::load_platform(*path);
     const auto device = workload::compute_device(on->node);
     for (Precision p : platform::all_precisions)
-      rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker, efficiency_of(w))});
+      rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker,
+                                                    workload::efficiency_for(w, device.model, platform::to_string(p)).efficiency)});
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
 
@@ -165,6 +179,8 @@ int show(const std::vector<std::string>& args) {
           .key("relative_error").value(c.relative_error()).end_object();
     };
     write_check(calibrated, w.calibration.borrowed_from.empty() ? "calibration" : "borrowed calibration");
+    for (const auto& c : device_calibrations)
+      write_check(c, "device calibration");
     for (const auto& v : validations)
       write_check(v, "validation");
     json.end_array();
@@ -224,6 +240,8 @@ int show(const std::vector<std::string>& args) {
                 c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
   };
   print_check(calibrated, w.calibration.borrowed_from.empty() ? "calibrated on" : "lender's data");
+  for (const auto& c : device_calibrations)
+    print_check(c, "calibrated on");
   for (const auto& v : validations)
     print_check(v, "validation");
   if (on) {
@@ -264,10 +282,10 @@ int calibrate(const std::vector<std::string>& args) {
   std::vector<std::string> values;
   const auto fit = [&](const workload::Measurement& m, const std::string& expected_device, const std::string& mode) {
     const auto platform = config::load_platform(m.platform_path);
-    if (!expected_device.empty() && (!platform.node.gpu || platform.node.gpu->model != expected_device))
-      throw UsageError(cli->file + ": device_calibration for \"" + expected_device + "\" names " + m.platform_path +
-                       ", whose GPU is \"" + (platform.node.gpu ? platform.node.gpu->model : "none") + "\"");
     const auto device = workload::compute_device(platform.node);
+    if (!expected_device.empty() && device.model != expected_device)
+      throw UsageError(cli->file + ": device_calibration for \"" + expected_device + "\" names " + m.platform_path +
+                       ", whose " + (platform.node.gpu ? "GPU" : "CPU") + " is \"" + device.model + "\"");
     std::string why;
     // Mixed precision computes in fp16 (its gradients, in fp32, are not compute).
     const auto precision = mode.empty() ? w.precision

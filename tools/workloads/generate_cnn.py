@@ -65,15 +65,19 @@ CAL_SOURCE = (
     "device-to-device copy 499 GB/s of 732 GB/s peak (shared/data/hardware/piz-daint.md §2.4); "
     "the V100 has no copy micro-benchmark in the data, so the P100 ratio is assumed"
 )
-VAL_SOURCE = (
+P100_SOURCE = (
     "[R-102] digest §3.4: AI Matrix v1.0.2 results (results_cnn_train.csv), TF 1.10, FP32, one "
-    "P100 16 GB, batch 64, synthetic input, 'approximate accelerator' timing; models.csv "
-    "p100_train_throughput. The P100 variant (PCIe or SXM2) is not stated; the platform's P100 "
-    "is the PCIe one [I]"
+    "P100 16 GB, synthetic input, 'approximate accelerator' timing; models.csv "
+    "p100_train_throughput (batch 64) and digest §3.4 (batch 16 / 32). The P100 is the SXM2 one: "
+    "the run's system file gives 1328 MHz, 1480 MHz boost (alibaba/ai-matrix "
+    "results/result_1_0_2/NVIDIA_P100_11202018/README.md, commit 339a36d), the SXM2's clocks "
+    "(56 SMs x 64 fp64 flop x 1.48 GHz = 5.3 TFLOP/s, its datasheet peak)"
 )
 
 V100_PLATFORM = "../platforms/dgx1-v100.toml"
-P100_PLATFORM = "../platforms/piz-daint-xc50-p100.toml"
+# AI Matrix's P100 is the SXM2 (P100_SOURCE): the DGX-1 (P100) of the validation cases has it.
+P100_PLATFORM = "../validation/platforms/dgx1-p100.toml"
+P100_DEVICE = "NVIDIA Tesla P100 SXM2 16 GB"
 MEMORY_EFFICIENCY = "0.68"  # 499 / 732 = 0.682, see CAL_SOURCE
 COMPUTE_EFFICIENCY_PLACEHOLDER = "0.5"
 
@@ -81,7 +85,8 @@ COMPUTE_EFFICIENCY_PLACEHOLDER = "0.5"
 # The models
 # --------------------------------------------------------------------------------------------
 # net: how the DAG is inferred: "chain", "resnet", "googlenet", "densenet".
-# calibration: "measured" (V100 figure of models.csv, P100 as validation) or a dict for borrow.
+# calibration: "measured" (V100 figure of models.csv; the P100 SXM2 figures calibrate that device or
+# validate it, see render) or a dict for borrow.
 
 MODELS = [
     dict(
@@ -91,6 +96,7 @@ MODELS = [
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (GoogLeNet, BVLC; nvcnn identical), §3.4",
         calibration="measured", half_batch=("16.1", "543.7 / 702.1 / 834.4"),
+        p100_small_batches=("354.7", "449.2"),  # P100 SXM2 at batch 16 / 32, img/s ([R-102] digest §3.4)
     ),
     dict(
         file="resnet50_v1.toml", name="resnet50_v1", csv="resnet50_tf.csv", net="resnet",
@@ -99,6 +105,7 @@ MODELS = [
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (ResNet-50 per stage), §3.4",
         calibration="measured", half_batch=("7.4", "262.6 / 311.3 / 338.6"),
+        p100_small_batches=("179.0", "213.3"),  # P100 SXM2 at batch 16 / 32, img/s ([R-102] digest §3.4)
     ),
     dict(
         file="resnet50_v1.5.toml", name="resnet50_v1.5", csv="resnet50_tf.csv", net="resnet",
@@ -142,6 +149,7 @@ MODELS = [
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (ResNet-152 per stage), §3.4",
         calibration="measured", half_batch=("8.25", "104.3 / 126.9 / 138.0"),
+        p100_small_batches=("73.1", "86.8"),  # P100 SXM2 at batch 16 / 32, img/s ([R-102] digest §3.4)
     ),
     dict(
         file="densenet121.toml", name="densenet121_tf_nvcnn", csv="densenet121_nvcnn_tf.csv",
@@ -152,6 +160,7 @@ MODELS = [
         framework=NVCNN_FRAMEWORK, dataset=IMAGENET_224, input_chw=(3, 224, 224),
         digest="§3.1 (note on the TF DenseNet), §3.2, §3.4",
         calibration="measured", half_batch=("13", "223.5 / 284.3 / 308.4"),
+        p100_small_batches=("162.9", "188.4"),  # P100 SXM2 at batch 16 / 32, img/s ([R-102] digest §3.4)
     ),
     dict(
         file="synNet.toml", name="synNet", csv="synNet_tf.csv", net="chain",
@@ -162,6 +171,7 @@ MODELS = [
         input_chw=(3, 224, 224),
         digest="§3.1, §3.2 (synNet groups), §3.4",
         calibration="measured", half_batch=("4.9", "88.7 / 101.3 / 107.8"),
+        p100_small_batches=("63.8", "70.5"),  # P100 SXM2 at batch 16 / 32, img/s ([R-102] digest §3.4)
     ),
     dict(
         file="alexnet.toml", name="alexnet", csv="alexnet_caffe.csv", net="chain",
@@ -637,7 +647,7 @@ def decimal_flop(gflop_text):
     return int(v)
 
 
-def render(model, row, g, joins, after_gap, csv_name, compute_efficiency):
+def render(model, row, g, joins, after_gap, csv_name, compute_efficiency, p100_calibrated_elsewhere):
     ref_params = int(row["params"])
     ref_flop = decimal_flop(row["gflops_per_sample_fwd"])
     c, h, w = model["input_chw"]
@@ -792,11 +802,19 @@ def render(model, row, g, joins, after_gap, csv_name, compute_efficiency):
         lines.append(kv("source", q(cal["why"])))
     lines.append("")
 
-    # [[validation]]
+    # [[validation]]: measurements that are predicted, never fitted. AI Matrix's P100 at batch 64
+    # calibrates the P100 SXM2 (a [[device_calibration]], below) unless the file already has a
+    # calibration for that device from another source (`p100_calibrated_elsewhere`): then it is
+    # predicted too. Its batch 16 and 32 figures are always predicted (from batch 64 and the
+    # half batch fitted on the V100).
     vals = []
-    if cal == "measured" and row["p100_train_throughput"]:
-        vals.append((P100_PLATFORM, row["p100_train_throughput"], 64, VAL_SOURCE,
-                     "img/s, [R-102] digest §3.4, models.csv p100_train_throughput"))
+    p100 = cal == "measured" and row["p100_train_throughput"]
+    if p100 and p100_calibrated_elsewhere:
+        vals.append((P100_PLATFORM, row["p100_train_throughput"], 64, P100_SOURCE,
+                     "img/s, models.csv p100_train_throughput"))
+    if p100:
+        for batch, thr in zip((16, 32), model.get("p100_small_batches", ())):
+            vals.append((P100_PLATFORM, thr, batch, P100_SOURCE, "img/s, [R-102] digest §3.4"))
     for v in model.get("extra_validation", []):
         vals.append((v["platform"], row[v["throughput_column"]], v["batch"], v["source"],
                      "img/s, models.csv %s" % v["throughput_column"]))
@@ -809,6 +827,19 @@ def render(model, row, g, joins, after_gap, csv_name, compute_efficiency):
         lines.append(kv("source", q(src)))
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n", sum_params, sum_flop, ref_params, ref_flop
+
+
+def p100_calibration(row, compute_efficiency):
+    """AI Matrix's P100 (SXM2) measurement at batch 64 as a [[device_calibration]]; it comes last
+    in the file, so that a later run with --keep-calibration can find and replace it."""
+    lines = ["[[device_calibration]]",
+             kv("device", q(P100_DEVICE)),
+             kv("platform", q(P100_PLATFORM)),
+             kv("measured_throughput", row["p100_train_throughput"], "img/s, models.csv p100_train_throughput"),
+             kv("batch", "64"),
+             kv("source", q(P100_SOURCE)),
+             kv("compute_efficiency", compute_efficiency, "fitted by `ceiling workload calibrate --write`")]
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -860,6 +891,7 @@ def main():
         if model["calibration"] == "measured" and not row["v100_train_throughput"]:
             fail("%s: no V100 training throughput in models.csv" % model["name"])
         ce = COMPUTE_EFFICIENCY_PLACEHOLDER
+        p100_ce = COMPUTE_EFFICIENCY_PLACEHOLDER
         target = out_dir / model["file"]
         device_calibrations = ""
         if args.keep_calibration and target.is_file():
@@ -867,16 +899,26 @@ def main():
             m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)", old, re.M)
             if m:
                 ce = m.group(1)
-            # The device calibrations come last in a file, with the comment lines just above
-            # the first; they are kept whole.
+            # The generated P100 calibration is the file's last table: taken off, its value kept.
+            generated = old.rfind("[[device_calibration]]\ndevice = %s" % q(P100_DEVICE))
+            if generated >= 0 and "NVIDIA_P100_11202018" in old[generated:] and "\n[[" not in old[generated:]:
+                m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)", old[generated:], re.M)
+                if m:
+                    p100_ce = m.group(1)
+                old = old[:generated].rstrip("\n") + "\n"
+            # The device calibrations written by hand come last in a file, with the comment
+            # lines just above the first; they are kept whole.
             start = old.find("\n[[device_calibration]]")
             if start >= 0:
                 lines_before = old[:start].split("\n")
                 while lines_before and (lines_before[-1].startswith("#") or not lines_before[-1].strip()):
                     lines_before.pop()
                 device_calibrations = "\n" + old[len("\n".join(lines_before)) + 1:].lstrip("\n")
-        text, sp, sf, rp, rf = render(model, row, g, joins, after_gap, model["csv"], ce)
+        elsewhere = ("device = %s" % q(P100_DEVICE)) in device_calibrations
+        text, sp, sf, rp, rf = render(model, row, g, joins, after_gap, model["csv"], ce, elsewhere)
         text += device_calibrations
+        if model["calibration"] == "measured" and row["p100_train_throughput"] and not elsewhere:
+            text = text.rstrip("\n") + "\n\n" + p100_calibration(row, p100_ce)
         err = (sf - rf) / rf
         if sp != rp:
             fail("%s: layer params %d != reference %d" % (model["name"], sp, rp))
