@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <filesystem>
 #include <span>
 
@@ -98,6 +99,23 @@ platform::PcieSpec read_pcie(TableReader t) {
 platform::GpuLinkSpec read_gpu_link(TableReader t) {
   platform::GpuLinkSpec link{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
                              .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
+  if (t.has("pairs")) {
+    for (const std::string& pair : t.string_list("pairs")) {
+      // "J-K": two different GPU indices below the largest GPU count.
+      int j = -1, k = -1;
+      const auto dash = pair.find('-');
+      const auto parse = [&](std::string_view digits, int& to) {
+        const auto* end = digits.data() + digits.size();
+        return !digits.empty() && std::from_chars(digits.data(), end, to).ptr == end && to >= 0 && to < 64;
+      };
+      if (dash == std::string::npos || !parse(std::string_view(pair).substr(0, dash), j) ||
+          !parse(std::string_view(pair).substr(dash + 1), k) || j == k)
+        t.fail("pairs", "\"" + pair + "\" is not a pair of GPUs: expected \"J-K\", two different GPU indices from 0 to 63 (\"0-1\")");
+      link.pairs.emplace_back(j, k);
+    }
+    if (link.pairs.empty())
+      t.fail("pairs", "empty: list the GPU pairs joined by a link (\"0-1\"), or leave the key out for a switch");
+  }
   t.reject_unknown_keys();
   return link;
 }

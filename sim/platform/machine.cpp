@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <string_view>
 
@@ -66,7 +67,9 @@ struct NodeLinks {
   sg4::SplitDuplexLink* nic = nullptr;
   sg4::Link* memory = nullptr;                 // host memory, for CPU-to-itself transfers
   std::vector<sg4::SplitDuplexLink*> pcie;     // UP = device to host
-  std::vector<sg4::SplitDuplexLink*> gpu_link; // empty without a GPU link
+  std::vector<sg4::SplitDuplexLink*> gpu_link; // per GPU to the switch; empty without one
+  /// A mesh's links, by GPU pair (lower index first; UP = from the lower to the higher).
+  std::map<std::pair<int, int>, sg4::SplitDuplexLink*> gpu_pairs;
 };
 
 NodeLinks create_node_links(const NodeSpec& node, sg4::NetZone* zone, const std::string& name) {
@@ -83,11 +86,25 @@ NodeLinks create_node_links(const NodeSpec& node, sg4::NetZone* zone, const std:
                                      node.pcie->device_to_host.bytes_per_second(),
                                      node.pcie->host_to_device.bytes_per_second(),
                                      node.pcie->latency.seconds()));
-    if (node.gpu_link)
+    if (node.gpu_link && node.gpu_link->pairs.empty())
       links.gpu_link.push_back(duplex_link(zone, gpu_name + std::string(gpu_link_suffix),
                                            node.gpu_link->bandwidth.bytes_per_second(),
                                            node.gpu_link->bandwidth.bytes_per_second(),
                                            node.gpu_link->latency.seconds()));
+  }
+  if (node.gpu_link && !node.gpu_link->pairs.empty()) {
+    // A pair listed n times has n links: one SimGrid link of n times the bandwidth.
+    std::map<std::pair<int, int>, int> count;
+    for (auto [j, k] : node.gpu_link->pairs)
+      if (j < node.gpu->count && k < node.gpu->count)
+        ++count[{std::min(j, k), std::max(j, k)}];
+    for (const auto& [pair, n] : count) {
+      const double bytes_per_s = n * node.gpu_link->bandwidth.bytes_per_second();
+      links.gpu_pairs[pair] = duplex_link(zone,
+                                          name + "-gpu" + std::to_string(pair.first) + "-gpu" +
+                                              std::to_string(pair.second) + std::string(gpu_link_suffix),
+                                          bytes_per_s, bytes_per_s, node.gpu_link->latency.seconds());
+    }
   }
   return links;
 }
@@ -123,13 +140,19 @@ std::pair<NetPoint*, NetPoint*> build_node(const NodeSpec& node, const NodeLinks
     zone->add_route(nic, gpu, nullptr, nullptr,
                     {{links.nic, Direction::DOWN}, {links.pcie[k], Direction::DOWN}}, false);
   }
-  // Without a GPU link, GPU to GPU goes through the host's root complex.
+  // GPU to GPU: over their pair's link in a mesh; else through the switch's GPU links; without
+  // either, through the host's root complex (the two PCIe links).
   const auto& via = links.gpu_link.empty() ? links.pcie : links.gpu_link;
   for (std::size_t j = 0; j < hosts.gpus.size(); ++j)
-    for (std::size_t k = 0; k < hosts.gpus.size(); ++k)
-      if (j != k)
-        zone->add_route(hosts.gpus[j]->get_netpoint(), hosts.gpus[k]->get_netpoint(), nullptr,
-                        nullptr, {{via[j], Direction::UP}, {via[k], Direction::DOWN}}, false);
+    for (std::size_t k = 0; k < hosts.gpus.size(); ++k) {
+      if (j == k)
+        continue;
+      std::vector<sg4::LinkInRoute> route{{via[j], Direction::UP}, {via[k], Direction::DOWN}};
+      const auto pair = links.gpu_pairs.find({static_cast<int>(std::min(j, k)), static_cast<int>(std::max(j, k))});
+      if (pair != links.gpu_pairs.end())
+        route = {{pair->second, j < k ? Direction::UP : Direction::DOWN}};
+      zone->add_route(hosts.gpus[j]->get_netpoint(), hosts.gpus[k]->get_netpoint(), nullptr, nullptr, route, false);
+    }
   zone->seal();
   return {zone->get_netpoint(), nic};
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -83,8 +84,12 @@ struct PcieSpec {
 
 /// A direct GPU <-> GPU link inside a node (NVLink-like): one per GPU to a non-blocking switch.
 struct GpuLinkSpec {
-  units::Bandwidth bandwidth; // per direction, per GPU
+  units::Bandwidth bandwidth; ///< per direction: per GPU to the switch, or per link of a pair
   units::Duration latency;
+  /// A mesh instead of the switch: the GPU pairs (indices from 0) joined by a link of their own
+  /// (an NVLink), a pair listed once per link between them; GPUs of no pair exchange through the
+  /// host (their PCIe links). Pairs naming a GPU the node lacks (its count set lower) are left out.
+  std::vector<std::pair<int, int>> pairs;
   bool operator==(const GpuLinkSpec&) const = default;
 };
 

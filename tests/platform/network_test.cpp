@@ -173,6 +173,35 @@ TEST_CASE("a host to device copy takes PCIe latency plus size over the direction
   CHECK(both == testing::relative(h2d, 1e-9));
 }
 
+TEST_CASE("an NVLink mesh joins its pairs directly and sends the others through the host") {
+  // Four GPUs; links 0-1 (listed twice: two links), 1-2 and 2-1 written the other way round
+  // (another link of the same pair), 25 GB/s and 1 us each; GPU 5 is beyond the count.
+  std::string text = platform_text(single_switch, 1, true);
+  text.replace(text.find("count = 2"), 9, "count = 4");
+  text += "[node.gpu_link]\nbandwidth = \"25 GB/s\"\nlatency = \"1 us\"\n"
+          "pairs = [\"0-1\", \"1-0\", \"1-2\", \"0-5\"]\n";
+  const auto spec = config::load_platform_text(text, "t.toml");
+  platform::start_engine({});
+  const Machine m = Machine::build(spec, 1);
+  const auto& gpus = m.node(0).gpus;
+  const auto route = [&](int j, int k) { return platform::route_between(gpus[j], gpus[k]); };
+  const std::string node = m.node_name(0);
+  using Names = std::vector<std::string>;
+  CHECK(route(0, 1).link_names == Names{node + "-gpu0-gpu1-gpulink_UP"});
+  CHECK(route(1, 0).link_names == Names{node + "-gpu0-gpu1-gpulink_DOWN"});
+  CHECK(route(2, 1).link_names == Names{node + "-gpu1-gpu2-gpulink_DOWN"});
+  CHECK(route(0, 2).link_names == Names{node + "-gpu0-pcie_UP", node + "-gpu2-pcie_DOWN"});
+  CHECK(route(3, 0).link_names == Names{node + "-gpu3-pcie_UP", node + "-gpu0-pcie_DOWN"});
+  // Expectation: 1 us + bytes over the pair's links (two of 25 GB/s for 0-1, one for 1-2); through
+  // the host, both PCIe latencies and the slower PCIe direction (device to host 12.571, host to
+  // device 11.881 GB/s).
+  const auto size = units::DataSize::from_bytes(100e6);
+  CHECK(platform::time_transfers({{gpus[0], gpus[1]}}, size).seconds() == testing::relative(1e-6 + 100e6 / 50e9, 1e-9));
+  CHECK(platform::time_transfers({{gpus[1], gpus[2]}}, size).seconds() == testing::relative(1e-6 + 100e6 / 25e9, 1e-9));
+  CHECK(platform::time_transfers({{gpus[0], gpus[2]}}, size).seconds() ==
+        testing::relative(2 * 2e-6 + 100e6 / 11.881e9, 1e-9));
+}
+
 TEST_CASE("the exported XML platform loads back in SimGrid with the same routes") {
   const auto dir = std::filesystem::temp_directory_path() / ("ceiling-xml-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

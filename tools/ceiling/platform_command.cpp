@@ -123,6 +123,10 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
       json.key("gpu_link").begin_object();
       json.key("bandwidth_bytes_per_s").value(node.gpu_link->bandwidth.bytes_per_second());
       json.key("latency_s").value(node.gpu_link->latency.seconds());
+      json.key("pairs").begin_array();
+      for (auto [j, k] : node.gpu_link->pairs)
+        json.value(std::to_string(j) + "-" + std::to_string(k));
+      json.end_array();
       json.end_object();
     }
   }
@@ -177,9 +181,13 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
               << ", device->host " << to_string(node.pcie->device_to_host) << ", latency "
               << to_string(node.pcie->latency) << " (per GPU); copy call overhead "
               << to_string(node.pcie->copy_overhead) << "\n";
-    if (node.gpu_link)
-      std::cout << "  GPU link    " << to_string(node.gpu_link->bandwidth) << " per GPU, latency "
+    if (node.gpu_link && node.gpu_link->pairs.empty())
+      std::cout << "  GPU link    " << to_string(node.gpu_link->bandwidth) << " per GPU to a switch, latency "
                 << to_string(node.gpu_link->latency) << "\n";
+    if (node.gpu_link && !node.gpu_link->pairs.empty())
+      std::cout << "  GPU links   a mesh of " << node.gpu_link->pairs.size() << " links of "
+                << to_string(node.gpu_link->bandwidth) << " each way, latency " << to_string(node.gpu_link->latency)
+                << "; other GPU pairs through the host\n";
   }
   std::cout << "  NIC         " << to_string(node.nic.bandwidth) << " per direction, latency "
             << to_string(node.nic.latency) << ", GPU-direct RDMA "
