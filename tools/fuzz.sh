@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzing: builds the libFuzzer targets of tests/fuzz/ with clang, AddressSanitizer and
-# UndefinedBehaviorSanitizer in build-fuzz/, and runs each for SECONDS (default 30) from a seed
+# UndefinedBehaviorSanitizer in build-sanitize/ (tools/sanitized_tree.sh: the sanitizer pass's
+# tree, so after tools/sanitize.sh only the targets are left to build; seeds, corpora, logs and
+# crashes go to build-fuzz/), and runs each for SECONDS (default 30) from a seed
 # corpus of the bundled files (platforms, workloads, experiments, software stacks, overrides,
 # a result file). A crash, hang (10 s), leak or sanitizer report stops its target and leaves
 # the input in build-fuzz/crashes/; the script then exits 1. Per target it prints libFuzzer's
@@ -12,10 +14,8 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=${*:-units platform workload experiment override results}
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCEILING_FUZZ=ON \
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
-  -DCEILING_WERROR=OFF -DBUILD_TESTING=OFF > /dev/null
-cmake --build build-fuzz -j2 --target $(for t in $targets; do printf '%s_fuzz ' "$t"; done)
+source tools/sanitized_tree.sh
+cmake --build build-sanitize -j2 --target $(for t in $targets; do printf '%s_fuzz ' "$t"; done)
 
 seeds=build-fuzz/seeds
 rm -rf "$seeds" && mkdir -p "$seeds"/{units,platform,workload,experiment,override,results} build-fuzz/crashes
@@ -39,7 +39,7 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp
 fuzz_one() {
   local t=$1 corpus=build-fuzz/corpus/$1
   mkdir -p "$corpus"
-  if build-fuzz/tests/fuzz/${t}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if build-sanitize/tests/fuzz/${t}_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t-" "$corpus" "$seeds/$t" \
        > "build-fuzz/$t.log" 2>&1; then
     echo clean > "build-fuzz/$t.result"

@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
 # The sanitizer pass: the tree built with AddressSanitizer and UndefinedBehaviorSanitizer
-# (overflow, float division by zero and float-to-integer overflow included, asserts on; any
-# report aborts the test that made it) in build-sanitize/, then the test suite there but for its
-# eight slowest tests (each over 45 s under the sanitizers: the sweep and MPI script, the sweep
-# cut 50 times, the CLI script (its signal waits), the aggregated-against-exact comparison, the HPC, bisection, validation and h5py
-# scripts), which
-# run the same code as the others on larger inputs. Part of the README's test command. Usage:
+# (clang; any report aborts the test that made it) in build-sanitize/ (tools/sanitized_tree.sh,
+# shared with tools/fuzz.sh), then the test suite there but for its eight slowest tests (each
+# over 45 s under the sanitizers: the sweep and MPI script, the sweep cut 50 times, the CLI script
+# (its signal waits), the aggregated-against-exact comparison, the HPC, bisection, validation and
+# h5py scripts), which run the same code as the others on larger inputs. Part of the README's test
+# command. Usage:
 #   bash tools/sanitize.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A unity build (sources compiled in batches of 8, the heavy headers parsed once per batch)
-# halves the build; the few sources whose internal names clash are compiled alone.
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCEILING_SANITIZE=ON \
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 > /dev/null
+source tools/sanitized_tree.sh
 cmake --build build-sanitize -j2
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

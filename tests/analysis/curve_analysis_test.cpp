@@ -221,7 +221,8 @@ TEST_CASE("a noisy Amdahl curve is Amdahl-shaped only while the noise is small")
 TEST_CASE("alpha_eff is one minus the Karp-Flatt serial fraction") {
   const std::vector<std::pair<double, double>> table{{2, 1.9}, {3, 0.5}, {4, 3.5},   {8, 8},
                                                      {8, 9},   {16, 10}, {1024, 100}};
-  for (auto [n, speedup] : table) {
+  for (const auto& entry : table) { // not a structured binding: clang 14 cannot capture one
+    const double n = entry.first, speedup = entry.second;
     CAPTURE(n);
     CAPTURE(speedup);
     // Expectation: (B3), 1 - (1/S - 1/n) / (1 - 1/n); 1e-12 relative.
@@ -241,7 +242,7 @@ TEST_CASE("alpha_eff is one minus the Karp-Flatt serial fraction") {
       REQUIRE(a.points.size() == curve.size());
       CHECK(std::isnan(a.points[0].alpha_eff));
       for (std::size_t i = 1; i < curve.size(); ++i) {
-        const auto [n, speedup] = curve[i];
+        const double n = curve[i].first, speedup = curve[i].second; // clang 14: no binding in CAPTURE
         CAPTURE(n);
         // Expectation: the speedup built in, and (B3) of it; 1e-12 relative.
         CHECK(a.points[i].speedup == relative(speedup, 1e-12));

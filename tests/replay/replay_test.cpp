@@ -450,7 +450,8 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
           worst = difference;
           where = topology + ", " + std::string(collectives::to_string(a)) + ", " + std::to_string(nodes) + " nodes, aggregated " + std::to_string(aggregated) + " s, exact " + std::to_string(exact) + " s";
         }
-        CAPTURE(topology);
+        const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+        CAPTURE(topology_name);
         CAPTURE(collectives::to_string(a));
         CAPTURE(nodes);
         // Pipelines: the aggregated form is the lockstep bound (whole phase at the slowest
@@ -482,7 +483,8 @@ TEST_CASE("staging through host memory adds exactly the PCIe copies when nothing
 TEST_CASE("overlapping communication with backward never makes an iteration slower") {
   for (const auto& [topology, text] : topologies)
     for (auto staging : {replay::Staging::Host, replay::Staging::Direct}) {
-      CAPTURE(topology);
+      const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+      CAPTURE(topology_name);
       Scenario s = scenario(text, 16, gpus(2));
       s.options.staging = staging;
       const double on = mean_time(run_isolated(s));
@@ -523,7 +525,8 @@ TEST_CASE("the breakdown parts add up to the iteration time") {
 TEST_CASE("transfers carried by couriers give the same iterations as transfers started by maestro") {
   for (const auto& [topology, text] : topologies)
     for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
-      CAPTURE(topology);
+      const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+      CAPTURE(topology_name);
       Scenario s = scenario(text, 16, gpus(2));
       s.options.staging = replay::Staging::Host;
       s.options.jitter = 0.1;
@@ -548,7 +551,8 @@ TEST_CASE("PCIe copies shared out by the replay give the iterations SimGrid give
   double largest = 0;
   for (const auto& [topology, text] : topologies)
     for (Variant variant : {HostToDeviceShared, DeviceToHostShared, InputNotOverlapped}) {
-      CAPTURE(topology);
+      const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+      CAPTURE(topology_name);
       CAPTURE(variant);
       Scenario s = scenario(text, 16, gpus(2));
       s.options.staging = replay::Staging::Host;
@@ -589,7 +593,8 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
                         Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
       for (const std::string& node : {gpus(2), std::string()})
         for (int nodes : {32, 64}) {
-          CAPTURE(topology);
+          const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+          CAPTURE(topology_name);
           CAPTURE(collectives::to_string(a));
           CAPTURE(node.empty());
           CAPTURE(nodes);
@@ -623,7 +628,8 @@ TEST_CASE("flows timed by the replay apply the latency and bandwidth factors as 
   // The ring's flows are alone (closed form), halving-doubling's share links (FlowSharing).
   for (const auto& [topology, text] : topologies)
     for (auto algorithm : {collectives::Algorithm::Ring, collectives::Algorithm::HalvingDoubling}) {
-      CAPTURE(topology);
+      const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+      CAPTURE(topology_name);
       CAPTURE(collectives::to_string(algorithm));
       Scenario s = scenario(text, 16, gpus(1));
       s.options.staging = replay::Staging::Host;
