@@ -91,12 +91,24 @@ std::map<std::string, std::map<std::string, std::string>> models_csv(const std::
   return rows;
 }
 
-std::vector<std::string> bundled_workloads() {
+/// The training workload files of `folder` (hpl.toml and hpcg.toml are tests/hpc's).
+std::vector<std::string> workload_files(const std::string& folder) {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(CEILING_SOURCE_DIR "/workloads"))
+  for (const auto& entry : std::filesystem::directory_iterator(folder))
     if (entry.path().extension() == ".toml" && !config::is_hpc_workload(entry.path().string()))
-      files.push_back(entry.path().string()); // training workloads: hpl.toml and hpcg.toml are tests/hpc's
+      files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// The AI Matrix suite and the historical CNNs (workloads/), each a row of models.csv.
+std::vector<std::string> bundled_workloads() { return workload_files(CEILING_SOURCE_DIR "/workloads"); }
+
+/// Every bundled training workload: the suite and the models only validation cases use.
+std::vector<std::string> all_workloads() {
+  auto files = bundled_workloads();
+  for (auto& f : workload_files(CEILING_SOURCE_DIR "/validation/workloads"))
+    files.push_back(std::move(f));
   return files;
 }
 
@@ -149,19 +161,20 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
 }
 
 TEST_CASE("every bundled workload adds up to its published totals") {
-  const auto files = bundled_workloads();
-  CHECK(files.size() >= 20); // the AI Matrix training suite plus AlexNet and VGG16
+  CHECK(bundled_workloads().size() >= 20); // the AI Matrix training suite plus AlexNet and VGG16
   const std::string csv_path = CEILING_SOURCE_DIR "/../shared/data/aimatrix/models.csv";
   const auto csv = models_csv(csv_path);
   if (csv.empty())
     MESSAGE("models.csv not found beside the checkout: checking [reference] totals only");
-  for (const auto& file : files) {
+  for (const auto& file : all_workloads()) {
     CAPTURE(file);
     const auto w = config::load_workload(file);
     // Expectation: parameters exactly, forward FLOPs within 1 % of the published totals.
     CHECK(workload::total_params(w) == w.reference.params);
     CHECK(workload::total_forward(w).flop() ==
           doctest::Approx(w.reference.forward_per_sample.flop()).epsilon(0.01));
+    if (file.find("/validation/workloads/") != std::string::npos)
+      continue; // models of the validation cases only: no row in models.csv
     if (const auto row = csv.find(w.name); row != csv.end()) {
       if (const auto& p = row->second.at("params"); !p.empty())
         CHECK(w.reference.params == std::stoll(p));
@@ -174,7 +187,7 @@ TEST_CASE("every bundled workload adds up to its published totals") {
 }
 
 TEST_CASE("each calibration reproduces its measurement and was computed, not tuned") {
-  for (const auto& file : bundled_workloads()) {
+  for (const auto& file : all_workloads()) {
     CAPTURE(file);
     const auto w = config::load_workload(file);
     const auto& m = w.calibration.measured;
