@@ -2,7 +2,7 @@
 # The sanitizer pass: the tree built with AddressSanitizer and UndefinedBehaviorSanitizer
 # (clang; any report aborts the test that made it) in build-sanitize/ (tools/sanitized_tree.sh,
 # shared with tools/fuzz.sh), then the test suite there but for its nine slowest tests (each
-# over 45 s under the sanitizers: the sweep and MPI script and the sweep outputs script, the sweep cut 50 times, the CLI script
+# over 45 s under the sanitizers: both parts of the sweep script, the sweep cut 50 times, the CLI script
 # (its signal waits), the aggregated-against-exact comparison, the HPC, bisection, validation and
 # h5py scripts), which run the same code as the others on larger inputs. Part of the README's test
 # command. Usage:

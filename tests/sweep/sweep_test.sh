@@ -1,136 +1,191 @@
 #!/usr/bin/env bash
-# `ceiling sweep` end to end: every point stored, resume after kill -9 and Ctrl-C equal to an
-# uninterrupted sweep, the MPI sweep equal to the local one, failing points recorded. Plot,
-# report and export on good and bad files, and bad experiments: outputs_test.sh.
+# `ceiling sweep` end to end, in two parts that ctest runs side by side (the fourth argument,
+# default both): `store`, every point stored, resume after kill -9 and Ctrl-C equal to an
+# uninterrupted sweep, the MPI sweep equal to the local one, failing points recorded; `outputs`,
+# plot, report and export on good and bad files, and bad experiments refused with their place.
 set -u
 ceiling=$(realpath "$1")
 mpi_sweep=$(realpath "$2")
 root=$(realpath "$3")
+part=${4:-both}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$root/tests/support/expect.sh"
 small="$root/tests/sweep/small.toml"
 cd "$tmp"
 
-# tables PREFIX FILE: the store's tables as CSV, for point-by-point comparison.
-tables() { "$ceiling" export "$2" --csv "$tmp/$1" >/dev/null; }
-# same A B: the CSV tables of two exports are identical.
-same() {
-  for t in points curves fits; do
-    expect 0 "" -- cmp "$tmp/$1/$t.csv" "$tmp/$2/$t.csv"
+store() {
+  # tables PREFIX FILE: the store's tables as CSV, for point-by-point comparison.
+  tables() { "$ceiling" export "$2" --csv "$tmp/$1" >/dev/null; }
+  # same A B: the CSV tables of two exports are identical.
+  same() {
+    for t in points curves fits; do
+      expect 0 "" -- cmp "$tmp/$1/$t.csv" "$tmp/$2/$t.csv"
+    done
+  }
+  # stored FILE: how many points FILE holds (from its CSV export).
+  stored() { "$ceiling" export "$1" --csv "$tmp/count" >/dev/null 2>&1 && tail -n +2 "$tmp/count/points.csv" | wc -l || echo 0; }
+
+  expect 0 "64 points (4 node counts x 2 seeds per curve)" -- "$ceiling" experiment show "$small"
+  expect 0 "estimated cost" -- "$ceiling" experiment show "$small"
+  expect 0 "wrote small.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" -j 2
+  tables a small.h5
+  expect 0 "0,fat-tree / ResNet-50 / ring / weak,fat-tree,ResNet-50,ring,weak,nodes,1," -- cat a/fits.csv
+  expect 0 ",communication,12,kUSD" -- cat a/fits.csv
+  expect 0 ",9.5,kUSD" -- cat a/fits.csv
+  expect 2 "small.h5 exists: --resume runs the points it lacks" -- "$ceiling" sweep "$small"
+  expect 0 "0 to run, 64 already in small.h5" -- "$ceiling" sweep "$small" --resume
+  # The same inputs give the same tables (the store differs only in the command line it records).
+  expect 0 "wrote other.h5" -- "$ceiling" sweep "$small" -j 1 -o other.h5
+  tables b other.h5
+  same a b
+
+  # kill -9 in the middle: the finished points are kept, the file is never corrupt, and --resume
+  # ends with the same store as the uninterrupted sweep.
+  "$ceiling" sweep "$small" -j 1 -o killed.h5 >/dev/null 2>"$tmp/killed.log" &
+  pid=$!
+  for _ in $(seq 1 600); do
+    [ "$(grep -c 'seed' "$tmp/killed.log")" -ge 5 ] && break
+    sleep 0.05
   done
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null
+  n=$(stored killed.h5)
+  expect 0 "" -- test "$n" -ge 5 -a "$n" -lt 64
+  expect 0 "to run, $n already in killed.h5" -- "$ceiling" sweep "$small" --resume -o killed.h5
+  tables c killed.h5
+  same a c
+
+  # Ctrl-C (SIGINT to the sweep): exit 130, the finished points kept, --resume completes.
+  "$ceiling" sweep "$small" -j 2 -o interrupted.h5 >"$tmp/int.out" 2>"$tmp/int.log" &
+  pid=$!
+  for _ in $(seq 1 600); do
+    [ "$(grep -c 'seed' "$tmp/int.log")" -ge 3 ] && break
+    sleep 0.05
+  done
+  kill -INT "$pid"
+  wait "$pid"
+  expect 130 "" -- bash -c "exit $?"
+  expect 0 "run again with --resume to continue" -- cat "$tmp/int.out"
+  expect 0 "wrote interrupted.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" --resume -o interrupted.h5
+  tables d interrupted.h5
+  same a d
+
+  # Over MPI ranks (rank 0 hands out points and writes the store): the same store.
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+  expect 0 "wrote mpi.h5: 64 points, 0 failed" -- \
+    mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" -o mpi.h5
+  tables e mpi.h5
+  same a e
+  expect 0 "wrote mpi1.h5: 64 points, 0 failed" -- \
+    mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" -o mpi1.h5
+  tables f mpi1.h5
+  same a f
+
+  # A failing point is recorded with its error; the others go on; the exit status is 3.
+  expect 3 "wrote failing.h5: 64 points, 16 failed" -- \
+    env CEILING_POINT_PROGRAM="$root/tests/sweep/fail_nodes_4.sh" CEILING_REAL="$ceiling" \
+    "$ceiling" sweep "$small" -o failing.h5
+  tables g failing.h5
+  expect 0 "failed,the point's process exited with status 7: simulated failure on 4 nodes" -- cat g/points.csv
+  expect 0 "" -- test "$(grep -c ',failed,' g/points.csv)" -eq 16
+  # --resume runs the failed points again (here with the real point program: they succeed).
+  expect 0 "16 to run, 48 already in failing.h5" -- "$ceiling" sweep "$small" --resume -o failing.h5
+  tables h failing.h5
+  same a h
+
+  # A different experiment text is refused by --resume.
+  sed 's/iterations = 3/iterations = 2/' "$small" >"$tmp/edited.toml"
+  sed -i "s|\.\./\.\./|$root/|" "$tmp/edited.toml"
+  expect 2 "small.h5 was made from another experiment text or other input files" -- \
+    "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
+
+  # More jobs than file descriptors allow: the sweep goes on with the points already running.
+  expect 0 "going on with" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds.h5"
+  expect 0 "wrote fds2.h5: 64 points, 0 failed" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds2.h5"
+
+  # Two sweeps on one output: the second is refused while the first runs.
+  "$ceiling" sweep "$small" -j 1 -o locked.h5 >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do [ -e locked.h5.lock ] && break; sleep 0.05; done
+  expect 2 "another sweep is writing locked.h5 (locked.h5.lock is locked)" -- \
+    "$ceiling" sweep "$small" --resume -o locked.h5
+  kill -INT "$pid"
+  wait "$pid" 2>/dev/null
+  expect 0 "" -- test ! -e locked.h5.lock
+
+  # An input file edited during the sweep: the point is not stored, the sweep stops (exit 2).
+  mkdir -p edit
+  sed "s|\"\.\./|\"$root/|g" "$root/workloads/resnet50_v1.toml" >edit/w.toml # its platforms by absolute paths
+  sed "s|\.\./\.\./workloads/resnet50_v1.toml|$tmp/edit/w.toml|; s|\.\./\.\./|$root/|" "$small" >edit/e.toml
+  expect 2 "edit/w.toml changed during the sweep" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/edit_input.sh" \
+    CEILING_REAL="$ceiling" CEILING_EDIT_FILE="$tmp/edit/w.toml" "$ceiling" sweep edit/e.toml -j 1 -o edit.h5
+
+  # A worker that dies by a signal: its point is stored as failed with the reason, the sweep goes on
+  # (exit 3: some point failed), the others are done.
+  expect 3 "wrote died.h5: 64 points, 1 failed" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/die_once.sh" \
+    CEILING_REAL="$ceiling" CEILING_COUNT_FILE="$tmp/died.count" "$ceiling" sweep "$small" -j 1 -o died.h5
+  "$ceiling" export died.h5 --csv died >/dev/null
+  expect 0 "" -- grep -q "the point's process was ended by signal 9 (Killed)" died/points.csv
+
+  # Workload files a calibration is borrowed from are inputs too (AlexNet borrows ResNet-50's).
+  sed "s|\.\./\.\./workloads/resnet50_v1.toml|$root/workloads/alexnet.toml|; s|\.\./\.\./|$root/|; s|^nodes = .*|nodes = [1]|" \
+    "$small" >borrow.toml
+  expect 0 "wrote borrow.h5" -- "$ceiling" sweep borrow.toml -o borrow.h5
+  expect 0 "workloads/resnet50_v1.toml" -- /usr/bin/python3 -c \
+    "import h5py; print([p.decode() for p in h5py.File('borrow.h5')['inputs/path'][:]])"
 }
-# stored FILE: how many points FILE holds (from its CSV export).
-stored() { "$ceiling" export "$1" --csv "$tmp/count" >/dev/null 2>&1 && tail -n +2 "$tmp/count/points.csv" | wc -l || echo 0; }
 
-expect 0 "64 points (4 node counts x 2 seeds per curve)" -- "$ceiling" experiment show "$small"
-expect 0 "estimated cost" -- "$ceiling" experiment show "$small"
-expect 0 "wrote small.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" -j 2
-tables a small.h5
-expect 0 "0,fat-tree / ResNet-50 / ring / weak,fat-tree,ResNet-50,ring,weak,nodes,1," -- cat a/fits.csv
-expect 0 ",communication,12,kUSD" -- cat a/fits.csv
-expect 0 ",9.5,kUSD" -- cat a/fits.csv
-expect 2 "small.h5 exists: --resume runs the points it lacks" -- "$ceiling" sweep "$small"
-expect 0 "0 to run, 64 already in small.h5" -- "$ceiling" sweep "$small" --resume
-# The same inputs give the same tables (the store differs only in the command line it records).
-expect 0 "wrote other.h5" -- "$ceiling" sweep "$small" -j 1 -o other.h5
-tables b other.h5
-same a b
+outputs() {
+  # Pictures and the report, of the small sweep's first platform and variant (a quarter of its
+  # panels: matplotlib's time goes with the panels).
+  sed "s|\.\./\.\./|$root/|" "$small" |
+    awk '/^\[\[platforms\]\]/ { p++ } /^\[\[workloads\]\]/ { p = 0 } /^\[\[variants\]\]/ { v++ } !(p == 2 || v == 2)' >pictures.toml
+  expect 0 "wrote pictures.h5: 16 points, 0 failed" -- "$ceiling" sweep pictures.toml -j 2 -o pictures.h5
+  expect 0 "speedup.png" -- "$ceiling" plot pictures.h5 -o plots
+  expect 0 "" -- test -s plots/speedup.svg
+  expect 0 "report.html" -- "$ceiling" report pictures.h5 -o report
+  expect 0 "Ceiling" -- cat report/report.md
+  expect 0 "data:image/png;base64," -- cat report/report.html
 
-# kill -9 in the middle: the finished points are kept, the file is never corrupt, and --resume
-# ends with the same store as the uninterrupted sweep.
-"$ceiling" sweep "$small" -j 1 -o killed.h5 >/dev/null 2>"$tmp/killed.log" &
-pid=$!
-for _ in $(seq 1 600); do
-  [ "$(grep -c 'seed' "$tmp/killed.log")" -ge 5 ] && break
-  sleep 0.05
-done
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-n=$(stored killed.h5)
-expect 0 "" -- test "$n" -ge 5 -a "$n" -lt 64
-expect 0 "to run, $n already in killed.h5" -- "$ceiling" sweep "$small" --resume -o killed.h5
-tables c killed.h5
-same a c
+  # Bad result files: a clear error and exit 2 from plot, report and export.
+  mkfifo fifo.h5
+  expect 2 "fifo.h5: error: cannot open: not a regular file (a FIFO or a device)" -- \
+    timeout 10 "$ceiling" export fifo.h5 --csv x
+  head -c 3000 pictures.h5 >truncated.h5
+  echo "not a result file" >text.h5
+  for command in plot report "export --csv x"; do
+    expect 2 "truncated.h5: error: truncated file" -- "$ceiling" $command truncated.h5
+    expect 2 "text.h5: error: not an HDF5 file" -- "$ceiling" $command text.h5
+    expect 2 "missing.h5: error: cannot open: no such file" -- "$ceiling" $command missing.h5
+  done
 
-# Ctrl-C (SIGINT to the sweep): exit 130, the finished points kept, --resume completes.
-"$ceiling" sweep "$small" -j 2 -o interrupted.h5 >"$tmp/int.out" 2>"$tmp/int.log" &
-pid=$!
-for _ in $(seq 1 600); do
-  [ "$(grep -c 'seed' "$tmp/int.log")" -ge 3 ] && break
-  sleep 0.05
-done
-kill -INT "$pid"
-wait "$pid"
-expect 130 "" -- bash -c "exit $?"
-expect 0 "run again with --resume to continue" -- cat "$tmp/int.out"
-expect 0 "wrote interrupted.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" --resume -o interrupted.h5
-tables d interrupted.h5
-same a d
+  # Bad experiments: located messages, exit 2.
+  bad() { printf '%s\n' "$@" >"$tmp/bad.toml"; }
+  bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 2]' 'scaling = ["weak"]' 'iteration = 3' \
+    '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
+    '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\""
+  expect 2 'bad.toml:6:1: error: experiment.iteration: unknown key (did you mean "iterations"?)' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/^iteration = 3$/scaling2 = 1/; s/^scaling = \["weak"\]$/scaling = ["strong"]/' "$tmp/bad.toml"
+  sed -i '/^scaling2/d' "$tmp/bad.toml"
+  expect 2 "error: workloads[0]: strong scaling needs a global batch" -- "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/^scaling = \["strong"\]$/scaling = ["weak"]/' "$tmp/bad.toml"
+  printf '[[variants]]\nname = "v"\noptions = { colective = "ring" }\n' >>"$tmp/bad.toml"
+  expect 2 'error: variants[0].options.colective: not an option of `ceiling run`' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
+  expect 2 'cannot run: --collective: unknown algorithm "rign"' -- "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/collective = "rign"/nodes = 4/' "$tmp/bad.toml"
+  expect 2 "error: variants[0].options.nodes: set by the experiment for each point" -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+}
 
-# Over MPI ranks (rank 0 hands out points and writes the store): the same store.
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
-expect 0 "wrote mpi.h5: 64 points, 0 failed" -- \
-  mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" -o mpi.h5
-tables e mpi.h5
-same a e
-expect 0 "wrote mpi1.h5: 64 points, 0 failed" -- \
-  mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" -o mpi1.h5
-tables f mpi1.h5
-same a f
-
-# A failing point is recorded with its error; the others go on; the exit status is 3.
-expect 3 "wrote failing.h5: 64 points, 16 failed" -- \
-  env CEILING_POINT_PROGRAM="$root/tests/sweep/fail_nodes_4.sh" CEILING_REAL="$ceiling" \
-  "$ceiling" sweep "$small" -o failing.h5
-tables g failing.h5
-expect 0 "failed,the point's process exited with status 7: simulated failure on 4 nodes" -- cat g/points.csv
-expect 0 "" -- test "$(grep -c ',failed,' g/points.csv)" -eq 16
-# --resume runs the failed points again (here with the real point program: they succeed).
-expect 0 "16 to run, 48 already in failing.h5" -- "$ceiling" sweep "$small" --resume -o failing.h5
-tables h failing.h5
-same a h
-
-# A different experiment text is refused by --resume.
-sed 's/iterations = 3/iterations = 2/' "$small" >"$tmp/edited.toml"
-sed -i "s|\.\./\.\./|$root/|" "$tmp/edited.toml"
-expect 2 "small.h5 was made from another experiment text or other input files" -- \
-  "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
-
-# More jobs than file descriptors allow: the sweep goes on with the points already running.
-expect 0 "going on with" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds.h5"
-expect 0 "wrote fds2.h5: 64 points, 0 failed" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds2.h5"
-
-# Two sweeps on one output: the second is refused while the first runs.
-"$ceiling" sweep "$small" -j 1 -o locked.h5 >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 1 200); do [ -e locked.h5.lock ] && break; sleep 0.05; done
-expect 2 "another sweep is writing locked.h5 (locked.h5.lock is locked)" -- \
-  "$ceiling" sweep "$small" --resume -o locked.h5
-kill -INT "$pid"
-wait "$pid" 2>/dev/null
-expect 0 "" -- test ! -e locked.h5.lock
-
-# An input file edited during the sweep: the point is not stored, the sweep stops (exit 2).
-mkdir -p edit
-sed "s|\"\.\./|\"$root/|g" "$root/workloads/resnet50_v1.toml" >edit/w.toml # its platforms by absolute paths
-sed "s|\.\./\.\./workloads/resnet50_v1.toml|$tmp/edit/w.toml|; s|\.\./\.\./|$root/|" "$small" >edit/e.toml
-expect 2 "edit/w.toml changed during the sweep" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/edit_input.sh" \
-  CEILING_REAL="$ceiling" CEILING_EDIT_FILE="$tmp/edit/w.toml" "$ceiling" sweep edit/e.toml -j 1 -o edit.h5
-
-# A worker that dies by a signal: its point is stored as failed with the reason, the sweep goes on
-# (exit 3: some point failed), the others are done.
-expect 3 "wrote died.h5: 64 points, 1 failed" -- env CEILING_POINT_PROGRAM="$root/tests/sweep/die_once.sh" \
-  CEILING_REAL="$ceiling" CEILING_COUNT_FILE="$tmp/died.count" "$ceiling" sweep "$small" -j 1 -o died.h5
-"$ceiling" export died.h5 --csv died >/dev/null
-expect 0 "" -- grep -q "the point's process was ended by signal 9 (Killed)" died/points.csv
-
-# Workload files a calibration is borrowed from are inputs too (AlexNet borrows ResNet-50's).
-sed "s|\.\./\.\./workloads/resnet50_v1.toml|$root/workloads/alexnet.toml|; s|\.\./\.\./|$root/|; s|^nodes = .*|nodes = [1]|" \
-  "$small" >borrow.toml
-expect 0 "wrote borrow.h5" -- "$ceiling" sweep borrow.toml -o borrow.h5
-expect 0 "workloads/resnet50_v1.toml" -- /usr/bin/python3 -c \
-  "import h5py; print([p.decode() for p in h5py.File('borrow.h5')['inputs/path'][:]])"
-
+case $part in
+  store) store ;;
+  outputs) outputs ;;
+  both) store; outputs ;;
+  *) echo "sweep_test.sh: unknown part $part (store, outputs or both)" >&2; exit 2 ;;
+esac
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
