@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzing: builds the libFuzzer targets of tests/fuzz/ with clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer in build-sanitize/ (tools/sanitized_tree.sh: the sanitizer pass's
-# tree, so after tools/sanitize.sh only the targets are left to build; seeds, corpora, logs and
-# crashes go to build-fuzz/), and runs each for SECONDS (default 30) from a seed
+# tree, which tools/sanitize.sh builds whole, fuzz targets included; seeds, corpora, logs and
+# crashes go to build-fuzz/; a build-sanitize/ left by an older gcc configuration is reconfigured
+# for clang from scratch), and runs each for SECONDS (default 30) from a seed
 # corpus of the bundled files (platforms, workloads, experiments, software stacks, overrides,
 # a result file). A crash, hang (10 s), leak or sanitizer report stops its target and leaves
 # the input in build-fuzz/crashes/; the script then exits 1. Per target it prints libFuzzer's

@@ -100,17 +100,21 @@ platform::GpuLinkSpec read_gpu_link(TableReader t) {
   platform::GpuLinkSpec link{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
                              .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
   if (t.has("pairs")) {
-    for (const std::string& pair : t.string_list("pairs")) {
-      // "J-K": two different GPU indices below the largest GPU count.
+    const auto pairs = t.string_list("pairs");
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      // "J-K": two different GPU indices from 0 to 63, written without leading zeros.
+      const std::string_view pair = pairs[i];
       int j = -1, k = -1;
-      const auto dash = pair.find('-');
-      const auto parse = [&](std::string_view digits, int& to) {
+      const auto parse = [](std::string_view digits, int& to) {
         const auto* end = digits.data() + digits.size();
-        return !digits.empty() && std::from_chars(digits.data(), end, to).ptr == end && to >= 0 && to < 64;
+        return !digits.empty() && (digits.size() == 1 || digits[0] != '0') &&
+               std::from_chars(digits.data(), end, to).ptr == end && to >= 0 && to < 64;
       };
-      if (dash == std::string::npos || !parse(std::string_view(pair).substr(0, dash), j) ||
-          !parse(std::string_view(pair).substr(dash + 1), k) || j == k)
-        t.fail("pairs", "\"" + pair + "\" is not a pair of GPUs: expected \"J-K\", two different GPU indices from 0 to 63 (\"0-1\")");
+      const auto dash = pair.find('-');
+      if (dash == std::string_view::npos || !parse(pair.substr(0, dash), j) || !parse(pair.substr(dash + 1), k) || j == k)
+        t.fail_element("pairs", i,
+                       "\"" + std::string(pair) +
+                           "\" is not a pair of GPUs: expected \"J-K\", two different GPU indices from 0 to 63 (\"0-1\")");
       link.pairs.emplace_back(j, k);
     }
     if (link.pairs.empty())

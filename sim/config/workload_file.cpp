@@ -163,6 +163,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
     if (std::find(chain.begin(), chain.end(), other) != chain.end())
       t.fail("borrow", "calibrations borrow from each other in a cycle through \"" + other + "\"");
     t.string("source"); // why it borrows: required, reported by `workload show`
+    const auto own_half_batch = t.optional_number("half_batch", 0, 1e6);
     t.reject_unknown_keys();
     chain.push_back(other);
     const auto lender = read_workload(parse_toml_file(other), other, chain);
@@ -170,6 +171,13 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
     auto calibration = lender.calibration;
     if (calibration.borrowed_from.empty())
       calibration.borrowed_from = lender.name;
+    if (own_half_batch) {
+      // Its own batch curve, through the lender's rate at the lender's calibration batch B:
+      // (B + h) / e is what the compute time scales with, so e' = e (B + h') / (B + h).
+      const double b = calibration.measured.batch;
+      calibration.compute_efficiency *= (b + *own_half_batch) / (b + calibration.half_batch);
+      calibration.half_batch = *own_half_batch;
+    }
     calibration.lender_files.insert(calibration.lender_files.begin(), other);
     return calibration;
   }

@@ -59,10 +59,11 @@ struct CalibrationSpec {
 };
 
 /// A compute efficiency fitted on one more device, used instead of the workload's calibration
-/// when a run's device is that one (its model name, node.gpu.model, equal to `device`): the
-/// single-device measurements of other GPUs (a P100 SXM2, a K80) price this model there.
+/// when a run's device is that one (its model name, node.gpu.model, or node.cpu.model on nodes
+/// without GPUs, equal to `device`): the single-device measurements of other devices (a P100
+/// SXM2, a K80, a Xeon node) price this model there.
 struct DeviceCalibration {
-  std::string device;              ///< the GPU model name it applies to
+  std::string device;              ///< the GPU's (or CPU-only node's processor's) model name
   /// The precision mode measured ("fp32", "fp16", "mixed": fp16 compute, fp32 gradients); it
   /// applies to runs in that mode. Empty: the workload's precision.
   std::string precision;

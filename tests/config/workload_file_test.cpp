@@ -186,6 +186,18 @@ TEST_CASE("every bundled workload adds up to its published totals") {
   }
 }
 
+TEST_CASE("a borrowed calibration keeps the lender's rate at its batch when the borrower sets its own half batch") {
+  // Faster R-CNN borrows SSD300's calibration (half batch 7.1 at batch 32) with half_batch = 0.
+  // Expectation: e' = e (B + 0) / (B + h), exactly as the file reader computes it.
+  const auto lender = config::load_workload(CEILING_SOURCE_DIR "/workloads/ssd300_vgg16.toml");
+  const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/faster_rcnn_vgg16.toml");
+  REQUIRE(lender.calibration.half_batch > 0);
+  const double b = lender.calibration.measured.batch;
+  CHECK(w.calibration.half_batch == 0);
+  CHECK(w.calibration.compute_efficiency ==
+        doctest::Approx(lender.calibration.compute_efficiency * b / (b + lender.calibration.half_batch)).epsilon(1e-15));
+}
+
 TEST_CASE("each calibration reproduces its measurement and was computed, not tuned") {
   for (const auto& file : all_workloads()) {
     CAPTURE(file);

@@ -174,8 +174,8 @@ TEST_CASE("a host to device copy takes PCIe latency plus size over the direction
 }
 
 TEST_CASE("an NVLink mesh joins its pairs directly and sends the others through the host") {
-  // Four GPUs; links 0-1 (listed twice: two links), 1-2 and 2-1 written the other way round
-  // (another link of the same pair), 25 GB/s and 1 us each; GPU 5 is beyond the count.
+  // Four GPUs; 0-1 listed twice, once written the other way round (two links), 1-2 once,
+  // 25 GB/s and 1 us each; 0-5 names a GPU beyond the count and is left out.
   std::string text = platform_text(single_switch, 1, true);
   text.replace(text.find("count = 2"), 9, "count = 4");
   text += "[node.gpu_link]\nbandwidth = \"25 GB/s\"\nlatency = \"1 us\"\n"

@@ -899,13 +899,25 @@ def main():
             m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)", old, re.M)
             if m:
                 ce = m.group(1)
-            # The generated P100 calibration is the file's last table: taken off, its value kept.
-            generated = old.rfind("[[device_calibration]]\ndevice = %s" % q(P100_DEVICE))
-            if generated >= 0 and "NVIDIA_P100_11202018" in old[generated:] and "\n[[" not in old[generated:]:
-                m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)", old[generated:], re.M)
-                if m:
-                    p100_ce = m.group(1)
-                old = old[:generated].rstrip("\n") + "\n"
+            # The generated P100 calibration (its source names AI Matrix's P100 results folder),
+            # wherever it sits: taken off, its value kept. It runs from its header to the next
+            # table's header or the comment lines just above it.
+            lines = old.split("\n")
+            for i, line in enumerate(lines):
+                if line != "[[device_calibration]]" or i + 1 >= len(lines) or lines[i + 1] != "device = %s" % q(P100_DEVICE):
+                    continue
+                end = i + 1
+                while end < len(lines) and not lines[end].startswith("["):
+                    end += 1
+                while end > i + 1 and (lines[end - 1].startswith("#") or not lines[end - 1].strip()):
+                    end -= 1
+                block = "\n".join(lines[i:end])
+                if "NVIDIA_P100_11202018" in block:
+                    m = re.search(r"^compute_efficiency\s*=\s*([0-9.eE+-]+)", block, re.M)
+                    if m:
+                        p100_ce = m.group(1)
+                    old = "\n".join(lines[:i] + lines[end:]).rstrip("\n") + "\n"
+                    break
             # The device calibrations written by hand come last in a file, with the comment
             # lines just above the first; they are kept whole.
             start = old.find("\n[[device_calibration]]")
@@ -914,7 +926,10 @@ def main():
                 while lines_before and (lines_before[-1].startswith("#") or not lines_before[-1].strip()):
                     lines_before.pop()
                 device_calibrations = "\n" + old[len("\n".join(lines_before)) + 1:].lstrip("\n")
-        elsewhere = ("device = %s" % q(P100_DEVICE)) in device_calibrations
+        # A calibration of the P100 in the workload's own precision (no `precision` key) from
+        # another source: AI Matrix's figure is then predicted instead.
+        elsewhere = bool(re.search(r"^\[\[device_calibration\]\]\ndevice = %s\n(?:(?!\[)(?!precision =).*\n)*?compute_efficiency"
+                                   % re.escape(q(P100_DEVICE)), device_calibrations, re.M))
         text, sp, sf, rp, rf = render(model, row, g, joins, after_gap, model["csv"], ce, elsewhere)
         text += device_calibrations
         if model["calibration"] == "measured" and row["p100_train_throughput"] and not elsewhere:
