@@ -8,7 +8,7 @@
 # a result file). A crash, hang (10 s), leak or sanitizer report stops its target and leaves
 # the input in build-fuzz/crashes/; the script then exits 1. Per target it prints libFuzzer's
 # executions and the coverage reached (edges). Targets run two at a time (FUZZ_JOBS). In the
-# README's test command as a 20-second smoke run of each. Usage:
+# README's test command as a 10-second smoke run of each. Usage:
 #   bash tools/fuzz.sh [SECONDS] [TARGET...]   targets: units platform workload experiment override results
 set -euo pipefail
 cd "$(dirname "$0")/.."
