@@ -95,9 +95,8 @@ NodeLinks create_node_links(const NodeSpec& node, sg4::NetZone* zone, const std:
   if (node.gpu_link && !node.gpu_link->pairs.empty()) {
     // A pair listed n times has n links: one SimGrid link of n times the bandwidth.
     std::map<std::pair<int, int>, int> count;
-    for (auto [j, k] : node.gpu_link->pairs)
-      if (j < node.gpu->count && k < node.gpu->count)
-        ++count[{std::min(j, k), std::max(j, k)}];
+    for (auto [j, k] : node.gpu_link->pairs_among(node.gpu->count))
+      ++count[{std::min(j, k), std::max(j, k)}];
     for (const auto& [pair, n] : count) {
       const double bytes_per_s = n * node.gpu_link->bandwidth.bytes_per_second();
       links.gpu_pairs[pair] = duplex_link(zone,

@@ -90,6 +90,14 @@ struct GpuLinkSpec {
   /// (an NVLink), a pair listed once per link between them; GPUs of no pair exchange through the
   /// host (their PCIe links). Pairs naming a GPU the node lacks (its count set lower) are left out.
   std::vector<std::pair<int, int>> pairs;
+  /// The listed pairs whose GPUs a node of `gpus` GPUs has: the links a machine builds.
+  std::vector<std::pair<int, int>> pairs_among(int gpus) const {
+    std::vector<std::pair<int, int>> among;
+    for (auto [j, k] : pairs)
+      if (j < gpus && k < gpus)
+        among.emplace_back(j, k);
+    return among;
+  }
   bool operator==(const GpuLinkSpec&) const = default;
 };
 

@@ -16,6 +16,12 @@ DeviceRates compute_device(const platform::NodeSpec& node) {
           node.cpu.memory_bandwidth_per_socket * node.cpu.sockets};
 }
 
+platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view mode) {
+  if (mode.empty())
+    return w.precision;
+  return *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
+}
+
 ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_model, std::string_view mode) {
   ChosenEfficiency chosen{efficiency_of(w.calibration)};
   if (device_model.empty())

@@ -45,6 +45,10 @@ struct ChosenEfficiency {
 };
 ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_model, std::string_view mode);
 
+/// The precision a device computes in for precision mode `mode` ("fp32", "mixed", ...; empty: the
+/// workload's own): mixed precision computes in fp16 (its fp32 gradients are not compute).
+platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view mode);
+
 /// Time of one layer for a batch on one device at `precision` (a roofline):
 ///   forward  = max((B + h) F / (peak e_c), (B M + P s) / (bw e_m))
 ///   backward = max((B + h) F_b / (peak e_c), (2 B M + 2 P s) / (bw e_m))

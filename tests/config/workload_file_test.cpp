@@ -221,8 +221,7 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
     for (const auto& c : w.device_calibrations) { // each device calibration reproduces its measurement too
       const auto platform = config::load_platform(c.measured.platform_path);
       CHECK(workload::compute_device(platform.node).model == c.device);
-      const auto precision = c.precision.empty() ? w.precision
-                                                 : *platform::precision_from_string(c.precision == "mixed" ? "fp16" : c.precision);
+      const auto precision = workload::compute_precision_of(w, c.precision);
       const auto it = workload::device_iteration(w, workload::compute_device(platform.node), precision, c.measured.batch,
                                                  {c.compute_efficiency, w.calibration.memory_efficiency, w.calibration.half_batch});
       REQUIRE(it.has_value());

@@ -186,13 +186,11 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
                 << to_string(node.gpu_link->latency) << "\n";
     if (node.gpu_link && !node.gpu_link->pairs.empty()) {
       // The links the machine builds: pairs among this node's GPUs, a pair listed twice two links.
-      const auto among = std::count_if(node.gpu_link->pairs.begin(), node.gpu_link->pairs.end(), [&](auto p) {
-        return p.first < node.gpu->count && p.second < node.gpu->count;
-      });
+      const std::size_t among = node.gpu_link->pairs_among(node.gpu->count).size();
       std::cout << "  GPU links   a mesh of " << among << " links of " << to_string(node.gpu_link->bandwidth)
                 << " each way, latency " << to_string(node.gpu_link->latency) << "; other GPU pairs through the host";
-      if (static_cast<std::size_t>(among) < node.gpu_link->pairs.size())
-        std::cout << " (" << node.gpu_link->pairs.size() - static_cast<std::size_t>(among)
+      if (among < node.gpu_link->pairs.size())
+        std::cout << " (" << node.gpu_link->pairs.size() - among
                   << " listed pairs name a GPU beyond the " << node.gpu->count << " and are left out)";
       std::cout << "\n";
     }

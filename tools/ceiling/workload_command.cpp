@@ -48,8 +48,7 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
   const bool own_mode = mode.empty();
   if (own_mode)
     mode = platform::to_string(w.precision);
-  // Mixed precision computes in fp16 (its gradients, in fp32, are not compute).
-  const auto precision = *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
+  const auto precision = workload::compute_precision_of(w, mode);
   const auto it = workload::device_iteration(w, device, precision, m.batch,
                                              workload::efficiency_for(w, device.model, mode).efficiency);
   if (!it)
@@ -287,9 +286,7 @@ int calibrate(const std::vector<std::string>& args) {
       throw UsageError(cli->file + ": device_calibration for \"" + expected_device + "\" names " + m.platform_path +
                        ", whose " + (platform.node.gpu ? "GPU" : "CPU") + " is \"" + device.model + "\"");
     std::string why;
-    // Mixed precision computes in fp16 (its gradients, in fp32, are not compute).
-    const auto precision = mode.empty() ? w.precision
-                                        : *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
+    const auto precision = workload::compute_precision_of(w, mode);
     const auto efficiency = workload::calibrate_compute_efficiency(
         w, device, precision, m.batch, efficiency_of(w), m.samples_per_second, why);
     if (!efficiency)
