@@ -46,10 +46,12 @@ for topology in $topologies; do
         [ "$n" -gt 5320 ] && platform=tools/bench/platforms/bench-dragonfly-16k
       fi
       log="$tmp/log"
+      servers=()
+      [ "$collective" = parameter-server ] && servers=(--servers 16)
       status=0
       /usr/bin/time -f "rss %M wall %e" -o "$tmp/time" timeout "$point_timeout" "$ceiling" run \
         -p "$root/$platform.toml" -w "$root/workloads/resnet50_v1.toml" -n "$n" \
-        --collective "$collective" --servers 16 --iterations "$iterations" --timing --json \
+        --collective "$collective" "${servers[@]}" --iterations "$iterations" --timing --json \
         >/dev/null 2>"$log" || status=$?
       if [ "$status" -ne 0 ]; then
         what=failed
