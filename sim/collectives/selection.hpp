@@ -13,17 +13,32 @@ namespace ceiling::collectives {
 enum class Library {
   Mpich,   ///< MPICH 3.2 (and Cray MPICH 7, derived from it): MPIR_Allreduce_intra
   OpenMpi, ///< Open MPI 3.1 / 4.0, coll/tuned fixed decision rules
-  Nccl,    ///< NCCL 2.4.8: ring, or the pipelined double binary tree below a size threshold
+  Nccl,    ///< NCCL 2.4.8: ring, or the pipelined double binary tree below a size threshold; LL or Simple by size
+  Nccl27,  ///< NCCL 2.7.8: ring or tree, and LL, LL128 or Simple, whichever its tuning model finds fastest
 };
 
+/// NCCL's protocols: how a step's data and its ready flag travel (NCCL src/include/devcomm.h).
+/// LL: 8-byte stores of 4 data bytes and a 4-byte flag, no fence (half the bandwidth, the least
+/// latency); LL128: 128-byte lines of 120 data bytes and a flag (NVLink's ordering needed);
+/// Simple: whole buffers, then a fence and a flag (the full bandwidth, the most latency).
+enum class Protocol { LL, LL128, Simple };
+
 /// What a selection rule may look at besides the message: the ranks, how they sit on nodes,
-/// and (NCCL) whether the GPUs of a node are joined by NVLink, and NCCL's channel count.
+/// and (NCCL) whether the GPUs of a node are joined by NVLink, NCCL's channel count, the GPUs'
+/// compute capability and the bandwidths its tuning model weighs.
 struct SelectionContext {
   int ranks = 1;
   int ranks_per_node = 1;
   double element_bytes = 4; ///< 4 for fp32 gradients
   bool nvlink = false;
   int channels = 1;
+  /// The GPUs' CUDA compute capability, major x 10 + minor (60 for a P100, 70 for a V100);
+  /// 0 when unknown (NCCL's rules need it: scenario checks refuse NCCL without it).
+  int compute_capability = 0;
+  /// NCCL 2.7's bus bandwidths, bytes per second: inside a node (NVLink or PCIe, per GPU) and
+  /// between nodes (the node's NICs).
+  double intra_bytes_per_s = 0;
+  double inter_bytes_per_s = 0;
 };
 
 std::string_view to_string(Library l);
@@ -36,8 +51,36 @@ std::string library_names();
 struct Selection {
   Algorithm algorithm = Algorithm::Ring;
   std::string_view rule;
+  /// NCCL's protocol for the message (NCCL libraries only).
+  std::optional<Protocol> protocol;
 };
 Selection select_allreduce(Library library, const SelectionContext& c, double bytes);
+
+/// The protocol an NCCL `library` runs an all-reduce of `bytes` with when the algorithm is
+/// fixed (NCCL_ALGO; the ring or a pipelined tree): NCCL 2.4's LL threshold, or NCCL 2.7's
+/// fastest protocol of that algorithm. Empty for other libraries and algorithms.
+std::optional<Protocol> select_protocol(Library library, const SelectionContext& c, Algorithm algorithm,
+                                        double bytes);
+
+std::string_view to_string(Protocol p);
+
+/// What a protocol costs as the replay times it, per collective of `algorithm` under NCCL
+/// `library`: the wire bytes per data byte, and the latency of one step over NVLink, PCIe or
+/// the network (NCCL's own per-step estimates, src/graph/tuning.cc hwLat: the replay adds to a
+/// step what its route's latency leaves of it) and of the collective (baseLat).
+struct ProtocolCosts {
+  double wire_bytes_per_byte = 1;
+  double nvlink_step_s = 0;
+  double pci_step_s = 0;
+  double net_step_s = 0;
+  double base_s = 0;
+};
+ProtocolCosts protocol_costs(Library library, Algorithm algorithm, Protocol protocol);
+
+/// NCCL 2.7.8's estimate of an all-reduce's time in seconds (src/graph/tuning.cc,
+/// ncclTopoGetAlgoTime); +infinity for a combination it disables. `algorithm` is Ring or
+/// PipelinedDoubleTree (its tree).
+double nccl27_time_s(const SelectionContext& c, Algorithm algorithm, Protocol protocol, double bytes);
 
 /// NCCL 2.4.8's tree threshold in bytes (src/init.cc ncclTreeThreshold): all-reduces up to it
 /// take the tree; 0: never, infinity: always.

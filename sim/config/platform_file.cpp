@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <charconv>
 #include <filesystem>
 #include <span>
@@ -56,6 +57,8 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .memory_bandwidth = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
                         .memory = t.quantity<DataSize>("memory", Sign::Positive),
                         .multiprocessors = static_cast<int>(t.optional_integer("multiprocessors", 1, 1'000'000).value_or(0)),
+                        .compute_capability = static_cast<int>(
+                            std::lround(10 * t.optional_number("compute_capability", 1.0, 20.0).value_or(0))),
                         .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
                         .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   t.reject_unknown_keys();

@@ -65,6 +65,9 @@ struct GpuSpec {
   units::DataSize memory;
   /// Streaming multiprocessors: what TOP500's "Total Cores" counts per GPU. 0 when not given.
   int multiprocessors = 0;
+  /// CUDA compute capability, major x 10 + minor (60: P100, 70: V100); 0 when not given. NCCL's
+  /// rules need it (thread thresholds, LL128).
+  int compute_capability = 0;
   /// Measured micro-benchmarks of one GPU for the HPC workloads, as CpuSpec's.
   std::optional<units::FlopRate> dgemm;
   std::optional<units::Bandwidth> stream_bandwidth;

@@ -286,7 +286,8 @@ public:
     result_.ranks = plan_.ranks;
     for (const auto& k : plan_.reductions)
       result_.reductions.push_back(
-          {k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule), k.sparse});
+          {k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule),
+           k.protocol ? std::string(collectives::to_string(*k.protocol)) : std::string(), k.sparse});
     result_.server_bytes = plan_.server_bytes;
     const long long domain = platform::domain_size(scenario_.platform.interconnect.topology);
     for (long long n = 0; n < machine_.size(); ++n) {
@@ -713,7 +714,7 @@ private:
       clock(q).mark(now());
       ++clock(q).communicating;
     }
-    const double start_s = cycle_start_for(k) + plan_.costs.collective_launch_s;
+    const double start_s = cycle_start_for(k) + plan_.reductions[static_cast<std::size_t>(k)].launch_s;
     if (start_s > now())
       after(start_s - now(), {Kind::Launch, 0, k});
     else
@@ -795,11 +796,21 @@ private:
     return {.route = &routes_.between(flow.src, flow.dst)};
   }
 
-  /// What a flow's steps cost beyond their wire latency and bytes: every step's send and
-  /// receive overheads and the receiver's reduction of what arrived.
-  double software_delay_s(const collectives::Phase& phase, const collectives::Flow& flow) const {
-    return phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte +
-           flow.receiver_s;
+  /// What flow `f` of phase `p` of reduction `k` costs beyond its wire latency and bytes: every
+  /// step's send and receive overheads, NCCL's protocol latency beyond the route's (per step; a
+  /// pipeline's per fill and drain round) and the receiver's reduction of what arrived.
+  double software_delay_s(int k, int p, int f) {
+    const auto& reduction = plan_.reductions[static_cast<std::size_t>(k)];
+    const auto& phase = reduction.plan[static_cast<std::size_t>(p)];
+    const auto& flow = phase.flows[static_cast<std::size_t>(f)];
+    double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte +
+                     flow.receiver_s;
+    if (!reduction.protocol_step_s.empty()) {
+      const double wire_s = planned_flow(k, {p, f}).route->latency_s * latency_factor_;
+      const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks : phase.steps;
+      delay_s += rounds * std::max(0.0, reduction.protocol_step_s[static_cast<std::size_t>(p)] - wire_s);
+    }
+    return delay_s;
   }
 
   /// Flow `f` has arrived: its software costs come after, and an aggregated phase's further
@@ -812,7 +823,7 @@ private:
       return;
     }
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    double delay_s = software_delay_s(phase, flow);
+    double delay_s = software_delay_s(k, p, f);
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * planned_flow(k, {p, f}).route->latency_s * latency_factor_;
     if (phase.steps <= 1 && delay_s <= 0) {
@@ -842,7 +853,7 @@ private:
                             (phase.steps - phase.chunks) * pipeline.slowest_alone_s / phase.chunks / bandwidth_factor_;
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
-      after(rounds_s + software_delay_s(phase, phase.flows[g]),
+      after(rounds_s + software_delay_s(k, p, static_cast<int>(g)),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
   }
 

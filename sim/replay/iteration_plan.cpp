@@ -89,6 +89,12 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   const auto& stack = s.options.software;
   if (!stack.collective && !stack.library)
     return "software stack " + stack.name + " names neither a collective algorithm nor a library to choose one";
+  const bool nccl = stack.library == collectives::Library::Nccl || stack.library == collectives::Library::Nccl27;
+  if (nccl && !s.platform.node.is_gpu_node())
+    return "software stack " + stack.name + " runs NCCL, a GPU library, but " + s.platform.name + " has CPU nodes";
+  if (nccl && s.platform.node.gpu->compute_capability == 0)
+    return "software stack " + stack.name + " runs NCCL, whose rules depend on the GPU's compute capability, but " +
+           s.platform.name + " gives no node.gpu.compute_capability (such as 6.0 for a P100)";
   if (stack.reducer == stack::Reducer::HostCore && !s.platform.node.cpu.core_memory_bandwidth)
     return "software stack " + stack.name + " reduces on a host core, but " + s.platform.name +
            " gives no node.cpu.core_memory_bandwidth (a one-thread STREAM rate, such as \"13 GB/s\")";
@@ -194,6 +200,50 @@ SoftwareCosts software_costs(const Scenario& s) {
 }
 
 namespace {
+
+/// What the stack's library may weigh in choosing: the ranks and nodes, and for NCCL the GPUs'
+/// links, compute capability and the bus bandwidths of its tuning model (inside a node: a GPU's
+/// NVLinks, or its PCIe link; across: the node's NIC).
+collectives::SelectionContext selection_context(const Scenario& s, int ranks, int ranks_per_node,
+                                                double element_bytes) {
+  const auto& node = s.platform.node;
+  collectives::SelectionContext c{.ranks = ranks,
+                                  .ranks_per_node = ranks_per_node,
+                                  .element_bytes = element_bytes,
+                                  .nvlink = node.gpu_link.has_value(),
+                                  .channels = s.options.software.channels,
+                                  .inter_bytes_per_s = node.nic.bandwidth.bytes_per_second()};
+  if (node.gpu) {
+    c.compute_capability = node.gpu->compute_capability;
+    c.intra_bytes_per_s = node.pcie->host_to_device.bytes_per_second();
+    if (node.gpu_link) {
+      int links = 0; // of GPU 0: a mesh's pairs, or its one link to the switch
+      for (auto [j, k] : node.gpu_link->pairs_among(node.gpu->count))
+        links += j == 0 || k == 0;
+      c.intra_bytes_per_s = node.gpu_link->bandwidth.bytes_per_second() * (node.gpu_link->pairs.empty() ? 1 : links);
+    }
+  }
+  return c;
+}
+
+/// Runs `r` under NCCL's `protocol`: its flows carry the protocol's wire bytes, each phase gets
+/// its mean step latency over the links its flows cross, and the collective NCCL's base latency
+/// when that exceeds the launch.
+void apply_protocol(const Scenario& s, collectives::Library library, collectives::Protocol protocol,
+                    int ranks_per_node, Reduction& r) {
+  const auto costs = collectives::protocol_costs(library, r.algorithm, protocol);
+  const double inside_s = s.platform.node.gpu_link ? costs.nvlink_step_s : costs.pci_step_s;
+  r.protocol = protocol;
+  r.launch_s = std::max(r.launch_s, costs.base_s);
+  for (auto& phase : r.plan) {
+    double sum_s = 0;
+    for (auto& flow : phase.flows) {
+      flow.bytes *= costs.wire_bytes_per_byte;
+      sum_s += flow.src / ranks_per_node == flow.dst / ranks_per_node ? inside_s : costs.net_step_s;
+    }
+    r.protocol_step_s.push_back(phase.flows.empty() ? 0 : sum_s / static_cast<double>(phase.flows.size()));
+  }
+}
 
 /// Parameter servers as TensorFlow runs them: each variable (a layer's parameters) placed by the
 /// stack's rule on servers 0..k-1 (ranks), pushed by every other rank and pulled back; a server
@@ -372,12 +422,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   if (plan.ranks == 1) // one rank alone has nothing to reduce: backward is one segment
     buckets = {};
   const bool exact = s.options.fidelity == Fidelity::Exact;
-  const collectives::SelectionContext selection{
-      .ranks = plan.ranks,
-      .ranks_per_node = plan.ranks_per_node,
-      .element_bytes = gradient_element_bytes,
-      .nvlink = s.platform.node.gpu_link.has_value(),
-      .channels = stack.channels};
+  const collectives::SelectionContext selection = selection_context(s, plan.ranks, plan.ranks_per_node,
+                                                                     gradient_element_bytes);
   const ParameterServers servers(s, group, gradient_element_bytes);
   bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
@@ -385,18 +431,23 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     for (int l : buckets.dense[b].layers)
       last = std::max(last, backward_position[static_cast<std::size_t>(l)]);
     const double bytes = buckets.dense[b].bytes.bytes();
-    const auto choice = stack.collective
-                            ? collectives::Selection{*stack.collective, "fixed"}
-                            : collectives::select_allreduce(*stack.library, selection, bytes);
+    auto choice = stack.collective ? collectives::Selection{*stack.collective, "fixed"}
+                                   : collectives::select_allreduce(*stack.library, selection, bytes);
+    if (stack.collective && stack.library)
+      choice.protocol = collectives::select_protocol(*stack.library, selection, choice.algorithm, bytes);
     const bool on_servers = choice.algorithm == collectives::Algorithm::ParameterServer;
     all_on_servers = all_on_servers && on_servers;
-    ready.push_back({last, {"bucket " + std::to_string(b), bytes, bytes, false,
-                            on_servers ? servers.plan(buckets.dense[b].layers, plan.server_bytes)
-                            : exact    ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
-                                                                      stack.pipeline_chunk.bytes())
-                                       : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
-                                                                       stack.pipeline_chunk.bytes()),
-                            choice.algorithm, choice.rule}});
+    Reduction reduction{"bucket " + std::to_string(b), bytes, bytes, false,
+                        on_servers ? servers.plan(buckets.dense[b].layers, plan.server_bytes)
+                        : exact    ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
+                                                                  stack.pipeline_chunk.bytes())
+                                   : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
+                                                                   stack.pipeline_chunk.bytes()),
+                        choice.algorithm, choice.rule};
+    reduction.launch_s = plan.costs.collective_launch_s;
+    if (choice.protocol)
+      apply_protocol(s, *stack.library, *choice.protocol, plan.ranks_per_node, reduction);
+    ready.push_back({last, std::move(reduction)});
   }
   if (all_on_servers && servers.exchange()) // the servers apply the update; the workers pull the weights
     plan.optimizer_s = 0;
@@ -407,7 +458,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                       bytes * plan.ranks, true,
                       exact ? collectives::allgather_steps(group, bytes)
                             : collectives::allgather_phases(group, bytes),
-                      collectives::Algorithm::Ring, "sparse: ring all-gather"}});
+                      collectives::Algorithm::Ring, "sparse: ring all-gather", std::nullopt, {},
+                      plan.costs.collective_launch_s}});
   }
   std::stable_sort(ready.begin(), ready.end(),
                    [](const Ready& a, const Ready& b) { return a.position < b.position; });

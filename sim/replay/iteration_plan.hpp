@@ -23,6 +23,17 @@ struct Reduction {
   /// fixed by the stack or --collective); a sparse gradient's all-gather is a ring.
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   std::string_view rule;
+  /// NCCL's protocol (NCCL stacks, ring and pipelined trees); the plan's flow bytes are its wire
+  /// bytes (collectives::ProtocolCosts).
+  std::optional<collectives::Protocol> protocol;
+  /// Per phase of `plan`: the protocol's latency of one step, the mean over the phase's flows of
+  /// NCCL's estimate for the link each crosses (NVLink, PCIe, network); each flow pays what its
+  /// route's latency leaves of it, per step (a pipeline: per fill and drain round). Empty
+  /// without a protocol.
+  std::vector<double> protocol_step_s;
+  /// Paid before the collective's first message: the stack's launch, or NCCL's base latency
+  /// of the protocol if larger.
+  double launch_s = 0;
 };
 
 /// What the software stack costs, in seconds, derived from the stack and the platform.

@@ -390,6 +390,52 @@ TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   CHECK(with.compute_s == testing::relative(without.compute_s, 1e-9));
 }
 
+TEST_CASE("NCCL's protocol: a collective pays its base latency, each step what the route's latency leaves of the protocol's") {
+  // Eight single-GPU nodes in turn, one 120 MB bucket, NCCL 2.7 with the ring fixed: Simple
+  // (tuning.cc: the ring's LL is 4 times slower in bandwidth). Expectation: a base latency of
+  // 8.4 us, and 14 steps of max(0, 9.6 us (network, Simple) - 2.2 us (the route)).
+  Scenario s = eight_staged_nodes_in_turn();
+  s.platform.node.gpu->compute_capability = 60;
+  const double without = mean_time(run_isolated(s));
+  s.options.software.library = collectives::Library::Nccl27;
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.reductions.size() == 1);
+  CHECK(plan.reductions[0].protocol == collectives::Protocol::Simple);
+  const double with = mean_time(run_isolated(s));
+  CHECK(with - without == testing::relative(8.4e-6 + 14 * (9.6e-6 - switch_alpha_s), 1e-6));
+}
+
+TEST_CASE("NCCL's LL protocol sends twice the bytes: a 4-byte flag with every 4 data bytes") {
+  // Expectation: 24-byte buckets go by LL (tuning.cc: 3.6 + 14 x 2.7 us against Simple's
+  // 8.4 + 14 x 9.6 us); every flow of the plan carries twice the bytes it carries without NCCL.
+  Scenario s = eight_staged_nodes_in_turn();
+  s.platform.node.gpu->compute_capability = 60;
+  for (auto& layer : s.workload.layers)
+    layer.params = 2;
+  const auto plain = replay::make_iteration_plan(s);
+  s.options.software.library = collectives::Library::Nccl27;
+  const auto nccl = replay::make_iteration_plan(s);
+  REQUIRE(nccl.reductions.size() == plain.reductions.size());
+  CHECK(nccl.reductions[0].protocol == collectives::Protocol::LL);
+  const auto& a = plain.reductions[0].plan;
+  const auto& b = nccl.reductions[0].plan;
+  REQUIRE(a.size() == b.size());
+  for (std::size_t p = 0; p < a.size(); ++p)
+    for (std::size_t f = 0; f < a[p].flows.size(); ++f) {
+      CHECK(b[p].flows[f].bytes == 2 * a[p].flows[f].bytes);
+      CHECK(b[p].flows[f].reduce_bytes == a[p].flows[f].reduce_bytes);
+    }
+}
+
+TEST_CASE("NCCL needs GPU nodes and their compute capability") {
+  Scenario s = eight_staged_nodes_in_turn();
+  s.options.software.library = collectives::Library::Nccl;
+  CHECK(replay::scenario_problem(s).value_or("").find("node.gpu.compute_capability") != std::string::npos);
+  Scenario cpu = cpu_nodes_reducing_after_backward(2);
+  cpu.options.software.library = collectives::Library::Nccl27;
+  CHECK(replay::scenario_problem(cpu).value_or("").find("CPU nodes") != std::string::npos);
+}
+
 TEST_CASE("a library's selection gives every bucket the algorithm its rule names") {
   // Three 10 M-parameter layers, fp32, 64 MiB threshold: buckets of 40 and 80 MB, for which
   // MPICH picks Rabenseifner; with 2 parameters per layer, one 24-byte bucket: recursive doubling.

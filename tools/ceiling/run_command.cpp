@@ -58,21 +58,23 @@ std::string collective_name(const stack::SoftwareStack& software) {
 /// (97.5 MB): over 2048 bytes: Rabenseifner ...".
 void print_collectives(const replay::RunResult& r) {
   struct Group {
-    std::string algorithm, rule;
+    std::string algorithm, rule, protocol;
     int count = 0;
     double bytes = 0;
   };
   std::vector<Group> groups;
   for (const auto& k : r.reductions) {
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const Group& g) { return g.algorithm == k.algorithm && g.rule == k.rule; });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) {
+      return g.algorithm == k.algorithm && g.rule == k.rule && g.protocol == k.protocol;
+    });
     if (it == groups.end())
-      it = groups.insert(groups.end(), {k.algorithm, k.rule});
+      it = groups.insert(groups.end(), {k.algorithm, k.rule, k.protocol});
     ++it->count;
     it->bytes += k.bytes;
   }
   for (const auto& g : groups)
-    std::printf("  %d x %s (%s per rank): %s\n", g.count, g.algorithm.c_str(),
+    std::printf("  %d x %s%s (%s per rank): %s\n", g.count, g.algorithm.c_str(),
+                g.protocol.empty() ? "" : (", NCCL protocol " + g.protocol).c_str(),
                 units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
   double sparse = 0;
   for (const auto& k : r.reductions)
@@ -393,13 +395,19 @@ int run_command(const std::vector<std::string>& args) {
     json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
     json.key("collective").value(collective_name(o.software));
     json.key("reductions").begin_array();
-    for (const auto& k : r.reductions)
+    for (const auto& k : r.reductions) {
       json.begin_object()
           .key("name").value(k.name)
           .key("bytes").value(k.bytes)
           .key("algorithm").value(k.algorithm)
           .key("rule").value(k.rule)
-          .end_object();
+          .key("protocol");
+      if (k.protocol.empty())
+        json.null();
+      else
+        json.value(k.protocol);
+      json.end_object();
+    }
     json.end_array();
     if (!r.server_bytes.empty()) {
       json.key("placement").value(stack::to_string(o.software.placement));
