@@ -301,6 +301,36 @@ struct BenchRow {
   std::string formula;
 };
 
+/// Rabenseifner's all-reduce of `bytes` over `n` nodes, step by step (MPICH's folding for a
+/// non-power of two), each step's exchanges at once as the machine routes them; bounded below
+/// by each step's largest exchange over the NIC or its bytes across the cut (the most of either
+/// direction) over the bisection bandwidth, whichever is slower.
+BenchRow halving_doubling_row(const PlatformSpec& spec, const platform::Machine& machine, long long n, double bytes,
+                              std::uint64_t seed) {
+  const auto steps = collectives::allreduce_steps(collectives::Algorithm::HalvingDoubling,
+                                                  {static_cast<int>(n), 1}, bytes);
+  replay::TrafficTimer timer(machine, seed);
+  const double nic = spec.node.nic.bandwidth.bytes_per_second();
+  const double bisection = platform::bisection_bandwidth(spec, n).bytes_per_second();
+  double simulated_s = 0;
+  double bound_s = 0;
+  for (const auto& step : steps) {
+    simulated_s += timer.seconds(step.flows);
+    double largest = 0, forward = 0, backward = 0;
+    for (const auto& f : step.flows) {
+      largest = std::max(largest, f.bytes);
+      if (f.src < n / 2 && f.dst >= n / 2)
+        forward += f.bytes;
+      if (f.src >= n / 2 && f.dst < n / 2)
+        backward += f.bytes;
+    }
+    bound_s += std::max(largest / nic, std::max(forward, backward) / bisection);
+  }
+  return {"halving-doubling all-reduce over " + std::to_string(n) + " nodes (" +
+              std::string(platform::to_string(spec.interconnect.routing)) + ")",
+          simulated_s, bound_s, "sum over steps of max(largest exchange / NIC, bytes across the cut / bisection)"};
+}
+
 int bench(const std::vector<std::string>& args) {
   po::options_description options("options");
   options.add_options()("nodes,n", po::value<long long>(),
@@ -318,9 +348,10 @@ int bench(const std::vector<std::string>& args) {
             "closed form: a node-to-node transfer, a host->device copy (GPU nodes), a\n"
             "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N), and, up to\n"
             "N = " + std::to_string(max_bisection_bench_nodes) + ", a bisection exchange (every node of one half sends SIZE spread\n"
-            "evenly over the other half, both ways) and an all-to-all (every node sends SIZE\n"
-            "spread over all others), routed as the platform routes (its interconnect.routing),\n"
-            "against the closed-form bisection bandwidth. The ring\n"
+            "evenly over the other half, both ways), an all-to-all (every node sends SIZE\n"
+            "spread over all others) and a halving-doubling all-reduce of SIZE step by step,\n"
+            "routed as the platform routes (its interconnect.routing), against bounds from the\n"
+            "closed-form bisection bandwidth. The ring\n"
             "costs O(N^3) in SimGrid 3.32: keep N below about 1,000.\n",
             options);
   if (!parsed)
@@ -387,6 +418,7 @@ int bench(const std::vector<std::string>& args) {
                                  platform::bisection_bandwidth(spec, n).bytes_per_second(),
                              bytes / nic),
                     "max((N/2)^2 size/(N-1) / bisection, size / NIC)"});
+    rows.push_back(halving_doubling_row(spec, machine, n, bytes, seed));
   }
 
   if (parsed->has("json")) {
@@ -413,7 +445,7 @@ int bench(const std::vector<std::string>& args) {
   for (const BenchRow& row : rows)
     std::printf("  %s: %s\n", row.name.c_str(), row.formula.c_str());
   if (n <= max_bisection_bench_nodes)
-    std::printf("the bisection exchange's and the all-to-all's closed forms are bounds: routing that does not "
+    std::printf("the bisection exchange's, the all-to-all's and halving-doubling's closed forms are bounds: routing that does not "
                 "spread over the cut's links takes longer\n");
   return 0;
 }
