@@ -217,6 +217,7 @@ public:
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       sharing_paths_.emplace(routes_, *sharing_);
+      copies_shared_ = replay_shares_copies(s);
       plan_flows();
     }
   }
@@ -270,10 +271,13 @@ public:
         auto& flows = phases.emplace_back();
         for (std::size_t f = 0; f < routes[p].size(); ++f) {
           PlannedFlow planned{.route = routes[p][f]};
-          if (alone[p][f])
+          // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
+          if (alone[p][f] && !(copies_shared_ && planned.route->per_byte.pcie > 0))
             planned.timing = Timing::ClosedForm;
           else if (sharable(*planned.route))
             planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
+          else if (copies_shared_) // SimGrid would not see the copies on its PCIe links
+            throw std::logic_error("plan_flows: a GPU-direct route FlowSharing cannot share");
           flows.push_back(planned);
         }
       }
@@ -442,6 +446,15 @@ private:
   }
 
   void transfer_copy(int r, sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
+    if (copies_shared_) { // GPU-direct: the copy shares the PCIe link with the flows
+      const Route& route = routes_.inside_node(src, dst);
+      if (!sharable(route))
+        throw std::logic_error("transfer_copy: a PCIe route FlowSharing cannot share");
+      ++result_.link_copies;
+      sharing_->start(now(), sharing_paths_->of(route), std::round(bytes), tag(t));
+      wake_flows_at_next_event();
+      return;
+    }
     if (pcie_links_.empty()) {
       comm(src, dst, bytes, t);
       return;
@@ -895,6 +908,7 @@ private:
   std::vector<std::vector<std::vector<PlannedFlow>>> planned_;
   /// The flows that share links, when the closed forms apply (else they go through SimGrid).
   std::optional<FlowSharing> sharing_;
+  bool copies_shared_ = false; ///< GPU-direct: PCIe copies are FlowSharing flows (replay_shares_copies)
   std::optional<SharingPaths> sharing_paths_; ///< of the routes of flows in sharing_
   std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due

@@ -71,7 +71,7 @@ std::string simgrid_timing_reason(const Scenario& s) {
            (network.tcp_gamma_bytes > 0 ? " with a TCP window" : "");
   if (s.options.flows_through_simgrid)
     return "flows through SimGrid";
-  return "its PCIe copies inside SimGrid (GPU-direct staging, or copies through SimGrid)";
+  return "its PCIe copies inside SimGrid (copies through SimGrid)";
 }
 
 } // namespace
@@ -172,8 +172,12 @@ bool replay_times_copies(const Scenario& s) {
 bool replay_times_flows(const Scenario& s) {
   const auto& network = s.options.network;
   const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
-  return closed_forms && (!s.platform.node.is_gpu_node() || replay_times_copies(s)) &&
+  return closed_forms && !(s.platform.node.is_gpu_node() && s.options.copies_through_simgrid) &&
          s.options.fidelity == Fidelity::Aggregated && !s.options.flows_through_simgrid;
+}
+
+bool replay_shares_copies(const Scenario& s) {
+  return replay_times_flows(s) && s.platform.node.is_gpu_node() && resolved_staging(s) == Staging::Direct;
 }
 
 SoftwareCosts software_costs(const Scenario& s) {

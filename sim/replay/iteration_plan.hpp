@@ -106,11 +106,16 @@ Staging resolved_staging(const Scenario& s);
 /// unless copies_through_simgrid.
 bool replay_times_copies(const Scenario& s);
 
-/// Whether the replay times collective flows itself, in closed form or by FlowSharing, rather
-/// than as SimGrid comms: aggregated fidelity, CM02 without cross-traffic or TCP window cap,
-/// no copy inside SimGrid (CPU nodes, or replay_times_copies()), unless flows_through_simgrid.
-/// Routing other than static-minimal needs it.
+/// Whether the replay times the collective flows itself (in closed form or by FlowSharing):
+/// aggregated fidelity, CM02 without cross-traffic or TCP window cap, and no copy inside SimGrid
+/// (CPU nodes; GPU nodes staging through host memory, whose copies replay_times_copies() times;
+/// or GPU-direct, whose input copies FlowSharing shares with the flows: replay_shares_copies()),
+/// unless flows_through_simgrid or copies_through_simgrid.
 bool replay_times_flows(const Scenario& s);
+
+/// Whether FlowSharing times the PCIe copies together with the flows: GPU-direct (the flows
+/// cross the PCIe links that the input copies use) when the replay times the flows.
+bool replay_shares_copies(const Scenario& s);
 
 /// The resolved precision mode: the option, else the workload's precision.
 PrecisionMode resolved_precision(const Scenario& s);

@@ -73,6 +73,18 @@ const Route& Routes::between(int src, int dst) {
   return route;
 }
 
+const Route& Routes::inside_node(const sg4::Host* src, const sg4::Host* dst) {
+  auto [it, fresh] = node_routes_.try_emplace({src, dst});
+  Route& route = it->second;
+  if (!fresh)
+    return route;
+  std::vector<sg4::Link*> links;
+  src->route_to(dst, links, &route.latency_s);
+  for (const sg4::Link* link : links)
+    append(route, id_of(link));
+  return route;
+}
+
 const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
   const auto ranks = static_cast<unsigned long long>(hosts_.size());
   const unsigned long long pair = static_cast<unsigned long long>(src) * ranks + static_cast<unsigned long long>(dst);

@@ -11,6 +11,7 @@
 #include <simgrid/forward.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -46,6 +47,10 @@ public:
 
   /// SimGrid's route from rank `src` to rank `dst` (static routing).
   const Route& between(int src, int dst);
+
+  /// SimGrid's route between two hosts of a node (a PCIe copy between its CPU and a GPU), its
+  /// links numbered as the ranks' routes number them.
+  const Route& inside_node(const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
 
   /// The route of each of `flows`, in flight together: SimGrid's under static routing or
   /// inside one node; else over the fabric's path that routing::spread() picks, for a flow
@@ -85,6 +90,8 @@ private:
 
   std::vector<simgrid::s4u::Host*> hosts_;
   std::unordered_map<unsigned long long, Route, MixedHash> cache_; ///< by src x ranks + dst
+  /// inside_node()'s routes (looked up, never walked).
+  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Route> node_routes_;
   /// What a route needs of each link, read from SimGrid (or the fabric) once.
   struct LinkFacts {
     double bandwidth_bytes_per_s;

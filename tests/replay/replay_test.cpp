@@ -670,6 +670,56 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
           << closed_form << " flows in closed form, " << shared << " shared out by the replay)");
 }
 
+TEST_CASE("GPU-direct flows and input copies shared out by the replay give the iterations SimGrid gives") {
+  // Every algorithm on every topology, two GPUs per node sending from device memory: the flows
+  // cross the PCIe links, where a 20 MB-per-sample input copy (the next batch, overlapped) still
+  // runs when gradients arrive. FlowSharing times flows and copies together; SimGrid all of them.
+  using collectives::Algorithm;
+  double largest = 0;
+  for (const auto& [topology, text] : topologies)
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::DoubleBinaryTree,
+                        Algorithm::Hierarchical, Algorithm::ParameterServer}) {
+      const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+      CAPTURE(topology_name);
+      CAPTURE(collectives::to_string(a));
+      Scenario s = scenario(text, 16, gpus(2));
+      s.options.software.collective = a;
+      s.options.servers = 2;
+      s.options.staging = replay::Staging::Direct;
+      s.options.jitter = 0.1;
+      s.workload.input_per_sample = units::DataSize::from_bytes(20e6);
+      REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+      const auto shared = run_isolated(s);
+      CHECK(shared.transfers == 0);
+      CHECK(shared.link_copies > 0);
+      s.options.flows_through_simgrid = true;
+      const auto simgrid = run_isolated(s);
+      CHECK(simgrid.flows_in_closed_form + simgrid.flows_shared == 0);
+      REQUIRE(shared.iteration_s.size() == simgrid.iteration_s.size());
+      for (std::size_t i = 0; i < shared.iteration_s.size(); ++i) {
+        CHECK(shared.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
+        largest = std::max(largest, std::abs(shared.iteration_s[i] / simgrid.iteration_s[i] - 1));
+      }
+    }
+  MESSAGE("largest relative difference, GPU-direct flows and copies by the replay vs by SimGrid: " << largest);
+}
+
+TEST_CASE("GPU-direct runs on an adaptively routed dragonfly") {
+  // Expectation: the replay times flows and copies, so the fabric's own routing applies.
+  Scenario s = scenario("topology = \"dragonfly\"\ngroups = 4\nglobal_links = 2\nchassis_per_group = 2\n"
+                        "chassis_links = 1\nrouters_per_chassis = 4\nrouter_links = 1\nnodes_per_router = 2\n"
+                        "routing = \"adaptive\"\n",
+                        32, gpus(1));
+  s.options.staging = replay::Staging::Direct;
+  s.options.software.collective = collectives::Algorithm::HalvingDoubling;
+  REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+  const auto r = run_isolated(s);
+  CHECK(r.transfers == 0);
+  CHECK(r.flows_shared > 0);
+  s.options.copies_through_simgrid = true;
+  CHECK(replay::scenario_problem(s).value_or("").find("routing \"adaptive\"") != std::string::npos);
+}
+
 TEST_CASE("flows timed by the replay apply the latency and bandwidth factors as SimGrid does") {
   // The ring's flows are alone (closed form), halving-doubling's share links (FlowSharing).
   for (const auto& [topology, text] : topologies)
@@ -697,9 +747,9 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
   // Expectation: on one switch every ring flow has its own NIC directions and switch ports
   // (closed form); a hierarchical all-reduce over two GPUs per node gathers and broadcasts
   // through each node's host-memory link (crossed twice: shared out) around a ring of node
-  // leaders (alone); a parameter server receives every flow on its NIC (shared out); the exact
-  // fidelity and GPU-direct (input copies in SimGrid, sharing the PCIe links with flows) send
-  // every flow through SimGrid.
+  // leaders (alone); a parameter server receives every flow on its NIC (shared out); under
+  // GPU-direct every network flow crosses PCIe links that the input copies use too: shared out
+  // with them; the exact fidelity and copies through SimGrid send every flow through SimGrid.
   Scenario s = scenario(topologies[0].second, 32, gpus(1));
   s.options.staging = replay::Staging::Host;
   auto r = run_isolated(s);
@@ -707,6 +757,12 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
   CHECK(r.flows_in_closed_form > 0);
   CHECK(r.flows_shared == 0);
   s.options.staging = replay::Staging::Direct;
+  r = run_isolated(s);
+  CHECK(r.flows_in_closed_form == 0);
+  CHECK(r.flows_shared > 0);
+  CHECK(r.link_copies > 0);
+  CHECK(r.transfers == 0);
+  s.options.copies_through_simgrid = true;
   r = run_isolated(s);
   CHECK(r.flows_in_closed_form + r.flows_shared == 0);
   CHECK(r.transfers > 0);
