@@ -52,6 +52,7 @@ platform::CpuSpec read_cpu(TableReader t) {
 platform::GpuSpec read_gpu(TableReader t) {
   platform::GpuSpec gpu{.count = static_cast<int>(t.integer("count", 1, 64)),
                         .model = t.optional_string("model").value_or(""),
+                        .calibration_device = t.optional_string("calibration_device").value_or(""),
                         .peak = read_peaks(t),
                         .base_clock_peak_fp64 = t.optional_quantity<FlopRate>("base_clock_peak_fp64", Sign::Positive),
                         .memory_bandwidth = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),

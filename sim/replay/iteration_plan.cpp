@@ -378,7 +378,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto chosen = workload::efficiency_for(w, device.model, run_precision);
   const workload::Efficiency efficiency = chosen.efficiency;
   if (const auto* c = chosen.device_calibration) {
-    plan.calibration = "calibrated on this device (" + c->device + ")" +
+    const bool stand_in = s.platform.node.gpu && !s.platform.node.gpu->calibration_device.empty();
+    plan.calibration = (stand_in ? "calibrated on its stand-in (node.gpu.calibration_device: " + c->device + ")"
+                                 : "calibrated on this device (" + c->device + ")") +
                        (c->precision.empty() ? std::string() : " in " + c->precision);
   } else {
     plan.calibration = "the workload's calibration" +

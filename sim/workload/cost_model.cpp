@@ -9,7 +9,8 @@ namespace ceiling::workload {
 
 DeviceRates compute_device(const platform::NodeSpec& node) {
   if (node.gpu)
-    return {node.gpu->model.empty() ? "GPU" : node.gpu->model, node.gpu->model, node.gpu->peak,
+    return {node.gpu->model.empty() ? "GPU" : node.gpu->model,
+            node.gpu->calibration_device.empty() ? node.gpu->model : node.gpu->calibration_device, node.gpu->peak,
             node.gpu->memory_bandwidth};
   return {std::to_string(node.cpu.sockets) + (node.cpu.model.empty() ? " CPU socket(s)" : " x " + node.cpu.model),
           node.cpu.model, node.cpu.peak_per_socket.scaled(node.cpu.sockets),
@@ -26,13 +27,20 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_m
   ChosenEfficiency chosen{efficiency_of(w.calibration)};
   if (device_model.empty())
     return chosen;
-  // A calibration without precision is in the workload's own.
-  const bool workload_precision = mode == platform::to_string(w.precision);
-  for (const auto& c : w.device_calibrations)
-    if (c.device == device_model && (c.precision.empty() ? workload_precision : c.precision == mode)) {
-      chosen.efficiency.compute = c.compute_efficiency;
-      chosen.device_calibration = &c;
-    }
+  // A calibration without precision is in the workload's own. One in the run's mode wins; else
+  // one in another mode that computes in the same precision (mixed and fp16 both compute in
+  // fp16: they differ in the gradients' precision, not in the device's work).
+  const auto mode_of = [&](const DeviceCalibration& c) {
+    return c.precision.empty() ? platform::to_string(w.precision) : std::string_view(c.precision);
+  };
+  const auto computes = compute_precision_of(w, mode);
+  for (int pass = 0; pass < 2 && !chosen.device_calibration; ++pass)
+    for (const auto& c : w.device_calibrations)
+      if (c.device == device_model &&
+          (pass == 0 ? mode_of(c) == mode : compute_precision_of(w, mode_of(c)) == computes)) {
+        chosen.efficiency.compute = c.compute_efficiency;
+        chosen.device_calibration = &c;
+      }
   return chosen;
 }
 

@@ -12,7 +12,9 @@ namespace ceiling::workload {
 /// Peak rates of one compute device: a GPU, or all CPU sockets of a node without GPU.
 struct DeviceRates {
   std::string name;
-  std::string model; ///< the GPU's or CPU's model name, which device calibrations name ("" if not given)
+  /// The model whose device calibrations price it: the GPU's or CPU's model name, or the GPU's
+  /// stand-in (node.gpu.calibration_device); "" if not given.
+  std::string model;
   platform::PeakRates peak;
   units::Bandwidth memory_bandwidth;
 };

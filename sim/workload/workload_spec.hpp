@@ -65,7 +65,8 @@ struct CalibrationSpec {
 struct DeviceCalibration {
   std::string device;              ///< the GPU's (or CPU-only node's processor's) model name
   /// The precision mode measured ("fp32", "fp16", "mixed": fp16 compute, fp32 gradients); it
-  /// applies to runs in that mode. Empty: the workload's precision.
+  /// applies to runs in that mode, and to runs in a mode computing in the same precision that
+  /// no calibration of their own covers (efficiency_for). Empty: the workload's precision.
   std::string precision;
   Measurement measured;
   double compute_efficiency = 1;   ///< fitted by `ceiling workload calibrate --write`

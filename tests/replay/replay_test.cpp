@@ -350,15 +350,17 @@ TEST_CASE("a device with a calibration of its own is priced with it, the others 
   CHECK(own.forward_s > 1.5 * base.forward_s);
   s.platform.node.gpu->model = "another GPU";
   CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
-  // A calibration measured in mixed precision prices mixed runs only; an fp16 run without one
-  // says it is uncalibrated.
+  // A calibration measured in mixed precision prices mixed runs, not fp32 ones; fp16 runs (the
+  // same fp16 compute) too, unless a calibration in fp16 covers them.
   s.platform.node.gpu->model = "test GPU";
   s.workload.device_calibrations.front().precision = "mixed";
   CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
   s.options.precision = replay::PrecisionMode::Mixed;
   CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU) in mixed");
   s.options.precision = replay::PrecisionMode::Fp16;
-  CHECK(replay::make_iteration_plan(s).calibration.find("fp16 is uncalibrated") != std::string::npos);
+  CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU) in mixed");
+  s.workload.device_calibrations.push_back({.device = "test GPU", .precision = "fp16", .compute_efficiency = 0.1});
+  CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU) in fp16");
 }
 
 TEST_CASE("a CPU node named by a device calibration is priced with it and called calibrated") {
@@ -376,6 +378,28 @@ TEST_CASE("a CPU node named by a device calibration is priced with it and called
   CHECK(own.forward_s > 1.5 * base.forward_s);
   s.platform.node.cpu.model = "another CPU";
   CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
+}
+
+TEST_CASE("a mixed-precision calibration prices fp16 runs too, and a GPU's stand-in lends it its calibrations") {
+  // Expectation: mixed and fp16 both compute in fp16, so the device's mixed calibration (half
+  // the efficiency: the compute-bound forward twice as long) prices an fp16 run; a GPU naming
+  // that device as its calibration_device is priced the same, and says so.
+  Scenario s = scenario(topologies[0].second, 1, gpus(1));
+  s.options.precision = replay::PrecisionMode::Fp16;
+  s.platform.node.gpu->model = "test GPU";
+  const auto base = replay::make_iteration_plan(s);
+  CHECK(base.calibration.find("fp16 is uncalibrated") != std::string::npos);
+  s.workload.device_calibrations.push_back({.device = "test GPU", .precision = "mixed",
+                                            .compute_efficiency = s.workload.calibration.compute_efficiency / 2});
+  const auto own = replay::make_iteration_plan(s);
+  CHECK(own.calibration == "calibrated on this device (test GPU) in mixed");
+  CHECK(own.forward_s > 1.5 * base.forward_s);
+  s.platform.node.gpu->model = "another GPU";
+  CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
+  s.platform.node.gpu->calibration_device = "test GPU";
+  const auto stand_in = replay::make_iteration_plan(s);
+  CHECK(stand_in.calibration == "calibrated on its stand-in (node.gpu.calibration_device: test GPU) in mixed");
+  CHECK(stand_in.forward_s == own.forward_s);
 }
 
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
