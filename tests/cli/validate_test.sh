@@ -11,9 +11,11 @@ source "$root/tests/support/expect.sh"
 cd "$root" || exit 1
 expect 0 "median |error|" -- "$ceiling" validate -j 2
 expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
-# Same inputs, same table.
-"$ceiling" validate -j 2 --json > "$tmp/a.json"
-"$ceiling" validate -j 1 --json > "$tmp/b.json"
+# Same inputs, same table, whatever the jobs (three cases of three kinds: the full set runs above).
+some=(validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml
+      validation/DLE_BERTLARGE_PRETRAIN_SEQ128_DGX2H_FP16.toml)
+"$ceiling" validate "${some[@]}" -j 2 --json > "$tmp/a.json"
+"$ceiling" validate "${some[@]}" -j 1 --json > "$tmp/b.json"
 expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 
 sed 's/^workers = 2$/workers = 1/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
