@@ -59,6 +59,9 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.reducer = named(t, "reducer", stack::reducer_from_string, stack::reducer_names_list());
   s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);
   s.first_bucket = t.optional_quantity<DataSize>("first_bucket", Sign::Positive);
+  s.rebuild_buckets = t.boolean_or("rebuild_buckets", false);
+  if (s.rebuild_buckets && !s.first_bucket)
+    t.fail("rebuild_buckets", "rebuilds DDP's buckets, which need first_bucket (DDP's first bucket size, such as \"1 MiB\")");
   s.cycle = t.optional_quantity<Duration>("cycle", Sign::NonNegative).value_or(Duration{});
   s.negotiation = t.boolean_or("negotiation", false);
   s.sparse = named(t, "sparse_gradients", stack::sparse_gradients_from_string, stack::sparse_gradients_names(),

@@ -413,7 +413,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
   auto buckets = stack.first_bucket
                      ? workload::plan_buckets_ddp(densified(s, mode), order, *stack.first_bucket,
-                                                  stack.fusion_threshold, gradient_precision(mode), batch)
+                                                  stack.fusion_threshold, gradient_precision(mode), batch,
+                                                  stack.rebuild_buckets)
                      : workload::plan_buckets(densified(s, mode), order, stack.fusion_threshold,
                                               gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());

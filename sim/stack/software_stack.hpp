@@ -70,6 +70,10 @@ struct SoftwareStack {
   /// (kDefaultFirstBucketBytes), the others up to fusion_threshold (workload::plan_buckets_ddp);
   /// else Horovod's, in backward order up to fusion_threshold.
   std::optional<units::DataSize> first_bucket;
+  /// DDP's buckets as rebuilt after the first iteration (PyTorch 1.6 on): filled in the order the
+  /// gradients became ready instead of parameter order (workload::plan_buckets_ddp). Every
+  /// iteration, the warm-up included, runs them.
+  bool rebuild_buckets = false;
   SparseGradients sparse = SparseGradients::AllGather;
   /// How a parameter server's variables are placed (parameter-server collective).
   Placement placement = Placement::Even;

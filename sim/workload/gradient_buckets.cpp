@@ -44,12 +44,15 @@ BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_o
 }
 
 BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forward_order, units::DataSize first_limit,
-                            units::DataSize limit, platform::Precision precision, int batch) {
+                            units::DataSize limit, platform::Precision precision, int batch, bool rebuilt) {
   BucketPlan plan;
   plan.threshold = limit;
   const double bytes_per_element = element_bytes(precision);
+  std::vector<int> order = forward_order;
+  if (rebuilt) // the order the gradients become ready
+    std::reverse(order.begin(), order.end());
   GradientBucket current;
-  for (int index : forward_order) {
+  for (int index : order) {
     const LayerSpec& layer = w.layers[static_cast<std::size_t>(index)];
     if (layer.params == 0)
       continue;
@@ -57,7 +60,10 @@ BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forwa
       plan.sparse.push_back(sparse_gradient(layer, index, bytes_per_element, batch));
       continue;
     }
-    current.layers.insert(current.layers.begin(), index); // kept in backward order
+    if (rebuilt)
+      current.layers.push_back(index);
+    else
+      current.layers.insert(current.layers.begin(), index); // kept in backward order
     current.bytes = current.bytes + units::DataSize::from_bytes(static_cast<double>(layer.params) * bytes_per_element);
     if (!(current.bytes < (plan.dense.empty() ? first_limit : limit))) {
       plan.dense.push_back(std::move(current));
@@ -66,8 +72,10 @@ BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forwa
   }
   if (!current.layers.empty())
     plan.dense.push_back(std::move(current));
-  std::reverse(plan.dense.begin(), plan.dense.end());
-  std::reverse(plan.sparse.begin(), plan.sparse.end());
+  if (!rebuilt) { // into backward order
+    std::reverse(plan.dense.begin(), plan.dense.end());
+    std::reverse(plan.sparse.begin(), plan.sparse.end());
+  }
   return plan;
 }
 

@@ -40,8 +40,12 @@ BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_o
 /// order, a bucket closed once it reaches its limit (the tensor that reaches it included), the
 /// first limited to `first_limit` (kDefaultFirstBucketBytes, 1 MiB), the others to `limit`
 /// (bucket_cap_mb); returned in reverse, the order backward makes them ready, so the first
-/// bucket, holding the earliest layers, comes last. Sparse gradients as plan_buckets.
+/// bucket, holding the earliest layers, comes last. `rebuilt`: the buckets DDP rebuilds after
+/// the first iteration (Reducer::rebuild_buckets, PyTorch 1.6 on: pytorch/pytorch#35137), filled
+/// the same way but in the order the gradients became ready (backward), so the first bucket,
+/// to `first_limit`, holds the last layers and is reduced first. Sparse gradients as
+/// plan_buckets.
 BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forward_order, units::DataSize first_limit,
-                            units::DataSize limit, platform::Precision precision, int batch);
+                            units::DataSize limit, platform::Precision precision, int batch, bool rebuilt = false);
 
 } // namespace ceiling::workload

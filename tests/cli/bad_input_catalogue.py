@@ -74,7 +74,8 @@ for table, key, values in [
         ("node.cpu", "memory_bandwidth", quantity), ("node.cpu", "core_memory_bandwidth", ['"0 GB/s"']),
         ("node.cpu", "host_memory", size[:3]), ("node.cpu", "dgemm", ['"-1 GFLOP/s"', '"fast"']),
         ("node.gpu", "count", integer[:4]), ("node.gpu", "memory", size), ("node.gpu", "peak_fp16", ['"0 TFLOP/s"']),
-        ("node.gpu", "multiprocessors", ["0", '"56"']),
+        ("node.gpu", "multiprocessors", ["0", '"56"']), ("node.gpu", "compute_capability", ['"6.0"', "0", "25"]),
+        ("node.gpu", "calibration_device", ["7"]),
         ("node.pcie", "generation", ["0", "6", '"3"']), ("node.pcie", "lanes", ["0", "33"]),
         ("node.pcie", "latency", duration),
         ("node.nic", "bandwidth", quantity[:6]), ("node.nic", "latency", duration[:3]),
@@ -120,7 +121,8 @@ for table, key, values in [
         ("software", "library", ['"openmpi9"', "1"]), ("software", "collective", ['"tree9"']),
         ("software", "cycle", ['"-5 ms"', '"5"']), ("software", "fusion_threshold", ['"0 B"', '"-1 MiB"']),
         ("software", "reducer", ['"gpu9"']), ("software", "negotiation", ['"yes"']),
-        ("software", "message_overheads", ["2"]), ("software", "sparse_gradients", ['"sometimes"'])]:
+        ("software", "message_overheads", ["2"]), ("software", "sparse_gradients", ['"sometimes"']),
+        ("software", "rebuild_buckets", ["true", '"yes"']), ("software", "library", ['"nccl-2.9"'])]:
     for v in values:
         file_case("software", software, table, key, v, srun)
 file_case("software", software, "software", "turbo", "true", srun)

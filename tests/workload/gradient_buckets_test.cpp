@@ -90,3 +90,18 @@ TEST_CASE("DDP fills buckets in parameter order, the first to its own limit, eac
   REQUIRE(small.dense.size() == 2);
   CHECK(small.dense.back().layers == std::vector<int>{0});
 }
+
+TEST_CASE("DDP's rebuilt buckets fill in the order gradients become ready, the first to its own limit") {
+  const WorkloadSpec w = chain({10, 20, 0, 30, 40}); // 40, 80, 0, 120, 160 bytes
+  // Expectation (Reducer::rebuild_buckets: compute_bucket_assignment_by_size over the ready
+  // order l4, l3, l1, l0): first limit 100: l4 (160) closes {l4}; then 200: l3 (120) + l1 (80)
+  // = 200 closes {l3, l1}; {l0} (40) is left, reduced last.
+  const auto plan = plan_buckets_ddp(w, forward(w), bytes(100), bytes(200), platform::Precision::Fp32, 1, true);
+  REQUIRE(plan.dense.size() == 3);
+  CHECK(plan.dense[0].layers == std::vector<int>{4});
+  CHECK(plan.dense[0].bytes.bytes() == 160);
+  CHECK(plan.dense[1].layers == std::vector<int>{3, 1});
+  CHECK(plan.dense[1].bytes.bytes() == 200);
+  CHECK(plan.dense[2].layers == std::vector<int>{0});
+  CHECK(plan.dense[2].bytes.bytes() == 40);
+}
