@@ -49,6 +49,18 @@ platform::CpuSpec read_cpu(TableReader t) {
   return cpu;
 }
 
+/// CUDA's compute capability, major.minor with one digit of minor ("7.0"), as major x 10 + minor;
+/// 0 when not given.
+int read_compute_capability(TableReader& t) {
+  const auto value = t.optional_number("compute_capability", 1.0, 20.0);
+  if (!value)
+    return 0;
+  const double tenths = 10 * *value;
+  if (std::abs(tenths - std::round(tenths)) > 1e-9)
+    t.fail("compute_capability", "expected major.minor with one digit of minor, such as 6.0 or 7.5");
+  return static_cast<int>(std::lround(tenths));
+}
+
 platform::GpuSpec read_gpu(TableReader t) {
   platform::GpuSpec gpu{.count = static_cast<int>(t.integer("count", 1, 64)),
                         .model = t.optional_string("model").value_or(""),
@@ -58,8 +70,7 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .memory_bandwidth = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
                         .memory = t.quantity<DataSize>("memory", Sign::Positive),
                         .multiprocessors = static_cast<int>(t.optional_integer("multiprocessors", 1, 1'000'000).value_or(0)),
-                        .compute_capability = static_cast<int>(
-                            std::lround(10 * t.optional_number("compute_capability", 1.0, 20.0).value_or(0))),
+                        .compute_capability = read_compute_capability(t),
                         .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
                         .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   t.reject_unknown_keys();

@@ -211,14 +211,29 @@ public:
     // Collectives never overlap (each starts when every rank has left the one before) and,
     // with the copies above or on CPU nodes, no copy enters SimGrid: a flow of an aggregated
     // plan that shares no link with another flow of its plan is alone on its route for its
-    // whole life: its time is the closed form of a lone flow.
+    // whole life: its time is the closed form of a lone flow. Under GPU-direct the input copies
+    // are FlowSharing flows too, and a flow crossing a PCIe link is never taken as alone.
     if (replay_times_flows(s)) {
       // The other flows share links only with flows of their own collective: the replay shares
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       sharing_paths_.emplace(routes_, *sharing_);
       copies_shared_ = replay_shares_copies(s);
-      plan_flows();
+      if (!plan_flows()) {
+        // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct,
+        // SimGrid then carries every flow and copy, as it can only under static routing.
+        if (routes_.routes_itself() || s.options.background.any())
+          throw std::runtime_error("GPU-direct with routing \"" +
+                                   std::string(platform::to_string(s.platform.interconnect.routing)) +
+                                   "\" or background load: a route has more than " +
+                                   std::to_string(FlowSharing::max_hops) +
+                                   " links, which the replay's flow sharing cannot carry; use routing "
+                                   "\"static-minimal\" without background load, or host staging");
+        copies_shared_ = false;
+        planned_.clear();
+        sharing_paths_.reset();
+        sharing_.reset();
+      }
     }
   }
 
@@ -252,7 +267,9 @@ public:
   /// How the replay times each flow of each reduction's plan, decided once from its route
   /// (each phase's flows routed together, Routes::spread): alone (closed form), or sharing
   /// links that FlowSharing models.
-  void plan_flows() {
+  /// Under GPU-direct a flow that SimGrid must carry would share PCIe links with copies that
+  /// FlowSharing carries: then nothing is planned, and false.
+  bool plan_flows() {
     const std::vector<collectives::Phase>* previous = nullptr;
     for (const auto& reduction : plan_.reductions) {
       // Routes and their timing depend only on who sends to whom in each phase: buckets that
@@ -277,11 +294,12 @@ public:
           else if (sharable(*planned.route))
             planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
           else if (copies_shared_) // SimGrid would not see the copies on its PCIe links
-            throw std::logic_error("plan_flows: a GPU-direct route FlowSharing cannot share");
+            return false;
           flows.push_back(planned);
         }
       }
     }
+    return true;
   }
 
   RunResult run() {
@@ -812,14 +830,14 @@ private:
   /// What flow `f` of phase `p` of reduction `k` costs beyond its wire latency and bytes: every
   /// step's send and receive overheads, NCCL's protocol latency beyond the route's (per step; a
   /// pipeline's per fill and drain round) and the receiver's reduction of what arrived.
-  double software_delay_s(int k, int p, int f) {
+  /// `wire_s`: the route latency a step already pays (the flow's own; a pipeline's, its slowest edge's).
+  double software_delay_s(int k, int p, int f, double wire_s) const {
     const auto& reduction = plan_.reductions[static_cast<std::size_t>(k)];
     const auto& phase = reduction.plan[static_cast<std::size_t>(p)];
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
     double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte +
                      flow.receiver_s;
     if (!reduction.protocol_step_s.empty()) {
-      const double wire_s = planned_flow(k, {p, f}).route->latency_s * latency_factor_;
       const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks : phase.steps;
       delay_s += rounds * std::max(0.0, reduction.protocol_step_s[static_cast<std::size_t>(p)] - wire_s);
     }
@@ -835,15 +853,15 @@ private:
       pipeline_flow_transferred(k, p, f);
       return;
     }
-    const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    double delay_s = software_delay_s(k, p, f);
+    const double wire_s = planned_flow(k, {p, f}).route->latency_s * latency_factor_;
+    double delay_s = software_delay_s(k, p, f, wire_s);
     if (phase.steps > 1)
-      delay_s += (phase.steps - 1) * planned_flow(k, {p, f}).route->latency_s * latency_factor_;
+      delay_s += (phase.steps - 1) * wire_s;
     if (phase.steps <= 1 && delay_s <= 0) {
       flow_done(k, p, f);
       return;
     }
-    after(delay_s, {Kind::FlowDelay, flow.src, k, p, f});
+    after(delay_s, {Kind::FlowDelay, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
   }
 
   /// A pipeline in steady state moves at its slowest edge's pace, every edge included (NCCL's
@@ -866,7 +884,7 @@ private:
                             (phase.steps - phase.chunks) * pipeline.slowest_alone_s / phase.chunks / bandwidth_factor_;
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
-      after(rounds_s + software_delay_s(k, p, static_cast<int>(g)),
+      after(rounds_s + software_delay_s(k, p, static_cast<int>(g), route.latency_s * latency_factor_),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
   }
 

@@ -1,6 +1,7 @@
 // From workload and platform specs to per-rank seconds and bytes.
 #include "replay/iteration_plan.hpp"
 
+#include "collectives/nccl.hpp"
 #include "platform/topology.hpp"
 #include "units/parse.hpp"
 #include "workload/layer_graph.hpp"
@@ -162,17 +163,23 @@ std::optional<std::string> memory_problem(const Scenario& s) {
          units::to_string(gpu->memory) + " of the " + gpu->model;
 }
 
-bool replay_times_copies(const Scenario& s) {
+namespace {
+
+/// SimGrid's CM02 without cross-traffic or TCP window cap: the sharing the replay repeats.
+bool cm02_closed_forms(const Scenario& s) {
   const auto& network = s.options.network;
-  const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
-  return closed_forms && s.platform.node.is_gpu_node() && resolved_staging(s) == Staging::Host &&
+  return network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
+}
+
+} // namespace
+
+bool replay_times_copies(const Scenario& s) {
+  return cm02_closed_forms(s) && s.platform.node.is_gpu_node() && resolved_staging(s) == Staging::Host &&
          !s.options.copies_through_simgrid;
 }
 
 bool replay_times_flows(const Scenario& s) {
-  const auto& network = s.options.network;
-  const bool closed_forms = network.model == "CM02" && !network.cross_traffic && network.tcp_gamma_bytes == 0;
-  return closed_forms && !(s.platform.node.is_gpu_node() && s.options.copies_through_simgrid) &&
+  return cm02_closed_forms(s) && !(s.platform.node.is_gpu_node() && s.options.copies_through_simgrid) &&
          s.options.fidelity == Fidelity::Aggregated && !s.options.flows_through_simgrid;
 }
 
@@ -235,7 +242,12 @@ collectives::SelectionContext selection_context(const Scenario& s, int ranks, in
 /// when that exceeds the launch.
 void apply_protocol(const Scenario& s, collectives::Library library, collectives::Protocol protocol,
                     int ranks_per_node, Reduction& r) {
-  const auto costs = collectives::protocol_costs(library, r.algorithm, protocol);
+  const bool across_nodes = std::any_of(r.plan.begin(), r.plan.end(), [&](const collectives::Phase& phase) {
+    return std::any_of(phase.flows.begin(), phase.flows.end(), [&](const collectives::Flow& f) {
+      return f.src / ranks_per_node != f.dst / ranks_per_node;
+    });
+  });
+  const auto costs = collectives::protocol_costs(library, r.algorithm, protocol, across_nodes);
   const double inside_s = s.platform.node.gpu_link ? costs.nvlink_step_s : costs.pci_step_s;
   r.protocol = protocol;
   r.launch_s = std::max(r.launch_s, costs.base_s);
@@ -392,6 +404,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     if (!s.platform.node.gpu)
       plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
                           "CPU sockets' peak and memory bandwidth)";
+    else if (!s.platform.node.gpu->calibration_device.empty())
+      plan.calibration += "; node.gpu.calibration_device \"" + s.platform.node.gpu->calibration_device +
+                          "\" names no calibration of this workload in this precision";
   }
   const auto peak = *device.peak.at(plan.compute_precision);
 

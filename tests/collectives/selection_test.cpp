@@ -3,8 +3,6 @@
 
 #include <doctest/doctest.h>
 
-#include <limits>
-
 using namespace ceiling::collectives;
 
 TEST_CASE("MPICH runs recursive doubling up to 2048 bytes and Rabenseifner above") {
@@ -46,98 +44,10 @@ TEST_CASE("every selection says why") {
   CHECK_FALSE(library_from_string("mvapich").has_value());
 }
 
-TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
-  // Expectation: src/init.cc ncclTreeThreshold. 16 nodes of one GPU, no NVLink: ring 5000 B/us,
-  // tree 2/3 of it; ring latency 6 x 15 = 90 us, tree 15 log2 16 = 60 us; threshold
-  // 5000 x 3333.3 / 1666.7 x 30 = 300,000 bytes.
-  const SelectionContext daint{.ranks = 16, .ranks_per_node = 1};
-  CHECK(nccl_tree_threshold_bytes(daint) == doctest::Approx(300000).epsilon(1e-12));
-  CHECK(select_allreduce(Library::Nccl, daint, 300000).algorithm == Algorithm::PipelinedDoubleTree);
-  CHECK(select_allreduce(Library::Nccl, daint, 300001).algorithm == Algorithm::Ring);
-  // One node, or a ring no slower than the tree in latency (2 nodes: 6 us against 15 us): never.
-  CHECK(nccl_tree_threshold_bytes({.ranks = 8, .ranks_per_node = 8, .nvlink = true}) == 0);
-  CHECK(nccl_tree_threshold_bytes({.ranks = 2, .ranks_per_node = 1}) == 0);
-  // 16 DGX-1 nodes (NVLink, 4 channels, 128 ranks): ring 20,000 B/us, tree 15,000; latencies
-  // 6 x 127 = 762 us and 15 x 4 + 4 x 7 = 88 us: 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
-  const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
-  CHECK(nccl_tree_threshold_bytes(dgx) == doctest::Approx(40.44e6).epsilon(1e-12));
-}
-
 TEST_CASE("MPICH takes its SMP path with several ranks per node: the flat rule among the nodes") {
   // Expectation: MPICH 3.2 allreduce.c, SMP collectives on by default: reduce inside the node,
   // the flat rule among the 16 node roots, broadcast inside.
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8};
   CHECK(select_allreduce(Library::Mpich, dgx, 8).algorithm == Algorithm::HierarchicalRecursiveDoubling);
   CHECK(select_allreduce(Library::Mpich, dgx, 100e6).algorithm == Algorithm::HierarchicalHalvingDoubling);
-}
-
-TEST_CASE("NCCL 2.4 runs LL up to channels x threads x chunks x the per-thread threshold, Simple above") {
-  // Expectation: src/enqueue.cc getKernelInfo. A large message uses 256 threads and every
-  // channel; a ring loop holds one chunk per rank. 16 P100 nodes (compute capability 6.0,
-  // 32 bytes per thread, doubled across nodes), 2 channels: 2 x 256 x 16 x 64 = 524,288 bytes.
-  const SelectionContext daint{.ranks = 16, .ranks_per_node = 1, .channels = 2, .compute_capability = 60};
-  CHECK(select_protocol(Library::Nccl, daint, Algorithm::Ring, 524288) == Protocol::LL);
-  CHECK(select_protocol(Library::Nccl, daint, Algorithm::Ring, 524292) == Protocol::Simple);
-  // A tree loop holds one chunk, at 4 times the per-thread threshold: 2 x 256 x 1 x 256.
-  CHECK(select_protocol(Library::Nccl, daint, Algorithm::PipelinedDoubleTree, 131072) == Protocol::LL);
-  CHECK(select_protocol(Library::Nccl, daint, Algorithm::PipelinedDoubleTree, 131076) == Protocol::Simple);
-  // One Volta node: 64 bytes per thread, not doubled: 2 x 256 x 8 x 64 = 262,144 bytes.
-  const SelectionContext volta{.ranks = 8, .ranks_per_node = 8, .channels = 2, .compute_capability = 70};
-  CHECK(select_protocol(Library::Nccl, volta, Algorithm::Ring, 262144) == Protocol::LL);
-  CHECK(select_protocol(Library::Nccl, volta, Algorithm::Ring, 262148) == Protocol::Simple);
-  // Kepler: at most 128 threads (src/include/rings.h): 2 x 128 x 16 x 64 = 262,144 bytes.
-  const SelectionContext kepler{.ranks = 16, .ranks_per_node = 1, .channels = 2, .compute_capability = 37};
-  CHECK(select_protocol(Library::Nccl, kepler, Algorithm::Ring, 262144) == Protocol::LL);
-  CHECK(select_protocol(Library::Nccl, kepler, Algorithm::Ring, 262148) == Protocol::Simple);
-  // The selection carries it; MPI libraries and other algorithms have none.
-  CHECK(select_allreduce(Library::Nccl, daint, 8).protocol == Protocol::LL);
-  CHECK_FALSE(select_allreduce(Library::Mpich, daint, 8).protocol.has_value());
-  CHECK_FALSE(select_protocol(Library::Nccl, daint, Algorithm::HalvingDoubling, 8).has_value());
-}
-
-TEST_CASE("NCCL 2.7's estimate is its latency plus the bytes over its algorithm bandwidth") {
-  // Expectation: src/graph/tuning.cc. 16 nodes of one P100 (PCIe), 12.5 GB/s NICs, 1 MiB.
-  // Ring Simple: latency 8.4 + 30 network steps x 9.6 = 296.4 us, times 1.9 (the plateau:
-  // 1 MiB >= 16 / 16 x 65,536 bytes); bandwidth 12.5 x 16 / 30 GB/s.
-  const SelectionContext daint{.ranks = 16, .ranks_per_node = 1, .channels = 2, .compute_capability = 60,
-                               .intra_bytes_per_s = 11e9, .inter_bytes_per_s = 12.5e9};
-  const double mib = 1 << 20;
-  CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::Simple, mib) ==
-        doctest::Approx((296.4 * 1.9 + mib / (1000 * 12.5 * 16 / 30)) * 1e-6).epsilon(1e-6));
-  // Tree LL: 4.4 + 2 x log2 16 x 5.0 = 44.4 us; bandwidth 12.5 x 0.9 / 3.8 x 0.5, corrected by
-  // 0.5 at 1 MiB (log2(2^20 / 64) = 14).
-  CHECK(nccl27_time_s(daint, Algorithm::PipelinedDoubleTree, Protocol::LL, mib) ==
-        doctest::Approx((44.4 + mib / (1000 * 12.5 * 0.9 / 3.8 * 0.5 * 0.5)) * 1e-6).epsilon(1e-6));
-  // LL128 only on Volta or Ampere with NVLink.
-  CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::LL128, mib) == std::numeric_limits<double>::infinity());
-  // The choice is the fastest estimate: 8 bytes go by the tree's LL (44.4 us against the ring
-  // LL's 3.6 + 30 x 2.7 = 84.6 us); 100 MB by the ring's Simple.
-  const auto small = select_allreduce(Library::Nccl27, daint, 8);
-  CHECK(small.algorithm == Algorithm::PipelinedDoubleTree);
-  CHECK(small.protocol == Protocol::LL);
-  const auto large = select_allreduce(Library::Nccl27, daint, 100e6);
-  CHECK(large.algorithm == Algorithm::Ring);
-  CHECK(large.protocol == Protocol::Simple);
-  // With the ring fixed, the ring's fastest protocol.
-  CHECK(select_protocol(Library::Nccl27, daint, Algorithm::Ring, 8) == Protocol::LL);
-  // 16 DGX-1V nodes (NVLink, Volta): LL128 carries the large messages.
-  const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4,
-                             .compute_capability = 70, .intra_bytes_per_s = 150e9, .inter_bytes_per_s = 50e9};
-  CHECK(select_allreduce(Library::Nccl27, dgx, 100e6).protocol == Protocol::LL128);
-}
-
-TEST_CASE("a protocol's costs: LL sends twice the bytes, LL128 128 for 120; the tree's Simple steps take the ring's latency") {
-  // Expectation: src/include/devcomm.h line formats; tuning.cc hwLat (2.7.8; 2.5.6 for NCCL 2.4).
-  const auto ll = protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL);
-  CHECK(ll.wire_bytes_per_byte == 2);
-  CHECK(ll.net_step_s == doctest::Approx(2.7e-6));
-  CHECK(ll.base_s == doctest::Approx(3.6e-6));
-  CHECK(protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL128).wire_bytes_per_byte ==
-        doctest::Approx(128.0 / 120.0));
-  const auto tree = protocol_costs(Library::Nccl27, Algorithm::PipelinedDoubleTree, Protocol::Simple);
-  CHECK(tree.wire_bytes_per_byte == 1);
-  CHECK(tree.net_step_s == doctest::Approx(9.6e-6));
-  CHECK(tree.nvlink_step_s == doctest::Approx(3.4e-6));
-  CHECK(tree.base_s == 0);
-  CHECK(protocol_costs(Library::Nccl, Algorithm::Ring, Protocol::Simple).net_step_s == doctest::Approx(6.6e-6));
 }

@@ -380,26 +380,20 @@ TEST_CASE("a CPU node named by a device calibration is priced with it and called
   CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
 }
 
-TEST_CASE("a mixed-precision calibration prices fp16 runs too, and a GPU's stand-in lends it its calibrations") {
-  // Expectation: mixed and fp16 both compute in fp16, so the device's mixed calibration (half
-  // the efficiency: the compute-bound forward twice as long) prices an fp16 run; a GPU naming
-  // that device as its calibration_device is priced the same, and says so.
+TEST_CASE("a GPU's stand-in (node.gpu.calibration_device) lends it its calibrations, and the run says so") {
+  // Expectation: the stand-in's calibration at half the workload's efficiency doubles the
+  // compute-bound forward time; a stand-in no calibration names is said to be so.
   Scenario s = scenario(topologies[0].second, 1, gpus(1));
-  s.options.precision = replay::PrecisionMode::Fp16;
-  s.platform.node.gpu->model = "test GPU";
-  const auto base = replay::make_iteration_plan(s);
-  CHECK(base.calibration.find("fp16 is uncalibrated") != std::string::npos);
-  s.workload.device_calibrations.push_back({.device = "test GPU", .precision = "mixed",
-                                            .compute_efficiency = s.workload.calibration.compute_efficiency / 2});
-  const auto own = replay::make_iteration_plan(s);
-  CHECK(own.calibration == "calibrated on this device (test GPU) in mixed");
-  CHECK(own.forward_s > 1.5 * base.forward_s);
-  s.platform.node.gpu->model = "another GPU";
-  CHECK(replay::make_iteration_plan(s).forward_s == base.forward_s);
-  s.platform.node.gpu->calibration_device = "test GPU";
+  s.platform.node.gpu->model = "new GPU";
+  s.workload.device_calibrations.push_back(
+      {.device = "measured GPU", .compute_efficiency = s.workload.calibration.compute_efficiency / 2});
+  const auto workload_s = replay::make_iteration_plan(s);
+  s.platform.node.gpu->calibration_device = "measured GPU";
   const auto stand_in = replay::make_iteration_plan(s);
-  CHECK(stand_in.calibration == "calibrated on its stand-in (node.gpu.calibration_device: test GPU) in mixed");
-  CHECK(stand_in.forward_s == own.forward_s);
+  CHECK(stand_in.calibration == "calibrated on its stand-in (node.gpu.calibration_device: measured GPU)");
+  CHECK(stand_in.forward_s > 1.5 * workload_s.forward_s);
+  s.platform.node.gpu->calibration_device = "misspelt GPU";
+  CHECK(replay::make_iteration_plan(s).calibration.find("names no calibration of this workload") != std::string::npos);
 }
 
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
@@ -695,19 +689,24 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
 }
 
 TEST_CASE("GPU-direct flows and input copies shared out by the replay give the iterations SimGrid gives") {
-  // Every algorithm on every topology, two GPUs per node sending from device memory: the flows
+  // Every algorithm family on every topology, two GPUs per node sending from device memory: the flows
   // cross the PCIe links, where a 20 MB-per-sample input copy (the next batch, overlapped) still
   // runs when gradients arrive. FlowSharing times flows and copies together; SimGrid all of them.
   using collectives::Algorithm;
   double largest = 0;
   for (const auto& [topology, text] : topologies)
-    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::DoubleBinaryTree,
-                        Algorithm::Hierarchical, Algorithm::ParameterServer}) {
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
+                        Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer,
+                        Algorithm::PipelinedDoubleTree}) {
       const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
       CAPTURE(topology_name);
       CAPTURE(collectives::to_string(a));
       Scenario s = scenario(text, 16, gpus(2));
       s.options.software.collective = a;
+      if (a == Algorithm::PipelinedDoubleTree) { // as NCCL 2.7 runs it: its protocol's costs too
+        s.options.software.library = collectives::Library::Nccl27;
+        s.platform.node.gpu->compute_capability = 70;
+      }
       s.options.servers = 2;
       s.options.staging = replay::Staging::Direct;
       s.options.jitter = 0.1;
@@ -726,6 +725,20 @@ TEST_CASE("GPU-direct flows and input copies shared out by the replay give the i
       }
     }
   MESSAGE("largest relative difference, GPU-direct flows and copies by the replay vs by SimGrid: " << largest);
+}
+
+TEST_CASE("GPU-direct over routes longer than the replay's flow sharing takes leaves every flow and copy to SimGrid") {
+  // A ring of 140 nodes (a 1-D torus): routes of up to 70 fabric hops plus the nodes' links,
+  // more than FlowSharing::max_hops; the run is SimGrid's alone, as with --flows simgrid.
+  Scenario s = scenario("topology = \"torus\"\ndimensions = [140]\n", 140, gpus(1));
+  s.platform = config::load_platform_text(platform_text("topology = \"torus\"\ndimensions = [140]\n", 140, gpus(1)), "t.toml");
+  s.options.staging = replay::Staging::Direct;
+  s.options.software.collective = collectives::Algorithm::HalvingDoubling;
+  const auto r = run_isolated(s);
+  CHECK(r.flows_in_closed_form + r.flows_shared == 0);
+  CHECK(r.transfers > 0);
+  s.options.flows_through_simgrid = true;
+  CHECK(run_isolated(s).iteration_s == r.iteration_s);
 }
 
 TEST_CASE("GPU-direct runs on an adaptively routed dragonfly") {

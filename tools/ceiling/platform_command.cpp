@@ -310,21 +310,21 @@ BenchRow halving_doubling_row(const PlatformSpec& spec, const platform::Machine&
   const auto steps = collectives::allreduce_steps(collectives::Algorithm::HalvingDoubling,
                                                   {static_cast<int>(n), 1}, bytes);
   replay::TrafficTimer timer(machine, seed);
-  const double nic = spec.node.nic.bandwidth.bytes_per_second();
-  const double bisection = platform::bisection_bandwidth(spec, n).bytes_per_second();
+  const double nic_bytes_per_s = spec.node.nic.bandwidth.bytes_per_second();
+  const double bisection_bytes_per_s = platform::bisection_bandwidth(spec, n).bytes_per_second();
   double simulated_s = 0;
   double bound_s = 0;
   for (const auto& step : steps) {
     simulated_s += timer.seconds(step.flows);
-    double largest = 0, forward = 0, backward = 0;
+    double largest_bytes = 0, forward_bytes = 0, backward_bytes = 0; // across the cut, each way
     for (const auto& f : step.flows) {
-      largest = std::max(largest, f.bytes);
+      largest_bytes = std::max(largest_bytes, f.bytes);
       if (f.src < n / 2 && f.dst >= n / 2)
-        forward += f.bytes;
+        forward_bytes += f.bytes;
       if (f.src >= n / 2 && f.dst < n / 2)
-        backward += f.bytes;
+        backward_bytes += f.bytes;
     }
-    bound_s += std::max(largest / nic, std::max(forward, backward) / bisection);
+    bound_s += std::max(largest_bytes / nic_bytes_per_s, std::max(forward_bytes, backward_bytes) / bisection_bytes_per_s);
   }
   return {"halving-doubling all-reduce over " + std::to_string(n) + " nodes (" +
               std::string(platform::to_string(spec.interconnect.routing)) + ")",
