@@ -135,6 +135,8 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   link_layers(readers, w.layers);
 
   w.calibration = read_calibration(file.table("calibration"), chain);
+  if (w.calibration.borrowed_from.empty()) // a borrowed one keeps its lender's
+    w.calibration.precision = w.precision;
   for (TableReader& v : file.table_array("validation")) {
     w.validations.push_back(read_measurement(v));
     v.reject_unknown_keys();

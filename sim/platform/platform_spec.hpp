@@ -57,8 +57,8 @@ struct CpuSpec {
 struct GpuSpec {
   int count = 1;
   std::string model; ///< e.g. "NVIDIA Tesla P100 PCIe 16 GB": names it in reports and device calibrations
-  /// Another model whose device calibrations price this GPU (the same chip at another clock or
-  /// memory size: efficiencies are fractions of peak); empty: its own model's.
+  /// Another model whose device calibrations price this GPU where none names its own (the same
+  /// chip at another clock or memory size: efficiencies are fractions of peak); empty: none.
   std::string calibration_device;
   PeakRates peak;     ///< at the clock the GPU runs at under load (its boost clock): the model's
   /// The fp64 peak at the base clock, which TOP500's R_peak counts; for reports (platform show),

@@ -387,25 +387,25 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto device = workload::compute_device(s.platform.node);
   // The device's own calibration where the workload has one for it, else the workload's.
   const std::string_view run_precision = to_string(mode);
-  const auto chosen = workload::efficiency_for(w, device.model, run_precision);
+  const auto chosen = workload::efficiency_for(w, device, run_precision);
   const workload::Efficiency efficiency = chosen.efficiency;
   if (const auto* c = chosen.device_calibration) {
-    const bool stand_in = s.platform.node.gpu && !s.platform.node.gpu->calibration_device.empty();
+    const bool stand_in = c->device != device.model;
     plan.calibration = (stand_in ? "calibrated on its stand-in (node.gpu.calibration_device: " + c->device + ")"
                                  : "calibrated on this device (" + c->device + ")") +
                        (c->precision.empty() ? std::string() : " in " + c->precision);
   } else {
     plan.calibration = "the workload's calibration" +
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
-    if (run_precision != platform::to_string(w.precision))
-      plan.calibration += ", measured in " + std::string(platform::to_string(w.precision)) + ": " +
+    if (plan.compute_precision != w.calibration.precision)
+      plan.calibration += ", measured in " + std::string(platform::to_string(w.calibration.precision)) + ": " +
                           std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
-                          std::string(run_precision) + " peak)";
+                          std::string(platform::to_string(plan.compute_precision)) + " peak)";
     if (!s.platform.node.gpu)
       plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
                           "CPU sockets' peak and memory bandwidth)";
-    else if (!s.platform.node.gpu->calibration_device.empty())
-      plan.calibration += "; node.gpu.calibration_device \"" + s.platform.node.gpu->calibration_device +
+    else if (!device.stand_in.empty())
+      plan.calibration += "; node.gpu.calibration_device \"" + device.stand_in +
                           "\" names no calibration of this workload in this precision";
   }
   const auto peak = *device.peak.at(plan.compute_precision);

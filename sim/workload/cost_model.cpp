@@ -9,11 +9,10 @@ namespace ceiling::workload {
 
 DeviceRates compute_device(const platform::NodeSpec& node) {
   if (node.gpu)
-    return {node.gpu->model.empty() ? "GPU" : node.gpu->model,
-            node.gpu->calibration_device.empty() ? node.gpu->model : node.gpu->calibration_device, node.gpu->peak,
-            node.gpu->memory_bandwidth};
+    return {node.gpu->model.empty() ? "GPU" : node.gpu->model, node.gpu->model, node.gpu->calibration_device,
+            node.gpu->peak, node.gpu->memory_bandwidth};
   return {std::to_string(node.cpu.sockets) + (node.cpu.model.empty() ? " CPU socket(s)" : " x " + node.cpu.model),
-          node.cpu.model, node.cpu.peak_per_socket.scaled(node.cpu.sockets),
+          node.cpu.model, "", node.cpu.peak_per_socket.scaled(node.cpu.sockets),
           node.cpu.memory_bandwidth_per_socket * node.cpu.sockets};
 }
 
@@ -23,24 +22,24 @@ platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view
   return *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
 }
 
-ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_model, std::string_view mode) {
+ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode) {
   ChosenEfficiency chosen{efficiency_of(w.calibration)};
-  if (device_model.empty())
-    return chosen;
-  // A calibration without precision is in the workload's own. One in the run's mode wins; else
-  // one in another mode that computes in the same precision (mixed and fp16 both compute in
-  // fp16: they differ in the gradients' precision, not in the device's work).
+  // A calibration without precision is in the workload's own. The device's own model before its
+  // stand-in; for each, one in the run's mode before one in another mode that computes in the
+  // same precision (mixed and fp16 both compute in fp16: they differ in the gradients'
+  // precision, not in the device's work).
   const auto mode_of = [&](const DeviceCalibration& c) {
     return c.precision.empty() ? platform::to_string(w.precision) : std::string_view(c.precision);
   };
   const auto computes = compute_precision_of(w, mode);
-  for (int pass = 0; pass < 2 && !chosen.device_calibration; ++pass)
-    for (const auto& c : w.device_calibrations)
-      if (c.device == device_model &&
-          (pass == 0 ? mode_of(c) == mode : compute_precision_of(w, mode_of(c)) == computes)) {
-        chosen.efficiency.compute = c.compute_efficiency;
-        chosen.device_calibration = &c;
-      }
+  for (const std::string& name : {device.model, device.stand_in})
+    for (int pass = 0; pass < 2 && !name.empty() && !chosen.device_calibration; ++pass)
+      for (const auto& c : w.device_calibrations)
+        if (c.device == name &&
+            (pass == 0 ? mode_of(c) == mode : compute_precision_of(w, mode_of(c)) == computes)) {
+          chosen.efficiency.compute = c.compute_efficiency;
+          chosen.device_calibration = &c;
+        }
   return chosen;
 }
 

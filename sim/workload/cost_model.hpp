@@ -12,9 +12,10 @@ namespace ceiling::workload {
 /// Peak rates of one compute device: a GPU, or all CPU sockets of a node without GPU.
 struct DeviceRates {
   std::string name;
-  /// The model whose device calibrations price it: the GPU's or CPU's model name, or the GPU's
-  /// stand-in (node.gpu.calibration_device); "" if not given.
-  std::string model;
+  std::string model; ///< the GPU's or CPU's model name, which device calibrations name ("" if not given)
+  /// Another model whose device calibrations price it where none names its own (the GPU's
+  /// node.gpu.calibration_device); "" if none.
+  std::string stand_in;
   platform::PeakRates peak;
   units::Bandwidth memory_bandwidth;
 };
@@ -38,14 +39,14 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
   return {c.compute_efficiency, c.memory_efficiency, c.half_batch};
 }
 
-/// The efficiencies a run uses on the device named `device_model` in precision mode `mode`
-/// ("fp32", "mixed", ...): the workload's [[device_calibration]] for that device and mode when it
-/// has one (`device_calibration` points at it), else its own calibration's.
+/// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...): the
+/// workload's [[device_calibration]] for that device's model and mode when it has one
+/// (`device_calibration` points at it), else for its stand-in's, else its own calibration's.
 struct ChosenEfficiency {
   Efficiency efficiency;
   const DeviceCalibration* device_calibration = nullptr;
 };
-ChosenEfficiency efficiency_for(const WorkloadSpec& w, std::string_view device_model, std::string_view mode);
+ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode);
 
 /// The precision a device computes in for precision mode `mode` ("fp32", "mixed", ...; empty: the
 /// workload's own): mixed precision computes in fp16 (its fp32 gradients are not compute).

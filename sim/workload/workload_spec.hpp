@@ -51,6 +51,8 @@ struct CalibrationSpec {
   /// Samples: the batch at which the device reaches half its saturated compute rate (cost_model.hpp,
   /// Efficiency); fitted on throughputs at several batch sizes, 0 where none are known.
   double half_batch = 0;
+  /// The precision the measurement computed in: the workload's own, or its lender's when borrowed.
+  platform::Precision precision = platform::Precision::Fp32;
   std::string borrowed_from;           ///< workload name when borrowed, else empty
   /// The workload files a borrowed calibration was read from, nearest lender first (empty when
   /// the calibration is the file's own): inputs of a result as much as the file itself.

@@ -229,7 +229,7 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
     }
     for (const auto& v : w.validations) { // never fitted: predicted with the device's calibration, if any
       const auto other = workload::compute_device(config::load_platform(v.platform_path).node);
-      const auto chosen = workload::efficiency_for(w, other.model, platform::to_string(w.precision));
+      const auto chosen = workload::efficiency_for(w, other, platform::to_string(w.precision));
       const auto it = workload::device_iteration(w, other, w.precision, v.batch, chosen.efficiency);
       REQUIRE(it.has_value());
       const double error = (it->samples_per_second(v.batch) - v.samples_per_second) / v.samples_per_second;

@@ -50,7 +50,7 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
     mode = platform::to_string(w.precision);
   const auto precision = workload::compute_precision_of(w, mode);
   const auto it = workload::device_iteration(w, device, precision, m.batch,
-                                             workload::efficiency_for(w, device.model, mode).efficiency);
+                                             workload::efficiency_for(w, device, mode).efficiency);
   if (!it)
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
                      " peak");
@@ -126,7 +126,7 @@ int show(const std::vector<std::string>& args) {
     const auto device = workload::compute_device(on->node);
     for (Precision p : platform::all_precisions)
       rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker,
-                                                    workload::efficiency_for(w, device.model, platform::to_string(p)).efficiency)});
+                                                    workload::efficiency_for(w, device, platform::to_string(p)).efficiency)});
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
 
