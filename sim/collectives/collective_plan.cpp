@@ -72,6 +72,33 @@ void ring(std::vector<Phase>& plan, const std::vector<int>& members, double byte
   ring_rounds(plan, members, n - 1, bytes / n, Combine::Copy, aggregate);
 }
 
+/// Rings side by side over all ranks (Group::rings, NCCL's channels), each carrying its share
+/// of the buffer and visiting every node's ranks from its own local rank on: their steps run
+/// together, one phase per step with every ring's flows.
+void rings(std::vector<Phase>& plan, Group g, double bytes, bool aggregate) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  const int count = std::clamp(g.rings, 1, per_node);
+  if (count == 1 || g.ranks % per_node != 0) { // one ring (or nodes of unequal size: one ring)
+    ring(plan, iota(g.ranks), bytes, aggregate);
+    return;
+  }
+  std::vector<std::vector<Phase>> each(static_cast<std::size_t>(count));
+  for (int j = 0; j < count; ++j) {
+    std::vector<int> members;
+    for (int node = 0; node < g.ranks / per_node; ++node)
+      for (int l = 0; l < per_node; ++l)
+        members.push_back(node * per_node + (j + l) % per_node);
+    ring(each[static_cast<std::size_t>(j)], members, bytes / count, aggregate);
+  }
+  for (std::size_t step = 0; step < each.front().size(); ++step) {
+    Phase p = std::move(each.front()[step]);
+    for (std::size_t j = 1; j < each.size(); ++j)
+      for (Flow& f : each[j][step].flows)
+        p.flows.push_back(f);
+    plan.push_back(std::move(p));
+  }
+}
+
 /// The same flows the other way, copied: a broadcast mirroring a reduce, a pull mirroring a
 /// push, the doubling mirroring the halving.
 Phase reversed(const Phase& p) {
@@ -349,7 +376,7 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double
 std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, double chunk_bytes, bool aggregate) {
   std::vector<Phase> plan;
   switch (a) {
-  case Algorithm::Ring: ring(plan, iota(g.ranks), bytes, aggregate); break;
+  case Algorithm::Ring: rings(plan, g, bytes, aggregate); break;
   case Algorithm::HalvingDoubling: halving_doubling(plan, g.ranks, bytes); break;
   case Algorithm::RecursiveDoubling: recursive_doubling(plan, g.ranks, bytes); break;
   case Algorithm::BinaryTree: trees(plan, g.ranks, bytes, false); break;

@@ -42,6 +42,10 @@ struct Phase {
 struct Group {
   int ranks = 1;
   int ranks_per_node = 1;
+  /// Rings a ring all-reduce runs side by side, each with its share of the buffer (NCCL's
+  /// channels): ring j visits each node's ranks from local rank j on, so the rings leave and
+  /// enter the nodes at different GPUs (and their NICs). At most ranks_per_node are distinct.
+  int rings = 1;
 };
 
 enum class Algorithm {

@@ -90,7 +90,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   const auto& stack = s.options.software;
   if (!stack.collective && !stack.library)
     return "software stack " + stack.name + " names neither a collective algorithm nor a library to choose one";
-  const bool nccl = stack.library == collectives::Library::Nccl || stack.library == collectives::Library::Nccl27;
+  const bool nccl = stack.runs_nccl();
   if (nccl && !s.platform.node.is_gpu_node())
     return "software stack " + stack.name + " runs NCCL, a GPU library, but " + s.platform.name + " has CPU nodes";
   if (nccl && s.platform.node.gpu->compute_capability == 0)
@@ -440,7 +440,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     Reduction reduction;
   };
   std::vector<Ready> ready;
-  const collectives::Group group{plan.ranks, plan.ranks_per_node};
+  // NCCL runs its ring as one ring per channel (src/graph/search.cc, connect.cc), leaving the
+  // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
+  const collectives::Group group{plan.ranks, plan.ranks_per_node, stack.runs_nccl() ? stack.channels : 1};
   if (plan.ranks == 1) // one rank alone has nothing to reduce: backward is one segment
     buckets = {};
   const bool exact = s.options.fidelity == Fidelity::Exact;

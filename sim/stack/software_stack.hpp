@@ -85,6 +85,10 @@ struct SoftwareStack {
   int channels = 1;
   /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).
   units::DataSize pipeline_chunk = units::DataSize::from_bytes(collectives::default_pipeline_chunk_bytes);
+  /// Whether the library is NCCL (2.4 or 2.7): its protocols, channels and rules apply.
+  bool runs_nccl() const {
+    return library == collectives::Library::Nccl || library == collectives::Library::Nccl27;
+  }
   bool operator==(const SoftwareStack&) const = default;
 };
 

@@ -160,7 +160,7 @@ TEST_CASE("aggregated plans are the exact steps with equal patterns merged") {
     for (int n : {1, 2, 5, 8, 16, 64}) {
       CAPTURE(to_string(a));
       CAPTURE(n);
-      const Group g{n, n % 4 == 0 ? 4 : 1};
+      const Group g{n, n % 4 == 0 ? 4 : 1, 2};
       const auto merged = merge_equal_patterns(allreduce_steps(a, g, 1e6, 2));
       const auto direct = allreduce_phases(a, g, 1e6, 2);
       REQUIRE(merged.size() == direct.size());
@@ -175,6 +175,31 @@ TEST_CASE("aggregated plans are the exact steps with equal patterns merged") {
       }
     }
   CHECK(merge_equal_patterns(allgather_steps({9, 1}, 1e3)) == allgather_phases({9, 1}, 1e3));
+}
+
+TEST_CASE("NCCL's rings side by side leave each node at a different rank, each with its share of the buffer") {
+  // Expectation: 2 nodes of 4 ranks, 3 rings: ring j visits local ranks j, j+1, ... of each
+  // node, so it crosses from node 0 to node 1 at rank 4 + j and back at rank j; every flow
+  // carries 2(N-1)/N of B/3 aggregated; the exact plan has 2(N-1) steps of 3 N flows.
+  const Group g{8, 4, 3};
+  const auto phases = allreduce_phases(Algorithm::Ring, g, 3e6);
+  REQUIRE(phases.size() == 1);
+  CHECK(phases[0].steps == 14);
+  REQUIRE(phases[0].flows.size() == 24);
+  std::vector<std::pair<int, int>> crossings;
+  for (const auto& f : phases[0].flows) {
+    CHECK(f.bytes == doctest::Approx(2.0 * 7 / 8 * 1e6).epsilon(1e-12));
+    if (f.src / 4 != f.dst / 4)
+      crossings.emplace_back(f.src, f.dst);
+  }
+  CHECK(crossings == std::vector<std::pair<int, int>>{{3, 4}, {7, 0}, {0, 5}, {4, 1}, {1, 6}, {5, 2}});
+  const auto steps = allreduce_steps(Algorithm::Ring, g, 3e6);
+  CHECK(steps.size() == 14);
+  CHECK(steps[0].flows.size() == 24);
+  // More rings than ranks per node are the same rings: as many as ranks per node; one rank per
+  // node: one ring.
+  CHECK(allreduce_phases(Algorithm::Ring, {8, 4, 9}, 1e6)[0].flows.size() == 32);
+  CHECK(allreduce_phases(Algorithm::Ring, {8, 1, 4}, 1e6)[0].flows.size() == 8);
 }
 
 TEST_CASE("the alpha-beta time of a ring is 2(N-1)/N B/bw + 2(N-1) alpha") {
