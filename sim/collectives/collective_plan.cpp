@@ -78,10 +78,12 @@ void ring(std::vector<Phase>& plan, const std::vector<int>& members, double byte
 void rings(std::vector<Phase>& plan, Group g, double bytes, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int count = std::clamp(g.rings, 1, per_node);
-  if (count == 1 || g.ranks % per_node != 0) { // one ring (or nodes of unequal size: one ring)
+  // On one node every rotation is the same cycle: one ring.
+  if (count == 1 || g.ranks <= per_node) {
     ring(plan, iota(g.ranks), bytes, aggregate);
     return;
   }
+  assert(g.ranks % per_node == 0 && "rings: every node has ranks_per_node ranks");
   std::vector<std::vector<Phase>> each(static_cast<std::size_t>(count));
   for (int j = 0; j < count; ++j) {
     std::vector<int> members;

@@ -44,7 +44,8 @@ struct Group {
   int ranks_per_node = 1;
   /// Rings a ring all-reduce runs side by side, each with its share of the buffer (NCCL's
   /// channels): ring j visits each node's ranks from local rank j on, so the rings leave and
-  /// enter the nodes at different GPUs (and their NICs). At most ranks_per_node are distinct.
+  /// enter the nodes at different GPUs (and their NICs). At most ranks_per_node are distinct; on
+  /// one node, one.
   int rings = 1;
 };
 

@@ -91,5 +91,4 @@ Selection select_allreduce(Library library, const SelectionContext& c, double by
 
 std::string_view to_string(Protocol p) { return protocol_names.name(p); }
 
-
 } // namespace ceiling::collectives

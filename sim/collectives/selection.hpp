@@ -57,7 +57,4 @@ struct Selection {
 };
 Selection select_allreduce(Library library, const SelectionContext& c, double bytes);
 
-
-
-
 } // namespace ceiling::collectives

@@ -186,6 +186,16 @@ TEST_CASE("every bundled workload adds up to its published totals") {
   }
 }
 
+TEST_CASE("a borrowed calibration keeps the precision its lender measured in") {
+  // SSD300-ResNet34 trains in fp16 and borrows SSD300-VGG16's fp32 fit; a file's own calibration
+  // is in its own precision.
+  const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/ssd300_resnet34.toml");
+  CHECK(w.precision == platform::Precision::Fp16);
+  CHECK(w.calibration.precision == platform::Precision::Fp32);
+  const auto lender = config::load_workload(CEILING_SOURCE_DIR "/workloads/ssd300_vgg16.toml");
+  CHECK(lender.calibration.precision == lender.precision);
+}
+
 TEST_CASE("a borrowed calibration keeps the lender's rate at its batch when the borrower sets its own half batch") {
   // Faster R-CNN borrows SSD300's calibration (half batch 7.1 at batch 32) with half_batch = 0.
   // Expectation: e' = e (B + 0) / (B + h), exactly as the file reader computes it.

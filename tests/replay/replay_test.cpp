@@ -394,6 +394,23 @@ TEST_CASE("a GPU's stand-in (node.gpu.calibration_device) lends it its calibrati
   CHECK(stand_in.forward_s > 1.5 * workload_s.forward_s);
   s.platform.node.gpu->calibration_device = "misspelt GPU";
   CHECK(replay::make_iteration_plan(s).calibration.find("names no calibration of this workload") != std::string::npos);
+  // A calibration naming the GPU itself wins over its stand-in's.
+  s.platform.node.gpu->calibration_device = "measured GPU";
+  s.workload.device_calibrations.push_back({.device = "new GPU", .compute_efficiency = s.workload.calibration.compute_efficiency});
+  const auto own = replay::make_iteration_plan(s);
+  CHECK(own.calibration == "calibrated on this device (new GPU)");
+  CHECK(own.forward_s == workload_s.forward_s);
+}
+
+TEST_CASE("a calibration measured in another precision than the run computes in is said to be uncalibrated") {
+  // Expectation: an fp16 workload whose calibration was measured in fp32 (as one borrowed from an
+  // fp32 lender is) runs at the fp16 peak with that efficiency, and says so; in fp32 it is calibrated.
+  Scenario s = scenario(topologies[0].second, 1, gpus(1));
+  s.workload.precision = platform::Precision::Fp16;
+  s.workload.calibration.precision = platform::Precision::Fp32;
+  CHECK(replay::make_iteration_plan(s).calibration.find("measured in fp32: fp16 is uncalibrated") != std::string::npos);
+  s.options.precision = replay::PrecisionMode::Fp32;
+  CHECK(replay::make_iteration_plan(s).calibration == "the workload's calibration");
 }
 
 TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
