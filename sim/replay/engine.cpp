@@ -745,7 +745,8 @@ private:
       clock(q).mark(now());
       ++clock(q).communicating;
     }
-    const double start_s = cycle_start_for(k) + plan_.reductions[static_cast<std::size_t>(k)].launch_s;
+    const double start_s = cycle_start_for(k) + std::max(plan_.costs.collective_launch_s,
+                                                          plan_.reductions[static_cast<std::size_t>(k)].protocol_base_s);
     if (start_s > now())
       after(start_s - now(), {Kind::Launch, 0, k});
     else
@@ -853,7 +854,9 @@ private:
       pipeline_flow_transferred(k, p, f);
       return;
     }
-    const double wire_s = planned_flow(k, {p, f}).route->latency_s * latency_factor_;
+    // The route's latency, where the phase's further steps or a protocol need it.
+    const bool needs_wire = phase.steps > 1 || !plan_.reductions[static_cast<std::size_t>(k)].protocol_step_s.empty();
+    const double wire_s = needs_wire ? planned_flow(k, {p, f}).route->latency_s * latency_factor_ : 0.0;
     double delay_s = software_delay_s(k, p, f, wire_s);
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * wire_s;

@@ -238,8 +238,7 @@ collectives::SelectionContext selection_context(const Scenario& s, int ranks, in
 }
 
 /// Runs `r` under NCCL's `protocol`: its flows carry the protocol's wire bytes, each phase gets
-/// its mean step latency over the links its flows cross, and the collective NCCL's base latency
-/// when that exceeds the launch.
+/// its mean step latency over the links its flows cross, and the collective NCCL's base latency.
 void apply_protocol(const Scenario& s, collectives::Library library, collectives::Protocol protocol,
                     int ranks_per_node, Reduction& r) {
   const bool across_nodes = std::any_of(r.plan.begin(), r.plan.end(), [&](const collectives::Phase& phase) {
@@ -250,7 +249,7 @@ void apply_protocol(const Scenario& s, collectives::Library library, collectives
   const auto costs = collectives::protocol_costs(library, r.algorithm, protocol, across_nodes);
   const double inside_s = s.platform.node.gpu_link ? costs.nvlink_step_s : costs.pci_step_s;
   r.protocol = protocol;
-  r.launch_s = std::max(r.launch_s, costs.base_s);
+  r.protocol_base_s = costs.base_s;
   for (auto& phase : r.plan) {
     double sum_s = 0;
     for (auto& flow : phase.flows) {
@@ -468,7 +467,6 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                                    : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
                                                                    stack.pipeline_chunk.bytes()),
                         choice.algorithm, choice.rule};
-    reduction.launch_s = plan.costs.collective_launch_s;
     if (choice.protocol)
       apply_protocol(s, *stack.library, *choice.protocol, plan.ranks_per_node, reduction);
     ready.push_back({last, std::move(reduction)});
@@ -482,8 +480,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                       bytes * plan.ranks, true,
                       exact ? collectives::allgather_steps(group, bytes)
                             : collectives::allgather_phases(group, bytes),
-                      collectives::Algorithm::Ring, "sparse: ring all-gather", std::nullopt, {},
-                      plan.costs.collective_launch_s}});
+                      collectives::Algorithm::Ring, "sparse: ring all-gather"}});
   }
   std::stable_sort(ready.begin(), ready.end(),
                    [](const Ready& a, const Ready& b) { return a.position < b.position; });

@@ -31,9 +31,9 @@ struct Reduction {
   /// route's latency leaves of it, per step (a pipeline: per fill and drain round). Empty
   /// without a protocol.
   std::vector<double> protocol_step_s;
-  /// Paid before the collective's first message: the stack's launch, or NCCL's base latency
-  /// of the protocol if larger.
-  double launch_s = 0;
+  /// NCCL's base latency of the protocol (0 without one): the collective's launch is the larger
+  /// of it and the stack's (SoftwareCosts::collective_launch_s).
+  double protocol_base_s = 0;
 };
 
 /// What the software stack costs, in seconds, derived from the stack and the platform.
