@@ -282,11 +282,10 @@ bool FlowSharing::reach_overtaken_flows() {
 }
 
 void FlowSharing::solve_component() {
-  // MaxMin::maxmin_solve, with the least remaining-over-usage link found by a heap instead of
-  // a scan; every flow weighs 1 on each of its links. Only the links that couple flows enter;
-  // a flow's other links enter as its cap, the level the narrowest of them has with the flow
-  // alone there (those links reach their level when the flow does and change nothing else).
-  levels_.clear();
+  // MaxMin::maxmin_solve. Each round the least level, remaining over usage, among the links that
+  // couple flows and the flows' caps saturates; every flow weighs 1 on each of its links. A
+  // flow's other links enter as its cap, the level the narrowest of them has with the flow alone
+  // there (those links reach their level when the flow does and change nothing else).
   caps_.clear();
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
@@ -295,10 +294,10 @@ void FlowSharing::solve_component() {
     if (f.cap_bytes_per_s < std::numeric_limits<double>::infinity())
       caps_.push_back({f.cap_bytes_per_s / f.weight, id, 0, true});
   }
-  // Caps never change within a solve: sorted once, read in order (the links, whose levels
-  // change as flows are fixed, are in the heap).
+  // Caps never change within a solve: sorted once, read in order.
   std::sort(caps_.begin(), caps_.end(), [](const Level& a, const Level& b) { return b > a; });
   std::size_t next_cap = 0;
+  light_.clear();
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
@@ -309,35 +308,23 @@ void FlowSharing::solve_component() {
         link.usage += flows_[m.flow].weight;
     link.light = link.usage > 0;
     if (link.light)
-      levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
+      light_.push_back(l);
   }
-  std::make_heap(levels_.begin(), levels_.end(), std::greater<>());
-  const auto pop_level = [this] {
-    std::pop_heap(levels_.begin(), levels_.end(), std::greater<>());
-    levels_.pop_back();
-  };
-  const auto drop_stale = [&] {
-    while (!levels_.empty()) {
-      const Link& link = links_[levels_.front().id];
-      if (link.light && link.version == levels_.front().version)
-        break;
-      pop_level();
-    }
+  // The links' least level: found by a scan while the rounds are few (most solves take a handful,
+  // each changing most links), from a heap once the scans have cost more than a few passes.
+  LinkLevels levels(*this);
+  for (;;) {
     while (next_cap < caps_.size() && flows_[caps_[next_cap].id].fixed)
       ++next_cap;
-  };
-  for (drop_stale(); !levels_.empty() || next_cap < caps_.size(); drop_stale()) {
-    // Every link and cap at exactly the least level saturates now.
-    double min_usage = std::numeric_limits<double>::infinity();
-    if (!levels_.empty())
-      min_usage = levels_.front().remaining_over_usage;
-    if (next_cap < caps_.size())
-      min_usage = std::min(min_usage, caps_[next_cap].remaining_over_usage);
+    const double least_link = levels.least();
+    const double min_usage =
+        next_cap < caps_.size() ? std::min(least_link, caps_[next_cap].remaining_over_usage) : least_link;
+    if (min_usage == std::numeric_limits<double>::infinity())
+      break;
+    // Every link and cap at exactly the least level saturates now: links by id, then caps.
     saturated_.clear();
-    for (; !levels_.empty() && levels_.front().remaining_over_usage == min_usage; drop_stale()) {
-      saturated_.push_back(levels_.front());
-      pop_level();
-    }
+    if (least_link == min_usage)
+      levels.take_least(saturated_);
     for (; next_cap < caps_.size() && caps_[next_cap].remaining_over_usage == min_usage; ++next_cap)
       saturated_.push_back(caps_[next_cap]);
     // Fix their flows; the links these cross get their new level once the round is done
@@ -359,14 +346,83 @@ void FlowSharing::solve_component() {
     }
     for (std::uint32_t l : changed_) {
       Link& link = links_[l];
-      if (!(link.usage > maxmin_precision) || !(link.remaining > link.bytes_per_s * maxmin_precision)) {
+      if (!(link.usage > maxmin_precision) || !(link.remaining > link.bytes_per_s * maxmin_precision))
         link.light = false;
-        continue;
-      }
-      levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
-      std::push_heap(levels_.begin(), levels_.end(), std::greater<>());
+      else
+        levels.changed(l);
     }
   }
+}
+
+double FlowSharing::LinkLevels::least() {
+  if (!heap_) {
+    std::vector<std::uint32_t>& light = fs_.light_;
+    std::size_t kept = 0;
+    least_ = std::numeric_limits<double>::infinity();
+    for (std::uint32_t l : light) {
+      const Link& link = fs_.links_[l];
+      if (!link.light)
+        continue;
+      light[kept++] = l;
+      least_ = std::min(least_, link.remaining / link.usage);
+    }
+    light.resize(kept);
+    scanned_ += kept;
+    if (scanned_ <= budget_)
+      return least_;
+    // Many rounds on many links: a heap from here on.
+    heap_ = true;
+    fs_.levels_.clear();
+    for (std::uint32_t l : light) {
+      Link& link = fs_.links_[l];
+      fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
+    }
+    std::make_heap(fs_.levels_.begin(), fs_.levels_.end(), std::greater<>());
+  }
+  // Drops the entries of links that saturated or changed level since they were pushed.
+  std::vector<Level>& heap = fs_.levels_;
+  while (!heap.empty()) {
+    const Link& link = fs_.links_[heap.front().id];
+    if (link.light && link.version == heap.front().version)
+      return heap.front().remaining_over_usage;
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
+  const auto first = static_cast<std::ptrdiff_t>(out.size());
+  if (!heap_) {
+    for (std::uint32_t l : fs_.light_) {
+      Link& link = fs_.links_[l];
+      if (link.remaining / link.usage == least_) {
+        out.push_back({least_, l, 0, false});
+        link.light = false; // saturated: its flows are fixed in this round
+      }
+    }
+    std::sort(out.begin() + first, out.end(), [](const Level& a, const Level& b) { return a.id < b.id; });
+    return;
+  }
+  std::vector<Level>& heap = fs_.levels_;
+  const double least = heap.front().remaining_over_usage;
+  while (!heap.empty() && heap.front().remaining_over_usage == least) {
+    Link& link = fs_.links_[heap.front().id];
+    if (link.light && link.version == heap.front().version) {
+      out.push_back(heap.front());
+      link.light = false;
+    }
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    heap.pop_back();
+  }
+}
+
+void FlowSharing::LinkLevels::changed(std::uint32_t l) {
+  if (!heap_)
+    return; // the next scan reads its level
+  Link& link = fs_.links_[l];
+  fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
+  std::push_heap(fs_.levels_.begin(), fs_.levels_.end(), std::greater<>());
 }
 
 void FlowSharing::fix(std::uint32_t flow, double min_usage) {

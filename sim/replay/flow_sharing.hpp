@@ -160,6 +160,26 @@ private:
   bool reach_overtaken_flows();
   /// SimGrid's max-min over the component in component_links_ / component_flows_.
   void solve_component();
+  /// The least level among the light links of a solve: a scan of light_ each round while the
+  /// scans cost at most a few passes over the links, a heap of levels_ after that.
+  class LinkLevels {
+  public:
+    explicit LinkLevels(FlowSharing& fs) : fs_(fs), budget_(4 * fs.light_.size() + 256) {}
+    /// The least level, +infinity when no link is light.
+    double least();
+    /// Appends the links at the level least() returned, by id, and makes them not light.
+    void take_least(std::vector<Level>& out);
+    /// Notes that light link `l`'s level changed.
+    void changed(std::uint32_t l);
+
+  private:
+    FlowSharing& fs_;
+    std::size_t budget_;    ///< links scanned before the heap takes over
+    std::size_t scanned_ = 0;
+    bool heap_ = false;
+    double least_ = 0;      ///< of the last scan
+  };
+
   /// Fixes `flow` at `min_usage` over its penalty and takes it off its shared links.
   void fix(std::uint32_t flow, double min_usage);
 
@@ -181,7 +201,8 @@ private:
   std::vector<Level> saturated_;
   std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
   std::uint32_t round_ = 0;
-  std::vector<Level> levels_; ///< links, a heap
+  std::vector<std::uint32_t> light_; ///< the links a solve scans for the least level
+  std::vector<Level> levels_; ///< links, a heap once scanning costs more
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
 };

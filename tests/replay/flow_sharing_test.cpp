@@ -147,6 +147,30 @@ TEST_CASE("a link that its flows cannot fill limits none; once they can, it shar
   CHECK(done.at(&c) == relative(1e-6 + 0.32, 1e-12));
 }
 
+TEST_CASE("flows coupled through a link they cannot fill take, pair by pair, each pair's own link's level") {
+  // Forty pairs of flows (1 GB each, latency 1 us): pair i shares its own link of i GB/s, and
+  // every flow also crosses one 1,000 GB/s link. Together they could take 1,640 GB/s of it, so
+  // it couples them all into one sharing of forty distinct levels (enough rounds for the solver
+  // to leave its scan of the links for its heap), yet their shares take 820 GB/s and it binds
+  // none. Expectation: pair i at i/2 GB/s each, ending at 1 us + 2/i s.
+  FlowSharing net(1.0, 1.0);
+  const auto common = net.add_link(1000e9);
+  constexpr int pairs = 40;
+  std::vector<int> tokens(2 * pairs);
+  for (int i = 1; i <= pairs; ++i) {
+    const std::vector<std::uint32_t> links{net.add_link(i * 1e9), common};
+    const auto path = net.add_path(links, 1e-6);
+    net.start(0, path, 1e9, &tokens[2 * (i - 1)]);
+    net.start(0, path, 1e9, &tokens[2 * (i - 1) + 1]);
+  }
+  const auto done = drain(net);
+  for (int i = 1; i <= pairs; ++i) {
+    CAPTURE(i);
+    CHECK(done.at(&tokens[2 * (i - 1)]) == relative(1e-6 + 2.0 / i, 1e-12));
+    CHECK(done.at(&tokens[2 * (i - 1) + 1]) == relative(1e-6 + 2.0 / i, 1e-12));
+  }
+}
+
 TEST_CASE("a flow that started later takes its share once its latency is paid, and the others give it up") {
   // a starts at 0 on one 10 GB/s link; b starts at 0.1 s on the same link; latencies 1 us.
   // Expectation: a alone until b's latency ends (0.1 s + 1 us), then 5 GB/s each.
