@@ -359,12 +359,20 @@ double FlowSharing::LinkLevels::least() {
     std::vector<std::uint32_t>& light = fs_.light_;
     std::size_t kept = 0;
     least_ = std::numeric_limits<double>::infinity();
+    std::vector<std::uint32_t>& at_least = fs_.at_least_;
+    at_least.clear();
     for (std::uint32_t l : light) {
       const Link& link = fs_.links_[l];
       if (!link.light)
         continue;
       light[kept++] = l;
-      least_ = std::min(least_, link.remaining / link.usage);
+      const double level = link.remaining / link.usage;
+      if (level <= least_) {
+        if (level < least_)
+          at_least.clear();
+        least_ = level;
+        at_least.push_back(l);
+      }
     }
     light.resize(kept);
     scanned_ += kept;
@@ -394,12 +402,9 @@ double FlowSharing::LinkLevels::least() {
 void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
   const auto first = static_cast<std::ptrdiff_t>(out.size());
   if (!heap_) {
-    for (std::uint32_t l : fs_.light_) {
-      Link& link = fs_.links_[l];
-      if (link.remaining / link.usage == least_) {
-        out.push_back({least_, l, 0, false});
-        link.light = false; // saturated: its flows are fixed in this round
-      }
+    for (std::uint32_t l : fs_.at_least_) {
+      out.push_back({least_, l, 0, false});
+      fs_.links_[l].light = false; // saturated: its flows are fixed in this round
     }
     std::sort(out.begin() + first, out.end(), [](const Level& a, const Level& b) { return a.id < b.id; });
     return;

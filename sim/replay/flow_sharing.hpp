@@ -164,7 +164,7 @@ private:
   /// scans cost at most a few passes over the links, a heap of levels_ after that.
   class LinkLevels {
   public:
-    explicit LinkLevels(FlowSharing& fs) : fs_(fs), budget_(4 * fs.light_.size() + 256) {}
+    explicit LinkLevels(FlowSharing& fs) : fs_(fs), budget_(16 * fs.light_.size() + 256) {}
     /// The least level, +infinity when no link is light.
     double least();
     /// Appends the links at the level least() returned, by id, and makes them not light.
@@ -202,6 +202,7 @@ private:
   std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
   std::uint32_t round_ = 0;
   std::vector<std::uint32_t> light_; ///< the links a solve scans for the least level
+  std::vector<std::uint32_t> at_least_; ///< the light links at the last scan's least level
   std::vector<Level> levels_; ///< links, a heap once scanning costs more
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
