@@ -298,6 +298,7 @@ void FlowSharing::solve_component() {
   std::sort(caps_.begin(), caps_.end(), [](const Level& a, const Level& b) { return b > a; });
   std::size_t next_cap = 0;
   light_.clear();
+  light_level_.clear();
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
@@ -307,8 +308,11 @@ void FlowSharing::solve_component() {
       if (flows_[m.flow].seen == walk_)
         link.usage += flows_[m.flow].weight;
     link.light = link.usage > 0;
-    if (link.light)
+    if (link.light) {
+      link.slot = static_cast<std::uint32_t>(light_.size());
       light_.push_back(l);
+      light_level_.push_back(link.remaining / link.usage);
+    }
   }
   // The links' least level: found by a scan while the rounds are few (most solves take a handful,
   // each changing most links), from a heap once the scans have cost more than a few passes.
@@ -348,42 +352,36 @@ void FlowSharing::solve_component() {
       Link& link = links_[l];
       if (!(link.usage > maxmin_precision) || !(link.remaining > link.bytes_per_s * maxmin_precision))
         link.light = false;
-      else
-        levels.changed(l);
+      levels.changed(l);
     }
   }
 }
 
 double FlowSharing::LinkLevels::least() {
   if (!heap_) {
-    std::vector<std::uint32_t>& light = fs_.light_;
-    std::size_t kept = 0;
-    least_ = std::numeric_limits<double>::infinity();
+    // One pass over the levels, side by side in memory: the least and the links at it.
+    const std::vector<double>& level = fs_.light_level_;
     std::vector<std::uint32_t>& at_least = fs_.at_least_;
-    at_least.clear();
-    for (std::uint32_t l : light) {
-      const Link& link = fs_.links_[l];
-      if (!link.light)
-        continue;
-      light[kept++] = l;
-      const double level = link.remaining / link.usage;
-      if (level <= least_) {
-        if (level < least_)
+    least_ = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < level.size(); ++i)
+      if (level[i] <= least_) {
+        if (level[i] < least_)
           at_least.clear();
-        least_ = level;
-        at_least.push_back(l);
+        least_ = level[i];
+        at_least.push_back(static_cast<std::uint32_t>(i));
       }
-    }
-    light.resize(kept);
-    scanned_ += kept;
+    if (least_ == std::numeric_limits<double>::infinity())
+      at_least.clear();
+    scanned_ += level.size();
     if (scanned_ <= budget_)
       return least_;
     // Many rounds on many links: a heap from here on.
     heap_ = true;
     fs_.levels_.clear();
-    for (std::uint32_t l : light) {
+    for (std::uint32_t l : fs_.light_) {
       Link& link = fs_.links_[l];
-      fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
+      if (link.light)
+        fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
     }
     std::make_heap(fs_.levels_.begin(), fs_.levels_.end(), std::greater<>());
   }
@@ -402,9 +400,11 @@ double FlowSharing::LinkLevels::least() {
 void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
   const auto first = static_cast<std::ptrdiff_t>(out.size());
   if (!heap_) {
-    for (std::uint32_t l : fs_.at_least_) {
+    for (std::uint32_t slot : fs_.at_least_) {
+      const std::uint32_t l = fs_.light_[slot];
       out.push_back({least_, l, 0, false});
       fs_.links_[l].light = false; // saturated: its flows are fixed in this round
+      fs_.light_level_[slot] = std::numeric_limits<double>::infinity();
     }
     std::sort(out.begin() + first, out.end(), [](const Level& a, const Level& b) { return a.id < b.id; });
     return;
@@ -423,9 +423,14 @@ void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
 }
 
 void FlowSharing::LinkLevels::changed(std::uint32_t l) {
-  if (!heap_)
-    return; // the next scan reads its level
   Link& link = fs_.links_[l];
+  if (!heap_) {
+    fs_.light_level_[link.slot] =
+        link.light ? link.remaining / link.usage : std::numeric_limits<double>::infinity();
+    return;
+  }
+  if (!link.light)
+    return;
   fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
   std::push_heap(fs_.levels_.begin(), fs_.levels_.end(), std::greater<>());
 }

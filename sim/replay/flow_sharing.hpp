@@ -87,6 +87,7 @@ private:
     std::uint32_t version = 0;  ///< of its entry in the solver's heap
     std::uint32_t round = 0;    ///< the saturation round that changed it last
     bool light = false;         ///< not saturated yet in this solve
+    std::uint32_t slot = 0;     ///< its index in light_ in this solve
     bool modified = false;      ///< in modified_links_
     /// Full in the current sharing (within twice SimGrid's precision), or coupling since the
     /// last solve that saw it: a change to its flows may change all of them.
@@ -160,8 +161,9 @@ private:
   bool reach_overtaken_flows();
   /// SimGrid's max-min over the component in component_links_ / component_flows_.
   void solve_component();
-  /// The least level among the light links of a solve: a scan of light_ each round while the
-  /// scans cost at most a few passes over the links, a heap of levels_ after that.
+  /// The least level among the light links of a solve: a scan of light_level_ each round (most
+  /// solves take a handful of rounds, each changing most links) while the scans cost at most 16
+  /// passes over the links, a heap of levels_ after that.
   class LinkLevels {
   public:
     explicit LinkLevels(FlowSharing& fs) : fs_(fs), budget_(16 * fs.light_.size() + 256) {}
@@ -201,8 +203,9 @@ private:
   std::vector<Level> saturated_;
   std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
   std::uint32_t round_ = 0;
-  std::vector<std::uint32_t> light_; ///< the links a solve scans for the least level
-  std::vector<std::uint32_t> at_least_; ///< the light links at the last scan's least level
+  std::vector<std::uint32_t> light_;  ///< the links a solve starts with light, by slot
+  std::vector<double> light_level_;   ///< by slot: that link's level, +infinity once not light
+  std::vector<std::uint32_t> at_least_; ///< the slots at the last scan's least level
   std::vector<Level> levels_; ///< links, a heap once scanning costs more
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
