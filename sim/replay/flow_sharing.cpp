@@ -206,7 +206,6 @@ void FlowSharing::share(double now_s) {
   modified_links_.clear();
   walk_saturated_links();
   do {
-    count_frozen_shares();
     solve_component();
   } while (reach_overtaken_flows());
   // Whether each link is full now: what the solve left of it (every flow of the component
@@ -252,18 +251,6 @@ void FlowSharing::walk_saturated_links() {
         reach(m.flow);
 }
 
-void FlowSharing::count_frozen_shares() {
-  for (std::uint32_t l : component_links_) {
-    Link& link = links_[l];
-    link.frozen_bytes_per_s = 0;
-    if (link.saturated) // walked: all its flows are in the component
-      continue;
-    for (const Member m : link.flows)
-      if (flows_[m.flow].seen != walk_)
-        link.frozen_bytes_per_s += flows_[m.flow].value;
-  }
-}
-
 bool FlowSharing::reach_overtaken_flows() {
   bool reached = false;
   for (std::size_t i = 0, n = component_links_.size(); i < n; ++i) {
@@ -299,14 +286,21 @@ void FlowSharing::solve_component() {
   std::size_t next_cap = 0;
   light_.clear();
   light_level_.clear();
+  // Each link: the weight of its flows in the component, and what the others (their shares
+  // held) leave of it. A saturated link was walked: all its flows are in the component.
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
-    link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
     link.usage = 0;
+    link.frozen_bytes_per_s = 0;
     link.bound = false;
-    for (const Member m : link.flows)
-      if (flows_[m.flow].seen == walk_)
-        link.usage += flows_[m.flow].weight;
+    for (const Member m : link.flows) {
+      const Flow& f = flows_[m.flow];
+      if (f.seen == walk_)
+        link.usage += f.weight;
+      else
+        link.frozen_bytes_per_s += f.value;
+    }
+    link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
     link.light = link.usage > 0;
     if (link.light) {
       link.slot = static_cast<std::uint32_t>(light_.size());

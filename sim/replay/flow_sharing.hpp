@@ -154,8 +154,6 @@ private:
   void share(double now_s);
   /// Reaches the flows on every saturated link of the component.
   void walk_saturated_links();
-  /// The bandwidth each link of the component leaves to its flows (others' fixed shares out).
-  void count_frozen_shares();
   /// Adds to the component the flows outside it that a link saturated in this solve holds at
   /// a level its flows in the component no longer reach; whether there were any.
   bool reach_overtaken_flows();
