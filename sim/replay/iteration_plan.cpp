@@ -274,21 +274,30 @@ public:
         host_bytes_per_s_(s.platform.node.cpu.memory_bandwidth_per_socket.bytes_per_second() * s.platform.node.cpu.sockets),
         optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()) {
     const auto& layers = s.workload.layers;
-    std::vector<double> bytes;
-    for (const auto& layer : layers) {
-      params_.push_back(static_cast<double>(layer.params));
-      bytes_.push_back(static_cast<double>(layer.params) * element_bytes);
-      if (layer.params > 0 && !layer.embedding)
-        bytes.push_back(bytes_.back());
+    parts_.resize(layers.size());
+    if (placement_ == stack::Placement::Even) {
+      for (std::size_t l = 0; l < layers.size(); ++l) {
+        const auto params = static_cast<double>(layers[l].params);
+        for (int q = 0; q < count_; ++q)
+          parts_[l].push_back({q, params * element_bytes * (1.0 / count_), params * (1.0 / count_)});
+      }
+      return;
     }
-    const auto placed = placement_ == stack::Placement::Even
-                            ? std::vector<int>(bytes.size(), 0)
-                            : stack::place_variables(bytes, count_, placement_);
-    server_of_.assign(layers.size(), -1);
-    std::size_t v = 0;
-    for (std::size_t l = 0; l < layers.size(); ++l)
-      if (layers[l].params > 0 && !layers[l].embedding)
-        server_of_[l] = placed[v++];
+    // Every trainable variable in creation order: a layer's tensors, or the layer as one.
+    std::vector<double> bytes;
+    std::vector<std::pair<std::size_t, double>> variables; // layer, parameters
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      if (layers[l].params == 0 || layers[l].embedding)
+        continue;
+      const std::vector<long long> whole{layers[l].params};
+      for (long long n : layers[l].tensors.empty() ? whole : layers[l].tensors) {
+        variables.push_back({l, static_cast<double>(n)});
+        bytes.push_back(static_cast<double>(n) * element_bytes);
+      }
+    }
+    const auto placed = stack::place_variables(bytes, count_, placement_);
+    for (std::size_t v = 0; v < variables.size(); ++v)
+      parts_[variables[v].first].push_back({placed[v], bytes[v], variables[v].second});
   }
 
   /// Whether workers exchange with servers at all (two or more workers).
@@ -298,18 +307,11 @@ public:
   std::vector<collectives::Phase> plan(const std::vector<int>& layers, std::vector<double>& loads) const {
     std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
     std::vector<double> server_params(static_cast<std::size_t>(count_), 0.0);
-    const auto add = [&](int q, std::size_t layer, double share) {
-      server_bytes[static_cast<std::size_t>(q)] += bytes_[layer] * share;
-      server_params[static_cast<std::size_t>(q)] += params_[layer] * share;
-    };
-    for (int l : layers) {
-      const auto i = static_cast<std::size_t>(l);
-      if (placement_ != stack::Placement::Even)
-        add(server_of_[i], i, 1.0);
-      else
-        for (int q = 0; q < count_; ++q)
-          add(q, i, 1.0 / count_);
-    }
+    for (int l : layers)
+      for (const Part& part : parts_[static_cast<std::size_t>(l)]) {
+        server_bytes[static_cast<std::size_t>(part.server)] += part.bytes;
+        server_params[static_cast<std::size_t>(part.server)] += part.params;
+      }
     loads.resize(static_cast<std::size_t>(count_), 0.0);
     for (int q = 0; q < count_; ++q)
       loads[static_cast<std::size_t>(q)] += server_bytes[static_cast<std::size_t>(q)];
@@ -343,9 +345,13 @@ private:
   stack::Placement placement_;
   double host_bytes_per_s_;
   double optimizer_per_parameter_;
-  std::vector<double> params_; ///< per layer
-  std::vector<double> bytes_;  ///< per layer: its dense gradient
-  std::vector<int> server_of_; ///< per layer: its server (whole placement), or -1
+  /// What one server holds of a layer: its variables placed there whole, or its even share.
+  struct Part {
+    int server;
+    double bytes;  ///< of dense gradient
+    double params;
+  };
+  std::vector<std::vector<Part>> parts_; ///< per layer
 };
 
 } // namespace

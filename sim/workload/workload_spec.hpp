@@ -28,6 +28,10 @@ struct LayerSpec {
   units::Flops backward_per_sample;
   units::DataSize memory_per_sample;   ///< forward reads + writes at the workload's precision
   long long params = 0;
+  /// Its trainable variables' parameter counts in creation order (they sum to params), where
+  /// the layer holds several (an Inception module); empty: one variable of params. A
+  /// parameter server places each whole.
+  std::vector<long long> tensors;
   std::vector<int> after;              ///< indices of the layers this one depends on
   std::optional<EmbeddingSpec> embedding;
   bool estimated = false;

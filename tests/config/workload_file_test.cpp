@@ -121,6 +121,10 @@ TEST_CASE("a valid workload reads into its layers and DAG") {
   CHECK(w.layers[2].after == std::vector<int>{0});
   CHECK(w.layers[3].after == std::vector<int>{1, 2});
   CHECK(w.layers[0].backward_per_sample.flop() == 2e6); // default backward_factor 2
+  CHECK(w.layers[0].tensors.empty());                   // one variable: the layer's params
+  const auto split = config::load_workload_text(
+      edited("params = 10 },\n  { name = \"b\"", "params = 10, tensors = [9, 1] },\n  { name = \"b\""), "workloads/ok.toml");
+  CHECK(split.layers[0].tensors == std::vector<long long>{9, 1});
   CHECK(w.input_per_sample.bytes() == 1024);
   CHECK(w.calibration.measured.platform_path == "platforms/generic-single-switch.toml");
   CHECK(workload::total_params(w) == w.reference.params);
@@ -153,6 +157,20 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
                                "batch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
     CHECK(error_of(valid + device + device).find("device_calibration[1].device: a second calibration for \"G\": one per device") !=
           std::string::npos);
+  }
+  SUBCASE("variables that do not add up to the layer's parameters") {
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, tensors = [4, 5] })")) ==
+          R"(workloads/bad.toml:23:95: error: graph.layers[1].tensors: the variables' parameters sum to 9, not the layer's params (10): expected one count per trainable variable, summing to params)");
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, tensors = [8, 8] })"))
+              .find("graph.layers[1].tensors: the variables' parameters exceed the layer's params (10)") != std::string::npos);
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, tensors = [10, 0] })"))
+              .find("graph.layers[1].tensors: each entry must be between 1 and") != std::string::npos);
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = 1, tensors = [5, 5] })"))
+              .find("graph.layers[1].tensors: an embedding table is one variable") != std::string::npos);
   }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==

@@ -313,6 +313,29 @@ TEST_CASE("greedy placement loads the server of the largest variable with it who
   CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{120e6, 120e6});
 }
 
+TEST_CASE("a layer of several variables is placed variable by variable") {
+  // As above, with l3's 30 M parameters three variables of 10 M (an Inception module's kernels).
+  // Expectation: greedy puts l0 on 0, l1 on 1, l2 on 0, then l3's variables on 1, 0 and 1
+  // (40 MB each): loads 120 MB and 120 MB, where l3 whole made them 80 and 160 MB.
+  Scenario s = scenario(topologies[0].second, 4, "");
+  workload::LayerSpec big = s.workload.layers.back();
+  big.name = "l3";
+  big.params = 30'000'000;
+  big.tensors = {10'000'000, 10'000'000, 10'000'000};
+  big.after = {2};
+  s.workload.layers.push_back(big);
+  s.options.software.collective = collectives::Algorithm::ParameterServer;
+  s.options.servers = 2;
+  s.options.software.placement = stack::Placement::Greedy;
+  CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{120e6, 120e6});
+  // Round-robin deals them out in creation order: l0 0, l1 1, l2 0, l3's 1, 0, 1: 120 and 120 MB;
+  // three variables of 5, 20 and 5 M: l3's on 1, 0, 1: 160 and 80 MB.
+  s.options.software.placement = stack::Placement::RoundRobin;
+  CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{120e6, 120e6});
+  s.workload.layers.back().tensors = {5'000'000, 20'000'000, 5'000'000};
+  CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{160e6, 80e6});
+}
+
 TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer bytes, past N = 2 x table / touched rows") {
   // Layer 0 becomes a table of 1,000 rows (10 M parameters); a batch of 32 touches 32 rows.
   // Expectation: the all-gather moves (N - 1) x 32 rows per rank, a dense all-reduce 2 (N - 1) / N
