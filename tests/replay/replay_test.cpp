@@ -173,6 +173,21 @@ double compute_seconds(const replay::IterationPlan& plan) {
   return total;
 }
 
+/// Parameter servers (2) over the test workload's three layers of 10 M parameters and a fourth,
+/// l3, of 30 M made of the variables `tensors` (one when empty).
+Scenario two_servers_and_a_big_layer(std::vector<long long> tensors) {
+  Scenario s = scenario(topologies[0].second, 4, "");
+  workload::LayerSpec big = s.workload.layers.back();
+  big.name = "l3";
+  big.params = 30'000'000;
+  big.tensors = std::move(tensors);
+  big.after = {2};
+  s.workload.layers.push_back(big);
+  s.options.software.collective = collectives::Algorithm::ParameterServer;
+  s.options.servers = 2;
+  return s;
+}
+
 } // namespace
 
 TEST_CASE("one rank computing alone takes the roofline time of its layers") {
@@ -296,17 +311,9 @@ TEST_CASE("a parameter server takes the pushes, sums them and applies the update
 }
 
 TEST_CASE("greedy placement loads the server of the largest variable with it whole") {
-  // Three layers of 10 M parameters and a fourth of 30 M over 2 servers. Expectation: greedy
-  // puts l0 on 0, l1 on 1, l2 on 0 (tie), l3 on 1: loads 80 MB and 160 MB; even placement
-  // gives each 120 MB.
-  Scenario s = scenario(topologies[0].second, 4, "");
-  workload::LayerSpec big = s.workload.layers.back();
-  big.name = "l3";
-  big.params = 30'000'000;
-  big.after = {2};
-  s.workload.layers.push_back(big);
-  s.options.software.collective = collectives::Algorithm::ParameterServer;
-  s.options.servers = 2;
+  // Expectation: greedy puts l0 on 0, l1 on 1, l2 on 0 (tie), l3 on 1: loads 80 MB and 160 MB;
+  // even placement gives each 120 MB.
+  Scenario s = two_servers_and_a_big_layer({});
   s.options.software.placement = stack::Placement::Greedy;
   CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{80e6, 160e6});
   s.options.software.placement = stack::Placement::Even;
@@ -317,15 +324,7 @@ TEST_CASE("a layer of several variables is placed variable by variable") {
   // As above, with l3's 30 M parameters three variables of 10 M (an Inception module's kernels).
   // Expectation: greedy puts l0 on 0, l1 on 1, l2 on 0, then l3's variables on 1, 0 and 1
   // (40 MB each): loads 120 MB and 120 MB, where l3 whole made them 80 and 160 MB.
-  Scenario s = scenario(topologies[0].second, 4, "");
-  workload::LayerSpec big = s.workload.layers.back();
-  big.name = "l3";
-  big.params = 30'000'000;
-  big.tensors = {10'000'000, 10'000'000, 10'000'000};
-  big.after = {2};
-  s.workload.layers.push_back(big);
-  s.options.software.collective = collectives::Algorithm::ParameterServer;
-  s.options.servers = 2;
+  Scenario s = two_servers_and_a_big_layer({10'000'000, 10'000'000, 10'000'000});
   s.options.software.placement = stack::Placement::Greedy;
   CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{120e6, 120e6});
   // Round-robin deals them out in creation order: l0 0, l1 1, l2 0, l3's 1, 0, 1: 120 and 120 MB;
