@@ -235,6 +235,7 @@ public:
         sharing_.reset();
       }
     }
+    simgrid_free_ = replay_only();
   }
 
   /// A cycle's negotiation (Horovod's response-cache coordination: an all-reduce of a few
@@ -344,7 +345,8 @@ public:
   }
 
 private:
-  double now() const { return sg4::Engine::get_clock(); }
+  /// The simulated time: SimGrid's clock, or the replay's own while it runs ahead of it.
+  double now() const { return std::max(ahead_s_, sg4::Engine::get_clock()); }
 
   static double wall_seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -405,23 +407,53 @@ private:
       if (abandoned_)
         return;
       draining_ = true;
-      // SimGrid ends a comm whose end lies within its precision of any instant the clock
-      // stops at: so do the shared flows.
-      if (sharing_ && sharing_->next_event_s() - now() < surf_precision_s)
-        flows_woken();
-      due_.drain(now(), [this](const Wakeup& w) {
-        if (w.tag)
-          dispatch(*w.tag);
-        else if (is_stale(w))
-          return;
-        else if (w.flows)
-          flows_woken();
-        else
-          link_woken(w.link);
-      });
+      handle_instant();
+      // With nothing in SimGrid, the replay moves its own clock on through its next instants,
+      // a SimGrid step saved each: SimGrid's clock catches up at the next alarm.
+      while (simgrid_free_ && !abandoned_) {
+        due_.drop_stale_front([this](const Wakeup& w) { return is_stale(w); });
+        const auto next = due_.earliest();
+        if (!next)
+          break;
+        ahead_s_ = *next;
+        ++result_.clock_advances;
+        handle_instant();
+      }
       draining_ = false;
       settle_alarm();
     });
+  }
+
+  /// What is due at the present instant: the shared flows' events, then the due queue's.
+  void handle_instant() {
+    // SimGrid ends a comm whose end lies within its precision of any instant the clock stops
+    // at: so do the shared flows.
+    if (sharing_ && sharing_->next_event_s() - now() < surf_precision_s)
+      flows_woken();
+    due_.drain(now(), [this](const Wakeup& w) {
+      if (w.tag)
+        dispatch(*w.tag);
+      else if (is_stale(w))
+        return;
+      else if (w.flows)
+        flows_woken();
+      else
+        link_woken(w.link);
+    });
+  }
+
+  /// Whether nothing of the run goes through SimGrid: every flow is timed by the replay (in
+  /// closed form or shared out) and every copy too (SharedLink, or FlowSharing under
+  /// GPU-direct), or there is none.
+  bool replay_only() const {
+    if (planned_.empty())
+      return false;
+    for (const auto& phases : planned_)
+      for (const auto& flows : phases)
+        for (const PlannedFlow& f : flows)
+          if (f.timing == Timing::SimGrid)
+            return false;
+    return copies_shared_ || !pcie_links_.empty() || !scenario_.platform.node.gpu;
   }
 
   /// Transfers `bytes` from `src` to `dst`, then fires `t`.
@@ -957,6 +989,10 @@ private:
   simgrid::kernel::timer::Timer* alarm_ = nullptr; ///< at due_'s earliest live item, or null
   double alarm_at_s_ = 0;
   bool draining_ = false; ///< the alarm's callback is handing out what is due
+  /// Nothing goes through SimGrid (replay_only()): the alarm's callback runs the instants after
+  /// its own too, with the clock at ahead_s_.
+  bool simgrid_free_ = false;
+  double ahead_s_ = 0;
   std::deque<Tag> tags_;
   std::vector<Tag*> free_tags_;
   RunResult result_;
