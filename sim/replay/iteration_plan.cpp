@@ -260,20 +260,22 @@ void apply_protocol(const Scenario& s, collectives::Library library, collectives
   }
 }
 
-/// Parameter servers as TensorFlow runs them: each variable (a layer's parameters) placed by the
-/// stack's rule on servers 0..k-1 (ranks), pushed by every other rank and pulled back; a server
-/// sums the pushes and applies the update on its CPU (host memory bandwidth) after its last
-/// push has arrived.
+/// Parameter servers as TensorFlow runs them: each variable (a layer's `tensors`, or the layer as
+/// one; an embedding table the stack densifies as one) placed by the stack's rule on servers
+/// 0..k-1 (ranks), pushed by every other rank and pulled back; a server sums the pushes and
+/// applies the update on its CPU (host memory bandwidth) after its last push has arrived.
 class ParameterServers {
 public:
-  ParameterServers(const Scenario& s, collectives::Group group, double element_bytes)
+  /// `exchanged`: the workload whose dense gradients the servers take (densified tables dense).
+  ParameterServers(const Scenario& s, const workload::WorkloadSpec& exchanged, collectives::Group group,
+                   double element_bytes)
       : group_(group), local_(s.options.software.local_aggregation),
         workers_(local_ ? (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node : group.ranks),
         count_(std::clamp(s.options.servers, 1, std::max(workers_, 1))),
         placement_(s.options.software.placement),
         host_bytes_per_s_(s.platform.node.cpu.memory_bandwidth_per_socket.bytes_per_second() * s.platform.node.cpu.sockets),
         optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()) {
-    const auto& layers = s.workload.layers;
+    const auto& layers = exchanged.layers;
     parts_.resize(layers.size());
     if (placement_ == stack::Placement::Even) {
       for (std::size_t l = 0; l < layers.size(); ++l) {
@@ -431,12 +433,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   // backward position of its last layer. Embedding tables the stack densifies join the buckets.
   const auto& stack = s.options.software;
   const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
+  const workload::WorkloadSpec exchanged = densified(s, mode);
   auto buckets = stack.first_bucket
-                     ? workload::plan_buckets_ddp(densified(s, mode), order, *stack.first_bucket,
-                                                  stack.fusion_threshold, gradient_precision(mode), batch,
-                                                  stack.rebuild_buckets)
-                     : workload::plan_buckets(densified(s, mode), order, stack.fusion_threshold,
-                                              gradient_precision(mode), batch);
+                     ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
+                                                  gradient_precision(mode), batch, stack.rebuild_buckets)
+                     : workload::plan_buckets(exchanged, order, stack.fusion_threshold, gradient_precision(mode),
+                                              batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     backward_position[static_cast<std::size_t>(order[order.size() - 1 - k])] = static_cast<int>(k);
@@ -453,7 +455,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const bool exact = s.options.fidelity == Fidelity::Exact;
   const collectives::SelectionContext selection = selection_context(s, plan.ranks, plan.ranks_per_node,
                                                                      gradient_element_bytes);
-  const ParameterServers servers(s, group, gradient_element_bytes);
+  const ParameterServers servers(s, exchanged, group, gradient_element_bytes);
   bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;

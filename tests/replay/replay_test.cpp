@@ -335,6 +335,17 @@ TEST_CASE("a layer of several variables is placed variable by variable") {
   CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{160e6, 80e6});
 }
 
+TEST_CASE("an embedding table the stack densifies is a variable the parameter servers hold") {
+  // Layer 0 (10 M parameters, 40 MB) becomes a table exchanged dense. Expectation: the servers
+  // hold every layer's gradient, as when l0 is no table: greedy puts l0 on 0, l1 on 1, l2 on 0
+  // and l3 (120 MB) on 1: 80 and 160 MB.
+  Scenario s = two_servers_and_a_big_layer({});
+  s.workload.layers[0].embedding = workload::EmbeddingSpec{.rows = 1000, .rows_per_sample = 1};
+  s.options.software.sparse = stack::SparseGradients::Dense;
+  s.options.software.placement = stack::Placement::Greedy;
+  CHECK(replay::make_iteration_plan(s).server_bytes == std::vector<double>{80e6, 160e6});
+}
+
 TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer bytes, past N = 2 x table / touched rows") {
   // Layer 0 becomes a table of 1,000 rows (10 M parameters); a batch of 32 touches 32 rows.
   // Expectation: the all-gather moves (N - 1) x 32 rows per rank, a dense all-reduce 2 (N - 1) / N
