@@ -54,6 +54,8 @@ workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
         .rows = *rows, .rows_per_sample = t.number("rows_per_sample", 0, 1e12, true)};
   }
   if (auto tensors = t.optional_integer_list("tensors", 1, max_count)) {
+    if (layer.embedding)
+      t.fail("tensors", "an embedding table is one variable: expected no tensors with embedding_rows");
     long long sum = 0; // stops past params (at most max_count): never overflows
     for (std::size_t k = 0; k < tensors->size() && sum <= layer.params; ++k)
       sum += (*tensors)[k];
@@ -62,8 +64,6 @@ workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
                                              : "the variables' parameters sum to " + std::to_string(sum) + ", not") +
                             " the layer's params (" + std::to_string(layer.params) +
                             "): expected one count per trainable variable, summing to params");
-    if (layer.embedding)
-      t.fail("tensors", "an embedding table is one variable: expected no tensors with embedding_rows");
     layer.tensors = std::move(*tensors);
   }
   layer.estimated = t.boolean_or("estimated", false);

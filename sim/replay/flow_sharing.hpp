@@ -160,8 +160,8 @@ private:
   /// SimGrid's max-min over the component in component_links_ / component_flows_.
   void solve_component();
   /// The least level among the light links of a solve: a scan of light_level_ each round (most
-  /// solves take a handful of rounds, each changing most links) while the scans cost at most 16
-  /// passes over the links, a heap of levels_ after that.
+  /// solves take a handful of rounds, each changing most links) while the scans have visited at
+  /// most 16 times the solve's links plus 256, a heap of levels_ after that.
   class LinkLevels {
   public:
     explicit LinkLevels(FlowSharing& fs) : fs_(fs), budget_(16 * fs.light_.size() + 256) {}
@@ -169,7 +169,7 @@ private:
     double least();
     /// Appends the links at the level least() returned, by id, and makes them not light.
     void take_least(std::vector<Level>& out);
-    /// Notes that light link `l`'s level changed.
+    /// Notes that link `l`, light when the round began, changed level or stopped being light.
     void changed(std::uint32_t l);
 
   private:
