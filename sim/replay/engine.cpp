@@ -408,8 +408,9 @@ private:
         return;
       draining_ = true;
       handle_instant();
-      // With nothing in SimGrid, the replay moves its own clock on through its next instants,
-      // a SimGrid step saved each: SimGrid's clock catches up at the next alarm.
+      // With nothing in SimGrid, the replay moves its own clock on through its next instants, a
+      // SimGrid step saved each: the callback then runs the rest of the run, and SimGrid's
+      // clock stays at this first alarm (nothing reads it but now()).
       while (simgrid_free_ && !abandoned_) {
         due_.drop_stale_front([this](const Wakeup& w) { return is_stale(w); });
         const auto next = due_.earliest();
@@ -458,6 +459,8 @@ private:
 
   /// Transfers `bytes` from `src` to `dst`, then fires `t`.
   void comm(sg4::Host* src, sg4::Host* dst, double bytes, Tag t) {
+    // A transfer would start at SimGrid's clock, behind the replay's when it runs ahead.
+    assert(!simgrid_free_ && "comm: a SimGrid transfer in a run that replay_only() said had none");
     ++result_.transfers;
     transfers_.start(src, dst, static_cast<std::uint64_t>(std::llround(bytes)), tag(t));
   }
@@ -990,7 +993,7 @@ private:
   double alarm_at_s_ = 0;
   bool draining_ = false; ///< the alarm's callback is handing out what is due
   /// Nothing goes through SimGrid (replay_only()): the alarm's callback runs the instants after
-  /// its own too, with the clock at ahead_s_.
+  /// its own too, with the replay's clock at ahead_s_ and SimGrid's left behind.
   bool simgrid_free_ = false;
   double ahead_s_ = 0;
   std::deque<Tag> tags_;
