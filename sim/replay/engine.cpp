@@ -392,8 +392,7 @@ private:
   void settle_alarm() {
     if (draining_)
       return; // the drain settles it once done
-    due_.drop_stale_front([this](const Wakeup& w) { return is_stale(w); });
-    const auto earliest = due_.earliest();
+    const auto earliest = earliest_live();
     if (alarm_ && earliest && *earliest == alarm_at_s_)
       return;
     if (alarm_)
@@ -412,8 +411,7 @@ private:
       // SimGrid step saved each: the callback then runs the rest of the run, and SimGrid's
       // clock stays at this first alarm (nothing reads it but now()).
       while (simgrid_free_ && !abandoned_) {
-        due_.drop_stale_front([this](const Wakeup& w) { return is_stale(w); });
-        const auto next = due_.earliest();
+        const auto next = earliest_live();
         if (!next)
           break;
         ahead_s_ = *next;
@@ -423,6 +421,12 @@ private:
       draining_ = false;
       settle_alarm();
     });
+  }
+
+  /// The instant of the due queue's first item someone still waits for (its stale front dropped).
+  std::optional<double> earliest_live() {
+    due_.drop_stale_front([this](const Wakeup& w) { return is_stale(w); });
+    return due_.earliest();
   }
 
   /// What is due at the present instant: the shared flows' events, then the due queue's.

@@ -357,15 +357,14 @@ double FlowSharing::LinkLevels::least() {
     const std::vector<double>& level = fs_.light_level_;
     std::vector<std::uint32_t>& at_least = fs_.at_least_;
     least_ = std::numeric_limits<double>::infinity();
+    at_least.clear();
     for (std::size_t i = 0; i < level.size(); ++i)
-      if (level[i] <= least_) {
-        if (level[i] < least_)
-          at_least.clear();
+      if (level[i] < least_) {
         least_ = level[i];
+        at_least.assign(1, static_cast<std::uint32_t>(i));
+      } else if (level[i] == least_ && !at_least.empty()) {
         at_least.push_back(static_cast<std::uint32_t>(i));
       }
-    if (least_ == std::numeric_limits<double>::infinity())
-      at_least.clear();
     scanned_ += level.size();
     if (scanned_ <= budget_)
       return least_;
