@@ -14,6 +14,9 @@ struct MeasuredPoint {
   long long workers = 1;
   std::optional<double> throughput_samples_per_s;
   std::optional<double> reported_efficiency;
+  /// The software stack of this point where the source ran another than the case's (a bundled
+  /// name or a path as the file resolves it); empty: the case's.
+  std::string software;
   bool operator==(const MeasuredPoint&) const = default;
 };
 

@@ -19,10 +19,12 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.source = t.string("source");
   c.platform = beside(path, t.string("platform"));
   c.workload = beside(path, t.string("workload"));
-  c.software = t.string("software");
+  // A bundled stack by its name, else a file beside the case.
   const auto names = bundled_software_names();
-  if (std::find(names.begin(), names.end(), c.software) == names.end())
-    c.software = beside(path, c.software);
+  const auto resolve = [&](const std::string& software) {
+    return std::find(names.begin(), names.end(), software) != names.end() ? software : beside(path, software);
+  };
+  c.software = resolve(t.string("software"));
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
   c.batch_per_worker = t.integer("batch", 1, 10'000'000);
   c.options = t.string_list("options");
@@ -35,6 +37,8 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
     analysis::MeasuredPoint m{.workers = p.integer("workers", 1, 10'000'000),
                               .throughput_samples_per_s = p.optional_number("throughput", 0, 1e12, true),
                               .reported_efficiency = p.optional_number("efficiency", 0, 2, true)};
+    if (auto software = p.optional_string("software"))
+      m.software = resolve(*software);
     if (!m.throughput_samples_per_s && !m.reported_efficiency)
       p.fail("throughput", "missing key: give the measured throughput (samples/s) or the efficiency the source reports");
     if (!c.measured.empty() && m.workers <= c.measured.back().workers)

@@ -26,13 +26,24 @@ CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& pl
 }
 
 void CollectiveProgress::start(std::vector<FlowRef>& to_start, std::vector<int>& done) {
+  reset();
+  // Every rank is at its first phase already: each flow starts as its first end enters, in
+  // rank order.
   std::fill(phase_of_.begin(), phase_of_.end(), 0);
+  for (int r = 0; r < static_cast<int>(phase_of_.size()); ++r)
+    enter(r, 0, to_start, done);
+}
+
+void CollectiveProgress::reset() {
+  std::fill(phase_of_.begin(), phase_of_.end(), -1);
   std::fill(pending_.begin(), pending_.end(), 0);
   started_.clear();
   for (const auto& phase : plan_)
     started_.emplace_back(phase.flows.size(), 0);
-  for (int r = 0; r < static_cast<int>(phase_of_.size()); ++r)
-    enter(r, 0, to_start, done);
+}
+
+void CollectiveProgress::join(int rank, std::vector<FlowRef>& to_start, std::vector<int>& done) {
+  enter(rank, 0, to_start, done);
 }
 
 void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {

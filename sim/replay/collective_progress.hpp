@@ -17,6 +17,7 @@ struct FlowRef {
 /// Tracks one collective over `ranks` ranks. A flow of phase p starts when both its ends have
 /// finished all their flows of earlier phases (a rendezvous: as MPI point-to-point steps do),
 /// so ranks progress through the phases at their own pace; a rank with no flows left is done.
+/// Ranks join together (start()), or one by one (join()).
 class CollectiveProgress {
 public:
   /// Indexes `plan` by rank once; the plan must outlive this object.
@@ -25,6 +26,13 @@ public:
   /// Every rank has joined: appends the flows that can start and the ranks already done
   /// (those without any flow). Resets any earlier run.
   void start(std::vector<FlowRef>& to_start, std::vector<int>& done);
+
+  /// Forgets any earlier run: no rank has joined.
+  void reset();
+
+  /// `rank` joins on its own (a rank that has not joined takes part in no flow yet): appends
+  /// the flows that can start and, if it has none, the rank as done.
+  void join(int rank, std::vector<FlowRef>& to_start, std::vector<int>& done);
 
   /// `f` has ended: appends the flows that can now start and the ranks now done.
   void finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done);
@@ -45,7 +53,7 @@ private:
 
   const std::vector<collectives::Phase>& plan_;
   std::vector<PhaseIndex> index_;
-  std::vector<int> phase_of_; ///< per rank: the phase it is in, or the plan's size once done
+  std::vector<int> phase_of_; ///< per rank: the phase it is in, the plan's size once done, -1 before it joins
   std::vector<int> pending_;  ///< per rank: its unfinished flows in that phase
   std::vector<std::vector<char>> started_;
 };

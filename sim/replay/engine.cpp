@@ -81,13 +81,13 @@ void start_engine_for(const Scenario& s) {
     handle_interrupts(on_interrupt);
 }
 
-enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer, Launch };
+enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer, Launch, PullIn };
 
 /// What finished: carried by every transfer (as its payload) and timer, for dispatch().
 struct Tag {
   Kind kind;
   int rank;        // the rank, or the flow's source
-  int index = 0;   // segment, reduction or iteration
+  int index = 0;   // segment, reduction (a pull's, for PullIn) or iteration
   int phase = 0;
   int flow = 0;
   double start_s = 0;
@@ -142,6 +142,8 @@ struct RankState {
   double factor = 1;           // jitter of this iteration
   std::array<char, 2> input_done{}; // by Replay::slot_of(iteration): its input batch is on the device
   bool forward_waiting = false; // forward is due but the input is not there yet
+  int forward_due = 0;          // the forward segment due once its pull is in (0: none waits)
+  std::vector<char> pulled;     // per pull of the plan: its variables are on the device
   int next_segment = 0;
   int produced = 0;             // reductions whose gradient backward has produced
   int staged = 0;               // ... and sit on the communication host, a prefix in bucket order
@@ -189,6 +191,11 @@ public:
     routes_ = Routes(std::move(comm_hosts), std::move(slots), s.platform, s.options.seed, s.options.background);
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
+    pull_flows_to_.assign(static_cast<std::size_t>(plan_.pulls) * static_cast<std::size_t>(plan_.ranks), 0);
+    for (int k = plan_.backward_reductions(); k < static_cast<int>(plan_.reductions.size()); ++k)
+      for (const auto& phase : plan_.reductions[static_cast<std::size_t>(k)].plan)
+        for (const auto& flow : phase.flows)
+          ++pull_flows_to_[pull_slot(k, flow.dst)];
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
     pipelines_.resize(plan_.reductions.size());
@@ -208,10 +215,10 @@ public:
       }
       pcie_wakeups_.assign(pcie_links_.size(), 0);
     }
-    // Collectives never overlap (each starts when every rank has left the one before) and,
-    // with the copies above or on CPU nodes, no copy enters SimGrid: a flow of an aggregated
-    // plan that shares no link with another flow of its plan is alone on its route for its
-    // whole life: its time is the closed form of a lone flow. Under GPU-direct the input copies
+    // Collectives never overlap (each starts when every rank has left the one before; concurrent
+    // exchanges aside: plan_flows) and, with the copies above or on CPU nodes, no copy enters
+    // SimGrid: a flow of an aggregated plan that shares no link with another flow of its plan is
+    // alone on its route for its whole life: its time is the closed form of a lone flow. Under GPU-direct the input copies
     // are FlowSharing flows too, and a flow crossing a PCIe link is never taken as alone.
     if (replay_times_flows(s)) {
       // The other flows share links only with flows of their own collective: the replay shares
@@ -220,10 +227,11 @@ public:
       sharing_paths_.emplace(routes_, *sharing_);
       copies_shared_ = replay_shares_copies(s);
       if (!plan_flows()) {
-        // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct,
-        // SimGrid then carries every flow and copy, as it can only under static routing.
+        // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct or
+        // with concurrent exchanges, SimGrid then carries every flow and copy, as it can only
+        // under static routing.
         if (routes_.routes_itself() || s.options.background.any())
-          throw std::runtime_error("GPU-direct with routing \"" +
+          throw std::runtime_error("GPU-direct or concurrent exchanges with routing \"" +
                                    std::string(platform::to_string(s.platform.interconnect.routing)) +
                                    "\" or background load: a route has more than " +
                                    std::to_string(FlowSharing::max_hops) +
@@ -269,8 +277,13 @@ public:
   /// (each phase's flows routed together, Routes::spread): alone (closed form), or sharing
   /// links that FlowSharing models.
   /// Under GPU-direct a flow that SimGrid must carry would share PCIe links with copies that
-  /// FlowSharing carries: then nothing is planned, and false.
+  /// FlowSharing carries, and with concurrent exchanges links with other exchanges' flows: then
+  /// nothing is planned, and false.
   bool plan_flows() {
+    // Concurrent exchanges share links with each other and with the collectives between them:
+    // no flow of such a run is alone for sure.
+    const bool overlapping = std::any_of(plan_.reductions.begin(), plan_.reductions.end(),
+                                         [](const Reduction& r) { return r.concurrent; });
     const std::vector<collectives::Phase>* previous = nullptr;
     for (const auto& reduction : plan_.reductions) {
       // Routes and their timing depend only on who sends to whom in each phase: buckets that
@@ -290,11 +303,11 @@ public:
         for (std::size_t f = 0; f < routes[p].size(); ++f) {
           PlannedFlow planned{.route = routes[p][f]};
           // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
-          if (alone[p][f] && !(copies_shared_ && planned.route->per_byte.pcie > 0))
+          if (alone[p][f] && !overlapping && !(copies_shared_ && planned.route->per_byte.pcie > 0))
             planned.timing = Timing::ClosedForm;
           else if (sharable(*planned.route))
             planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
-          else if (copies_shared_) // SimGrid would not see the copies on its PCIe links
+          else if (copies_shared_ || overlapping) // SimGrid would not see the copies, or the other exchanges
             return false;
           flows.push_back(planned);
         }
@@ -498,6 +511,9 @@ private:
     case Kind::StageIn:
       transfer_copy(t.rank, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(t.index)].result_bytes, t);
       break;
+    case Kind::PullIn:
+      transfer_copy(t.rank, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(t.index)].bytes, t);
+      break;
     default: assert(false && "copy_launched: not a copy");
     }
   }
@@ -577,14 +593,15 @@ private:
     if (abandoned_ || (interrupt_signal != 0 && iteration_ < scenario_.options.iterations &&
                        result_.stopped_by == 0 && grace_over()))
       return;
-    if (!t.launched && (t.kind == Kind::InputCopy || t.kind == Kind::StageOut || t.kind == Kind::StageIn)) {
+    if (!t.launched &&
+        (t.kind == Kind::InputCopy || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)) {
       copy_launched(t);
       return;
     }
     record(t);
     switch (t.kind) {
     case Kind::InputCopy: input_copied(t.rank, t.index); break;
-    case Kind::Forward: computed(t.rank), start_backward_segment(t.rank); break;
+    case Kind::Forward: computed(t.rank), forward_segment_done(t.rank, t.index); break;
     case Kind::Backward: computed(t.rank), backward_segment_done(t.rank, t.index); break;
     case Kind::StageOut: copied(t.rank), staged(t.rank, t.index); break;
     case Kind::Flow: flow_transferred(t.index, t.phase, t.flow); break;
@@ -592,6 +609,7 @@ private:
     case Kind::StageIn: copied(t.rank), reduction_done(t.rank); break;
     case Kind::Optimizer: computed(t.rank), rank_finished(t.rank); break;
     case Kind::Launch: start_collective(t.index); break;
+    case Kind::PullIn: copied(t.rank), pulled(t.rank, t.index); break;
     }
   }
 
@@ -599,12 +617,12 @@ private:
     if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::Launch)
       return;
     static constexpr const char* names[] = {"input copy", "forward", "backward", "device->host",
-                                            "flow", "", "host->device", "optimizer"};
+                                            "flow", "", "host->device", "optimizer", "", "host->device"};
     const bool is_compute = t.kind == Kind::Forward || t.kind == Kind::Backward || t.kind == Kind::Optimizer;
     std::string name = names[static_cast<int>(t.kind)];
-    if (t.kind == Kind::Backward)
+    if (t.kind == Kind::Backward || (t.kind == Kind::Forward && plan_.pulls > 0))
       name += " " + std::to_string(t.index);
-    if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn)
+    if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
       name += " " + plan_.reductions[static_cast<std::size_t>(t.index)].name;
     result_.timeline.push_back({t.rank, is_compute ? "compute" : (t.kind == Kind::Flow ? "communication" : "copy"),
                                 name, t.start_s, now()});
@@ -641,8 +659,18 @@ private:
       if (!rank.input_done[slot_of(iteration_)] && !prefetched)
         copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, iteration_});
       rank.forward_waiting = true;
+      rank.forward_due = 0;
+      rank.pulled.assign(static_cast<std::size_t>(plan_.pulls), 0);
       try_forward(r);
     }
+    // The step's reads of the variables start with it, on every rank.
+    pull_pending_ = pull_flows_to_;
+    for (int k = plan_.backward_reductions(); k < static_cast<int>(plan_.reductions.size()); ++k)
+      for (int r = 0; r < plan_.ranks; ++r) {
+        join_exchange(r, k);
+        if (pull_pending_[pull_slot(k, r)] == 0) // a server holding all of them itself
+          pull_arrived(r, k);
+      }
   }
 
   void input_copied(int r, int iteration) {
@@ -661,7 +689,46 @@ private:
     if (scenario_.options.input_overlap && next <= scenario_.options.iterations &&
         !rank.input_done[slot_of(next)])
       copy(r, rank.cpu, rank.compute, plan_.input_copy_bytes, {Kind::InputCopy, r, next});
-    compute(r, plan_.forward_s, {Kind::Forward, r});
+    compute(r, plan_.forward_segments_s[0], {Kind::Forward, r, 0});
+  }
+
+  void forward_segment_done(int r, int segment) {
+    if (segment + 1 == static_cast<int>(plan_.forward_segments_s.size())) {
+      start_backward_segment(r);
+      return;
+    }
+    ranks_[static_cast<std::size_t>(r)].forward_due = segment + 1;
+    try_forward_segment(r);
+  }
+
+  /// The forward segment due starts once the pull before it has reached the device.
+  void try_forward_segment(int r) {
+    RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    const int j = rank.forward_due;
+    if (j == 0 || !rank.pulled[static_cast<std::size_t>(j - 1)])
+      return;
+    rank.forward_due = 0;
+    compute(r, plan_.forward_segments_s[static_cast<std::size_t>(j)], {Kind::Forward, r, j});
+  }
+
+  /// Every flow of pull `k` to rank `r` has arrived: the variables go to the device.
+  void pull_arrived(int r, int k) {
+    const RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    if (rank.comm != rank.compute)
+      copy(r, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(k)].bytes, {Kind::PullIn, r, k});
+    else
+      pulled(r, k);
+  }
+
+  void pulled(int r, int k) {
+    ranks_[static_cast<std::size_t>(r)].pulled[static_cast<std::size_t>(k - plan_.backward_reductions())] = 1;
+    try_forward_segment(r);
+  }
+
+  /// Where rank `r`'s count of pull `k`'s flows to it is kept in pull_pending_.
+  std::size_t pull_slot(int k, int r) const {
+    return static_cast<std::size_t>(k - plan_.backward_reductions()) * static_cast<std::size_t>(plan_.ranks) +
+           static_cast<std::size_t>(r);
   }
 
   void start_backward_segment(int r) {
@@ -672,7 +739,7 @@ private:
 
   void backward_segment_done(int r, int segment) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
-    const int reductions = static_cast<int>(plan_.reductions.size());
+    const int reductions = plan_.backward_reductions();
     rank.next_segment = segment + 1;
     if (segment < reductions) {
       if (scenario_.options.overlap)
@@ -704,6 +771,8 @@ private:
     ready_at_[static_cast<std::size_t>(k)] = now(); // the last rank's is kept: ranks are staged in time order
     while (rank.staged < rank.produced && rank.on_comm_host[static_cast<std::size_t>(rank.staged)])
       ++rank.staged;
+    if (plan_.reductions[static_cast<std::size_t>(k)].concurrent)
+      join_exchange(r, k);
     try_arrive(r);
   }
 
@@ -775,6 +844,10 @@ private:
   /// is on the communication host; the collective starts when the last rank joins.
   void try_arrive(int r) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    // Concurrent exchanges were joined when staged: they take no turn.
+    while (rank.next_collective < rank.staged &&
+           plan_.reductions[static_cast<std::size_t>(rank.next_collective)].concurrent)
+      ++rank.next_collective;
     if (rank.in_collective >= 0 || rank.next_collective >= rank.staged)
       return;
     const int k = rank.in_collective = rank.next_collective++;
@@ -790,6 +863,20 @@ private:
       after(start_s - now(), {Kind::Launch, 0, k});
     else
       start_collective(k);
+  }
+
+  /// A rank joins concurrent exchange `k` on its own, as soon as its gradient is staged: its
+  /// flows start once their other ends have joined too (CollectiveProgress's rendezvous).
+  void join_exchange(int r, int k) {
+    auto& progress = progress_[static_cast<std::size_t>(k)];
+    if (arrived_[static_cast<std::size_t>(k)]++ == 0)
+      progress.reset();
+    clock(r).mark(now());
+    ++clock(r).communicating;
+    std::vector<FlowRef> to_start;
+    std::vector<int> done;
+    progress.join(r, to_start, done);
+    advance(k, to_start, done);
   }
 
   /// When the framework lets collective `k`, whose ranks are all ready now, begin: now without
@@ -931,6 +1018,11 @@ private:
   }
 
   void flow_done(int k, int p, int f) {
+    if (k >= plan_.backward_reductions()) { // a pull: its receiver counts what is in
+      const int dst = progress_[static_cast<std::size_t>(k)].flow({p, f}).dst;
+      if (--pull_pending_[pull_slot(k, dst)] == 0)
+        pull_arrived(dst, k);
+    }
     std::vector<FlowRef> to_start;
     std::vector<int> done;
     progress_[static_cast<std::size_t>(k)].finish({p, f}, to_start, done);
@@ -942,10 +1034,13 @@ private:
     responses_end_s_ = now();
     clock(r).mark(now());
     --clock(r).communicating;
-    rank.in_collective = -1;
-    if (rank.comm != rank.compute)
-      copy(r, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(k)].result_bytes,
-           {Kind::StageIn, r, k});
+    if (!plan_.reductions[static_cast<std::size_t>(k)].concurrent)
+      rank.in_collective = -1;
+    // What comes back goes to the device: nothing when the workers pull at the next forward
+    // (a push) or the pull's own copy carries it (PullIn).
+    const double back_bytes = plan_.reductions[static_cast<std::size_t>(k)].result_bytes;
+    if (rank.comm != rank.compute && back_bytes > 0)
+      copy(r, rank.comm, rank.compute, back_bytes, {Kind::StageIn, r, k});
     else
       reduction_done(r);
     try_arrive(r);
@@ -978,6 +1073,8 @@ private:
   /// by slot_of(iteration); RankState::input_done is kept the same way.
   std::array<double, 2> input_bytes_{};
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
+  std::vector<int> pull_flows_to_; ///< per pull and rank (pull_slot): the pull's flows to the rank
+  std::vector<int> pull_pending_;  ///< ... of this iteration, not arrived yet
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   /// Per reduction: its pipelined phase's flows arrived so far (collectives never overlap, and
   /// a plan has at most one pipelined phase).

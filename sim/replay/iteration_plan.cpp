@@ -105,6 +105,10 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "parameter servers must number 1 to " + std::to_string(workers) +
            (stack.local_aggregation ? " (the nodes: each node's first rank serves)" : " (the ranks)") + ", got " +
            std::to_string(s.options.servers);
+  if (stack.exchange == stack::Exchange::PerVariable && stack.collective != collectives::Algorithm::ParameterServer)
+    return "software stack " + stack.name + " exchanges every variable on its own with parameter servers, but the " +
+           "collective is " + (stack.collective ? std::string(collectives::to_string(*stack.collective)) : "auto") +
+           ": drop --collective, or use --collective parameter-server";
   if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)
     return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
            std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +
@@ -273,6 +277,7 @@ public:
         workers_(local_ ? (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node : group.ranks),
         count_(std::clamp(s.options.servers, 1, std::max(workers_, 1))),
         placement_(s.options.software.placement),
+        pull_next_forward_(s.options.software.pull == stack::Pull::NextForward),
         host_bytes_per_s_(s.platform.node.cpu.memory_bandwidth_per_socket.bytes_per_second() * s.platform.node.cpu.sockets),
         optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()) {
     const auto& layers = exchanged.layers;
@@ -305,15 +310,12 @@ public:
   /// Whether workers exchange with servers at all (two or more workers).
   bool exchange() const { return workers_ >= 2; }
 
-  /// The push and pull of the dense gradients of `layers`; adds each server's bytes to `loads`.
+  /// The push and pull of the dense gradients of `layers` (the push alone when the workers pull
+  /// at the next forward: pull()); adds each server's bytes to `loads`.
   std::vector<collectives::Phase> plan(const std::vector<int>& layers, std::vector<double>& loads) const {
     std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
     std::vector<double> server_params(static_cast<std::size_t>(count_), 0.0);
-    for (int l : layers)
-      for (const Part& part : parts_[static_cast<std::size_t>(l)]) {
-        server_bytes[static_cast<std::size_t>(part.server)] += part.bytes;
-        server_params[static_cast<std::size_t>(part.server)] += part.params;
-      }
+    shares(layers, server_bytes, server_params);
     loads.resize(static_cast<std::size_t>(count_), 0.0);
     for (int q = 0; q < count_; ++q)
       loads[static_cast<std::size_t>(q)] += server_bytes[static_cast<std::size_t>(q)];
@@ -324,6 +326,8 @@ public:
                          : collectives::parameter_server_phases(group_.ranks, server_bytes);
     if (workers_ < 2)
       return phases;
+    if (pull_next_forward_) // software files refuse it with local aggregation: the last phase is the pull
+      phases.pop_back();
     // A server sums every other worker's push (3 bytes moved per byte) and applies the optimizer
     // to its parameters, all at host memory bandwidth, once its last push is in: every push to it
     // carries that work, so it ends that long after the last one arrives. The pushes follow the
@@ -339,12 +343,35 @@ public:
     return phases;
   }
 
+  /// The next step's read of layer `layer`'s variables: every server holding some sends them to
+  /// every other worker (one phase); empty when the layer has none on the servers.
+  std::vector<collectives::Phase> pull(int layer) const {
+    std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
+    std::vector<double> server_params(static_cast<std::size_t>(count_), 0.0);
+    shares({layer}, server_bytes, server_params);
+    auto phases = collectives::parameter_server_phases(group_.ranks, server_bytes);
+    if (!phases.empty())
+      phases.erase(phases.begin()); // the push: backward's exchanges carry it
+    return phases;
+  }
+
 private:
+  /// Each server's bytes and parameters of `layers`.
+  void shares(const std::vector<int>& layers, std::vector<double>& server_bytes,
+              std::vector<double>& server_params) const {
+    for (int l : layers)
+      for (const Part& part : parts_[static_cast<std::size_t>(l)]) {
+        server_bytes[static_cast<std::size_t>(part.server)] += part.bytes;
+        server_params[static_cast<std::size_t>(part.server)] += part.params;
+      }
+  }
+
   collectives::Group group_;
   bool local_;   ///< workers aggregate their GPUs' gradients first; the nodes are the workers
   int workers_;
   int count_;
   stack::Placement placement_;
+  bool pull_next_forward_;
   double host_bytes_per_s_;
   double optimizer_per_parameter_;
   /// What one server holds of a layer: its variables placed there whole, or its even share.
@@ -434,11 +461,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& stack = s.options.software;
   const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
   const workload::WorkloadSpec exchanged = densified(s, mode);
+  // Per variable: a bucket per layer (a layer's variables are ready together).
+  const auto threshold = stack.exchange == stack::Exchange::PerVariable ? units::DataSize{} : stack.fusion_threshold;
   auto buckets = stack.first_bucket
                      ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
                                                   gradient_precision(mode), batch, stack.rebuild_buckets)
-                     : workload::plan_buckets(exchanged, order, stack.fusion_threshold, gradient_precision(mode),
-                                              batch);
+                     : workload::plan_buckets(exchanged, order, threshold, gradient_precision(mode), batch);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     backward_position[static_cast<std::size_t>(order[order.size() - 1 - k])] = static_cast<int>(k);
@@ -475,6 +503,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                                    : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
                                                                    stack.pipeline_chunk.bytes()),
                         choice.algorithm, choice.rule};
+    reduction.concurrent = on_servers && stack.exchange == stack::Exchange::PerVariable;
+    if (on_servers && stack.pull == stack::Pull::NextForward && servers.exchange())
+      reduction.result_bytes = 0; // the push alone: the variables come back with the next step's pulls
     if (choice.protocol)
       apply_protocol(s, *stack.library, *choice.protocol, plan.ranks_per_node, reduction);
     ready.push_back({last, std::move(reduction)});
@@ -504,6 +535,33 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   for (; next < static_cast<int>(order.size()); ++next)
     tail += times[static_cast<std::size_t>(order[order.size() - 1 - static_cast<std::size_t>(next)])].backward.seconds();
   plan.backward_segments_s.push_back(tail);
+
+  // The next step's reads, when the workers pull then: one per layer with variables on the
+  // servers, in forward order, each before that layer's forward.
+  double segment = 0;
+  const bool reads = stack.pull == stack::Pull::NextForward && all_on_servers && servers.exchange();
+  for (int l : order) {
+    const auto layer = static_cast<std::size_t>(l);
+    if (reads && !exchanged.layers[layer].embedding) { // a table exchanged sparse is not on the servers
+      auto pull = servers.pull(l);
+      if (!pull.empty()) {
+        plan.forward_segments_s.push_back(segment);
+        segment = 0;
+        const double bytes = static_cast<double>(exchanged.layers[layer].params) * gradient_element_bytes;
+        // Nothing comes back from a read: its bytes go to the device as they arrive.
+        Reduction read{"pull " + w.layers[layer].name, bytes, 0, false, std::move(pull),
+                       collectives::Algorithm::ParameterServer, "pulled as the forward pass needs it"};
+        read.concurrent = true;
+        plan.reductions.push_back(std::move(read));
+        ++plan.pulls;
+      }
+    }
+    segment += times[layer].forward.seconds();
+  }
+  if (plan.pulls == 0)
+    plan.forward_segments_s = {plan.forward_s}; // the same sum, bit for bit
+  else
+    plan.forward_segments_s.push_back(segment);
   return plan;
 }
 

@@ -31,6 +31,9 @@ struct Reduction {
   /// route's latency leaves of it, per step (a pipeline: per fill and drain round). Empty
   /// without a protocol.
   std::vector<double> protocol_step_s;
+  /// Runs beside the other reductions, each rank joining as soon as its gradient is ready
+  /// (stack::Exchange::PerVariable), instead of after its earlier ones once every rank has joined.
+  bool concurrent = false;
   /// NCCL's base latency of the protocol (0 without one): the collective's launch is the larger
   /// of it and the stack's (SoftwareCosts::collective_launch_s).
   double protocol_base_s = 0;
@@ -46,14 +49,22 @@ struct SoftwareCosts {
 
 /// The per-rank work of one iteration, the same on every rank before jitter. Backward runs as
 /// segments: segment i ends when reductions[i] becomes ready; the last segment has no
-/// reduction after it (the first layers' backward, once every gradient is out).
+/// reduction after it (the first layers' backward, once every gradient is out). Forward runs as
+/// one segment, or, when the workers read the variables from their parameter servers at each
+/// step (stack::Pull::NextForward), as pulls + 1 segments: segment j + 1 waits for the pull
+/// reductions[backward_reductions() + j] to have reached the rank.
 struct IterationPlan {
   int ranks = 1;
   int ranks_per_node = 1;
   double input_copy_bytes = 0;             ///< host -> device per rank (GPU nodes only)
-  double forward_s = 0;
-  std::vector<double> backward_segments_s; ///< reductions.size() + 1 entries
-  std::vector<Reduction> reductions;       ///< in the order backward makes them ready
+  double forward_s = 0;                    ///< the whole forward pass
+  std::vector<double> forward_segments_s;  ///< pulls + 1 entries, summing to forward_s
+  std::vector<double> backward_segments_s; ///< backward_reductions() + 1 entries
+  /// Backward's exchanges, in the order backward makes them ready, then the `pulls` reads of
+  /// the next step, in forward order.
+  std::vector<Reduction> reductions;
+  int pulls = 0;
+  int backward_reductions() const { return static_cast<int>(reductions.size()) - pulls; }
   double optimizer_s = 0;
   double flop_per_rank = 0;                ///< forward + backward, one iteration
   platform::Precision compute_precision = platform::Precision::Fp32;

@@ -17,7 +17,25 @@ constexpr support::EnumNames<SparseGradients, 3> sparse_names{{{
     {SparseGradients::Cheaper, "cheaper"},
 }}};
 
+constexpr support::EnumNames<Exchange, 2> exchange_names_{{{
+    {Exchange::Buckets, "buckets"},
+    {Exchange::PerVariable, "per-variable"},
+}}};
+
+constexpr support::EnumNames<Pull, 2> pull_names_{{{
+    {Pull::AfterPush, "after-push"},
+    {Pull::NextForward, "next-forward"},
+}}};
+
 } // namespace
+
+std::string_view to_string(Pull p) { return pull_names_.name(p); }
+std::optional<Pull> pull_from_string(std::string_view text) { return pull_names_.parse(text); }
+std::string pull_names() { return pull_names_.list(); }
+
+std::string_view to_string(Exchange e) { return exchange_names_.name(e); }
+std::optional<Exchange> exchange_from_string(std::string_view text) { return exchange_names_.parse(text); }
+std::string exchange_names() { return exchange_names_.list(); }
 
 std::string_view to_string(SparseGradients g) { return sparse_names.name(g); }
 std::optional<SparseGradients> sparse_gradients_from_string(std::string_view text) { return sparse_names.parse(text); }

@@ -33,6 +33,29 @@ std::string_view to_string(SparseGradients g);
 std::optional<SparseGradients> sparse_gradients_from_string(std::string_view text);
 std::string sparse_gradients_names();
 
+/// How the buckets' exchanges follow each other: one after the other, each bucket fused up to
+/// the fusion threshold (collective libraries: a rank runs its collectives in order, each once
+/// every rank has joined), or each layer's variables on their own as soon as backward has made
+/// their gradient, side by side (TensorFlow's dataflow: a gradient's send to its parameter
+/// server is an op that runs once its input exists, beside every other; tf_cnn_benchmarks
+/// variable_mgr.py, 2017, applies each variable's gradient on its server by itself).
+enum class Exchange { Buckets, PerVariable };
+
+std::string_view to_string(Exchange e);
+std::optional<Exchange> exchange_from_string(std::string_view text);
+std::string exchange_names();
+
+/// When the workers get the updated variables back from their parameter servers: each
+/// exchange's pull right after its push (tf_cnn_benchmarks distributed_replicated: after a
+/// barrier over every worker's push of the variable), or at the next step, each variable as the
+/// forward pass needs it (parameter_server mode: the variables live on the servers and each step
+/// reads them; the reads start with the step, and each layer's forward waits for its own).
+enum class Pull { AfterPush, NextForward };
+
+std::string_view to_string(Pull p);
+std::optional<Pull> pull_from_string(std::string_view text);
+std::string pull_names();
+
 /// Bytes of memory traffic per byte reduced: the receiver reads its own and the arrived
 /// element and writes the sum (a += b), so 3 bytes moved per byte reduced.
 inline constexpr double reduction_bytes_moved_per_byte = 3;
@@ -65,6 +88,11 @@ struct SoftwareStack {
   /// coordination: one small all-reduce over all ranks, recursive doubling, whose messages pay
   /// the platform's route latencies and MPI overheads).
   bool negotiation = false;
+  /// Per variable: only with the parameter-server collective, without a cycle, negotiation or
+  /// collective launch cost (software files refuse the rest); fusion_threshold is unused.
+  Exchange exchange = Exchange::Buckets;
+  /// Next forward: only with the per-variable exchange and without local aggregation.
+  Pull pull = Pull::AfterPush;
   units::DataSize fusion_threshold = units::DataSize::from_bytes(default_fusion_threshold_bytes);
   /// PyTorch DDP's bucketing when set: buckets filled in parameter order, the first up to this
   /// (kDefaultFirstBucketBytes), the others up to fusion_threshold (workload::plan_buckets_ddp);
