@@ -18,6 +18,17 @@ some=(validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml
 "$ceiling" validate "${some[@]}" -j 1 --json > "$tmp/b.json"
 expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 
+# A point's own software stack is the one its run uses: the case's stack named on every point
+# instead predicts the same.
+sed -e 's/^software = "tf-parameter-server"$/software = "ideal"/' -e "s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#" \
+    -e 's/^\(workers = [0-9]*\)$/\1\nsoftware = "tf-parameter-server"/' \
+    validation/TF_DGX1_P100_RESNET50.toml > "$tmp/per_point.toml"
+expect 0 'software = "ideal"' -- cat "$tmp/per_point.toml"
+"$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json | grep predicted > "$tmp/case.txt"
+"$ceiling" validate "$tmp/per_point.toml" --json | grep predicted > "$tmp/points.txt"
+expect 0 "" -- cmp "$tmp/case.txt" "$tmp/points.txt"
+expect 0 "" -- test -s "$tmp/case.txt"
+
 sed 's/^workers = 2$/workers = 1/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
 expect 2 "descending.toml:" -- "$ceiling" validate "$tmp/descending.toml"
 expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$tmp/descending.toml"

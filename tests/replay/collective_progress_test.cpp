@@ -54,3 +54,30 @@ TEST_CASE("a rank without flows is done as soon as the collective starts") {
   progress.finish({0, 0}, start, done);
   CHECK(done == std::vector<int>{2, 0, 1});
 }
+
+TEST_CASE("ranks joining one by one: a flow starts once both its ends have joined") {
+  // A parameter server's push and pull: 1 -> 0 and 2 -> 0, then 0 -> 1 and 0 -> 2.
+  const std::vector<collectives::Phase> plan{
+      {{{1, 0, 1}, {2, 0, 1}}, 1},
+      {{{0, 1, 1}, {0, 2, 1}}, 1},
+  };
+  CollectiveProgress progress(plan, 3);
+  progress.reset();
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.join(1, start, done); // the server has not joined: 1 -> 0 waits
+  CHECK(start.empty());
+  progress.join(0, start, done); // 1 -> 0 starts; 2 -> 0 waits for rank 2
+  CHECK(start == std::vector<FlowRef>{{0, 0}});
+  start.clear();
+  progress.finish({0, 0}, start, done); // rank 1 is through the push, the server is not
+  CHECK(start.empty());
+  progress.join(2, start, done);
+  CHECK(start == std::vector<FlowRef>{{0, 1}});
+  start.clear();
+  progress.finish({0, 1}, start, done); // every push is in: both pulls start
+  CHECK(start == std::vector<FlowRef>{{1, 0}, {1, 1}});
+  progress.finish({1, 0}, start, done);
+  progress.finish({1, 1}, start, done);
+  CHECK(done == std::vector<int>{1, 0, 2});
+}

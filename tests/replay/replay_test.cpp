@@ -310,6 +310,82 @@ TEST_CASE("a parameter server takes the pushes, sums them and applies the update
   }
 }
 
+/// Two CPU nodes on one switch, rank 0 the server of every variable (greedy), reductions after
+/// backward, every layer's variables exchanged on their own (TensorFlow's stacks).
+Scenario two_nodes_exchanging_per_variable() {
+  Scenario s = cpu_nodes_reducing_after_backward(2);
+  s.options.software.collective = collectives::Algorithm::ParameterServer;
+  s.options.software.placement = stack::Placement::Greedy;
+  s.options.software.exchange = stack::Exchange::PerVariable;
+  return s;
+}
+
+TEST_CASE("per-variable exchanges released together share the links: one latency and one server's work each way") {
+  // The three layers (P = 10 M parameters, B = 40 MB each). Expectation: the three pushes 1 -> 0
+  // leave together and share the NIC (alpha + 3 B / 12.5 GB/s); the server's work on each,
+  // (B x 3 + P x 20) / 100 GB/s, runs side by side; then the three pulls share it again
+  // (alpha + 3 B / 12.5 GB/s). Exchanges in turn would pay six latencies and three works.
+  const double alpha = switch_alpha_s;
+  const Scenario s = two_nodes_exchanging_per_variable();
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.reductions.size() == 3);
+  for (const auto& r : plan.reductions) {
+    CHECK(r.concurrent);
+    CHECK(r.plan.size() == 2); // the push, then the pull
+  }
+  const double B = 40e6, P = 10e6;
+  const double expected = compute_seconds(plan) + 2 * (alpha + 3 * B / 12.5e9) + (3 * B + 20 * P) / 100e9;
+  CHECK(mean_time(run_isolated(s)) == testing::relative(expected, 1e-9));
+}
+
+TEST_CASE("reading the variables at the next step splits the forward pass before each layer that has some") {
+  Scenario s = two_nodes_exchanging_per_variable();
+  s.options.software.pull = stack::Pull::NextForward;
+  const auto plan = replay::make_iteration_plan(s);
+  // Three pushes (backward's order: l2, l1, l0), then three reads in forward order.
+  REQUIRE(plan.reductions.size() == 6);
+  CHECK(plan.pulls == 3);
+  CHECK(plan.backward_reductions() == 3);
+  CHECK(plan.reductions[3].name == "pull l0");
+  CHECK(plan.reductions[5].name == "pull l2");
+  for (int k = 0; k < 3; ++k) {
+    const auto& push = plan.reductions[static_cast<std::size_t>(k)];
+    REQUIRE(push.plan.size() == 1); // the variables come back with the reads
+    CHECK(push.plan[0].flows == std::vector<collectives::Flow>{{1, 0, 40e6, 0, push.plan[0].flows[0].receiver_s}});
+    CHECK(push.result_bytes == 0);
+    const auto& read = plan.reductions[static_cast<std::size_t>(k + 3)];
+    REQUIRE(read.plan.size() == 1);
+    CHECK(read.plan[0].flows == std::vector<collectives::Flow>{{0, 1, 40e6}});
+    CHECK(read.concurrent);
+  }
+  // Segment 0 has no layer; segment j + 1 is layer j's forward.
+  REQUIRE(plan.forward_segments_s.size() == 4);
+  CHECK(plan.forward_segments_s[0] == 0);
+  CHECK(plan.forward_segments_s[1] + plan.forward_segments_s[2] + plan.forward_segments_s[3] ==
+        testing::relative(plan.forward_s, 1e-12));
+}
+
+TEST_CASE("the next step's reads: each layer's forward waits for its own variables, the others stream on") {
+  // l0 shrunk to P0 = 1 M parameters (B0 = 4 MB); l1 and l2 keep B = 40 MB. Expectation for the
+  // worker (rank 1): the three reads leave the server together and share the NIC, so l0's is in
+  // at alpha + 3 B0 / 12.5 GB/s; l0's forward starts then and lasts longer than the rest of the
+  // reads (in at alpha + (B0 + 2 B) / 12.5 GB/s), so forward and backward run without a wait; the
+  // pushes after backward share the NIC the same way, the last in at alpha + (B0 + 2 B) / 12.5 GB/s,
+  // and the server's work on it, (3 B + 20 P) / 100 GB/s, ends the iteration.
+  const double alpha = switch_alpha_s, bw = 12.5e9;
+  Scenario s = two_nodes_exchanging_per_variable();
+  s.workload.layers[0].params = 1'000'000;
+  s.options.software.pull = stack::Pull::NextForward;
+  const auto plan = replay::make_iteration_plan(s);
+  const double B0 = 4e6, B = 40e6, P = 10e6;
+  REQUIRE(plan.forward_segments_s[1] > (B0 + 2 * B - 3 * B0) / bw); // l0's forward outlasts the reads
+  const double reads_s = alpha + 3 * B0 / bw;
+  const double pushes_s = alpha + (B0 + 2 * B) / bw + (3 * B + 20 * P) / 100e9;
+  CHECK(mean_time(run_isolated(s)) == testing::relative(reads_s + compute_seconds(plan) + pushes_s, 1e-9));
+  // Forward waiting for every read instead would start at alpha + (B0 + 2 B) / bw: this is earlier.
+  CHECK(reads_s < alpha + (B0 + 2 * B) / bw);
+}
+
 TEST_CASE("greedy placement loads the server of the largest variable with it whole") {
   // Expectation: greedy puts l0 on 0, l1 on 1, l2 on 0 (tie), l3 on 1: loads 80 MB and 160 MB;
   // even placement gives each 120 MB.

@@ -1,0 +1,86 @@
+// Software files: TensorFlow's per-variable exchanges and when the variables come back, and the
+// combinations a per-variable exchange refuses, each at its key.
+#include "support/edit_text.hpp"
+#include "config/software_file.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace ceiling;
+
+namespace {
+
+// Line numbers matter: the error tests pin FILE:LINE:COL.
+const std::string per_variable = R"([software]
+name = "ps"
+library = "none"
+collective = "parameter-server"
+collective_launch = "0 s"
+reducer = "none"
+exchange = "per-variable"
+pull = "next-forward"
+)";
+
+std::string error_of(const std::string& text) {
+  return testing::error_of([&] { config::load_software_text(text, "software/bad.toml"); });
+}
+
+} // namespace
+
+TEST_CASE("TensorFlow's stacks exchange each variable on its own; parameter_server mode reads them at the next step") {
+  const auto ps = config::load_software("tf-parameter-server");
+  CHECK(ps.exchange == stack::Exchange::PerVariable);
+  CHECK(ps.pull == stack::Pull::NextForward);
+  const auto replicated = config::load_software("tf-distributed-replicated");
+  CHECK(replicated.exchange == stack::Exchange::PerVariable);
+  CHECK(replicated.pull == stack::Pull::AfterPush);
+  // The collective libraries' stacks take turns with fused buckets, as before.
+  const auto horovod = config::load_software("horovod-mpi");
+  CHECK(horovod.exchange == stack::Exchange::Buckets);
+  CHECK(horovod.pull == stack::Pull::AfterPush);
+  const auto s = config::load_software_text(per_variable, "software/ok.toml");
+  CHECK(s.exchange == stack::Exchange::PerVariable);
+  CHECK(s.pull == stack::Pull::NextForward);
+}
+
+TEST_CASE("a per-variable exchange refuses fusion, turns, cycles and launches, each at its key") {
+  const std::string refuses = "(TensorFlow's sends to parameter servers) ";
+  struct Case {
+    std::string from, to, error;
+  };
+  const Case cases[] = {
+      {"pull", "fusion_threshold = \"64 MiB\"\npull",
+       "8:20: error: software.fusion_threshold: exchange = \"per-variable\" exchanges every layer's variables on "
+       "their own: nothing is fused, remove the key"},
+      {"\"parameter-server\"", "\"ring\"",
+       "4:14: error: software.collective: exchange = \"per-variable\" " + refuses +
+           "needs collective = \"parameter-server\""},
+      {"pull", "cycle = \"5 ms\"\npull",
+       "8:9: error: software.cycle: exchange = \"per-variable\" " + refuses +
+           "has no framework cycle: expected \"0 s\" or no key"},
+      {"pull", "negotiation = true\npull",
+       "8:15: error: software.negotiation: exchange = \"per-variable\" " + refuses +
+           "has no negotiation: expected false or no key"},
+      {"\"0 s\"", "\"10 us\"",
+       "5:21: error: software.collective_launch: exchange = \"per-variable\" " + refuses +
+           "launches no collective: expected \"0 s\""},
+      {"\"per-variable\"", "\"per-tensor\"",
+       "7:12: error: software.exchange: expected one of buckets, per-variable, got \"per-tensor\""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.to);
+    CHECK(error_of(testing::edited(per_variable, c.from, c.to)) == "software/bad.toml:" + c.error);
+  }
+}
+
+TEST_CASE("reading the variables at the next forward needs the per-variable exchange and no local aggregation") {
+  using testing::edited;
+  const std::string buckets = edited(per_variable, "exchange = \"per-variable\"", "fusion_threshold = \"64 MiB\"");
+  CHECK(error_of(buckets) ==
+        "software/bad.toml:8:8: error: software.pull: \"next-forward\" reads each variable as the forward pass "
+        "needs it, which needs exchange = \"per-variable\"");
+  CHECK(error_of(edited(per_variable, "pull", "local_aggregation = true\npull")) ==
+        "software/bad.toml:9:8: error: software.pull: \"next-forward\" with local_aggregation is not modelled (the "
+        "GPUs of a worker would read the variables from its CPU): expected \"after-push\"");
+  CHECK(error_of(edited(per_variable, "\"next-forward\"", "\"later\"")) ==
+        "software/bad.toml:8:8: error: software.pull: expected one of after-push, next-forward, got \"later\"");
+}
