@@ -71,36 +71,15 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.negotiation = t.boolean_or("negotiation", false);
   s.sparse = named(t, "sparse_gradients", stack::sparse_gradients_from_string, stack::sparse_gradients_names(),
                    std::optional(s.sparse));
-  if (s.exchange == stack::Exchange::PerVariable) {
-    // The exchanges run side by side, each rank on its own: nothing takes turns or waits for a
-    // cycle, and there is no collective call to launch.
-    const auto refuse = [&](std::string_view key, const std::string& what) {
-      t.fail(key, "exchange = \"per-variable\" (TensorFlow's sends to parameter servers) " + what);
-    };
-    if (s.collective != collectives::Algorithm::ParameterServer)
-      refuse("collective", "needs collective = \"parameter-server\"");
-    if (s.cycle.seconds() > 0)
-      refuse("cycle", "has no framework cycle: expected \"0 s\" or no key");
-    if (s.negotiation)
-      refuse("negotiation", "has no negotiation: expected false or no key");
-    if (s.collective_launch.seconds() > 0)
-      refuse("collective_launch", "launches no collective: expected \"0 s\"");
-    if (s.first_bucket)
-      refuse("first_bucket", "has no buckets: remove the key");
-  }
   s.local_aggregation = t.boolean_or("local_aggregation", false);
   s.pull = named(t, "pull", stack::pull_from_string, stack::pull_names(), std::optional(s.pull));
-  if (s.pull == stack::Pull::NextForward && s.exchange != stack::Exchange::PerVariable)
-    t.fail("pull", "\"next-forward\" reads each variable as the forward pass needs it, which needs exchange = "
-                   "\"per-variable\"");
-  if (s.pull == stack::Pull::NextForward && s.local_aggregation)
-    t.fail("pull", "\"next-forward\" with local_aggregation is not modelled (the GPUs of a worker would read "
-                   "the variables from its CPU): expected \"after-push\"");
   s.placement = named(t, "placement", stack::placement_from_string, stack::placement_names(), std::optional(s.placement));
   if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
     s.pipeline_chunk = *chunk;
   if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)
     s.channels = static_cast<int>(*channels);
+  if (const auto problem = stack::exchange_problem(s))
+    t.fail(problem->key, problem->message);
   t.reject_unknown_keys();
   file.reject_unknown_keys();
   return s;

@@ -191,6 +191,7 @@ public:
     routes_ = Routes(std::move(comm_hosts), std::move(slots), s.platform, s.options.seed, s.options.background);
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
+    server_busy_until_s_.assign(static_cast<std::size_t>(plan_.ranks), 0.0);
     pull_flows_to_.assign(static_cast<std::size_t>(plan_.pulls) * static_cast<std::size_t>(plan_.ranks), 0);
     for (int k = plan_.backward_reductions(); k < static_cast<int>(plan_.reductions.size()); ++k)
       for (const auto& phase : plan_.reductions[static_cast<std::size_t>(k)].plan)
@@ -231,12 +232,12 @@ public:
         // with concurrent exchanges, SimGrid then carries every flow and copy, as it can only
         // under static routing.
         if (routes_.routes_itself() || s.options.background.any())
-          throw std::runtime_error("GPU-direct or concurrent exchanges with routing \"" +
-                                   std::string(platform::to_string(s.platform.interconnect.routing)) +
-                                   "\" or background load: a route has more than " +
-                                   std::to_string(FlowSharing::max_hops) +
-                                   " links, which the replay's flow sharing cannot carry; use routing "
-                                   "\"static-minimal\" without background load, or host staging");
+          throw std::runtime_error(
+              std::string(copies_shared_ ? "GPU-direct" : "per-variable exchanges (side by side)") + " with routing \"" +
+              std::string(platform::to_string(s.platform.interconnect.routing)) +
+              "\" or background load: a route has more than " + std::to_string(FlowSharing::max_hops) +
+              " links, which the replay's flow sharing cannot carry; use routing \"static-minimal\" without "
+              "background load" + (copies_shared_ ? ", or host staging" : ""));
         copies_shared_ = false;
         planned_.clear();
         sharing_paths_.reset();
@@ -956,14 +957,14 @@ private:
 
   /// What flow `f` of phase `p` of reduction `k` costs beyond its wire latency and bytes: every
   /// step's send and receive overheads, NCCL's protocol latency beyond the route's (per step; a
-  /// pipeline's per fill and drain round) and the receiver's reduction of what arrived.
+  /// pipeline's per fill and drain round) and the receiver's reduction of what arrived (a
+  /// parameter server's work on a push comes after: flow_transferred).
   /// `wire_s`: the route latency a step already pays (the flow's own; a pipeline's, its slowest edge's).
   double software_delay_s(int k, int p, int f, double wire_s) const {
     const auto& reduction = plan_.reductions[static_cast<std::size_t>(k)];
     const auto& phase = reduction.plan[static_cast<std::size_t>(p)];
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte +
-                     flow.receiver_s;
+    double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte;
     if (!reduction.protocol_step_s.empty()) {
       const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks : phase.steps;
       delay_s += rounds * std::max(0.0, reduction.protocol_step_s[static_cast<std::size_t>(p)] - wire_s);
@@ -986,6 +987,14 @@ private:
     double delay_s = software_delay_s(k, p, f, wire_s);
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * wire_s;
+    const auto& flow = phase.flows[static_cast<std::size_t>(f)];
+    if (flow.receiver_s > 0) {
+      // A parameter server works on the pushes one at a time, each once it is in and the
+      // server is done with the one before (of this exchange or another running beside it).
+      double& busy_s = server_busy_until_s_[static_cast<std::size_t>(flow.dst)];
+      busy_s = std::max(now() + delay_s, busy_s) + flow.receiver_s;
+      delay_s = busy_s - now();
+    }
     if (phase.steps <= 1 && delay_s <= 0) {
       flow_done(k, p, f);
       return;
@@ -1075,9 +1084,10 @@ private:
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
   std::vector<int> pull_flows_to_; ///< per pull and rank (pull_slot): the pull's flows to the rank
   std::vector<int> pull_pending_;  ///< ... of this iteration, not arrived yet
+  std::vector<double> server_busy_until_s_; ///< per rank: when its parameter server's work ends
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
-  /// Per reduction: its pipelined phase's flows arrived so far (collectives never overlap, and
-  /// a plan has at most one pipelined phase).
+  /// Per reduction: its pipelined phase's flows arrived so far (a plan has at most one
+  /// pipelined phase, and concurrent exchanges have none).
   struct PipelineProgress {
     std::size_t arrived = 0;
     double slowest_alone_s = 0; ///< the largest bytes / route bandwidth

@@ -27,7 +27,10 @@ struct Progress {
 /// copy, the collective among host memories and a host->device copy when staging through the
 /// host; the collective between GPUs with GPU-direct), the optimizer update once every bucket
 /// is reduced; the iteration ends when the slowest rank is done. Collectives run one after
-/// the other in bucket order; each starts when its last participant arrives (a join).
+/// the other in bucket order; each starts when its last participant arrives (a join). Concurrent
+/// exchanges (TensorFlow's per-variable parameter servers) run beside them, each rank joining as
+/// soon as its gradient is ready; with reads at the next step, the forward pass runs in segments,
+/// each waiting for its layer's variables.
 /// Nothing is built ahead: each transfer (a SimGrid comm between two hosts, see
 /// replay/transfers.hpp) is started when its dependencies are met, and its completion triggers
 /// what depends on it. Compute, the extra latencies of aggregated phases and the arrivals of

@@ -109,6 +109,8 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "software stack " + stack.name + " exchanges every variable on its own with parameter servers, but the " +
            "collective is " + (stack.collective ? std::string(collectives::to_string(*stack.collective)) : "auto") +
            ": drop --collective, or use --collective parameter-server";
+  if (const auto problem = stack::exchange_problem(stack))
+    return "software stack " + stack.name + ": " + std::string(problem->key) + ": " + problem->message;
   if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)
     return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
            std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +
@@ -267,7 +269,7 @@ void apply_protocol(const Scenario& s, collectives::Library library, collectives
 /// Parameter servers as TensorFlow runs them: each variable (a layer's `tensors`, or the layer as
 /// one; an embedding table the stack densifies as one) placed by the stack's rule on servers
 /// 0..k-1 (ranks), pushed by every other rank and pulled back; a server sums the pushes and
-/// applies the update on its CPU (host memory bandwidth) after its last push has arrived.
+/// applies the update on its CPU (host memory bandwidth), one push at a time as they arrive.
 class ParameterServers {
 public:
   /// `exchanged`: the workload whose dense gradients the servers take (densified tables dense).
@@ -329,16 +331,17 @@ public:
     if (pull_next_forward_) // software files refuse it with local aggregation: the last phase is the pull
       phases.pop_back();
     // A server sums every other worker's push (3 bytes moved per byte) and applies the optimizer
-    // to its parameters, all at host memory bandwidth, once its last push is in: every push to it
-    // carries that work, so it ends that long after the last one arrives. The pushes follow the
-    // reduce inside the nodes, when workers aggregate locally first.
+    // to its parameters, all at host memory bandwidth: each push carries its sum and its share
+    // of the update, which the server works through one push at a time (the replay's
+    // flow_transferred), so it is done once its last push is summed and the update applied. The
+    // pushes follow the reduce inside the nodes, when workers aggregate locally first.
     const int stride = local_ ? group_.ranks_per_node : 1;
     auto& push = phases[static_cast<std::size_t>(local_ ? group_.ranks_per_node - 1 : 0)];
     for (auto& f : push.flows) {
       const auto q = static_cast<std::size_t>(f.dst / stride);
       f.reduce_bytes = 0;
-      f.receiver_s = ((workers_ - 1) * server_bytes[q] * stack::reduction_bytes_moved_per_byte +
-                      server_params[q] * optimizer_per_parameter_) / host_bytes_per_s_;
+      f.receiver_s = (server_bytes[q] * stack::reduction_bytes_moved_per_byte +
+                      server_params[q] * optimizer_per_parameter_ / (workers_ - 1)) / host_bytes_per_s_;
     }
     return phases;
   }

@@ -41,6 +41,29 @@ std::string_view to_string(SparseGradients g) { return sparse_names.name(g); }
 std::optional<SparseGradients> sparse_gradients_from_string(std::string_view text) { return sparse_names.parse(text); }
 std::string sparse_gradients_names() { return sparse_names.list(); }
 
+std::optional<StackProblem> exchange_problem(const SoftwareStack& s) {
+  if (s.exchange == Exchange::PerVariable) {
+    const std::string refuses = "exchange = \"per-variable\" (TensorFlow's sends to parameter servers) ";
+    if (s.collective != collectives::Algorithm::ParameterServer)
+      return StackProblem{"collective", refuses + "needs collective = \"parameter-server\""};
+    if (s.cycle.seconds() > 0)
+      return StackProblem{"cycle", refuses + "has no framework cycle: expected \"0 s\" or no key"};
+    if (s.negotiation)
+      return StackProblem{"negotiation", refuses + "has no negotiation: expected false or no key"};
+    if (s.collective_launch.seconds() > 0)
+      return StackProblem{"collective_launch", refuses + "launches no collective: expected \"0 s\""};
+    if (s.first_bucket)
+      return StackProblem{"first_bucket", refuses + "has no buckets: remove the key"};
+  }
+  if (s.pull == Pull::NextForward && s.exchange != Exchange::PerVariable)
+    return StackProblem{"pull", "\"next-forward\" reads each variable as the forward pass needs it, which needs "
+                                "exchange = \"per-variable\""};
+  if (s.pull == Pull::NextForward && s.local_aggregation)
+    return StackProblem{"pull", "\"next-forward\" with local_aggregation is not modelled (the GPUs of a worker "
+                                "would read the variables from its CPU): expected \"after-push\""};
+  return std::nullopt;
+}
+
 std::string_view to_string(Reducer r) { return reducer_names.name(r); }
 std::optional<Reducer> reducer_from_string(std::string_view text) { return reducer_names.parse(text); }
 std::string reducer_names_list() { return reducer_names.list(); }

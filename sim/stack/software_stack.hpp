@@ -120,4 +120,18 @@ struct SoftwareStack {
   bool operator==(const SoftwareStack&) const = default;
 };
 
+/// What a stack sets that its exchange or pull does not allow: the key and why.
+struct StackProblem {
+  std::string_view key;
+  std::string message;
+};
+
+/// The first combination `s` may not have: a per-variable exchange with another collective than
+/// the parameter server, a cycle, a negotiation, a collective launch cost or DDP's first bucket
+/// (the exchanges run side by side, each rank on its own: nothing takes turns or waits for a
+/// cycle, and there is no collective call); reading at the next forward without the per-variable
+/// exchange, or with local aggregation (the GPUs of a worker would read from its CPU: not
+/// modelled). Software files report it at its key; runs refuse it (replay::scenario_problem).
+std::optional<StackProblem> exchange_problem(const SoftwareStack& s);
+
 } // namespace ceiling::stack

@@ -320,22 +320,39 @@ Scenario two_nodes_exchanging_per_variable() {
   return s;
 }
 
-TEST_CASE("per-variable exchanges released together share the links: one latency and one server's work each way") {
-  // The three layers (P = 10 M parameters, B = 40 MB each). Expectation: the three pushes 1 -> 0
-  // leave together and share the NIC (alpha + 3 B / 12.5 GB/s); the server's work on each,
-  // (B x 3 + P x 20) / 100 GB/s, runs side by side; then the three pulls share it again
-  // (alpha + 3 B / 12.5 GB/s). Exchanges in turn would pay six latencies and three works.
+TEST_CASE("per-variable exchanges released together share the links, and the server works through them in turn") {
+  // The three layers (P = 10 M parameters, B = 40 MB each), 40 optimizer bytes per parameter.
+  // Expectation: the three pushes 1 -> 0 leave together and share the NIC, all in at
+  // alpha + 3 B / 12.5 GB/s; the server works through them one at a time, w = (B x 3 + P x 40) /
+  // 100 GB/s = 5.2 ms each, and each pull leaves once its push is worked through: the pulls, 3.2 ms
+  // each alone, never meet, and the last ends at alpha + B / 12.5 GB/s after the third work.
   const double alpha = switch_alpha_s;
-  const Scenario s = two_nodes_exchanging_per_variable();
+  Scenario s = two_nodes_exchanging_per_variable();
+  s.workload.optimizer_per_parameter = units::DataSize::from_bytes(40);
   const auto plan = replay::make_iteration_plan(s);
   REQUIRE(plan.reductions.size() == 3);
   for (const auto& r : plan.reductions) {
     CHECK(r.concurrent);
     CHECK(r.plan.size() == 2); // the push, then the pull
   }
-  const double B = 40e6, P = 10e6;
-  const double expected = compute_seconds(plan) + 2 * (alpha + 3 * B / 12.5e9) + (3 * B + 20 * P) / 100e9;
+  const double B = 40e6, P = 10e6, work_s = (3 * B + 40 * P) / 100e9;
+  REQUIRE(work_s > B / 12.5e9);
+  const double expected = compute_seconds(plan) + alpha + 3 * B / 12.5e9 + 3 * work_s + alpha + B / 12.5e9;
   CHECK(mean_time(run_isolated(s)) == testing::relative(expected, 1e-9));
+}
+
+TEST_CASE("a stack built in code is held to the same rules as a software file") {
+  Scenario s = two_nodes_exchanging_per_variable();
+  s.options.software.pull = stack::Pull::NextForward;
+  s.options.software.local_aggregation = true;
+  CHECK(replay::scenario_problem(s) ==
+        "software stack ideal: pull: \"next-forward\" with local_aggregation is not modelled (the GPUs of a worker "
+        "would read the variables from its CPU): expected \"after-push\"");
+  s.options.software.local_aggregation = false;
+  s.options.software.cycle = units::Duration::from_seconds(5e-3);
+  CHECK(replay::scenario_problem(s) ==
+        "software stack ideal: cycle: exchange = \"per-variable\" (TensorFlow's sends to parameter servers) has no "
+        "framework cycle: expected \"0 s\" or no key");
 }
 
 TEST_CASE("reading the variables at the next step splits the forward pass before each layer that has some") {
@@ -370,8 +387,9 @@ TEST_CASE("the next step's reads: each layer's forward waits for its own variabl
   // worker (rank 1): the three reads leave the server together and share the NIC, so l0's is in
   // at alpha + 3 B0 / 12.5 GB/s; l0's forward starts then and lasts longer than the rest of the
   // reads (in at alpha + (B0 + 2 B) / 12.5 GB/s), so forward and backward run without a wait; the
-  // pushes after backward share the NIC the same way, the last in at alpha + (B0 + 2 B) / 12.5 GB/s,
-  // and the server's work on it, (3 B + 20 P) / 100 GB/s, ends the iteration.
+  // pushes after backward share the NIC the same way, l0's in first (its work done before the
+  // others arrive), l1's and l2's at alpha + (B0 + 2 B) / 12.5 GB/s, and the server's work on
+  // them, (3 B + 20 P) / 100 GB/s each, one after the other, ends the iteration.
   const double alpha = switch_alpha_s, bw = 12.5e9;
   Scenario s = two_nodes_exchanging_per_variable();
   s.workload.layers[0].params = 1'000'000;
@@ -380,7 +398,8 @@ TEST_CASE("the next step's reads: each layer's forward waits for its own variabl
   const double B0 = 4e6, B = 40e6, P = 10e6;
   REQUIRE(plan.forward_segments_s[1] > (B0 + 2 * B - 3 * B0) / bw); // l0's forward outlasts the reads
   const double reads_s = alpha + 3 * B0 / bw;
-  const double pushes_s = alpha + (B0 + 2 * B) / bw + (3 * B + 20 * P) / 100e9;
+  REQUIRE((3 * B0 + 20 * 1e6) / 100e9 < (B0 + 2 * B - 3 * B0) / bw); // l0's work ends before the others arrive
+  const double pushes_s = alpha + (B0 + 2 * B) / bw + 2 * (3 * B + 20 * P) / 100e9;
   CHECK(mean_time(run_isolated(s)) == testing::relative(reads_s + compute_seconds(plan) + pushes_s, 1e-9));
   // Forward waiting for every read instead would start at alpha + (B0 + 2 B) / bw: this is earlier.
   CHECK(reads_s < alpha + (B0 + 2 * B) / bw);

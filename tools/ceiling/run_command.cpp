@@ -420,7 +420,11 @@ int run_command(const std::vector<std::string>& args) {
     json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
     json.key("overlap").value(o.overlap).key("input_overlap").value(o.input_overlap);
     json.key("fidelity").value(replay::to_string(o.fidelity));
-    json.key("fusion_threshold_bytes").value(o.software.fusion_threshold.bytes());
+    json.key("fusion_threshold_bytes");
+    if (o.software.exchange == stack::Exchange::PerVariable) // nothing is fused
+      json.null();
+    else
+      json.value(o.software.fusion_threshold.bytes());
     json.key("seed").value(static_cast<long long>(o.seed)).key("jitter").value(o.jitter);
     json.key("network_model").value(o.network.model);
     if (o.network.latency_factor)

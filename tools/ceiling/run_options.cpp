@@ -249,8 +249,12 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   }
   o.jitter = cli.vm["jitter"].as<double>();
   o.allow_oversubscribed_memory = cli.has("allow-oversubscribed-memory");
-  if (cli.has("fusion-threshold"))
+  if (cli.has("fusion-threshold")) {
+    if (o.software.exchange == stack::Exchange::PerVariable)
+      throw UsageError("--fusion-threshold: the software stack " + o.software.name +
+                       " exchanges every layer's variables on its own (exchange = \"per-variable\"): nothing is fused");
     o.software.fusion_threshold = cli.positive_size("fusion-threshold");
+  }
   o.network.model = cli.vm["network-model"].as<std::string>();
   if (o.network.model != "CM02" && o.network.model != "LV08" && o.network.model != "SMPI" && o.network.model != "IB")
     throw UsageError("--network-model: expected CM02, LV08, SMPI or IB, got \"" + o.network.model + "\"");

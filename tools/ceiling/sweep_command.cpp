@@ -43,13 +43,20 @@ replay::Scenario scenario_of(const std::vector<std::string>& run_args, bool refu
 
 /// A rough cost of a point, from the replay benchmark (README, Speed): building the machine
 /// grows with the square of the nodes (2 s at 4,096), an iteration costs about 2 us per flow
-/// with two flows per rank and bucket, plus process start-up.
+/// with two flows per rank and bucket (a bucket per layer with parameters when each is
+/// exchanged on its own; twice as many with the next step's reads), plus process start-up.
 double estimated_seconds(const replay::Scenario& s) {
   const double ranks = static_cast<double>(replay::rank_count(s));
   const double nodes = static_cast<double>(s.nodes);
-  const auto plan_buckets = std::max(
-      1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
-                     s.options.software.fusion_threshold.bytes()));
+  const auto& stack = s.options.software;
+  double layers = 0;
+  for (const auto& layer : s.workload.layers)
+    layers += layer.params > 0 ? 1 : 0;
+  const auto plan_buckets =
+      stack.exchange == stack::Exchange::PerVariable
+          ? std::max(1.0, layers) * (stack.pull == stack::Pull::NextForward ? 2 : 1)
+          : std::max(1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
+                                    stack.fusion_threshold.bytes()));
   const double build = 0.05 + 2.0 * (nodes / 4096) * (nodes / 4096);
   return build + s.options.iterations * (2e-6 * 2 * ranks * plan_buckets + 1e-3);
 }
