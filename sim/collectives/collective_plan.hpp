@@ -16,8 +16,9 @@ struct Flow {
   int dst = 0;
   double bytes = 0;
   double reduce_bytes = 0;
-  /// Seconds the receiver works on the flow once it is in, beyond reducing, one such flow at a
-  /// time (a parameter server summing a worker's push and applying its share of the update).
+  /// Seconds the receiver works once the last of the phase's flows to it that carry this is in,
+  /// beyond reducing, one such phase at a time (a parameter server summing every worker's push
+  /// and applying the update).
   double receiver_s = 0;
   bool operator==(const Flow&) const = default;
 };

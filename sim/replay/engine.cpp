@@ -192,6 +192,15 @@ public:
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     server_busy_until_s_.assign(static_cast<std::size_t>(plan_.ranks), 0.0);
+    for (const auto& reduction : plan_.reductions) {
+      auto& to = pushes_to_.emplace_back();
+      for (const auto& phase : reduction.plan)
+        for (const auto& flow : phase.flows)
+          if (flow.receiver_s > 0) {
+            to.resize(static_cast<std::size_t>(plan_.ranks), 0);
+            ++to[static_cast<std::size_t>(flow.dst)];
+          }
+    }
     pull_flows_to_.assign(static_cast<std::size_t>(plan_.pulls) * static_cast<std::size_t>(plan_.ranks), 0);
     for (int k = plan_.backward_reductions(); k < static_cast<int>(plan_.reductions.size()); ++k)
       for (const auto& phase : plan_.reductions[static_cast<std::size_t>(k)].plan)
@@ -219,8 +228,9 @@ public:
     // Collectives never overlap (each starts when every rank has left the one before; concurrent
     // exchanges aside: plan_flows) and, with the copies above or on CPU nodes, no copy enters
     // SimGrid: a flow of an aggregated plan that shares no link with another flow of its plan is
-    // alone on its route for its whole life: its time is the closed form of a lone flow. Under GPU-direct the input copies
-    // are FlowSharing flows too, and a flow crossing a PCIe link is never taken as alone.
+    // alone on its route for its whole life: its time is the closed form of a lone flow. Under
+    // GPU-direct the input copies are FlowSharing flows too, and a flow crossing a PCIe link is
+    // never taken as alone.
     if (replay_times_flows(s)) {
       // The other flows share links only with flows of their own collective: the replay shares
       // them out as SimGrid would (FlowSharing).
@@ -664,6 +674,7 @@ private:
       rank.pulled.assign(static_cast<std::size_t>(plan_.pulls), 0);
       try_forward(r);
     }
+    pushes_pending_ = pushes_to_;
     // The step's reads of the variables start with it, on every rank.
     pull_pending_ = pull_flows_to_;
     for (int k = plan_.backward_reductions(); k < static_cast<int>(plan_.reductions.size()); ++k)
@@ -988,9 +999,10 @@ private:
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * wire_s;
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    if (flow.receiver_s > 0) {
-      // A parameter server works on the pushes one at a time, each once it is in and the
-      // server is done with the one before (of this exchange or another running beside it).
+    if (flow.receiver_s > 0 && --pushes_pending_[static_cast<std::size_t>(k)][static_cast<std::size_t>(flow.dst)] == 0) {
+      // The last push of this exchange to its server is in: the server works once it is done
+      // with the exchanges before (those running beside this one too), and this push ends the
+      // server's part of the phase then.
       double& busy_s = server_busy_until_s_[static_cast<std::size_t>(flow.dst)];
       busy_s = std::max(now() + delay_s, busy_s) + flow.receiver_s;
       delay_s = busy_s - now();
@@ -1085,6 +1097,9 @@ private:
   std::vector<int> pull_flows_to_; ///< per pull and rank (pull_slot): the pull's flows to the rank
   std::vector<int> pull_pending_;  ///< ... of this iteration, not arrived yet
   std::vector<double> server_busy_until_s_; ///< per rank: when its parameter server's work ends
+  /// Per reduction and rank: the pushes to it that carry a server's work (empty: none), and of
+  /// this iteration, those not in yet.
+  std::vector<std::vector<int>> pushes_to_, pushes_pending_;
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
   /// Per reduction: its pipelined phase's flows arrived so far (a plan has at most one
   /// pipelined phase, and concurrent exchanges have none).

@@ -269,7 +269,7 @@ void apply_protocol(const Scenario& s, collectives::Library library, collectives
 /// Parameter servers as TensorFlow runs them: each variable (a layer's `tensors`, or the layer as
 /// one; an embedding table the stack densifies as one) placed by the stack's rule on servers
 /// 0..k-1 (ranks), pushed by every other rank and pulled back; a server sums the pushes and
-/// applies the update on its CPU (host memory bandwidth), one push at a time as they arrive.
+/// applies the update on its CPU (host memory bandwidth) once the last is in, one exchange at a time.
 class ParameterServers {
 public:
   /// `exchanged`: the workload whose dense gradients the servers take (densified tables dense).
@@ -328,20 +328,20 @@ public:
                          : collectives::parameter_server_phases(group_.ranks, server_bytes);
     if (workers_ < 2)
       return phases;
-    if (pull_next_forward_) // software files refuse it with local aggregation: the last phase is the pull
+    if (pull_next_forward_) // never with local aggregation (stack::exchange_problem): the last phase is the pull
       phases.pop_back();
     // A server sums every other worker's push (3 bytes moved per byte) and applies the optimizer
-    // to its parameters, all at host memory bandwidth: each push carries its sum and its share
-    // of the update, which the server works through one push at a time (the replay's
-    // flow_transferred), so it is done once its last push is summed and the update applied. The
-    // pushes follow the reduce inside the nodes, when workers aggregate locally first.
+    // to its parameters, all at host memory bandwidth, once its last push is in and it is done
+    // with the work of the exchanges before (the replay's flow_transferred): every push to it
+    // carries that work, and the last to arrive pays it. The pushes follow the reduce inside the
+    // nodes, when workers aggregate locally first.
     const int stride = local_ ? group_.ranks_per_node : 1;
     auto& push = phases[static_cast<std::size_t>(local_ ? group_.ranks_per_node - 1 : 0)];
     for (auto& f : push.flows) {
       const auto q = static_cast<std::size_t>(f.dst / stride);
       f.reduce_bytes = 0;
-      f.receiver_s = (server_bytes[q] * stack::reduction_bytes_moved_per_byte +
-                      server_params[q] * optimizer_per_parameter_ / (workers_ - 1)) / host_bytes_per_s_;
+      f.receiver_s = ((workers_ - 1) * server_bytes[q] * stack::reduction_bytes_moved_per_byte +
+                      server_params[q] * optimizer_per_parameter_) / host_bytes_per_s_;
     }
     return phases;
   }

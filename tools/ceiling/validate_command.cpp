@@ -25,9 +25,10 @@ namespace {
 std::vector<std::string> run_arguments(const std::string& program, const analysis::ValidationCase& c,
                                        const analysis::MeasuredPoint& m) {
   const bool one_node = m.workers < c.gpus_per_node;
+  const std::string& software = m.software.empty() ? c.software : m.software; // the point's own, if any
   std::vector<std::string> argv{program, "run", "-p", c.platform, "-w", c.workload, "-n",
                                 std::to_string(one_node ? 1 : m.workers / c.gpus_per_node),
-                                "--software", m.software.empty() ? c.software : m.software, "--batch", std::to_string(c.batch_per_worker),
+                                "--software", software, "--batch", std::to_string(c.batch_per_worker),
                                 "--iterations", "3", "--json"};
   if (one_node)
     argv.insert(argv.end(), {"--set", "node.gpu.count=" + std::to_string(m.workers)});
