@@ -1002,7 +1002,9 @@ private:
     if (flow.receiver_s > 0 && --pushes_pending_[static_cast<std::size_t>(k)][static_cast<std::size_t>(flow.dst)] == 0) {
       // The last push of this exchange to its server is in: the server works once it is done
       // with the exchanges before (those running beside this one too), and this push ends the
-      // server's part of the phase then.
+      // server's part of the phase then. Its sender stays in the phase until then too: its own
+      // pulls, and those it serves, wait for that server's work (the other pushes end as they
+      // arrive).
       double& busy_s = server_busy_until_s_[static_cast<std::size_t>(flow.dst)];
       busy_s = std::max(now() + delay_s, busy_s) + flow.receiver_s;
       delay_s = busy_s - now();

@@ -105,6 +105,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "parameter servers must number 1 to " + std::to_string(workers) +
            (stack.local_aggregation ? " (the nodes: each node's first rank serves)" : " (the ranks)") + ", got " +
            std::to_string(s.options.servers);
+  // Before exchange_problem, which says the same for files: a run's --collective is the usual cause.
   if (stack.exchange == stack::Exchange::PerVariable && stack.collective != collectives::Algorithm::ParameterServer)
     return "software stack " + stack.name + " exchanges every variable on its own with parameter servers, but the " +
            "collective is " + (stack.collective ? std::string(collectives::to_string(*stack.collective)) : "auto") +

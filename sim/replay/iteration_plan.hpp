@@ -31,8 +31,9 @@ struct Reduction {
   /// route's latency leaves of it, per step (a pipeline: per fill and drain round). Empty
   /// without a protocol.
   std::vector<double> protocol_step_s;
-  /// Runs beside the other reductions, each rank joining as soon as its gradient is ready
-  /// (stack::Exchange::PerVariable), instead of after its earlier ones once every rank has joined.
+  /// Runs beside the other reductions, each rank joining on its own (stack::Exchange::PerVariable:
+  /// as soon as its gradient is ready; a next step's read: when the step starts), instead of
+  /// after its earlier ones once every rank has joined.
   bool concurrent = false;
   /// NCCL's base latency of the protocol (0 without one): the collective's launch is the larger
   /// of it and the stack's (SoftwareCosts::collective_launch_s).

@@ -88,8 +88,9 @@ struct SoftwareStack {
   /// coordination: one small all-reduce over all ranks, recursive doubling, whose messages pay
   /// the platform's route latencies and MPI overheads).
   bool negotiation = false;
-  /// Per variable: only with the parameter-server collective, without a cycle, negotiation or
-  /// collective launch cost (software files refuse the rest); fusion_threshold is unused.
+  /// Per variable: only with the parameter-server collective, without a cycle, negotiation,
+  /// collective launch cost or first bucket (exchange_problem; files and runs refuse the rest);
+  /// fusion_threshold is unused.
   Exchange exchange = Exchange::Buckets;
   /// Next forward: only with the per-variable exchange and without local aggregation.
   Pull pull = Pull::AfterPush;

@@ -42,7 +42,7 @@ TEST_CASE("TensorFlow's stacks exchange each variable on its own; parameter_serv
   CHECK(s.pull == stack::Pull::NextForward);
 }
 
-TEST_CASE("a per-variable exchange refuses fusion, turns, cycles and launches, each at its key") {
+TEST_CASE("a per-variable exchange refuses fusion, other collectives, cycles, negotiation and launches, each at its key") {
   const std::string refuses = "(TensorFlow's sends to parameter servers) ";
   struct Case {
     std::string from, to, error;
@@ -63,6 +63,8 @@ TEST_CASE("a per-variable exchange refuses fusion, turns, cycles and launches, e
       {"\"0 s\"", "\"10 us\"",
        "5:21: error: software.collective_launch: exchange = \"per-variable\" " + refuses +
            "launches no collective: expected \"0 s\""},
+      {"pull", "first_bucket = \"1 MiB\"\npull",
+       "8:16: error: software.first_bucket: exchange = \"per-variable\" " + refuses + "has no buckets: remove the key"},
       {"\"per-variable\"", "\"per-tensor\"",
        "7:12: error: software.exchange: expected one of buckets, per-variable, got \"per-tensor\""},
   };

@@ -341,6 +341,30 @@ TEST_CASE("per-variable exchanges released together share the links, and the ser
   CHECK(mean_time(run_isolated(s)) == testing::relative(expected, 1e-9));
 }
 
+TEST_CASE("under host staging each read goes to the device before its layer's forward, each push leaves it first") {
+  // Two GPU nodes (PCIe without latency: 20 GB/s host->device, 16 GB/s device->host), no input
+  // batch to copy, the three layers (B = 40 MB, P = 10 M) read at the next step, pushes after
+  // backward. Expectation for the worker (rank 1): the three reads share the NIC (alpha + 3 B /
+  // 12.5 GB/s), then their three copies share its host->device link (3 B / 20 GB/s) before the
+  // first layer's forward; after backward the three gradients share the device->host link
+  // (3 B / 16 GB/s), the pushes share the NIC (alpha + 3 B / 12.5 GB/s) and the server works
+  // through the three exchanges, w = (3 B + 20 P) / 100 GB/s each.
+  const double alpha = switch_alpha_s, B = 40e6, P = 10e6, nic = 12.5e9;
+  Scenario s = scenario(topologies[0].second, 2, gpus(1, "0 s"));
+  s.workload.input_per_sample = units::DataSize::from_bytes(0);
+  s.options.overlap = false;
+  s.options.staging = replay::Staging::Host;
+  s.options.software.collective = collectives::Algorithm::ParameterServer;
+  s.options.software.placement = stack::Placement::Greedy;
+  s.options.software.exchange = stack::Exchange::PerVariable;
+  s.options.software.pull = stack::Pull::NextForward;
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.pulls == 3);
+  const double expected = (alpha + 3 * B / nic) + 3 * B / 20e9 + compute_seconds(plan) + 3 * B / 16e9 +
+                          (alpha + 3 * B / nic) + 3 * (3 * B + 20 * P) / 100e9;
+  CHECK(mean_time(run_isolated(s)) == testing::relative(expected, 1e-9));
+}
+
 TEST_CASE("a stack built in code is held to the same rules as a software file") {
   Scenario s = two_nodes_exchanging_per_variable();
   s.options.software.pull = stack::Pull::NextForward;
