@@ -24,6 +24,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -81,7 +82,7 @@ void start_engine_for(const Scenario& s) {
     handle_interrupts(on_interrupt);
 }
 
-enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer, Launch, PullIn };
+enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer, Launch, PullIn, Tick };
 
 /// What finished: carried by every transfer (as its payload) and timer, for dispatch().
 struct Tag {
@@ -254,7 +255,8 @@ public:
         sharing_.reset();
       }
     }
-    simgrid_free_ = replay_only();
+    // Responses fused by cycle are planned as they form, and may need SimGrid: no running ahead.
+    simgrid_free_ = replay_only() && !plan_.fused_by_cycle;
   }
 
   /// A cycle's negotiation (Horovod's response-cache coordination: an all-reduce of a few
@@ -293,8 +295,8 @@ public:
   bool plan_flows() {
     // Concurrent exchanges share links with each other and with the collectives between them:
     // no flow of such a run is alone for sure.
-    const bool overlapping = std::any_of(plan_.reductions.begin(), plan_.reductions.end(),
-                                         [](const Reduction& r) { return r.concurrent; });
+    overlapping_ = std::any_of(plan_.reductions.begin(), plan_.reductions.end(),
+                               [](const Reduction& r) { return r.concurrent; });
     const std::vector<collectives::Phase>* previous = nullptr;
     for (const auto& reduction : plan_.reductions) {
       // Routes and their timing depend only on who sends to whom in each phase: buckets that
@@ -304,24 +306,32 @@ public:
         continue;
       }
       previous = &reduction.plan;
-      std::vector<std::vector<const Route*>> routes;
-      for (const auto& phase : reduction.plan)
-        routes.push_back(routes_.spread(phase.flows));
-      const auto alone = routes_.alone(routes);
-      auto& phases = planned_.emplace_back();
-      for (std::size_t p = 0; p < routes.size(); ++p) {
-        auto& flows = phases.emplace_back();
-        for (std::size_t f = 0; f < routes[p].size(); ++f) {
-          PlannedFlow planned{.route = routes[p][f]};
-          // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
-          if (alone[p][f] && !overlapping && !(copies_shared_ && planned.route->per_byte.pcie > 0))
-            planned.timing = Timing::ClosedForm;
-          else if (sharable(*planned.route))
-            planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
-          else if (copies_shared_ || overlapping) // SimGrid would not see the copies, or the other exchanges
-            return false;
-          flows.push_back(planned);
-        }
+      if (!plan_flows_of(reduction))
+        return false;
+    }
+    return true;
+  }
+
+  /// Appends to planned_ how each flow of `reduction` is timed; false where SimGrid would have
+  /// to carry one beside what the replay carries (plan_flows).
+  bool plan_flows_of(const Reduction& reduction) {
+    std::vector<std::vector<const Route*>> routes;
+    for (const auto& phase : reduction.plan)
+      routes.push_back(routes_.spread(phase.flows));
+    const auto alone = routes_.alone(routes);
+    auto& phases = planned_.emplace_back();
+    for (std::size_t p = 0; p < routes.size(); ++p) {
+      auto& flows = phases.emplace_back();
+      for (std::size_t f = 0; f < routes[p].size(); ++f) {
+        PlannedFlow planned{.route = routes[p][f]};
+        // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
+        if (alone[p][f] && !overlapping_ && !(copies_shared_ && planned.route->per_byte.pcie > 0))
+          planned.timing = Timing::ClosedForm;
+        else if (sharable(*planned.route))
+          planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
+        else if (copies_shared_ || overlapping_) // SimGrid would not see the copies, or the other exchanges
+          return false;
+        flows.push_back(planned);
       }
     }
     return true;
@@ -331,10 +341,9 @@ public:
     result_.build_wall_s = wall_seconds_since(wall_start_);
     wall_start_ = std::chrono::steady_clock::now();
     result_.ranks = plan_.ranks;
-    for (const auto& k : plan_.reductions)
-      result_.reductions.push_back(
-          {k.name, k.bytes, std::string(collectives::to_string(k.algorithm)), std::string(k.rule),
-           k.protocol ? std::string(collectives::to_string(*k.protocol)) : std::string(), k.sparse});
+    if (!plan_.fused_by_cycle) // else the responses, once formed (below)
+      for (const auto& k : plan_.reductions)
+        report_reduction(k);
     result_.server_bytes = plan_.server_bytes;
     const long long domain = platform::domain_size(scenario_.platform.interconnect.topology);
     for (long long n = 0; n < machine_.size(); ++n) {
@@ -365,10 +374,29 @@ public:
                              " iterations: a dependency never completed");
     if (actors_left)
       throw std::logic_error("the replay left actors running when it ended");
+    if (plan_.fused_by_cycle) { // the collectives are the last iteration's responses
+      for (int k : order_)
+        report_reduction(reduction(k));
+    }
     return result_;
   }
 
 private:
+  void report_reduction(const Reduction& k) {
+    result_.reductions.push_back({k.name, k.bytes, std::string(collectives::to_string(k.algorithm)),
+                                  std::string(k.rule),
+                                  k.protocol ? std::string(collectives::to_string(*k.protocol)) : std::string(),
+                                  k.sparse});
+  }
+
+  /// Collective `k`: a reduction of the plan, or (from plan_.reductions.size() on) a response
+  /// fused by cycle.
+  const Reduction& reduction(int k) const {
+    const auto units = plan_.reductions.size();
+    const auto i = static_cast<std::size_t>(k);
+    return i < units ? plan_.reductions[i] : responses_[i - units];
+  }
+
   /// The simulated time: SimGrid's clock, or the replay's own while it runs ahead of it.
   double now() const { return std::max(ahead_s_, sg4::Engine::get_clock()); }
 
@@ -520,7 +548,7 @@ private:
       transfer_copy(t.rank, rank.compute, rank.comm, plan_.reductions[static_cast<std::size_t>(t.index)].bytes, t);
       break;
     case Kind::StageIn:
-      transfer_copy(t.rank, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(t.index)].result_bytes, t);
+      transfer_copy(t.rank, rank.comm, rank.compute, reduction(t.index).result_bytes, t);
       break;
     case Kind::PullIn:
       transfer_copy(t.rank, rank.comm, rank.compute, plan_.reductions[static_cast<std::size_t>(t.index)].bytes, t);
@@ -617,15 +645,17 @@ private:
     case Kind::StageOut: copied(t.rank), staged(t.rank, t.index); break;
     case Kind::Flow: flow_transferred(t.index, t.phase, t.flow); break;
     case Kind::FlowDelay: flow_done(t.index, t.phase, t.flow); break;
-    case Kind::StageIn: copied(t.rank), reduction_done(t.rank); break;
+    case Kind::StageIn: copied(t.rank), reduction_done(t.rank, t.index); break;
     case Kind::Optimizer: computed(t.rank), rank_finished(t.rank); break;
     case Kind::Launch: start_collective(t.index); break;
     case Kind::PullIn: copied(t.rank), pulled(t.rank, t.index); break;
+    case Kind::Tick: cycle_tick(); break;
     }
   }
 
   void record(const Tag& t) {
-    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::Launch)
+    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::Launch ||
+        t.kind == Kind::Tick)
       return;
     static constexpr const char* names[] = {"input copy", "forward", "backward", "device->host",
                                             "flow", "", "host->device", "optimizer", "", "host->device"};
@@ -634,7 +664,7 @@ private:
     if (t.kind == Kind::Backward || (t.kind == Kind::Forward && plan_.pulls > 0))
       name += " " + std::to_string(t.index);
     if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
-      name += " " + plan_.reductions[static_cast<std::size_t>(t.index)].name;
+      name += " " + reduction(t.index).name;
     result_.timeline.push_back({t.rank, is_compute ? "compute" : (t.kind == Kind::Flow ? "communication" : "copy"),
                                 name, t.start_s, now()});
   }
@@ -652,8 +682,14 @@ private:
     iteration_start_s_ = now();
     finished_ = 0;
     bytes_ = {};
-    arrived_.assign(plan_.reductions.size(), 0);
+    arrived_.assign(plan_.reductions.size() + responses_.size(), 0);
     ready_at_.assign(plan_.reductions.size(), 0.0);
+    if (plan_.fused_by_cycle) {
+      order_.clear();
+      finished_by_.assign(responses_.size(), 0);
+      staged_by_.assign(plan_.reductions.size(), 0);
+      ready_units_ = fused_units_ = 0;
+    }
     const double jitter = scenario_.options.jitter;
     for (int r = 0; r < plan_.ranks; ++r) {
       RankState& rank = ranks_[static_cast<std::size_t>(r)];
@@ -737,6 +773,12 @@ private:
     try_forward_segment(r);
   }
 
+  /// Whether collective `k` is a next step's read (after backward's exchanges, before the
+  /// responses fused by cycle).
+  bool is_pull(int k) const {
+    return k >= plan_.backward_reductions() && k < static_cast<int>(plan_.reductions.size());
+  }
+
   /// Where rank `r`'s count of pull `k`'s flows to it is kept in pull_pending_.
   std::size_t pull_slot(int k, int r) const {
     return static_cast<std::size_t>(k - plan_.backward_reductions()) * static_cast<std::size_t>(plan_.ranks) +
@@ -785,11 +827,23 @@ private:
       ++rank.staged;
     if (plan_.reductions[static_cast<std::size_t>(k)].concurrent)
       join_exchange(r, k);
+    if (plan_.fused_by_cycle && ++staged_by_[static_cast<std::size_t>(k)] == plan_.ranks) {
+      // Ready on every rank: Horovod's next cycle takes it (units become ready in order on each
+      // rank, but copies may end out of order: only the prefix counts).
+      while (ready_units_ < static_cast<int>(staged_by_.size()) &&
+             staged_by_[static_cast<std::size_t>(ready_units_)] == plan_.ranks)
+        ++ready_units_;
+      if (running_responses_ == 0)
+        wait_for_tick();
+    }
     try_arrive(r);
   }
 
-  void reduction_done(int r) {
-    ++ranks_[static_cast<std::size_t>(r)].reduced;
+  /// Collective `k` is done on rank `r`, its result on the device: the units it reduced count.
+  void reduction_done(int r, int k) {
+    const auto units = plan_.reductions.size();
+    ranks_[static_cast<std::size_t>(r)].reduced +=
+        static_cast<std::size_t>(k) < units ? 1 : response_units_[static_cast<std::size_t>(k) - units];
     maybe_optimize(r);
   }
 
@@ -857,20 +911,22 @@ private:
   void try_arrive(int r) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
     // Concurrent exchanges were joined when staged: they take no turn.
-    while (rank.next_collective < rank.staged &&
+    while (!plan_.fused_by_cycle && rank.next_collective < rank.staged &&
            plan_.reductions[static_cast<std::size_t>(rank.next_collective)].concurrent)
       ++rank.next_collective;
-    if (rank.in_collective >= 0 || rank.next_collective >= rank.staged)
+    // Fused by cycle, the collectives are the responses formed so far, in order.
+    const int available = plan_.fused_by_cycle ? static_cast<int>(order_.size()) : rank.staged;
+    if (rank.in_collective >= 0 || rank.next_collective >= available)
       return;
-    const int k = rank.in_collective = rank.next_collective++;
+    const int k = rank.in_collective =
+        plan_.fused_by_cycle ? order_[static_cast<std::size_t>(rank.next_collective++)] : rank.next_collective++;
     if (++arrived_[static_cast<std::size_t>(k)] < plan_.ranks)
       return; // waiting for the others to join is synchronisation
     for (int q = 0; q < plan_.ranks; ++q) {
       clock(q).mark(now());
       ++clock(q).communicating;
     }
-    const double start_s = cycle_start_for(k) + std::max(plan_.costs.collective_launch_s,
-                                                          plan_.reductions[static_cast<std::size_t>(k)].protocol_base_s);
+    const double start_s = cycle_start_for(k) + std::max(plan_.costs.collective_launch_s, reduction(k).protocol_base_s);
     if (start_s > now())
       after(start_s - now(), {Kind::Launch, 0, k});
     else
@@ -899,6 +955,8 @@ private:
     const double cycle_s = scenario_.options.software.cycle.seconds();
     if (cycle_s <= 0)
       return now();
+    if (plan_.fused_by_cycle) // formed at a tick: after that cycle's negotiation
+      return std::max(now(), negotiated_s_);
     const double ready_s = ready_at_[static_cast<std::size_t>(k)];
     if (ready_s <= cycle_start_s_)
       return now();
@@ -907,6 +965,70 @@ private:
       next_s += std::ceil((ready_s - next_s) / cycle_s) * cycle_s;
     cycle_start_s_ = std::max(next_s, now());
     return cycle_start_s_ + negotiation_s_;
+  }
+
+  /// Horovod's next cycle, for units ready on every rank and in no response yet: one cycle after
+  /// the last began, or as soon as that cycle's responses are done, then every cycle while idle
+  /// (cycle_start_for's ticks).
+  void wait_for_tick() {
+    if (tick_set_ || ready_units_ == fused_units_)
+      return;
+    const double cycle_s = scenario_.options.software.cycle.seconds();
+    double next_s = std::max(cycle_start_s_ + cycle_s, responses_end_s_);
+    if (next_s < now())
+      next_s += std::ceil((now() - next_s) / cycle_s) * cycle_s;
+    tick_set_ = true;
+    after(std::max(0.0, next_s - now()), {Kind::Tick, 0});
+  }
+
+  /// A cycle begins: its negotiation, then the units ready on every rank, fused in order into
+  /// responses of up to the fusion threshold (a larger unit alone; a sparse one alone), which
+  /// every rank runs one after the other.
+  void cycle_tick() {
+    tick_set_ = false;
+    if (ready_units_ == fused_units_)
+      return;
+    cycle_start_s_ = now();
+    negotiated_s_ = now() + negotiation_s_;
+    const double threshold = scenario_.options.software.fusion_threshold.bytes();
+    int first = fused_units_;
+    double bytes = 0;
+    for (int u = fused_units_; u < ready_units_; ++u) {
+      const Reduction& unit = plan_.reductions[static_cast<std::size_t>(u)];
+      if (u > first && (unit.sparse || plan_.reductions[static_cast<std::size_t>(first)].sparse ||
+                        bytes + unit.bytes > threshold)) {
+        add_response(first, u - first);
+        first = u;
+        bytes = 0;
+      }
+      bytes += unit.bytes;
+    }
+    add_response(first, ready_units_ - first);
+    fused_units_ = ready_units_;
+    for (int r = 0; r < plan_.ranks; ++r)
+      try_arrive(r);
+  }
+
+  /// Queues the response of units [first, first + count), planned the first time it is formed.
+  void add_response(int first, int count) {
+    auto [at, fresh] = response_ids_.try_emplace({first, count}, 0);
+    if (fresh) {
+      at->second = static_cast<int>(plan_.reductions.size() + responses_.size());
+      responses_.push_back(plan_response(scenario_, plan_, first, count));
+      response_units_.push_back(count);
+      progress_.emplace_back(responses_.back().plan, plan_.ranks);
+      pipelines_.emplace_back();
+      pushes_to_.emplace_back();
+      arrived_.push_back(0);
+      finished_by_.push_back(0);
+      if (!planned_.empty() && !plan_flows_of(responses_.back()))
+        throw std::runtime_error("GPU-direct: a fused response has a route of more than " +
+                                 std::to_string(FlowSharing::max_hops) +
+                                 " links, which SimGrid would carry beside copies the replay shares out; use host "
+                                 "staging");
+    }
+    order_.push_back(at->second);
+    ++running_responses_;
   }
 
   /// Every rank has joined collective `k` and paid its launch: its first flows start.
@@ -972,13 +1094,13 @@ private:
   /// parameter server's work on a push comes after: flow_transferred).
   /// `wire_s`: the route latency a step already pays (the flow's own; a pipeline's, its slowest edge's).
   double software_delay_s(int k, int p, int f, double wire_s) const {
-    const auto& reduction = plan_.reductions[static_cast<std::size_t>(k)];
-    const auto& phase = reduction.plan[static_cast<std::size_t>(p)];
+    const auto& collective = reduction(k);
+    const auto& phase = collective.plan[static_cast<std::size_t>(p)];
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
     double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte;
-    if (!reduction.protocol_step_s.empty()) {
+    if (!collective.protocol_step_s.empty()) {
       const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks : phase.steps;
-      delay_s += rounds * std::max(0.0, reduction.protocol_step_s[static_cast<std::size_t>(p)] - wire_s);
+      delay_s += rounds * std::max(0.0, collective.protocol_step_s[static_cast<std::size_t>(p)] - wire_s);
     }
     return delay_s;
   }
@@ -987,13 +1109,13 @@ private:
   /// route latencies (SimGrid charged one). A pipelined phase ends as a whole
   /// (pipeline_flow_transferred).
   void flow_transferred(int k, int p, int f) {
-    const auto& phase = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)];
+    const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     if (phase.chunks > 0) {
       pipeline_flow_transferred(k, p, f);
       return;
     }
     // The route's latency, where the phase's further steps or a protocol need it.
-    const bool needs_wire = phase.steps > 1 || !plan_.reductions[static_cast<std::size_t>(k)].protocol_step_s.empty();
+    const bool needs_wire = phase.steps > 1 || !reduction(k).protocol_step_s.empty();
     const double wire_s = needs_wire ? planned_flow(k, {p, f}).route->latency_s * latency_factor_ : 0.0;
     double delay_s = software_delay_s(k, p, f, wire_s);
     if (phase.steps > 1)
@@ -1024,7 +1146,7 @@ private:
   /// A bound of a lockstep pipeline: the exact rounds, in which ranks move on as soon as their
   /// own flows are done, come out up to about 2 % faster.
   void pipeline_flow_transferred(int k, int p, int f) {
-    const auto& phase = plan_.reductions[static_cast<std::size_t>(k)].plan[static_cast<std::size_t>(p)];
+    const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
     const Route& route = *planned_flow(k, {p, f}).route;
     pipeline.slowest_alone_s = std::max(pipeline.slowest_alone_s,
@@ -1041,7 +1163,7 @@ private:
   }
 
   void flow_done(int k, int p, int f) {
-    if (k >= plan_.backward_reductions()) { // a pull: its receiver counts what is in
+    if (is_pull(k)) { // its receiver counts what is in
       const int dst = progress_[static_cast<std::size_t>(k)].flow({p, f}).dst;
       if (--pull_pending_[pull_slot(k, dst)] == 0)
         pull_arrived(dst, k);
@@ -1057,15 +1179,19 @@ private:
     responses_end_s_ = now();
     clock(r).mark(now());
     --clock(r).communicating;
-    if (!plan_.reductions[static_cast<std::size_t>(k)].concurrent)
+    if (!reduction(k).concurrent)
       rank.in_collective = -1;
     // What comes back goes to the device: nothing when the workers pull at the next forward
     // (a push) or the pull's own copy carries it (PullIn).
-    const double back_bytes = plan_.reductions[static_cast<std::size_t>(k)].result_bytes;
+    const double back_bytes = reduction(k).result_bytes;
     if (rank.comm != rank.compute && back_bytes > 0)
       copy(r, rank.comm, rank.compute, back_bytes, {Kind::StageIn, r, k});
     else
-      reduction_done(r);
+      reduction_done(r, k);
+    const auto units = plan_.reductions.size();
+    if (static_cast<std::size_t>(k) >= units &&
+        ++finished_by_[static_cast<std::size_t>(k) - units] == plan_.ranks && --running_responses_ == 0)
+      wait_for_tick(); // the cycle's responses are done: the next cycle, if anything is ready
     try_arrive(r);
   }
 
@@ -1099,6 +1225,19 @@ private:
   std::vector<int> pull_flows_to_; ///< per pull and rank (pull_slot): the pull's flows to the rank
   std::vector<int> pull_pending_;  ///< ... of this iteration, not arrived yet
   std::vector<double> server_busy_until_s_; ///< per rank: when its parameter server's work ends
+  // Horovod's fusion by cycle (plan_.fused_by_cycle): the units are plan_.reductions.
+  bool overlapping_ = false;          ///< concurrent exchanges: no flow is alone (plan_flows)
+  std::deque<Reduction> responses_;   ///< collectives plan_.reductions.size() on, each planned once
+  std::vector<int> response_units_;   ///< per response: its units
+  std::map<std::pair<int, int>, int> response_ids_; ///< (first unit, units) -> collective
+  std::vector<int> order_;            ///< this iteration's responses, in the order every rank runs them
+  std::vector<int> finished_by_;      ///< per response: ranks done with it this iteration
+  std::vector<int> staged_by_;        ///< per unit: ranks that have it staged this iteration
+  int ready_units_ = 0;               ///< units staged on every rank (a prefix)
+  int fused_units_ = 0;               ///< units in a response already
+  int running_responses_ = 0;         ///< formed and not done on every rank
+  bool tick_set_ = false;
+  double negotiated_s_ = 0;           ///< when the cycle under way has negotiated
   /// Per reduction and rank: the pushes to it that carry a server's work (empty: none), and of
   /// this iteration, those not in yet.
   std::vector<std::vector<int>> pushes_to_, pushes_pending_;

@@ -267,6 +267,47 @@ void apply_protocol(const Scenario& s, collectives::Library library, collectives
   }
 }
 
+/// What planning an all-reduce needs of a run.
+struct AllreduceContext {
+  collectives::Group group;
+  collectives::SelectionContext selection;
+  bool exact = false;
+};
+
+AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_node) {
+  const auto& stack = s.options.software;
+  const double element_bytes = workload::element_bytes(gradient_precision(resolved_precision(s)));
+  // NCCL runs its ring as one ring per channel (src/graph/search.cc, connect.cc), leaving the
+  // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
+  return {{ranks, ranks_per_node, stack.runs_nccl() ? stack.channels : 1},
+          selection_context(s, ranks, ranks_per_node, element_bytes),
+          s.options.fidelity == Fidelity::Exact};
+}
+
+/// The algorithm (and NCCL's protocol) the stack runs an all-reduce of `bytes` per rank with.
+collectives::Selection choose_allreduce(const Scenario& s, const AllreduceContext& c, double bytes) {
+  const auto& stack = s.options.software;
+  auto choice = stack.collective ? collectives::Selection{*stack.collective, "fixed"}
+                                 : collectives::select_allreduce(*stack.library, c.selection, bytes);
+  if (stack.collective && stack.library)
+    choice.protocol = collectives::select_protocol(*stack.library, c.selection, choice.algorithm, bytes);
+  return choice;
+}
+
+/// The all-reduce `choice` of `bytes` per rank over every rank, planned (not on parameter servers).
+Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::string name, double bytes,
+                         const collectives::Selection& choice) {
+  const auto& stack = s.options.software;
+  const double chunk = stack.pipeline_chunk.bytes();
+  Reduction r{std::move(name), bytes, bytes, false,
+              c.exact ? collectives::allreduce_steps(choice.algorithm, c.group, bytes, s.options.servers, chunk)
+                      : collectives::allreduce_phases(choice.algorithm, c.group, bytes, s.options.servers, chunk),
+              choice.algorithm, choice.rule};
+  if (choice.protocol)
+    apply_protocol(s, *stack.library, *choice.protocol, c.group.ranks_per_node, r);
+  return r;
+}
+
 /// Parameter servers as TensorFlow runs them: each variable (a layer's `tensors`, or the layer as
 /// one; an embedding table the stack densifies as one) placed by the stack's rule on servers
 /// 0..k-1 (ranks), pushed by every other rank and pulled back; a server sums the pushes and
@@ -413,6 +454,24 @@ workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
   return w;
 }
 
+bool fuses_by_cycle(const Scenario& s) {
+  return s.options.software.fusion == stack::Fusion::ByCycle; // with a cycle and buckets: exchange_problem
+}
+
+Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count) {
+  const Reduction& unit = plan.reductions[static_cast<std::size_t>(first)];
+  if (unit.sparse) // an all-gather: planned already, never fused
+    return unit;
+  double bytes = 0;
+  for (int u = first; u < first + count; ++u)
+    bytes += plan.reductions[static_cast<std::size_t>(u)].bytes;
+  const AllreduceContext context = allreduce_context(s, plan.ranks, plan.ranks_per_node);
+  std::string name = unit.name;
+  if (count > 1)
+    name += " + " + std::to_string(count - 1) + " more";
+  return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
+}
+
 IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& w = s.workload;
   const PrecisionMode mode = resolved_precision(s);
@@ -465,8 +524,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& stack = s.options.software;
   const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
   const workload::WorkloadSpec exchanged = densified(s, mode);
-  // Per variable: a bucket per layer (a layer's variables are ready together).
-  const auto threshold = stack.exchange == stack::Exchange::PerVariable ? units::DataSize{} : stack.fusion_threshold;
+  // Per variable, or fused at run time by cycle: a bucket per layer (a layer's variables are
+  // ready together).
+  plan.fused_by_cycle = fuses_by_cycle(s) && plan.ranks > 1;
+  const auto threshold = stack.exchange == stack::Exchange::PerVariable || plan.fused_by_cycle
+                             ? units::DataSize{}
+                             : stack.fusion_threshold;
   auto buckets = stack.first_bucket
                      ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
                                                   gradient_precision(mode), batch, stack.rebuild_buckets)
@@ -479,14 +542,11 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     Reduction reduction;
   };
   std::vector<Ready> ready;
-  // NCCL runs its ring as one ring per channel (src/graph/search.cc, connect.cc), leaving the
-  // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
-  const collectives::Group group{plan.ranks, plan.ranks_per_node, stack.runs_nccl() ? stack.channels : 1};
   if (plan.ranks == 1) // one rank alone has nothing to reduce: backward is one segment
     buckets = {};
-  const bool exact = s.options.fidelity == Fidelity::Exact;
-  const collectives::SelectionContext selection = selection_context(s, plan.ranks, plan.ranks_per_node,
-                                                                     gradient_element_bytes);
+  const AllreduceContext context = allreduce_context(s, plan.ranks, plan.ranks_per_node);
+  const bool exact = context.exact;
+  const collectives::Group group = context.group;
   const ParameterServers servers(s, exchanged, group, gradient_element_bytes);
   bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
@@ -494,24 +554,21 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     for (int l : buckets.dense[b].layers)
       last = std::max(last, backward_position[static_cast<std::size_t>(l)]);
     const double bytes = buckets.dense[b].bytes.bytes();
-    auto choice = stack.collective ? collectives::Selection{*stack.collective, "fixed"}
-                                   : collectives::select_allreduce(*stack.library, selection, bytes);
-    if (stack.collective && stack.library)
-      choice.protocol = collectives::select_protocol(*stack.library, selection, choice.algorithm, bytes);
+    if (plan.fused_by_cycle) { // a unit: the replay fuses the ready ones at each cycle (plan_response)
+      ready.push_back({last, {w.layers[static_cast<std::size_t>(buckets.dense[b].layers.front())].name, bytes, bytes}});
+      all_on_servers = false;
+      continue;
+    }
+    const auto choice = choose_allreduce(s, context, bytes);
     const bool on_servers = choice.algorithm == collectives::Algorithm::ParameterServer;
     all_on_servers = all_on_servers && on_servers;
-    Reduction reduction{"bucket " + std::to_string(b), bytes, bytes, false,
-                        on_servers ? servers.plan(buckets.dense[b].layers, plan.server_bytes)
-                        : exact    ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers,
-                                                                  stack.pipeline_chunk.bytes())
-                                   : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers,
-                                                                   stack.pipeline_chunk.bytes()),
-                        choice.algorithm, choice.rule};
+    Reduction reduction = on_servers ? Reduction{"bucket " + std::to_string(b), bytes, bytes, false,
+                                                 servers.plan(buckets.dense[b].layers, plan.server_bytes),
+                                                 choice.algorithm, choice.rule}
+                                     : plan_allreduce(s, context, "bucket " + std::to_string(b), bytes, choice);
     reduction.concurrent = on_servers && stack.exchange == stack::Exchange::PerVariable;
     if (on_servers && stack.pull == stack::Pull::NextForward && servers.exchange())
       reduction.result_bytes = 0; // the push alone: the variables come back with the next step's pulls
-    if (choice.protocol)
-      apply_protocol(s, *stack.library, *choice.protocol, plan.ranks_per_node, reduction);
     ready.push_back({last, std::move(reduction)});
   }
   if (all_on_servers && servers.exchange()) // the servers apply the update; the workers pull the weights

@@ -65,6 +65,10 @@ struct IterationPlan {
   /// the next step, in forward order.
   std::vector<Reduction> reductions;
   int pulls = 0;
+  /// Horovod's fusion at run time (fuses_by_cycle()): `reductions` are then each layer's gradient,
+  /// in backward order (a dense one unplanned, with its name and bytes), and the replay fuses the
+  /// ones ready on every rank at each cycle into responses (plan_response()).
+  bool fused_by_cycle = false;
   int backward_reductions() const { return static_cast<int>(reductions.size()) - pulls; }
   double optimizer_s = 0;
   double flop_per_rank = 0;                ///< forward + backward, one iteration
@@ -102,6 +106,18 @@ std::optional<std::string> memory_problem(const Scenario& s);
 
 /// The plan of `s`; requires scenario_problem(s) to be empty.
 IterationPlan make_iteration_plan(const Scenario& s);
+
+/// Whether `s`'s stack fuses at run time what is ready within each cycle (stack::Fusion::ByCycle,
+/// Horovod's way): its background loop wakes every cycle, takes
+/// the tensors every rank has ready and fuses them, in order, into responses of up to the fusion
+/// threshold (a larger tensor alone); sparse gradients go alone (horovod/common/operations.cc,
+/// controller.cc FuseResponses, v0.16-0.19).
+bool fuses_by_cycle(const Scenario& s);
+
+/// The collective of `plan`'s units [first, first + count), fused: one all-reduce of their summed
+/// bytes, the algorithm (and protocol) the stack picks for that size; a sparse unit (count 1)
+/// as planned.
+Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count);
 
 /// Ranks per node: one per GPU, or one for a CPU node.
 int ranks_per_node(const platform::PlatformSpec& p);

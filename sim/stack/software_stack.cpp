@@ -27,7 +27,16 @@ constexpr support::EnumNames<Pull, 2> pull_names_{{{
     {Pull::NextForward, "next-forward"},
 }}};
 
+constexpr support::EnumNames<Fusion, 2> fusion_names_{{{
+    {Fusion::BySize, "by-size"},
+    {Fusion::ByCycle, "by-cycle"},
+}}};
+
 } // namespace
+
+std::string_view to_string(Fusion f) { return fusion_names_.name(f); }
+std::optional<Fusion> fusion_from_string(std::string_view text) { return fusion_names_.parse(text); }
+std::string fusion_names() { return fusion_names_.list(); }
 
 std::string_view to_string(Pull p) { return pull_names_.name(p); }
 std::optional<Pull> pull_from_string(std::string_view text) { return pull_names_.parse(text); }
@@ -42,6 +51,14 @@ std::optional<SparseGradients> sparse_gradients_from_string(std::string_view tex
 std::string sparse_gradients_names() { return sparse_names.list(); }
 
 std::optional<StackProblem> exchange_problem(const SoftwareStack& s) {
+  if (s.fusion == Fusion::ByCycle) {
+    const std::string needs = "\"by-cycle\" fuses what every rank has ready at each tick of a framework cycle (Horovod)";
+    if (!(s.cycle.seconds() > 0))
+      return StackProblem{"fusion", needs + ": it needs a cycle (such as cycle = \"5 ms\")"};
+    if (s.exchange != Exchange::Buckets || s.first_bucket || s.collective == collectives::Algorithm::ParameterServer)
+      return StackProblem{"fusion", needs + ", not per-variable exchanges, DDP's buckets (first_bucket) or parameter "
+                                            "servers: expected \"by-size\""};
+  }
   if (s.exchange == Exchange::PerVariable) {
     const std::string refuses = "exchange = \"per-variable\" (TensorFlow's sends to parameter servers) ";
     if (s.collective != collectives::Algorithm::ParameterServer)

@@ -56,6 +56,16 @@ std::string_view to_string(Pull p);
 std::optional<Pull> pull_from_string(std::string_view text);
 std::string pull_names();
 
+/// How a framework with a cycle fuses its gradients: into buckets cut by size before the run,
+/// in backward order, each started at the first tick after it is ready (by-size); or as Horovod
+/// does at run time, each tick fusing the gradients every rank has ready (by-cycle:
+/// replay::fuses_by_cycle()).
+enum class Fusion { BySize, ByCycle };
+
+std::string_view to_string(Fusion f);
+std::optional<Fusion> fusion_from_string(std::string_view text);
+std::string fusion_names();
+
 /// Bytes of memory traffic per byte reduced: the receiver reads its own and the arrived
 /// element and writes the sum (a += b), so 3 bytes moved per byte reduced.
 inline constexpr double reduction_bytes_moved_per_byte = 3;
@@ -84,6 +94,9 @@ struct SoftwareStack {
   /// cycle, or as soon as the last cycle's collectives are done, and takes the buckets ready by
   /// then; 0: collectives start as soon as every rank is ready.
   units::Duration cycle;
+  /// By cycle: only with a cycle, buckets, no DDP bucketing and no parameter server
+  /// (exchange_problem).
+  Fusion fusion = Fusion::BySize;
   /// Each cycle that finds new buckets first agrees on them over MPI (Horovod's response-cache
   /// coordination: one small all-reduce over all ranks, recursive doubling, whose messages pay
   /// the platform's route latencies and MPI overheads).
@@ -127,7 +140,8 @@ struct StackProblem {
   std::string message;
 };
 
-/// The first combination `s` may not have: a per-variable exchange with another collective than
+/// The first combination `s` may not have: fusion by cycle without a cycle, with per-variable
+/// exchanges, DDP's buckets or the parameter server; a per-variable exchange with another collective than
 /// the parameter server, a cycle, a negotiation, a collective launch cost or DDP's first bucket
 /// (the exchanges run side by side, each rank on its own: nothing takes turns or waits for a
 /// cycle, and there is no collective call); reading at the next forward without the per-variable

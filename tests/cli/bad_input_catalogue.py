@@ -123,7 +123,8 @@ for table, key, values in [
         ("software", "reducer", ['"gpu9"']), ("software", "negotiation", ['"yes"']),
         ("software", "message_overheads", ["2"]), ("software", "sparse_gradients", ['"sometimes"']),
         ("software", "rebuild_buckets", ["true", '"yes"']), ("software", "library", ['"nccl-2.9"']),
-        ("software", "exchange", ['"per-tensor"', "1"]), ("software", "pull", ['"later"', '"next-forward"'])]:
+        ("software", "exchange", ['"per-tensor"', "1"]), ("software", "pull", ['"later"', '"next-forward"']),
+        ("software", "fusion", ['"by-magic"'])]:
     for v in values:
         file_case("software", software, table, key, v, srun)
 file_case("software", software, "software", "turbo", "true", srun)

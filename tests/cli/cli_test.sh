@@ -89,8 +89,11 @@ expect 2 "interconnect.routing: a torus routes statically only (dimension order)
 expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp' -- "${daint[@]}" --set interconnect.routing=ugal
 # Halving-doubling's flows cross links in several phases: the replay shares them out.
 # horovod-mpi's library (MPICH) picks it for ResNet-50's buckets, and says so; the platform's
-# default is the ideal stack's ring.
+# default is the ideal stack's ring. Fused by cycle, the buckets form at run time, and the JSON
+# lists the last iteration's.
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
+expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
+expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --json
 expect 0 "software ideal, ring" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
 expect 0 "software horovod-mpi, auto" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --software horovod-mpi
 expect 2 "--collective auto: the software stack ideal has no library to choose" -- "${daint[@]}" --collective auto

@@ -65,6 +65,9 @@ TEST_CASE("a per-variable exchange refuses fusion, other collectives, cycles, ne
            "launches no collective: expected \"0 s\""},
       {"pull", "first_bucket = \"1 MiB\"\npull",
        "8:16: error: software.first_bucket: exchange = \"per-variable\" " + refuses + "has no buckets: remove the key"},
+      {"pull", "fusion = \"by-cycle\"\npull",
+       "8:10: error: software.fusion: \"by-cycle\" fuses what every rank has ready at each tick of a framework cycle "
+       "(Horovod): it needs a cycle (such as cycle = \"5 ms\")"},
       {"\"per-variable\"", "\"per-tensor\"",
        "7:12: error: software.exchange: expected one of buckets, per-variable, got \"per-tensor\""},
   };

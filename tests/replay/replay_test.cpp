@@ -286,6 +286,43 @@ TEST_CASE("a framework cycle starts the reductions at the next tick, after one n
   CHECK(run_isolated(s).iteration_s.front() == testing::relative(expected, 1e-9));
 }
 
+TEST_CASE("fused by cycle, Horovod's tick fuses the gradients ready on every rank into one response") {
+  // Eight CPU nodes on one switch, backward overlapped, a 70 ms cycle ticking from time 0, the
+  // fusion threshold above the model. Expectation for the first iteration: l2's gradient is ready
+  // at t2 (forward, then its backward), l1's at t1 and l0's at t0; the tick after t2 comes after
+  // t1 and before t0, so it fuses l2 and l1 into one ring of 80 MB (after the negotiation); that
+  // ring ends before t0, so l0 waits for the next tick, max(tick + 70 ms, the ring's end) raised
+  // to the cycle's grid past t0, and goes alone; then the optimizer.
+  Scenario s = scenario(topologies[0].second, 8, "");
+  s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
+  s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
+  const double cycle = 70e-3;
+  s.options.software.cycle = units::Duration::from_seconds(cycle);
+  s.options.software.negotiation = true;
+  s.options.software.fusion = stack::Fusion::ByCycle;
+  s.options.software.fusion_threshold = units::DataSize::from_bytes(1e9);
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.fused_by_cycle);
+  REQUIRE(plan.reductions.size() == 3); // the units: l2, l1, l0 in backward order
+  const double t2 = plan.forward_s + plan.backward_segments_s[0];
+  const double t1 = t2 + plan.backward_segments_s[1], t0 = t1 + plan.backward_segments_s[2];
+  const double alpha = switch_alpha_s, negotiation = 3 * (alpha + 0.5e-6);
+  const auto ring = [&](double bytes) {
+    return collectives::alpha_beta_seconds(collectives::allreduce_phases(collectives::Algorithm::Ring, {8, 1}, bytes, 1),
+                                           alpha, 12.5e9);
+  };
+  const double first_tick = std::ceil(t2 / cycle) * cycle;
+  REQUIRE(t1 <= first_tick);
+  REQUIRE(first_tick < t0);
+  const double fused_end = first_tick + negotiation + ring(80e6);
+  REQUIRE(fused_end < t0);
+  double second_tick = std::max(first_tick + cycle, fused_end);
+  if (second_tick < t0)
+    second_tick += std::ceil((t0 - second_tick) / cycle) * cycle;
+  const double expected = second_tick + negotiation + ring(40e6) + plan.optimizer_s;
+  CHECK(run_isolated(s).iteration_s.front() == testing::relative(expected, 1e-9));
+}
+
 TEST_CASE("a parameter server takes the pushes, sums them and applies the update, then serves the pulls") {
   // Four CPU nodes on one switch, one server (rank 0) holding every variable, reductions after
   // backward. Expectation per bucket of B bytes and P parameters: the three other ranks push B

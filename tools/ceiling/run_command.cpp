@@ -287,6 +287,10 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
     std::printf("collectives per iteration:\n");
     print_collectives(r);
     print_servers(r, o.software);
+  } else if (replay::fuses_by_cycle(s) && r.ranks > 1) {
+    std::printf("collectives per iteration: formed every %s cycle from the gradients ready on every rank, fused up "
+                "to %s (--json: the last iteration's)\n",
+                units::to_string(o.software.cycle).c_str(), units::to_string(o.software.fusion_threshold).c_str());
   }
   std::printf("\n");
   std::printf("%-11s %11s %14s %14s %10s %10s %10s %10s\n", "iteration", "time (s)", "samples/s",
