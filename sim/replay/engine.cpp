@@ -193,6 +193,8 @@ public:
     for (const auto& reduction : plan_.reductions)
       progress_.emplace_back(reduction.plan, plan_.ranks);
     server_busy_until_s_.assign(static_cast<std::size_t>(plan_.ranks), 0.0);
+    has_concurrent_ = std::any_of(plan_.reductions.begin(), plan_.reductions.end(),
+                                  [](const Reduction& r) { return r.concurrent; });
     for (const auto& reduction : plan_.reductions) {
       auto& to = pushes_to_.emplace_back();
       for (const auto& phase : reduction.plan)
@@ -293,10 +295,6 @@ public:
   /// FlowSharing carries, and with concurrent exchanges links with other exchanges' flows: then
   /// nothing is planned, and false.
   bool plan_flows() {
-    // Concurrent exchanges share links with each other and with the collectives between them:
-    // no flow of such a run is alone for sure.
-    overlapping_ = std::any_of(plan_.reductions.begin(), plan_.reductions.end(),
-                               [](const Reduction& r) { return r.concurrent; });
     const std::vector<collectives::Phase>* previous = nullptr;
     for (const auto& reduction : plan_.reductions) {
       // Routes and their timing depend only on who sends to whom in each phase: buckets that
@@ -325,11 +323,11 @@ public:
       for (std::size_t f = 0; f < routes[p].size(); ++f) {
         PlannedFlow planned{.route = routes[p][f]};
         // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
-        if (alone[p][f] && !overlapping_ && !(copies_shared_ && planned.route->per_byte.pcie > 0))
+        if (alone[p][f] && !has_concurrent_ && !(copies_shared_ && planned.route->per_byte.pcie > 0))
           planned.timing = Timing::ClosedForm;
         else if (sharable(*planned.route))
           planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
-        else if (copies_shared_ || overlapping_) // SimGrid would not see the copies, or the other exchanges
+        else if (copies_shared_ || has_concurrent_) // SimGrid would not see the copies, or the other exchanges
           return false;
         flows.push_back(planned);
       }
@@ -398,7 +396,7 @@ private:
   }
 
   /// The simulated time: SimGrid's clock, or the replay's own while it runs ahead of it.
-  double now() const { return std::max(ahead_s_, sg4::Engine::get_clock()); }
+  [[gnu::always_inline]] double now() const { return std::max(ahead_s_, sg4::Engine::get_clock()); }
 
   static double wall_seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -825,18 +823,24 @@ private:
     ready_at_[static_cast<std::size_t>(k)] = now(); // the last rank's is kept: ranks are staged in time order
     while (rank.staged < rank.produced && rank.on_comm_host[static_cast<std::size_t>(rank.staged)])
       ++rank.staged;
-    if (plan_.reductions[static_cast<std::size_t>(k)].concurrent)
+    if (has_concurrent_ && plan_.reductions[static_cast<std::size_t>(k)].concurrent)
       join_exchange(r, k);
-    if (plan_.fused_by_cycle && ++staged_by_[static_cast<std::size_t>(k)] == plan_.ranks) {
-      // Ready on every rank: Horovod's next cycle takes it (units become ready in order on each
-      // rank, but copies may end out of order: only the prefix counts).
-      while (ready_units_ < static_cast<int>(staged_by_.size()) &&
-             staged_by_[static_cast<std::size_t>(ready_units_)] == plan_.ranks)
-        ++ready_units_;
-      if (running_responses_ == 0)
-        wait_for_tick();
-    }
+    if (plan_.fused_by_cycle)
+      unit_staged(k);
     try_arrive(r);
+  }
+
+  /// Fused by cycle: one more rank has unit `k` staged. Ready on every rank, Horovod's next cycle
+  /// takes it (units become ready in order on each rank, but copies may end out of order: only
+  /// the prefix counts).
+  [[gnu::noinline]] void unit_staged(int k) {
+    if (++staged_by_[static_cast<std::size_t>(k)] < plan_.ranks)
+      return;
+    while (ready_units_ < static_cast<int>(staged_by_.size()) &&
+           staged_by_[static_cast<std::size_t>(ready_units_)] == plan_.ranks)
+      ++ready_units_;
+    if (running_responses_ == 0)
+      wait_for_tick();
   }
 
   /// Collective `k` is done on rank `r`, its result on the device: the units it reduced count.
@@ -910,16 +914,23 @@ private:
   /// is on the communication host; the collective starts when the last rank joins.
   void try_arrive(int r) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
-    // Concurrent exchanges were joined when staged: they take no turn.
-    while (!plan_.fused_by_cycle && rank.next_collective < rank.staged &&
-           plan_.reductions[static_cast<std::size_t>(rank.next_collective)].concurrent)
-      ++rank.next_collective;
-    // Fused by cycle, the collectives are the responses formed so far, in order.
-    const int available = plan_.fused_by_cycle ? static_cast<int>(order_.size()) : rank.staged;
-    if (rank.in_collective >= 0 || rank.next_collective >= available)
+    if (rank.in_collective >= 0)
       return;
-    const int k = rank.in_collective =
-        plan_.fused_by_cycle ? order_[static_cast<std::size_t>(rank.next_collective++)] : rank.next_collective++;
+    int k;
+    if (plan_.fused_by_cycle) { // the collectives are the responses formed so far, in order
+      if (rank.next_collective >= static_cast<int>(order_.size()))
+        return;
+      k = order_[static_cast<std::size_t>(rank.next_collective++)];
+    } else {
+      // Concurrent exchanges were joined when staged: they take no turn.
+      while (has_concurrent_ && rank.next_collective < rank.staged &&
+             plan_.reductions[static_cast<std::size_t>(rank.next_collective)].concurrent)
+        ++rank.next_collective;
+      if (rank.next_collective >= rank.staged)
+        return;
+      k = rank.next_collective++;
+    }
+    rank.in_collective = k;
     if (++arrived_[static_cast<std::size_t>(k)] < plan_.ranks)
       return; // waiting for the others to join is synchronisation
     for (int q = 0; q < plan_.ranks; ++q) {
@@ -1179,7 +1190,7 @@ private:
     responses_end_s_ = now();
     clock(r).mark(now());
     --clock(r).communicating;
-    if (!reduction(k).concurrent)
+    if (!has_concurrent_ || !reduction(k).concurrent)
       rank.in_collective = -1;
     // What comes back goes to the device: nothing when the workers pull at the next forward
     // (a push) or the pull's own copy carries it (PullIn).
@@ -1226,7 +1237,9 @@ private:
   std::vector<int> pull_pending_;  ///< ... of this iteration, not arrived yet
   std::vector<double> server_busy_until_s_; ///< per rank: when its parameter server's work ends
   // Horovod's fusion by cycle (plan_.fused_by_cycle): the units are plan_.reductions.
-  bool overlapping_ = false;          ///< concurrent exchanges: no flow is alone (plan_flows)
+  /// Some reduction is a concurrent exchange: then no flow is alone for sure (plan_flows_of), for
+  /// they share links with each other and with the collectives between them.
+  bool has_concurrent_ = false;
   std::deque<Reduction> responses_;   ///< collectives plan_.reductions.size() on, each planned once
   std::vector<int> response_units_;   ///< per response: its units
   std::map<std::pair<int, int>, int> response_ids_; ///< (first unit, units) -> collective
