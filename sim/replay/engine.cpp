@@ -372,8 +372,8 @@ public:
                              " iterations: a dependency never completed");
     if (actors_left)
       throw std::logic_error("the replay left actors running when it ended");
-    if (plan_.fused_by_cycle) { // the collectives are the last iteration's responses
-      for (int k : order_)
+    if (plan_.fused_by_cycle) { // the collectives are the last complete iteration's responses
+      for (int k : last_order_)
         report_reduction(reduction(k));
     }
     return result_;
@@ -846,8 +846,15 @@ private:
   /// Collective `k` is done on rank `r`, its result on the device: the units it reduced count.
   void reduction_done(int r, int k) {
     const auto units = plan_.reductions.size();
-    ranks_[static_cast<std::size_t>(r)].reduced +=
-        static_cast<std::size_t>(k) < units ? 1 : response_units_[static_cast<std::size_t>(k) - units];
+    const auto i = static_cast<std::size_t>(k);
+    ranks_[static_cast<std::size_t>(r)].reduced += i < units ? 1 : response_units_[i - units];
+    if (i >= units && ++finished_by_[i - units] == plan_.ranks) {
+      // The response is done, its copy back included (Horovod's operations are synchronous):
+      // once the cycle's are, the next cycle if anything is ready.
+      responses_end_s_ = now();
+      if (--running_responses_ == 0)
+        wait_for_tick();
+    }
     maybe_optimize(r);
   }
 
@@ -870,6 +877,8 @@ private:
       it.breakdown.add_divided(b, plan_.ranks);
     }
     result_.iterations.push_back(it);
+    if (plan_.fused_by_cycle)
+      last_order_ = order_;
     result_.iteration_wall_s.push_back(wall_seconds_since(wall_start_));
     if (observer_.iteration)
       observer_.iteration(result_);
@@ -1029,7 +1038,8 @@ private:
       response_units_.push_back(count);
       progress_.emplace_back(responses_.back().plan, plan_.ranks);
       pipelines_.emplace_back();
-      pushes_to_.emplace_back();
+      pushes_to_.emplace_back(); // all-reduce flows carry no server work
+      pushes_pending_.emplace_back();
       arrived_.push_back(0);
       finished_by_.push_back(0);
       if (!planned_.empty() && !plan_flows_of(responses_.back()))
@@ -1199,10 +1209,6 @@ private:
       copy(r, rank.comm, rank.compute, back_bytes, {Kind::StageIn, r, k});
     else
       reduction_done(r, k);
-    const auto units = plan_.reductions.size();
-    if (static_cast<std::size_t>(k) >= units &&
-        ++finished_by_[static_cast<std::size_t>(k) - units] == plan_.ranks && --running_responses_ == 0)
-      wait_for_tick(); // the cycle's responses are done: the next cycle, if anything is ready
     try_arrive(r);
   }
 
@@ -1244,6 +1250,7 @@ private:
   std::vector<int> response_units_;   ///< per response: its units
   std::map<std::pair<int, int>, int> response_ids_; ///< (first unit, units) -> collective
   std::vector<int> order_;            ///< this iteration's responses, in the order every rank runs them
+  std::vector<int> last_order_;       ///< ... of the last complete iteration
   std::vector<int> finished_by_;      ///< per response: ranks done with it this iteration
   std::vector<int> staged_by_;        ///< per unit: ranks that have it staged this iteration
   int ready_units_ = 0;               ///< units staged on every rank (a prefix)

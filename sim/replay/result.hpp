@@ -77,7 +77,9 @@ struct ReductionSummary {
 
 struct RunResult {
   int ranks = 0;
-  std::vector<ReductionSummary> reductions; ///< in the order backward makes them ready
+  /// In the order backward makes them ready; fused by cycle, the last complete iteration's
+  /// responses in the order they ran.
+  std::vector<ReductionSummary> reductions;
   std::string calibration; ///< which compute calibration priced the device, in words
   /// Where the job sits: its node slots (ascending) and how many of the topology's domains
   /// (platform::domain_size: dragonfly groups, leaf switches, torus planes) they touch.

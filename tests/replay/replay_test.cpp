@@ -414,6 +414,13 @@ TEST_CASE("a stack built in code is held to the same rules as a software file") 
   CHECK(replay::scenario_problem(s) ==
         "software stack ideal: cycle: exchange = \"per-variable\" (TensorFlow's sends to parameter servers) has no "
         "framework cycle: expected \"0 s\" or no key");
+  // Fused by cycle, the responses are planned as they form: not beside GPU-direct copies.
+  Scenario horovod = scenario(topologies[0].second, 2, gpus(1));
+  horovod.options.software.cycle = units::Duration::from_seconds(5e-3);
+  horovod.options.software.fusion = stack::Fusion::ByCycle;
+  CHECK(replay::scenario_problem(horovod)->find("fuses by cycle") != std::string::npos);
+  horovod.options.staging = replay::Staging::Host;
+  CHECK(replay::scenario_problem(horovod) == std::nullopt);
 }
 
 TEST_CASE("reading the variables at the next step splits the forward pass before each layer that has some") {

@@ -424,6 +424,7 @@ int run_command(const std::vector<std::string>& args) {
     json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
     json.key("overlap").value(o.overlap).key("input_overlap").value(o.input_overlap);
     json.key("fidelity").value(replay::to_string(o.fidelity));
+    json.key("fusion").value(stack::to_string(o.software.fusion));
     json.key("fusion_threshold_bytes");
     if (o.software.exchange == stack::Exchange::PerVariable) // nothing is fused
       json.null();
