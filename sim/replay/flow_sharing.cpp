@@ -279,7 +279,7 @@ void FlowSharing::solve_component() {
     f.fixed = false;
     f.value = 0;
     if (f.cap_bytes_per_s < std::numeric_limits<double>::infinity())
-      caps_.push_back({f.cap_bytes_per_s / f.weight, id, 0, true});
+      caps_.push_back({f.cap_bytes_per_s / f.weight, id, true});
   }
   // Caps never change within a solve: sorted once, read in order.
   std::sort(caps_.begin(), caps_.end(), [](const Level& a, const Level& b) { return b > a; });
@@ -370,24 +370,21 @@ double FlowSharing::LinkLevels::least() {
       return least_;
     // Many rounds on many links: a heap from here on.
     heap_ = true;
-    fs_.levels_.clear();
-    for (std::uint32_t l : fs_.light_) {
-      Link& link = fs_.links_[l];
+    std::vector<HeapEntry>& heap = fs_.link_heap_;
+    heap.clear();
+    fs_.link_place_.assign(fs_.light_.size(), not_placed);
+    for (std::uint32_t slot = 0; slot < fs_.light_.size(); ++slot) {
+      const std::uint32_t l = fs_.light_[slot];
+      const Link& link = fs_.links_[l];
       if (link.light)
-        fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
+        heap.push_back({link.remaining / link.usage, l, slot});
     }
-    std::make_heap(fs_.levels_.begin(), fs_.levels_.end(), std::greater<>());
+    for (std::size_t i = heap.size() / 2; i-- > 0;)
+      sift_down(i);
+    for (std::size_t i = 0; i < heap.size(); ++i)
+      place(i);
   }
-  // Drops the entries of links that saturated or changed level since they were pushed.
-  std::vector<Level>& heap = fs_.levels_;
-  while (!heap.empty()) {
-    const Link& link = fs_.links_[heap.front().id];
-    if (link.light && link.version == heap.front().version)
-      return heap.front().remaining_over_usage;
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    heap.pop_back();
-  }
-  return std::numeric_limits<double>::infinity();
+  return fs_.link_heap_.empty() ? std::numeric_limits<double>::infinity() : fs_.link_heap_.front().level;
 }
 
 void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
@@ -395,23 +392,20 @@ void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
   if (!heap_) {
     for (std::uint32_t slot : fs_.at_least_) {
       const std::uint32_t l = fs_.light_[slot];
-      out.push_back({least_, l, 0, false});
+      out.push_back({least_, l, false});
       fs_.links_[l].light = false; // saturated: its flows are fixed in this round
       fs_.light_level_[slot] = std::numeric_limits<double>::infinity();
     }
     std::sort(out.begin() + first, out.end(), [](const Level& a, const Level& b) { return a.id < b.id; });
     return;
   }
-  std::vector<Level>& heap = fs_.levels_;
-  const double least = heap.front().remaining_over_usage;
-  while (!heap.empty() && heap.front().remaining_over_usage == least) {
-    Link& link = fs_.links_[heap.front().id];
-    if (link.light && link.version == heap.front().version) {
-      out.push_back(heap.front());
-      link.light = false;
-    }
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    heap.pop_back();
+  // The heap yields the links at the least level by id.
+  std::vector<HeapEntry>& heap = fs_.link_heap_;
+  const double least = heap.front().level;
+  while (!heap.empty() && heap.front().level == least) {
+    out.push_back({least, heap.front().link, false});
+    fs_.links_[heap.front().link].light = false;
+    remove(0);
   }
 }
 
@@ -422,10 +416,76 @@ void FlowSharing::LinkLevels::changed(std::uint32_t l) {
         link.light ? link.remaining / link.usage : std::numeric_limits<double>::infinity();
     return;
   }
-  if (!link.light)
+  const std::uint32_t i = fs_.link_place_[link.slot];
+  if (i == not_placed)
     return;
-  fs_.levels_.push_back({link.remaining / link.usage, l, ++link.version, false});
-  std::push_heap(fs_.levels_.begin(), fs_.levels_.end(), std::greater<>());
+  if (!link.light) {
+    remove(i);
+    return;
+  }
+  // A link's level only rises within a solve (its flows are fixed at the least level), but the
+  // rounding of remaining / usage may leave it an ulp lower.
+  HeapEntry& e = fs_.link_heap_[i];
+  const double before = e.level;
+  e.level = link.remaining / link.usage;
+  if (e.level < before)
+    sift_up(i);
+  else
+    sift_down(i);
+}
+
+void FlowSharing::LinkLevels::place(std::size_t i) {
+  fs_.link_place_[fs_.link_heap_[i].slot] = static_cast<std::uint32_t>(i);
+}
+
+void FlowSharing::LinkLevels::sift_up(std::size_t i) {
+  std::vector<HeapEntry>& heap = fs_.link_heap_;
+  const HeapEntry e = heap[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!(e < heap[parent]))
+      break;
+    heap[i] = heap[parent];
+    place(i);
+    i = parent;
+  }
+  heap[i] = e;
+  place(i);
+}
+
+void FlowSharing::LinkLevels::sift_down(std::size_t i) {
+  std::vector<HeapEntry>& heap = fs_.link_heap_;
+  const std::size_t n = heap.size();
+  const HeapEntry e = heap[i];
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n)
+      break;
+    if (child + 1 < n && heap[child + 1] < heap[child])
+      ++child;
+    if (!(heap[child] < e))
+      break;
+    heap[i] = heap[child];
+    place(i);
+    i = child;
+  }
+  heap[i] = e;
+  place(i);
+}
+
+void FlowSharing::LinkLevels::remove(std::size_t i) {
+  std::vector<HeapEntry>& heap = fs_.link_heap_;
+  fs_.link_place_[heap[i].slot] = not_placed;
+  const HeapEntry last = heap.back();
+  heap.pop_back();
+  if (i == heap.size())
+    return;
+  const bool rises = heap[i] < last;
+  heap[i] = last;
+  if (rises)
+    sift_down(i);
+  else
+    sift_up(i);
 }
 
 void FlowSharing::fix(std::uint32_t flow, double min_usage) {

@@ -84,7 +84,6 @@ private:
     double remaining = 0;
     double usage = 0;
     std::uint32_t seen = 0;     ///< the component walk that reached it last
-    std::uint32_t version = 0;  ///< of its entry in the solver's heap
     std::uint32_t round = 0;    ///< the saturation round that changed it last
     bool light = false;         ///< not saturated yet in this solve
     std::uint32_t slot = 0;     ///< its index in light_ in this solve
@@ -124,12 +123,11 @@ private:
     void* token = nullptr;
   };
 
-  /// A link's level in the solver's heap, or a flow's cap (its narrowest link's level if it were
-  /// alone there).
+  /// What saturates in a round: a link at its level, or a flow's cap (its narrowest link's level
+  /// if it were alone there).
   struct Level {
     double remaining_over_usage;
     std::uint32_t id;      ///< link or flow
-    std::uint32_t version; ///< of a link's entry
     bool is_flow;
     bool operator>(const Level& o) const {
       if (remaining_over_usage != o.remaining_over_usage)
@@ -161,7 +159,8 @@ private:
   void solve_component();
   /// The least level among the light links of a solve: a scan of light_level_ each round (most
   /// solves take a handful of rounds, each changing most links) while the scans have visited at
-  /// most 16 times the solve's links plus 256, a heap of levels_ after that.
+  /// most 16 times the solve's links plus 256, a heap of link_heap_ after that (a pipeline's
+  /// thousands of coupled links saturate one by one, over hundreds of rounds).
   class LinkLevels {
   public:
     explicit LinkLevels(FlowSharing& fs) : fs_(fs), budget_(16 * fs.light_.size() + 256) {}
@@ -173,6 +172,11 @@ private:
     void changed(std::uint32_t l);
 
   private:
+    void sift_up(std::size_t i);
+    void sift_down(std::size_t i);
+    void remove(std::size_t i);
+    void place(std::size_t i);
+
     FlowSharing& fs_;
     std::size_t budget_;    ///< links scanned before the heap takes over
     std::size_t scanned_ = 0;
@@ -204,7 +208,19 @@ private:
   std::vector<std::uint32_t> light_;  ///< the links a solve starts with light, by slot
   std::vector<double> light_level_;   ///< by slot: that link's level, +infinity once not light
   std::vector<std::uint32_t> at_least_; ///< the slots at the last scan's least level
-  std::vector<Level> levels_; ///< links, a heap once scanning costs more
+  /// A light link in the heap: its level, its id (which breaks ties, as in the scan) and its slot.
+  struct HeapEntry {
+    double level;
+    std::uint32_t link;
+    std::uint32_t slot;
+    bool operator<(const HeapEntry& o) const { return level != o.level ? level < o.level : link < o.link; }
+  };
+  /// The light links once scanning costs more: a binary heap, least level first, in which a link's
+  /// entry moves when its level does (link_place_ finds it by slot), so that it holds each link
+  /// once.
+  std::vector<HeapEntry> link_heap_;
+  std::vector<std::uint32_t> link_place_; ///< by slot: its index in link_heap_, or not_placed
+  static constexpr std::uint32_t not_placed = std::numeric_limits<std::uint32_t>::max();
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
 };
