@@ -94,6 +94,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
       f.updated_s = now_s;
       join_links(e.flow);
     } else { // finished, whatever rounding left of its bytes (SimGrid's finish())
+      floor_level_ = std::min(floor_level_, f.level);
       leave_links(e.flow);
       finished.push_back(f.token);
       f.state = State::Free;
@@ -119,6 +120,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
       link.saturated = true;
   }
   joined_flows_.push_back(flow); // reached first, and through it its saturated links
+  floor_level_ = -std::numeric_limits<double>::infinity();
 }
 
 void FlowSharing::leave_links(std::uint32_t flow) {
@@ -153,6 +155,11 @@ bool FlowSharing::couples(const Link& l) const {
 }
 
 void FlowSharing::reach(std::uint32_t flow) {
+  if (flows_[flow].level >= floor_level_)
+    add_to_component(flow);
+}
+
+void FlowSharing::add_to_component(std::uint32_t flow) {
   Flow& f = flows_[flow];
   if (f.seen == walk_)
     return;
@@ -242,6 +249,7 @@ void FlowSharing::share(double now_s) {
   }
   if (moved > 0)
     events_.restore();
+  floor_level_ = std::numeric_limits<double>::infinity();
 }
 
 void FlowSharing::walk_saturated_links() {
@@ -259,7 +267,7 @@ bool FlowSharing::reach_overtaken_flows() {
       continue;
     for (const Member m : link.flows)
       if (flows_[m.flow].seen != walk_ && flows_[m.flow].level >= link.level * (1 - 1e-9)) {
-        reach(m.flow);
+        add_to_component(m.flow);
         reached = true;
       }
   }

@@ -27,7 +27,11 @@ namespace ceiling::replay {
 ///   or more flows cross the link and their paths' narrowest bandwidths add up to at least its
 ///   own (a link its flows cannot fill never binds in a max-min allocation). This is what
 ///   SimGrid's selective update means to re-share; 3.32's own misses links in one case
-///   (README, "How a machine is simulated"), which its full update does not;
+///   (README, "How a machine is simulated"), which its full update does not. When flows only
+///   finish, those held at a level below the least level among them keep their shares and
+///   are not shared out again: the filling reaches that level as it did, since the finished
+///   flows' links saturated at their levels or above (the same allocation, fewer flows solved:
+///   a pipelined tree's flows end one by one, each once re-sharing thousands);
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -144,8 +148,10 @@ private:
   bool couples(const Link& l) const;
   /// Notes that the flows on `link` must be shared out again.
   void mark_modified(std::uint32_t link);
-  /// Adds `flow` to the component being walked, with its coupling links.
+  /// Adds `flow` to the component being walked, unless its level is below floor_level_.
   void reach(std::uint32_t flow);
+  /// Adds `flow` to the component being walked, with its coupling links.
+  void add_to_component(std::uint32_t flow);
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
   /// Shares out again the flows that the changes since the last solve can affect.
@@ -223,6 +229,9 @@ private:
   static constexpr std::uint32_t not_placed = std::numeric_limits<std::uint32_t>::max();
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
+  /// The level below which no flow's share can change at the next solve: the least level of the
+  /// flows that finished since the last one, -infinity once a flow has started sharing.
+  double floor_level_ = std::numeric_limits<double>::infinity();
 };
 
 } // namespace ceiling::replay

@@ -190,3 +190,29 @@ TEST_CASE("a flow that started later takes its share once its latency is paid, a
   CHECK(done.at(&a) == relative(a_ends, 1e-12));
   CHECK(done.at(&b) == relative(a_ends + (2e9 - 5e9 * (a_ends - b_shares_at)) / 10e9, 1e-12));
 }
+
+TEST_CASE("a flow that ends re-shares the flows at or above its level; those held lower keep their shares") {
+  // Links A (2 GB/s: p, q), B (12 GB/s: q, r, s) and C (9 GB/s: r, t), latencies 1 us. Max-min:
+  // A saturates first, p and q at 1 GB/s; then C, r and t at 4.5; s takes B's 6.5 left.
+  // Expectation: t (4.5 GB) ends at 1 s; r, alone on C, and s share B's 11 GB/s at 5.5 each,
+  // while p and q, held by A below t's level, keep 1 GB/s. r (7.25 GB) ends at 1.5 s; s takes
+  // B's 11 (12 GB, ending at 1.75 s); p and q (2 GB each) end at 2 s.
+  FlowSharing net(1.0, 1.0);
+  const auto link_a = net.add_link(2e9);
+  const auto link_b = net.add_link(12e9);
+  const auto link_c = net.add_link(9e9);
+  int p = 0, q = 0, r = 0, s = 0, t = 0;
+  const std::vector<std::uint32_t> p_links{link_a}, q_links{link_a, link_b}, r_links{link_b, link_c},
+      s_links{link_b}, t_links{link_c};
+  net.start(0, net.add_path(p_links, 1e-6), 2e9, &p);
+  net.start(0, net.add_path(q_links, 1e-6), 2e9, &q);
+  net.start(0, net.add_path(r_links, 1e-6), 7.25e9, &r);
+  net.start(0, net.add_path(s_links, 1e-6), 12e9, &s);
+  net.start(0, net.add_path(t_links, 1e-6), 4.5e9, &t);
+  const auto done = drain(net);
+  CHECK(done.at(&t) == relative(1e-6 + 1.0, 1e-12));
+  CHECK(done.at(&r) == relative(1e-6 + 1.5, 1e-12));
+  CHECK(done.at(&s) == relative(1e-6 + 1.75, 1e-12));
+  CHECK(done.at(&p) == relative(1e-6 + 2.0, 1e-12));
+  CHECK(done.at(&q) == relative(1e-6 + 2.0, 1e-12));
+}
