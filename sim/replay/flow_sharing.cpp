@@ -120,7 +120,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
       link.saturated = true;
   }
   joined_flows_.push_back(flow); // reached first, and through it its saturated links
-  floor_level_ = -std::numeric_limits<double>::infinity();
+  f.level = std::numeric_limits<double>::infinity(); // not fixed yet: it rises with every level
 }
 
 void FlowSharing::leave_links(std::uint32_t flow) {
@@ -198,6 +198,7 @@ void FlowSharing::share(double now_s) {
   // higher level than those inside, these join the component and it is solved again. The
   // result is the max-min sharing of all flows (each is held by a full link where none has
   // more), the one SimGrid computes.
+  floor_level_ = std::min(floor_level_, joined_floor());
   ++walk_;
   component_links_.clear();
   component_flows_.clear();
@@ -250,6 +251,49 @@ void FlowSharing::share(double now_s) {
   if (moved > 0)
     events_.restore();
   floor_level_ = std::numeric_limits<double>::infinity();
+}
+
+double FlowSharing::joined_floor() {
+  // Below the least level at which a link of a new flow can saturate, the filling runs as it
+  // did: every other link holds what it held (or less, where flows finished), and none of the
+  // new flows' links fills. A link L fills at the least level x where its flows take all of it,
+  // those below x at their levels (fixed as they were) and the others, new ones included, at
+  // x: sum of w_i min(x, level_i) = its bandwidth (less SimGrid's precision, at which the
+  // solver counts it full).
+  double floor = std::numeric_limits<double>::infinity();
+  if (joined_flows_.empty())
+    return floor;
+  ++walk_;
+  for (std::uint32_t id : joined_flows_) {
+    if (flows_[id].state != State::Sharing)
+      continue;
+    for (std::uint32_t l : hops_of(flows_[id])) {
+      Link& link = links_[l];
+      if (link.seen == walk_)
+        continue;
+      link.seen = walk_;
+      by_level_.clear();
+      double rising = 0; // the summed weight of the flows still rising
+      for (const Member m : link.flows) {
+        by_level_.push_back({flows_[m.flow].level, flows_[m.flow].weight});
+        rising += flows_[m.flow].weight;
+      }
+      std::sort(by_level_.begin(), by_level_.end());
+      double taken = 0; // by the flows fixed below the level reached
+      const double full = link.bytes_per_s * (1 - maxmin_precision);
+      for (const auto& [level, weight] : by_level_) {
+        const double fills_at = (full - taken) / rising;
+        if (fills_at <= level) {
+          floor = std::min(floor, fills_at);
+          break;
+        }
+        taken += weight * level;
+        rising -= weight;
+      }
+    }
+  }
+  // A margin for the rounding of the levels the solver computes.
+  return floor * (1 - 1e-9);
 }
 
 void FlowSharing::walk_saturated_links() {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace ceiling::replay {
@@ -27,11 +28,12 @@ namespace ceiling::replay {
 ///   or more flows cross the link and their paths' narrowest bandwidths add up to at least its
 ///   own (a link its flows cannot fill never binds in a max-min allocation). This is what
 ///   SimGrid's selective update means to re-share; 3.32's own misses links in one case
-///   (README, "How a machine is simulated"), which its full update does not. When flows only
-///   finish, those held at a level below the least level among them keep their shares and
-///   are not shared out again: the filling reaches that level as it did, since the finished
-///   flows' links saturated at their levels or above (the same allocation, fewer flows solved:
-///   a pipelined tree's flows end one by one, each once re-sharing thousands);
+///   (README, "How a machine is simulated"), which its full update does not. The flows held
+///   at a level below a floor keep their shares and are not solved again: max-min's filling
+///   reaches the floor as it did. The floor is the least level among the flows that finished
+///   (their links filled at their levels or above) and the least level at which a link of a
+///   flow that started sharing can fill. The allocation is the same, and fewer flows are
+///   solved: a pipelined tree's flows end one by one, each once re-sharing thousands;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -154,6 +156,9 @@ private:
   void add_to_component(std::uint32_t flow);
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
+  /// The least level at which a link of a flow that started sharing since the last solve can
+  /// fill: the flows below it keep their shares.
+  double joined_floor();
   /// Shares out again the flows that the changes since the last solve can affect.
   void share(double now_s);
   /// Reaches the flows on every saturated link of the component.
@@ -206,6 +211,7 @@ private:
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
   std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve
+  std::vector<std::pair<double, double>> by_level_; ///< joined_floor()'s (level, weight) of a link's flows
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> component_flows_;
   std::vector<Level> saturated_;
@@ -230,7 +236,7 @@ private:
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
   /// The level below which no flow's share can change at the next solve: the least level of the
-  /// flows that finished since the last one, -infinity once a flow has started sharing.
+  /// flows that finished since the last one, and of joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();
 };
 

@@ -216,3 +216,39 @@ TEST_CASE("a flow that ends re-shares the flows at or above its level; those hel
   CHECK(done.at(&p) == relative(1e-6 + 2.0, 1e-12));
   CHECK(done.at(&q) == relative(1e-6 + 2.0, 1e-12));
 }
+
+TEST_CASE("a flow that starts sharing re-shares the flows at or above the level its links fill at; those held lower keep their shares") {
+  // Links A (2 GB/s: p, q), B (20 GB/s: q, u, s) and C (16 GB/s: u, v), latencies 1 us. Max-min:
+  // p and q at 1 GB/s (A), then u and v at 8 (C), s at the 11 B has left. At 0.1 s, t starts on
+  // B. Expectation: B now fills first, at 19/3 GB/s for u, s and t (q held by A at 1, below
+  // that level, keeps its share); v takes C's 29/3 left. t (19/6 GB) ends 0.5 s after its
+  // latency, and the first sharing returns: s (11 GB/s) ends 0.1 s later, u (8) 0.2 s later,
+  // then v alone on C (16) 0.3 s later; p and q (2 GB each) end at 2 s.
+  FlowSharing net(1.0, 1.0);
+  const auto link_a = net.add_link(2e9);
+  const auto link_b = net.add_link(20e9);
+  const auto link_c = net.add_link(16e9);
+  int p = 0, q = 0, s = 0, t = 0, u = 0, v = 0;
+  const std::vector<std::uint32_t> p_links{link_a}, q_links{link_a, link_b}, s_links{link_b},
+      u_links{link_b, link_c}, v_links{link_c};
+  const double beside_t = 19e9 / 3 * 0.5; // bytes each of u, s and t sends while t shares
+  net.start(0, net.add_path(p_links, 1e-6), 2e9, &p);
+  net.start(0, net.add_path(q_links, 1e-6), 2e9, &q);
+  const auto on_b = net.add_path(s_links, 1e-6);
+  net.start(0, on_b, 11e9 * 0.1 + beside_t + 11e9 * 0.1, &s);
+  net.start(0, net.add_path(u_links, 1e-6), 8e9 * 0.1 + beside_t + 8e9 * 0.2, &u);
+  net.start(0, net.add_path(v_links, 1e-6), 8e9 * 0.1 + 29e9 / 3 * 0.5 + 8e9 * 0.2 + 16e9 * 0.1, &v);
+  std::vector<void*> finished;
+  net.advance(net.next_event_s(), finished); // the latencies end
+  net.advance(0.1, finished);
+  REQUIRE(finished.empty());
+  net.start(0.1, on_b, beside_t, &t);
+  const auto done = drain(net);
+  const double t_shares_at = 0.1 + 1e-6;
+  CHECK(done.at(&t) == relative(t_shares_at + 0.5, 1e-12));
+  CHECK(done.at(&s) == relative(t_shares_at + 0.6, 1e-12));
+  CHECK(done.at(&u) == relative(t_shares_at + 0.7, 1e-12));
+  CHECK(done.at(&v) == relative(t_shares_at + 0.8, 1e-12));
+  CHECK(done.at(&p) == relative(1e-6 + 2.0, 1e-12));
+  CHECK(done.at(&q) == relative(1e-6 + 2.0, 1e-12));
+}
