@@ -21,7 +21,7 @@
 #   (NODES= runs the sweeps alone, SWEEP=0 the points alone)
 set -euo pipefail
 build=${1:-build}
-collectives=${COLLECTIVES:-ring hierarchical halving-doubling binary-tree double-binary-tree parameter-server}
+collectives=${COLLECTIVES:-ring hierarchical halving-doubling binary-tree double-binary-tree pipelined-tree pipelined-double-tree parameter-server}
 counts=${NODES-1024 4096 16384}
 topologies=${TOPOLOGIES:-dragonfly fat-tree}
 iterations=${ITERATIONS:-5}
