@@ -191,13 +191,14 @@ void FlowSharing::share(double now_s) {
   if (modified_links_.empty() && joined_flows_.empty())
     return;
   // The component: the flows that started sharing, those on a saturated link that a flow left,
-  // and every flow on a saturated link that these cross. The others keep their shares: each is
-  // held by a saturated link that none of the component crosses (or by its own links), where
-  // nothing changed. Unsaturated links that the component crosses bind it with what the others
-  // leave of them; where such a link saturates now and holds flows outside the component at a
-  // higher level than those inside, these join the component and it is solved again. The
-  // result is the max-min sharing of all flows (each is held by a full link where none has
-  // more), the one SimGrid computes.
+  // and every flow on a saturated link that these cross, but for the flows below the floor
+  // (floor_level_), whose shares the filling reaches unchanged. The others keep their shares:
+  // each is held by a saturated link that none of the component crosses (or by its own links),
+  // where nothing changed. The links that the component crosses bind it with what the flows
+  // outside it leave of them; where such a link saturates now and holds flows outside the
+  // component at a higher level than those inside, these join the component and it is solved
+  // again. The result is the max-min sharing of all flows (each is held by a full link where
+  // none has more), the one SimGrid computes.
   floor_level_ = std::min(floor_level_, joined_floor());
   ++walk_;
   component_links_.clear();
@@ -339,7 +340,10 @@ void FlowSharing::solve_component() {
   light_.clear();
   light_level_.clear();
   // Each link: the weight of its flows in the component, and what the others (their shares
-  // held) leave of it. A saturated link was walked: all its flows are in the component.
+  // held) leave of it. A saturated link was walked: all its flows at or above the floor are in
+  // the component. A link that the flows below the floor leave no more than SimGrid's precision
+  // of is not light: SimGrid dropped it when it fixed the last of them, and the rest of its
+  // flows go past it.
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.usage = 0;
@@ -353,7 +357,7 @@ void FlowSharing::solve_component() {
         link.frozen_bytes_per_s += f.value;
     }
     link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
-    link.light = link.usage > 0;
+    link.light = link.usage > 0 && link.remaining > link.bytes_per_s * maxmin_precision;
     if (link.light) {
       link.slot = static_cast<std::uint32_t>(light_.size());
       light_.push_back(l);

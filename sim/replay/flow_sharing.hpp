@@ -123,7 +123,7 @@ private:
     double cap_bytes_per_s = 0;
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
-    double level = 0;          ///< the solver's level when it fixed the flow (value x penalty)
+    double level = 0;          ///< the solver's level when it fixed the flow (value x penalty); +infinity from join to first solve
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
@@ -236,7 +236,7 @@ private:
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
   /// The level below which no flow's share can change at the next solve: the least level of the
-  /// flows that finished since the last one, and of joined_floor().
+  /// flows that finished since the last solve, and joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();
 };
 

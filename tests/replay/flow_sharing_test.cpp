@@ -220,8 +220,8 @@ TEST_CASE("a flow that ends re-shares the flows at or above its level; those hel
 TEST_CASE("a flow that starts sharing re-shares the flows at or above the level its links fill at; those held lower keep their shares") {
   // Links A (2 GB/s: p, q), B (20 GB/s: q, u, s) and C (16 GB/s: u, v), latencies 1 us. Max-min:
   // p and q at 1 GB/s (A), then u and v at 8 (C), s at the 11 B has left. At 0.1 s, t starts on
-  // B. Expectation: B now fills first, at 19/3 GB/s for u, s and t (q held by A at 1, below
-  // that level, keeps its share); v takes C's 29/3 left. t (19/6 GB) ends 0.5 s after its
+  // B. Expectation: after A, B now fills before C, at 19/3 GB/s for u, s and t (q held by A at
+  // 1, below that level, keeps its share); v takes C's 29/3 left. t (19/6 GB) ends 0.5 s after its
   // latency, and the first sharing returns: s (11 GB/s) ends 0.1 s later, u (8) 0.2 s later,
   // then v alone on C (16) 0.3 s later; p and q (2 GB each) end at 2 s.
   FlowSharing net(1.0, 1.0);
@@ -251,4 +251,28 @@ TEST_CASE("a flow that starts sharing re-shares the flows at or above the level 
   CHECK(done.at(&v) == relative(t_shares_at + 0.8, 1e-12));
   CHECK(done.at(&p) == relative(1e-6 + 2.0, 1e-12));
   CHECK(done.at(&q) == relative(1e-6 + 2.0, 1e-12));
+}
+
+TEST_CASE("a link that flows held below the floor leave no more than SimGrid's precision of limits none of the others") {
+  // SimGrid drops a link once the flows it has fixed leave 1e-5 of it or less. g (latency 1 us,
+  // weight 1e6) crosses A (0.999995 B/s) and L (1 B/s); h (latency 0, weight 1) crosses L, M
+  // (1.7) and B (0.3); F (latency 1 us) crosses M and C (1.5). Once g and F share: g's cap
+  // (A) is the least level, L keeps 5e-6 and is dropped, F takes its cap C's 1.5 and h the
+  // 0.2 M has left. Expectation: when F (1.5 B) ends at 1 s, h, above F's level, goes past L
+  // (which g, below it, still fills) to its cap, B's 0.3; h ends at 2 s, g at 3 s.
+  FlowSharing net(1.0, 1.0);
+  const auto link_a = net.add_link(0.999995);
+  const auto link_l = net.add_link(1.0);
+  const auto link_m = net.add_link(1.7);
+  const auto link_b = net.add_link(0.3);
+  const auto link_c = net.add_link(1.5);
+  int g = 0, h = 0, f = 0;
+  const std::vector<std::uint32_t> g_links{link_a, link_l}, h_links{link_l, link_m, link_b}, f_links{link_m, link_c};
+  net.start(0, net.add_path(g_links, 1e-6), 0.999995 * 3, &g);
+  net.start(0, net.add_path(h_links, 0), 0.3e-6 + 0.2 + 0.3, &h); // alone at 0.3 until the others share
+  net.start(0, net.add_path(f_links, 1e-6), 1.5, &f);
+  const auto done = drain(net);
+  CHECK(done.at(&f) == relative(1e-6 + 1.0, 1e-9));
+  CHECK(done.at(&h) == relative(1e-6 + 2.0, 1e-9));
+  CHECK(done.at(&g) == relative(1e-6 + 3.0, 1e-9));
 }
