@@ -17,6 +17,10 @@ constexpr double surf_precision_s = 1e-9;
 /// less summed weight than this, is saturated (maxmin.cpp).
 constexpr double maxmin_precision = 1e-5;
 
+/// A change whose flows number more than this reaches the flows on the saturated links around
+/// them at once (FlowSharing::share).
+constexpr std::size_t spreading_flows = 256;
+
 /// Rates closer than this, relatively, are the same rate computed in another order.
 constexpr double same_rate = 1e-14;
 
@@ -190,15 +194,14 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
 void FlowSharing::share(double now_s) {
   if (modified_links_.empty() && joined_flows_.empty())
     return;
-  // The component: the flows that started sharing, those on a saturated link that a flow left,
-  // and every flow on a saturated link that these cross, but for the flows below the floor
-  // (floor_level_), whose shares the filling reaches unchanged. The others keep their shares:
-  // each is held by a saturated link that none of the component crosses (or by its own links),
-  // where nothing changed. The links that the component crosses bind it with what the flows
-  // outside it leave of them; where such a link saturates now and holds flows outside the
-  // component at a higher level than those inside, these join the component and it is solved
-  // again. The result is the max-min sharing of all flows (each is held by a full link where
-  // none has more), the one SimGrid computes.
+  // The component: the flows that started sharing and those on a saturated link that a flow
+  // left, but for the flows below the floor (floor_level_), whose shares the filling reaches
+  // unchanged. The links that the component crosses bind it with what the flows outside it
+  // leave of them. Solved, it may leave a flow outside without a bottleneck (a full link where
+  // none has more): where such a link now fixes the component below a flow outside, or the
+  // link that fixed a flow outside is no longer full or holds a flow of the component above
+  // it, that flow joins and the component is solved again. Once every flow has a bottleneck,
+  // the sharing is max-min, the one SimGrid computes.
   floor_level_ = std::min(floor_level_, joined_floor());
   ++walk_;
   component_links_.clear();
@@ -213,10 +216,17 @@ void FlowSharing::share(double now_s) {
       reach(m.flow);
   }
   modified_links_.clear();
-  walk_saturated_links();
-  do {
+  // A change that reaches many flows at once (a parameter server's fan of flows through one NIC)
+  // spreads far: every flow at or above the floor on the saturated links the component crosses,
+  // and on theirs, joins it at once, rather than solve after solve.
+  if (component_flows_.size() > spreading_flows)
+    walk_saturated_links();
+  for (;;) {
     solve_component();
-  } while (reach_overtaken_flows());
+    const bool overtaken = reach_overtaken_flows();
+    if (!reach_unbound_flows() && !overtaken)
+      break;
+  }
   // Whether each link is full now: what the solve left of it (every flow of the component
   // having taken its share of each of its links).
   for (std::uint32_t l : component_links_)
@@ -316,8 +326,33 @@ bool FlowSharing::reach_overtaken_flows() {
         reached = true;
       }
   }
-  if (reached)
-    walk_saturated_links();
+  return reached;
+}
+
+bool FlowSharing::reach_unbound_flows() {
+  // A flow outside the component keeps its share while the link that fixed it is still its
+  // bottleneck: full, and no flow on it at a higher level. Only the component's flows changed,
+  // so only its links need a look.
+  bool reached = false;
+  for (std::size_t i = 0, n = component_links_.size(); i < n; ++i) {
+    const std::uint32_t l = component_links_[i];
+    const Link& link = links_[l];
+    if (link.frozen_bytes_per_s == 0)
+      continue;
+    const bool full = link.remaining <= link.bytes_per_s * 2 * maxmin_precision;
+    double highest = 0; // the highest level of the component's flows on it
+    if (full)
+      for (const Member m : link.flows)
+        if (flows_[m.flow].seen == walk_)
+          highest = std::max(highest, flows_[m.flow].level);
+    for (const Member m : link.flows) {
+      const Flow& f = flows_[m.flow];
+      if (f.seen != walk_ && f.bound_by == l && (!full || f.level < highest * (1 - 1e-9))) {
+        add_to_component(m.flow);
+        reached = true;
+      }
+    }
+  }
   return reached;
 }
 
@@ -340,24 +375,27 @@ void FlowSharing::solve_component() {
   light_.clear();
   light_level_.clear();
   // Each link: the weight of its flows in the component, and what the others (their shares
-  // held) leave of it. A saturated link was walked: all its flows at or above the floor are in
-  // the component. A link that the flows below the floor leave no more than SimGrid's precision
+  // held) leave of it. A link that flows below the floor leave no more than SimGrid's precision
   // of is not light: SimGrid dropped it when it fixed the last of them, and the rest of its
-  // flows go past it.
+  // flows go past it. Flows at or above the floor that fill it bind the component's flows there
+  // at level 0, and then join the component (reach_overtaken_flows).
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.usage = 0;
     link.frozen_bytes_per_s = 0;
     link.bound = false;
+    bool frozen_above_floor = false;
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
-      if (f.seen == walk_)
+      if (f.seen == walk_) {
         link.usage += f.weight;
-      else
+      } else {
         link.frozen_bytes_per_s += f.value;
+        frozen_above_floor = frozen_above_floor || f.level >= floor_level_;
+      }
     }
     link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
-    link.light = link.usage > 0 && link.remaining > link.bytes_per_s * maxmin_precision;
+    link.light = link.usage > 0 && (link.remaining > link.bytes_per_s * maxmin_precision || frozen_above_floor);
     if (link.light) {
       link.slot = static_cast<std::uint32_t>(light_.size());
       light_.push_back(l);
@@ -388,7 +426,7 @@ void FlowSharing::solve_component() {
     changed_.clear();
     for (const Level& s : saturated_) {
       if (s.is_flow) {
-        fix(s.id, min_usage);
+        fix(s.id, min_usage, by_cap);
         continue;
       }
       Link& link = links_[s.id];
@@ -396,7 +434,7 @@ void FlowSharing::solve_component() {
       link.level = min_usage;
       for (const Member m : link.flows)
         if (flows_[m.flow].seen == walk_)
-          fix(m.flow, min_usage);
+          fix(m.flow, min_usage, s.id);
     }
     for (std::uint32_t l : changed_) {
       Link& link = links_[l];
@@ -544,11 +582,12 @@ void FlowSharing::LinkLevels::remove(std::size_t i) {
     sift_up(i);
 }
 
-void FlowSharing::fix(std::uint32_t flow, double min_usage) {
+void FlowSharing::fix(std::uint32_t flow, double min_usage, std::uint32_t bound_by) {
   Flow& f = flows_[flow];
   if (f.fixed)
     return;
   f.fixed = true;
+  f.bound_by = bound_by;
   f.value = min_usage / f.penalty;
   f.level = min_usage;
   const auto hops = hops_of(f);

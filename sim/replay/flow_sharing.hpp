@@ -22,18 +22,25 @@ namespace ceiling::replay {
 ///   by remaining bandwidth over summed weights, fixes its flows at that level over their
 ///   penalty, their bandwidth leaves the other links, and so on. A flow sends at that value
 ///   times the bandwidth factor;
-/// - whenever a flow starts sharing or finishes, the flows coupled to it are shared out again,
-///   each having sent its former rate since its last update (SimGrid's lazy update,
-///   src/kernel/resource/Model.cpp). Flows are coupled through links that can limit them: two
-///   or more flows cross the link and their paths' narrowest bandwidths add up to at least its
-///   own (a link its flows cannot fill never binds in a max-min allocation). This is what
-///   SimGrid's selective update means to re-share; 3.32's own misses links in one case
-///   (README, "How a machine is simulated"), which its full update does not. The flows held
-///   at a level below a floor keep their shares and are not solved again: max-min's filling
-///   reaches the floor as it did. The floor is the least level among the flows that finished
-///   (their links filled at their levels or above) and the least level at which a link of a
-///   flow that started sharing can fill. The allocation is the same, and fewer flows are
-///   solved: a pipelined tree's flows end one by one, each once re-sharing thousands;
+/// - whenever a flow starts sharing or finishes, the flows whose shares that changes are
+///   shared out again, each having sent its former rate since its last update (SimGrid's lazy
+///   update, src/kernel/resource/Model.cpp). Flows are coupled through links that can limit
+///   them: two or more flows cross the link and their paths' narrowest bandwidths add up to at
+///   least its own (a link its flows cannot fill never binds in a max-min allocation). The
+///   result is the max-min allocation SimGrid's full update computes (its selective update
+///   misses links in one case: README, "How a machine is simulated"). Which flows are solved
+///   again, the others keeping their shares:
+///   - those that started, and those on the full links a finished flow left; but not the flows
+///     held below a floor, which max-min's filling reaches as it did: the least level among
+///     the flows that finished (their links filled at their levels or above) and the least
+///     level at which a link of a flow that started can fill;
+///   - then, solved, any flow outside whose bottleneck that took away (the link that fixed it
+///     no longer full, or holding a solved flow above it), or that a link now fixes below its
+///     level; and again until none. Each flow then has a bottleneck, which makes the
+///     allocation max-min (the bottleneck lemma). A pipelined tree's flows end one by one,
+///     each changing a few shares among thousands;
+///   - a change that reaches more than 256 flows at once (a parameter server's fan through one
+///     NIC) takes in every flow on the full links around them, and on theirs, at once;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -124,6 +131,7 @@ private:
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
     double level = 0;          ///< the solver's level when it fixed the flow (value x penalty); +infinity from join to first solve
+    std::uint32_t bound_by = 0; ///< the link that fixed it (its bottleneck), or by_cap
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
@@ -161,8 +169,13 @@ private:
   double joined_floor();
   /// Shares out again the flows that the changes since the last solve can affect.
   void share(double now_s);
-  /// Reaches the flows on every saturated link of the component.
+  /// Reaches the flows on every saturated link of the component, and on those of the flows this
+  /// adds, and so on.
   void walk_saturated_links();
+  /// Adds to the component the flows outside it whose bottleneck the solve took away: the link
+  /// that fixed them is no longer full, or holds a flow of the component at a higher level;
+  /// whether there were any.
+  bool reach_unbound_flows();
   /// Adds to the component the flows outside it that a link saturated in this solve holds at
   /// a level its flows in the component no longer reach; whether there were any.
   bool reach_overtaken_flows();
@@ -195,8 +208,11 @@ private:
     double least_ = 0;      ///< of the last scan
   };
 
-  /// Fixes `flow` at `min_usage` over its penalty and takes it off its shared links.
-  void fix(std::uint32_t flow, double min_usage);
+  /// What fixed a flow that a cap fixed.
+  static constexpr std::uint32_t by_cap = std::numeric_limits<std::uint32_t>::max();
+  /// Fixes `flow` at `min_usage` over its penalty, held by link `bound_by` (or by_cap), and
+  /// takes it off its shared links.
+  void fix(std::uint32_t flow, double min_usage, std::uint32_t bound_by);
 
   double bandwidth_factor_;
   double latency_factor_;

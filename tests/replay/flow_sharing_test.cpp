@@ -276,3 +276,26 @@ TEST_CASE("a link that flows held below the floor leave no more than SimGrid's p
   CHECK(done.at(&h) == relative(1e-6 + 2.0, 1e-9));
   CHECK(done.at(&g) == relative(1e-6 + 3.0, 1e-9));
 }
+
+TEST_CASE("a change spreads along a chain of bottlenecks: a flow given more takes from the next, whose own neighbour then gets more") {
+  // Links L1 (2 B/s: f, a), L2 (5: a, b) and L3 (10: b, c), latencies 1 us. Max-min: L1 first,
+  // f and a at 1; then L2, b at 4; c takes L3's 6 left. Expectation: when f (1 B) ends at 1 s,
+  // a, alone on L1, goes to its 2; b falls to L2's 3 left; c rises to L3's 7 left. a (3 B)
+  // ends at 2 s; then b and c share L3 at 5 each (L2 alone would give b 5 too): b (12 B) ends
+  // at 3 s, c (28 B) alone at 10 B/s at 4 s.
+  FlowSharing net(1.0, 1.0);
+  const auto l1 = net.add_link(2.0);
+  const auto l2 = net.add_link(5.0);
+  const auto l3 = net.add_link(10.0);
+  int f = 0, a = 0, b = 0, c = 0;
+  const std::vector<std::uint32_t> f_links{l1}, a_links{l1, l2}, b_links{l2, l3}, c_links{l3};
+  net.start(0, net.add_path(f_links, 1e-6), 1.0, &f);
+  net.start(0, net.add_path(a_links, 1e-6), 3.0, &a);
+  net.start(0, net.add_path(b_links, 1e-6), 12.0, &b);
+  net.start(0, net.add_path(c_links, 1e-6), 28.0, &c);
+  const auto done = drain(net);
+  CHECK(done.at(&f) == relative(1e-6 + 1.0, 1e-12));
+  CHECK(done.at(&a) == relative(1e-6 + 2.0, 1e-12));
+  CHECK(done.at(&b) == relative(1e-6 + 3.0, 1e-12));
+  CHECK(done.at(&c) == relative(1e-6 + 4.0, 1e-12));
+}
