@@ -98,7 +98,8 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
       f.updated_s = now_s;
       join_links(e.flow);
     } else { // finished, whatever rounding left of its bytes (SimGrid's finish())
-      floor_level_ = std::min(floor_level_, f.level);
+      // (less a margin: flows fixed by one link in different rounds may differ by an ulp)
+      floor_level_ = std::min(floor_level_, f.level * (1 - 2e-9));
       leave_links(e.flow);
       finished.push_back(f.token);
       f.state = State::Free;
@@ -168,6 +169,7 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   if (f.seen == walk_)
     return;
   f.seen = walk_;
+  f.value_before = f.value;
   component_flows_.push_back(flow);
   f.coupling_hops = 0;
   f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
@@ -221,11 +223,17 @@ void FlowSharing::share(double now_s) {
   // and on theirs, joins it at once, rather than solve after solve.
   if (component_flows_.size() > spreading_flows)
     walk_saturated_links();
+  bool walked = component_flows_.size() > spreading_flows;
   for (;;) {
     solve_component();
+    const std::size_t solved_links = component_links_.size();
     const bool overtaken = reach_overtaken_flows();
-    if (!reach_unbound_flows() && !overtaken)
+    if (!reach_unbound_flows(solved_links) && !overtaken)
       break;
+    if (!walked && component_flows_.size() > spreading_flows) {
+      walk_saturated_links();
+      walked = true;
+    }
   }
   // Whether each link is full now: what the solve left of it (every flow of the component
   // having taken its share of each of its links).
@@ -329,25 +337,32 @@ bool FlowSharing::reach_overtaken_flows() {
   return reached;
 }
 
-bool FlowSharing::reach_unbound_flows() {
+bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
   // A flow outside the component keeps its share while the link that fixed it is still its
-  // bottleneck: full, and no flow on it at a higher level. Only the component's flows changed,
-  // so only its links need a look.
+  // bottleneck: the component's flows there take no less than they did (else what they gave up
+  // is the outside flow's to take, however little of the link that is), the link is full, and
+  // no flow of the component there is at a higher level. Only the component's flows changed,
+  // so only the links of the last solve need a look.
   bool reached = false;
-  for (std::size_t i = 0, n = component_links_.size(); i < n; ++i) {
+  for (std::size_t i = 0; i < solved_links; ++i) {
     const std::uint32_t l = component_links_[i];
     const Link& link = links_[l];
     if (link.frozen_bytes_per_s == 0)
       continue;
     const bool full = link.remaining <= link.bytes_per_s * 2 * maxmin_precision;
     double highest = 0; // the highest level of the component's flows on it
-    if (full)
-      for (const Member m : link.flows)
-        if (flows_[m.flow].seen == walk_)
-          highest = std::max(highest, flows_[m.flow].level);
+    double gave_up = 0; // what they took before this change, less what they take now
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
-      if (f.seen != walk_ && f.bound_by == l && (!full || f.level < highest * (1 - 1e-9))) {
+      if (f.seen == walk_) {
+        highest = std::max(highest, f.level);
+        gave_up += f.value_before - f.value;
+      }
+    }
+    for (const Member m : link.flows) {
+      const Flow& f = flows_[m.flow];
+      if (f.seen != walk_ && f.bound_by == l &&
+          (!full || gave_up > 1e-9 * f.value || f.level < highest * (1 - 1e-9))) {
         add_to_component(m.flow);
         reached = true;
       }
@@ -378,7 +393,7 @@ void FlowSharing::solve_component() {
   // held) leave of it. A link that flows below the floor leave no more than SimGrid's precision
   // of is not light: SimGrid dropped it when it fixed the last of them, and the rest of its
   // flows go past it. Flows at or above the floor that fill it bind the component's flows there
-  // at level 0, and then join the component (reach_overtaken_flows).
+  // at about level 0, and then join the component (reach_overtaken_flows).
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.usage = 0;

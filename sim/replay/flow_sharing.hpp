@@ -34,13 +34,16 @@ namespace ceiling::replay {
 ///     held below a floor, which max-min's filling reaches as it did: the least level among
 ///     the flows that finished (their links filled at their levels or above) and the least
 ///     level at which a link of a flow that started can fill;
-///   - then, solved, any flow outside whose bottleneck that took away (the link that fixed it
-///     no longer full, or holding a solved flow above it), or that a link now fixes below its
-///     level; and again until none. Each flow then has a bottleneck, which makes the
-///     allocation max-min (the bottleneck lemma). A pipelined tree's flows end one by one,
-///     each changing a few shares among thousands;
-///   - a change that reaches more than 256 flows at once (a parameter server's fan through one
-///     NIC) takes in every flow on the full links around them, and on theirs, at once;
+///   - then, once these are solved with every other flow's share held, the flows outside whose
+///     bottleneck the new shares took away: the link that fixed such a flow is no longer full,
+///     the solved flows on it gave up some of it, or one of them is now above the flow's
+///     level. And the flows outside that a link now holds above the level at which it fixed
+///     the solved flows. These join, all are solved again, and so on until none is left. Each
+///     flow then has a bottleneck (a full link where no flow has a higher level, or its cap),
+///     which makes the allocation the max-min one (the bottleneck lemma). A pipelined tree's
+///     flows end one by one, each changing a few shares among thousands;
+///   - once a change reaches more than 256 flows (a parameter server's fan through one NIC),
+///     every flow on the full links around them, and on theirs, joins at once;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -102,7 +105,9 @@ private:
     std::uint32_t slot = 0;     ///< its index in light_ in this solve
     bool modified = false;      ///< in modified_links_
     /// Full in the current sharing (within twice SimGrid's precision), or coupling since the
-    /// last solve that saw it: a change to its flows may change all of them.
+    /// last solve that saw it: a flow leaving it makes it modified, and the walk crosses it.
+    /// Set by the last solve that had it in its component, so it may stay true on a link
+    /// whose flows have since been given less elsewhere (which only costs a solve).
     bool saturated = false;
     bool bound = false;         ///< it fixed flows in this solve, at `level`
     double level = 0;
@@ -132,6 +137,7 @@ private:
     double value = 0;          ///< the solver's share, before the bandwidth factor
     double level = 0;          ///< the solver's level when it fixed the flow (value x penalty); +infinity from join to first solve
     std::uint32_t bound_by = 0; ///< the link that fixed it (its bottleneck), or by_cap
+    double value_before = 0;    ///< its value when it joined the component being solved
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
@@ -172,10 +178,11 @@ private:
   /// Reaches the flows on every saturated link of the component, and on those of the flows this
   /// adds, and so on.
   void walk_saturated_links();
-  /// Adds to the component the flows outside it whose bottleneck the solve took away: the link
-  /// that fixed them is no longer full, or holds a flow of the component at a higher level;
+  /// Adds to the component the flows outside it whose bottleneck the solve took away: on the
+  /// first `solved_links` of the component, the link that fixed them is no longer full, its
+  /// flows in the component gave up some of it, or one of them is now at a higher level;
   /// whether there were any.
-  bool reach_unbound_flows();
+  bool reach_unbound_flows(std::size_t solved_links);
   /// Adds to the component the flows outside it that a link saturated in this solve holds at
   /// a level its flows in the component no longer reach; whether there were any.
   bool reach_overtaken_flows();

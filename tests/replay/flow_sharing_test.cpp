@@ -299,3 +299,31 @@ TEST_CASE("a change spreads along a chain of bottlenecks: a flow given more take
   CHECK(done.at(&b) == relative(1e-6 + 3.0, 1e-12));
   CHECK(done.at(&c) == relative(1e-6 + 4.0, 1e-12));
 }
+
+TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, but much of the flow's own share, takes it") {
+  // Links b (1.0001 GB/s: F, A) and a (1.000285 GB/s: A, D, then E); latencies F and D 10 ms
+  // (weight 100), A 1 us (weight 1e6), E 5 ms (weight 200). b fixes F and A at level 1000:
+  // F at 1e5 B/s, A at 1e9; D takes a's 2.85e5 left. E starts at 0.1 s. Expectation: from
+  // 0.105 s a fixes A, D and E at its level, a / (1e6 + 300), and F takes what A leaves of b,
+  // about 115 kB/s: b's 15 kB/s more (1.5e-5 of b) is 15 % of F's share.
+  FlowSharing net(1.0, 1.0);
+  const auto link_b = net.add_link(1.0001e9);
+  const auto link_a = net.add_link(1.000285e9);
+  int F = 0, A = 0, D = 0, E = 0;
+  const std::vector<std::uint32_t> f_links{link_b}, a_links{link_a, link_b}, d_links{link_a}, e_links{link_a};
+  net.start(0, net.add_path(f_links, 0.01), 20000, &F);
+  net.start(0, net.add_path(a_links, 1e-6), 1e12, &A);
+  net.start(0, net.add_path(d_links, 0.01), 1e12, &D);
+  std::vector<void*> finished;
+  while (net.next_event_s() < 0.1)
+    net.advance(net.next_event_s(), finished);
+  net.advance(0.1, finished);
+  REQUIRE(finished.empty());
+  net.start(0.1, net.add_path(e_links, 0.005), 1e12, &E);
+  const double a_takes = 1.000285e9 / (1e6 + 100 + 200) * 1e6;
+  const double f_rate = 1.0001e9 - a_takes;
+  const auto done = drain(net);
+  // F: 1e5 B/s from 0.01 s to 0.105 s (9,500 B), then its last 10,500 B at f_rate.
+  CHECK(f_rate == relative(114995.5, 1e-6));
+  CHECK(done.at(&F) == relative(0.105 + 10500 / f_rate, 1e-9));
+}
