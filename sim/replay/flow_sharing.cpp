@@ -220,17 +220,19 @@ void FlowSharing::share(double now_s) {
   modified_links_.clear();
   // A change that reaches many flows at once (a parameter server's fan of flows through one NIC)
   // spreads far: every flow at or above the floor on the saturated links the component crosses,
-  // and on theirs, joins it at once, rather than solve after solve.
-  if (component_flows_.size() > spreading_flows)
-    walk_saturated_links();
+  // and on theirs, joins it at once, rather than solve after solve. Once walked, no flow
+  // outside holds a link of the component as its bottleneck (it would have been reached).
   bool walked = component_flows_.size() > spreading_flows;
+  if (walked)
+    walk_saturated_links();
   for (;;) {
     solve_component();
     const std::size_t solved_links = component_links_.size();
     const bool overtaken = reach_overtaken_flows();
-    if (!reach_unbound_flows(solved_links) && !overtaken)
+    const bool unbound = !walked && reach_unbound_flows(solved_links);
+    if (!overtaken && !unbound)
       break;
-    if (!walked && component_flows_.size() > spreading_flows) {
+    if (walked || component_flows_.size() > spreading_flows) {
       walk_saturated_links();
       walked = true;
     }

@@ -327,3 +327,23 @@ TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, bu
   CHECK(f_rate == relative(114995.5, 1e-6));
   CHECK(done.at(&F) == relative(0.105 + 10500 / f_rate, 1e-9));
 }
+
+TEST_CASE("a fan of more than 256 flows through one link shares it as a few flows do") {
+  // 300 flows (latency 1 us) through one 300 GB/s link, flow k carrying k GB. Expectation: each
+  // remaining flow gets 300 GB/s over their number, so between the (k-1)th end and the kth each
+  // of the 301 - k left sends 1 GB in (301 - k) / 300 s.
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> links{net.add_link(300e9)};
+  const auto path = net.add_path(links, 1e-6);
+  constexpr int fan = 300;
+  std::vector<int> tokens(fan);
+  for (int k = 1; k <= fan; ++k)
+    net.start(0, path, k * 1e9, &tokens[k - 1]);
+  const auto done = drain(net);
+  double ends = 1e-6;
+  for (int k = 1; k <= fan; ++k) {
+    CAPTURE(k);
+    ends += (301.0 - k) / 300;
+    CHECK(done.at(&tokens[k - 1]) == relative(ends, 1e-12));
+  }
+}
