@@ -201,9 +201,10 @@ void FlowSharing::share(double now_s) {
   // unchanged. The links that the component crosses bind it with what the flows outside it
   // leave of them. Solved, it may leave a flow outside without a bottleneck (a full link where
   // none has more): where such a link now fixes the component below a flow outside, or the
-  // link that fixed a flow outside is no longer full or holds a flow of the component above
-  // it, that flow joins and the component is solved again. Once every flow has a bottleneck,
-  // the sharing is max-min, the one SimGrid computes.
+  // link that fixed a flow outside is no longer full, its flows in the component gave up some
+  // of it, or it holds a flow of the component above the outside one, that flow joins and the
+  // component is solved again. Once every flow has a bottleneck, the sharing is max-min, the
+  // one SimGrid computes.
   floor_level_ = std::min(floor_level_, joined_floor());
   ++walk_;
   component_links_.clear();
@@ -220,8 +221,7 @@ void FlowSharing::share(double now_s) {
   modified_links_.clear();
   // A change that reaches many flows at once (a parameter server's fan of flows through one NIC)
   // spreads far: every flow at or above the floor on the saturated links the component crosses,
-  // and on theirs, joins it at once, rather than solve after solve. Once walked, no flow
-  // outside holds a link of the component as its bottleneck (it would have been reached).
+  // and on theirs, joins it at once, rather than solve after solve.
   bool walked = component_flows_.size() > spreading_flows;
   if (walked)
     walk_saturated_links();
@@ -229,7 +229,7 @@ void FlowSharing::share(double now_s) {
     solve_component();
     const std::size_t solved_links = component_links_.size();
     const bool overtaken = reach_overtaken_flows();
-    const bool unbound = !walked && reach_unbound_flows(solved_links);
+    const bool unbound = reach_unbound_flows(solved_links, walked);
     if (!overtaken && !unbound)
       break;
     if (walked || component_flows_.size() > spreading_flows) {
@@ -339,12 +339,14 @@ bool FlowSharing::reach_overtaken_flows() {
   return reached;
 }
 
-bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
+bool FlowSharing::reach_unbound_flows(std::size_t solved_links, bool walked) {
   // A flow outside the component keeps its share while the link that fixed it is still its
   // bottleneck: the component's flows there take no less than they did (else what they gave up
   // is the outside flow's to take, however little of the link that is), the link is full, and
   // no flow of the component there is at a higher level. Only the component's flows changed,
-  // so only the links of the last solve need a look.
+  // so only the links of the last solve need a look. Once walked, every flow at or above the
+  // floor on a full link of the component is in it; one below the floor keeps its bottleneck
+  // but where a flow that a link overtook (reach_overtaken_flows) passed it.
   bool reached = false;
   for (std::size_t i = 0; i < solved_links; ++i) {
     const std::uint32_t l = component_links_[i];
@@ -363,8 +365,8 @@ bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
     }
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
-      if (f.seen != walk_ && f.bound_by == l &&
-          (!full || gave_up > 1e-9 * f.value || f.level < highest * (1 - 1e-9))) {
+      const bool above = f.level < highest * (1 - 1e-9);
+      if (f.seen != walk_ && f.bound_by == l && (above || (!walked && (!full || gave_up > 1e-9 * f.value)))) {
         add_to_component(m.flow);
         reached = true;
       }

@@ -43,7 +43,8 @@ namespace ceiling::replay {
 ///     which makes the allocation the max-min one (the bottleneck lemma). A pipelined tree's
 ///     flows end one by one, each changing a few shares among thousands;
 ///   - once a change reaches more than 256 flows (a parameter server's fan through one NIC),
-///     every flow on the full links around them, and on theirs, joins at once;
+///     every flow at or above the floor on the full links around them, and on theirs, joins
+///     at once; a flow outside then loses its bottleneck only to a flow above it there;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -179,10 +180,11 @@ private:
   /// adds, and so on.
   void walk_saturated_links();
   /// Adds to the component the flows outside it whose bottleneck the solve took away: on the
-  /// first `solved_links` of the component, the link that fixed them is no longer full, its
-  /// flows in the component gave up some of it, or one of them is now at a higher level;
-  /// whether there were any.
-  bool reach_unbound_flows(std::size_t solved_links);
+  /// first `solved_links` of the component, the link that fixed them holds a flow of the
+  /// component at a higher level now, or (unless `walked`: the walk took in every flow at or
+  /// above the floor on its full links) is no longer full or its flows in the component gave
+  /// up some of it; whether there were any.
+  bool reach_unbound_flows(std::size_t solved_links, bool walked);
   /// Adds to the component the flows outside it that a link saturated in this solve holds at
   /// a level its flows in the component no longer reach; whether there were any.
   bool reach_overtaken_flows();

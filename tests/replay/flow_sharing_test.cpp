@@ -347,3 +347,32 @@ TEST_CASE("a fan of more than 256 flows through one link shares it as a few flow
     CHECK(done.at(&tokens[k - 1]) == relative(ends, 1e-12));
   }
 }
+
+TEST_CASE("a fan of flows that overtakes a flow on a link it shares below the floor leaves that flow's bottleneck to it") {
+  // Links b (1 GB/s: F, X), d (1.5 GB/s: X, Y, then 300 flows J) and e (1.4999 GB/s: Y);
+  // latencies F 1 us (weight 1e6), X 1 s (weight 1), Y and J 1 ms. b fixes F and X at level
+  // 1e9 / (1e6 + 1): X at about 1,000 B/s; Y takes its cap, e, leaving d 99 kB/s. At 2 s the
+  // 300 flows J start on d (a change of more than 256 flows, below whose floor F and X are).
+  // Expectation: d fixes Y and J at its level, and X keeps b's: X (5 kB) ends at
+  // 1 s + 5,000 / (1e9 / (1e6 + 1)).
+  FlowSharing net(1.0, 1.0);
+  const auto link_b = net.add_link(1e9);
+  const auto link_d = net.add_link(1.5e9);
+  const auto link_e = net.add_link(1.4999e9);
+  int F = 0, X = 0, Y = 0;
+  const std::vector<std::uint32_t> f_links{link_b}, x_links{link_b, link_d}, y_links{link_d, link_e}, j_links{link_d};
+  net.start(0, net.add_path(f_links, 1e-6), 1e12, &F);
+  net.start(0, net.add_path(x_links, 1.0), 5000, &X);
+  net.start(0, net.add_path(y_links, 1e-3), 1e12, &Y);
+  std::vector<void*> finished;
+  while (net.next_event_s() < 2)
+    net.advance(net.next_event_s(), finished);
+  net.advance(2, finished);
+  REQUIRE(finished.empty());
+  std::vector<int> fan(300);
+  const auto j_path = net.add_path(j_links, 1e-3);
+  for (int& j : fan)
+    net.start(2, j_path, 1e12, &j);
+  const auto done = drain(net);
+  CHECK(done.at(&X) == relative(1.0 + 5000 / (1e9 / (1e6 + 1)), 1e-9));
+}
