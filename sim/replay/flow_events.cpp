@@ -56,12 +56,29 @@ void FlowEvents::take_due(double now_s, double within_s, std::vector<Event>& out
   }
 }
 
-void FlowEvents::pop() {
-  place_[heap_.front().flow] = none;
-  heap_.front() = heap_.back();
+void FlowEvents::pop() { erase(heap_.front().flow); }
+
+void FlowEvents::erase(std::uint32_t flow) {
+  const std::size_t i = place_[flow];
+  place_[flow] = none;
+  const Event last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty())
-    sift_down(0);
+  if (i == heap_.size())
+    return;
+  // The last event fills the gap, and moves up or down from there.
+  const bool later = heap_[i] < last;
+  heap_[i] = last;
+  place_[last.flow] = static_cast<std::uint32_t>(i);
+  if (later)
+    sift_down(i);
+  else
+    sift_up(i);
+}
+
+void FlowEvents::clear() {
+  for (const Event& e : heap_)
+    place_[e.flow] = none;
+  heap_.clear();
 }
 
 void FlowEvents::sift_up(std::size_t i) {

@@ -8,7 +8,8 @@ namespace ceiling::replay {
 
 /// The next event of each flow (flows numbered from 0), earliest first: a binary heap in which
 /// every flow holds its place, so that a flow whose end moves is moved, not added again (a
-/// heap of stale entries cost FlowSharing a quarter of its time on trees).
+/// heap of stale entries cost FlowSharing a quarter of its time on trees). FlowSharing's solver
+/// keeps its links' levels in one too, a link's level for a flow's time.
 class FlowEvents {
 public:
   struct Event {
@@ -31,6 +32,14 @@ public:
   void set_unordered(std::uint32_t flow, double at_s);
   void restore();
 
+  /// Whether `flow` has an event.
+  bool contains(std::uint32_t flow) const { return flow < place_.size() && place_[flow] != none; }
+  /// Takes out the earliest event; the queue must not be empty.
+  void pop();
+  /// Takes out `flow`'s event; it must have one.
+  void erase(std::uint32_t flow);
+  void clear();
+
   /// Takes out the events due by `now_s` (less than `within_s` after it), in order, onto `out`.
   /// When many are due (thousands of flows ending together), they leave in one pass.
   void take_due(double now_s, double within_s, std::vector<Event>& out);
@@ -39,7 +48,6 @@ private:
   static constexpr std::uint32_t none = ~std::uint32_t{0};
 
   std::uint32_t& place_of(std::uint32_t flow);
-  void pop();
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
 

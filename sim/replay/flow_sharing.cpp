@@ -221,7 +221,9 @@ void FlowSharing::share(double now_s) {
   modified_links_.clear();
   // A change that reaches many flows at once (a parameter server's fan of flows through one NIC)
   // spreads far: every flow at or above the floor on the saturated links the component crosses,
-  // and on theirs, joins it at once, rather than solve after solve.
+  // and on theirs, joins it at once, rather than solve after solve. Then no flow outside at or
+  // above the floor holds a link of the component as its bottleneck (it would have been
+  // reached), and one below holds it still (such a link stays light: see solve_component).
   bool walked = component_flows_.size() > spreading_flows;
   if (walked)
     walk_saturated_links();
@@ -229,7 +231,7 @@ void FlowSharing::share(double now_s) {
     solve_component();
     const std::size_t solved_links = component_links_.size();
     const bool overtaken = reach_overtaken_flows();
-    const bool unbound = reach_unbound_flows(solved_links, walked);
+    const bool unbound = !walked && reach_unbound_flows(solved_links);
     if (!overtaken && !unbound)
       break;
     if (walked || component_flows_.size() > spreading_flows) {
@@ -339,14 +341,12 @@ bool FlowSharing::reach_overtaken_flows() {
   return reached;
 }
 
-bool FlowSharing::reach_unbound_flows(std::size_t solved_links, bool walked) {
+bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
   // A flow outside the component keeps its share while the link that fixed it is still its
   // bottleneck: the component's flows there take no less than they did (else what they gave up
   // is the outside flow's to take, however little of the link that is), the link is full, and
   // no flow of the component there is at a higher level. Only the component's flows changed,
-  // so only the links of the last solve need a look. Once walked, every flow at or above the
-  // floor on a full link of the component is in it; one below the floor keeps its bottleneck
-  // but where a flow that a link overtook (reach_overtaken_flows) passed it.
+  // so only the links of the last solve need a look.
   bool reached = false;
   for (std::size_t i = 0; i < solved_links; ++i) {
     const std::uint32_t l = component_links_[i];
@@ -365,8 +365,8 @@ bool FlowSharing::reach_unbound_flows(std::size_t solved_links, bool walked) {
     }
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
-      const bool above = f.level < highest * (1 - 1e-9);
-      if (f.seen != walk_ && f.bound_by == l && (above || (!walked && (!full || gave_up > 1e-9 * f.value)))) {
+      if (f.seen != walk_ && f.bound_by == l &&
+          (!full || gave_up > 1e-9 * f.value || f.level < highest * (1 - 1e-9))) {
         add_to_component(m.flow);
         reached = true;
       }
@@ -396,25 +396,26 @@ void FlowSharing::solve_component() {
   // Each link: the weight of its flows in the component, and what the others (their shares
   // held) leave of it. A link that flows below the floor leave no more than SimGrid's precision
   // of is not light: SimGrid dropped it when it fixed the last of them, and the rest of its
-  // flows go past it. Flows at or above the floor that fill it bind the component's flows there
-  // at about level 0, and then join the component (reach_overtaken_flows).
+  // flows go past it. Unless one of them has it as its bottleneck, or flows at or above the
+  // floor fill it: it then binds the component's flows there at about level 0, and those flows
+  // outside join the component (reach_overtaken_flows).
   for (std::uint32_t l : component_links_) {
     Link& link = links_[l];
     link.usage = 0;
     link.frozen_bytes_per_s = 0;
     link.bound = false;
-    bool frozen_above_floor = false;
+    bool frozen_binding = false; // a flow outside that it holds, or one at or above the floor
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
       if (f.seen == walk_) {
         link.usage += f.weight;
       } else {
         link.frozen_bytes_per_s += f.value;
-        frozen_above_floor = frozen_above_floor || f.level >= floor_level_;
+        frozen_binding = frozen_binding || f.level >= floor_level_ || f.bound_by == l;
       }
     }
     link.remaining = link.bytes_per_s - link.frozen_bytes_per_s;
-    link.light = link.usage > 0 && (link.remaining > link.bytes_per_s * maxmin_precision || frozen_above_floor);
+    link.light = link.usage > 0 && (link.remaining > link.bytes_per_s * maxmin_precision || frozen_binding);
     if (link.light) {
       link.slot = static_cast<std::uint32_t>(light_.size());
       light_.push_back(l);
@@ -483,21 +484,16 @@ double FlowSharing::LinkLevels::least() {
       return least_;
     // Many rounds on many links: a heap from here on.
     heap_ = true;
-    std::vector<HeapEntry>& heap = fs_.link_heap_;
+    FlowEvents& heap = fs_.link_levels_;
     heap.clear();
-    fs_.link_place_.assign(fs_.light_.size(), not_placed);
-    for (std::uint32_t slot = 0; slot < fs_.light_.size(); ++slot) {
-      const std::uint32_t l = fs_.light_[slot];
+    for (std::uint32_t l : fs_.light_) {
       const Link& link = fs_.links_[l];
       if (link.light)
-        heap.push_back({link.remaining / link.usage, l, slot});
+        heap.set_unordered(l, link.remaining / link.usage);
     }
-    for (std::size_t i = heap.size() / 2; i-- > 0;)
-      sift_down(i);
-    for (std::size_t i = 0; i < heap.size(); ++i)
-      place(i);
+    heap.restore();
   }
-  return fs_.link_heap_.empty() ? std::numeric_limits<double>::infinity() : fs_.link_heap_.front().level;
+  return fs_.link_levels_.empty() ? std::numeric_limits<double>::infinity() : fs_.link_levels_.front().at_s;
 }
 
 void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
@@ -513,12 +509,12 @@ void FlowSharing::LinkLevels::take_least(std::vector<Level>& out) {
     return;
   }
   // The heap yields the links at the least level by id.
-  std::vector<HeapEntry>& heap = fs_.link_heap_;
-  const double least = heap.front().level;
-  while (!heap.empty() && heap.front().level == least) {
-    out.push_back({least, heap.front().link, false});
-    fs_.links_[heap.front().link].light = false;
-    remove(0);
+  FlowEvents& heap = fs_.link_levels_;
+  const double least = heap.front().at_s;
+  while (!heap.empty() && heap.front().at_s == least) {
+    out.push_back({least, heap.front().flow, false});
+    fs_.links_[heap.front().flow].light = false;
+    heap.pop();
   }
 }
 
@@ -529,76 +525,12 @@ void FlowSharing::LinkLevels::changed(std::uint32_t l) {
         link.light ? link.remaining / link.usage : std::numeric_limits<double>::infinity();
     return;
   }
-  const std::uint32_t i = fs_.link_place_[link.slot];
-  if (i == not_placed)
+  if (!fs_.link_levels_.contains(l))
     return;
-  if (!link.light) {
-    remove(i);
-    return;
-  }
-  // A link's level only rises within a solve (its flows are fixed at the least level), but the
-  // rounding of remaining / usage may leave it an ulp lower.
-  HeapEntry& e = fs_.link_heap_[i];
-  const double before = e.level;
-  e.level = link.remaining / link.usage;
-  if (e.level < before)
-    sift_up(i);
+  if (link.light)
+    fs_.link_levels_.set(l, link.remaining / link.usage);
   else
-    sift_down(i);
-}
-
-void FlowSharing::LinkLevels::place(std::size_t i) {
-  fs_.link_place_[fs_.link_heap_[i].slot] = static_cast<std::uint32_t>(i);
-}
-
-void FlowSharing::LinkLevels::sift_up(std::size_t i) {
-  std::vector<HeapEntry>& heap = fs_.link_heap_;
-  const HeapEntry e = heap[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / 2;
-    if (!(e < heap[parent]))
-      break;
-    heap[i] = heap[parent];
-    place(i);
-    i = parent;
-  }
-  heap[i] = e;
-  place(i);
-}
-
-void FlowSharing::LinkLevels::sift_down(std::size_t i) {
-  std::vector<HeapEntry>& heap = fs_.link_heap_;
-  const std::size_t n = heap.size();
-  const HeapEntry e = heap[i];
-  for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n)
-      break;
-    if (child + 1 < n && heap[child + 1] < heap[child])
-      ++child;
-    if (!(heap[child] < e))
-      break;
-    heap[i] = heap[child];
-    place(i);
-    i = child;
-  }
-  heap[i] = e;
-  place(i);
-}
-
-void FlowSharing::LinkLevels::remove(std::size_t i) {
-  std::vector<HeapEntry>& heap = fs_.link_heap_;
-  fs_.link_place_[heap[i].slot] = not_placed;
-  const HeapEntry last = heap.back();
-  heap.pop_back();
-  if (i == heap.size())
-    return;
-  const bool rises = heap[i] < last;
-  heap[i] = last;
-  if (rises)
-    sift_down(i);
-  else
-    sift_up(i);
+    fs_.link_levels_.erase(l);
 }
 
 void FlowSharing::fix(std::uint32_t flow, double min_usage, std::uint32_t bound_by) {

@@ -44,7 +44,7 @@ namespace ceiling::replay {
 ///     flows end one by one, each changing a few shares among thousands;
 ///   - once a change reaches more than 256 flows (a parameter server's fan through one NIC),
 ///     every flow at or above the floor on the full links around them, and on theirs, joins
-///     at once; a flow outside then loses its bottleneck only to a flow above it there;
+///     at once;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -180,11 +180,10 @@ private:
   /// adds, and so on.
   void walk_saturated_links();
   /// Adds to the component the flows outside it whose bottleneck the solve took away: on the
-  /// first `solved_links` of the component, the link that fixed them holds a flow of the
-  /// component at a higher level now, or (unless `walked`: the walk took in every flow at or
-  /// above the floor on its full links) is no longer full or its flows in the component gave
-  /// up some of it; whether there were any.
-  bool reach_unbound_flows(std::size_t solved_links, bool walked);
+  /// first `solved_links` of the component, the link that fixed them is no longer full, its
+  /// flows in the component gave up some of it, or one of them is now at a higher level;
+  /// whether there were any.
+  bool reach_unbound_flows(std::size_t solved_links);
   /// Adds to the component the flows outside it that a link saturated in this solve holds at
   /// a level its flows in the component no longer reach; whether there were any.
   bool reach_overtaken_flows();
@@ -192,7 +191,7 @@ private:
   void solve_component();
   /// The least level among the light links of a solve: a scan of light_level_ each round (most
   /// solves take a handful of rounds, each changing most links) while the scans have visited at
-  /// most 16 times the solve's links plus 256, a heap of link_heap_ after that (a pipeline's
+  /// most 16 times the solve's links plus 256, a heap, link_levels_, after that (a pipeline's
   /// thousands of coupled links saturate one by one, over hundreds of rounds).
   class LinkLevels {
   public:
@@ -205,11 +204,6 @@ private:
     void changed(std::uint32_t l);
 
   private:
-    void sift_up(std::size_t i);
-    void sift_down(std::size_t i);
-    void remove(std::size_t i);
-    void place(std::size_t i);
-
     FlowSharing& fs_;
     std::size_t budget_;    ///< links scanned before the heap takes over
     std::size_t scanned_ = 0;
@@ -245,19 +239,9 @@ private:
   std::vector<std::uint32_t> light_;  ///< the links a solve starts with light, by slot
   std::vector<double> light_level_;   ///< by slot: that link's level, +infinity once not light
   std::vector<std::uint32_t> at_least_; ///< the slots at the last scan's least level
-  /// A light link in the heap: its level, its id (which breaks ties, as in the scan) and its slot.
-  struct HeapEntry {
-    double level;
-    std::uint32_t link;
-    std::uint32_t slot;
-    bool operator<(const HeapEntry& o) const { return level != o.level ? level < o.level : link < o.link; }
-  };
-  /// The light links once scanning costs more: a binary heap, least level first, in which a link's
-  /// entry moves when its level does (link_place_ finds it by slot), so that it holds each link
-  /// once.
-  std::vector<HeapEntry> link_heap_;
-  std::vector<std::uint32_t> link_place_; ///< by slot: its index in link_heap_, or not_placed
-  static constexpr std::uint32_t not_placed = std::numeric_limits<std::uint32_t>::max();
+  /// The light links by level once scanning costs more: each link once, moved when its level
+  /// changes, ties broken by link id as the scan breaks them.
+  FlowEvents link_levels_;
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::uint32_t walk_ = 0;
   /// The level below which no flow's share can change at the next solve: the least level of the
