@@ -224,20 +224,18 @@ void FlowSharing::share(double now_s) {
   // and on theirs, joins it at once, rather than solve after solve. Then no flow outside at or
   // above the floor holds a link of the component as its bottleneck (it would have been
   // reached), and one below holds it still (such a link stays light: see solve_component).
-  bool walked = component_flows_.size() > spreading_flows;
-  if (walked)
-    walk_saturated_links();
+  bool walked = false;
   for (;;) {
+    if (walked || component_flows_.size() > spreading_flows) {
+      walk_saturated_links();
+      walked = true;
+    }
     solve_component();
     const std::size_t solved_links = component_links_.size();
     const bool overtaken = reach_overtaken_flows();
     const bool unbound = !walked && reach_unbound_flows(solved_links);
     if (!overtaken && !unbound)
       break;
-    if (walked || component_flows_.size() > spreading_flows) {
-      walk_saturated_links();
-      walked = true;
-    }
   }
   // Whether each link is full now: what the solve left of it (every flow of the component
   // having taken its share of each of its links).
