@@ -284,20 +284,26 @@ void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers
   plan.insert(plan.end(), phases.begin(), phases.end());
 }
 
-/// One tree of a pipelined all-reduce over all ranks (NCCL 2.4, src/init.cc setupChannel and
-/// src/misc/trees.cc): inside each node a chain from the last local rank to the first (the
-/// node's master); across nodes a binary tree of the masters (heap order, node k's parent
-/// (k - 1) / 2, node positions mapped by `node_of`). Returns each rank's parent (-1: root).
-std::vector<int> chain_and_tree(Group g, auto node_of) {
+/// One channel's tree of a pipelined all-reduce over all ranks (NCCL 2.4.8 src/init.cc
+/// setupChannel): inside each node a chain that follows the channel's ring, from the rank where
+/// that ring enters the node (the node's master: local rank `first`, as rings() numbers the
+/// rings) on, each rank's parent the one before it; across nodes a binary tree of the masters
+/// (heap order, node k's parent (k - 1) / 2, node positions mapped by `node_of`). Returns each
+/// rank's parent (-1: root).
+std::vector<int> chain_and_tree(Group g, int first, auto node_of) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
+  // A last node with fewer ranks takes the chain from local rank first % its ranks.
+  const auto local = [&](int k, int l) {
+    const int base = node_of(k) * per_node;
+    return base + (first + l) % std::min(per_node, g.ranks - base);
+  };
   std::vector<int> parent(static_cast<std::size_t>(g.ranks), -1);
   for (int k = 0; k < nodes; ++k) {
-    const int master = node_of(k) * per_node;
-    for (int local = 1; local < per_node && master + local < g.ranks; ++local)
-      parent[static_cast<std::size_t>(master + local)] = master + local - 1;
+    for (int l = 1; l < std::min(per_node, g.ranks - node_of(k) * per_node); ++l)
+      parent[static_cast<std::size_t>(local(k, l))] = local(k, l - 1);
     if (k > 0)
-      parent[static_cast<std::size_t>(master)] = node_of((k - 1) / 2) * per_node;
+      parent[static_cast<std::size_t>(local(k, 0))] = local((k - 1) / 2, 0);
   }
   return parent;
 }
@@ -312,25 +318,37 @@ double pipeline_chunk(double bytes, double largest, int depth) {
   return chunk;
 }
 
+/// The depth of each rank in the tree given by `parent` (-1: root), and the deepest.
+std::pair<std::vector<int>, int> depths(const std::vector<int>& parent) {
+  std::vector<int> depth(parent.size(), 0);
+  int deepest = 0;
+  for (std::size_t r = 0; r < parent.size(); ++r) { // parents are not ordered: walk up
+    int d = 0;
+    for (int q = parent[r]; q >= 0; q = parent[static_cast<std::size_t>(q)])
+      ++d;
+    depth[r] = d;
+    deepest = std::max(deepest, d);
+  }
+  return {depth, deepest};
+}
+
 /// A pipelined all-reduce over the trees given by `parents`, each tree carrying `bytes`: chunks
 /// are reduced up the tree and broadcast down, streaming. Exact: one phase per round of a
 /// synchronous schedule, in which an edge carries one chunk: the edge from a rank at depth d to
 /// its parent carries chunk j up in round j + D - d, the edge from a rank at depth d to a child
-/// carries it down in round j + D + d (D the deepest rank's depth): K chunks take K + 2D - 1
-/// rounds. Aggregated: one pipelined phase of every edge with its whole share.
+/// carries it down in round j + D + d (D the deepest rank's depth over all trees): K chunks take
+/// K + 2D - 1 rounds. Aggregated: one pipelined phase of every edge with its whole share.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
                      double largest_chunk, bool aggregate) {
   const std::size_t n = parents.front().size();
   if (n < 2)
     return;
-  std::vector<int> depth(n, 0);
+  std::vector<std::vector<int>> depth;
   int deepest = 0;
-  for (std::size_t r = 0; r < n; ++r) { // parents are not ordered: walk up
-    int d = 0;
-    for (int q = parents.front()[r]; q >= 0; q = parents.front()[static_cast<std::size_t>(q)])
-      ++d;
-    depth[r] = d;
-    deepest = std::max(deepest, d);
+  for (const auto& parent : parents) {
+    auto [d, deepest_here] = depths(parent);
+    depth.push_back(std::move(d));
+    deepest = std::max(deepest, deepest_here);
   }
   const double chunk = pipeline_chunk(bytes, largest_chunk, deepest);
   const int chunks = static_cast<int>(std::ceil(bytes / chunk));
@@ -353,26 +371,41 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
   std::vector<Phase> round(static_cast<std::size_t>(rounds));
   for (int j = 0; j < chunks; ++j) {
     const double size = j + 1 < chunks ? chunk : bytes - chunk * (chunks - 1);
-    for (const auto& parent : parents)
+    for (std::size_t t = 0; t < parents.size(); ++t)
       for (std::size_t r = 0; r < n; ++r)
-        if (parent[r] >= 0) {
-          const int d = depth[r];
+        if (const int parent = parents[t][r]; parent >= 0) {
+          const int d = depth[t][r];
           round[static_cast<std::size_t>(j + deepest - d)].flows.push_back(
-              flow(static_cast<int>(r), parent[r], size, Combine::Reduce));
+              flow(static_cast<int>(r), parent, size, Combine::Reduce));
           round[static_cast<std::size_t>(j + deepest + d - 1)].flows.push_back(
-              flow(parent[r], static_cast<int>(r), size, Combine::Copy));
+              flow(parent, static_cast<int>(r), size, Combine::Copy));
         }
   }
   plan.insert(plan.end(), round.begin(), round.end());
 }
 
+/// NCCL 2.4's trees, one per channel (Group::rings, at most one per local rank, one on a single
+/// node as for the rings), each carrying its share of the buffer: channel c's chain starts at
+/// local rank c, where rings() has ring c enter the node. With `two` (the double binary tree)
+/// the first half of the channels, rounded up, take the heap-order tree across nodes and the
+/// others its mirror, in which inner nodes of one are leaves of the other (setupChannel,
+/// ncclGetDtree); a single channel takes both, each with half the buffer.
 void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
-  std::vector<std::vector<int>> parents{chain_and_tree(g, [](int k) { return k; })};
-  if (two) // NCCL 2.4 ncclGetDtree: the second tree mirrored, so inner nodes of one are leaves of the other
-    parents.push_back(chain_and_tree(g, [nodes](int k) { return nodes - 1 - k; }));
-  pipelined_trees(plan, parents, two ? bytes / 2 : bytes, chunk_bytes, aggregate);
+  const int channels = g.ranks <= per_node ? 1 : std::clamp(g.rings, 1, per_node);
+  const auto heap = [](int k) { return k; };
+  const auto mirrored = [nodes](int k) { return nodes - 1 - k; };
+  std::vector<std::vector<int>> parents;
+  if (channels == 1) {
+    parents.push_back(chain_and_tree(g, 0, heap));
+    if (two)
+      parents.push_back(chain_and_tree(g, 0, mirrored));
+  } else {
+    for (int c = 0; c < channels; ++c)
+      parents.push_back(two && c >= (channels + 1) / 2 ? chain_and_tree(g, c, mirrored) : chain_and_tree(g, c, heap));
+  }
+  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunk_bytes, aggregate);
 }
 
 std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, double chunk_bytes, bool aggregate) {

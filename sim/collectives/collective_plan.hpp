@@ -46,7 +46,8 @@ struct Group {
   /// Rings a ring all-reduce runs side by side, each with its share of the buffer (NCCL's
   /// channels): ring j visits each node's ranks from local rank j on, so the rings leave and
   /// enter the nodes at different GPUs (and their NICs). At most ranks_per_node are distinct; on
-  /// one node, one.
+  /// one node, one. The pipelined trees take as many channels, each tree's chain inside a node
+  /// following its ring (NCCL 2.4.8 src/init.cc setupChannel).
   int rings = 1;
 };
 
@@ -60,8 +61,8 @@ enum class Algorithm {
   HierarchicalHalvingDoubling, ///< reduce inside each node, Rabenseifner across nodes, broadcast inside (Caffe2 + Gloo, MPICH's SMP path)
   HierarchicalRecursiveDoubling, ///< reduce inside each node, recursive doubling across nodes, broadcast inside (MPICH's SMP path)
   ParameterServer,    ///< every rank pushes B/k to each of k servers, then pulls it back
-  PipelinedTree,      ///< NCCL 2.4's tree: a chain inside each node, a binary tree across, chunks streaming
-  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: two such trees, each carrying half the buffer
+  PipelinedTree,      ///< NCCL 2.4's tree: a chain inside each node, a binary tree across, chunks streaming; one per channel (Group::rings)
+  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: half the channels on the mirrored tree (one channel: both trees, each with half the buffer)
 };
 
 /// NCCL 2.4's tree chunk before halving: its Simple buffer (4 MiB) over NCCL_STEPS (8).

@@ -292,6 +292,25 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
   }
 }
 
+TEST_CASE("each NCCL channel's tree enters the node where its ring does, half of them on the mirrored tree") {
+  // 2 nodes of 4 ranks, 2 channels, 8 MB (NCCL 2.4.8 setupChannel). Expectation: channel 0
+  // takes the heap-order tree (node 0 the root) with its chain from local rank 0 (1 -> 0,
+  // 2 -> 1, 3 -> 2; node 1's master 4 -> 0); channel 1 the mirrored tree (node 1 the root) with
+  // its chain from local rank 1 (2 -> 1, 3 -> 2, 0 -> 3; node 0's master 1 -> 5). Each carries
+  // half the buffer up each edge and back down.
+  const auto plan = allreduce_phases(Algorithm::PipelinedDoubleTree, {.ranks = 8, .ranks_per_node = 4, .rings = 2}, 8e6);
+  REQUIRE(plan.size() == 1);
+  std::map<std::pair<int, int>, double> up;
+  for (const auto& f : plan[0].flows)
+    if (f.reduce_bytes > 0)
+      up[{f.src, f.dst}] += f.bytes;
+  const std::map<std::pair<int, int>, double> expected{
+      {{1, 0}, 4e6}, {{2, 1}, 8e6}, {{3, 2}, 8e6}, {{4, 0}, 4e6}, {{5, 4}, 4e6}, {{6, 5}, 8e6}, {{7, 6}, 8e6},
+      {{0, 3}, 4e6}, {{1, 5}, 4e6}, {{4, 7}, 4e6}};
+  CHECK(up == expected);
+  CHECK(plan[0].flows.size() == 2 * 2 * 7); // per channel, 7 non-root ranks, up and down
+}
+
 TEST_CASE("workers that aggregate locally reduce inside the node, exchange with the servers among nodes, then broadcast") {
   // 3 nodes of 4 ranks, servers on nodes 0 and 1 holding 30 and 10 of 40 bytes. Expectation:
   // 3 reduce steps inside the nodes (ranks 1, 2, 3 of each node to its first), the push of the
