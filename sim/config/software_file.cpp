@@ -69,6 +69,7 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
     t.fail("rebuild_buckets", "rebuilds DDP's buckets, which need first_bucket (DDP's first bucket size, such as \"1 MiB\")");
   s.cycle = t.optional_quantity<Duration>("cycle", Sign::NonNegative).value_or(Duration{});
   s.negotiation = t.boolean_or("negotiation", false);
+  s.overlap = t.boolean_or("overlap", true);
   s.fusion = named(t, "fusion", stack::fusion_from_string, stack::fusion_names(), std::optional(s.fusion));
   s.sparse = named(t, "sparse_gradients", stack::sparse_gradients_from_string, stack::sparse_gradients_names(),
                    std::optional(s.sparse));

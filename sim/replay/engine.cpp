@@ -794,7 +794,7 @@ private:
     const int reductions = plan_.backward_reductions();
     rank.next_segment = segment + 1;
     if (segment < reductions) {
-      if (scenario_.options.overlap)
+      if (scenario_.options.overlaps_backward())
         produce(r);
       start_backward_segment(r);
       return;

@@ -39,7 +39,7 @@ struct ReplayOptions {
   int servers = 1;                          ///< parameter-server count
   std::optional<PrecisionMode> precision;   ///< default: the workload's precision
   std::optional<Staging> staging;           ///< default: Direct when the NIC has GPU-direct
-  bool overlap = true;                      ///< reduce buckets while backward goes on
+  std::optional<bool> overlap;              ///< reduce buckets while backward goes on; default: the stack's
   bool input_overlap = true;                ///< copy the next batch during this iteration
   Fidelity fidelity = Fidelity::Aggregated;
   int iterations = 5;                       ///< the first is reported apart as warm-up
@@ -75,6 +75,9 @@ struct ReplayOptions {
   /// fidelity, CM02 without cross-traffic, no copy in SimGrid). For validation; the results
   /// agree.
   bool flows_through_simgrid = false;
+
+  /// Whether buckets are reduced while backward goes on: `overlap`, else the stack's.
+  bool overlaps_backward() const { return overlap.value_or(software.overlap); }
 };
 
 struct Scenario {

@@ -97,6 +97,10 @@ struct SoftwareStack {
   /// By cycle: only with a cycle, buckets, no DDP bucketing and no parameter server
   /// (exchange_problem).
   Fusion fusion = Fusion::BySize;
+  /// Whether a bucket's collective may run while backward goes on. False: every collective
+  /// starts after backward (TensorFlow 1.x's NcclManager, whose all-reduce stream waits for all
+  /// the work queued on the compute stream once the last GPU joins). `--overlap` overrides.
+  bool overlap = true;
   /// Each cycle that finds new buckets first agrees on them over MPI (Horovod's response-cache
   /// coordination: one small all-reduce over all ranks, recursive doubling, whose messages pay
   /// the platform's route latencies and MPI overheads).

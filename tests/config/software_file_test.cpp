@@ -42,6 +42,14 @@ TEST_CASE("TensorFlow's stacks exchange each variable on its own; parameter_serv
   CHECK(s.pull == stack::Pull::NextForward);
 }
 
+TEST_CASE("a stack overlaps its collectives with backward unless it says overlap = false, as TensorFlow's NCCL replication") {
+  CHECK(config::load_software_text(per_variable, "software/ok.toml").overlap);
+  CHECK(config::load_software("horovod-nccl").overlap);
+  CHECK_FALSE(config::load_software("tf-replicated-nccl").overlap);
+  CHECK_FALSE(config::load_software_text(per_variable + "overlap = false\n", "software/ok.toml").overlap);
+  CHECK(error_of(per_variable + "overlap = \"no\"\n").find("software/bad.toml:9:11") != std::string::npos);
+}
+
 TEST_CASE("a per-variable exchange refuses fusion, other collectives, cycles, negotiation and launches, each at its key") {
   const std::string refuses = "(TensorFlow's sends to parameter servers) ";
   struct Case {

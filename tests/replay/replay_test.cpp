@@ -820,6 +820,35 @@ TEST_CASE("overlapping communication with backward never makes an iteration slow
     }
 }
 
+TEST_CASE("a stack without overlap reduces after backward as --overlap off does, and --overlap on overrides it") {
+  // Expectation: the stack's overlap = false alone gives the closed form of a run that
+  // overlaps nothing (compute, then the copies and the ring between host memories, as below);
+  // on 16 nodes of 2 GPUs with several buckets, the same time as --overlap off to the bit,
+  // more than with overlap, and --overlap on gives the time of a stack that overlaps.
+  Scenario s = eight_staged_nodes_in_turn();
+  s.options.overlap.reset();
+  s.options.software.overlap = false;
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.reductions.size() == 1);
+  const auto& reduction = plan.reductions.front();
+  const double copy = 32 * 100e3 / 20e9 + reduction.bytes / 16e9 + reduction.result_bytes / 20e9;
+  const double communication = collectives::alpha_beta_seconds(reduction.plan, switch_alpha_s, 12.5e9);
+  CHECK(mean_time(run_isolated(s)) == testing::relative(compute_seconds(plan) + copy + communication, 1e-6));
+
+  Scenario t = scenario(topologies[0].second, 16, gpus(2));
+  t.options.software.fusion_threshold = units::DataSize::from_bytes(2e6);
+  REQUIRE(replay::make_iteration_plan(t).reductions.size() > 1);
+  const double overlapping = mean_time(run_isolated(t));
+  t.options.overlap = false;
+  const double off = mean_time(run_isolated(t));
+  t.options.overlap.reset();
+  t.options.software.overlap = false;
+  CHECK(mean_time(run_isolated(t)) == off);
+  CHECK(off > overlapping);
+  t.options.overlap = true;
+  CHECK(mean_time(run_isolated(t)) == overlapping);
+}
+
 TEST_CASE("each part of the breakdown is its closed form when nothing overlaps and no rank waits") {
   Scenario s = eight_staged_nodes_in_turn();
   const auto plan = replay::make_iteration_plan(s);

@@ -273,7 +273,7 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
             << " (" << replay::to_string(o.fidelity) << "), "
             << replay::to_string(replay::resolved_precision(s)) << ", staging "
             << replay::to_string(replay::resolved_staging(s)) << ", overlap "
-            << (o.overlap ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
+            << (o.overlaps_backward() ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
             << "\n";
   std::printf("compute: %s\n", r.calibration.c_str());
   if (const auto memory = replay::device_memory_estimate(s))
@@ -422,7 +422,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
     json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
-    json.key("overlap").value(o.overlap).key("input_overlap").value(o.input_overlap);
+    json.key("overlap").value(o.overlaps_backward()).key("input_overlap").value(o.input_overlap);
     json.key("fidelity").value(replay::to_string(o.fidelity));
     json.key("fusion").value(stack::to_string(o.software.fusion));
     json.key("fusion_threshold_bytes");

@@ -81,8 +81,9 @@ po::options_description run_options() {
       ("staging", po::value<std::string>(),
        "host (copy gradients through host memory) or direct (GPU-direct RDMA); default: direct "
        "when the platform's NIC has GPU-direct, else host")
-      ("overlap", po::value<std::string>()->default_value("on"),
-       "on: reduce each gradient bucket while backward goes on; off: after backward")
+      ("overlap", po::value<std::string>(),
+       "on: reduce each gradient bucket while backward goes on; off: after backward; default: the "
+       "stack's (software.overlap: on but for tf-replicated-nccl)")
       ("input-overlap", po::value<std::string>()->default_value("on"),
        "on: copy the next batch to the device during this iteration; off: before forward")
       ("fidelity", po::value<std::string>()->default_value("aggregated"),
@@ -198,7 +199,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
       throw UsageError("--staging: stages messages between host and GPU memory, but the nodes of " + s.platform.name +
                        " have no GPU: leave --staging out");
   }
-  o.overlap = on_off(cli, "overlap");
+  if (cli.has("overlap"))
+    o.overlap = on_off(cli, "overlap");
   o.input_overlap = on_off(cli, "input-overlap");
   const auto fidelity = cli.vm["fidelity"].as<std::string>();
   if (fidelity != "aggregated" && fidelity != "exact")
