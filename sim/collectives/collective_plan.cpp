@@ -386,24 +386,25 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
 
 /// NCCL 2.4's trees, one per channel (Group::rings, at most one per local rank, one on a single
 /// node as for the rings), each carrying its share of the buffer: channel c's chain starts at
-/// local rank c, where rings() has ring c enter the node. With `two` (the double binary tree)
-/// the first half of the channels, rounded up, take the heap-order tree across nodes and the
-/// others its mirror, in which inner nodes of one are leaves of the other (setupChannel,
-/// ncclGetDtree); a single channel takes both, each with half the buffer.
+/// local rank c, where rings() has ring c enter the node. With `two` (the double binary tree),
+/// the heap-order tree across nodes and its mirror, in which inner nodes of one are leaves of
+/// the other (setupChannel, ncclGetDtree: channels below half the count, rounded up, take the
+/// first): on every ring where NCCL duplicates the rings (Group::rings_duplicated) or runs one,
+/// each tree with half the ring's share; else the first half of the rings take the first tree
+/// and the others the mirror.
 void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
   const int channels = g.ranks <= per_node ? 1 : std::clamp(g.rings, 1, per_node);
   const auto heap = [](int k) { return k; };
   const auto mirrored = [nodes](int k) { return nodes - 1 - k; };
+  const bool both_on_each = two && (channels == 1 || g.rings_duplicated);
   std::vector<std::vector<int>> parents;
-  if (channels == 1) {
-    parents.push_back(chain_and_tree(g, 0, heap));
-    if (two)
-      parents.push_back(chain_and_tree(g, 0, mirrored));
-  } else {
-    for (int c = 0; c < channels; ++c)
-      parents.push_back(two && c >= (channels + 1) / 2 ? chain_and_tree(g, c, mirrored) : chain_and_tree(g, c, heap));
+  for (int c = 0; c < channels; ++c) {
+    const bool mirror = two && !both_on_each && c >= (channels + 1) / 2;
+    parents.push_back(mirror ? chain_and_tree(g, c, mirrored) : chain_and_tree(g, c, heap));
+    if (both_on_each)
+      parents.push_back(chain_and_tree(g, c, mirrored));
   }
   pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunk_bytes, aggregate);
 }

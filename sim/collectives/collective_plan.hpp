@@ -49,6 +49,11 @@ struct Group {
   /// one node, one. The pipelined trees take as many channels, each tree's chain inside a node
   /// following its ring (NCCL 2.4.8 src/init.cc setupChannel).
   int rings = 1;
+  /// Each ring copied into a second channel, the double binary tree then running both its trees
+  /// on every ring, where otherwise half the rings take each tree: NCCL 2.4 on several nodes of
+  /// GPUs joined by NVLink (src/misc/rings.cc, copyRings), NCCL 2.7 always (src/graph/connect.cc,
+  /// connectTrees and "Duplicate channels rings/trees").
+  bool rings_duplicated = false;
 };
 
 enum class Algorithm {

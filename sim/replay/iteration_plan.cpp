@@ -282,7 +282,11 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
   const double element_bytes = workload::element_bytes(gradient_precision(resolved_precision(s)));
   // NCCL runs its ring as one ring per channel (src/graph/search.cc, connect.cc), leaving the
   // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
-  return {{ranks, ranks_per_node, stack.runs_nccl() ? stack.channels : 1},
+  return {{.ranks = ranks,
+           .ranks_per_node = ranks_per_node,
+           .rings = stack.runs_nccl() ? stack.channels : 1,
+           .rings_duplicated = stack.library == collectives::Library::Nccl27 ||
+                               (stack.library == collectives::Library::Nccl && s.platform.node.gpu_link.has_value())},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};
 }

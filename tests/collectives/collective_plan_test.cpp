@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace ceiling::collectives;
 
@@ -292,23 +293,58 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
   }
 }
 
-TEST_CASE("each NCCL channel's tree enters the node where its ring does, half of them on the mirrored tree") {
-  // 2 nodes of 4 ranks, 2 channels, 8 MB (NCCL 2.4.8 setupChannel). Expectation: channel 0
-  // takes the heap-order tree (node 0 the root) with its chain from local rank 0 (1 -> 0,
-  // 2 -> 1, 3 -> 2; node 1's master 4 -> 0); channel 1 the mirrored tree (node 1 the root) with
-  // its chain from local rank 1 (2 -> 1, 3 -> 2, 0 -> 3; node 0's master 1 -> 5). Each carries
-  // half the buffer up each edge and back down.
-  const auto plan = allreduce_phases(Algorithm::PipelinedDoubleTree, {.ranks = 8, .ranks_per_node = 4, .rings = 2}, 8e6);
-  REQUIRE(plan.size() == 1);
-  std::map<std::pair<int, int>, double> up;
-  for (const auto& f : plan[0].flows)
-    if (f.reduce_bytes > 0)
-      up[{f.src, f.dst}] += f.bytes;
-  const std::map<std::pair<int, int>, double> expected{
+TEST_CASE("each NCCL channel's tree enters the node where its ring does, both trees on each ring where NCCL copies the rings") {
+  // 2 nodes of 4 ranks, 2 channels, 8 MB (NCCL 2.4.8 setupChannel). Channel 0's chain starts at
+  // local rank 0 (1 -> 0, 2 -> 1, 3 -> 2, and 5 -> 4, 6 -> 5, 7 -> 6), channel 1's at local
+  // rank 1 (2 -> 1, 3 -> 2, 0 -> 3, and 6 -> 5, 7 -> 6, 4 -> 7). Across the nodes the heap-order
+  // tree has node 0 the root (4 -> 0 on channel 0, 5 -> 1 on channel 1), its mirror node 1
+  // (0 -> 4, 1 -> 5). Expectation, up edges: without copied rings channel 0 takes the first
+  // tree and channel 1 the mirror, each with half the buffer; with them, each channel takes both
+  // trees, each tree a quarter.
+  const std::map<std::pair<int, int>, double> halves{
       {{1, 0}, 4e6}, {{2, 1}, 8e6}, {{3, 2}, 8e6}, {{4, 0}, 4e6}, {{5, 4}, 4e6}, {{6, 5}, 8e6}, {{7, 6}, 8e6},
       {{0, 3}, 4e6}, {{1, 5}, 4e6}, {{4, 7}, 4e6}};
-  CHECK(up == expected);
-  CHECK(plan[0].flows.size() == 2 * 2 * 7); // per channel, 7 non-root ranks, up and down
+  const std::map<std::pair<int, int>, double> quarters{
+      {{1, 0}, 4e6}, {{2, 1}, 8e6}, {{3, 2}, 8e6}, {{5, 4}, 4e6}, {{6, 5}, 8e6}, {{7, 6}, 8e6}, {{0, 3}, 4e6},
+      {{4, 7}, 4e6}, {{4, 0}, 2e6}, {{0, 4}, 2e6}, {{5, 1}, 2e6}, {{1, 5}, 2e6}};
+  for (bool duplicated : {false, true}) {
+    CAPTURE(duplicated);
+    const Group g{.ranks = 8, .ranks_per_node = 4, .rings = 2, .rings_duplicated = duplicated};
+    const auto plan = allreduce_phases(Algorithm::PipelinedDoubleTree, g, 8e6);
+    REQUIRE(plan.size() == 1);
+    std::map<std::pair<int, int>, double> up;
+    for (const auto& f : plan[0].flows)
+      if (f.reduce_bytes > 0)
+        up[{f.src, f.dst}] += f.bytes;
+    CHECK(up == (duplicated ? quarters : halves));
+    CHECK(plan[0].flows.size() == (duplicated ? 4u : 2u) * 2 * 7); // per tree, 7 non-root ranks, up and down
+  }
+}
+
+TEST_CASE("a last node with fewer ranks chains them from its channel's rank, and every rank but a tree's root sends up once") {
+  // 10 ranks, 4 per node (the last node holds ranks 8 and 9), 3 channels, one tree each.
+  // Expectation: 3 x 9 flows up and as many down; every rank sends up once per tree but channel
+  // c's root, local rank c of node 0 (ranks 0, 1, 2); on the last node channel 2's chain starts
+  // at its local rank 2 mod 2 = 0: rank 9 sends to rank 8, which sends to node 0's rank 2.
+  const auto plan = allreduce_phases(Algorithm::PipelinedTree, {.ranks = 10, .ranks_per_node = 4, .rings = 3}, 3e6);
+  REQUIRE(plan.size() == 1);
+  std::map<int, int> up_from;
+  std::set<std::pair<int, int>> up;
+  int down = 0;
+  for (const auto& f : plan[0].flows) {
+    if (f.reduce_bytes > 0) {
+      ++up_from[f.src];
+      up.insert({f.src, f.dst});
+      CHECK(f.bytes == 1e6);
+    } else {
+      ++down;
+    }
+  }
+  CHECK(down == 27);
+  for (int r = 0; r < 10; ++r)
+    CHECK(up_from[r] == (r < 3 ? 2 : 3));
+  CHECK(up.count({9, 8}) == 1);
+  CHECK(up.count({8, 2}) == 1);
 }
 
 TEST_CASE("workers that aggregate locally reduce inside the node, exchange with the servers among nodes, then broadcast") {

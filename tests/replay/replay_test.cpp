@@ -734,11 +734,11 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
         // Pipelines: the aggregated form is the lockstep bound (whole phase at the slowest
         // edge's pace, the fill and drain rounds at the steady state's), the exact rounds
         // overlap where ranks are done early and fill less contended. At most 1.5 %, but for the
-        // double tree on 32 dragonfly nodes: 2.6 %, the only case over the 2 % of the others
+        // double tree on 32 dragonfly nodes: 2.58 %, the only case over the 2 % of the others
         // (2.0 % while the exact rounds scheduled the mirrored tree by the first tree's depths,
         // which let a rank send a chunk before its children had sent it theirs).
         const bool pipelined = a == Algorithm::PipelinedTree || a == Algorithm::PipelinedDoubleTree;
-        CHECK(difference <= (pipelined ? 0.026 : 0.02));
+        CHECK(difference <= (pipelined ? 0.027 : 0.02));
       }
   MESSAGE("largest relative difference, aggregated vs exact: " << worst << " (" << where << ")");
 }
@@ -747,19 +747,17 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
   // Two GPUs per node joined by a 50 GB/s NVLink switch, whose PCIe links (5 GB/s) are narrower
   // than the NIC (12.5 GB/s): with one channel, the ring or tree leaves each node through one
   // GPU's PCIe link; with two, the second channel's through the other GPU's (NCCL 2.4.8
-  // setupChannel: a channel's tree follows its ring inside the node). Expectation: the
-  // aggregated plan within 2 % of the exact one (2.1 % for the pipelines, as above), and the
-  // collective faster with two channels on the single switch by the bytes the busiest PCIe link
-  // no longer carries: a ring's and a single tree's halve (at least 1.5 x faster with the
-  // latencies); the double tree's inner master takes both children's halves in (B) and its
-  // leaf the broadcast (B / 2), 1.5 B through one link, where two channels put B on the
-  // busiest (at least 1.25 x faster).
+  // setupChannel: a channel's tree follows its ring inside the node; NCCL 2.7, this test's
+  // library, runs both trees of the double tree on each ring). Expectation: the aggregated plan
+  // within 2 % of the exact one (2.1 % for the pipelines, the lockstep bound of the test above:
+  // 1.9 % here), and the collective at least 1.5 times faster with two channels on the single
+  // switch: each GPU's PCIe link carries half of what one channel put through the busiest (at
+  // most 2 x: the latencies do not halve).
   using collectives::Algorithm;
   const std::string node = "[node.gpu]\ncount = 2\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
                            "memory = \"16 GiB\"\ncompute_capability = 7.0\n[node.pcie]\nbandwidth = \"5 GB/s\"\n"
                            "latency = \"2 us\"\n[node.gpu_link]\nbandwidth = \"50 GB/s\"\nlatency = \"1 us\"\n";
-  for (const auto& [a, speedup] : {std::pair{Algorithm::Ring, 1.5}, {Algorithm::PipelinedTree, 1.5},
-                                   {Algorithm::PipelinedDoubleTree, 1.25}}) {
+  for (Algorithm a : {Algorithm::Ring, Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree}) {
     CAPTURE(collectives::to_string(a));
     double single = 0;
     for (int channels : {1, 2})
@@ -783,7 +781,7 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
           if (channels == 1)
             single = aggregated;
           else
-            CHECK(single > speedup * aggregated);
+            CHECK(single > 1.5 * aggregated);
         }
       }
   }

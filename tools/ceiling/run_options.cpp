@@ -83,7 +83,7 @@ po::options_description run_options() {
        "when the platform's NIC has GPU-direct, else host")
       ("overlap", po::value<std::string>(),
        "on: reduce each gradient bucket while backward goes on; off: after backward; default: the "
-       "stack's (software.overlap: on but for tf-replicated-nccl)")
+       "software stack's (software.overlap)")
       ("input-overlap", po::value<std::string>()->default_value("on"),
        "on: copy the next batch to the device during this iteration; off: before forward")
       ("fidelity", po::value<std::string>()->default_value("aggregated"),
