@@ -222,6 +222,24 @@ SoftwareCosts software_costs(const Scenario& s) {
 
 namespace {
 
+/// NCCL 2.4 copies each ring into a second channel on several nodes of GPUs joined by NVLink
+/// (src/misc/rings.cc, copyRings), and its rules (tree threshold, LL threshold) count the
+/// communicator's channels, copies included; NCCL 2.7 copies them always
+/// (src/graph/connect.cc), where its rule (LL128's cap) counts the search's channels, the
+/// stack's `channels`.
+bool rings_duplicated(const Scenario& s) {
+  const auto library = s.options.software.library;
+  return library == collectives::Library::Nccl27 ||
+         (library == collectives::Library::Nccl && s.platform.node.gpu_link.has_value());
+}
+
+int nccl_channels(const Scenario& s, int ranks, int ranks_per_node) {
+  const int channels = s.options.software.channels;
+  const bool copied = s.options.software.library == collectives::Library::Nccl && rings_duplicated(s) &&
+                      ranks > std::max(1, ranks_per_node);
+  return copied ? 2 * channels : channels;
+}
+
 /// What the stack's library may weigh in choosing: the ranks and nodes, and for NCCL the GPUs'
 /// links, compute capability and the bus bandwidths of its tuning model (inside a node: a GPU's
 /// NVLinks, or its PCIe link; across: the node's NIC).
@@ -232,7 +250,7 @@ collectives::SelectionContext selection_context(const Scenario& s, int ranks, in
                                   .ranks_per_node = ranks_per_node,
                                   .element_bytes = element_bytes,
                                   .nvlink = node.gpu_link.has_value(),
-                                  .channels = s.options.software.channels,
+                                  .channels = nccl_channels(s, ranks, ranks_per_node),
                                   .inter_bytes_per_s = node.nic.bandwidth.bytes_per_second()};
   if (node.gpu) {
     c.compute_capability = node.gpu->compute_capability;
@@ -285,8 +303,7 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
   return {{.ranks = ranks,
            .ranks_per_node = ranks_per_node,
            .rings = stack.runs_nccl() ? stack.channels : 1,
-           .rings_duplicated = stack.library == collectives::Library::Nccl27 ||
-                               (stack.library == collectives::Library::Nccl && s.platform.node.gpu_link.has_value())},
+           .rings_duplicated = rings_duplicated(s)},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};
 }

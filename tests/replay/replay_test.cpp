@@ -787,6 +787,29 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
   }
 }
 
+TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees on several NVLink nodes") {
+  // 16 nodes of 8 GPUs joined by NVLink, NCCL 2.4 choosing, 2 channels, one 40 MB bucket per
+  // layer. NCCL copies each ring into a second channel (src/misc/rings.cc copyRings), so its
+  // threshold (src/init.cc ncclTreeThreshold) counts 4: ring 20,000 B/us, tree 15,000, latencies
+  // 6 x 127 and 15 x 4 + 4 x 7 us: 40.44 MB. Expectation: the 40 MB buckets go by the tree
+  // (with 2 channels counted, 20.22 MB, they would go by the ring).
+  const std::string node = "[node.gpu]\ncount = 8\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
+                           "memory = \"16 GiB\"\ncompute_capability = 7.0\n[node.pcie]\nbandwidth = \"16 GB/s\"\n"
+                           "latency = \"2 us\"\n[node.gpu_link]\nbandwidth = \"50 GB/s\"\nlatency = \"1 us\"\n";
+  Scenario s = scenario(topologies[0].second, 16, gpus(8));
+  s.platform = config::load_platform_text(platform_text(topologies[0].second, 64, node), "t.toml");
+  s.options.software.library = collectives::Library::Nccl;
+  s.options.software.collective.reset();
+  s.options.software.channels = 2;
+  s.options.software.fusion_threshold = units::DataSize::from_bytes(1);
+  const auto plan = replay::make_iteration_plan(s);
+  REQUIRE(plan.reductions.size() == 3);
+  for (const auto& r : plan.reductions) {
+    CHECK(r.bytes == 40e6);
+    CHECK(r.algorithm == collectives::Algorithm::PipelinedDoubleTree);
+  }
+}
+
 TEST_CASE("staging through host memory adds exactly the PCIe copies when nothing overlaps") {
   // PCIe faster than the NIC and without latency, so that a GPU-direct route costs what the
   // host route costs: the only difference left is the copies.
