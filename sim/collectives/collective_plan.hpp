@@ -67,7 +67,7 @@ enum class Algorithm {
   HierarchicalRecursiveDoubling, ///< reduce inside each node, recursive doubling across nodes, broadcast inside (MPICH's SMP path)
   ParameterServer,    ///< every rank pushes B/k to each of k servers, then pulls it back
   PipelinedTree,      ///< NCCL 2.4's tree: a chain inside each node, a binary tree across, chunks streaming; one per channel (Group::rings)
-  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: half the channels on the mirrored tree (one channel: both trees, each with half the buffer)
+  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: both trees on each ring where NCCL copies its rings or runs one, else half the rings on the mirrored tree
 };
 
 /// NCCL 2.4's tree chunk before halving: its Simple buffer (4 MiB) over NCCL_STEPS (8).
