@@ -102,6 +102,15 @@ std::string gpus(int count, const std::string& pcie_latency = "2 us") {
          "latency = \"" + pcie_latency + "\"\n";
 }
 
+/// `count` Volta GPUs joined by a 50 GB/s NVLink switch (1 us), each on a PCIe link of
+/// `pcie_bandwidth` (2 us).
+std::string nvlink_gpus(int count, const std::string& pcie_bandwidth) {
+  return "[node.gpu]\ncount = " + std::to_string(count) +
+         "\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\nmemory = \"16 GiB\"\n"
+         "compute_capability = 7.0\n[node.pcie]\nbandwidth = \"" + pcie_bandwidth + "\"\nlatency = \"2 us\"\n"
+         "[node.gpu_link]\nbandwidth = \"50 GB/s\"\nlatency = \"1 us\"\n";
+}
+
 /// The topologies the replay is held to SimGrid on: SimGrid's own (static) routing, the one
 /// its comms can take.
 const std::vector<std::pair<std::string, std::string>> topologies{
@@ -754,9 +763,7 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
   // switch: each GPU's PCIe link carries half of what one channel put through the busiest (at
   // most 2 x: the latencies do not halve).
   using collectives::Algorithm;
-  const std::string node = "[node.gpu]\ncount = 2\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
-                           "memory = \"16 GiB\"\ncompute_capability = 7.0\n[node.pcie]\nbandwidth = \"5 GB/s\"\n"
-                           "latency = \"2 us\"\n[node.gpu_link]\nbandwidth = \"50 GB/s\"\nlatency = \"1 us\"\n";
+  const std::string node = nvlink_gpus(2, "5 GB/s");
   for (Algorithm a : {Algorithm::Ring, Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree}) {
     CAPTURE(collectives::to_string(a));
     double single = 0;
@@ -793,9 +800,7 @@ TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees
   // threshold (src/init.cc ncclTreeThreshold) counts 4: ring 20,000 B/us, tree 15,000, latencies
   // 6 x 127 and 15 x 4 + 4 x 7 us: 40.44 MB. Expectation: the 40 MB buckets go by the tree
   // (with 2 channels counted, 20.22 MB, they would go by the ring).
-  const std::string node = "[node.gpu]\ncount = 8\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
-                           "memory = \"16 GiB\"\ncompute_capability = 7.0\n[node.pcie]\nbandwidth = \"16 GB/s\"\n"
-                           "latency = \"2 us\"\n[node.gpu_link]\nbandwidth = \"50 GB/s\"\nlatency = \"1 us\"\n";
+  const std::string node = nvlink_gpus(8, "16 GB/s");
   Scenario s = scenario(topologies[0].second, 16, gpus(8));
   s.platform = config::load_platform_text(platform_text(topologies[0].second, 64, node), "t.toml");
   s.options.software.library = collectives::Library::Nccl;
