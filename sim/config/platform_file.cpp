@@ -145,6 +145,8 @@ platform::NicSpec read_nic(TableReader t) {
                         .send_overhead = t.optional_quantity<Duration>("send_overhead", Sign::NonNegative).value_or(Duration{}),
                         .receive_overhead = t.optional_quantity<Duration>("receive_overhead", Sign::NonNegative).value_or(Duration{}),
                         .gpu_direct = t.boolean_or("gpu_direct", false)};
+  if (auto ports = t.optional_integer("ports", 1, 64))
+    nic.ports = static_cast<int>(*ports);
   t.reject_unknown_keys();
   return nic;
 }

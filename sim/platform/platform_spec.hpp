@@ -118,6 +118,9 @@ struct NicSpec {
   /// GPU-direct RDMA: the NIC reads and writes GPU memory, so no staging copy through host
   /// memory is needed (the data still crosses the GPU's PCIe link).
   bool gpu_direct = false;
+  /// The ports the node's link stands for (its bandwidth is theirs together). NCCL builds one
+  /// ring per port across nodes (software stacks without `channels`).
+  int ports = 1;
   bool operator==(const NicSpec&) const = default;
 };
 

@@ -233,8 +233,13 @@ bool rings_duplicated(const Scenario& s) {
          (library == collectives::Library::Nccl && s.platform.node.gpu_link.has_value());
 }
 
+/// The rings NCCL runs side by side: the stack's `channels`, else one per NIC port of the node.
+int nccl_rings(const Scenario& s) {
+  return s.options.software.channels.value_or(s.platform.node.nic.ports);
+}
+
 int nccl_channels(const Scenario& s, int ranks, int ranks_per_node) {
-  const int channels = s.options.software.channels;
+  const int channels = nccl_rings(s);
   const bool copied = s.options.software.library == collectives::Library::Nccl && rings_duplicated(s) &&
                       ranks > std::max(1, ranks_per_node);
   return copied ? 2 * channels : channels;
@@ -302,7 +307,7 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
   // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
   return {{.ranks = ranks,
            .ranks_per_node = ranks_per_node,
-           .rings = stack.runs_nccl() ? stack.channels : 1,
+           .rings = stack.runs_nccl() ? nccl_rings(s) : 1,
            .rings_duplicated = rings_duplicated(s)},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};

@@ -127,8 +127,10 @@ struct SoftwareStack {
   /// alone exchanges with the servers (on the nodes' first ranks), then broadcasts the result
   /// (TensorFlow's distributed_replicated).
   bool local_aggregation = false;
-  /// NCCL's channels, for its tree threshold on NVLink nodes (NCCL 2.4 src/init.cc).
-  int channels = 1;
+  /// NCCL's rings side by side (its channels before it copies them for the trees); default: the
+  /// node's NIC ports, as NCCL 2.4 builds one ring per NIC across nodes (src/misc/rings.cc,
+  /// src/transport/net.cc netGetRings).
+  std::optional<int> channels;
   /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).
   units::DataSize pipeline_chunk = units::DataSize::from_bytes(collectives::default_pipeline_chunk_bytes);
   /// Whether the library is NCCL (2.4 or 2.7): its protocols, channels and rules apply.

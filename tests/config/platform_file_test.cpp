@@ -68,6 +68,8 @@ TEST_CASE("a valid platform reads into the spec it describes") {
   CHECK_FALSE(spec.node.is_gpu_node());
   CHECK(spec.node.nic.bandwidth.bytes_per_second() == 10e9);
   CHECK_FALSE(spec.node.nic.gpu_direct); // documented default
+  CHECK(spec.node.nic.ports == 1);        // documented default
+  CHECK(config::load_platform_text(edited("latency = \"1 us\"\n", "latency = \"1 us\"\nports = 8\n"), "ok.toml").node.nic.ports == 8);
   CHECK(std::holds_alternative<platform::SingleSwitch>(spec.interconnect.topology));
 }
 
@@ -128,6 +130,10 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
   SUBCASE("unknown topology, with a suggestion") {
     CHECK(error_of(edited("\"single-switch\"", "\"fattree\"")) ==
           R"(bad.toml:16:12: error: interconnect.topology: unknown value "fattree": expected one of "single-switch", "fat-tree", "torus", "dragonfly" (did you mean "fat-tree"?))");
+  }
+  SUBCASE("no NIC ports") {
+    CHECK(error_of(edited("latency = \"1 us\"\n", "latency = \"1 us\"\nports = 0\n")) ==
+          R"(bad.toml:14:9: error: node.nic.ports: must be between 1 and 64, got 0)");
   }
   SUBCASE("zero nodes") {
     CHECK(error_of(edited("nodes = 16", "nodes = 0")) ==

@@ -4,6 +4,7 @@
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 
+#include "support/edit_text.hpp"
 #include "support/relative.hpp"
 
 #include <doctest/doctest.h>
@@ -794,12 +795,13 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
   }
 }
 
-TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees on several NVLink nodes") {
+TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees on several NVLink nodes, one ring per NIC port by default") {
   // 16 nodes of 8 GPUs joined by NVLink, NCCL 2.4 choosing, 2 channels, one 40 MB bucket per
   // layer. NCCL copies each ring into a second channel (src/misc/rings.cc copyRings), so its
   // threshold (src/init.cc ncclTreeThreshold) counts 4: ring 20,000 B/us, tree 15,000, latencies
   // 6 x 127 and 15 x 4 + 4 x 7 us: 40.44 MB. Expectation: the 40 MB buckets go by the tree
-  // (with 2 channels counted, 20.22 MB, they would go by the ring).
+  // (with 2 channels counted, 20.22 MB, they would go by the ring). A stack without channels
+  // runs one ring per NIC port: 2 ports, the tree again; 1 port (2 channels counted), the ring.
   const std::string node = nvlink_gpus(8, "16 GB/s");
   Scenario s = scenario(topologies[0].second, 16, gpus(8));
   s.platform = config::load_platform_text(platform_text(topologies[0].second, 64, node), "t.toml");
@@ -807,11 +809,24 @@ TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees
   s.options.software.collective.reset();
   s.options.software.channels = 2;
   s.options.software.fusion_threshold = units::DataSize::from_bytes(1);
-  const auto plan = replay::make_iteration_plan(s);
-  REQUIRE(plan.reductions.size() == 3);
-  for (const auto& r : plan.reductions) {
-    CHECK(r.bytes == 40e6);
-    CHECK(r.algorithm == collectives::Algorithm::PipelinedDoubleTree);
+  const auto algorithms = [](const Scenario& run) {
+    std::vector<collectives::Algorithm> out;
+    for (const auto& r : replay::make_iteration_plan(run).reductions) {
+      CHECK(r.bytes == 40e6);
+      out.push_back(r.algorithm);
+    }
+    return out;
+  };
+  using collectives::Algorithm;
+  const std::vector<Algorithm> trees(3, Algorithm::PipelinedDoubleTree);
+  CHECK(algorithms(s) == trees);
+  s.options.software.channels.reset();
+  for (int ports : {1, 2}) {
+    CAPTURE(ports);
+    const std::string nic = "gpu_direct = true\nports = " + std::to_string(ports) + "\n";
+    s.platform = config::load_platform_text(
+        testing::edited(platform_text(topologies[0].second, 64, node), "gpu_direct = true\n", nic), "t.toml");
+    CHECK(algorithms(s) == (ports == 2 ? trees : std::vector<Algorithm>(3, Algorithm::Ring)));
   }
 }
 

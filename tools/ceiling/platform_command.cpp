@@ -136,6 +136,7 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.key("send_overhead_s").value(node.nic.send_overhead.seconds());
   json.key("receive_overhead_s").value(node.nic.receive_overhead.seconds());
   json.key("gpu_direct").value(node.nic.gpu_direct);
+  json.key("ports").value(node.nic.ports);
   json.end_object();
   json.key("node_peak_flop_per_s").begin_object();
   for (platform::Precision p : platform::all_precisions)
@@ -195,7 +196,8 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
       std::cout << "\n";
     }
   }
-  std::cout << "  NIC         " << to_string(node.nic.bandwidth) << " per direction, latency "
+  std::cout << "  NIC         " << (node.nic.ports > 1 ? std::to_string(node.nic.ports) + " ports, " : std::string())
+            << to_string(node.nic.bandwidth) << " per direction, latency "
             << to_string(node.nic.latency) << ", GPU-direct RDMA "
             << (node.nic.gpu_direct ? "yes" : "no") << "; MPI overheads send " << to_string(node.nic.send_overhead)
             << ", receive " << to_string(node.nic.receive_overhead) << "\n";
