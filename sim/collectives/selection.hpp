@@ -31,7 +31,7 @@ struct SelectionContext {
   int ranks_per_node = 1;
   double element_bytes = 4; ///< 4 for fp32 gradients
   bool nvlink = false;
-  int channels = 1;
+  int channels = 1; ///< NCCL's channels as its rules count them (replay::nccl_channels)
   /// The GPUs' CUDA compute capability, major x 10 + minor (60 for a P100, 70 for a V100);
   /// 0 when unknown (NCCL's rules need it: scenario checks refuse NCCL without it).
   int compute_capability = 0;

@@ -220,30 +220,29 @@ SoftwareCosts software_costs(const Scenario& s) {
   return costs;
 }
 
-namespace {
-
-/// NCCL 2.4 copies each ring into a second channel on several nodes of GPUs joined by NVLink
-/// (src/misc/rings.cc, copyRings), and its rules (tree threshold, LL threshold) count the
-/// communicator's channels, copies included; NCCL 2.7 copies them always
-/// (src/graph/connect.cc), where its rule (LL128's cap) counts the search's channels, the
-/// stack's `channels`.
 bool rings_duplicated(const Scenario& s) {
   const auto library = s.options.software.library;
   return library == collectives::Library::Nccl27 ||
          (library == collectives::Library::Nccl && s.platform.node.gpu_link.has_value());
 }
 
-/// The rings NCCL runs side by side: the stack's `channels`, else one per NIC port of the node.
 int nccl_rings(const Scenario& s) {
   return s.options.software.channels.value_or(s.platform.node.nic.ports);
 }
 
 int nccl_channels(const Scenario& s, int ranks, int ranks_per_node) {
-  const int channels = nccl_rings(s);
-  const bool copied = s.options.software.library == collectives::Library::Nccl && rings_duplicated(s) &&
-                      ranks > std::max(1, ranks_per_node);
-  return copied ? 2 * channels : channels;
+  const int rings = nccl_rings(s);
+  if (s.options.software.library != collectives::Library::Nccl)
+    return rings; // NCCL 2.7's LL128 cap counts its search's channels
+  // NCCL 2.4 (src/misc/rings.cc ncclGetRings): the rings copied for the trees on several NVLink
+  // nodes; at least 2 on Kepler (defaultMinNrings); at most MAXCHANNELS, 16 (src/include/comm.h).
+  int channels = rings_duplicated(s) && ranks > std::max(1, ranks_per_node) ? 2 * rings : rings;
+  if (s.platform.node.gpu && s.platform.node.gpu->compute_capability / 10 == 3)
+    channels = std::max(channels, 2);
+  return std::min(channels, 16);
 }
+
+namespace {
 
 /// What the stack's library may weigh in choosing: the ranks and nodes, and for NCCL the GPUs'
 /// links, compute capability and the bus bandwidths of its tuning model (inside a node: a GPU's

@@ -119,6 +119,21 @@ bool fuses_by_cycle(const Scenario& s);
 /// as planned.
 Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count);
 
+/// Whether NCCL copies each ring into a second channel, the double binary tree then running both
+/// its trees on every ring: NCCL 2.4 on several nodes of GPUs joined by NVLink
+/// (src/misc/rings.cc, copyRings), NCCL 2.7 always (src/graph/connect.cc).
+bool rings_duplicated(const Scenario& s);
+
+/// The rings NCCL runs side by side: the stack's `channels`, else one per NIC port of the node
+/// (NCCL 2.4 builds one ring per NIC across nodes: src/misc/rings.cc, src/transport/net.cc
+/// netGetRings; on one node it builds NVLink rings, which the model does not derive).
+int nccl_rings(const Scenario& s);
+
+/// The channels NCCL's own rules count among `ranks` (`ranks_per_node` per node): NCCL 2.4's
+/// (tree and LL thresholds) count its communicator's, the copied rings included, at least 2 on
+/// Kepler and at most 16; NCCL 2.7's (LL128's cap) its search's, nccl_rings().
+int nccl_channels(const Scenario& s, int ranks, int ranks_per_node);
+
 /// Ranks per node: one per GPU, or one for a CPU node.
 int ranks_per_node(const platform::PlatformSpec& p);
 

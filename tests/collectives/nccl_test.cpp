@@ -19,8 +19,9 @@ TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   // One node, or a ring no slower than the tree in latency (2 nodes: 6 us against 15 us): never.
   CHECK(nccl_tree_threshold_bytes({.ranks = 8, .ranks_per_node = 8, .nvlink = true}) == 0);
   CHECK(nccl_tree_threshold_bytes({.ranks = 2, .ranks_per_node = 1}) == 0);
-  // 16 DGX-1 nodes (NVLink, 4 channels, 128 ranks): ring 20,000 B/us, tree 15,000; latencies
-  // 6 x 127 = 762 us and 15 x 4 + 4 x 7 = 88 us: 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
+  // 16 nodes of 8 NVLink GPUs, 4 channels counted (2 rings copied), 128 ranks: ring 20,000 B/us,
+  // tree 15,000; latencies 6 x 127 = 762 us and 15 x 4 + 4 x 7 = 88 us:
+  // 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
   CHECK(nccl_tree_threshold_bytes(dgx) == doctest::Approx(40.44e6).epsilon(1e-12));
 }

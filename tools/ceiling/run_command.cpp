@@ -270,6 +270,7 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
   const auto& o = s.options;
   std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, "
             << r.ranks << " ranks, software " << o.software.name << ", " << collective_name(o.software)
+            << (o.software.runs_nccl() ? ", NCCL rings " + std::to_string(replay::nccl_rings(s)) : std::string())
             << " (" << replay::to_string(o.fidelity) << "), "
             << replay::to_string(replay::resolved_precision(s)) << ", staging "
             << replay::to_string(replay::resolved_staging(s)) << ", overlap "
@@ -420,6 +421,11 @@ int run_command(const std::vector<std::string>& args) {
         json.value(b);
       json.end_array();
     }
+    json.key("nccl_rings");
+    if (o.software.runs_nccl())
+      json.value(replay::nccl_rings(s));
+    else
+      json.null();
     json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
     json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
     json.key("overlap").value(o.overlaps_backward()).key("input_overlap").value(o.input_overlap);
