@@ -80,6 +80,7 @@ for table, key, values in [
         ("node.pcie", "latency", duration),
         ("node.nic", "bandwidth", quantity[:6]), ("node.nic", "latency", duration[:3]),
         ("node.nic", "gpu_direct", ['"yes"', "1"]), ("node.nic", "send_overhead", ['"-1 us"']),
+        ("node.nic", "ports", ["0", "65", '"8"', "4.0"]),
         ("interconnect", "topology", ['"hypercube"', "3"]), ("interconnect", "routing", ['"random"', '"ecmp2"']),
         ("interconnect", "link_bandwidth", quantity[:4]), ("interconnect", "link_latency", duration[:3]),
         ("interconnect", "down", ["[]", "[0, 8]", '"8,8"', "[8]", "[8, -8]"]), ("interconnect", "up", ["[1]", "[1, 0]"]),
@@ -124,7 +125,8 @@ for table, key, values in [
         ("software", "message_overheads", ["2"]), ("software", "sparse_gradients", ['"sometimes"']),
         ("software", "rebuild_buckets", ["true", '"yes"']), ("software", "library", ['"nccl-2.9"']),
         ("software", "exchange", ['"per-tensor"', "1"]), ("software", "pull", ['"later"', '"next-forward"']),
-        ("software", "fusion", ['"by-magic"'])]:
+        ("software", "fusion", ['"by-magic"']), ("software", "overlap", ['"no"', "0"]),
+        ("software", "channels", ["0", "33", '"4"'])]:
     for v in values:
         file_case("software", software, table, key, v, srun)
 file_case("software", software, "software", "turbo", "true", srun)
