@@ -22,6 +22,28 @@ std::map<void*, double> drain(FlowSharing& net) {
 
 int a = 0, b = 0, c = 0; // tokens
 
+/// A flow of `bytes` over `links` (link ids, numbered from 0 in the order added).
+struct FlowOver {
+  std::vector<std::uint32_t> links;
+  double bytes;
+};
+
+/// When each of `flows` finishes, all started at 0 with a latency of 1 us on links of
+/// `bandwidths` (bytes per second, link i the i-th).
+std::vector<double> ends_of(const std::vector<double>& bandwidths, const std::vector<FlowOver>& flows) {
+  FlowSharing net(1.0, 1.0);
+  for (double bytes_per_s : bandwidths)
+    net.add_link(bytes_per_s);
+  std::vector<int> tokens(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    net.start(0, net.add_path(flows[i].links, 1e-6), flows[i].bytes, &tokens[i]);
+  const auto done = drain(net);
+  std::vector<double> ends;
+  for (int& token : tokens)
+    ends.push_back(done.at(&token));
+  return ends;
+}
+
 } // namespace
 
 TEST_CASE("a flow alone pays its latency, then sends at its narrowest link's bandwidth") {
@@ -197,24 +219,15 @@ TEST_CASE("a flow that ends re-shares the flows at or above its level; those hel
   // Expectation: t (4.5 GB) ends at 1 s; r, alone on C, and s share B's 11 GB/s at 5.5 each,
   // while p and q, held by A below t's level, keep 1 GB/s. r (7.25 GB) ends at 1.5 s; s takes
   // B's 11 (12 GB, ending at 1.75 s); p and q (2 GB each) end at 2 s.
-  FlowSharing net(1.0, 1.0);
-  const auto link_a = net.add_link(2e9);
-  const auto link_b = net.add_link(12e9);
-  const auto link_c = net.add_link(9e9);
-  int p = 0, q = 0, r = 0, s = 0, t = 0;
-  const std::vector<std::uint32_t> p_links{link_a}, q_links{link_a, link_b}, r_links{link_b, link_c},
-      s_links{link_b}, t_links{link_c};
-  net.start(0, net.add_path(p_links, 1e-6), 2e9, &p);
-  net.start(0, net.add_path(q_links, 1e-6), 2e9, &q);
-  net.start(0, net.add_path(r_links, 1e-6), 7.25e9, &r);
-  net.start(0, net.add_path(s_links, 1e-6), 12e9, &s);
-  net.start(0, net.add_path(t_links, 1e-6), 4.5e9, &t);
-  const auto done = drain(net);
-  CHECK(done.at(&t) == relative(1e-6 + 1.0, 1e-12));
-  CHECK(done.at(&r) == relative(1e-6 + 1.5, 1e-12));
-  CHECK(done.at(&s) == relative(1e-6 + 1.75, 1e-12));
-  CHECK(done.at(&p) == relative(1e-6 + 2.0, 1e-12));
-  CHECK(done.at(&q) == relative(1e-6 + 2.0, 1e-12));
+  enum : std::uint32_t { A, B, C };
+  enum { p, q, r, s, t };
+  const auto ends = ends_of({2e9, 12e9, 9e9},
+                            {{{A}, 2e9}, {{A, B}, 2e9}, {{B, C}, 7.25e9}, {{B}, 12e9}, {{C}, 4.5e9}});
+  CHECK(ends[t] == relative(1e-6 + 1.0, 1e-12));
+  CHECK(ends[r] == relative(1e-6 + 1.5, 1e-12));
+  CHECK(ends[s] == relative(1e-6 + 1.75, 1e-12));
+  CHECK(ends[p] == relative(1e-6 + 2.0, 1e-12));
+  CHECK(ends[q] == relative(1e-6 + 2.0, 1e-12));
 }
 
 TEST_CASE("a flow that starts sharing re-shares the flows at or above the level its links fill at; those held lower keep their shares") {
@@ -283,21 +296,13 @@ TEST_CASE("a change spreads along a chain of bottlenecks: a flow given more take
   // a, alone on L1, goes to its 2; b falls to L2's 3 left; c rises to L3's 7 left. a (3 B)
   // ends at 2 s; then b and c share L3 at 5 each (L2 alone would give b 5 too): b (12 B) ends
   // at 3 s, c (28 B) alone at 10 B/s at 4 s.
-  FlowSharing net(1.0, 1.0);
-  const auto l1 = net.add_link(2.0);
-  const auto l2 = net.add_link(5.0);
-  const auto l3 = net.add_link(10.0);
-  int f = 0, a = 0, b = 0, c = 0;
-  const std::vector<std::uint32_t> f_links{l1}, a_links{l1, l2}, b_links{l2, l3}, c_links{l3};
-  net.start(0, net.add_path(f_links, 1e-6), 1.0, &f);
-  net.start(0, net.add_path(a_links, 1e-6), 3.0, &a);
-  net.start(0, net.add_path(b_links, 1e-6), 12.0, &b);
-  net.start(0, net.add_path(c_links, 1e-6), 28.0, &c);
-  const auto done = drain(net);
-  CHECK(done.at(&f) == relative(1e-6 + 1.0, 1e-12));
-  CHECK(done.at(&a) == relative(1e-6 + 2.0, 1e-12));
-  CHECK(done.at(&b) == relative(1e-6 + 3.0, 1e-12));
-  CHECK(done.at(&c) == relative(1e-6 + 4.0, 1e-12));
+  enum : std::uint32_t { L1, L2, L3 };
+  enum { f, a, b, c };
+  const auto ends = ends_of({2.0, 5.0, 10.0}, {{{L1}, 1.0}, {{L1, L2}, 3.0}, {{L2, L3}, 12.0}, {{L3}, 28.0}});
+  CHECK(ends[f] == relative(1e-6 + 1.0, 1e-12));
+  CHECK(ends[a] == relative(1e-6 + 2.0, 1e-12));
+  CHECK(ends[b] == relative(1e-6 + 3.0, 1e-12));
+  CHECK(ends[c] == relative(1e-6 + 4.0, 1e-12));
 }
 
 TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, but much of the flow's own share, takes it") {

@@ -773,8 +773,7 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
         const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
         CAPTURE(topology_name);
         CAPTURE(channels);
-        Scenario s = scenario(text, 8, gpus(2));
-        s.platform = config::load_platform_text(platform_text(text, 64, node), "t.toml");
+        Scenario s = scenario(text, 8, node);
         s.options.staging = replay::Staging::Direct;
         s.options.overlap = false;
         s.options.software.library = collectives::Library::Nccl27;
@@ -803,8 +802,7 @@ TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees
   // (with 2 channels counted, 20.22 MB, they would go by the ring). A stack without channels
   // runs one ring per NIC port: 2 ports, the tree again; 1 port (2 channels counted), the ring.
   const std::string node = nvlink_gpus(8, "16 GB/s");
-  Scenario s = scenario(topologies[0].second, 16, gpus(8));
-  s.platform = config::load_platform_text(platform_text(topologies[0].second, 64, node), "t.toml");
+  Scenario s = scenario(topologies[0].second, 16, node);
   s.options.software.library = collectives::Library::Nccl;
   s.options.software.collective.reset();
   s.options.software.channels = 2;
@@ -835,8 +833,7 @@ TEST_CASE("NCCL 2.4's rules count its copied rings, at least 2 on Kepler and at 
   // defaultMinNrings 2 on compute capability 3.x) and MAXCHANNELS 16 (src/include/comm.h).
   // Expectation, 8 GPUs per node: 2 rings count 4 on 16 nodes, 2 on one node; 12 rings count 16;
   // under NCCL 2.7, 2; one ring of Kepler GPUs without NVLink counts 2.
-  Scenario s = scenario(topologies[0].second, 16, gpus(8));
-  s.platform = config::load_platform_text(platform_text(topologies[0].second, 64, nvlink_gpus(8, "16 GB/s")), "t.toml");
+  Scenario s = scenario(topologies[0].second, 16, nvlink_gpus(8, "16 GB/s"));
   s.options.software.library = collectives::Library::Nccl;
   s.options.software.channels = 2;
   CHECK(replay::nccl_channels(s, 128, 8) == 4);
