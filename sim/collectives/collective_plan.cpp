@@ -337,7 +337,8 @@ std::pair<std::vector<int>, int> depths(const std::vector<int>& parent) {
 /// synchronous schedule, in which an edge carries one chunk: the edge from a rank at depth d to
 /// its parent carries chunk j up in round j + D - d, the edge from a rank at depth d to a child
 /// carries it down in round j + D + d (D the deepest rank's depth over all trees): K chunks take
-/// K + 2D - 1 rounds. Aggregated: one pipelined phase of every edge with its whole share.
+/// K + 2D - 1 rounds. Aggregated: one pipelined phase of every edge with its whole share, each
+/// tree a pipeline.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
                      double largest_chunk, bool aggregate) {
   const std::size_t n = parents.front().size();
@@ -355,16 +356,17 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
   const int rounds = chunks + 2 * deepest - 1;
   if (aggregate) {
     Phase p;
-    for (const auto& parent : parents)
+    for (const auto& parent : parents) { // a tree's edges up, then down: one pipeline
       for (std::size_t r = 0; r < n; ++r)
         if (parent[r] >= 0)
           p.flows.push_back(flow(static_cast<int>(r), parent[r], bytes, Combine::Reduce));
-    for (const auto& parent : parents)
       for (std::size_t r = 0; r < n; ++r)
         if (parent[r] >= 0)
           p.flows.push_back(flow(parent[r], static_cast<int>(r), bytes, Combine::Copy));
+    }
     p.steps = rounds;
     p.chunks = chunks;
+    p.pipelines = static_cast<int>(parents.size());
     plan.push_back(std::move(p));
     return;
   }

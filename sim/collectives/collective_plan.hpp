@@ -32,11 +32,24 @@ struct Flow {
 /// share at once, cut in `chunks` chunks; it stands for `steps` rounds of one chunk per edge
 /// (chunks + the fill and drain), so each flow pays, beyond its bytes, `steps` latencies and
 /// steps - chunks more chunk times (the fill and drain, a chunk time being its own time per chunk).
+/// Its flows form `pipelines` independent pipelines (NCCL's trees, one per channel and tree),
+/// equal consecutive ranges of flows, each moving at its slowest edge's pace.
 struct Phase {
   std::vector<Flow> flows;
   int steps = 1;
   int chunks = 0;
+  int pipelines = 0;
   bool operator==(const Phase&) const = default;
+
+  /// The flows [first, first + count) of the pipeline that flow `f` belongs to.
+  struct Range {
+    int first = 0;
+    int count = 0;
+  };
+  Range pipeline_of(int f) const {
+    const int count = static_cast<int>(flows.size()) / pipelines;
+    return {f / count * count, count};
+  }
 };
 
 /// The ranks taking part: `ranks` in all, `ranks_per_node` consecutive ones per node.

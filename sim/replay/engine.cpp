@@ -127,13 +127,14 @@ struct RankClock {
 };
 
 /// How the replay times a collective flow: in closed form (alone on its route), shared out by
-/// FlowSharing, or as a SimGrid comm.
-enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared };
+/// FlowSharing, as an edge of a pipeline that FlowSharing shares out as one flow, or as a
+/// SimGrid comm.
+enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared, Pipeline };
 
 struct PlannedFlow {
   const Route* route = nullptr;
   Timing timing = Timing::SimGrid;
-  std::uint32_t sharing_path = 0; ///< with Timing::Shared
+  std::uint32_t sharing_path = 0; ///< with Timing::Shared, the route's; with Timing::Pipeline, the pipeline's
 };
 
 struct RankState {
@@ -331,8 +332,34 @@ public:
           return false;
         flows.push_back(planned);
       }
+      couple_pipelines(reduction.plan[p], flows);
     }
     return true;
+  }
+
+  /// A pipelined phase whose edges share links runs each pipeline as one FlowSharing flow over
+  /// all its edges' links: its edges move at one pace, the slowest edge's (NCCL's FIFOs hold a
+  /// few chunks per connection: no edge runs ahead of the one it feeds or is fed by), and what
+  /// a fast edge's links could carry beyond that goes to the other flows there. Edges alone on
+  /// their routes everywhere keep the closed form (the phase then ends at its slowest edge as
+  /// well); a pipeline with an edge FlowSharing cannot carry keeps its edges' own timings.
+  void couple_pipelines(const collectives::Phase& phase, std::vector<PlannedFlow>& flows) {
+    if (phase.chunks == 0 || phase.pipelines == 0 ||
+        std::all_of(flows.begin(), flows.end(), [](const PlannedFlow& f) { return f.timing == Timing::ClosedForm; }))
+      return;
+    std::vector<const Route*> edges;
+    for (int first = 0; first < static_cast<int>(flows.size());) {
+      const auto range = phase.pipeline_of(first);
+      edges.clear();
+      for (int g = first; g < first + range.count; ++g)
+        edges.push_back(flows[static_cast<std::size_t>(g)].route);
+      first += range.count;
+      if (!std::all_of(edges.begin(), edges.end(), [](const Route* r) { return sharable(*r); }))
+        continue;
+      const std::uint32_t path = sharing_paths_->of_pipeline(edges);
+      for (int g = range.first; g < first; ++g)
+        flows[static_cast<std::size_t>(g)].timing = Timing::Pipeline, flows[static_cast<std::size_t>(g)].sharing_path = path;
+    }
   }
 
   RunResult run() {
@@ -1078,6 +1105,18 @@ private:
         sharing_->start(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
         wake_flows_at_next_event();
         break;
+      case Timing::Pipeline: { // the pipeline streams once its last edge may start
+        ++result_.flows_shared;
+        const auto& phase = reduction(k).plan[static_cast<std::size_t>(f.phase)];
+        const auto range = phase.pipeline_of(f.flow);
+        auto& started = pipelines_[static_cast<std::size_t>(k)].started;
+        started.resize(static_cast<std::size_t>(phase.pipelines), 0);
+        if (++started[static_cast<std::size_t>(range.first / range.count)] < range.count)
+          break;
+        sharing_->start(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
+        wake_flows_at_next_event();
+        break;
+      }
       case Timing::SimGrid:
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
@@ -1160,26 +1199,34 @@ private:
   }
 
   /// A pipeline in steady state moves at its slowest edge's pace, every edge included (NCCL's
-  /// FIFOs let no edge run far ahead): the phase ends when its last flow has arrived (its whole
-  /// share streamed, every edge at once), plus the rounds that flow's latency and the fill and
-  /// drain add: steps - 1 more of its route latency, and steps - chunks chunks, in which few
-  /// edges run at once, each crossing the slowest route alone; then each flow's software costs.
-  /// A bound of a lockstep pipeline: the exact rounds, in which ranks move on as soon as their
-  /// own flows are done, come out up to 2.6 % faster (tests/replay/replay_test.cpp).
+  /// FIFOs let no edge run far ahead; the replay runs a pipeline whose edges share links as one
+  /// flow: couple_pipelines): the phase ends when its last edge has arrived (its whole share
+  /// streamed, every edge at once), plus the rounds that the latency and the fill and drain add:
+  /// steps - 1 more of the slowest route's latency, and steps - chunks chunks, in which few edges
+  /// run at once, each crossing the slowest route alone; then each flow's software costs. A
+  /// bound of a lockstep pipeline: the exact rounds, in which ranks move on as soon as their own
+  /// flows are done, come out up to 2.6 % faster (tests/replay/replay_test.cpp).
   void pipeline_flow_transferred(int k, int p, int f) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
-    const Route& route = *planned_flow(k, {p, f}).route;
-    pipeline.slowest_alone_s = std::max(pipeline.slowest_alone_s,
-                                        phase.flows[static_cast<std::size_t>(f)].bytes / route.bandwidth_bytes_per_s);
-    if (++pipeline.arrived < phase.flows.size())
+    // A coupled pipeline's flow ends for all its edges.
+    const bool coupled = planned_flow(k, {p, f}).timing == Timing::Pipeline;
+    const auto range = coupled ? phase.pipeline_of(f) : collectives::Phase::Range{f, 1};
+    for (int g = range.first; g < range.first + range.count; ++g) {
+      const Route& route = *planned_flow(k, {p, g}).route;
+      pipeline.slowest_alone_s = std::max(pipeline.slowest_alone_s,
+                                          phase.flows[static_cast<std::size_t>(g)].bytes / route.bandwidth_bytes_per_s);
+      pipeline.slowest_latency_s = std::max(pipeline.slowest_latency_s, route.latency_s * latency_factor_);
+    }
+    pipeline.arrived += static_cast<std::size_t>(range.count);
+    if (pipeline.arrived < phase.flows.size())
       return;
-    // The last flow to arrive is the slowest edge: all started together.
-    const double rounds_s = (phase.steps - 1) * route.latency_s * latency_factor_ +
+    const double wire_s = pipeline.slowest_latency_s;
+    const double rounds_s = (phase.steps - 1) * wire_s +
                             (phase.steps - phase.chunks) * pipeline.slowest_alone_s / phase.chunks / bandwidth_factor_;
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
-      after(rounds_s + software_delay_s(k, p, static_cast<int>(g), route.latency_s * latency_factor_),
+      after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
   }
 
@@ -1266,7 +1313,9 @@ private:
   /// pipelined phase, and concurrent exchanges have none).
   struct PipelineProgress {
     std::size_t arrived = 0;
-    double slowest_alone_s = 0; ///< the largest bytes / route bandwidth
+    double slowest_alone_s = 0;   ///< the largest bytes / route bandwidth
+    double slowest_latency_s = 0; ///< the largest route latency, factored
+    std::vector<int> started;     ///< per pipeline of a coupled phase: its edges started
   };
   std::vector<PipelineProgress> pipelines_;
   std::vector<double> ready_at_;       ///< per reduction: when its last rank had it staged, this iteration

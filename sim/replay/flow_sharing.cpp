@@ -46,13 +46,43 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
 }
 
 std::uint32_t FlowSharing::add_path(std::span<const std::uint32_t> links, double latency_s) {
-  assert(!links.empty() && links.size() <= max_hops && latency_s >= 0);
+  assert(links.size() <= max_hops);
+  const std::vector<float> once(links.size(), 1.0f);
+  return add_crossings(links, once, latency_s);
+}
+
+std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
+  std::vector<std::uint32_t> crossed; // every edge's links, sorted: a link as often as edges cross it
+  double latency_s = 0;
+  for (std::uint32_t e : edges) {
+    const Path& p = paths_[e];
+    crossed.insert(crossed.end(), hops_.begin() + p.first, hops_.begin() + p.first + p.count);
+    latency_s = std::max(latency_s, p.latency_s);
+  }
+  std::sort(crossed.begin(), crossed.end());
+  std::vector<std::uint32_t> links;
+  std::vector<float> crossings;
+  for (std::size_t i = 0; i < crossed.size();) {
+    std::size_t j = i + 1;
+    while (j < crossed.size() && crossed[j] == crossed[i])
+      ++j;
+    links.push_back(crossed[i]);
+    crossings.push_back(static_cast<float>(j - i));
+    i = j;
+  }
+  return add_crossings(links, crossings, latency_s);
+}
+
+std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings,
+                                         double latency_s) {
+  assert(!links.empty() && links.size() == crossings.size() && latency_s >= 0);
   Path path{static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s,
             std::numeric_limits<double>::infinity()};
-  for (std::uint32_t l : links) {
-    assert(l < links_.size());
-    hops_.push_back(l);
-    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, links_[l].bytes_per_s);
+  for (std::size_t h = 0; h < links.size(); ++h) {
+    assert(links[h] < links_.size() && crossings[h] >= 1);
+    hops_.push_back(links[h]);
+    crossings_.push_back(crossings[h]);
+    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, links_[links[h]].bytes_per_s / crossings[h]);
   }
   paths_.push_back(path);
   return static_cast<std::uint32_t>(paths_.size() - 1);
@@ -119,8 +149,9 @@ void FlowSharing::join_links(std::uint32_t flow) {
     Link& link = links_[hops[h]];
     const bool coupled = couples(link);
     f.position[h] = static_cast<std::uint32_t>(link.flows.size());
-    link.flows.push_back({flow, h});
-    link.demand_bytes_per_s += most;
+    const float crossings = crossings_of(f, h);
+    link.flows.push_back({flow, h, crossings});
+    link.demand_bytes_per_s += most * crossings;
     if (!coupled && couples(link)) // a link new to sharing: walk it until a solve has seen it
       link.saturated = true;
   }
@@ -141,7 +172,7 @@ void FlowSharing::leave_links(std::uint32_t flow) {
     flows_[last.flow].position[last.hop] = f.position[h];
     link.flows.pop_back();
     // An empty link starts again from 0, so that rounding never piles up.
-    link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - most;
+    link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - most * crossings_of(f, h);
   }
 }
 
@@ -171,18 +202,19 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   f.seen = walk_;
   f.value_before = f.value;
   component_flows_.push_back(flow);
-  f.coupling_hops = 0;
+  f.coupling_hops.clear();
   f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
+    const double most = link.bytes_per_s / crossings_of(f, h);
     if (!couples(link)) {
-      f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, link.bytes_per_s);
+      f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, most);
       continue;
     }
-    coupled_bytes_per_s = std::min(coupled_bytes_per_s, link.bytes_per_s);
-    f.coupling_hops |= std::uint64_t{1} << h;
+    coupled_bytes_per_s = std::min(coupled_bytes_per_s, most);
+    f.coupling_hops.push_back(h);
     if (link.seen != walk_) {
       link.seen = walk_;
       component_links_.push_back(hops[h]);
@@ -296,8 +328,8 @@ double FlowSharing::joined_floor() {
       by_level_.clear();
       double rising = 0; // the summed weight of the flows still rising
       for (const Member m : link.flows) {
-        by_level_.push_back({flows_[m.flow].level, flows_[m.flow].weight});
-        rising += flows_[m.flow].weight;
+        by_level_.push_back({flows_[m.flow].level, flows_[m.flow].weight * m.crossings});
+        rising += flows_[m.flow].weight * m.crossings;
       }
       std::sort(by_level_.begin(), by_level_.end());
       double taken = 0; // by the flows fixed below the level reached
@@ -358,7 +390,7 @@ bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
       const Flow& f = flows_[m.flow];
       if (f.seen == walk_) {
         highest = std::max(highest, f.level);
-        gave_up += f.value_before - f.value;
+        gave_up += (f.value_before - f.value) * m.crossings;
       }
     }
     for (const Member m : link.flows) {
@@ -375,7 +407,8 @@ bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
 
 void FlowSharing::solve_component() {
   // MaxMin::maxmin_solve. Each round the least level, remaining over usage, among the links that
-  // couple flows and the flows' caps saturates; every flow weighs 1 on each of its links. A
+  // couple flows and the flows' caps saturates; a flow weighs its weight times its crossings on
+  // each of its links (1 but for a pipeline's). A
   // flow's other links enter as its cap, the level the narrowest of them has with the flow alone
   // there (those links reach their level when the flow does and change nothing else).
   caps_.clear();
@@ -406,9 +439,9 @@ void FlowSharing::solve_component() {
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
       if (f.seen == walk_) {
-        link.usage += f.weight;
+        link.usage += f.weight * m.crossings;
       } else {
-        link.frozen_bytes_per_s += f.value;
+        link.frozen_bytes_per_s += f.value * m.crossings;
         frozen_binding = frozen_binding || f.level >= floor_level_ || f.bound_by == l;
       }
     }
@@ -540,11 +573,12 @@ void FlowSharing::fix(std::uint32_t flow, double min_usage, std::uint32_t bound_
   f.value = min_usage / f.penalty;
   f.level = min_usage;
   const auto hops = hops_of(f);
-  for (std::uint64_t coupling = f.coupling_hops; coupling != 0; coupling &= coupling - 1) {
-    const std::uint32_t l = hops[static_cast<std::size_t>(std::countr_zero(coupling))];
+  for (std::uint32_t h : f.coupling_hops) {
+    const std::uint32_t l = hops[h];
     Link& link = links_[l];
-    subtract_snapping(link.remaining, f.value, link.bytes_per_s * maxmin_precision);
-    subtract_snapping(link.usage, f.weight, maxmin_precision);
+    const double crossings = crossings_of(f, h);
+    subtract_snapping(link.remaining, f.value * crossings, link.bytes_per_s * maxmin_precision);
+    subtract_snapping(link.usage, f.weight * crossings, maxmin_precision);
     if (link.light && link.round != round_) {
       link.round = round_;
       changed_.push_back(l);

@@ -60,12 +60,19 @@ public:
   /// A link of `bytes_per_s` (positive); ids count from 0 in the order added.
   std::uint32_t add_link(double bytes_per_s);
 
-  /// The most links a path may have.
+  /// The most links a route's path may have (Routes: a longer route, on a large torus, goes
+  /// through SimGrid).
   static constexpr std::size_t max_hops = 64;
 
   /// A path over 1 to max_hops `links` (ids from add_link, each at most once) whose latencies
   /// sum to `latency_s`; ids count from 0 in the order added.
   std::uint32_t add_path(std::span<const std::uint32_t> links, double latency_s);
+
+  /// The path of a pipeline over `edges` (paths from add_path), which FlowSharing shares out as
+  /// one flow: every edge streams at one pace, so a link that k of the edges cross carries the
+  /// flow's rate k times (in SimGrid's lmm, a variable of consumption weight k on that link's
+  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too.
+  std::uint32_t add_pipeline(std::span<const std::uint32_t> edges);
 
   /// Starts a flow of `bytes` over `path` at `now_s` (not before the last call's time);
   /// `token` names it in advance()'s output.
@@ -85,10 +92,12 @@ public:
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
 
-  /// A flow on a link: which flow, and which of its hops the link is.
+  /// A flow on a link: which flow, which of its hops the link is, and how many times the
+  /// flow's rate the link carries (1 but for a pipeline: add_pipeline).
   struct Member {
     std::uint32_t flow;
     std::uint32_t hop;
+    float crossings;
   };
 
   struct Link {
@@ -116,10 +125,10 @@ private:
   };
 
   struct Path {
-    std::uint32_t first; ///< into hops_
+    std::uint32_t first; ///< into hops_ and crossings_
     std::uint32_t count;
     double latency_s;
-    double narrowest_bytes_per_s; ///< the least bandwidth of its links: no flow on it gets more
+    double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings: no flow on it gets more
   };
 
   struct Flow {
@@ -132,7 +141,7 @@ private:
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
     // The solver's scratch: its hops whose links couple flows, and the least bandwidth of the
     // others (+infinity when a coupling link is narrower).
-    std::uint64_t coupling_hops = 0;
+    std::vector<std::uint32_t> coupling_hops;
     double cap_bytes_per_s = 0;
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
@@ -161,6 +170,9 @@ private:
     const Path& p = paths_[f.path];
     return {hops_.data() + p.first, p.count};
   }
+  float crossings_of(const Flow& f, std::uint32_t hop) const { return crossings_[paths_[f.path].first + hop]; }
+  /// Adds a path over `links`, each carrying its flows' rate `crossings` times.
+  std::uint32_t add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings, double latency_s);
   /// Whether link `l` can limit its flows: at least two cross it and together they could fill it.
   bool couples(const Link& l) const;
   /// Notes that the flows on `link` must be shared out again.
@@ -222,6 +234,7 @@ private:
   std::vector<Link> links_;
   std::vector<Path> paths_;
   std::vector<std::uint32_t> hops_;
+  std::vector<float> crossings_; ///< per hop, beside hops_
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes

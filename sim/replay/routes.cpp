@@ -175,15 +175,25 @@ std::uint32_t SharingPaths::of(const Route& route) {
     return it->second;
   if (!sharable(route))
     throw std::logic_error("SharingPaths::of: a route FlowSharing cannot share");
-  links_.resize(routes_.link_count(), none);
   std::vector<std::uint32_t> links;
-  for (std::uint32_t id : route.link_ids) {
-    if (links_[id] == none)
-      links_[id] = sharing_.add_link(routes_.link_bandwidth(id));
-    links.push_back(links_[id]);
-  }
+  for (std::uint32_t id : route.link_ids)
+    links.push_back(link(id));
   it->second = sharing_.add_path(links, route.latency_s);
   return it->second;
+}
+
+std::uint32_t SharingPaths::of_pipeline(std::span<const Route* const> edges) {
+  std::vector<std::uint32_t> paths;
+  for (const Route* route : edges)
+    paths.push_back(of(*route));
+  return sharing_.add_pipeline(paths);
+}
+
+std::uint32_t SharingPaths::link(std::uint32_t id) {
+  links_.resize(routes_.link_count(), none);
+  if (links_[id] == none)
+    links_[id] = sharing_.add_link(routes_.link_bandwidth(id));
+  return links_[id];
 }
 
 } // namespace ceiling::replay

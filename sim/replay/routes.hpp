@@ -128,7 +128,13 @@ public:
   /// The path of `route`, which must be sharable().
   std::uint32_t of(const Route& route);
 
+  /// A new path for a pipeline over the `edges`' routes, each sharable() (FlowSharing::add_pipeline).
+  std::uint32_t of_pipeline(std::span<const Route* const> edges);
+
 private:
+  /// FlowSharing's id of Routes' link `id`, added the first time.
+  std::uint32_t link(std::uint32_t id);
+
   const Routes& routes_;
   FlowSharing& sharing_;
   std::vector<std::uint32_t> links_; ///< by Routes' link id: FlowSharing's, or none

@@ -118,6 +118,41 @@ TEST_CASE("max-min fairness: a flow held back by one link leaves the rest of ano
   CHECK(done.at(&b) == relative(1e-6 + 1.5, 1e-12));
 }
 
+TEST_CASE("a pipeline moves at one pace: a link that two of its edges cross carries its rate twice") {
+  // A pipeline of three edges, latencies 1, 2 and 3 us: edges x and y both cross link 0
+  // (10 GB/s), edge z crosses link 1 (10 GB/s) alone; flow b crosses link 0 beside it.
+  // Expectation: the pipeline waits its slowest edge's 3 us, then on link 0 weighs 2 x 1/3us
+  // against b's 1/1us: the level 10 GB/s / (2/3 + 1) per us of penalty, the pipeline at
+  // level / 3 us = 2 GB/s (taking 4 of link 0's 10), b at level / 1 us = 6 GB/s. Once b's 3 GB
+  // are done, the pipeline alone takes half of link 0 (5 GB/s; link 1 would give it 10).
+  FlowSharing net(1.0, 1.0);
+  const auto shared = net.add_link(10e9);
+  const auto own = net.add_link(10e9);
+  const std::vector<std::uint32_t> on_shared{shared}, on_own{own};
+  const std::vector<std::uint32_t> edges{net.add_path(on_shared, 1e-6), net.add_path(on_shared, 2e-6),
+                                         net.add_path(on_own, 3e-6)};
+  net.start(0, net.add_pipeline(edges), 4e9, &a);
+  net.start(0, net.add_path(on_shared, 1e-6), 3e9, &b);
+  const auto done = drain(net);
+  const double b_ends = 3e-6 + (3e9 - 10e9 * 2e-6) / 6e9; // b alone at 10 GB/s from 1 us to 3 us
+  const double pipeline_left = 4e9 - 2e9 * (b_ends - 3e-6);
+  CHECK(done.at(&b) == relative(b_ends, 1e-12));
+  CHECK(done.at(&a) == relative(b_ends + pipeline_left / 5e9, 1e-12));
+}
+
+TEST_CASE("a pipeline alone runs at its busiest link's bandwidth over the edges crossing it") {
+  // Edges over links of 10 GB/s (crossed by 3 edges) and 4 GB/s (crossed by 1): 10/3 is less
+  // than 4, so the pipeline streams at 3.33 GB/s after its slowest edge's latency.
+  FlowSharing net(1.0, 1.0);
+  const auto wide = net.add_link(10e9);
+  const auto narrow = net.add_link(4e9);
+  const std::vector<std::uint32_t> wide_only{wide}, both{wide, narrow};
+  const std::vector<std::uint32_t> edges{net.add_path(wide_only, 1e-6), net.add_path(wide_only, 1e-6),
+                                         net.add_path(both, 2e-6)};
+  net.start(0, net.add_pipeline(edges), 1e9, &a);
+  CHECK(drain(net).at(&a) == relative(2e-6 + 1e9 / (10e9 / 3), 1e-12));
+}
+
 TEST_CASE("flows on separate links do not slow each other") {
   FlowSharing net(1.0, 1.0);
   const std::vector<std::uint32_t> first{net.add_link(10e9)}, second{net.add_link(20e9)};

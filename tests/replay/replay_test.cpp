@@ -716,7 +716,26 @@ TEST_CASE("a pipeline between two nodes pays its fill and drain: (K + 1) rounds 
   }
 }
 
-TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the pipelines within 2.7 %") {
+TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
+  // Three CPU nodes on one switch: the tree's root has two children, so two edges cross its NIC
+  // each way. Expectation: the pipeline waits alpha, streams B at 12.5 / 2 GB/s, then pays the
+  // K further rounds' alpha (K + 2 x 1 - 1 = K + 1 rounds in all) and one round of a chunk alone:
+  // (K + 1) alpha + 2 B / 12.5 GB/s + B / K / 12.5 GB/s.
+  Scenario s = cpu_nodes_reducing_after_backward(3);
+  s.options.software.collective = collectives::Algorithm::PipelinedTree;
+  s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
+  const auto plan = replay::make_iteration_plan(s);
+  double communication = 0;
+  for (const auto& r : plan.reductions) {
+    const double chunks = std::ceil(r.bytes / 1e6);
+    communication += (chunks + 1) * switch_alpha_s + 2 * r.bytes / 12.5e9 + r.bytes / chunks / 12.5e9;
+  }
+  const auto result = run_isolated(s);
+  CHECK(result.flows_shared > 0);
+  CHECK(mean_time(result) - compute_seconds(plan) == testing::relative(communication, 1e-6));
+}
+
+TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology; the pipelines from 7 % below to 2.7 % above") {
   using collectives::Algorithm;
   double worst = 0;
   std::string where;
@@ -741,14 +760,20 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
         CAPTURE(topology_name);
         CAPTURE(collectives::to_string(a));
         CAPTURE(nodes);
-        // Pipelines: the aggregated form is the lockstep bound (whole phase at the slowest
-        // edge's pace, the fill and drain rounds at the steady state's), the exact rounds
-        // overlap where ranks are done early and fill less contended. At most 1.5 %, but for the
-        // double tree on 32 dragonfly nodes: 2.58 %, the only case over the 2 % of the others
-        // (2.0 % while the exact rounds scheduled the mirrored tree by the first tree's depths,
-        // which let a rank send a chunk before its children had sent it theirs).
+        // Pipelines: the aggregated form streams every edge at the pipeline's pace, its busiest
+        // link's (a sender may run NCCL_STEPS = 8 chunks ahead of its receiver: NCCL 2.4.8
+        // src/collectives/device/primitives.h), the fill and drain rounds each at a chunk's
+        // time alone. The exact rounds are a rendezvous per chunk: each waits for the slowest
+        // flow at both its ends, and fill rounds through a busy link share it. So the aggregated
+        // comes out up to 6.5 % faster (the single tree on 32 fat-tree nodes), and up to 2.6 %
+        // slower (the double tree on 32 dragonfly nodes, where ranks done early move on).
         const bool pipelined = a == Algorithm::PipelinedTree || a == Algorithm::PipelinedDoubleTree;
-        CHECK(difference <= (pipelined ? 0.027 : 0.02));
+        if (pipelined) {
+          CHECK(aggregated >= exact * (1 - 0.07));
+          CHECK(aggregated <= exact * (1 + 0.027));
+        } else {
+          CHECK(difference <= 0.02);
+        }
       }
   MESSAGE("largest relative difference, aggregated vs exact: " << worst << " (" << where << ")");
 }
@@ -759,8 +784,8 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
   // GPU's PCIe link; with two, the second channel's through the other GPU's (NCCL 2.4.8
   // setupChannel: a channel's tree follows its ring inside the node; NCCL 2.7, this test's
   // library, runs both trees of the double tree on each ring). Expectation: the aggregated plan
-  // within 2 % of the exact one, 2.1 % for the pipelines (the lockstep bound of the test above;
-  // they measure 1.9 % here), and the collective at least 1.5 times faster with two channels on
+  // within 2 % of the exact one, 2.1 % for the pipelines (the test above; they measure 0.5 to
+  // 1.9 % slower here), and the collective at least 1.5 times faster with two channels on
   // the single switch: each GPU's PCIe link carries half of what one channel put through the
   // busiest (at most 2 x: the latencies do not halve).
   using collectives::Algorithm;
@@ -1046,18 +1071,28 @@ TEST_CASE("GPU-direct flows and input copies shared out by the replay give the i
   // Every algorithm family on every topology, two GPUs per node sending from device memory: the flows
   // cross the PCIe links, where a 20 MB-per-sample input copy (the next batch, overlapped) still
   // runs when gradients arrive. FlowSharing times flows and copies together; SimGrid all of them.
+  // The last ring runs as NCCL 2.7 runs it, with its protocol's costs. (The pipelined trees are
+  // held to the exact rounds instead: the replay runs each tree as one flow at one pace, which a
+  // SimGrid comm per edge does not.)
   using collectives::Algorithm;
   double largest = 0;
+  struct Case {
+    Algorithm algorithm;
+    bool nccl = false;
+  };
   for (const auto& [topology, text] : topologies)
-    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
-                        Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer,
-                        Algorithm::PipelinedDoubleTree}) {
+    for (const Case& c : {Case{Algorithm::Ring}, Case{Algorithm::HalvingDoubling}, Case{Algorithm::BinaryTree},
+                          Case{Algorithm::DoubleBinaryTree}, Case{Algorithm::Hierarchical},
+                          Case{Algorithm::ParameterServer}, Case{Algorithm::Ring, true}}) {
+      const Algorithm a = c.algorithm;
+      const bool nccl = c.nccl;
       const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
       CAPTURE(topology_name);
       CAPTURE(collectives::to_string(a));
+      CAPTURE(nccl);
       Scenario s = scenario(text, 16, gpus(2));
       s.options.software.collective = a;
-      if (a == Algorithm::PipelinedDoubleTree) { // as NCCL 2.7 runs it: its protocol's costs too
+      if (nccl) {
         s.options.software.library = collectives::Library::Nccl27;
         s.platform.node.gpu->compute_capability = 70;
       }
