@@ -47,8 +47,7 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
 
 std::uint32_t FlowSharing::add_path(std::span<const std::uint32_t> links, double latency_s) {
   assert(links.size() <= max_hops);
-  const std::vector<float> once(links.size(), 1.0f);
-  return add_crossings(links, once, latency_s);
+  return add_crossings(links, {}, latency_s);
 }
 
 std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
@@ -75,14 +74,15 @@ std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
 
 std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings,
                                          double latency_s) {
-  assert(!links.empty() && links.size() == crossings.size() && latency_s >= 0);
+  assert(!links.empty() && (crossings.empty() || links.size() == crossings.size()) && latency_s >= 0);
   Path path{static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s,
-            std::numeric_limits<double>::infinity()};
+            std::numeric_limits<double>::infinity(), !crossings.empty()};
   for (std::size_t h = 0; h < links.size(); ++h) {
-    assert(links[h] < links_.size() && crossings[h] >= 1);
+    const float times = crossings.empty() ? 1.0f : crossings[h];
+    assert(links[h] < links_.size() && times >= 1);
     hops_.push_back(links[h]);
-    crossings_.push_back(crossings[h]);
-    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, links_[links[h]].bytes_per_s / crossings[h]);
+    crossings_.push_back(times);
+    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, links_[links[h]].bytes_per_s / times);
   }
   paths_.push_back(path);
   return static_cast<std::uint32_t>(paths_.size() - 1);
@@ -101,6 +101,7 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   Flow& f = flows_[id];
   const double latency_s = paths_[path].latency_s * latency_factor_;
   f.path = path;
+  f.pipeline = paths_[path].pipeline;
   f.state = State::Latency;
   // NetworkCm02Model::communicate: the sharing penalty is the path's latency, unless the
   // factored latency is 0 (the variable then starts enabled with penalty 1).
@@ -149,9 +150,8 @@ void FlowSharing::join_links(std::uint32_t flow) {
     Link& link = links_[hops[h]];
     const bool coupled = couples(link);
     f.position[h] = static_cast<std::uint32_t>(link.flows.size());
-    const float crossings = crossings_of(f, h);
-    link.flows.push_back({flow, h, crossings});
-    link.demand_bytes_per_s += most * crossings;
+    link.flows.push_back({flow, h});
+    link.demand_bytes_per_s += on_link(f, h, most);
     if (!coupled && couples(link)) // a link new to sharing: walk it until a solve has seen it
       link.saturated = true;
   }
@@ -172,7 +172,7 @@ void FlowSharing::leave_links(std::uint32_t flow) {
     flows_[last.flow].position[last.hop] = f.position[h];
     link.flows.pop_back();
     // An empty link starts again from 0, so that rounding never piles up.
-    link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - most * crossings_of(f, h);
+    link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - on_link(f, h, most);
   }
 }
 
@@ -202,19 +202,20 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   f.seen = walk_;
   f.value_before = f.value;
   component_flows_.push_back(flow);
-  f.coupling_hops.clear();
+  f.coupling_hops = 0;
   f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
-    const double most = link.bytes_per_s / crossings_of(f, h);
+    const double most = link.bytes_per_s / on_link(f, h, 1.0);
     if (!couples(link)) {
       f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, most);
       continue;
     }
     coupled_bytes_per_s = std::min(coupled_bytes_per_s, most);
-    f.coupling_hops.push_back(h);
+    if (!f.pipeline)
+      f.coupling_hops |= std::uint64_t{1} << h;
     if (link.seen != walk_) {
       link.seen = walk_;
       component_links_.push_back(hops[h]);
@@ -328,8 +329,9 @@ double FlowSharing::joined_floor() {
       by_level_.clear();
       double rising = 0; // the summed weight of the flows still rising
       for (const Member m : link.flows) {
-        by_level_.push_back({flows_[m.flow].level, flows_[m.flow].weight * m.crossings});
-        rising += flows_[m.flow].weight * m.crossings;
+        const Flow& f = flows_[m.flow];
+        by_level_.push_back({f.level, on_link(f, m.hop, f.weight)});
+        rising += on_link(f, m.hop, f.weight);
       }
       std::sort(by_level_.begin(), by_level_.end());
       double taken = 0; // by the flows fixed below the level reached
@@ -390,7 +392,7 @@ bool FlowSharing::reach_unbound_flows(std::size_t solved_links) {
       const Flow& f = flows_[m.flow];
       if (f.seen == walk_) {
         highest = std::max(highest, f.level);
-        gave_up += (f.value_before - f.value) * m.crossings;
+        gave_up += on_link(f, m.hop, f.value_before - f.value);
       }
     }
     for (const Member m : link.flows) {
@@ -439,9 +441,9 @@ void FlowSharing::solve_component() {
     for (const Member m : link.flows) {
       const Flow& f = flows_[m.flow];
       if (f.seen == walk_) {
-        link.usage += f.weight * m.crossings;
+        link.usage += on_link(f, m.hop, f.weight);
       } else {
-        link.frozen_bytes_per_s += f.value * m.crossings;
+        link.frozen_bytes_per_s += on_link(f, m.hop, f.value);
         frozen_binding = frozen_binding || f.level >= floor_level_ || f.bound_by == l;
       }
     }
@@ -573,17 +575,22 @@ void FlowSharing::fix(std::uint32_t flow, double min_usage, std::uint32_t bound_
   f.value = min_usage / f.penalty;
   f.level = min_usage;
   const auto hops = hops_of(f);
-  for (std::uint32_t h : f.coupling_hops) {
+  const auto take = [&](std::uint32_t h) {
     const std::uint32_t l = hops[h];
     Link& link = links_[l];
-    const double crossings = crossings_of(f, h);
-    subtract_snapping(link.remaining, f.value * crossings, link.bytes_per_s * maxmin_precision);
-    subtract_snapping(link.usage, f.weight * crossings, maxmin_precision);
+    subtract_snapping(link.remaining, on_link(f, h, f.value), link.bytes_per_s * maxmin_precision);
+    subtract_snapping(link.usage, on_link(f, h, f.weight), maxmin_precision);
     if (link.light && link.round != round_) {
       link.round = round_;
       changed_.push_back(l);
     }
-  }
+  };
+  for (std::uint64_t coupling = f.coupling_hops; coupling != 0; coupling &= coupling - 1)
+    take(static_cast<std::uint32_t>(std::countr_zero(coupling)));
+  if (f.pipeline) // (its links couple or not as they did when it joined: no flow joins or leaves in a solve)
+    for (std::uint32_t h = 0; h < hops.size(); ++h)
+      if (couples(links_[hops[h]]))
+        take(h);
 }
 
 } // namespace ceiling::replay

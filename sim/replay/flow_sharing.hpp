@@ -92,12 +92,10 @@ public:
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
 
-  /// A flow on a link: which flow, which of its hops the link is, and how many times the
-  /// flow's rate the link carries (1 but for a pipeline: add_pipeline).
+  /// A flow on a link: which flow, and which of its hops the link is.
   struct Member {
     std::uint32_t flow;
     std::uint32_t hop;
-    float crossings;
   };
 
   struct Link {
@@ -129,19 +127,22 @@ private:
     std::uint32_t count;
     double latency_s;
     double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings: no flow on it gets more
+    bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
   };
 
   struct Flow {
     std::uint32_t path = 0;
     State state = State::Free;
     bool fixed = false;        ///< the solver set its value in this solve
+    bool pipeline = false;     ///< on a pipeline's path
     std::uint32_t seen = 0;
     double penalty = 1;
     double weight = 1;         ///< on each of its links: 1 / penalty
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
-    // The solver's scratch: its hops whose links couple flows, and the least bandwidth of the
-    // others (+infinity when a coupling link is narrower).
-    std::vector<std::uint32_t> coupling_hops;
+    // The solver's scratch: its hops whose links couple flows (a bit per hop; a pipeline's are
+    // found again where needed), and the least bandwidth of the others (+infinity when a
+    // coupling link is narrower).
+    std::uint64_t coupling_hops = 0;
     double cap_bytes_per_s = 0;
     double remaining_bytes = 0;
     double value = 0;          ///< the solver's share, before the bandwidth factor
@@ -170,8 +171,13 @@ private:
     const Path& p = paths_[f.path];
     return {hops_.data() + p.first, p.count};
   }
-  float crossings_of(const Flow& f, std::uint32_t hop) const { return crossings_[paths_[f.path].first + hop]; }
-  /// Adds a path over `links`, each carrying its flows' rate `crossings` times.
+  /// `x` (a rate or weight of flow `f`) times the times its hop `hop`'s link carries it: 1 but
+  /// on a pipeline's path.
+  double on_link(const Flow& f, std::uint32_t hop, double x) const {
+    return f.pipeline ? x * crossings_[paths_[f.path].first + hop] : x;
+  }
+  /// Adds a path over `links`, each carrying its flows' rate `crossings` times (a pipeline's
+  /// path), or once where `crossings` is empty.
   std::uint32_t add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings, double latency_s);
   /// Whether link `l` can limit its flows: at least two cross it and together they could fill it.
   bool couples(const Link& l) const;
@@ -234,7 +240,7 @@ private:
   std::vector<Link> links_;
   std::vector<Path> paths_;
   std::vector<std::uint32_t> hops_;
-  std::vector<float> crossings_; ///< per hop, beside hops_
+  std::vector<float> crossings_; ///< per hop, beside hops_ (read for pipelines' paths only)
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes
