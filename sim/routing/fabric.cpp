@@ -118,18 +118,18 @@ std::string Fabric::link_name(std::uint32_t id) const {
          std::to_string((up ? within : within - s.elements[k] * s.f.up[k]) / s.f.up[k]);
 }
 
-void Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out) const {
+void Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out, bool minimal_only) const {
   if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
     throw std::invalid_argument("Fabric::paths: slots " + std::to_string(a) + " and " + std::to_string(b) +
                                 " are not two distinct slots below " + std::to_string(slots_));
   if (const auto* s = std::get_if<DragonflyShape>(&shape_))
-    dragonfly_paths(*s, a, b, salt, out);
+    dragonfly_paths(*s, a, b, salt, out, minimal_only);
   else
     fat_tree_paths(std::get<FatTreeShape>(shape_), a, b, out);
 }
 
 void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
-                             std::vector<Path>& out) const {
+                             std::vector<Path>& out, bool minimal_only) const {
   const auto& d = s.d;
   const long long per_chassis = d.routers_per_chassis;
   const long long per_group = per_chassis * d.chassis_per_group;
@@ -174,6 +174,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
   const auto start = [&](bool minimal) {
     Path& p = out.emplace_back();
     p.minimal = minimal;
+    p.links.reserve(10); // the longest: port, 3 x (green, black) around 2 globals, port
     p.links.push_back(static_cast<std::uint32_t>(2 * a)); // node a -> its router
     return &p;
   };
@@ -188,7 +189,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
       inside(ra, rb, false, *start(true));
       finish(out.back());
     }
-    if (ra == rb)
+    if (ra == rb || minimal_only)
       return;
     // Valiant inside the group: through each other router q of the source's chassis, then
     // black first (to q's position in the destination's chassis), so that each q crosses a
@@ -215,7 +216,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     finish(p);
   }
   // Valiant: through each third group, on hashed cables.
-  for (long long gi = 0; gi < d.groups && !full(); ++gi) {
+  for (long long gi = 0; gi < d.groups && !full() && !minimal_only; ++gi) {
     if (gi == ga || gi == gb)
       continue;
     const std::uint64_t h = mix(salt, {a, b, gi});

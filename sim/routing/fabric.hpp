@@ -75,9 +75,9 @@ public:
   static constexpr std::size_t max_paths = 64;
 
   /// Appends to `out` the paths from slot `a` to slot `b` (a != b, both below slot_count()):
-  /// the minimal ones first, then the non-minimal ones; at most max_paths, always in the same
-  /// order for the same `a`, `b` and `salt`.
-  void paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out) const;
+  /// the minimal ones first, then the non-minimal ones (not with `minimal_only`); at most
+  /// max_paths, always in the same order for the same `a`, `b` and `salt`.
+  void paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out, bool minimal_only = false) const;
 
 private:
   using DragonflyShape = detail::DragonflyShape;
@@ -85,7 +85,7 @@ private:
 
   Fabric() = default;
   void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
-                       std::vector<Path>& out) const;
+                       std::vector<Path>& out, bool minimal_only) const;
   void fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::vector<Path>& out) const;
 
   std::variant<DragonflyShape, FatTreeShape> shape_;

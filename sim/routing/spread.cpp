@@ -58,14 +58,14 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
   std::vector<std::uint32_t> out;
   out.reserve(demands.size());
   std::vector<Path> paths;
-  const auto paths_of = [&](const Demand& d) -> const std::vector<Path>& {
+  const auto paths_of = [&](const Demand& d, bool minimal_only = false) -> const std::vector<Path>& {
     paths.clear();
-    fabric.paths(d.src_slot, d.dst_slot, seed, paths);
+    fabric.paths(d.src_slot, d.dst_slot, seed, paths, minimal_only);
     return paths;
   };
   if (routing == platform::Routing::Ecmp) {
     for (const Demand& d : demands)
-      out.push_back(ecmp(paths_of(d), d, seed));
+      out.push_back(ecmp(paths_of(d, true), d, seed));
     return out;
   }
   // First the loads minimal routing makes; then each flow placed again against all the others,
@@ -79,7 +79,7 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
       load[link] += rate;
   };
   for (const Demand& d : demands) {
-    const auto& candidates = paths_of(d);
+    const auto& candidates = paths_of(d, true);
     out.push_back(ugal(available, load, candidates, d, true));
     add(candidates[out.back()], d.rate_bytes_per_s);
   }
