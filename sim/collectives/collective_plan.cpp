@@ -332,25 +332,28 @@ std::pair<std::vector<int>, int> depths(const std::vector<int>& parent) {
   return {depth, deepest};
 }
 
+/// NCCL's FIFO depth: a connection holds NCCL_STEPS = 8 chunks (NCCL 2.4.8 src/include/devcomm.h;
+/// the tree all-reduce moves one chunk per step), so a sender runs at most 8 chunks ahead of
+/// what its receiver has passed on (src/collectives/device/primitives.h, waitSend).
+constexpr int fifo_chunks = 8;
+
 /// A pipelined all-reduce over the trees given by `parents`, each tree carrying `bytes`: chunks
-/// are reduced up the tree and broadcast down, streaming. Exact: one phase per round of a
-/// synchronous schedule, in which an edge carries one chunk: the edge from a rank at depth d to
-/// its parent carries chunk j up in round j + D - d, the edge from a rank at depth d to a child
-/// carries it down in round j + D + d (D the deepest rank's depth over all trees): K chunks take
-/// K + 2D - 1 rounds. Aggregated: one pipelined phase of every edge with its whole share, each
-/// tree a pipeline.
+/// are reduced up the tree and broadcast down, streaming, in K chunks. Exact: one dataflow phase
+/// of every chunk on every edge, each waiting for what NCCL's primitives wait for: a rank sends
+/// chunk j up once it has chunk j from each of its children, down once it has it from its
+/// parent (the root: once it has it from each child); each edge carries its chunks in order; and
+/// a sender waits while its receiver has not passed chunk j - 8 on (its FIFO is full). Ranks
+/// wait for nothing else: there are no rounds. Aggregated: one pipelined phase of every edge with
+/// its whole share, each tree a pipeline, standing for K + 2D - 1 rounds (D the deepest rank's
+/// depth over all trees: the fill and drain).
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
                      double largest_chunk, bool aggregate) {
   const std::size_t n = parents.front().size();
   if (n < 2)
     return;
-  std::vector<std::vector<int>> depth;
   int deepest = 0;
-  for (const auto& parent : parents) {
-    auto [d, deepest_here] = depths(parent);
-    depth.push_back(std::move(d));
-    deepest = std::max(deepest, deepest_here);
-  }
+  for (const auto& parent : parents)
+    deepest = std::max(deepest, depths(parent).second);
   const double chunk = pipeline_chunk(bytes, largest_chunk, deepest);
   const int chunks = static_cast<int>(std::ceil(bytes / chunk));
   const int rounds = chunks + 2 * deepest - 1;
@@ -370,20 +373,73 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
     plan.push_back(std::move(p));
     return;
   }
-  std::vector<Phase> round(static_cast<std::size_t>(rounds));
+  Phase p;
+  // Flow ids: chunk by chunk, tree by tree, rank by rank: up, then down.
+  const std::size_t trees = parents.size();
+  const auto up = [&](std::size_t t, int r, int j) {
+    return static_cast<int>(((static_cast<std::size_t>(j) * trees + t) * n + static_cast<std::size_t>(r)) * 2);
+  };
+  const auto down = [&](std::size_t t, int r, int j) { return up(t, r, j) + 1; };
+  std::vector<std::vector<std::vector<int>>> children(trees, std::vector<std::vector<int>>(n));
+  for (std::size_t t = 0; t < trees; ++t)
+    for (std::size_t r = 0; r < n; ++r)
+      if (parents[t][r] >= 0)
+        children[t][static_cast<std::size_t>(parents[t][r])].push_back(static_cast<int>(r));
+  // Flows not on an edge (a root's own) stay empty and wait for nothing: dropped below.
+  p.flows.resize(static_cast<std::size_t>(up(0, 0, chunks)));
+  p.after.resize(p.flows.size());
   for (int j = 0; j < chunks; ++j) {
     const double size = j + 1 < chunks ? chunk : bytes - chunk * (chunks - 1);
-    for (std::size_t t = 0; t < parents.size(); ++t)
-      for (std::size_t r = 0; r < n; ++r)
-        if (const int parent = parents[t][r]; parent >= 0) {
-          const int d = depth[t][r];
-          round[static_cast<std::size_t>(j + deepest - d)].flows.push_back(
-              flow(static_cast<int>(r), parent, size, Combine::Reduce));
-          round[static_cast<std::size_t>(j + deepest + d - 1)].flows.push_back(
-              flow(parent, static_cast<int>(r), size, Combine::Copy));
+    for (std::size_t t = 0; t < trees; ++t)
+      for (int r = 0; r < static_cast<int>(n); ++r) {
+        const int parent = parents[t][static_cast<std::size_t>(r)];
+        if (parent < 0)
+          continue;
+        const auto& mine = children[t][static_cast<std::size_t>(r)];
+        const bool parent_is_root = parents[t][static_cast<std::size_t>(parent)] < 0;
+        const auto& siblings = children[t][static_cast<std::size_t>(parent)];
+        // Up: chunk j from each child, chunk j - 1 sent, and the parent's FIFO not full.
+        auto& u = p.after[static_cast<std::size_t>(up(t, r, j))];
+        p.flows[static_cast<std::size_t>(up(t, r, j))] = flow(r, parent, size, Combine::Reduce);
+        for (int c : mine)
+          u.push_back(up(t, c, j));
+        if (j > 0)
+          u.push_back(up(t, r, j - 1));
+        if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: up, or (the root) down
+          if (parent_is_root)
+            for (int c : siblings)
+              u.push_back(down(t, c, j - fifo_chunks));
+          else
+            u.push_back(up(t, parent, j - fifo_chunks));
         }
+        // Down: the parent has chunk j, chunk j - 1 sent, and this rank's FIFO not full.
+        auto& d = p.after[static_cast<std::size_t>(down(t, r, j))];
+        p.flows[static_cast<std::size_t>(down(t, r, j))] = flow(parent, r, size, Combine::Copy);
+        if (parent_is_root)
+          for (int c : siblings)
+            d.push_back(up(t, c, j));
+        else
+          d.push_back(down(t, parent, j));
+        if (j > 0)
+          d.push_back(down(t, r, j - 1));
+        if (j >= fifo_chunks)
+          for (int c : mine)
+            d.push_back(down(t, c, j - fifo_chunks));
+      }
   }
-  plan.insert(plan.end(), round.begin(), round.end());
+  // Drop the roots' empty slots, renumbering what waits for what.
+  std::vector<int> id(p.flows.size(), -1);
+  Phase kept;
+  for (std::size_t i = 0; i < p.flows.size(); ++i)
+    if (p.flows[i].src != p.flows[i].dst) {
+      id[i] = static_cast<int>(kept.flows.size());
+      kept.flows.push_back(p.flows[i]);
+      kept.after.push_back(std::move(p.after[i]));
+    }
+  for (auto& waits : kept.after)
+    for (int& w : waits)
+      w = id[static_cast<std::size_t>(w)];
+  plan.push_back(std::move(kept));
 }
 
 /// NCCL 2.4's trees, one per channel (Group::rings, at most one per local rank, one on a single

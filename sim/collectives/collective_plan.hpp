@@ -34,11 +34,16 @@ struct Flow {
 /// steps - chunks more chunk times (the fill and drain, a chunk time being its own time per chunk).
 /// Its flows form `pipelines` independent pipelines (NCCL's trees, one per channel and tree),
 /// equal consecutive ranges of flows, each moving at its slowest edge's pace.
+///
+/// A dataflow phase (`after` not empty: one list per flow) orders its flows by what they wait
+/// for instead of by steps: flow i starts once the flows after[i] (indices into this phase) are
+/// done and both its ends have reached the phase (an exact pipeline: each chunk of each edge).
 struct Phase {
   std::vector<Flow> flows;
   int steps = 1;
   int chunks = 0;
   int pipelines = 0;
+  std::vector<std::vector<int>> after;
   bool operator==(const Phase&) const = default;
 
   /// The flows [first, first + count) of the pipeline that flow `f` belongs to.

@@ -20,6 +20,20 @@ CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& pl
       for (int end : {phase.flows[i].src, phase.flows[i].dst})
         pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(end)]++)] = static_cast<int>(i);
     index_.push_back(std::move(pi));
+    PhaseIndex waiting{std::vector<int>(phase.after.empty() ? 0 : phase.flows.size() + 1, 0), {}};
+    for (const auto& waits : phase.after)
+      for (int w : waits)
+        ++waiting.offsets[static_cast<std::size_t>(w) + 1];
+    for (std::size_t i = 1; i < waiting.offsets.size(); ++i)
+      waiting.offsets[i] += waiting.offsets[i - 1];
+    if (!waiting.offsets.empty()) {
+      waiting.ids.resize(static_cast<std::size_t>(waiting.offsets.back()));
+      std::vector<int> fill(waiting.offsets.begin(), waiting.offsets.end() - 1);
+      for (std::size_t i = 0; i < phase.after.size(); ++i)
+        for (int w : phase.after[i])
+          waiting.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(w)]++)] = static_cast<int>(i);
+    }
+    waiting_for_.push_back(std::move(waiting));
   }
   phase_of_.resize(n);
   pending_.resize(n);
@@ -38,8 +52,13 @@ void CollectiveProgress::reset() {
   std::fill(phase_of_.begin(), phase_of_.end(), -1);
   std::fill(pending_.begin(), pending_.end(), 0);
   started_.clear();
-  for (const auto& phase : plan_)
+  unfinished_before_.clear();
+  for (const auto& phase : plan_) {
     started_.emplace_back(phase.flows.size(), 0);
+    auto& unfinished = unfinished_before_.emplace_back();
+    for (const auto& waits : phase.after)
+      unfinished.push_back(static_cast<int>(waits.size()));
+  }
 }
 
 void CollectiveProgress::join(int rank, std::vector<FlowRef>& to_start, std::vector<int>& done) {
@@ -48,9 +67,29 @@ void CollectiveProgress::join(int rank, std::vector<FlowRef>& to_start, std::vec
 
 void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {
   const auto& fl = flow(f);
+  const PhaseIndex& waiting = waiting_for_[static_cast<std::size_t>(f.phase)];
+  if (!waiting.offsets.empty()) // a dataflow phase: what waited for f may start
+    for (int i = waiting.offsets[static_cast<std::size_t>(f.flow)]; i < waiting.offsets[static_cast<std::size_t>(f.flow) + 1]; ++i) {
+      const int next = waiting.ids[static_cast<std::size_t>(i)];
+      if (--unfinished_before_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(next)] == 0)
+        try_start({f.phase, next}, to_start);
+    }
   for (int end : {fl.src, fl.dst})
     if (--pending_[static_cast<std::size_t>(end)] == 0)
       enter(end, f.phase + 1, to_start, done);
+}
+
+void CollectiveProgress::try_start(FlowRef f, std::vector<FlowRef>& to_start) {
+  const auto& fl = flow(f);
+  const auto p = static_cast<std::size_t>(f.phase);
+  const auto i = static_cast<std::size_t>(f.flow);
+  char& started = started_[p][i];
+  if (started || phase_of_[static_cast<std::size_t>(fl.src)] != f.phase ||
+      phase_of_[static_cast<std::size_t>(fl.dst)] != f.phase ||
+      (!unfinished_before_[p].empty() && unfinished_before_[p][i] > 0))
+    return;
+  started = 1;
+  to_start.push_back(f);
 }
 
 void CollectiveProgress::enter(int rank, int from, std::vector<FlowRef>& to_start, std::vector<int>& done) {
@@ -66,16 +105,8 @@ void CollectiveProgress::enter(int rank, int from, std::vector<FlowRef>& to_star
   }
   const PhaseIndex& pi = index_[static_cast<std::size_t>(p)];
   pending_[r] = pi.offsets[r + 1] - pi.offsets[r];
-  for (int i = pi.offsets[r]; i < pi.offsets[r + 1]; ++i) {
-    const FlowRef f{p, pi.ids[static_cast<std::size_t>(i)]};
-    const auto& fl = flow(f);
-    const int other = fl.src == rank ? fl.dst : fl.src;
-    char& started = started_[static_cast<std::size_t>(p)][static_cast<std::size_t>(f.flow)];
-    if (!started && phase_of_[static_cast<std::size_t>(other)] == p) {
-      started = 1;
-      to_start.push_back(f);
-    }
-  }
+  for (int i = pi.offsets[r]; i < pi.offsets[r + 1]; ++i)
+    try_start({p, pi.ids[static_cast<std::size_t>(i)]}, to_start);
 }
 
 } // namespace ceiling::replay

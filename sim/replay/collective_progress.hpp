@@ -16,8 +16,9 @@ struct FlowRef {
 
 /// Tracks one collective over `ranks` ranks. A flow of phase p starts when both its ends have
 /// finished all their flows of earlier phases (a rendezvous: as MPI point-to-point steps do),
-/// so ranks progress through the phases at their own pace; a rank with no flows left is done.
-/// Ranks join together (start()), or one by one (join()).
+/// and, in a dataflow phase, once the flows it waits for are done (Phase::after), so ranks
+/// progress through the phases at their own pace; a rank with no flows left is done. Ranks join
+/// together (start()), or one by one (join()).
 class CollectiveProgress {
 public:
   /// Indexes `plan` by rank once; the plan must outlive this object.
@@ -44,6 +45,8 @@ public:
 private:
   /// Moves `rank` to its first phase >= `from` with flows, collecting the startable ones.
   void enter(int rank, int from, std::vector<FlowRef>& to_start, std::vector<int>& done);
+  /// Starts `f` if both its ends are in its phase and it waits for no flow, and has not started.
+  void try_start(FlowRef f, std::vector<FlowRef>& to_start);
 
   /// ids[offsets[r] .. offsets[r+1]) are the flows of rank r in one phase.
   struct PhaseIndex {
@@ -56,6 +59,10 @@ private:
   std::vector<int> phase_of_; ///< per rank: the phase it is in, the plan's size once done, -1 before it joins
   std::vector<int> pending_;  ///< per rank: its unfinished flows in that phase
   std::vector<std::vector<char>> started_;
+  /// Per dataflow phase: ids[offsets[i] .. offsets[i+1]) wait for flow i; and per flow, how many
+  /// of those it waits for are not done.
+  std::vector<PhaseIndex> waiting_for_;
+  std::vector<std::vector<int>> unfinished_before_;
 };
 
 } // namespace ceiling::replay

@@ -7,6 +7,7 @@
 #include "replay/due_queue.hpp"
 #include "replay/flow_sharing.hpp"
 #include "replay/iteration_plan.hpp"
+#include "replay/pipeline_fill.hpp"
 #include "replay/routes.hpp"
 #include "replay/shared_link.hpp"
 #include "replay/transfers.hpp"
@@ -1201,33 +1202,41 @@ private:
   /// A pipeline in steady state moves at its slowest edge's pace, every edge included (NCCL's
   /// FIFOs let no edge run far ahead; the replay runs a pipeline whose edges share links as one
   /// flow: couple_pipelines): the phase ends when its last edge has arrived (its whole share
-  /// streamed, every edge at once), plus the rounds that the latency and the fill and drain add:
-  /// steps - 1 more of the slowest route's latency, and steps - chunks chunks, in which few edges
-  /// run at once, each crossing the slowest route alone; then each flow's software costs. A
-  /// bound of a lockstep pipeline: the exact rounds, in which ranks move on as soon as their own
-  /// flows are done, come out up to 2.6 % faster (tests/replay/replay_test.cpp).
+  /// streamed, every edge at once), plus what the latency and the fill and drain add: steps - 1
+  /// more of the slowest route's latency, and the 2D - 1 rounds of fill and drain (pipeline_fill);
+  /// then each flow's software costs.
   void pipeline_flow_transferred(int k, int p, int f) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
     // A coupled pipeline's flow ends for all its edges.
     const bool coupled = planned_flow(k, {p, f}).timing == Timing::Pipeline;
     const auto range = coupled ? phase.pipeline_of(f) : collectives::Phase::Range{f, 1};
-    for (int g = range.first; g < range.first + range.count; ++g) {
-      const Route& route = *planned_flow(k, {p, g}).route;
-      pipeline.slowest_alone_s = std::max(pipeline.slowest_alone_s,
-                                          phase.flows[static_cast<std::size_t>(g)].bytes / route.bandwidth_bytes_per_s);
-      pipeline.slowest_latency_s = std::max(pipeline.slowest_latency_s, route.latency_s * latency_factor_);
-    }
+    for (int g = range.first; g < range.first + range.count; ++g)
+      pipeline.slowest_latency_s =
+          std::max(pipeline.slowest_latency_s, planned_flow(k, {p, g}).route->latency_s * latency_factor_);
     pipeline.arrived += static_cast<std::size_t>(range.count);
     if (pipeline.arrived < phase.flows.size())
       return;
     const double wire_s = pipeline.slowest_latency_s;
-    const double rounds_s = (phase.steps - 1) * wire_s +
-                            (phase.steps - phase.chunks) * pipeline.slowest_alone_s / phase.chunks / bandwidth_factor_;
+    const double rounds_s = (phase.steps - 1) * wire_s + pipeline_fill_s(k, p);
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
       after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
+  }
+
+  /// The fill and drain of pipelined phase `p` of reduction `k`, beyond its latencies
+  /// (pipeline_fill.hpp), computed once per reduction and phase.
+  double pipeline_fill_s(int k, int p) {
+    const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
+    auto [it, fresh] = fill_s_per_chunk_byte_.try_emplace({k, p}, 0.0);
+    if (fresh) {
+      std::vector<const Route*> routes;
+      for (int g = 0; g < static_cast<int>(phase.flows.size()); ++g)
+        routes.push_back(planned_flow(k, {p, g}).route);
+      it->second = pipeline_fill_s_per_chunk_byte(phase, routes, routes_);
+    }
+    return it->second * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
   }
 
   void flow_done(int k, int p, int f) {
@@ -1313,11 +1322,11 @@ private:
   /// pipelined phase, and concurrent exchanges have none).
   struct PipelineProgress {
     std::size_t arrived = 0;
-    double slowest_alone_s = 0;   ///< the largest bytes / route bandwidth
     double slowest_latency_s = 0; ///< the largest route latency, factored
     std::vector<int> started;     ///< per pipeline of a coupled phase: its edges started
   };
   std::vector<PipelineProgress> pipelines_;
+  std::map<std::pair<int, int>, double> fill_s_per_chunk_byte_; ///< pipeline_fill_s's, per (reduction, phase)
   std::vector<double> ready_at_;       ///< per reduction: when its last rank had it staged, this iteration
   double cycle_start_s_ = -std::numeric_limits<double>::infinity(); ///< the framework cycle under way
   double responses_end_s_ = 0;         ///< when the last collective ended on its last rank

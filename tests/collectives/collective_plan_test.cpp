@@ -255,7 +255,7 @@ TEST_CASE("halving-doubling merges only its middle, where halving turns into dou
   }
 }
 
-TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back down, in K + 2D - 1 rounds") {
+TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back down: its longest chain of waits is K + 2D - 1 chunks") {
   // 8 nodes of 2 ranks: the chain inside each node adds one level to the binary tree of the 8
   // node masters (depth 3): D = 4. 4 MB per tree in 512 KiB chunks: 8 chunks (the last smaller),
   // no halving (4 MB / 512 KiB >= 4 x 8 is false: halved to 128 KiB, 31 chunks, see NCCL's rule).
@@ -272,7 +272,41 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
     // 128 KiB, below which the first rule stops; per_tree / 128 KiB chunks, rounded up.
     CHECK(chunks == static_cast<int>(std::ceil(per_tree / 131072)));
     CHECK(aggregated[0].steps == chunks + 2 * 4 - 1);
-    CHECK(exact.size() == static_cast<std::size_t>(chunks + 2 * 4 - 1));
+    // The exact plan is one dataflow phase: a chunk per edge per flow. Expectation: with every
+    // chunk one unit of time and nothing shared, it takes K + 2D - 1 units: chunk 0 climbs D
+    // edges and comes down D, and the last edge's K - 1 further chunks follow each other. Every
+    // flow waits only for flows that can run before it (the longest chain is computed in an
+    // order where each flow comes after what it waits for: Kahn's).
+    REQUIRE(exact.size() == 1);
+    const auto& after = exact[0].after;
+    REQUIRE(after.size() == exact[0].flows.size());
+    CHECK(exact[0].flows.size() == static_cast<std::size_t>((two ? 2 : 1) * 2 * 15 * chunks));
+    std::vector<int> waiting(after.size()), longest(after.size(), 1);
+    std::vector<std::vector<int>> next(after.size());
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      waiting[i] = static_cast<int>(after[i].size());
+      for (int w : after[i])
+        next[static_cast<std::size_t>(w)].push_back(static_cast<int>(i));
+    }
+    std::vector<int> ready;
+    for (std::size_t i = 0; i < after.size(); ++i)
+      if (waiting[i] == 0)
+        ready.push_back(static_cast<int>(i));
+    std::size_t ran = 0;
+    int chain = 0;
+    while (!ready.empty()) {
+      const int i = ready.back();
+      ready.pop_back();
+      ++ran;
+      chain = std::max(chain, longest[static_cast<std::size_t>(i)]);
+      for (int n : next[static_cast<std::size_t>(i)]) {
+        longest[static_cast<std::size_t>(n)] = std::max(longest[static_cast<std::size_t>(n)], longest[static_cast<std::size_t>(i)] + 1);
+        if (--waiting[static_cast<std::size_t>(n)] == 0)
+          ready.push_back(n);
+      }
+    }
+    CHECK(ran == after.size());
+    CHECK(chain == chunks + 2 * 4 - 1);
     // Every rank but a root sends its share up once and receives it down once, per tree.
     std::map<std::pair<int, int>, double> edge_bytes;
     for (const auto& p : exact)
@@ -286,10 +320,19 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
       CHECK(bytes == doctest::Approx(aggregated_bytes[edge]).epsilon(1e-12));
     const std::size_t trees = two ? 2 : 1;
     CHECK(aggregated[0].flows.size() == trees * 2 * 15); // 15 non-root ranks per tree, up and down
-    // A rank's first flow up carries chunk 0 no earlier than its depth allows: the chain's last
-    // rank (depth 4) sends in round 0, its node's master only in round 1.
-    CHECK(std::any_of(exact[0].flows.begin(), exact[0].flows.end(), [](const Flow& f) { return f.src == 15 && f.dst == 14; }));
-    CHECK_FALSE(std::any_of(exact[0].flows.begin(), exact[0].flows.end(), [](const Flow& f) { return f.src == 14; }));
+    // Only the deepest ranks' first chunks up wait for nothing: the chain's last rank (depth 4)
+    // sends at once, its node's master (depth 3) once that chunk is in.
+    // (node 7's master, rank 14, sends up the heap-order tree to node 3's, rank 6.)
+    int deepest_first = 0, master_first = 0;
+    for (std::size_t i = 0; i < exact[0].flows.size() / static_cast<std::size_t>(chunks); ++i) { // chunk 0
+      const Flow& f = exact[0].flows[i];
+      if (f.src == 15 && f.dst == 14)
+        deepest_first += after[i].empty();
+      if (f.src == 14 && f.dst == 6)
+        master_first += !after[i].empty();
+    }
+    CHECK(deepest_first == (two ? 2 : 1)); // both trees run the chain of node 7
+    CHECK(master_first == 1);
   }
 }
 

@@ -719,8 +719,10 @@ TEST_CASE("a pipeline between two nodes pays its fill and drain: (K + 1) rounds 
 TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
   // Three CPU nodes on one switch: the tree's root has two children, so two edges cross its NIC
   // each way. Expectation: the pipeline waits alpha, streams B at 12.5 / 2 GB/s, then pays the
-  // K further rounds' alpha (K + 2 x 1 - 1 = K + 1 rounds in all) and one round of a chunk alone:
-  // (K + 1) alpha + 2 B / 12.5 GB/s + B / K / 12.5 GB/s.
+  // K further rounds' alpha (K + 2 x 1 - 1 = K + 1 rounds in all) and the fill and drain: the
+  // first round runs both edges up, the last both edges down, each round two chunks through the
+  // root's link, less one round of the steady state (two chunks): (K + 1) alpha + 2 B / 12.5 GB/s
+  // + 2 B / K / 12.5 GB/s.
   Scenario s = cpu_nodes_reducing_after_backward(3);
   s.options.software.collective = collectives::Algorithm::PipelinedTree;
   s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
@@ -728,14 +730,14 @@ TEST_CASE("a pipeline over three nodes streams at half the root's links, which t
   double communication = 0;
   for (const auto& r : plan.reductions) {
     const double chunks = std::ceil(r.bytes / 1e6);
-    communication += (chunks + 1) * switch_alpha_s + 2 * r.bytes / 12.5e9 + r.bytes / chunks / 12.5e9;
+    communication += (chunks + 1) * switch_alpha_s + 2 * r.bytes / 12.5e9 + 2 * r.bytes / chunks / 12.5e9;
   }
   const auto result = run_isolated(s);
   CHECK(result.flows_shared > 0);
   CHECK(mean_time(result) - compute_seconds(plan) == testing::relative(communication, 1e-6));
 }
 
-TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology; the pipelines from 7 % below to 2.7 % above") {
+TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the pipelines within 4 %") {
   using collectives::Algorithm;
   double worst = 0;
   std::string where;
@@ -760,20 +762,14 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
         CAPTURE(topology_name);
         CAPTURE(collectives::to_string(a));
         CAPTURE(nodes);
-        // Pipelines: the aggregated form streams every edge at the pipeline's pace, its busiest
-        // link's (a sender may run NCCL_STEPS = 8 chunks ahead of its receiver: NCCL 2.4.8
-        // src/collectives/device/primitives.h), the fill and drain rounds each at a chunk's
-        // time alone. The exact rounds are a rendezvous per chunk: each waits for the slowest
-        // flow at both its ends, and fill rounds through a busy link share it. So the aggregated
-        // comes out up to 6.5 % faster (the single tree on 32 fat-tree nodes), and up to 2.6 %
-        // slower (the double tree on 32 dragonfly nodes, where ranks done early move on).
+        // Pipelines: the aggregated form streams every edge at the tree's pace, its busiest
+        // link's, and adds the fill and drain as lockstep rounds; the exact form sends each chunk
+        // as NCCL's primitives do, once its data and a FIFO slot are there (collective_plan.cpp),
+        // each chunk a comm that pays its latency before its bytes, and shares links edge by
+        // edge as CM02 weighs them (one over their route latency). Measured: from 3.8 % faster
+        // (the double tree on 3 dragonfly nodes) to 3.6 % slower (the single tree on 32).
         const bool pipelined = a == Algorithm::PipelinedTree || a == Algorithm::PipelinedDoubleTree;
-        if (pipelined) {
-          CHECK(aggregated >= exact * (1 - 0.07));
-          CHECK(aggregated <= exact * (1 + 0.027));
-        } else {
-          CHECK(difference <= 0.02);
-        }
+        CHECK(difference <= (pipelined ? 0.04 : 0.02));
       }
   MESSAGE("largest relative difference, aggregated vs exact: " << worst << " (" << where << ")");
 }
@@ -784,8 +780,8 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
   // GPU's PCIe link; with two, the second channel's through the other GPU's (NCCL 2.4.8
   // setupChannel: a channel's tree follows its ring inside the node; NCCL 2.7, this test's
   // library, runs both trees of the double tree on each ring). Expectation: the aggregated plan
-  // within 2 % of the exact one, 2.1 % for the pipelines (the test above; they measure 0.5 to
-  // 1.9 % slower here), and the collective at least 1.5 times faster with two channels on
+  // within 2 % of the exact one, 4 % for the pipelines (the test above; they measure up to
+  // 2.3 % here), and the collective at least 1.5 times faster with two channels on
   // the single switch: each GPU's PCIe link carries half of what one channel put through the
   // busiest (at most 2 x: the latencies do not halve).
   using collectives::Algorithm;
@@ -808,7 +804,7 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
         const double aggregated = mean_time(run_isolated(s)) - compute_seconds(plan);
         s.options.fidelity = replay::Fidelity::Exact;
         const double exact = mean_time(run_isolated(s)) - compute_seconds(plan);
-        CHECK(std::abs(aggregated - exact) / exact <= (a == Algorithm::Ring ? 0.02 : 0.021));
+        CHECK(std::abs(aggregated - exact) / exact <= (a == Algorithm::Ring ? 0.02 : 0.04));
         if (topology_name == "single switch") {
           if (channels == 1)
             single = aggregated;
@@ -1072,7 +1068,7 @@ TEST_CASE("GPU-direct flows and input copies shared out by the replay give the i
   // cross the PCIe links, where a 20 MB-per-sample input copy (the next batch, overlapped) still
   // runs when gradients arrive. FlowSharing times flows and copies together; SimGrid all of them.
   // The last ring runs as NCCL 2.7 runs it, with its protocol's costs. (The pipelined trees are
-  // held to the exact rounds instead: the replay runs each tree as one flow at one pace, which a
+  // held to their exact messages instead: the replay runs each tree as one flow at one pace, which a
   // SimGrid comm per edge does not.)
   using collectives::Algorithm;
   double largest = 0;
