@@ -337,40 +337,51 @@ std::pair<std::vector<int>, int> depths(const std::vector<int>& parent) {
 /// what its receiver has passed on (src/collectives/device/primitives.h, waitSend).
 constexpr int fifo_chunks = 8;
 
-/// A pipelined all-reduce over the trees given by `parents`, each tree carrying `bytes`: chunks
-/// are reduced up the tree and broadcast down, streaming, in K chunks. Exact: one dataflow phase
-/// of every chunk on every edge, each waiting for what NCCL's primitives wait for: a rank sends
-/// chunk j up once it has chunk j from each of its children, down once it has it from its
-/// parent (the root: once it has it from each child); each edge carries its chunks in order; and
-/// a sender waits while its receiver has not passed chunk j - 8 on (its FIFO is full). Ranks
-/// wait for nothing else: there are no rounds. Aggregated: one pipelined phase of every edge with
-/// its whole share, each tree a pipeline, standing for K + 2D - 1 rounds (D the deepest rank's
-/// depth over all trees: the fill and drain).
+/// A pipelined all-reduce over the trees given by `parents`, each tree carrying `bytes` in K
+/// chunks, as NCCL 2.4 and 2.7 run it (src/collectives/device/all_reduce.h,
+/// ncclAllReduceTreeKernel and its LL twin): each channel's tree first reduces every chunk up
+/// the tree (its up loop: recvReduceSend, the root's recvReduceCopy), then broadcasts every
+/// chunk down (its down loop: send, recvCopySend, recv). Exact: one dataflow phase of every
+/// chunk on every edge, each waiting for what NCCL's primitives wait for: a rank sends chunk j up
+/// once it has chunk j from each of its children; the root sends down once it has reduced every
+/// chunk (its up loop is done), the others once they have chunk j from their parent; each edge
+/// carries its chunks in order; and a sender waits while its receiver has not passed chunk j - 8
+/// on (reduced it, at the root; sent it on, elsewhere): its FIFO is full. Ranks wait for nothing
+/// else: there are no rounds. Aggregated: two pipelined phases, every edge up with its whole
+/// share, then every edge down, each tree a pipeline, each phase K + D - 1 rounds (D the deepest
+/// rank's depth over all trees: the fill and drain).
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
                      double largest_chunk, bool aggregate) {
   const std::size_t n = parents.front().size();
   if (n < 2)
     return;
+  std::vector<std::vector<int>> depth;
   int deepest = 0;
-  for (const auto& parent : parents)
-    deepest = std::max(deepest, depths(parent).second);
+  for (const auto& parent : parents) {
+    auto [d, deepest_here] = depths(parent);
+    depth.push_back(std::move(d));
+    deepest = std::max(deepest, deepest_here);
+  }
   const double chunk = pipeline_chunk(bytes, largest_chunk, deepest);
   const int chunks = static_cast<int>(std::ceil(bytes / chunk));
-  const int rounds = chunks + 2 * deepest - 1;
   if (aggregate) {
-    Phase p;
-    for (const auto& parent : parents) { // a tree's edges up, then down: one pipeline
-      for (std::size_t r = 0; r < n; ++r)
-        if (parent[r] >= 0)
-          p.flows.push_back(flow(static_cast<int>(r), parent[r], bytes, Combine::Reduce));
-      for (std::size_t r = 0; r < n; ++r)
-        if (parent[r] >= 0)
-          p.flows.push_back(flow(parent[r], static_cast<int>(r), bytes, Combine::Copy));
+    // Up, the edge from a rank at depth d carries chunk j in round j + D - d; down, the edge to
+    // it in round j + d - 1.
+    for (const bool up : {true, false}) {
+      Phase p;
+      for (std::size_t t = 0; t < parents.size(); ++t) // a tree's edges: one pipeline
+        for (std::size_t r = 0; r < n; ++r)
+          if (const int parent = parents[t][r]; parent >= 0) {
+            const int d = depth[t][r];
+            p.flows.push_back(up ? flow(static_cast<int>(r), parent, bytes, Combine::Reduce)
+                                 : flow(parent, static_cast<int>(r), bytes, Combine::Copy));
+            p.first_round.push_back(up ? deepest - d : d - 1);
+          }
+      p.steps = chunks + deepest - 1;
+      p.chunks = chunks;
+      p.pipelines = static_cast<int>(parents.size());
+      plan.push_back(std::move(p));
     }
-    p.steps = rounds;
-    p.chunks = chunks;
-    p.pipelines = static_cast<int>(parents.size());
-    plan.push_back(std::move(p));
     return;
   }
   Phase p;
@@ -405,21 +416,22 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
           u.push_back(up(t, c, j));
         if (j > 0)
           u.push_back(up(t, r, j - 1));
-        if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: up, or (the root) down
+        if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: sent it up, or (the root) reduced it
           if (parent_is_root)
             for (int c : siblings)
-              u.push_back(down(t, c, j - fifo_chunks));
+              u.push_back(up(t, c, j - fifo_chunks));
           else
             u.push_back(up(t, parent, j - fifo_chunks));
         }
-        // Down: the parent has chunk j, chunk j - 1 sent, and this rank's FIFO not full.
+        // Down: the parent has chunk j (the root: has reduced every chunk), chunk j - 1 sent, and
+        // this rank's FIFO not full.
         auto& d = p.after[static_cast<std::size_t>(down(t, r, j))];
         p.flows[static_cast<std::size_t>(down(t, r, j))] = flow(parent, r, size, Combine::Copy);
-        if (parent_is_root)
-          for (int c : siblings)
-            d.push_back(up(t, c, j));
-        else
+        if (!parent_is_root)
           d.push_back(down(t, parent, j));
+        else if (j == 0) // (later chunks follow chunk 0)
+          for (int c : siblings)
+            d.push_back(up(t, c, chunks - 1));
         if (j > 0)
           d.push_back(down(t, r, j - 1));
         if (j >= fifo_chunks)
@@ -536,7 +548,7 @@ std::vector<Phase> allgather_phases(Group g, double bytes) {
 std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {
   std::vector<Phase> merged;
   const auto same_pattern = [](const Phase& a, const Phase& b) {
-    return a.chunks == 0 && b.chunks == 0 && a.flows.size() == b.flows.size() &&
+    return a.chunks == 0 && b.chunks == 0 && a.after.empty() && b.after.empty() && a.flows.size() == b.flows.size() &&
            std::equal(a.flows.begin(), a.flows.end(), b.flows.begin(),
                       [](const Flow& x, const Flow& y) { return x.src == y.src && x.dst == y.dst; });
   };
@@ -558,6 +570,7 @@ double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double
                           double overhead_s, double gamma_s_per_byte) {
   double total = 0;
   for (const Phase& p : plan) {
+    assert(p.chunks == 0 && p.after.empty());
     double slowest = 0;
     for (const Flow& f : p.flows)
       slowest = std::max(slowest, f.bytes / bytes_per_s + f.reduce_bytes * gamma_s_per_byte);

@@ -1,6 +1,7 @@
 // Collective algorithms as plans of concurrent point-to-point flows between ranks.
 #pragma once
 
+#include <cassert>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,17 +24,18 @@ struct Flow {
   bool operator==(const Flow&) const = default;
 };
 
-/// A set of flows that run concurrently. In an exact plan a phase is one step of the
-/// algorithm; in an aggregated plan it stands for `steps` consecutive steps with the same
-/// pattern, each flow carrying their summed bytes, and the phase pays the route latency
-/// `steps` times (SimGrid charges it once; the rest is added as a delay).
+/// A set of flows that run concurrently (but a dataflow phase's: below). In an exact plan a
+/// phase is one step of the algorithm (the pipelined trees': one dataflow phase); in an
+/// aggregated plan it stands for `steps` consecutive steps with the same pattern, each flow
+/// carrying their summed bytes, and the phase pays the route latency `steps` times (SimGrid
+/// charges it once; the rest is added as a delay).
 ///
 /// A pipelined phase (`chunks` > 0) is a pipeline in steady state: every edge streams its whole
 /// share at once, cut in `chunks` chunks; it stands for `steps` rounds of one chunk per edge
-/// (chunks + the fill and drain), so each flow pays, beyond its bytes, `steps` latencies and
-/// steps - chunks more chunk times (the fill and drain, a chunk time being its own time per chunk).
-/// Its flows form `pipelines` independent pipelines (NCCL's trees, one per channel and tree),
-/// equal consecutive ranges of flows, each moving at its slowest edge's pace.
+/// (chunks + the fill and drain: flow i carries its first chunk in round first_round[i]), so each
+/// flow pays, beyond its bytes, `steps` latencies and the fill and drain rounds. Its flows form
+/// `pipelines` independent pipelines (NCCL's trees, one per channel and tree), equal consecutive
+/// ranges of flows, each moving at one pace, its busiest link's.
 ///
 /// A dataflow phase (`after` not empty: one list per flow) orders its flows by what they wait
 /// for instead of by steps: flow i starts once the flows after[i] (indices into this phase) are
@@ -43,6 +45,7 @@ struct Phase {
   int steps = 1;
   int chunks = 0;
   int pipelines = 0;
+  std::vector<int> first_round;
   std::vector<std::vector<int>> after;
   bool operator==(const Phase&) const = default;
 
@@ -52,6 +55,7 @@ struct Phase {
     int count = 0;
   };
   Range pipeline_of(int f) const {
+    assert(pipelines > 0 && flows.size() % static_cast<std::size_t>(pipelines) == 0);
     const int count = static_cast<int>(flows.size()) / pipelines;
     return {f / count * count, count};
   }
@@ -99,7 +103,8 @@ std::optional<Algorithm> algorithm_from_string(std::string_view text);
 /// All names, comma-separated, for messages and --help.
 std::string algorithm_names();
 
-/// The all-reduce of `bytes` per rank as exact steps (one phase per step). `servers` is the
+/// The all-reduce of `bytes` per rank as exact steps (one phase per step; the pipelined trees:
+/// one dataflow phase of every chunk on every edge). `servers` is the
 /// parameter-server count (ignored by the others). One rank: no phases. Ring, halving-doubling
 /// and the trees cost O(N) flows per step; the ring has 2(N-1) steps, so its exact plan holds
 /// O(N^2) flows.
@@ -138,6 +143,7 @@ std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps);
 /// Alpha-beta(-gamma) time of an all-reduce when no link is shared: every step costs
 /// alpha + overhead + the slowest flow's bytes / bandwidth + its reduced bytes x gamma (the
 /// receiver's arithmetic); an aggregated phase pays alpha + overhead once per step it stands for.
+/// Not for pipelined or dataflow phases (the pipelined trees).
 double alpha_beta_seconds(const std::vector<Phase>& plan, double alpha_s, double bytes_per_s,
                           double overhead_s = 0, double gamma_s_per_byte = 0);
 

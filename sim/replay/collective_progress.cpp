@@ -67,13 +67,16 @@ void CollectiveProgress::join(int rank, std::vector<FlowRef>& to_start, std::vec
 
 void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {
   const auto& fl = flow(f);
-  const PhaseIndex& waiting = waiting_for_[static_cast<std::size_t>(f.phase)];
-  if (!waiting.offsets.empty()) // a dataflow phase: what waited for f may start
-    for (int i = waiting.offsets[static_cast<std::size_t>(f.flow)]; i < waiting.offsets[static_cast<std::size_t>(f.flow) + 1]; ++i) {
-      const int next = waiting.ids[static_cast<std::size_t>(i)];
-      if (--unfinished_before_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(next)] == 0)
+  const auto p = static_cast<std::size_t>(f.phase);
+  const PhaseIndex& waiting = waiting_for_[p];
+  if (!waiting.offsets.empty()) { // a dataflow phase: what waited for f may start
+    const auto i = static_cast<std::size_t>(f.flow);
+    for (int w = waiting.offsets[i]; w < waiting.offsets[i + 1]; ++w) {
+      const int next = waiting.ids[static_cast<std::size_t>(w)];
+      if (--unfinished_before_[p][static_cast<std::size_t>(next)] == 0)
         try_start({f.phase, next}, to_start);
     }
+  }
   for (int end : {fl.src, fl.dst})
     if (--pending_[static_cast<std::size_t>(end)] == 0)
       enter(end, f.phase + 1, to_start, done);

@@ -282,10 +282,12 @@ public:
     return total_s;
   }
 
-  /// Whether plans `a` and `b` have the same phases of flows between the same ranks, in order.
+  /// Whether plans `a` and `b` have the same phases of flows between the same ranks, in order,
+  /// in the same pipelines.
   static bool same_endpoints(const std::vector<collectives::Phase>& a, const std::vector<collectives::Phase>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& pa, const auto& pb) {
-      return std::equal(pa.flows.begin(), pa.flows.end(), pb.flows.begin(), pb.flows.end(),
+      return pa.pipelines == pb.pipelines &&
+             std::equal(pa.flows.begin(), pa.flows.end(), pb.flows.begin(), pb.flows.end(),
                         [](const auto& fa, const auto& fb) { return fa.src == fb.src && fa.dst == fb.dst; });
     });
   }
@@ -339,11 +341,12 @@ public:
   }
 
   /// A pipelined phase whose edges share links runs each pipeline as one FlowSharing flow over
-  /// all its edges' links: its edges move at one pace, the slowest edge's (NCCL's FIFOs hold a
-  /// few chunks per connection: no edge runs ahead of the one it feeds or is fed by), and what
-  /// a fast edge's links could carry beyond that goes to the other flows there. Edges alone on
-  /// their routes everywhere keep the closed form (the phase then ends at its slowest edge as
-  /// well); a pipeline with an edge FlowSharing cannot carry keeps its edges' own timings.
+  /// all its edges' links: its edges move at one pace, its busiest link's over the edges that
+  /// cross it (NCCL's FIFOs hold a few chunks per connection: no edge runs ahead of the one it
+  /// feeds or is fed by), and what a fast edge's links could carry beyond that goes to the other
+  /// flows there. Where every edge of the phase is alone on its route, each keeps the closed
+  /// form (the phase then ends at its slowest edge as well); a pipeline with an edge FlowSharing
+  /// cannot carry keeps its edges' own timings.
   void couple_pipelines(const collectives::Phase& phase, std::vector<PlannedFlow>& flows) {
     if (phase.chunks == 0 || phase.pipelines == 0 ||
         std::all_of(flows.begin(), flows.end(), [](const PlannedFlow& f) { return f.timing == Timing::ClosedForm; }))
@@ -358,8 +361,10 @@ public:
       if (!std::all_of(edges.begin(), edges.end(), [](const Route* r) { return sharable(*r); }))
         continue;
       const std::uint32_t path = sharing_paths_->of_pipeline(edges);
-      for (int g = range.first; g < first; ++g)
-        flows[static_cast<std::size_t>(g)].timing = Timing::Pipeline, flows[static_cast<std::size_t>(g)].sharing_path = path;
+      for (int g = range.first; g < first; ++g) {
+        flows[static_cast<std::size_t>(g)].timing = Timing::Pipeline;
+        flows[static_cast<std::size_t>(g)].sharing_path = path;
+      }
     }
   }
 
@@ -1199,12 +1204,12 @@ private:
     after(delay_s, {Kind::FlowDelay, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
   }
 
-  /// A pipeline in steady state moves at its slowest edge's pace, every edge included (NCCL's
-  /// FIFOs let no edge run far ahead; the replay runs a pipeline whose edges share links as one
-  /// flow: couple_pipelines): the phase ends when its last edge has arrived (its whole share
-  /// streamed, every edge at once), plus what the latency and the fill and drain add: steps - 1
-  /// more of the slowest route's latency, and the 2D - 1 rounds of fill and drain (pipeline_fill);
-  /// then each flow's software costs.
+  /// A pipeline in steady state moves at one pace, every edge included (NCCL's FIFOs let no edge
+  /// run far ahead; the replay runs a pipeline whose edges share links as one flow:
+  /// couple_pipelines): the phase ends when its last edge has arrived (its whole share streamed,
+  /// every edge at once), plus what the latency and the fill and drain add: steps - 1 more of the
+  /// slowest route's latency, and the rounds of fill and drain (pipeline_fill_s); then each
+  /// flow's software costs.
   void pipeline_flow_transferred(int k, int p, int f) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];

@@ -55,6 +55,7 @@ std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
   double latency_s = 0;
   for (std::uint32_t e : edges) {
     const Path& p = paths_[e];
+    assert(!p.pipeline);
     crossed.insert(crossed.end(), hops_.begin() + p.first, hops_.begin() + p.first + p.count);
     latency_s = std::max(latency_s, p.latency_s);
   }

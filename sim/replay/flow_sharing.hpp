@@ -101,7 +101,8 @@ private:
   struct Link {
     double bytes_per_s;
     std::vector<Member> flows; ///< sharing now
-    /// The most its flows could take: the sum of their paths' narrowest bandwidths. A link
+    /// The most its flows could take: the sum of their paths' narrowest bandwidths (a
+    /// pipeline's times its crossings of the link). A link
     /// whose flows cannot fill it never limits any of them, so it couples none.
     double demand_bytes_per_s = 0;
     // The solver's scratch.
@@ -137,7 +138,7 @@ private:
     bool pipeline = false;     ///< on a pipeline's path
     std::uint32_t seen = 0;
     double penalty = 1;
-    double weight = 1;         ///< on each of its links: 1 / penalty
+    double weight = 1;         ///< on each of its links: 1 / penalty (a pipeline's: times its crossings)
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
     // The solver's scratch: its hops whose links couple flows (a bit per hop; a pipeline's are
     // found again where needed), and the least bandwidth of the others (+infinity when a

@@ -255,7 +255,7 @@ TEST_CASE("halving-doubling merges only its middle, where halving turns into dou
   }
 }
 
-TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back down: its longest chain of waits is K + 2D - 1 chunks") {
+TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back down, as NCCL's primitives wait") {
   // 8 nodes of 2 ranks: the chain inside each node adds one level to the binary tree of the 8
   // node masters (depth 3): D = 4. 4 MB per tree in 512 KiB chunks: 8 chunks (the last smaller),
   // no halving (4 MB / 512 KiB >= 4 x 8 is false: halved to 128 KiB, 31 chunks, see NCCL's rule).
@@ -266,17 +266,32 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
     const double per_tree = two ? 4e6 : 8e6;
     const auto exact = allreduce_steps(a, g, 8e6);
     const auto aggregated = allreduce_phases(a, g, 8e6);
-    REQUIRE(aggregated.size() == 1);
+    REQUIRE(aggregated.size() == 2);
     const int chunks = aggregated[0].chunks;
     // Expectation: NCCL 2.4 halves 512 KiB while fewer than 8 chunks per level (D = 4): to
     // 128 KiB, below which the first rule stops; per_tree / 128 KiB chunks, rounded up.
     CHECK(chunks == static_cast<int>(std::ceil(per_tree / 131072)));
-    CHECK(aggregated[0].steps == chunks + 2 * 4 - 1);
-    // The exact plan is one dataflow phase: a chunk per edge per flow. Expectation: with every
-    // chunk one unit of time and nothing shared, it takes K + 2D - 1 units: chunk 0 climbs D
-    // edges and comes down D, and the last edge's K - 1 further chunks follow each other. Every
-    // flow waits only for flows that can run before it (the longest chain is computed in an
-    // order where each flow comes after what it waits for: Kahn's).
+    // Aggregated: up, then down, each K + D - 1 rounds, an edge's first chunk in round D - d up
+    // (d the depth of its lower end) and d - 1 down.
+    CHECK(aggregated[0].steps == chunks + 4 - 1);
+    CHECK(aggregated[1].steps == chunks + 4 - 1);
+    for (std::size_t i = 0; i < aggregated[0].flows.size(); ++i) {
+      const Flow& up = aggregated[0].flows[i];
+      const Flow& down = aggregated[1].flows[i];
+      CHECK((up.src == down.dst && up.dst == down.src));
+      if (i >= 15) // the mirrored tree's
+        continue;
+      if (up.src == 15 && up.dst == 14) // depth 4
+        CHECK((aggregated[0].first_round[i] == 0 && aggregated[1].first_round[i] == 3));
+      if (up.src == 14 && up.dst == 6) // node 7's master, depth 3 in the heap-order tree
+        CHECK((aggregated[0].first_round[i] == 1 && aggregated[1].first_round[i] == 2));
+    }
+    // The exact plan is one dataflow phase: a flow per chunk per edge. Expectation: with every
+    // chunk one unit of time and nothing shared, it takes 2 (K + D - 1) units: chunk K - 1
+    // leaves the deepest rank at K - 1 and reaches the root at K + D - 1, and the root's first
+    // chunk down then takes D units to the deepest, its last K - 1 more. Every flow waits only
+    // for flows that can run before it (the longest chain, in an order where each flow comes
+    // after what it waits for: Kahn's).
     REQUIRE(exact.size() == 1);
     const auto& after = exact[0].after;
     REQUIRE(after.size() == exact[0].flows.size());
@@ -306,20 +321,22 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
       }
     }
     CHECK(ran == after.size());
-    CHECK(chain == chunks + 2 * 4 - 1);
+    CHECK(chain == 2 * (chunks + 4 - 1));
     // Every rank but a root sends its share up once and receives it down once, per tree.
     std::map<std::pair<int, int>, double> edge_bytes;
     for (const auto& p : exact)
       for (const auto& f : p.flows)
         edge_bytes[{f.src, f.dst}] += f.bytes;
     std::map<std::pair<int, int>, double> aggregated_bytes;
-    for (const auto& f : aggregated[0].flows)
-      aggregated_bytes[{f.src, f.dst}] += f.bytes;
+    for (const auto& p : aggregated)
+      for (const auto& f : p.flows)
+        aggregated_bytes[{f.src, f.dst}] += f.bytes;
     CHECK(edge_bytes.size() == aggregated_bytes.size());
     for (const auto& [edge, bytes] : edge_bytes)
       CHECK(bytes == doctest::Approx(aggregated_bytes[edge]).epsilon(1e-12));
     const std::size_t trees = two ? 2 : 1;
-    CHECK(aggregated[0].flows.size() == trees * 2 * 15); // 15 non-root ranks per tree, up and down
+    // 15 non-root ranks per tree, up and down
+    CHECK(aggregated[0].flows.size() + aggregated[1].flows.size() == trees * 2 * 15);
     // Only the deepest ranks' first chunks up wait for nothing: the chain's last rank (depth 4)
     // sends at once, its node's master (depth 3) once that chunk is in.
     // (node 7's master, rank 14, sends up the heap-order tree to node 3's, rank 6.)
@@ -333,6 +350,30 @@ TEST_CASE("a pipelined tree streams every chunk up a chain and tree and back dow
     }
     CHECK(deepest_first == (two ? 2 : 1)); // both trees run the chain of node 7
     CHECK(master_first == 1);
+    // What chunk 8 waits for, the first to find a FIFO full (8 chunks), in the heap-order tree
+    // (rank 0 the root, its children 1, 2 and 4; rank 2 the parent of 3, 6 and 8; rank 6 of 7
+    // and 14):
+    const std::size_t per_chunk = exact[0].flows.size() / static_cast<std::size_t>(chunks);
+    const auto id = [&](int src, int dst, int j) { // the first tree's flow of chunk j on src -> dst
+      for (std::size_t i = per_chunk * static_cast<std::size_t>(j); i < per_chunk * static_cast<std::size_t>(j + 1); ++i)
+        if (exact[0].flows[i].src == src && exact[0].flows[i].dst == dst)
+          return static_cast<int>(i);
+      return -1;
+    };
+    const auto waits = [&](int flow) {
+      const auto& w = after[static_cast<std::size_t>(flow)];
+      return std::set<int>(w.begin(), w.end());
+    };
+    // 15 -> 14 (a leaf, no children): chunk 7 sent, and 14 has sent chunk 0 on up.
+    CHECK(waits(id(15, 14, 8)) == std::set<int>{id(15, 14, 7), id(14, 6, 0)});
+    // 2 -> 0: 2's children's chunk 8 (3, and 6 and 8, the masters of nodes 3 and 4), chunk 7,
+    // and the root has reduced chunk 0 (from 1, 2 and 4).
+    CHECK(waits(id(2, 0, 8)) ==
+          std::set<int>{id(3, 2, 8), id(6, 2, 8), id(8, 2, 8), id(2, 0, 7), id(1, 0, 0), id(2, 0, 0), id(4, 0, 0)});
+    // 0 -> 2 down: chunk 0 once the root has every chunk (the last from each child); chunk 8
+    // after chunk 7, once 2 has sent chunk 0 on to its children.
+    CHECK(waits(id(0, 2, 0)) == std::set<int>{id(1, 0, chunks - 1), id(2, 0, chunks - 1), id(4, 0, chunks - 1)});
+    CHECK(waits(id(0, 2, 8)) == std::set<int>{id(0, 2, 7), id(2, 3, 0), id(2, 6, 0), id(2, 8, 0)});
   }
 }
 
@@ -354,13 +395,15 @@ TEST_CASE("each NCCL channel's tree enters the node where its ring does, both tr
     CAPTURE(duplicated);
     const Group g{.ranks = 8, .ranks_per_node = 4, .rings = 2, .rings_duplicated = duplicated};
     const auto plan = allreduce_phases(Algorithm::PipelinedDoubleTree, g, 8e6);
-    REQUIRE(plan.size() == 1);
+    REQUIRE(plan.size() == 2); // up, then down
     std::map<std::pair<int, int>, double> up;
-    for (const auto& f : plan[0].flows)
-      if (f.reduce_bytes > 0)
-        up[{f.src, f.dst}] += f.bytes;
+    for (const auto& f : plan[0].flows) {
+      CHECK(f.reduce_bytes == f.bytes);
+      up[{f.src, f.dst}] += f.bytes;
+    }
     CHECK(up == (duplicated ? quarters : halves));
-    CHECK(plan[0].flows.size() == (duplicated ? 4u : 2u) * 2 * 7); // per tree, 7 non-root ranks, up and down
+    CHECK(plan[0].flows.size() == (duplicated ? 4u : 2u) * 7); // per tree, 7 non-root ranks
+    CHECK(plan[1].flows.size() == plan[0].flows.size());
   }
 }
 
@@ -370,20 +413,16 @@ TEST_CASE("a last node with fewer ranks chains them from its channel's rank, and
   // c's root, local rank c of node 0 (ranks 0, 1, 2); on the last node channel 2's chain starts
   // at its local rank 2 mod 2 = 0: rank 9 sends to rank 8, which sends to node 0's rank 2.
   const auto plan = allreduce_phases(Algorithm::PipelinedTree, {.ranks = 10, .ranks_per_node = 4, .rings = 3}, 3e6);
-  REQUIRE(plan.size() == 1);
+  REQUIRE(plan.size() == 2); // up, then down
   std::map<int, int> up_from;
   std::set<std::pair<int, int>> up;
-  int down = 0;
   for (const auto& f : plan[0].flows) {
-    if (f.reduce_bytes > 0) {
-      ++up_from[f.src];
-      up.insert({f.src, f.dst});
-      CHECK(f.bytes == 1e6);
-    } else {
-      ++down;
-    }
+    CHECK(f.reduce_bytes > 0);
+    ++up_from[f.src];
+    up.insert({f.src, f.dst});
+    CHECK(f.bytes == 1e6);
   }
-  CHECK(down == 27);
+  CHECK(plan[1].flows.size() == 27);
   for (int r = 0; r < 10; ++r)
     CHECK(up_from[r] == (r < 3 ? 2 : 3));
   CHECK(up.count({9, 8}) == 1);
