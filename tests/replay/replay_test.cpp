@@ -695,23 +695,45 @@ TEST_CASE("a library's selection gives every bucket the algorithm its rule names
   CHECK(replay::scenario_problem(s).value_or("").find("names neither") != std::string::npos);
 }
 
+namespace {
+
+/// A pipelined tree over `nodes` CPU nodes on one switch, in 1 MB chunks (40 and 80 of them: no
+/// halving at these depths).
+Scenario pipelined_tree_on(int nodes) {
+  Scenario s = cpu_nodes_reducing_after_backward(nodes);
+  s.options.software.collective = collectives::Algorithm::PipelinedTree;
+  s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
+  return s;
+}
+
+/// The sum over the reductions of `s` of `seconds(B, K)`, B the reduction's bytes and K its
+/// 1 MB chunks.
+template <class Seconds>
+double over_reductions(const Scenario& s, Seconds seconds) {
+  double sum = 0;
+  for (const auto& r : replay::make_iteration_plan(s).reductions)
+    sum += seconds(r.bytes, std::ceil(r.bytes / 1e6));
+  return sum;
+}
+
+/// The simulated seconds of an iteration of `result` spent beyond the compute of `s`.
+double communication_s(const Scenario& s, const Summary& result) {
+  return mean_time(result) - compute_seconds(replay::make_iteration_plan(s));
+}
+
+} // namespace
+
 TEST_CASE("a pipeline between two nodes sends every chunk up, then every chunk down: 2K rounds of alpha + chunk / bandwidth") {
   // Two CPU nodes on one switch: the tree is one edge. NCCL's tree all-reduce runs its up loop,
   // then its down loop (all_reduce.h, NCCL 2.4 and 2.7), so the edge carries K chunks of C bytes
   // up, then K down, each a round of alpha + C / 12.5 GB/s: 2 K alpha + 2 B / 12.5 GB/s.
   for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
     CAPTURE(replay::to_string(fidelity));
-    Scenario s = cpu_nodes_reducing_after_backward(2);
+    Scenario s = pipelined_tree_on(2);
     s.options.fidelity = fidelity;
-    s.options.software.collective = collectives::Algorithm::PipelinedTree;
-    s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
-    const auto plan = replay::make_iteration_plan(s);
-    double communication = 0;
-    for (const auto& r : plan.reductions) {
-      const double chunks = std::ceil(r.bytes / 1e6); // no halving: 40 and 80 chunks per level
-      communication += 2 * chunks * switch_alpha_s + 2 * r.bytes / 12.5e9;
-    }
-    CHECK(mean_time(run_isolated(s)) - compute_seconds(plan) == testing::relative(communication, 1e-6));
+    const double expected =
+        over_reductions(s, [](double bytes, double chunks) { return 2 * chunks * switch_alpha_s + 2 * bytes / 12.5e9; });
+    CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
   }
 }
 
@@ -720,16 +742,12 @@ TEST_CASE("a pipeline over three nodes streams at half the root's links, which t
   // in (up) and out (down). Expectation, up then down: each waits alpha, streams B at 12.5 / 2
   // GB/s and pays the K - 1 further rounds' alpha (depth 1: no fill or drain):
   // 2 (K alpha + 2 B / 12.5 GB/s).
-  Scenario s = cpu_nodes_reducing_after_backward(3);
-  s.options.software.collective = collectives::Algorithm::PipelinedTree;
-  s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
-  const auto plan = replay::make_iteration_plan(s);
-  double communication = 0;
-  for (const auto& r : plan.reductions)
-    communication += 2 * (std::ceil(r.bytes / 1e6) * switch_alpha_s + 2 * r.bytes / 12.5e9);
+  const Scenario s = pipelined_tree_on(3);
+  const double expected = over_reductions(
+      s, [](double bytes, double chunks) { return 2 * (chunks * switch_alpha_s + 2 * bytes / 12.5e9); });
   const auto result = run_isolated(s);
   CHECK(result.flows_shared > 0);
-  CHECK(mean_time(result) - compute_seconds(plan) == testing::relative(communication, 1e-6));
+  CHECK(communication_s(s, result) == testing::relative(expected, 1e-6));
 }
 
 TEST_CASE("a pipeline two levels deep pays one round of fill and one of drain each way, through the links then busy") {
@@ -739,16 +757,11 @@ TEST_CASE("a pipeline two levels deep pays one round of fill and one of drain ea
   // only 1 -> 0 and 2 -> 0 (two through the root's); less one round of the steady state (two):
   // one chunk time. Down the same, mirrored. Expectation: 2 ((K + 1) alpha + 2 B / 12.5 GB/s +
   // B / K / 12.5 GB/s).
-  Scenario s = cpu_nodes_reducing_after_backward(4);
-  s.options.software.collective = collectives::Algorithm::PipelinedTree;
-  s.options.software.pipeline_chunk = units::DataSize::from_bytes(1e6);
-  const auto plan = replay::make_iteration_plan(s);
-  double communication = 0;
-  for (const auto& r : plan.reductions) {
-    const double chunks = std::ceil(r.bytes / 1e6); // no halving: at least 16 chunks
-    communication += 2 * ((chunks + 1) * switch_alpha_s + 2 * r.bytes / 12.5e9 + r.bytes / chunks / 12.5e9);
-  }
-  CHECK(mean_time(run_isolated(s)) - compute_seconds(plan) == testing::relative(communication, 1e-6));
+  const Scenario s = pipelined_tree_on(4);
+  const double expected = over_reductions(s, [](double bytes, double chunks) {
+    return 2 * ((chunks + 1) * switch_alpha_s + 2 * bytes / 12.5e9 + bytes / chunks / 12.5e9);
+  });
+  CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
 }
 
 TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the pipelines within 7 %") {
