@@ -341,17 +341,21 @@ constexpr int fifo_chunks = 8;
 /// chunks, as NCCL 2.4 and 2.7 run it (src/collectives/device/all_reduce.h,
 /// ncclAllReduceTreeKernel and its LL twin): each channel's tree first reduces every chunk up
 /// the tree (its up loop: recvReduceSend, the root's recvReduceCopy), then broadcasts every
-/// chunk down (its down loop: send, recvCopySend, recv). Exact: one dataflow phase of every
-/// chunk on every edge, each waiting for what NCCL's primitives wait for: a rank sends chunk j up
-/// once it has chunk j from each of its children; the root sends down once it has reduced every
-/// chunk (its up loop is done), the others once they have chunk j from their parent; each edge
-/// carries its chunks in order; and a sender waits while its receiver has not passed chunk j - 8
-/// on (reduced it, at the root; sent it on, elsewhere): its FIFO is full. Ranks wait for nothing
-/// else: there are no rounds. Aggregated: two pipelined phases, every edge up with its whole
-/// share, then every edge down, each tree a pipeline, each phase K + D - 1 rounds (D the deepest
-/// rank's depth over all trees: the fill and drain).
+/// chunk down (its down loop: send, recvCopySend, recv). With `together`, up and down at once
+/// (NCCL 2.7's LL128 kernel: the root's recvReduceCopySend sends each chunk down once reduced).
+/// Exact: one dataflow phase of every chunk on every edge, each waiting for what NCCL's
+/// primitives wait for: a rank sends chunk j up once it has chunk j from each of its children;
+/// the root sends down once it has reduced every chunk (together: chunk j), the others once they
+/// have chunk j from their parent; a rank's send of chunk j goes to all its children at once,
+/// after its send of chunk j - 1 to each; each edge carries its chunks in order; and a sender
+/// waits while its receiver has not passed chunk j - 8 on (sent it on, or reduced it at the root
+/// going up, but for `together`): a FIFO holds 8 chunks. Ranks wait for nothing else: there are
+/// no rounds. Each chunk's latency follows the one before on its edge, where NCCL overlaps those
+/// of the chunks in a FIFO: a bound. Aggregated: every edge up with its whole share, then every
+/// edge down, two pipelined phases of K + D - 1 rounds each (D the deepest rank's depth over all
+/// trees: the fill and drain); together, one phase of K + 2D - 1 rounds.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
-                     double largest_chunk, bool aggregate) {
+                     double largest_chunk, bool aggregate, bool together) {
   const std::size_t n = parents.front().size();
   if (n < 2)
     return;
@@ -366,21 +370,35 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
   const int chunks = static_cast<int>(std::ceil(bytes / chunk));
   if (aggregate) {
     // Up, the edge from a rank at depth d carries chunk j in round j + D - d; down, the edge to
-    // it in round j + d - 1.
-    for (const bool up : {true, false}) {
-      Phase p;
-      for (std::size_t t = 0; t < parents.size(); ++t) // a tree's edges: one pipeline
-        for (std::size_t r = 0; r < n; ++r)
-          if (const int parent = parents[t][r]; parent >= 0) {
-            const int d = depth[t][r];
-            p.flows.push_back(up ? flow(static_cast<int>(r), parent, bytes, Combine::Reduce)
-                                 : flow(parent, static_cast<int>(r), bytes, Combine::Copy));
-            p.first_round.push_back(up ? deepest - d : d - 1);
-          }
-      p.steps = chunks + deepest - 1;
+    // it in round j + d - 1, or j + D + d - 1 when the two run together.
+    const auto edges = [&](Phase& p, std::size_t t, bool up) { // tree t's edges one way
+      for (std::size_t r = 0; r < n; ++r)
+        if (const int parent = parents[t][r]; parent >= 0) {
+          const int d = depth[t][r];
+          p.flows.push_back(up ? flow(static_cast<int>(r), parent, bytes, Combine::Reduce)
+                               : flow(parent, static_cast<int>(r), bytes, Combine::Copy));
+          p.first_round.push_back(up ? deepest - d : d - 1 + (together ? deepest : 0));
+        }
+    };
+    const auto finish = [&](Phase& p, int rounds) {
+      p.steps = rounds;
       p.chunks = chunks;
       p.pipelines = static_cast<int>(parents.size());
       plan.push_back(std::move(p));
+    };
+    if (together) { // one phase, each tree's edges up, then the same down: one pipeline per tree
+      Phase p;
+      for (std::size_t t = 0; t < parents.size(); ++t)
+        for (const bool up : {true, false})
+          edges(p, t, up);
+      finish(p, chunks + 2 * deepest - 1);
+      return;
+    }
+    for (const bool up : {true, false}) { // a phase each way, each tree's edges a pipeline
+      Phase p;
+      for (std::size_t t = 0; t < parents.size(); ++t)
+        edges(p, t, up);
+      finish(p, chunks + deepest - 1);
     }
     return;
   }
@@ -416,27 +434,31 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
           u.push_back(up(t, c, j));
         if (j > 0)
           u.push_back(up(t, r, j - 1));
-        if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: sent it up, or (the root) reduced it
-          if (parent_is_root)
-            for (int c : siblings)
-              u.push_back(up(t, c, j - fifo_chunks));
-          else
+        if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: sent it on (up, or down at a
+                                // root sending together), or reduced it (a root after)
+          if (!parent_is_root)
             u.push_back(up(t, parent, j - fifo_chunks));
+          else
+            for (int c : siblings)
+              u.push_back(together ? down(t, c, j - fifo_chunks) : up(t, c, j - fifo_chunks));
         }
-        // Down: the parent has chunk j (the root: has reduced every chunk), chunk j - 1 sent, and
-        // this rank's FIFO not full.
+        // Down: the parent has chunk j (the root: has reduced it, or every chunk unless together),
+        // and its send of chunk j goes to all its children at once: after its send of chunk
+        // j - 1 to each, and once none of their FIFOs is full.
         auto& d = p.after[static_cast<std::size_t>(down(t, r, j))];
         p.flows[static_cast<std::size_t>(down(t, r, j))] = flow(parent, r, size, Combine::Copy);
         if (!parent_is_root)
           d.push_back(down(t, parent, j));
-        else if (j == 0) // (later chunks follow chunk 0)
+        else if (together || j == 0) // (after, later chunks follow chunk 0)
           for (int c : siblings)
-            d.push_back(up(t, c, chunks - 1));
-        if (j > 0)
-          d.push_back(down(t, r, j - 1));
-        if (j >= fifo_chunks)
-          for (int c : mine)
-            d.push_back(down(t, c, j - fifo_chunks));
+            d.push_back(up(t, c, together ? j : chunks - 1));
+        for (int s : siblings) {
+          if (j > 0)
+            d.push_back(down(t, s, j - 1));
+          if (j >= fifo_chunks)
+            for (int c : children[t][static_cast<std::size_t>(s)])
+              d.push_back(down(t, c, j - fifo_chunks));
+        }
       }
   }
   // Drop the roots' empty slots, renumbering what waits for what.
@@ -476,7 +498,8 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double
     if (both_on_each)
       parents.push_back(chain_and_tree(g, c, mirrored));
   }
-  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunk_bytes, aggregate);
+  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunk_bytes, aggregate,
+                  g.trees_up_and_down_together);
 }
 
 std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, double chunk_bytes, bool aggregate) {

@@ -76,6 +76,10 @@ struct Group {
   /// GPUs joined by NVLink (src/misc/rings.cc, copyRings), NCCL 2.7 always (src/graph/connect.cc,
   /// connectTrees and "Duplicate channels rings/trees").
   bool rings_duplicated = false;
+  /// The pipelined trees stream up and down at once, as NCCL 2.7's LL128 tree kernel does (its
+  /// block split in two, NCCL_LL128_SPLIT; src/collectives/device/all_reduce.h,
+  /// ncclAllReduceTreeLL128Kernel), where otherwise they reduce every chunk up, then broadcast.
+  bool trees_up_and_down_together = false;
 };
 
 enum class Algorithm {

@@ -1156,7 +1156,7 @@ private:
 
   /// What flow `f` of phase `p` of reduction `k` costs beyond its wire latency and bytes: every
   /// step's send and receive overheads, NCCL's protocol latency beyond the route's (per step; a
-  /// pipeline's per fill and drain round) and the receiver's reduction of what arrived (a
+  /// pipeline's per hop of its first chunk) and the receiver's reduction of what arrived (a
   /// parameter server's work on a push comes after: flow_transferred).
   /// `wire_s`: the route latency a step already pays (the flow's own; a pipeline's, its slowest edge's).
   double software_delay_s(int k, int p, int f, double wire_s) const {
@@ -1165,7 +1165,8 @@ private:
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
     double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte;
     if (!collective.protocol_step_s.empty()) {
-      const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks : phase.steps;
+      // (a pipeline: its first chunk's hops, D each way; as NCCL's tuning model counts them)
+      const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks + 1 : phase.steps;
       delay_s += rounds * std::max(0.0, collective.protocol_step_s[static_cast<std::size_t>(p)] - wire_s);
     }
     return delay_s;
@@ -1323,8 +1324,9 @@ private:
   /// this iteration, those not in yet.
   std::vector<std::vector<int>> pushes_to_, pushes_pending_;
   std::vector<int> arrived_;                 ///< per reduction: ranks that joined this iteration
-  /// Per reduction: its pipelined phase's flows arrived so far (a plan has at most one
-  /// pipelined phase, and concurrent exchanges have none).
+  /// Per reduction: its pipelined phase's flows arrived so far (a plan's pipelined phases run
+  /// one after the other: the next starts once every flow of the one before has arrived and
+  /// this was reset; concurrent exchanges have none).
   struct PipelineProgress {
     std::size_t arrived = 0;
     double slowest_latency_s = 0; ///< the largest route latency, factored

@@ -327,9 +327,12 @@ Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::stri
                          const collectives::Selection& choice) {
   const auto& stack = s.options.software;
   const double chunk = stack.pipeline_chunk.bytes();
+  collectives::Group group = c.group;
+  group.trees_up_and_down_together =
+      stack.library == collectives::Library::Nccl27 && choice.protocol == collectives::Protocol::LL128;
   Reduction r{std::move(name), bytes, bytes, false,
-              c.exact ? collectives::allreduce_steps(choice.algorithm, c.group, bytes, s.options.servers, chunk)
-                      : collectives::allreduce_phases(choice.algorithm, c.group, bytes, s.options.servers, chunk),
+              c.exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers, chunk)
+                      : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers, chunk),
               choice.algorithm, choice.rule};
   if (choice.protocol)
     apply_protocol(s, *stack.library, *choice.protocol, c.group.ranks_per_node, r);

@@ -337,8 +337,8 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     const std::size_t trees = two ? 2 : 1;
     // 15 non-root ranks per tree, up and down
     CHECK(aggregated[0].flows.size() + aggregated[1].flows.size() == trees * 2 * 15);
-    // Only the deepest ranks' first chunks up wait for nothing: the chain's last rank (depth 4)
-    // sends at once, its node's master (depth 3) once that chunk is in.
+    // A leaf's first chunk up waits for nothing (the chain's last rank of node 7, depth 4, sends
+    // at once), its node's master's (depth 3) for that chunk.
     // (node 7's master, rank 14, sends up the heap-order tree to node 3's, rank 6.)
     int deepest_first = 0, master_first = 0;
     for (std::size_t i = 0; i < exact[0].flows.size() / static_cast<std::size_t>(chunks); ++i) { // chunk 0
@@ -370,11 +370,39 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     // and the root has reduced chunk 0 (from 1, 2 and 4).
     CHECK(waits(id(2, 0, 8)) ==
           std::set<int>{id(3, 2, 8), id(6, 2, 8), id(8, 2, 8), id(2, 0, 7), id(1, 0, 0), id(2, 0, 0), id(4, 0, 0)});
-    // 0 -> 2 down: chunk 0 once the root has every chunk (the last from each child); chunk 8
-    // after chunk 7, once 2 has sent chunk 0 on to its children.
+    // 0 -> 2 down: chunk 0 once the root has every chunk (the last from each child); chunk 8,
+    // sent to the root's children 1, 2 and 4 at once, after chunk 7 to each, once each has sent
+    // chunk 0 on to its own (2 to 3, 6 and 8; 4 to 5, 10 and 12; 1 has none).
     CHECK(waits(id(0, 2, 0)) == std::set<int>{id(1, 0, chunks - 1), id(2, 0, chunks - 1), id(4, 0, chunks - 1)});
-    CHECK(waits(id(0, 2, 8)) == std::set<int>{id(0, 2, 7), id(2, 3, 0), id(2, 6, 0), id(2, 8, 0)});
+    CHECK(waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7), id(2, 3, 0), id(2, 6, 0),
+                                              id(2, 8, 0), id(4, 5, 0), id(4, 10, 0), id(4, 12, 0)});
   }
+}
+
+TEST_CASE("NCCL 2.7's LL128 trees stream up and down at once: the root sends each chunk down once reduced") {
+  // The tree of the test above (D = 4), its block split in two (all_reduce.h,
+  // ncclAllReduceTreeLL128Kernel). Expectation: one pipelined phase of K + 2D - 1 rounds, each
+  // edge down from a rank at depth d - 1 first in round D + d - 1; exactly, the root's chunk 0 to
+  // rank 2 waits for chunk 0 from each child, not their last.
+  const Group g{.ranks = 16, .ranks_per_node = 2, .trees_up_and_down_together = true};
+  const auto aggregated = allreduce_phases(Algorithm::PipelinedTree, g, 8e6);
+  REQUIRE(aggregated.size() == 1);
+  const int chunks = aggregated[0].chunks;
+  CHECK(aggregated[0].steps == chunks + 2 * 4 - 1);
+  CHECK(aggregated[0].flows.size() == 2 * 15u);
+  for (std::size_t i = 0; i < aggregated[0].flows.size(); ++i)
+    if (aggregated[0].flows[i].src == 14 && aggregated[0].flows[i].dst == 15) // down to depth 4
+      CHECK(aggregated[0].first_round[i] == 4 + 4 - 1);
+  const auto exact = allreduce_steps(Algorithm::PipelinedTree, g, 8e6);
+  const auto& flows = exact[0].flows;
+  const auto id = [&](int src, int dst) { // chunk 0's flow
+    for (std::size_t i = 0; i < flows.size() / static_cast<std::size_t>(chunks); ++i)
+      if (flows[i].src == src && flows[i].dst == dst)
+        return static_cast<int>(i);
+    return -1;
+  };
+  const auto& w = exact[0].after[static_cast<std::size_t>(id(0, 2))];
+  CHECK(std::set<int>(w.begin(), w.end()) == std::set<int>{id(1, 0), id(2, 0), id(4, 0)});
 }
 
 TEST_CASE("each NCCL channel's tree enters the node where its ring does, both trees on each ring where NCCL copies the rings") {

@@ -764,7 +764,7 @@ TEST_CASE("a pipeline two levels deep pays one round of fill and one of drain ea
   CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
 }
 
-TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the pipelines within 7 %") {
+TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the pipelines within 5 %") {
   using collectives::Algorithm;
   double worst = 0;
   std::string where;
@@ -794,21 +794,22 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
         // each chunk as NCCL's primitives do, once its data and a FIFO slot are there
         // (collective_plan.cpp), each chunk a comm that pays its latency before its bytes, and
         // shares links edge by edge as CM02 weighs them (one over their route latency).
-        // Measured: the double tree from 2.9 % faster to 3.4 % slower; the single tree from 6.7 %
-        // faster (32 single-switch nodes) to 1.7 % slower.
+        // Measured: the single tree from 4.0 % faster (3 nodes) to 1.8 % slower, the double tree
+        // from 3.9 % faster (3 nodes) to 3.4 % slower (32 dragonfly nodes).
         const bool pipelined = a == Algorithm::PipelinedTree || a == Algorithm::PipelinedDoubleTree;
-        CHECK(difference <= (pipelined ? 0.07 : 0.02));
+        CHECK(difference <= (pipelined ? 0.05 : 0.02));
       }
   MESSAGE("largest relative difference, aggregated vs exact: " << worst << " (" << where << ")");
 }
 
-TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated within 2 % of exact, and faster where one GPU's PCIe link bottlenecks") {
+TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated near exact, and faster where one GPU's PCIe link bottlenecks") {
   // Two GPUs per node joined by a 50 GB/s NVLink switch, whose PCIe links (5 GB/s) are narrower
   // than the NIC (12.5 GB/s): with one channel, the ring or tree leaves each node through one
   // GPU's PCIe link; with two, the second channel's through the other GPU's (NCCL 2.4.8
   // setupChannel: a channel's tree follows its ring inside the node; NCCL 2.7, this test's
   // library, runs both trees of the double tree on each ring). Expectation: the aggregated plan
-  // within 2 % of the exact one (the pipelines measure 0.3 to 1.4 % slower here), and the collective at least 1.5 times faster with two channels on
+  // within 2 % of the exact one, 2.5 % for the pipelines (they measure 0.2 to 2.4 % slower here,
+  // NCCL 2.7 running its trees' LL128 up and down at once), and the collective at least 1.5 times faster with two channels on
   // the single switch: each GPU's PCIe link carries half of what one channel put through the
   // busiest (at most 2 x: the latencies do not halve).
   using collectives::Algorithm;
@@ -831,7 +832,7 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated w
         const double aggregated = mean_time(run_isolated(s)) - compute_seconds(plan);
         s.options.fidelity = replay::Fidelity::Exact;
         const double exact = mean_time(run_isolated(s)) - compute_seconds(plan);
-        CHECK(std::abs(aggregated - exact) / exact <= 0.02);
+        CHECK(std::abs(aggregated - exact) / exact <= (a == Algorithm::Ring ? 0.02 : 0.025));
         if (topology_name == "single switch") {
           if (channels == 1)
             single = aggregated;
