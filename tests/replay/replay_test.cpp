@@ -808,10 +808,10 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated n
   // GPU's PCIe link; with two, the second channel's through the other GPU's (NCCL 2.4.8
   // setupChannel: a channel's tree follows its ring inside the node; NCCL 2.7, this test's
   // library, runs both trees of the double tree on each ring). Expectation: the aggregated plan
-  // within 2 % of the exact one, 2.5 % for the pipelines (they measure 0.2 to 2.4 % slower here,
-  // NCCL 2.7 running its trees' LL128 up and down at once), and the collective at least 1.5 times faster with two channels on
-  // the single switch: each GPU's PCIe link carries half of what one channel put through the
-  // busiest (at most 2 x: the latencies do not halve).
+  // within 2 % of the exact one, 2.5 % for the pipelines (they measure 0.2 to 2.4 % slower here),
+  // and the collective at least 1.5 times faster with two channels on the single switch: each
+  // GPU's PCIe link carries half of what one channel put through the busiest (at most 2 x: the
+  // latencies do not halve).
   using collectives::Algorithm;
   const std::string node = nvlink_gpus(2, "5 GB/s");
   for (Algorithm a : {Algorithm::Ring, Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree}) {
