@@ -2,7 +2,6 @@
 #include "replay/pipeline_fill.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 namespace ceiling::replay {
@@ -19,11 +18,12 @@ double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
   for (std::size_t i = 0; i < phase.flows.size(); ++i)
     edges.push_back({phase.first_round[i], phase.first_round[i] + phase.chunks - 1, routes[i]});
   // The busiest link, in seconds per byte, as edges join: round by round from the first (the
-  // fill), or from the last backwards (the drain); then with every edge (the steady state).
+  // fill: step 1, by first round), or from the last backwards (the drain: step -1, by last
+  // round); then with every edge (the steady state).
   std::vector<int> crossings(links.link_count(), 0);
-  const auto rounds = [&](auto when, auto order, int from) {
+  const auto rounds = [&](int Edge::*when, int step, int from) {
     std::sort(edges.begin(), edges.end(),
-              [&](const Edge& a, const Edge& b) { return order(when(a), when(b)); });
+              [&](const Edge& a, const Edge& b) { return step * a.*when < step * b.*when; });
     std::fill(crossings.begin(), crossings.end(), 0);
     double busiest = 0;
     double sum = 0;
@@ -32,10 +32,9 @@ double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
       for (std::uint32_t l : e.route->link_ids)
         busiest = std::max(busiest, ++crossings[l] / links.link_bandwidth(l));
     };
-    const int step = order(0, 1) ? 1 : -1;
     for (int r = 0; r < extra; ++r) {
       for (const int round = from + step * r;
-           next < edges.size() && !order(round, when(edges[next])); ++next)
+           next < edges.size() && step * edges[next].*when <= step * round; ++next)
         join(edges[next]);
       sum += busiest;
     }
@@ -43,10 +42,8 @@ double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
       join(edges[next]);
     return std::pair{sum, busiest};
   };
-  const auto [fill, steady] = rounds([](const Edge& e) { return e.first; }, std::less<int>(), 0);
-  const double drain =
-      rounds([](const Edge& e) { return e.last; }, std::greater<int>(), phase.chunks + extra - 1)
-          .first;
+  const auto [fill, steady] = rounds(&Edge::first, 1, 0);
+  const double drain = rounds(&Edge::last, -1, phase.chunks + extra - 1).first;
   return fill + drain - extra * steady;
 }
 
