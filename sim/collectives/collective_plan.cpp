@@ -350,10 +350,11 @@ constexpr int fifo_chunks = 8;
 /// after its send of chunk j - 1 to each; each edge carries its chunks in order; and a sender
 /// waits while its receiver has not passed chunk j - 8 on (sent it on, or reduced it at the root
 /// going up, but for `together`): a FIFO holds 8 chunks. Ranks wait for nothing else: there are
-/// no rounds. Each chunk's latency follows the one before on its edge, where NCCL overlaps those
-/// of the chunks in a FIFO: a bound. Aggregated: every edge up with its whole share, then every
-/// edge down, two pipelined phases of K + D - 1 rounds each (D the deepest rank's depth over all
-/// trees: the fill and drain); together, one phase of K + 2D - 1 rounds.
+/// no rounds. A send that follows its sender's previous one waits only for its bytes to have
+/// left, whose latency then runs beside the new bytes (Phase::after), as a FIFO's chunks are in
+/// flight together. Aggregated: every edge up with its whole share, then every edge down, two
+/// pipelined phases of K + D - 1 rounds each (D the deepest rank's depth over all trees: the fill
+/// and drain), paying D latencies; together, one phase of K + 2D - 1 rounds and 2D latencies.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
                      double largest_chunk, bool aggregate, bool together) {
   const std::size_t n = parents.front().size();

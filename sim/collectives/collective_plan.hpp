@@ -33,13 +33,16 @@ struct Flow {
 /// A pipelined phase (`chunks` > 0) is a pipeline in steady state: every edge streams its whole
 /// share at once, cut in `chunks` chunks; it stands for `steps` rounds of one chunk per edge
 /// (chunks + the fill and drain: flow i carries its first chunk in round first_round[i]), so each
-/// flow pays, beyond its bytes, `steps` latencies and the fill and drain rounds. Its flows form
+/// flow pays, beyond its bytes, the latencies of the first chunk's hops (steps - chunks + 1: each
+/// later chunk's runs beside the bytes before it) and the fill and drain rounds. Its flows form
 /// `pipelines` independent pipelines (NCCL's trees, one per channel and tree), equal consecutive
 /// ranges of flows, each moving at one pace, its busiest link's.
 ///
 /// A dataflow phase (`after` not empty: one list per flow) orders its flows by what they wait
 /// for instead of by steps: flow i starts once the flows after[i] (indices into this phase) are
 /// done and both its ends have reached the phase (an exact pipeline: each chunk of each edge).
+/// A flow of its sender's in after[i] is done once its bytes have left (its sends follow one
+/// another, each one's latency running beside the next one's bytes); the others once arrived.
 struct Phase {
   std::vector<Flow> flows;
   int steps = 1;

@@ -1,6 +1,8 @@
 // The rendezvous rule over a plan indexed by rank.
 #include "replay/collective_progress.hpp"
 
+#include <cassert>
+
 namespace ceiling::replay {
 
 CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& plan, int ranks)
@@ -52,9 +54,11 @@ void CollectiveProgress::reset() {
   std::fill(phase_of_.begin(), phase_of_.end(), -1);
   std::fill(pending_.begin(), pending_.end(), 0);
   started_.clear();
+  sent_.clear();
   unfinished_before_.clear();
   for (const auto& phase : plan_) {
     started_.emplace_back(phase.flows.size(), 0);
+    sent_.emplace_back(phase.after.empty() ? 0 : phase.flows.size(), 0);
     auto& unfinished = unfinished_before_.emplace_back();
     for (const auto& waits : phase.after)
       unfinished.push_back(static_cast<int>(waits.size()));
@@ -65,21 +69,35 @@ void CollectiveProgress::join(int rank, std::vector<FlowRef>& to_start, std::vec
   enter(rank, 0, to_start, done);
 }
 
+void CollectiveProgress::sent(FlowRef f, std::vector<FlowRef>& to_start) {
+  char& sent = sent_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)];
+  assert(!sent);
+  sent = 1;
+  release(f, true, to_start);
+}
+
 void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {
   const auto& fl = flow(f);
-  const auto p = static_cast<std::size_t>(f.phase);
-  const PhaseIndex& waiting = waiting_for_[p];
-  if (!waiting.offsets.empty()) { // a dataflow phase: what waited for f may start
-    const auto i = static_cast<std::size_t>(f.flow);
-    for (int w = waiting.offsets[i]; w < waiting.offsets[i + 1]; ++w) {
-      const int next = waiting.ids[static_cast<std::size_t>(w)];
-      if (--unfinished_before_[p][static_cast<std::size_t>(next)] == 0)
-        try_start({f.phase, next}, to_start);
-    }
+  if (!waiting_for_[static_cast<std::size_t>(f.phase)].offsets.empty()) { // a dataflow phase
+    if (!sent_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)])
+      sent(f, to_start);
+    release(f, false, to_start);
   }
   for (int end : {fl.src, fl.dst})
     if (--pending_[static_cast<std::size_t>(end)] == 0)
       enter(end, f.phase + 1, to_start, done);
+}
+
+void CollectiveProgress::release(FlowRef f, bool same_sender, std::vector<FlowRef>& to_start) {
+  const auto p = static_cast<std::size_t>(f.phase);
+  const auto i = static_cast<std::size_t>(f.flow);
+  const PhaseIndex& waiting = waiting_for_[p];
+  for (int w = waiting.offsets[i]; w < waiting.offsets[i + 1]; ++w) {
+    const int next = waiting.ids[static_cast<std::size_t>(w)];
+    if ((flow({f.phase, next}).src == flow(f).src) == same_sender &&
+        --unfinished_before_[p][static_cast<std::size_t>(next)] == 0)
+      try_start({f.phase, next}, to_start);
+  }
 }
 
 void CollectiveProgress::try_start(FlowRef f, std::vector<FlowRef>& to_start) {

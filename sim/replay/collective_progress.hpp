@@ -16,9 +16,9 @@ struct FlowRef {
 
 /// Tracks one collective over `ranks` ranks. A flow of phase p starts when both its ends have
 /// finished all their flows of earlier phases (a rendezvous: as MPI point-to-point steps do),
-/// and, in a dataflow phase, once the flows it waits for are done (Phase::after), so ranks
-/// progress through the phases at their own pace; a rank with no flows left is done. Ranks join
-/// together (start()), or one by one (join()).
+/// and, in a dataflow phase, once the flows it waits for are done (Phase::after; those of its
+/// own sender once sent), so ranks progress through the phases at their own pace; a rank with
+/// no flows left is done. Ranks join together (start()), or one by one (join()).
 class CollectiveProgress {
 public:
   /// Indexes `plan` by rank once; the plan must outlive this object.
@@ -35,7 +35,12 @@ public:
   /// the flows that can start and, if it has none, the rank as done.
   void join(int rank, std::vector<FlowRef>& to_start, std::vector<int>& done);
 
-  /// `f` has ended: appends the flows that can now start and the ranks now done.
+  /// The bytes of `f`, a flow of a dataflow phase, have left its sender (its latency may still
+  /// run): appends the flows that can now start, those that waited for it from the same sender.
+  void sent(FlowRef f, std::vector<FlowRef>& to_start);
+
+  /// `f` has ended (arrived; sent, if sent() was not called): appends the flows that can now
+  /// start and the ranks now done.
   void finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done);
 
   const collectives::Flow& flow(FlowRef f) const {
@@ -47,6 +52,9 @@ private:
   void enter(int rank, int from, std::vector<FlowRef>& to_start, std::vector<int>& done);
   /// Starts `f` if both its ends are in its phase and it waits for no flow, and has not started.
   void try_start(FlowRef f, std::vector<FlowRef>& to_start);
+  /// The flows of dataflow phase `f.phase` that wait for `f`, from its sender (`same_sender`) or
+  /// from others: one wait fewer each, those left with none started.
+  void release(FlowRef f, bool same_sender, std::vector<FlowRef>& to_start);
 
   /// ids[offsets[r] .. offsets[r+1]) are the flows of rank r in one phase.
   struct PhaseIndex {
@@ -59,6 +67,7 @@ private:
   std::vector<int> phase_of_; ///< per rank: the phase it is in, the plan's size once done, -1 before it joins
   std::vector<int> pending_;  ///< per rank: its unfinished flows in that phase
   std::vector<std::vector<char>> started_;
+  std::vector<std::vector<char>> sent_; ///< per dataflow phase and flow: sent() called
   /// Per dataflow phase: ids[offsets[i] .. offsets[i+1]) wait for flow i; and per flow, how many
   /// of those it waits for are not done.
   std::vector<PhaseIndex> waiting_for_;

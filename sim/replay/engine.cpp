@@ -1101,14 +1101,19 @@ private:
       const PlannedFlow planned = planned_flow(k, f);
       bytes_.add_times(planned.route->per_byte, flow.bytes);
       const Tag t{Kind::Flow, flow.src, k, f.phase, f.flow};
+      // (A dataflow phase's flow pays its latency after its bytes: flow_transferred.)
+      const bool latency_after = sends_beside_latency(k, f.phase, planned.timing);
       switch (planned.timing) {
       case Timing::ClosedForm:
         ++result_.flows_in_closed_form;
-        due_at(closed_form_arrival_s(*planned.route, flow.bytes), {.tag = tag(t)});
+        due_at(closed_form_arrival_s(*planned.route, flow.bytes, !latency_after), {.tag = tag(t)});
         break;
       case Timing::Shared:
         ++result_.flows_shared;
-        sharing_->start(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
+        if (latency_after)
+          sharing_->start_sending(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
+        else
+          sharing_->start(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
         wake_flows_at_next_event();
         break;
       case Timing::Pipeline: { // the pipeline streams once its last edge may start
@@ -1133,13 +1138,26 @@ private:
       collective_done(k, r);
   }
 
+  /// Whether a flow of phase `p` of reduction `k` timed by `timing` sends its bytes at once and
+  /// pays its route latency after them: in a dataflow phase (an exact pipeline) a rank's sends
+  /// follow one another as their bytes leave it, each one's latency running beside the next
+  /// one's bytes, as NCCL's FIFOs let several chunks be in flight (NCCL 2.7.8
+  /// src/collectives/device/primitives.h, waitSend: a sender waits only for a free slot of its
+  /// receiver's NCCL_STEPS; src/graph/tuning.cc counts the tree's latency per hop,
+  /// 2 (local ranks - 1 + log2 nodes), not per chunk). A SimGrid comm pays it first, as SimGrid
+  /// does: the next send then follows its arrival.
+  bool sends_beside_latency(int k, int p, Timing timing) const {
+    return timing != Timing::SimGrid && !reduction(k).plan[static_cast<std::size_t>(p)].after.empty();
+  }
+
   /// When a flow of `bytes` started now arrives if it is alone on `route`, as SimGrid's CM02
   /// computes it, operation for operation (tested against it): the route's latency times the
-  /// latency factor ends at a date of its own; then the max-min solver gives the flow, whose
-  /// sharing penalty is the route's latency (1 without), (narrowest bandwidth / (1 / penalty))
-  /// / penalty, times the bandwidth factor, for its whole bytes.
-  double closed_form_arrival_s(const Route& route, double bytes) const {
-    const double latency_ends_s = now() + route.latency_s * latency_factor_;
+  /// latency factor ends at a date of its own (unless not `wait_latency`: then it sends at once);
+  /// then the max-min solver gives the flow, whose sharing penalty is the route's latency (1
+  /// without), (narrowest bandwidth / (1 / penalty)) / penalty, times the bandwidth factor, for
+  /// its whole bytes.
+  double closed_form_arrival_s(const Route& route, double bytes, bool wait_latency = true) const {
+    const double latency_ends_s = now() + (wait_latency ? route.latency_s * latency_factor_ : 0.0);
     const double penalty = route.latency_s > 0 ? route.latency_s : 1.0;
     const double rate = route.bandwidth_bytes_per_s / (1.0 / penalty) / penalty * bandwidth_factor_;
     return latency_ends_s + static_cast<double>(std::llround(bytes)) / rate;
@@ -1181,12 +1199,21 @@ private:
       pipeline_flow_transferred(k, p, f);
       return;
     }
-    // The route's latency, where the phase's further steps or a protocol need it.
-    const bool needs_wire = phase.steps > 1 || !reduction(k).protocol_step_s.empty();
-    const double wire_s = needs_wire ? planned_flow(k, {p, f}).route->latency_s * latency_factor_ : 0.0;
+    // The route's latency, where the phase's further steps or a protocol need it, or where the
+    // flow pays it after its bytes (its sender's next send may start now).
+    const PlannedFlow planned = planned_flow(k, {p, f});
+    const bool latency_after = sends_beside_latency(k, p, planned.timing);
+    const bool needs_wire = phase.steps > 1 || !reduction(k).protocol_step_s.empty() || latency_after;
+    const double wire_s = needs_wire ? planned.route->latency_s * latency_factor_ : 0.0;
     double delay_s = software_delay_s(k, p, f, wire_s);
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * wire_s;
+    if (latency_after) {
+      delay_s += wire_s;
+      std::vector<FlowRef> to_start;
+      progress_[static_cast<std::size_t>(k)].sent({p, f}, to_start);
+      advance(k, to_start, {});
+    }
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
     if (flow.receiver_s > 0 && --pushes_pending_[static_cast<std::size_t>(k)][static_cast<std::size_t>(flow.dst)] == 0) {
       // The last push of this exchange to its server is in: the server works once it is done
@@ -1208,9 +1235,10 @@ private:
   /// A pipeline in steady state moves at one pace, every edge included (NCCL's FIFOs let no edge
   /// run far ahead; the replay runs a pipeline whose edges share links as one flow:
   /// couple_pipelines): the phase ends when its last edge has arrived (its whole share streamed,
-  /// every edge at once), plus what the latency and the fill and drain add: steps - 1 more of the
-  /// slowest route's latency, and the rounds of fill and drain (pipeline_fill_s); then each
-  /// flow's software costs.
+  /// every edge at once), plus what the latency and the fill and drain add: the slowest route's
+  /// latency once per hop of the first chunk (steps - chunks more; the later chunks' latencies run
+  /// beside the bytes before them: sends_beside_latency), and the rounds of fill and drain
+  /// (pipeline_fill_s); then each flow's software costs.
   void pipeline_flow_transferred(int k, int p, int f) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
@@ -1224,7 +1252,7 @@ private:
     if (pipeline.arrived < phase.flows.size())
       return;
     const double wire_s = pipeline.slowest_latency_s;
-    const double rounds_s = (phase.steps - 1) * wire_s + pipeline_fill_s(k, p);
+    const double rounds_s = (phase.steps - phase.chunks) * wire_s + pipeline_fill_s(k, p);
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
       after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),

@@ -70,7 +70,40 @@ std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
     crossings.push_back(static_cast<float>(j - i));
     i = j;
   }
-  return add_crossings(links, crossings, latency_s);
+  const std::uint32_t added = add_crossings(links, crossings, latency_s);
+  Path& path = paths_[added];
+  if (const double pace = round_pace_bytes_per_s(edges); pace < path.narrowest_bytes_per_s * (1 - 1e-12))
+    path.cap_bytes_per_s = path.narrowest_bytes_per_s = pace;
+  return added;
+}
+
+double FlowSharing::round_pace_bytes_per_s(std::span<const std::uint32_t> edges) {
+  const auto latency = [&](std::uint32_t e) { return paths_[e].latency_s; };
+  if (std::all_of(edges.begin(), edges.end(), [&](std::uint32_t e) { return latency(e) == latency(edges[0]); }))
+    return std::numeric_limits<double>::infinity(); // (their links alone bound them)
+  // The round runs in a FlowSharing of its own, whose links and paths are this one's, id for id
+  // (added as this one gains them), and which is empty between rounds.
+  if (!rounds_)
+    rounds_ = std::make_unique<FlowSharing>(1.0, latency_factor_);
+  FlowSharing& round = *rounds_;
+  for (std::size_t l = round.links_.size(); l < links_.size(); ++l)
+    round.add_link(links_[l].bytes_per_s);
+  for (std::size_t i = round.paths_.size(); i < paths_.size(); ++i) {
+    const Path& p = paths_[i];
+    round.add_crossings({hops_.data() + p.first, p.count},
+                        p.pipeline ? std::span<const float>{crossings_.data() + p.first, p.count} : std::span<const float>{},
+                        p.latency_s);
+  }
+  constexpr double chunk_bytes = 1e6;
+  for (std::uint32_t e : edges)
+    round.start_sending(0, e, chunk_bytes, nullptr);
+  double now_s = 0;
+  std::vector<void*> finished;
+  while (round.in_flight() > 0) {
+    now_s = round.next_event_s();
+    round.advance(now_s, finished);
+  }
+  return chunk_bytes / now_s;
 }
 
 std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings,
@@ -89,7 +122,7 @@ std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, s
   return static_cast<std::uint32_t>(paths_.size() - 1);
 }
 
-void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* token) {
+void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* token, bool wait_latency) {
   assert(path < paths_.size());
   std::uint32_t id;
   if (free_flows_.empty()) {
@@ -113,7 +146,7 @@ void FlowSharing::start(double now_s, std::uint32_t path, double bytes, void* to
   f.updated_s = now_s;
   f.token = token;
   ++in_flight_;
-  events_.set(id, latency_s + now_s); // SimGrid's order: latency + last update
+  events_.set(id, (wait_latency ? latency_s : 0.0) + now_s); // SimGrid's order: latency + last update
 }
 
 double FlowSharing::next_event_s() const {
@@ -204,7 +237,7 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   f.value_before = f.value;
   component_flows_.push_back(flow);
   f.coupling_hops = 0;
-  f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
+  f.cap_bytes_per_s = paths_[f.path].cap_bytes_per_s;
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -71,12 +72,23 @@ public:
   /// The path of a pipeline over `edges` (paths from add_path), which FlowSharing shares out as
   /// one flow: every edge streams at one pace, so a link that k of the edges cross carries the
   /// flow's rate k times (in SimGrid's lmm, a variable of consumption weight k on that link's
-  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too.
+  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too. And
+  /// it goes no faster than its edges move a chunk each in lockstep (round_pace_bytes_per_s):
+  /// CM02 shares a link among them by one over their latencies, and those that finish first
+  /// leave the rest of the round to the others.
   std::uint32_t add_pipeline(std::span<const std::uint32_t> edges);
 
   /// Starts a flow of `bytes` over `path` at `now_s` (not before the last call's time);
   /// `token` names it in advance()'s output.
-  void start(double now_s, std::uint32_t path, double bytes, void* token);
+  void start(double now_s, std::uint32_t path, double bytes, void* token) { begin(now_s, path, bytes, token, true); }
+
+  /// Starts a flow as start() does, but whose path latency runs beside its bytes rather than
+  /// before them (the caller adds it to the arrival: a send that follows another of its
+  /// sender's while the latter's latency runs): it shares at once, the path's latency still its
+  /// sharing penalty.
+  void start_sending(double now_s, std::uint32_t path, double bytes, void* token) {
+    begin(now_s, path, bytes, token, false);
+  }
 
   /// When something next happens: a flow's latency ends or a flow finishes; +infinity when
   /// nothing is in flight.
@@ -127,8 +139,11 @@ private:
     std::uint32_t first; ///< into hops_ and crossings_
     std::uint32_t count;
     double latency_s;
-    double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings: no flow on it gets more
+    double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings, and its cap: no flow on it gets more
     bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
+    /// The most a flow on it takes beyond what its links allow: a pipeline's round's pace
+    /// (add_pipeline), +infinity on other paths.
+    double cap_bytes_per_s = std::numeric_limits<double>::infinity();
   };
 
   struct Flow {
@@ -177,9 +192,18 @@ private:
   double on_link(const Flow& f, std::uint32_t hop, double x) const {
     return f.pipeline ? x * crossings_[paths_[f.path].first + hop] : x;
   }
+  /// start() and start_sending(): the flow first waits its path's latency if `wait_latency`.
+  void begin(double now_s, std::uint32_t path, double bytes, void* token, bool wait_latency);
   /// Adds a path over `links`, each carrying its flows' rate `crossings` times (a pipeline's
   /// path), or once where `crossings` is empty.
   std::uint32_t add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings, double latency_s);
+  /// The pace of a pipeline over `edges` alone on their links, moving a chunk per edge and
+  /// round: a flow on every edge, all sending at once (start_sending: each chunk's latency runs
+  /// beside the chunk before), shared out as this class shares them (a FlowSharing of their
+  /// own), a chunk over the time until the last is done (independent of the chunk's size). Where
+  /// every edge has the same latency, its busiest link's share (the edges there weigh alike and
+  /// the level that fixes them is the least).
+  double round_pace_bytes_per_s(std::span<const std::uint32_t> edges);
   /// Whether link `l` can limit its flows: at least two cross it and together they could fill it.
   bool couples(const Link& l) const;
   /// Notes that the flows on `link` must be shared out again.
@@ -267,6 +291,8 @@ private:
   /// The level below which no flow's share can change at the next solve: the least level of the
   /// flows that finished since the last solve, and joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();
+  /// Where round_pace_bytes_per_s runs its rounds (created by the first).
+  std::unique_ptr<FlowSharing> rounds_;
 };
 
 } // namespace ceiling::replay

@@ -65,8 +65,6 @@ namespace {
 /// Why the replay leaves flows to SimGrid (replay_times_flows() is false).
 std::string simgrid_timing_reason(const Scenario& s) {
   const auto& network = s.options.network;
-  if (s.options.fidelity == Fidelity::Exact)
-    return "exact fidelity";
   if (network.model != "CM02" || network.cross_traffic || network.tcp_gamma_bytes > 0)
     return "network model " + network.model + (network.cross_traffic ? " with cross-traffic" : "") +
            (network.tcp_gamma_bytes > 0 ? " with a TCP window" : "");
@@ -142,13 +140,13 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     return "a background load on global links needs a dragonfly (its links between groups); " + s.platform.name +
            " is a " + std::string(platform::topology_name(s.platform.interconnect.topology)) + ": use fabric=SHARE";
   if (background.any() && !replay_times_flows(s))
-    return "a background load is applied by the replay's own flow sharing, which needs aggregated fidelity, network "
-           "model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has " +
+    return "a background load is applied by the replay's own flow sharing, which needs network model CM02 without "
+           "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
            simgrid_timing_reason(s);
   if (s.platform.interconnect.routing != platform::Routing::StaticMinimal && !replay_times_flows(s))
     return "routing \"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
-           "\" is computed by the replay's own flow sharing, which needs aggregated fidelity, network model CM02 "
-           "without cross-traffic or TCP window, and no copy inside SimGrid; this run has " + simgrid_timing_reason(s) +
+           "\" is computed by the replay's own flow sharing, which needs network model CM02 without cross-traffic "
+           "or TCP window, and no flow or copy inside SimGrid; this run has " + simgrid_timing_reason(s) +
            ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes";
   return std::nullopt;
 }
@@ -190,7 +188,7 @@ bool replay_times_copies(const Scenario& s) {
 
 bool replay_times_flows(const Scenario& s) {
   return cm02_closed_forms(s) && !(s.platform.node.is_gpu_node() && s.options.copies_through_simgrid) &&
-         s.options.fidelity == Fidelity::Aggregated && !s.options.flows_through_simgrid;
+         !s.options.flows_through_simgrid;
 }
 
 bool replay_shares_copies(const Scenario& s) {

@@ -149,8 +149,8 @@ Staging resolved_staging(const Scenario& s);
 /// unless copies_through_simgrid.
 bool replay_times_copies(const Scenario& s);
 
-/// Whether the replay times the collective flows itself (in closed form or by FlowSharing):
-/// aggregated fidelity, CM02 without cross-traffic or TCP window cap, and no copy inside SimGrid
+/// Whether the replay times the collective flows itself (in closed form or by FlowSharing), in
+/// either fidelity: CM02 without cross-traffic or TCP window cap, and no copy inside SimGrid
 /// (CPU nodes; GPU nodes staging through host memory, whose copies replay_times_copies() times;
 /// or GPU-direct, whose input copies FlowSharing shares with the flows: replay_shares_copies()),
 /// unless flows_through_simgrid or copies_through_simgrid.

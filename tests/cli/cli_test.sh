@@ -84,7 +84,7 @@ expect 0 "0 transfers, 32 flows in closed form, 0 flows shared by the replay, 88
 expect 0 "32 transfers, 0 flows in closed form, 0 flows shared by the replay, 88 link copies" -- "${daint_static[@]}" --timing --flows simgrid
 expect 0 "120 transfers, 0 flows in closed form, 0 flows shared by the replay, 0 link copies" -- "${daint_static[@]}" --timing --copies simgrid
 # Adaptive routing (the dragonfly's default) is the replay's own: SimGrid cannot carry it.
-expect 2 'routing "adaptive" is computed by the replay'"'"'s own flow sharing, which needs aggregated fidelity, network model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has flows through SimGrid' -- "${daint[@]}" --flows simgrid
+expect 2 'routing "adaptive" is computed by the replay'"'"'s own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid' -- "${daint[@]}" --flows simgrid
 expect 2 "interconnect.routing: a torus routes statically only (dimension order)" -- "$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set interconnect.routing=adaptive
 expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp' -- "${daint[@]}" --set interconnect.routing=ugal
 # Halving-doubling's flows cross links in several phases: the replay shares them out.
@@ -219,8 +219,8 @@ expect 0 "same mean" -- same_mean "$tmp/loaded.json" "$tmp/narrow.json"
 expect 2 '--background-load: fabric expects a share from 0 to 0.95, got "1.2"' -- "${torus[@]}" --background-load fabric=1.2
 expect 2 '--background-load: expected fabric=SHARE or global=SHARE, got "links=0.5"' -- "${torus[@]}" --background-load links=0.5
 expect 2 "a background load on global links needs a dragonfly (its links between groups); generic-torus is a torus: use fabric=SHARE" -- "${torus[@]}" --background-load global=0.5
-expect 2 "a background load is applied by the replay's own flow sharing, which needs aggregated fidelity, network model CM02 without cross-traffic or TCP window, and no copy inside SimGrid; this run has exact fidelity" -- \
-  "${torus[@]}" --background-load fabric=0.5 --fidelity exact
+expect 2 "a background load is applied by the replay's own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid" -- \
+  "${torus[@]}" --background-load fabric=0.5 --fidelity exact --flows simgrid
 
 # --batch sets the samples per rank; --global-batch divides a total among the ranks (2 GPUs per
 # node here: 4 nodes are 8 ranks) and refuses what does not divide; --set overrides a file's key.
@@ -246,9 +246,9 @@ expect 2 '--set:1:19: error: interconnect.down: expected a non-empty array of in
 expect 1 "" -- cmp -s "$tmp/slow.json" "$tmp/fast.json"
 
 # An interrupted run prints the iterations it finished, then exits with 128 + the signal.
-# 100,000 exact-fidelity iterations take minutes: the signal always comes first.
+# 100,000 exact-fidelity iterations through SimGrid take minutes: the signal always comes first.
 "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
-  --fidelity exact --set interconnect.routing=static-minimal --iterations 100000 >"$tmp/int.txt" 2>"$tmp/int.err" &
+  --fidelity exact --flows simgrid --set interconnect.routing=static-minimal --iterations 100000 >"$tmp/int.txt" 2>"$tmp/int.err" &
 pid=$!
 sleep 1
 kill -INT "$pid"
@@ -261,7 +261,7 @@ expect 0 "stopping after the current iteration" -- cat "$tmp/int.err"
 # The text output streams: a run killed outright (SIGKILL, nothing handled) has printed its
 # header and the rows of the iterations it finished.
 "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
-  --fidelity exact --set interconnect.routing=static-minimal --iterations 100000 >"$tmp/killed.txt" 2>&1 &
+  --fidelity exact --flows simgrid --set interconnect.routing=static-minimal --iterations 100000 >"$tmp/killed.txt" 2>&1 &
 pid=$!
 sleep 1.5
 kill -KILL "$pid"
@@ -270,14 +270,15 @@ expect 0 "iteration      time (s)" -- cat "$tmp/killed.txt"
 expect 0 "0 (warm-up)" -- cat "$tmp/killed.txt"
 expect 0 "" -- test "$(grep -cE '^[0-9]+ ' "$tmp/killed.txt")" -ge 2
 
-# A signal stops any run within a second: an exact-fidelity iteration on 512 nodes takes over 2
-# minutes on the 2-core machine (256 nodes: 2 s) after a build of 0.7 s (more under load), so the
+# A signal stops any run within a second: an exact-fidelity iteration on 512 nodes, every message
+# through SimGrid, takes over 2 minutes on the 2-core machine (256 nodes: 2 s) after a build of
+# 0.7 s (more under load), so the
 # warm-up under way 2.5 s in is dropped 0.5 s after the signal and no iteration is complete
 # (issue: SIGTERM could not stop a 2,048-node exact run for many seconds). Both transfer
 # drivers; JSON says so too.
 for driver in maestro couriers; do
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 512 \
-    --fidelity exact --set interconnect.routing=static-minimal --iterations 3 --transfer-driver "$driver" \
+    --fidelity exact --flows simgrid --set interconnect.routing=static-minimal --iterations 3 --transfer-driver "$driver" \
     --json >"$tmp/drop.json" 2>"$tmp/drop.err" &
   pid=$!
   sleep 2.5

@@ -723,48 +723,51 @@ double communication_s(const Scenario& s, const Summary& result) {
 
 } // namespace
 
-TEST_CASE("a pipeline between two nodes sends every chunk up, then every chunk down: 2K rounds of alpha + chunk / bandwidth") {
+TEST_CASE("a pipeline between two nodes sends every chunk up, then every chunk down, paying alpha once each way") {
   // Two CPU nodes on one switch: the tree is one edge. NCCL's tree all-reduce runs its up loop,
   // then its down loop (all_reduce.h, NCCL 2.4 and 2.7), so the edge carries K chunks of C bytes
-  // up, then K down, each a round of alpha + C / 12.5 GB/s: 2 K alpha + 2 B / 12.5 GB/s.
+  // up, then K down, one after another, each chunk's latency running beside the next one's bytes
+  // (a FIFO holds several in flight): alpha + B / 12.5 GB/s each way, whatever K.
   for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
     CAPTURE(replay::to_string(fidelity));
     Scenario s = pipelined_tree_on(2);
     s.options.fidelity = fidelity;
-    const double expected =
-        over_reductions(s, [](double bytes, double chunks) { return 2 * chunks * switch_alpha_s + 2 * bytes / 12.5e9; });
+    const double expected = over_reductions(s, [](double bytes, double) { return 2 * (switch_alpha_s + bytes / 12.5e9); });
     CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
   }
 }
 
 TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
   // Three CPU nodes on one switch: the tree's root has two children, so two edges cross its NIC
-  // in (up) and out (down). Expectation, up then down: each waits alpha, streams B at 12.5 / 2
-  // GB/s and pays the K - 1 further rounds' alpha (depth 1: no fill or drain):
-  // 2 (K alpha + 2 B / 12.5 GB/s).
-  const Scenario s = pipelined_tree_on(3);
-  const double expected = over_reductions(
-      s, [](double bytes, double chunks) { return 2 * (chunks * switch_alpha_s + 2 * bytes / 12.5e9); });
-  const auto result = run_isolated(s);
-  CHECK(result.flows_shared > 0);
-  CHECK(communication_s(s, result) == testing::relative(expected, 1e-6));
+  // in (up) and out (down). Expectation, up then down: each streams B at 12.5 / 2 GB/s, its last
+  // chunk then alpha on its way (depth 1: no fill or drain): 2 (alpha + 2 B / 12.5 GB/s).
+  for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
+    CAPTURE(replay::to_string(fidelity));
+    Scenario s = pipelined_tree_on(3);
+    s.options.fidelity = fidelity;
+    const double expected =
+        over_reductions(s, [](double bytes, double) { return 2 * (switch_alpha_s + 2 * bytes / 12.5e9); });
+    const auto result = run_isolated(s);
+    CHECK(result.flows_shared > 0);
+    CHECK(communication_s(s, result) == testing::relative(expected, 1e-6));
+  }
 }
 
 TEST_CASE("a pipeline two levels deep pays one round of fill and one of drain each way, through the links then busy") {
   // Four CPU nodes on one switch: rank 0 the root, 1 and 2 its children, 3 the child of 1
-  // (depth 2: each way K + 1 rounds). Up, the root's NIC carries two edges: the pipeline streams
-  // B at 12.5 / 2 GB/s. Its first round runs only 3 -> 1 (one chunk through a link), its last
-  // only 1 -> 0 and 2 -> 0 (two through the root's); less one round of the steady state (two):
-  // one chunk time. Down the same, mirrored. Expectation: 2 ((K + 1) alpha + 2 B / 12.5 GB/s +
-  // B / K / 12.5 GB/s).
+  // (depth 2: each way K + 1 rounds, the first chunk's 2 hops each paying alpha). Up, the root's
+  // NIC carries two edges: the pipeline streams B at 12.5 / 2 GB/s. Its first round runs only
+  // 3 -> 1 (one chunk through a link), its last only 1 -> 0 and 2 -> 0 (two through the root's);
+  // less one round of the steady state (two): one chunk time. Down the same, mirrored.
+  // Expectation: 2 (2 alpha + 2 B / 12.5 GB/s + B / K / 12.5 GB/s).
   const Scenario s = pipelined_tree_on(4);
   const double expected = over_reductions(s, [](double bytes, double chunks) {
-    return 2 * ((chunks + 1) * switch_alpha_s + 2 * bytes / 12.5e9 + bytes / chunks / 12.5e9);
+    return 2 * (2 * switch_alpha_s + 2 * bytes / 12.5e9 + bytes / chunks / 12.5e9);
   });
   CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
 }
 
-TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the pipelines within 5 %") {
+TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every topology, the double tree within 5 %") {
   using collectives::Algorithm;
   double worst = 0;
   std::string where;
@@ -790,14 +793,15 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
         CAPTURE(collectives::to_string(a));
         CAPTURE(nodes);
         // Pipelines, up then down: the aggregated form streams every edge at the tree's pace, its
-        // busiest link's, and adds the fill and drain as lockstep rounds; the exact form sends
-        // each chunk as NCCL's primitives do, once its data and a FIFO slot are there
-        // (collective_plan.cpp), each chunk a comm that pays its latency before its bytes, and
-        // shares links edge by edge as CM02 weighs them (one over their route latency).
-        // Measured: the single tree from 4.0 % faster (3 nodes) to 1.8 % slower, the double tree
-        // from 3.9 % faster (3 nodes) to 3.4 % slower (32 dragonfly nodes).
-        const bool pipelined = a == Algorithm::PipelinedTree || a == Algorithm::PipelinedDoubleTree;
-        CHECK(difference <= (pipelined ? 0.05 : 0.02));
+        // busiest link's or a lockstep round's, whichever is slower, and adds the fill and drain
+        // as lockstep rounds; the exact form sends each chunk as NCCL's primitives do, once its
+        // data and a FIFO slot are there (collective_plan.cpp). Both pay each hop's latency once,
+        // beside the bytes. Measured: the single tree 0.1 to 0.6 % slower. The double tree from
+        // 4.6 % faster (3 nodes) to 0.4 % slower: the exact form's edges share a link between the
+        // trees by one over their own latencies (a GPU's PCIe link into it carrying one tree's
+        // chain and the other's edges from other nodes), where the aggregated form weighs each
+        // tree by its longest latency (with latencies all alike the two agree within 0.4 %).
+        CHECK(difference <= (a == Algorithm::PipelinedDoubleTree ? 0.05 : 0.02));
       }
   MESSAGE("largest relative difference, aggregated vs exact: " << worst << " (" << where << ")");
 }
@@ -808,8 +812,8 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated n
   // GPU's PCIe link; with two, the second channel's through the other GPU's (NCCL 2.4.8
   // setupChannel: a channel's tree follows its ring inside the node; NCCL 2.7, this test's
   // library, runs both trees of the double tree on each ring). Expectation: the aggregated plan
-  // within 2 % of the exact one, 2.5 % for the pipelines (they measure 0.2 to 2.4 % slower here),
-  // and the collective at least 1.5 times faster with two channels on the single switch: each
+  // within 2 % of the exact one (the pipelines measure 0.04 % faster to 0.63 % slower here), and
+  // the collective at least 1.5 times faster with two channels on the single switch: each
   // GPU's PCIe link carries half of what one channel put through the busiest (at most 2 x: the
   // latencies do not halve).
   using collectives::Algorithm;
@@ -832,7 +836,7 @@ TEST_CASE("NCCL's channels side by side, rings and pipelined trees: aggregated n
         const double aggregated = mean_time(run_isolated(s)) - compute_seconds(plan);
         s.options.fidelity = replay::Fidelity::Exact;
         const double exact = mean_time(run_isolated(s)) - compute_seconds(plan);
-        CHECK(std::abs(aggregated - exact) / exact <= (a == Algorithm::Ring ? 0.02 : 0.025));
+        CHECK(std::abs(aggregated - exact) / exact <= 0.02);
         if (topology_name == "single switch") {
           if (channels == 1)
             single = aggregated;
@@ -1199,7 +1203,9 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
   // through each node's host-memory link (crossed twice: shared out) around a ring of node
   // leaders (alone); a parameter server receives every flow on its NIC (shared out); under
   // GPU-direct every network flow crosses PCIe links that the input copies use too: shared out
-  // with them; the exact fidelity and copies through SimGrid send every flow through SimGrid.
+  // with them; copies through SimGrid send every flow through SimGrid. The exact fidelity's
+  // messages are the replay's too: a ring's 2 (N - 1) steps cross the same links, and its ranks
+  // run them at their own pace: shared out.
   Scenario s = scenario(topologies[0].second, 32, gpus(1));
   s.options.staging = replay::Staging::Host;
   auto r = run_isolated(s);
@@ -1220,7 +1226,8 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
   s.options.staging = replay::Staging::Host;
   s.options.fidelity = replay::Fidelity::Exact;
   r = run_isolated(s);
-  CHECK(r.flows_in_closed_form + r.flows_shared == 0);
+  CHECK(r.flows_shared > 0);
+  CHECK(r.transfers == 0);
   s = scenario(topologies[0].second, 16, gpus(2));
   s.options.staging = replay::Staging::Host;
   s.options.software.collective = collectives::Algorithm::Hierarchical;

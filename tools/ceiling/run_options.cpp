@@ -122,9 +122,9 @@ po::options_description run_options() {
        "every copy is a SimGrid comm (same results, slower; for validation)")
       ("flows", po::value<std::string>()->default_value("auto"),
        "auto: collective flows are timed by the replay, in closed form when a flow shares no link "
-       "with another flow of its collective, else shared out as SimGrid's CM02 does (aggregated "
-       "fidelity, CM02, no copy in SimGrid); simgrid: every flow is a SimGrid comm (same results "
-       "within 1e-9, slower; for validation)");
+       "with another flow of its collective, else shared out as SimGrid's CM02 does (CM02, no copy "
+       "in SimGrid); simgrid: every flow is a SimGrid comm (same results within 1e-9, slower; for "
+       "validation; but pipelined trees: each edge or chunk a comm that pays its latency first)");
   return options;
 }
 
