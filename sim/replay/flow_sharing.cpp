@@ -81,22 +81,28 @@ double FlowSharing::round_pace_bytes_per_s(std::span<const std::uint32_t> edges)
   const auto latency = [&](std::uint32_t e) { return paths_[e].latency_s; };
   if (std::all_of(edges.begin(), edges.end(), [&](std::uint32_t e) { return latency(e) == latency(edges[0]); }))
     return std::numeric_limits<double>::infinity(); // (their links alone bound them)
-  // The round runs in a FlowSharing of its own, whose links and paths are this one's, id for id
-  // (added as this one gains them), and which is empty between rounds.
+  // The round runs in a FlowSharing of its own (empty between rounds), which gets a copy of each
+  // link and path the first time a round needs it.
   if (!rounds_)
     rounds_ = std::make_unique<FlowSharing>(1.0, latency_factor_);
   FlowSharing& round = *rounds_;
-  for (std::size_t l = round.links_.size(); l < links_.size(); ++l)
-    round.add_link(links_[l].bytes_per_s);
-  for (std::size_t i = round.paths_.size(); i < paths_.size(); ++i) {
-    const Path& p = paths_[i];
-    round.add_crossings({hops_.data() + p.first, p.count},
-                        p.pipeline ? std::span<const float>{crossings_.data() + p.first, p.count} : std::span<const float>{},
-                        p.latency_s);
-  }
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  round_links_.resize(links_.size(), none);
+  round_paths_.resize(paths_.size(), none);
+  std::vector<std::uint32_t> links;
   constexpr double chunk_bytes = 1e6;
-  for (std::uint32_t e : edges)
-    round.start_sending(0, e, chunk_bytes, nullptr);
+  for (std::uint32_t e : edges) {
+    if (round_paths_[e] == none) {
+      links.clear();
+      for (std::uint32_t l : hops_of_path(e)) {
+        if (round_links_[l] == none)
+          round_links_[l] = round.add_link(links_[l].bytes_per_s);
+        links.push_back(round_links_[l]);
+      }
+      round_paths_[e] = round.add_path(links, paths_[e].latency_s);
+    }
+    round.start_sending(0, round_paths_[e], chunk_bytes, nullptr);
+  }
   double now_s = 0;
   std::vector<void*> finished;
   while (round.in_flight() > 0) {

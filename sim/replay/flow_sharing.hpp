@@ -183,10 +183,11 @@ private:
     }
   };
 
-  std::span<const std::uint32_t> hops_of(const Flow& f) const {
-    const Path& p = paths_[f.path];
+  std::span<const std::uint32_t> hops_of_path(std::uint32_t path) const {
+    const Path& p = paths_[path];
     return {hops_.data() + p.first, p.count};
   }
+  std::span<const std::uint32_t> hops_of(const Flow& f) const { return hops_of_path(f.path); }
   /// `x` (a rate or weight of flow `f`) times the times its hop `hop`'s link carries it: 1 but
   /// on a pipeline's path.
   double on_link(const Flow& f, std::uint32_t hop, double x) const {
@@ -291,8 +292,11 @@ private:
   /// The level below which no flow's share can change at the next solve: the least level of the
   /// flows that finished since the last solve, and joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();
-  /// Where round_pace_bytes_per_s runs its rounds (created by the first).
+  /// Where round_pace_bytes_per_s runs its rounds (created by the first), and its ids of this
+  /// one's links and paths (none where no round needed them yet).
   std::unique_ptr<FlowSharing> rounds_;
+  std::vector<std::uint32_t> round_links_;
+  std::vector<std::uint32_t> round_paths_;
 };
 
 } // namespace ceiling::replay
