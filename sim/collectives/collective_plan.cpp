@@ -351,8 +351,8 @@ constexpr int fifo_chunks = 8;
 /// waits while its receiver has not passed chunk j - 8 on (sent it on, or reduced it at the root
 /// going up, but for `together`): a FIFO holds 8 chunks. Ranks wait for nothing else: there are
 /// no rounds. A send that follows its sender's previous one waits only for its bytes to have
-/// left, whose latency then runs beside the new bytes (Phase::after), as a FIFO's chunks are in
-/// flight together. Aggregated: every edge up with its whole share, then every edge down, two
+/// left, whose latency then runs beside the new bytes (Phase::after_sent), as a FIFO's chunks are
+/// in flight together. Aggregated: every edge up with its whole share, then every edge down, two
 /// pipelined phases of K + D - 1 rounds each (D the deepest rank's depth over all trees: the fill
 /// and drain), paying D latencies; together, one phase of K + 2D - 1 rounds and 2D latencies.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
@@ -418,6 +418,7 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
   // Flows not on an edge (a root's own) stay empty and wait for nothing: dropped below.
   p.flows.resize(static_cast<std::size_t>(up(0, 0, chunks)));
   p.after.resize(p.flows.size());
+  p.after_sent.resize(p.flows.size());
   for (int j = 0; j < chunks; ++j) {
     const double size = j + 1 < chunks ? chunk : bytes - chunk * (chunks - 1);
     for (std::size_t t = 0; t < trees; ++t)
@@ -434,7 +435,7 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
         for (int c : mine)
           u.push_back(up(t, c, j));
         if (j > 0)
-          u.push_back(up(t, r, j - 1));
+          p.after_sent[static_cast<std::size_t>(up(t, r, j))].push_back(up(t, r, j - 1));
         if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: sent it on (up, or down at a
                                 // root sending together), or reduced it (a root after)
           if (!parent_is_root)
@@ -455,7 +456,7 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
             d.push_back(up(t, c, together ? j : chunks - 1));
         for (int s : siblings) {
           if (j > 0)
-            d.push_back(down(t, s, j - 1));
+            p.after_sent[static_cast<std::size_t>(down(t, r, j))].push_back(down(t, s, j - 1));
           if (j >= fifo_chunks)
             for (int c : children[t][static_cast<std::size_t>(s)])
               d.push_back(down(t, c, j - fifo_chunks));
@@ -470,10 +471,12 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
       id[i] = static_cast<int>(kept.flows.size());
       kept.flows.push_back(p.flows[i]);
       kept.after.push_back(std::move(p.after[i]));
+      kept.after_sent.push_back(std::move(p.after_sent[i]));
     }
-  for (auto& waits : kept.after)
-    for (int& w : waits)
-      w = id[static_cast<std::size_t>(w)];
+  for (auto* lists : {&kept.after, &kept.after_sent})
+    for (auto& waits : *lists)
+      for (int& w : waits)
+        w = id[static_cast<std::size_t>(w)];
   plan.push_back(std::move(kept));
 }
 

@@ -39,10 +39,10 @@ struct Flow {
 /// ranges of flows, each moving at one pace, its busiest link's.
 ///
 /// A dataflow phase (`after` not empty: one list per flow) orders its flows by what they wait
-/// for instead of by steps: flow i starts once the flows after[i] (indices into this phase) are
-/// done and both its ends have reached the phase (an exact pipeline: each chunk of each edge).
-/// A flow of its sender's in after[i] is done once its bytes have left (its sends follow one
-/// another, each one's latency running beside the next one's bytes); the others once arrived.
+/// for instead of by steps: flow i starts once the flows after[i] (indices into this phase) have
+/// arrived, those after_sent[i] (its sender's earlier sends) have sent their bytes (their
+/// latency may still run beside flow i's bytes), and both its ends have reached the phase (an
+/// exact pipeline: each chunk of each edge).
 struct Phase {
   std::vector<Flow> flows;
   int steps = 1;
@@ -50,6 +50,7 @@ struct Phase {
   int pipelines = 0;
   std::vector<int> first_round;
   std::vector<std::vector<int>> after;
+  std::vector<std::vector<int>> after_sent; ///< as many lists as `after`, or none
   bool operator==(const Phase&) const = default;
 
   /// The flows [first, first + count) of the pipeline that flow `f` belongs to.

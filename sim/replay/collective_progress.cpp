@@ -1,9 +1,25 @@
 // The rendezvous rule over a plan indexed by rank.
 #include "replay/collective_progress.hpp"
 
-#include <cassert>
-
 namespace ceiling::replay {
+
+CollectiveProgress::PhaseIndex CollectiveProgress::waiters(const std::vector<std::vector<int>>& waits,
+                                                           std::size_t flows) {
+  PhaseIndex waiting{std::vector<int>(waits.empty() ? 0 : flows + 1, 0), {}};
+  for (const auto& list : waits)
+    for (int w : list)
+      ++waiting.offsets[static_cast<std::size_t>(w) + 1];
+  for (std::size_t i = 1; i < waiting.offsets.size(); ++i)
+    waiting.offsets[i] += waiting.offsets[i - 1];
+  if (!waiting.offsets.empty()) {
+    waiting.ids.resize(static_cast<std::size_t>(waiting.offsets.back()));
+    std::vector<int> fill(waiting.offsets.begin(), waiting.offsets.end() - 1);
+    for (std::size_t i = 0; i < waits.size(); ++i)
+      for (int w : waits[i])
+        waiting.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(w)]++)] = static_cast<int>(i);
+  }
+  return waiting;
+}
 
 CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& plan, int ranks)
     : plan_(plan) {
@@ -22,20 +38,8 @@ CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& pl
       for (int end : {phase.flows[i].src, phase.flows[i].dst})
         pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(end)]++)] = static_cast<int>(i);
     index_.push_back(std::move(pi));
-    PhaseIndex waiting{std::vector<int>(phase.after.empty() ? 0 : phase.flows.size() + 1, 0), {}};
-    for (const auto& waits : phase.after)
-      for (int w : waits)
-        ++waiting.offsets[static_cast<std::size_t>(w) + 1];
-    for (std::size_t i = 1; i < waiting.offsets.size(); ++i)
-      waiting.offsets[i] += waiting.offsets[i - 1];
-    if (!waiting.offsets.empty()) {
-      waiting.ids.resize(static_cast<std::size_t>(waiting.offsets.back()));
-      std::vector<int> fill(waiting.offsets.begin(), waiting.offsets.end() - 1);
-      for (std::size_t i = 0; i < phase.after.size(); ++i)
-        for (int w : phase.after[i])
-          waiting.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(w)]++)] = static_cast<int>(i);
-    }
-    waiting_for_.push_back(std::move(waiting));
+    waiting_for_.push_back(waiters(phase.after, phase.flows.size()));
+    waiting_for_sent_.push_back(waiters(phase.after_sent, phase.flows.size()));
   }
   phase_of_.resize(n);
   pending_.resize(n);
@@ -60,8 +64,9 @@ void CollectiveProgress::reset() {
     started_.emplace_back(phase.flows.size(), 0);
     sent_.emplace_back(phase.after.empty() ? 0 : phase.flows.size(), 0);
     auto& unfinished = unfinished_before_.emplace_back();
-    for (const auto& waits : phase.after)
-      unfinished.push_back(static_cast<int>(waits.size()));
+    for (std::size_t i = 0; i < phase.after.size(); ++i)
+      unfinished.push_back(static_cast<int>(phase.after[i].size() +
+                                            (phase.after_sent.empty() ? 0 : phase.after_sent[i].size())));
   }
 }
 
@@ -71,9 +76,10 @@ void CollectiveProgress::join(int rank, std::vector<FlowRef>& to_start, std::vec
 
 void CollectiveProgress::sent(FlowRef f, std::vector<FlowRef>& to_start) {
   char& sent = sent_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)];
-  assert(!sent);
+  if (sent) // (finish() came first, at the same instant)
+    return;
   sent = 1;
-  release(f, true, to_start);
+  release(f, waiting_for_sent_[static_cast<std::size_t>(f.phase)], to_start);
 }
 
 void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {
@@ -81,21 +87,21 @@ void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::
   if (!waiting_for_[static_cast<std::size_t>(f.phase)].offsets.empty()) { // a dataflow phase
     if (!sent_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)])
       sent(f, to_start);
-    release(f, false, to_start);
+    release(f, waiting_for_[static_cast<std::size_t>(f.phase)], to_start);
   }
   for (int end : {fl.src, fl.dst})
     if (--pending_[static_cast<std::size_t>(end)] == 0)
       enter(end, f.phase + 1, to_start, done);
 }
 
-void CollectiveProgress::release(FlowRef f, bool same_sender, std::vector<FlowRef>& to_start) {
+void CollectiveProgress::release(FlowRef f, const PhaseIndex& waiting, std::vector<FlowRef>& to_start) {
   const auto p = static_cast<std::size_t>(f.phase);
   const auto i = static_cast<std::size_t>(f.flow);
-  const PhaseIndex& waiting = waiting_for_[p];
+  if (waiting.offsets.empty())
+    return;
   for (int w = waiting.offsets[i]; w < waiting.offsets[i + 1]; ++w) {
     const int next = waiting.ids[static_cast<std::size_t>(w)];
-    if ((flow({f.phase, next}).src == flow(f).src) == same_sender &&
-        --unfinished_before_[p][static_cast<std::size_t>(next)] == 0)
+    if (--unfinished_before_[p][static_cast<std::size_t>(next)] == 0)
       try_start({f.phase, next}, to_start);
   }
 }

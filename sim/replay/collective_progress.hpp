@@ -16,9 +16,9 @@ struct FlowRef {
 
 /// Tracks one collective over `ranks` ranks. A flow of phase p starts when both its ends have
 /// finished all their flows of earlier phases (a rendezvous: as MPI point-to-point steps do),
-/// and, in a dataflow phase, once the flows it waits for are done (Phase::after; those of its
-/// own sender once sent), so ranks progress through the phases at their own pace; a rank with
-/// no flows left is done. Ranks join together (start()), or one by one (join()).
+/// and, in a dataflow phase, once the flows it waits for have arrived (Phase::after) or sent
+/// their bytes (Phase::after_sent), so ranks progress through the phases at their own pace; a
+/// rank with no flows left is done. Ranks join together (start()), or one by one (join()).
 class CollectiveProgress {
 public:
   /// Indexes `plan` by rank once; the plan must outlive this object.
@@ -36,7 +36,8 @@ public:
   void join(int rank, std::vector<FlowRef>& to_start, std::vector<int>& done);
 
   /// The bytes of `f`, a flow of a dataflow phase, have left its sender (its latency may still
-  /// run): appends the flows that can now start, those that waited for it from the same sender.
+  /// run): appends the flows that can now start, those that waited for that (Phase::after_sent).
+  /// Nothing once `f` has finished.
   void sent(FlowRef f, std::vector<FlowRef>& to_start);
 
   /// `f` has ended (arrived; sent, if sent() was not called): appends the flows that can now
@@ -52,15 +53,16 @@ private:
   void enter(int rank, int from, std::vector<FlowRef>& to_start, std::vector<int>& done);
   /// Starts `f` if both its ends are in its phase and it waits for no flow, and has not started.
   void try_start(FlowRef f, std::vector<FlowRef>& to_start);
-  /// The flows of dataflow phase `f.phase` that wait for `f`, from its sender (`same_sender`) or
-  /// from others: one wait fewer each, those left with none started.
-  void release(FlowRef f, bool same_sender, std::vector<FlowRef>& to_start);
-
   /// ids[offsets[r] .. offsets[r+1]) are the flows of rank r in one phase.
   struct PhaseIndex {
     std::vector<int> offsets;
     std::vector<int> ids;
   };
+  /// For each of `flows` flows, those that `waits` (one list per flow, or none) has wait for it.
+  static PhaseIndex waiters(const std::vector<std::vector<int>>& waits, std::size_t flows);
+  /// The flows of `f`'s dataflow phase that `waiting` has wait for `f`: one wait fewer each,
+  /// those left with none started.
+  void release(FlowRef f, const PhaseIndex& waiting, std::vector<FlowRef>& to_start);
 
   const std::vector<collectives::Phase>& plan_;
   std::vector<PhaseIndex> index_;
@@ -68,9 +70,10 @@ private:
   std::vector<int> pending_;  ///< per rank: its unfinished flows in that phase
   std::vector<std::vector<char>> started_;
   std::vector<std::vector<char>> sent_; ///< per dataflow phase and flow: sent() called
-  /// Per dataflow phase: ids[offsets[i] .. offsets[i+1]) wait for flow i; and per flow, how many
-  /// of those it waits for are not done.
+  /// Per dataflow phase: ids[offsets[i] .. offsets[i+1]) wait for flow i to arrive (to have
+  /// sent, in waiting_for_sent_); and per flow, how many of its waits are not over.
   std::vector<PhaseIndex> waiting_for_;
+  std::vector<PhaseIndex> waiting_for_sent_;
   std::vector<std::vector<int>> unfinished_before_;
 };
 

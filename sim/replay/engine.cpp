@@ -83,7 +83,7 @@ void start_engine_for(const Scenario& s) {
     handle_interrupts(on_interrupt);
 }
 
-enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowDelay, StageIn, Optimizer, Launch, PullIn, Tick };
+enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowSent, FlowDelay, StageIn, Optimizer, Launch, PullIn, Tick };
 
 /// What finished: carried by every transfer (as its payload) and timer, for dispatch().
 struct Tag {
@@ -241,6 +241,7 @@ public:
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       sharing_paths_.emplace(routes_, *sharing_);
+      lockstep_rounds_.emplace([this](std::uint32_t link) { return routes_.link_bandwidth(link); }, latency_factor_);
       copies_shared_ = replay_shares_copies(s);
       if (!plan_flows()) {
         // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct or
@@ -360,7 +361,7 @@ public:
       first += range.count;
       if (!std::all_of(edges.begin(), edges.end(), [](const Route* r) { return sharable(*r); }))
         continue;
-      const std::uint32_t path = sharing_paths_->of_pipeline(edges);
+      const std::uint32_t path = sharing_paths_->of_pipeline(edges, lockstep_rounds_->pace_bytes_per_s(edges));
       for (int g = range.first; g < first; ++g) {
         flows[static_cast<std::size_t>(g)].timing = Timing::Pipeline;
         flows[static_cast<std::size_t>(g)].sharing_path = path;
@@ -675,6 +676,7 @@ private:
     case Kind::Backward: computed(t.rank), backward_segment_done(t.rank, t.index); break;
     case Kind::StageOut: copied(t.rank), staged(t.rank, t.index); break;
     case Kind::Flow: flow_transferred(t.index, t.phase, t.flow); break;
+    case Kind::FlowSent: flow_sent(t.index, t.phase, t.flow); break;
     case Kind::FlowDelay: flow_done(t.index, t.phase, t.flow); break;
     case Kind::StageIn: copied(t.rank), reduction_done(t.rank, t.index); break;
     case Kind::Optimizer: computed(t.rank), rank_finished(t.rank); break;
@@ -685,7 +687,7 @@ private:
   }
 
   void record(const Tag& t) {
-    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::Launch ||
+    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::FlowSent || t.kind == Kind::Launch ||
         t.kind == Kind::Tick)
       return;
     static constexpr const char* names[] = {"input copy", "forward", "backward", "device->host",
@@ -1145,7 +1147,8 @@ private:
   /// src/collectives/device/primitives.h, waitSend: a sender waits only for a free slot of its
   /// receiver's NCCL_STEPS; src/graph/tuning.cc counts the tree's latency per hop,
   /// 2 (local ranks - 1 + log2 nodes), not per chunk). A SimGrid comm pays it first, as SimGrid
-  /// does: the next send then follows its arrival.
+  /// does: the next send then follows its arrival (where a phase mixes both, on routes the
+  /// replay cannot share, those edges pay each chunk's latency: a bound).
   bool sends_beside_latency(int k, int p, Timing timing) const {
     return timing != Timing::SimGrid && !reduction(k).plan[static_cast<std::size_t>(p)].after.empty();
   }
@@ -1163,8 +1166,8 @@ private:
     return latency_ends_s + static_cast<double>(std::llround(bytes)) / rate;
   }
 
-  /// How flow `f` of reduction `k` is timed (through SimGrid where nothing was planned: exact
-  /// fidelity, other network models, copies in SimGrid).
+  /// How flow `f` of reduction `k` is timed (through SimGrid where nothing was planned: flows or
+  /// copies in SimGrid, other network models).
   PlannedFlow planned_flow(int k, FlowRef f) {
     if (!planned_.empty())
       return planned_[static_cast<std::size_t>(k)][static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)];
@@ -1190,8 +1193,9 @@ private:
     return delay_s;
   }
 
-  /// Flow `f` has arrived: its software costs come after, and an aggregated phase's further
-  /// route latencies (SimGrid charged one). A pipelined phase ends as a whole
+  /// Flow `f` has arrived, or, where it pays its latency after its bytes (sends_beside_latency),
+  /// sent its bytes: its latency comes after, then its software costs, and an aggregated phase's
+  /// further route latencies (SimGrid charged one). A pipelined phase ends as a whole
   /// (pipeline_flow_transferred).
   void flow_transferred(int k, int p, int f) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
@@ -1208,11 +1212,13 @@ private:
     double delay_s = software_delay_s(k, p, f, wire_s);
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * wire_s;
-    if (latency_after) {
+    if (latency_after) { // it arrives a latency after its bytes; its sender's next send starts
+                         // once its message overheads (its CPU's, per message) are paid too
       delay_s += wire_s;
-      std::vector<FlowRef> to_start;
-      progress_[static_cast<std::size_t>(k)].sent({p, f}, to_start);
-      advance(k, to_start, {});
+      if (plan_.costs.message_overhead_s > 0)
+        after(plan_.costs.message_overhead_s, {Kind::FlowSent, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
+      else
+        flow_sent(k, p, f);
     }
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
     if (flow.receiver_s > 0 && --pushes_pending_[static_cast<std::size_t>(k)][static_cast<std::size_t>(flow.dst)] == 0) {
@@ -1273,6 +1279,14 @@ private:
     return it->second * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
   }
 
+  /// The bytes of flow `f` (of a dataflow phase) have left its sender: its sender's next sends
+  /// may start (CollectiveProgress::sent).
+  void flow_sent(int k, int p, int f) {
+    std::vector<FlowRef> to_start;
+    progress_[static_cast<std::size_t>(k)].sent({p, f}, to_start);
+    advance(k, to_start, {});
+  }
+
   void flow_done(int k, int p, int f) {
     if (is_pull(k)) { // its receiver counts what is in
       const int dst = progress_[static_cast<std::size_t>(k)].flow({p, f}).dst;
@@ -1321,6 +1335,7 @@ private:
   std::optional<FlowSharing> sharing_;
   bool copies_shared_ = false; ///< GPU-direct: PCIe copies are FlowSharing flows (replay_shares_copies)
   std::optional<SharingPaths> sharing_paths_; ///< of the routes of flows in sharing_
+  std::optional<LockstepRounds> lockstep_rounds_; ///< the pipelines' paces, for sharing_paths_
   std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
   double flows_wakeup_at_s_ = 0;

@@ -50,7 +50,8 @@ std::uint32_t FlowSharing::add_path(std::span<const std::uint32_t> links, double
   return add_crossings(links, {}, latency_s);
 }
 
-std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
+std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges, double pace_cap_bytes_per_s) {
+  assert(pace_cap_bytes_per_s > 0);
   std::vector<std::uint32_t> crossed; // every edge's links, sorted: a link as often as edges cross it
   double latency_s = 0;
   for (std::uint32_t e : edges) {
@@ -72,44 +73,9 @@ std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges) {
   }
   const std::uint32_t added = add_crossings(links, crossings, latency_s);
   Path& path = paths_[added];
-  if (const double pace = round_pace_bytes_per_s(edges); pace < path.narrowest_bytes_per_s * (1 - 1e-12))
-    path.cap_bytes_per_s = path.narrowest_bytes_per_s = pace;
+  if (pace_cap_bytes_per_s < path.narrowest_bytes_per_s * (1 - 1e-12)) // (else its links alone bound it)
+    path.pace_cap_bytes_per_s = path.narrowest_bytes_per_s = pace_cap_bytes_per_s;
   return added;
-}
-
-double FlowSharing::round_pace_bytes_per_s(std::span<const std::uint32_t> edges) {
-  const auto latency = [&](std::uint32_t e) { return paths_[e].latency_s; };
-  if (std::all_of(edges.begin(), edges.end(), [&](std::uint32_t e) { return latency(e) == latency(edges[0]); }))
-    return std::numeric_limits<double>::infinity(); // (their links alone bound them)
-  // The round runs in a FlowSharing of its own (empty between rounds), which gets a copy of each
-  // link and path the first time a round needs it.
-  if (!rounds_)
-    rounds_ = std::make_unique<FlowSharing>(1.0, latency_factor_);
-  FlowSharing& round = *rounds_;
-  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-  round_links_.resize(links_.size(), none);
-  round_paths_.resize(paths_.size(), none);
-  std::vector<std::uint32_t> links;
-  constexpr double chunk_bytes = 1e6;
-  for (std::uint32_t e : edges) {
-    if (round_paths_[e] == none) {
-      links.clear();
-      for (std::uint32_t l : hops_of_path(e)) {
-        if (round_links_[l] == none)
-          round_links_[l] = round.add_link(links_[l].bytes_per_s);
-        links.push_back(round_links_[l]);
-      }
-      round_paths_[e] = round.add_path(links, paths_[e].latency_s);
-    }
-    round.start_sending(0, round_paths_[e], chunk_bytes, nullptr);
-  }
-  double now_s = 0;
-  std::vector<void*> finished;
-  while (round.in_flight() > 0) {
-    now_s = round.next_event_s();
-    round.advance(now_s, finished);
-  }
-  return chunk_bytes / now_s;
 }
 
 std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings,
@@ -243,7 +209,7 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   f.value_before = f.value;
   component_flows_.push_back(flow);
   f.coupling_hops = 0;
-  f.cap_bytes_per_s = paths_[f.path].cap_bytes_per_s;
+  f.cap_bytes_per_s = paths_[f.path].pace_cap_bytes_per_s;
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -16,7 +15,8 @@ namespace ceiling::replay {
 /// 3.32's CM02 network model computes it without cross-traffic or TCP window cap (the
 /// replay's closed-form condition), so that the replay can time collective flows that share
 /// links without a SimGrid comm each:
-/// - a flow first waits its path's latency times the latency factor, sharing nothing;
+/// - a flow first waits its path's latency times the latency factor, sharing nothing (but one
+///   started by start_sending());
 /// - then it shares: the max-min fair allocation of SimGrid's lmm solver
 ///   (src/kernel/lmm/maxmin.cpp, v3.32), in which a flow's weight is one over its sharing
 ///   penalty, the path's latency (1 when the factored latency is 0): the most loaded link,
@@ -72,11 +72,11 @@ public:
   /// The path of a pipeline over `edges` (paths from add_path), which FlowSharing shares out as
   /// one flow: every edge streams at one pace, so a link that k of the edges cross carries the
   /// flow's rate k times (in SimGrid's lmm, a variable of consumption weight k on that link's
-  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too. And
-  /// it goes no faster than its edges move a chunk each in lockstep (round_pace_bytes_per_s):
-  /// CM02 shares a link among them by one over their latencies, and those that finish first
-  /// leave the rest of the round to the others.
-  std::uint32_t add_pipeline(std::span<const std::uint32_t> edges);
+  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too, and
+  /// takes at most `pace_cap_bytes_per_s` (before the bandwidth factor; the pace its edges keep
+  /// in lockstep: pipeline_fill.hpp), +infinity for none.
+  std::uint32_t add_pipeline(std::span<const std::uint32_t> edges,
+                             double pace_cap_bytes_per_s = std::numeric_limits<double>::infinity());
 
   /// Starts a flow of `bytes` over `path` at `now_s` (not before the last call's time);
   /// `token` names it in advance()'s output.
@@ -141,9 +141,9 @@ private:
     double latency_s;
     double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings, and its cap: no flow on it gets more
     bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
-    /// The most a flow on it takes beyond what its links allow: a pipeline's round's pace
+    /// The most a flow on it takes beyond what its links allow: a pipeline's pace cap
     /// (add_pipeline), +infinity on other paths.
-    double cap_bytes_per_s = std::numeric_limits<double>::infinity();
+    double pace_cap_bytes_per_s = std::numeric_limits<double>::infinity();
   };
 
   struct Flow {
@@ -183,11 +183,10 @@ private:
     }
   };
 
-  std::span<const std::uint32_t> hops_of_path(std::uint32_t path) const {
-    const Path& p = paths_[path];
+  std::span<const std::uint32_t> hops_of(const Flow& f) const {
+    const Path& p = paths_[f.path];
     return {hops_.data() + p.first, p.count};
   }
-  std::span<const std::uint32_t> hops_of(const Flow& f) const { return hops_of_path(f.path); }
   /// `x` (a rate or weight of flow `f`) times the times its hop `hop`'s link carries it: 1 but
   /// on a pipeline's path.
   double on_link(const Flow& f, std::uint32_t hop, double x) const {
@@ -198,13 +197,6 @@ private:
   /// Adds a path over `links`, each carrying its flows' rate `crossings` times (a pipeline's
   /// path), or once where `crossings` is empty.
   std::uint32_t add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings, double latency_s);
-  /// The pace of a pipeline over `edges` alone on their links, moving a chunk per edge and
-  /// round: a flow on every edge, all sending at once (start_sending: each chunk's latency runs
-  /// beside the chunk before), shared out as this class shares them (a FlowSharing of their
-  /// own), a chunk over the time until the last is done (independent of the chunk's size). Where
-  /// every edge has the same latency, its busiest link's share (the edges there weigh alike and
-  /// the level that fixes them is the least).
-  double round_pace_bytes_per_s(std::span<const std::uint32_t> edges);
   /// Whether link `l` can limit its flows: at least two cross it and together they could fill it.
   bool couples(const Link& l) const;
   /// Notes that the flows on `link` must be shared out again.
@@ -292,11 +284,6 @@ private:
   /// The level below which no flow's share can change at the next solve: the least level of the
   /// flows that finished since the last solve, and joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();
-  /// Where round_pace_bytes_per_s runs its rounds (created by the first), and its ids of this
-  /// one's links and paths (none where no round needed them yet).
-  std::unique_ptr<FlowSharing> rounds_;
-  std::vector<std::uint32_t> round_links_;
-  std::vector<std::uint32_t> round_paths_;
 };
 
 } // namespace ceiling::replay

@@ -1,8 +1,9 @@
-// Lockstep rounds of a pipeline's fill and drain.
+// Lockstep rounds of a pipeline: its fill and drain, and its pace.
 #include "replay/pipeline_fill.hpp"
 
 #include <algorithm>
-#include <vector>
+#include <limits>
+#include <utility>
 
 namespace ceiling::replay {
 
@@ -45,6 +46,45 @@ double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
   const auto [fill, steady] = rounds(&Edge::first, 1, 0);
   const double drain = rounds(&Edge::last, -1, phase.chunks + extra - 1).first;
   return fill + drain - extra * steady;
+}
+
+LockstepRounds::LockstepRounds(std::function<double(std::uint32_t)> bandwidth_of, double latency_factor)
+    : bandwidth_of_(std::move(bandwidth_of)), latency_factor_(latency_factor), sharing_(1.0, latency_factor) {}
+
+double LockstepRounds::pace_bytes_per_s(std::span<const Route* const> routes) {
+  // FlowSharing's sharing penalty (NetworkCm02Model::communicate): the route's latency, or 1
+  // where the factored latency is 0.
+  const auto penalty = [&](const Route* r) { return r->latency_s * latency_factor_ > 0 ? r->latency_s : 1.0; };
+  if (routes.empty() ||
+      std::all_of(routes.begin(), routes.end(), [&](const Route* r) { return penalty(r) == penalty(routes[0]); }))
+    return std::numeric_limits<double>::infinity();
+  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+  // A chunk of 1 GB: a round of about a second, far above the 1e-9 s within which FlowSharing
+  // takes events as one.
+  constexpr double chunk_bytes = 1e9;
+  std::vector<std::uint32_t> links;
+  for (const Route* route : routes) {
+    const auto [it, fresh] = paths_.try_emplace(route, 0);
+    if (fresh) {
+      links.clear();
+      for (std::uint32_t l : route->link_ids) {
+        if (l >= links_.size())
+          links_.resize(l + 1, none);
+        if (links_[l] == none)
+          links_[l] = sharing_.add_link(bandwidth_of_(l));
+        links.push_back(links_[l]);
+      }
+      it->second = sharing_.add_path(links, route->latency_s);
+    }
+    sharing_.start_sending(clock_s_, it->second, chunk_bytes, nullptr);
+  }
+  const double start_s = clock_s_;
+  std::vector<void*> finished;
+  while (sharing_.in_flight() > 0) {
+    clock_s_ = sharing_.next_event_s();
+    sharing_.advance(clock_s_, finished);
+  }
+  return chunk_bytes / (clock_s_ - start_s);
 }
 
 } // namespace ceiling::replay

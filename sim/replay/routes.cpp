@@ -182,11 +182,11 @@ std::uint32_t SharingPaths::of(const Route& route) {
   return it->second;
 }
 
-std::uint32_t SharingPaths::of_pipeline(std::span<const Route* const> edges) {
+std::uint32_t SharingPaths::of_pipeline(std::span<const Route* const> edges, double pace_cap_bytes_per_s) {
   std::vector<std::uint32_t> paths;
   for (const Route* route : edges)
     paths.push_back(of(*route));
-  return sharing_.add_pipeline(paths);
+  return sharing_.add_pipeline(paths, pace_cap_bytes_per_s);
 }
 
 std::uint32_t SharingPaths::link(std::uint32_t id) {

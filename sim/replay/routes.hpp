@@ -128,8 +128,9 @@ public:
   /// The path of `route`, which must be sharable().
   std::uint32_t of(const Route& route);
 
-  /// A new path for a pipeline over the `edges`' routes, each sharable() (FlowSharing::add_pipeline).
-  std::uint32_t of_pipeline(std::span<const Route* const> edges);
+  /// A new path for a pipeline over the `edges`' routes, each sharable(), at most at
+  /// `pace_cap_bytes_per_s` (FlowSharing::add_pipeline).
+  std::uint32_t of_pipeline(std::span<const Route* const> edges, double pace_cap_bytes_per_s);
 
 private:
   /// FlowSharing's id of Routes' link `id`, added the first time.

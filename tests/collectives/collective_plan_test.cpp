@@ -291,10 +291,13 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     // leaves the deepest rank at K - 1 and reaches the root at K + D - 1, and the root's first
     // chunk down then takes D units to the deepest, its last K - 1 more. Every flow waits only
     // for flows that can run before it (the longest chain, in an order where each flow comes
-    // after what it waits for: Kahn's).
+    // after what it waits for, to arrive or to have sent: Kahn's).
     REQUIRE(exact.size() == 1);
-    const auto& after = exact[0].after;
-    REQUIRE(after.size() == exact[0].flows.size());
+    REQUIRE(exact[0].after.size() == exact[0].flows.size());
+    REQUIRE(exact[0].after_sent.size() == exact[0].flows.size());
+    std::vector<std::vector<int>> after = exact[0].after;
+    for (std::size_t i = 0; i < after.size(); ++i)
+      after[i].insert(after[i].end(), exact[0].after_sent[i].begin(), exact[0].after_sent[i].end());
     CHECK(exact[0].flows.size() == static_cast<std::size_t>((two ? 2 : 1) * 2 * 15 * chunks));
     std::vector<int> waiting(after.size()), longest(after.size(), 1);
     std::vector<std::vector<int>> next(after.size());
@@ -376,6 +379,15 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     CHECK(waits(id(0, 2, 0)) == std::set<int>{id(1, 0, chunks - 1), id(2, 0, chunks - 1), id(4, 0, chunks - 1)});
     CHECK(waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7), id(2, 3, 0), id(2, 6, 0),
                                               id(2, 8, 0), id(4, 5, 0), id(4, 10, 0), id(4, 12, 0)});
+    // Of these, a sender's own earlier sends are waited for until their bytes are out, the rest
+    // until they arrive: the root's reduction of chunk 0 needs 2's own chunk 0 there.
+    const auto sent_waits = [&](int flow) {
+      const auto& w = exact[0].after_sent[static_cast<std::size_t>(flow)];
+      return std::set<int>(w.begin(), w.end());
+    };
+    CHECK(sent_waits(id(15, 14, 8)) == std::set<int>{id(15, 14, 7)});
+    CHECK(sent_waits(id(2, 0, 8)) == std::set<int>{id(2, 0, 7)});
+    CHECK(sent_waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7)});
   }
 }
 

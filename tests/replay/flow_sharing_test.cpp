@@ -124,9 +124,7 @@ TEST_CASE("a pipeline moves at one pace: a link that two of its edges cross carr
   // Expectation: the pipeline waits its slowest edge's 3 us, then on link 0 weighs 2 x 1/3us
   // against b's 1/1us: the level 10 GB/s / (2/3 + 1) per us of penalty, the pipeline at
   // level / 3 us = 2 GB/s (taking 4 of link 0's 10), b at level / 1 us = 6 GB/s. Once b's 3 GB
-  // are done, the pipeline alone takes half of link 0 (5 GB/s; link 1 would give it 10). (Its
-  // round: x and y share link 0 as 1/1us to 1/2us, and y takes all of it once x is done, the
-  // chunks through in the time half of link 0 allows: no slower.)
+  // are done, the pipeline alone takes half of link 0 (5 GB/s; link 1 would give it 10).
   FlowSharing net(1.0, 1.0);
   const auto shared = net.add_link(10e9);
   const auto own = net.add_link(10e9);
@@ -142,32 +140,31 @@ TEST_CASE("a pipeline moves at one pace: a link that two of its edges cross carr
   CHECK(done.at(&a) == relative(b_ends + pipeline_left / 5e9, 1e-12));
 }
 
-/// Edges x and y over a link of 10 GB/s, z over it and a link of 4 GB/s, with latencies 1, 1 and
-/// `z_latency_s`: a pipeline of `bytes` alone on them.
-double pipeline_over_wide_and_narrow(double z_latency_s, double bytes) {
+TEST_CASE("a pipeline alone runs at its busiest link's bandwidth over the edges crossing it") {
+  // Edges over links of 10 GB/s (crossed by 3 edges) and 4 GB/s (crossed by 1): 10/3 is less
+  // than 4, so the pipeline streams at 3.33 GB/s after its slowest edge's latency.
   FlowSharing net(1.0, 1.0);
   const auto wide = net.add_link(10e9);
   const auto narrow = net.add_link(4e9);
   const std::vector<std::uint32_t> wide_only{wide}, both{wide, narrow};
   const std::vector<std::uint32_t> edges{net.add_path(wide_only, 1e-6), net.add_path(wide_only, 1e-6),
-                                         net.add_path(both, z_latency_s)};
-  net.start(0, net.add_pipeline(edges), bytes, &a);
-  return drain(net).at(&a);
+                                         net.add_path(both, 2e-6)};
+  net.start(0, net.add_pipeline(edges), 1e9, &a);
+  CHECK(drain(net).at(&a) == relative(2e-6 + 1e9 / (10e9 / 3), 1e-12));
 }
 
-TEST_CASE("a pipeline alone runs at its busiest link's bandwidth over the edges crossing it") {
-  // Every edge at 1 us: 10 GB/s over 3 is less than 4, so the pipeline streams at 3.33 GB/s
-  // after its latency.
-  CHECK(pipeline_over_wide_and_narrow(1e-6, 1e9) == relative(1e-6 + 1e9 / (10e9 / 3), 1e-12));
-}
-
-TEST_CASE("a pipeline goes no faster than a chunk per edge in lockstep, CM02 sharing its edges by their latencies") {
-  // z at 2 us: in a round of a chunk c per edge, the wide link weighs x and y 1/1us and z 1/2us,
-  // the level 10 GB/s / 2.5: x and y at 4 GB/s, z at 2 (the narrow link would give it 4) until x
-  // and y are done at c / 4; then z, c / 2 left, at the narrow link's 4: the round takes
-  // c / 4 + c / 8, 2.67 GB/s, not the 3.33 that the wide link shared evenly would give.
-  const double pace = 1 / (1 / 4e9 + 1 / 8e9);
-  CHECK(pipeline_over_wide_and_narrow(2e-6, 1e9) == relative(2e-6 + 1e9 / pace, 1e-12));
+TEST_CASE("a pipeline goes no faster than its pace cap, and leaves the rest of its links to other flows") {
+  // The pipeline of two edges over one 10 GB/s link (1 us), capped at 2 GB/s: it takes 4 of the
+  // link, and flow b (1 us) beside it the other 6 (its fair level would have given each edge and b
+  // 3.33). Expectation: b's 3 GB end at 1 us + 0.5 s, the pipeline's 2 GB at 1 us + 1 s.
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> link{net.add_link(10e9)};
+  const std::vector<std::uint32_t> edges{net.add_path(link, 1e-6), net.add_path(link, 1e-6)};
+  net.start(0, net.add_pipeline(edges, 2e9), 2e9, &a);
+  net.start(0, net.add_path(link, 1e-6), 3e9, &b);
+  const auto done = drain(net);
+  CHECK(done.at(&b) == relative(1e-6 + 0.5, 1e-12));
+  CHECK(done.at(&a) == relative(1e-6 + 1.0, 1e-12));
 }
 
 TEST_CASE("flows on separate links do not slow each other") {

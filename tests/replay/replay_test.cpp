@@ -737,6 +737,23 @@ TEST_CASE("a pipeline between two nodes sends every chunk up, then every chunk d
   }
 }
 
+TEST_CASE("a pipeline's chunks each pay the message overheads before the next one leaves, in either fidelity") {
+  // The two nodes above, under a stack with the LogGP overheads (0.3 + 0.2 us per message): each
+  // chunk costs its sender's and receiver's CPU, one chunk after another, so each way adds
+  // K x 0.5 us: 2 (alpha + B / 12.5 GB/s + K x 0.5 us).
+  for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
+    CAPTURE(replay::to_string(fidelity));
+    Scenario s = pipelined_tree_on(2);
+    s.options.fidelity = fidelity;
+    s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
+    s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
+    s.options.software.message_overheads = true;
+    const double expected = over_reductions(
+        s, [](double bytes, double chunks) { return 2 * (switch_alpha_s + bytes / 12.5e9 + chunks * 0.5e-6); });
+    CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
+  }
+}
+
 TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
   // Three CPU nodes on one switch: the tree's root has two children, so two edges cross its NIC
   // in (up) and out (down). Expectation, up then down: each streams B at 12.5 / 2 GB/s, its last
@@ -792,6 +809,7 @@ TEST_CASE("aggregated collectives stay within 2 % of the exact ones on every top
         CAPTURE(topology_name);
         CAPTURE(collectives::to_string(a));
         CAPTURE(nodes);
+        // Both forms are timed by the replay (each held to SimGrid on its own: the tests above).
         // Pipelines, up then down: the aggregated form streams every edge at the tree's pace, its
         // busiest link's or a lockstep round's, whichever is slower, and adds the fill and drain
         // as lockstep rounds; the exact form sends each chunk as NCCL's primitives do, once its
@@ -1093,6 +1111,37 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   CHECK(shared > 0);
   MESSAGE("largest relative difference, flows timed by the replay vs through SimGrid: " << largest << " ("
           << closed_form << " flows in closed form, " << shared << " shared out by the replay)");
+}
+
+TEST_CASE("the exact fidelity's messages timed by the replay give the iterations SimGrid gives") {
+  // As above, every message a flow of its own (every algorithm but the pipelined trees, whose
+  // exact chunks a SimGrid comm makes pay their latency before their bytes), on 8 nodes.
+  using collectives::Algorithm;
+  for (const auto& [topology, text] : topologies)
+    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
+                        Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
+      for (const std::string& node : {gpus(2), std::string()}) {
+        const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
+        CAPTURE(topology_name);
+        CAPTURE(collectives::to_string(a));
+        CAPTURE(node.empty());
+        Scenario s = scenario(text, 8, node);
+        s.options.fidelity = replay::Fidelity::Exact;
+        s.options.software.collective = a;
+        s.options.servers = 2;
+        if (!node.empty())
+          s.options.staging = replay::Staging::Host;
+        s.options.jitter = 0.1;
+        REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+        const auto replayed = run_isolated(s);
+        s.options.flows_through_simgrid = true;
+        const auto simgrid = run_isolated(s);
+        CHECK(replayed.transfers == 0);
+        CHECK(simgrid.flows_in_closed_form + simgrid.flows_shared == 0);
+        REQUIRE(replayed.iteration_s.size() == simgrid.iteration_s.size());
+        for (std::size_t i = 0; i < replayed.iteration_s.size(); ++i)
+          CHECK(replayed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
+      }
 }
 
 TEST_CASE("GPU-direct flows and input copies shared out by the replay give the iterations SimGrid gives") {

@@ -11,8 +11,8 @@
 # "us/flow" the wall time per iteration divided by all flows.
 # TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto); FLOWS=simgrid sends
 # every flow through SimGrid (default: auto); ROUTING=static-minimal|adaptive|... sets the
-# dragonfly's interconnect.routing (default: the platform's, adaptive; exact fidelity always
-# routes statically, as SimGrid's comms do). Usage:
+# dragonfly's interconnect.routing (default: the platform's, adaptive; the exact rows route
+# statically, as SimGrid's comms do with FLOWS=simgrid). Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
 #   tools/bench/replay_bench.sh build "64 256 1024 4096 16384" "64 256 1024"
 set -euo pipefail
