@@ -437,7 +437,9 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
         if (j > 0)
           p.after_sent[static_cast<std::size_t>(up(t, r, j))].push_back(up(t, r, j - 1));
         if (j >= fifo_chunks) { // the parent passed chunk j - 8 on: sent it on (up, or down at a
-                                // root sending together), or reduced it (a root after)
+                                // root sending together), or reduced it (a root after); waited
+                                // for until that arrives (the freed slot's word back to the
+                                // sender taking about a latency)
           if (!parent_is_root)
             u.push_back(up(t, parent, j - fifo_chunks));
           else

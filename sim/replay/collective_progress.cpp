@@ -1,6 +1,8 @@
 // The rendezvous rule over a plan indexed by rank.
 #include "replay/collective_progress.hpp"
 
+#include <cassert>
+
 namespace ceiling::replay {
 
 CollectiveProgress::PhaseIndex CollectiveProgress::waiters(const std::vector<std::vector<int>>& waits,
@@ -25,6 +27,8 @@ CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& pl
     : plan_(plan) {
   const auto n = static_cast<std::size_t>(ranks);
   for (const auto& phase : plan) {
+    assert((phase.after.empty() || phase.after.size() == phase.flows.size()) &&
+           (phase.after_sent.empty() || phase.after_sent.size() == phase.after.size()));
     PhaseIndex pi{std::vector<int>(n + 1, 0), {}};
     for (const auto& f : phase.flows) {
       ++pi.offsets[static_cast<std::size_t>(f.src) + 1];

@@ -58,9 +58,9 @@ private:
     std::vector<int> offsets;
     std::vector<int> ids;
   };
-  /// For each of `flows` flows, those that `waits` (one list per flow, or none) has wait for it.
+  /// For each of `flows` flows, the flows that wait for it in `waits` (one list per flow, or none).
   static PhaseIndex waiters(const std::vector<std::vector<int>>& waits, std::size_t flows);
-  /// The flows of `f`'s dataflow phase that `waiting` has wait for `f`: one wait fewer each,
+  /// The flows of `f`'s dataflow phase that wait for `f` in `waiting`: one wait fewer each,
   /// those left with none started.
   void release(FlowRef f, const PhaseIndex& waiting, std::vector<FlowRef>& to_start);
 

@@ -686,14 +686,31 @@ private:
     }
   }
 
+  /// What the timeline calls an activity of kind `kind` (those record() keeps).
+  static const char* timeline_name(Kind kind) {
+    switch (kind) {
+    case Kind::InputCopy: return "input copy";
+    case Kind::Forward: return "forward";
+    case Kind::Backward: return "backward";
+    case Kind::StageOut: return "device->host";
+    case Kind::Flow: return "flow";
+    case Kind::StageIn:
+    case Kind::PullIn: return "host->device";
+    case Kind::Optimizer: return "optimizer";
+    case Kind::FlowSent:
+    case Kind::FlowDelay:
+    case Kind::Launch:
+    case Kind::Tick: break;
+    }
+    return "";
+  }
+
   void record(const Tag& t) {
     if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::FlowSent || t.kind == Kind::Launch ||
         t.kind == Kind::Tick)
       return;
-    static constexpr const char* names[] = {"input copy", "forward", "backward", "device->host",
-                                            "flow", "", "host->device", "optimizer", "", "host->device"};
     const bool is_compute = t.kind == Kind::Forward || t.kind == Kind::Backward || t.kind == Kind::Optimizer;
-    std::string name = names[static_cast<int>(t.kind)];
+    std::string name = timeline_name(t.kind);
     if (t.kind == Kind::Backward || (t.kind == Kind::Forward && plan_.pulls > 0))
       name += " " + std::to_string(t.index);
     if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
@@ -1213,7 +1230,8 @@ private:
     if (phase.steps > 1)
       delay_s += (phase.steps - 1) * wire_s;
     if (latency_after) { // it arrives a latency after its bytes; its sender's next send starts
-                         // once its message overheads (its CPU's, per message) are paid too
+                         // once the message overheads are paid too (o_s + o_r per chunk: a rank
+                         // of the pipeline receives and sends each, as the aggregated form charges)
       delay_s += wire_s;
       if (plan_.costs.message_overhead_s > 0)
         after(plan_.costs.message_overhead_s, {Kind::FlowSent, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});

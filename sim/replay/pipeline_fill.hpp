@@ -36,7 +36,7 @@ double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
 /// that fixes its edges is the least, and none of them speeds up before the round ends), which
 /// the pipeline's links give anyway: +infinity. Runs its rounds in a FlowSharing of its own
 /// (one after another on its clock), which gets a copy of a link or route the first time a round
-/// needs it.
+/// needs it (kept by the route's address: the routes must outlive it).
 class LockstepRounds {
 public:
   /// `bandwidth_of(link)`: the bandwidth of the routes' link `link` (Routes::link_bandwidth), in

@@ -54,6 +54,15 @@ run=("${base[@]}" -n 8 --iterations 3)
 expect 0 "mean" -- "${run[@]}"
 expect 0 '"iteration_time_s"' -- "${run[@]}" --json --trace "$tmp/trace.json"
 expect 0 '"traceEvents"' -- cat "$tmp/trace.json"
+# Each activity of a trace is named by its kind: parameter servers' pulls copy host->device,
+# their pushes device->host, the optimizer computes (and no activity goes unnamed).
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 \
+  --software tf-parameter-server --servers 2 --iterations 2 --trace "$tmp/ps_trace.json" >/dev/null
+for name in '"name": "input copy"' '"name": "forward' '"name": "backward' '"name": "device->host' \
+  '"name": "flow' '"name": "host->device' '"name": "optimizer"'; do
+  expect 0 "$name" -- cat "$tmp/ps_trace.json"
+done
+expect 1 "" -- grep -q '"name": ""' "$tmp/ps_trace.json"
 "${run[@]}" --json --jitter 0.1 --seed 7 >"$tmp/a.json"
 "${run[@]}" --json --jitter 0.1 --seed 7 >"$tmp/b.json"
 "${run[@]}" --json --jitter 0.1 --seed 8 >"$tmp/c.json"

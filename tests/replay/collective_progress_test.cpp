@@ -81,3 +81,44 @@ TEST_CASE("ranks joining one by one: a flow starts once both its ends have joine
   progress.finish({1, 1}, start, done);
   CHECK(done == std::vector<int>{1, 0, 2});
 }
+
+TEST_CASE("in a dataflow phase a flow waits for its sender's earlier sends to have sent, the others to arrive") {
+  // One phase over three ranks: A (0 -> 1); B (0 -> 1) after A has sent; C (1 -> 2) after A has
+  // arrived. Expectation: A starts; its bytes out start B, not C; its arrival starts C; a late
+  // report that A has sent changes nothing.
+  collectives::Phase phase;
+  phase.flows = {{0, 1, 1}, {0, 1, 1}, {1, 2, 1}};
+  phase.after = {{}, {}, {0}};
+  phase.after_sent = {{}, {0}, {}};
+  const std::vector<collectives::Phase> plan{phase};
+  CollectiveProgress progress(plan, 3);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  CHECK(start == std::vector<FlowRef>{{0, 0}});
+  start.clear();
+  progress.sent({0, 0}, start);
+  CHECK(start == std::vector<FlowRef>{{0, 1}});
+  start.clear();
+  progress.finish({0, 0}, start, done);
+  CHECK(start == std::vector<FlowRef>{{0, 2}});
+  start.clear();
+  progress.sent({0, 0}, start);
+  CHECK(start.empty());
+}
+
+TEST_CASE("a flow that arrives without a report of its bytes sent releases both kinds of wait") {
+  // The phase above, A timed by SimGrid (no sent()): its end starts B and C at once.
+  collectives::Phase phase;
+  phase.flows = {{0, 1, 1}, {0, 1, 1}, {1, 2, 1}};
+  phase.after = {{}, {}, {0}};
+  phase.after_sent = {{}, {0}, {}};
+  const std::vector<collectives::Phase> plan{phase};
+  CollectiveProgress progress(plan, 3);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  start.clear();
+  progress.finish({0, 0}, start, done);
+  CHECK(start == std::vector<FlowRef>{{0, 1}, {0, 2}});
+}
