@@ -754,6 +754,24 @@ TEST_CASE("a pipeline's chunks each pay the message overheads before the next on
   }
 }
 
+TEST_CASE("exactly, a sender whose receiver's FIFO is full waits for the chunk 8 before to arrive") {
+  // The two nodes above, the NICs' latency 1 ms: alpha = 2 ms + 0.2 us, far above the 8 chunk
+  // times (80 us each) a FIFO holds. Up, the root frees chunk j - 8's slot once it has it: chunk j
+  // leaves at g (alpha + tau) + i tau (g = j / 8, i = j mod 8, tau a chunk's time), the last of
+  // K = 8 m arrives at m (alpha + tau) + 7 tau; down, the child is a leaf and nothing waits:
+  // K tau + alpha.
+  Scenario s = pipelined_tree_on(2);
+  s.options.fidelity = replay::Fidelity::Exact;
+  s.platform.node.nic.latency = units::Duration::from_seconds(1e-3);
+  const double alpha = 2 * 1e-3 + 2 * 100e-9;
+  const double expected = over_reductions(s, [&](double bytes, double chunks) {
+    REQUIRE(std::fmod(chunks, 8.0) == 0);
+    const double tau = bytes / chunks / 12.5e9;
+    return chunks / 8 * (alpha + tau) + 7 * tau + chunks * tau + alpha;
+  });
+  CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
+}
+
 TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
   // Three CPU nodes on one switch: the tree's root has two children, so two edges cross its NIC
   // in (up) and out (down). Expectation, up then down: each streams B at 12.5 / 2 GB/s, its last
