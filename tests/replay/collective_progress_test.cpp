@@ -82,15 +82,24 @@ TEST_CASE("ranks joining one by one: a flow starts once both its ends have joine
   CHECK(done == std::vector<int>{1, 0, 2});
 }
 
-TEST_CASE("in a dataflow phase a flow waits for its sender's earlier sends to have sent, the others to arrive") {
-  // One phase over three ranks: A (0 -> 1); B (0 -> 1) after A has sent; C (1 -> 2) after A has
-  // arrived. Expectation: A starts; its bytes out start B, not C; its arrival starts C; a late
-  // report that A has sent changes nothing.
+namespace {
+
+/// One dataflow phase over three ranks: A (0 -> 1); B (0 -> 1) once A has sent; C (1 -> 2) once
+/// A has arrived.
+std::vector<collectives::Phase> sent_and_arrival_waits() {
   collectives::Phase phase;
   phase.flows = {{0, 1, 1}, {0, 1, 1}, {1, 2, 1}};
   phase.after = {{}, {}, {0}};
   phase.after_sent = {{}, {0}, {}};
-  const std::vector<collectives::Phase> plan{phase};
+  return {phase};
+}
+
+} // namespace
+
+TEST_CASE("in a dataflow phase a flow waits for its sender's earlier sends to have sent, the others to arrive") {
+  // Expectation: A starts; its bytes out start B, not C; its arrival starts C; a late report that
+  // A has sent changes nothing.
+  const auto plan = sent_and_arrival_waits();
   CollectiveProgress progress(plan, 3);
   std::vector<FlowRef> start;
   std::vector<int> done;
@@ -109,11 +118,7 @@ TEST_CASE("in a dataflow phase a flow waits for its sender's earlier sends to ha
 
 TEST_CASE("a flow that arrives without a report of its bytes sent releases both kinds of wait") {
   // The phase above, A timed by SimGrid (no sent()): its end starts B and C at once.
-  collectives::Phase phase;
-  phase.flows = {{0, 1, 1}, {0, 1, 1}, {1, 2, 1}};
-  phase.after = {{}, {}, {0}};
-  phase.after_sent = {{}, {0}, {}};
-  const std::vector<collectives::Phase> plan{phase};
+  const auto plan = sent_and_arrival_waits();
   CollectiveProgress progress(plan, 3);
   std::vector<FlowRef> start;
   std::vector<int> done;

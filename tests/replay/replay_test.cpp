@@ -721,6 +721,19 @@ double communication_s(const Scenario& s, const Summary& result) {
   return mean_time(result) - compute_seconds(replay::make_iteration_plan(s));
 }
 
+/// Checks that a pipelined tree over `nodes` nodes (pipelined_tree_on, then `adjust`) in
+/// `fidelity` communicates for `seconds(B, K)` summed over its reductions.
+template <class Adjust, class Seconds>
+void check_pipelined_tree(int nodes, replay::Fidelity fidelity, Adjust adjust, Seconds seconds) {
+  CAPTURE(replay::to_string(fidelity));
+  Scenario s = pipelined_tree_on(nodes);
+  s.options.fidelity = fidelity;
+  adjust(s);
+  CHECK(communication_s(s, run_isolated(s)) == testing::relative(over_reductions(s, seconds), 1e-6));
+}
+
+constexpr replay::Fidelity both_fidelities[] = {replay::Fidelity::Aggregated, replay::Fidelity::Exact};
+
 } // namespace
 
 TEST_CASE("a pipeline between two nodes sends every chunk up, then every chunk down, paying alpha once each way") {
@@ -728,30 +741,24 @@ TEST_CASE("a pipeline between two nodes sends every chunk up, then every chunk d
   // then its down loop (all_reduce.h, NCCL 2.4 and 2.7), so the edge carries K chunks of C bytes
   // up, then K down, one after another, each chunk's latency running beside the next one's bytes
   // (a FIFO holds several in flight): alpha + B / 12.5 GB/s each way, whatever K.
-  for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
-    CAPTURE(replay::to_string(fidelity));
-    Scenario s = pipelined_tree_on(2);
-    s.options.fidelity = fidelity;
-    const double expected = over_reductions(s, [](double bytes, double) { return 2 * (switch_alpha_s + bytes / 12.5e9); });
-    CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
-  }
+  for (auto fidelity : both_fidelities)
+    check_pipelined_tree(2, fidelity, [](Scenario&) {},
+                         [](double bytes, double) { return 2 * (switch_alpha_s + bytes / 12.5e9); });
 }
 
 TEST_CASE("a pipeline's chunks each pay the message overheads before the next one leaves, in either fidelity") {
   // The two nodes above, under a stack with the LogGP overheads (0.3 + 0.2 us per message): each
   // chunk costs its sender's and receiver's CPU, one chunk after another, so each way adds
   // K x 0.5 us: 2 (alpha + B / 12.5 GB/s + K x 0.5 us).
-  for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
-    CAPTURE(replay::to_string(fidelity));
-    Scenario s = pipelined_tree_on(2);
-    s.options.fidelity = fidelity;
+  const auto with_overheads = [](Scenario& s) {
     s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
     s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
     s.options.software.message_overheads = true;
-    const double expected = over_reductions(
-        s, [](double bytes, double chunks) { return 2 * (switch_alpha_s + bytes / 12.5e9 + chunks * 0.5e-6); });
-    CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
-  }
+  };
+  for (auto fidelity : both_fidelities)
+    check_pipelined_tree(2, fidelity, with_overheads, [](double bytes, double chunks) {
+      return 2 * (switch_alpha_s + bytes / 12.5e9 + chunks * 0.5e-6);
+    });
 }
 
 TEST_CASE("exactly, a sender whose receiver's FIFO is full waits for the chunk 8 before to arrive") {
@@ -760,16 +767,14 @@ TEST_CASE("exactly, a sender whose receiver's FIFO is full waits for the chunk 8
   // leaves at g (alpha + tau) + i tau (g = j / 8, i = j mod 8, tau a chunk's time), the last of
   // K = 8 m arrives at m (alpha + tau) + 7 tau; down, the child is a leaf and nothing waits:
   // K tau + alpha.
-  Scenario s = pipelined_tree_on(2);
-  s.options.fidelity = replay::Fidelity::Exact;
-  s.platform.node.nic.latency = units::Duration::from_seconds(1e-3);
   const double alpha = 2 * 1e-3 + 2 * 100e-9;
-  const double expected = over_reductions(s, [&](double bytes, double chunks) {
-    REQUIRE(std::fmod(chunks, 8.0) == 0);
-    const double tau = bytes / chunks / 12.5e9;
-    return chunks / 8 * (alpha + tau) + 7 * tau + chunks * tau + alpha;
-  });
-  CHECK(communication_s(s, run_isolated(s)) == testing::relative(expected, 1e-6));
+  check_pipelined_tree(
+      2, replay::Fidelity::Exact, [](Scenario& s) { s.platform.node.nic.latency = units::Duration::from_seconds(1e-3); },
+      [&](double bytes, double chunks) {
+        REQUIRE(std::fmod(chunks, 8.0) == 0);
+        const double tau = bytes / chunks / 12.5e9;
+        return chunks / 8 * (alpha + tau) + 7 * tau + chunks * tau + alpha;
+      });
 }
 
 TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
@@ -1092,20 +1097,27 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   // and all of the machine, with stragglers: rings are timed in closed form, while
   // halving-doubling, trees and parameter servers cross the same links in several phases and the
   // replay shares them out as CM02's max-min does (FlowSharing). No flow goes through SimGrid.
+  // And the exact fidelity's messages on 8 nodes (every algorithm but the pipelined trees, whose
+  // exact chunks a SimGrid comm makes pay their latency before their bytes).
   using collectives::Algorithm;
   double largest = 0;
   long long closed_form = 0, shared = 0;
+  const std::pair<replay::Fidelity, int> runs[] = {
+      {replay::Fidelity::Aggregated, 32}, {replay::Fidelity::Aggregated, 64}, {replay::Fidelity::Exact, 8}};
   for (const auto& [topology, text] : topologies)
     for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
                         Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
       for (const std::string& node : {gpus(2), std::string()})
-        for (int nodes : {32, 64}) {
+        for (const auto& [fidelity, nodes] : runs) {
           const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
           CAPTURE(topology_name);
           CAPTURE(collectives::to_string(a));
           CAPTURE(node.empty());
-          CAPTURE(nodes);
-          Scenario s = scenario(text, nodes, node);
+          CAPTURE(replay::to_string(fidelity));
+          const int node_count = nodes; // (as above)
+          CAPTURE(node_count);
+          Scenario s = scenario(text, node_count, node);
+          s.options.fidelity = fidelity;
           s.options.software.collective = a;
           s.options.servers = 2;
           if (!node.empty())
@@ -1129,37 +1141,6 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   CHECK(shared > 0);
   MESSAGE("largest relative difference, flows timed by the replay vs through SimGrid: " << largest << " ("
           << closed_form << " flows in closed form, " << shared << " shared out by the replay)");
-}
-
-TEST_CASE("the exact fidelity's messages timed by the replay give the iterations SimGrid gives") {
-  // As above, every message a flow of its own (every algorithm but the pipelined trees, whose
-  // exact chunks a SimGrid comm makes pay their latency before their bytes), on 8 nodes.
-  using collectives::Algorithm;
-  for (const auto& [topology, text] : topologies)
-    for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
-                        Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
-      for (const std::string& node : {gpus(2), std::string()}) {
-        const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
-        CAPTURE(topology_name);
-        CAPTURE(collectives::to_string(a));
-        CAPTURE(node.empty());
-        Scenario s = scenario(text, 8, node);
-        s.options.fidelity = replay::Fidelity::Exact;
-        s.options.software.collective = a;
-        s.options.servers = 2;
-        if (!node.empty())
-          s.options.staging = replay::Staging::Host;
-        s.options.jitter = 0.1;
-        REQUIRE_FALSE(replay::scenario_problem(s).has_value());
-        const auto replayed = run_isolated(s);
-        s.options.flows_through_simgrid = true;
-        const auto simgrid = run_isolated(s);
-        CHECK(replayed.transfers == 0);
-        CHECK(simgrid.flows_in_closed_form + simgrid.flows_shared == 0);
-        REQUIRE(replayed.iteration_s.size() == simgrid.iteration_s.size());
-        for (std::size_t i = 0; i < replayed.iteration_s.size(); ++i)
-          CHECK(replayed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
-      }
 }
 
 TEST_CASE("GPU-direct flows and input copies shared out by the replay give the iterations SimGrid gives") {
