@@ -354,7 +354,8 @@ constexpr int fifo_chunks = 8;
 /// left, whose latency then runs beside the new bytes (Phase::after_sent), as a FIFO's chunks are
 /// in flight together. Aggregated: every edge up with its whole share, then every edge down, two
 /// pipelined phases of K + D - 1 rounds each (D the deepest rank's depth over all trees: the fill
-/// and drain), paying D latencies; together, one phase of K + 2D - 1 rounds and 2D latencies.
+/// and drain), paying the latencies of the first chunk's way; together, one phase of K + 2D - 1
+/// rounds.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
                      double largest_chunk, bool aggregate, bool together) {
   const std::size_t n = parents.front().size();

@@ -33,8 +33,8 @@ struct Flow {
 /// A pipelined phase (`chunks` > 0) is a pipeline in steady state: every edge streams its whole
 /// share at once, cut in `chunks` chunks; it stands for `steps` rounds of one chunk per edge
 /// (chunks + the fill and drain: flow i carries its first chunk in round first_round[i]), so each
-/// flow pays, beyond its bytes, the latencies of the first chunk's hops (steps - chunks + 1: each
-/// later chunk's runs beside the bytes before it) and the fill and drain rounds. Its flows form
+/// flow pays, beyond its bytes, the latencies of the first chunk's way, hop by hop (each later
+/// chunk's runs beside the bytes before it), and the fill and drain rounds. Its flows form
 /// `pipelines` independent pipelines (NCCL's trees, one per channel and tree), equal consecutive
 /// ranges of flows, each moving at one pace, its busiest link's.
 ///

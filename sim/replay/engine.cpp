@@ -1259,10 +1259,10 @@ private:
   /// A pipeline in steady state moves at one pace, every edge included (NCCL's FIFOs let no edge
   /// run far ahead; the replay runs a pipeline whose edges share links as one flow:
   /// couple_pipelines): the phase ends when its last edge has arrived (its whole share streamed,
-  /// every edge at once), plus what the latency and the fill and drain add: the slowest route's
-  /// latency once per hop of the first chunk (steps - chunks more; the later chunks' latencies run
-  /// beside the bytes before them: sends_beside_latency), and the rounds of fill and drain
-  /// (pipeline_fill_s); then each flow's software costs.
+  /// every edge at once, paying the slowest route's latency), plus what the latency and the fill
+  /// and drain add: the rest of the first chunk's way, each hop its own route's latency (the later
+  /// chunks' latencies run beside the bytes before them: sends_beside_latency), and the rounds of
+  /// fill and drain (pipeline_rounds); then each flow's software costs.
   void pipeline_flow_transferred(int k, int p, int f) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
@@ -1276,25 +1276,33 @@ private:
     if (pipeline.arrived < phase.flows.size())
       return;
     const double wire_s = pipeline.slowest_latency_s;
-    const double rounds_s = (phase.steps - phase.chunks) * wire_s + pipeline_fill_s(k, p);
+    const PipelineRounds& rounds = pipeline_rounds(k, p);
+    const double rounds_s = std::max(0.0, rounds.latency_s * latency_factor_ - wire_s) +
+                            rounds.fill_s_per_chunk_byte * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
       after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
   }
 
-  /// The fill and drain of pipelined phase `p` of reduction `k`, beyond its latencies
-  /// (pipeline_fill.hpp), computed once per reduction and phase.
-  double pipeline_fill_s(int k, int p) {
+  /// What the first chunk's way and the fill and drain of a pipelined phase add to its steady
+  /// state (pipeline_fill.hpp): the latency of that way (before the latency factor), and the
+  /// fill and drain per byte of a chunk (before the bandwidth factor).
+  struct PipelineRounds {
+    double latency_s = 0;
+    double fill_s_per_chunk_byte = 0;
+  };
+  /// Those of pipelined phase `p` of reduction `k`, computed once per reduction and phase.
+  const PipelineRounds& pipeline_rounds(int k, int p) {
     const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
-    auto [it, fresh] = fill_s_per_chunk_byte_.try_emplace({k, p}, 0.0);
+    auto [it, fresh] = pipeline_rounds_.try_emplace({k, p});
     if (fresh) {
       std::vector<const Route*> routes;
       for (int g = 0; g < static_cast<int>(phase.flows.size()); ++g)
         routes.push_back(planned_flow(k, {p, g}).route);
-      it->second = pipeline_fill_s_per_chunk_byte(phase, routes, routes_);
+      it->second = {pipeline_latency_s(phase, routes), pipeline_fill_s_per_chunk_byte(phase, routes, routes_)};
     }
-    return it->second * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
+    return it->second;
   }
 
   /// The bytes of flow `f` (of a dataflow phase) have left its sender: its sender's next sends
@@ -1394,7 +1402,7 @@ private:
     std::vector<int> started;     ///< per pipeline of a coupled phase: its edges started
   };
   std::vector<PipelineProgress> pipelines_;
-  std::map<std::pair<int, int>, double> fill_s_per_chunk_byte_; ///< pipeline_fill_s's, per (reduction, phase)
+  std::map<std::pair<int, int>, PipelineRounds> pipeline_rounds_; ///< pipeline_rounds's, per (reduction, phase)
   std::vector<double> ready_at_;       ///< per reduction: when its last rank had it staged, this iteration
   double cycle_start_s_ = -std::numeric_limits<double>::infinity(); ///< the framework cycle under way
   double responses_end_s_ = 0;         ///< when the last collective ended on its last rank

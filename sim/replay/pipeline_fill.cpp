@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <utility>
 
 namespace ceiling::replay {
@@ -46,6 +48,27 @@ double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
   const auto [fill, steady] = rounds(&Edge::first, 1, 0);
   const double drain = rounds(&Edge::last, -1, phase.chunks + extra - 1).first;
   return fill + drain - extra * steady;
+}
+
+double pipeline_latency_s(const collectives::Phase& phase, std::span<const Route* const> routes) {
+  std::vector<std::size_t> order(phase.flows.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return phase.first_round[a] < phase.first_round[b]; });
+  // The longest latency with which chunk 0 reaches (pipeline, rank) in a round.
+  std::map<std::tuple<int, int, int>, double> reached;
+  double longest = 0;
+  for (std::size_t i : order) {
+    const int pipeline = phase.pipeline_of(static_cast<int>(i)).first;
+    const int round = phase.first_round[i];
+    const auto before = reached.find({pipeline, phase.flows[i].src, round - 1});
+    const double latency_s = (before == reached.end() ? 0.0 : before->second) + routes[i]->latency_s;
+    double& here = reached[{pipeline, phase.flows[i].dst, round}];
+    here = std::max(here, latency_s);
+    longest = std::max(longest, latency_s);
+  }
+  return longest;
 }
 
 LockstepRounds::LockstepRounds(std::function<double(std::uint32_t)> bandwidth_of, double latency_factor)

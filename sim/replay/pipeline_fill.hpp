@@ -27,6 +27,14 @@ namespace ceiling::replay {
 double pipeline_fill_s_per_chunk_byte(const collectives::Phase& phase,
                                       std::span<const Route* const> routes, const Routes& links);
 
+/// The latency of the first chunk's way through pipelined phase `phase` (one per edge, as each
+/// chunk after it pays its own beside the bytes of the one before), its edges crossing `routes`
+/// (one per flow): the longest chain of the edges that carry chunk 0, edge i in round
+/// first_round[i], after the edge of its pipeline that brought the chunk to i's sender in the
+/// round before, each paying its route's latency (before the latency factor). Up a tree, a
+/// deepest rank's way to the root; down, the root's way to a deepest rank.
+double pipeline_latency_s(const collectives::Phase& phase, std::span<const Route* const> routes);
+
 /// The pace a pipeline keeps when each of its edges moves a chunk per round in lockstep (NCCL's
 /// FIFOs let no edge run far ahead of the others): a round is a chunk on every edge, all sent at
 /// once (each chunk's latency runs beside the bytes of the one before), shared out as CM02 shares
