@@ -1108,16 +1108,15 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
     for (Algorithm a : {Algorithm::Ring, Algorithm::HalvingDoubling, Algorithm::BinaryTree,
                         Algorithm::DoubleBinaryTree, Algorithm::Hierarchical, Algorithm::ParameterServer})
       for (const std::string& node : {gpus(2), std::string()})
-        for (const auto& [fidelity, nodes] : runs) {
+        for (const auto& run : runs) {
           const std::string& topology_name = topology; // clang 14 cannot capture a structured binding
           CAPTURE(topology_name);
           CAPTURE(collectives::to_string(a));
           CAPTURE(node.empty());
-          CAPTURE(replay::to_string(fidelity));
-          const int node_count = nodes; // (as above)
-          CAPTURE(node_count);
-          Scenario s = scenario(text, node_count, node);
-          s.options.fidelity = fidelity;
+          CAPTURE(replay::to_string(run.first));
+          CAPTURE(run.second);
+          Scenario s = scenario(text, run.second, node);
+          s.options.fidelity = run.first;
           s.options.software.collective = a;
           s.options.servers = 2;
           if (!node.empty())
