@@ -5,22 +5,31 @@
 
 namespace ceiling::replay {
 
+template <class ForEachKey>
+CollectiveProgress::PhaseIndex CollectiveProgress::index_by(std::size_t keys, std::size_t items,
+                                                            ForEachKey for_each_key) {
+  PhaseIndex index{std::vector<int>(keys + 1, 0), {}};
+  for (std::size_t i = 0; i < items; ++i)
+    for_each_key(i, [&](int key) { ++index.offsets[static_cast<std::size_t>(key) + 1]; });
+  for (std::size_t k = 0; k < keys; ++k)
+    index.offsets[k + 1] += index.offsets[k];
+  index.ids.resize(static_cast<std::size_t>(index.offsets.back()));
+  std::vector<int> fill(index.offsets.begin(), index.offsets.end() - 1);
+  for (std::size_t i = 0; i < items; ++i)
+    for_each_key(i, [&](int key) {
+      index.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(key)]++)] = static_cast<int>(i);
+    });
+  return index;
+}
+
 CollectiveProgress::PhaseIndex CollectiveProgress::waiters(const std::vector<std::vector<int>>& waits,
                                                            std::size_t flows) {
-  PhaseIndex waiting{std::vector<int>(waits.empty() ? 0 : flows + 1, 0), {}};
-  for (const auto& list : waits)
-    for (int w : list)
-      ++waiting.offsets[static_cast<std::size_t>(w) + 1];
-  for (std::size_t i = 1; i < waiting.offsets.size(); ++i)
-    waiting.offsets[i] += waiting.offsets[i - 1];
-  if (!waiting.offsets.empty()) {
-    waiting.ids.resize(static_cast<std::size_t>(waiting.offsets.back()));
-    std::vector<int> fill(waiting.offsets.begin(), waiting.offsets.end() - 1);
-    for (std::size_t i = 0; i < waits.size(); ++i)
-      for (int w : waits[i])
-        waiting.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(w)]++)] = static_cast<int>(i);
-  }
-  return waiting;
+  if (waits.empty())
+    return {};
+  return index_by(flows, waits.size(), [&](std::size_t i, auto key) {
+    for (int w : waits[i])
+      key(w);
+  });
 }
 
 CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& plan, int ranks)
@@ -29,19 +38,10 @@ CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& pl
   for (const auto& phase : plan) {
     assert((phase.after.empty() || phase.after.size() == phase.flows.size()) &&
            (phase.after_sent.empty() || phase.after_sent.size() == phase.after.size()));
-    PhaseIndex pi{std::vector<int>(n + 1, 0), {}};
-    for (const auto& f : phase.flows) {
-      ++pi.offsets[static_cast<std::size_t>(f.src) + 1];
-      ++pi.offsets[static_cast<std::size_t>(f.dst) + 1];
-    }
-    for (std::size_t r = 0; r < n; ++r)
-      pi.offsets[r + 1] += pi.offsets[r];
-    pi.ids.resize(static_cast<std::size_t>(pi.offsets.back()));
-    std::vector<int> fill(pi.offsets.begin(), pi.offsets.end() - 1);
-    for (std::size_t i = 0; i < phase.flows.size(); ++i)
-      for (int end : {phase.flows[i].src, phase.flows[i].dst})
-        pi.ids[static_cast<std::size_t>(fill[static_cast<std::size_t>(end)]++)] = static_cast<int>(i);
-    index_.push_back(std::move(pi));
+    index_.push_back(index_by(n, phase.flows.size(), [&](std::size_t i, auto key) {
+      key(phase.flows[i].src);
+      key(phase.flows[i].dst);
+    }));
     waiting_for_.push_back(waiters(phase.after, phase.flows.size()));
     waiting_for_sent_.push_back(waiters(phase.after_sent, phase.flows.size()));
   }

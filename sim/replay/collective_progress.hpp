@@ -53,12 +53,18 @@ private:
   void enter(int rank, int from, std::vector<FlowRef>& to_start, std::vector<int>& done);
   /// Starts `f` if both its ends are in its phase and it waits for no flow, and has not started.
   void try_start(FlowRef f, std::vector<FlowRef>& to_start);
-  /// ids[offsets[r] .. offsets[r+1]) are the flows of rank r in one phase.
+  /// ids[offsets[k] .. offsets[k+1]) are the flows of key k in one phase: of rank k (index_), or
+  /// waiting for flow k (waiting_for_, waiting_for_sent_).
   struct PhaseIndex {
     std::vector<int> offsets;
     std::vector<int> ids;
   };
-  /// For each of `flows` flows, the flows that wait for it in `waits` (one list per flow, or none).
+  /// The index of `items` items by key (0 .. keys - 1): ids[offsets[k] .. offsets[k+1]) are the
+  /// items, in order, of which `for_each_key(i, key)` calls key(k).
+  template <class ForEachKey>
+  static PhaseIndex index_by(std::size_t keys, std::size_t items, ForEachKey for_each_key);
+  /// For each of `flows` flows, the flows that wait for it in `waits` (one list per flow, or none:
+  /// then an empty index).
   static PhaseIndex waiters(const std::vector<std::vector<int>>& waits, std::size_t flows);
   /// The flows of `f`'s dataflow phase that wait for `f` in `waiting`: one wait fewer each,
   /// those left with none started.

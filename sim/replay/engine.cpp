@@ -83,7 +83,9 @@ void start_engine_for(const Scenario& s) {
     handle_interrupts(on_interrupt);
 }
 
-enum class Kind : std::uint8_t { InputCopy, Forward, Backward, StageOut, Flow, FlowSent, FlowDelay, StageIn, Optimizer, Launch, PullIn, Tick };
+enum class Kind : std::uint8_t {
+  InputCopy, Forward, Backward, StageOut, Flow, FlowSent, FlowDelay, StageIn, Optimizer, Launch, PullIn, Tick
+};
 
 /// What finished: carried by every transfer (as its payload) and timer, for dispatch().
 struct Tag {
@@ -686,7 +688,7 @@ private:
     }
   }
 
-  /// What the timeline calls an activity of kind `kind` (those record() keeps).
+  /// What the timeline calls an activity of kind `kind`; "" for those it leaves out.
   static const char* timeline_name(Kind kind) {
     switch (kind) {
     case Kind::InputCopy: return "input copy";
@@ -706,8 +708,7 @@ private:
   }
 
   void record(const Tag& t) {
-    if (!scenario_.options.record_timeline || t.kind == Kind::FlowDelay || t.kind == Kind::FlowSent || t.kind == Kind::Launch ||
-        t.kind == Kind::Tick)
+    if (!scenario_.options.record_timeline || *timeline_name(t.kind) == '\0')
       return;
     const bool is_compute = t.kind == Kind::Forward || t.kind == Kind::Backward || t.kind == Kind::Optimizer;
     std::string name = timeline_name(t.kind);
@@ -1234,7 +1235,8 @@ private:
                          // of the pipeline receives and sends each, as the aggregated form charges)
       delay_s += wire_s;
       if (plan_.costs.message_overhead_s > 0)
-        after(plan_.costs.message_overhead_s, {Kind::FlowSent, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
+        after(plan_.costs.message_overhead_s,
+              {Kind::FlowSent, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
       else
         flow_sent(k, p, f);
     }
@@ -1268,17 +1270,13 @@ private:
     auto& pipeline = pipelines_[static_cast<std::size_t>(k)];
     // A coupled pipeline's flow ends for all its edges.
     const bool coupled = planned_flow(k, {p, f}).timing == Timing::Pipeline;
-    const auto range = coupled ? phase.pipeline_of(f) : collectives::Phase::Range{f, 1};
-    for (int g = range.first; g < range.first + range.count; ++g)
-      pipeline.slowest_latency_s =
-          std::max(pipeline.slowest_latency_s, planned_flow(k, {p, g}).route->latency_s * latency_factor_);
-    pipeline.arrived += static_cast<std::size_t>(range.count);
+    pipeline.arrived += static_cast<std::size_t>(coupled ? phase.pipeline_of(f).count : 1);
     if (pipeline.arrived < phase.flows.size())
       return;
-    const double wire_s = pipeline.slowest_latency_s;
     const PipelineRounds& rounds = pipeline_rounds(k, p);
-    const double rounds_s = std::max(0.0, rounds.latency_s * latency_factor_ - wire_s) +
-                            rounds.fill_s_per_chunk_byte * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
+    const double wire_s = rounds.slowest_latency_s * latency_factor_;
+    const double fill_s = rounds.fill_s_per_chunk_byte * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
+    const double rounds_s = std::max(0.0, rounds.latency_s * latency_factor_ - wire_s) + fill_s;
     pipeline = {};
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
       after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),
@@ -1286,10 +1284,11 @@ private:
   }
 
   /// What the first chunk's way and the fill and drain of a pipelined phase add to its steady
-  /// state (pipeline_fill.hpp): the latency of that way (before the latency factor), and the
-  /// fill and drain per byte of a chunk (before the bandwidth factor).
+  /// state (pipeline_fill.hpp): the latency of that way and its slowest route's (before the
+  /// latency factor), and the fill and drain per byte of a chunk (before the bandwidth factor).
   struct PipelineRounds {
     double latency_s = 0;
+    double slowest_latency_s = 0;
     double fill_s_per_chunk_byte = 0;
   };
   /// Those of pipelined phase `p` of reduction `k`, computed once per reduction and phase.
@@ -1298,9 +1297,13 @@ private:
     auto [it, fresh] = pipeline_rounds_.try_emplace({k, p});
     if (fresh) {
       std::vector<const Route*> routes;
-      for (int g = 0; g < static_cast<int>(phase.flows.size()); ++g)
+      double slowest_s = 0;
+      for (int g = 0; g < static_cast<int>(phase.flows.size()); ++g) {
         routes.push_back(planned_flow(k, {p, g}).route);
-      it->second = {pipeline_latency_s(phase, routes), pipeline_fill_s_per_chunk_byte(phase, routes, routes_)};
+        slowest_s = std::max(slowest_s, routes.back()->latency_s);
+      }
+      it->second = {pipeline_latency_s(phase, routes), slowest_s,
+                    pipeline_fill_s_per_chunk_byte(phase, routes, routes_)};
     }
     return it->second;
   }
@@ -1398,8 +1401,7 @@ private:
   /// this was reset; concurrent exchanges have none).
   struct PipelineProgress {
     std::size_t arrived = 0;
-    double slowest_latency_s = 0; ///< the largest route latency, factored
-    std::vector<int> started;     ///< per pipeline of a coupled phase: its edges started
+    std::vector<int> started; ///< per pipeline of a coupled phase: its edges started
   };
   std::vector<PipelineProgress> pipelines_;
   std::map<std::pair<int, int>, PipelineRounds> pipeline_rounds_; ///< pipeline_rounds's, per (reduction, phase)

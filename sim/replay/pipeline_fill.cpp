@@ -72,7 +72,7 @@ double pipeline_latency_s(const collectives::Phase& phase, std::span<const Route
 }
 
 LockstepRounds::LockstepRounds(std::function<double(std::uint32_t)> bandwidth_of, double latency_factor)
-    : bandwidth_of_(std::move(bandwidth_of)), latency_factor_(latency_factor), sharing_(1.0, latency_factor) {}
+    : latency_factor_(latency_factor), sharing_(1.0, latency_factor), paths_(std::move(bandwidth_of), sharing_) {}
 
 double LockstepRounds::pace_bytes_per_s(std::span<const Route* const> routes) {
   // FlowSharing's sharing penalty (NetworkCm02Model::communicate): the route's latency, or 1
@@ -81,26 +81,11 @@ double LockstepRounds::pace_bytes_per_s(std::span<const Route* const> routes) {
   if (routes.empty() ||
       std::all_of(routes.begin(), routes.end(), [&](const Route* r) { return penalty(r) == penalty(routes[0]); }))
     return std::numeric_limits<double>::infinity();
-  constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
   // A chunk of 1 GB: a round of about a second, far above the 1e-9 s within which FlowSharing
   // takes events as one.
   constexpr double chunk_bytes = 1e9;
-  std::vector<std::uint32_t> links;
-  for (const Route* route : routes) {
-    const auto [it, fresh] = paths_.try_emplace(route, 0);
-    if (fresh) {
-      links.clear();
-      for (std::uint32_t l : route->link_ids) {
-        if (l >= links_.size())
-          links_.resize(l + 1, none);
-        if (links_[l] == none)
-          links_[l] = sharing_.add_link(bandwidth_of_(l));
-        links.push_back(links_[l]);
-      }
-      it->second = sharing_.add_path(links, route->latency_s);
-    }
-    sharing_.start_sending(clock_s_, it->second, chunk_bytes, nullptr);
-  }
+  for (const Route* route : routes)
+    sharing_.start_sending(clock_s_, paths_.of(*route), chunk_bytes, nullptr);
   const double start_s = clock_s_;
   std::vector<void*> finished;
   while (sharing_.in_flight() > 0) {

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 namespace ceiling::replay {
@@ -43,8 +42,8 @@ double pipeline_latency_s(const collectives::Phase& phase, std::span<const Route
 /// nothing else is in it). Where every edge weighs alike, the busiest link's share (the level
 /// that fixes its edges is the least, and none of them speeds up before the round ends), which
 /// the pipeline's links give anyway: +infinity. Runs its rounds in a FlowSharing of its own
-/// (one after another on its clock), which gets a copy of a link or route the first time a round
-/// needs it (kept by the route's address: the routes must outlive it).
+/// (one after another on its clock), whose paths (SharingPaths) copy a link or route the first
+/// time a round needs it.
 class LockstepRounds {
 public:
   /// `bandwidth_of(link)`: the bandwidth of the routes' link `link` (Routes::link_bandwidth), in
@@ -56,12 +55,10 @@ public:
   double pace_bytes_per_s(std::span<const Route* const> routes);
 
 private:
-  std::function<double(std::uint32_t)> bandwidth_of_;
   double latency_factor_;
   FlowSharing sharing_;
-  double clock_s_ = 0;                 ///< where the last round ended
-  std::vector<std::uint32_t> links_;   ///< by the routes' link id: sharing_'s, or none yet
-  std::unordered_map<const Route*, std::uint32_t> paths_; ///< looked up, never walked
+  SharingPaths paths_; ///< of sharing_
+  double clock_s_ = 0; ///< where the last round ended
 };
 
 } // namespace ceiling::replay

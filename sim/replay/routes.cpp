@@ -190,9 +190,10 @@ std::uint32_t SharingPaths::of_pipeline(std::span<const Route* const> edges, dou
 }
 
 std::uint32_t SharingPaths::link(std::uint32_t id) {
-  links_.resize(routes_.link_count(), none);
+  if (id >= links_.size())
+    links_.resize(id + 1, none);
   if (links_[id] == none)
-    links_[id] = sharing_.add_link(routes_.link_bandwidth(id));
+    links_[id] = sharing_.add_link(bandwidth_of_(id));
   return links_[id];
 }
 

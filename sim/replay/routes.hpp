@@ -11,10 +11,12 @@
 #include <simgrid/forward.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ceiling::replay {
@@ -120,10 +122,15 @@ inline bool sharable(const Route& route) {
 }
 
 /// The FlowSharing paths of routes: a link is added to the FlowSharing the first time a route
-/// crosses it, and each route once.
+/// crosses it, and each route once (kept by the route's address: the routes must outlive it).
 class SharingPaths {
 public:
-  SharingPaths(const Routes& routes, FlowSharing& sharing) : routes_(routes), sharing_(sharing) {}
+  /// `bandwidth_of(link)`: the bandwidth of the routes' link `link`, in bytes per second.
+  SharingPaths(std::function<double(std::uint32_t)> bandwidth_of, FlowSharing& sharing)
+      : bandwidth_of_(std::move(bandwidth_of)), sharing_(sharing) {}
+  /// Over the links of `routes` (Routes::link_bandwidth).
+  SharingPaths(const Routes& routes, FlowSharing& sharing)
+      : SharingPaths([&routes](std::uint32_t link) { return routes.link_bandwidth(link); }, sharing) {}
 
   /// The path of `route`, which must be sharable().
   std::uint32_t of(const Route& route);
@@ -136,7 +143,7 @@ private:
   /// FlowSharing's id of Routes' link `id`, added the first time.
   std::uint32_t link(std::uint32_t id);
 
-  const Routes& routes_;
+  std::function<double(std::uint32_t)> bandwidth_of_;
   FlowSharing& sharing_;
   std::vector<std::uint32_t> links_; ///< by Routes' link id: FlowSharing's, or none
   std::unordered_map<const Route*, std::uint32_t> paths_; ///< looked up, never walked
