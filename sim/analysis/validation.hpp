@@ -17,6 +17,9 @@ struct MeasuredPoint {
   /// The software stack of this point where the source ran another than the case's (a bundled
   /// name or a path as the file resolves it); empty: the case's.
   std::string software;
+  /// Samples per worker at this point where the source's batch per GPU changes with N (MLPerf's
+  /// entries: a fixed global batch split over more GPUs); empty: the case's.
+  std::optional<long long> batch_per_worker;
   bool operator==(const MeasuredPoint&) const = default;
 };
 
@@ -31,7 +34,7 @@ struct ValidationCase {
   std::string workload;
   std::string software;
   int gpus_per_node = 1;         ///< workers fill nodes of this many; fewer: one node with that many
-  long long batch_per_worker = 1;
+  long long batch_per_worker = 1;  ///< samples per worker, unless a point gives its own
   std::vector<std::string> options; ///< further `ceiling run` options
   int servers_per_node = 0;        ///< parameter servers per node (--servers nodes x this), 0: none given
   std::vector<MeasuredPoint> measured; ///< ascending workers

@@ -18,16 +18,20 @@ some=(validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml
 "$ceiling" validate "${some[@]}" -j 1 --json > "$tmp/b.json"
 expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 
-# A point's own software stack is the one its run uses: the case's stack named on every point
-# instead predicts the same.
+# A point's own software stack and batch are the ones its run uses: the case's stack and batch
+# named on every point instead predict the same.
 sed -e 's/^software = "tf-parameter-server"$/software = "ideal"/' -e "s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#" \
-    -e 's/^\(workers = [0-9]*\)$/\1\nsoftware = "tf-parameter-server"/' \
+    -e 's/^batch = 64$/batch = 7/' -e 's/^\(workers = [0-9]*\)$/\1\nsoftware = "tf-parameter-server"\nbatch = 64/' \
     validation/TF_DGX1_P100_RESNET50.toml > "$tmp/per_point.toml"
 expect 0 'software = "ideal"' -- cat "$tmp/per_point.toml"
 "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json | grep predicted > "$tmp/case.txt"
 "$ceiling" validate "$tmp/per_point.toml" --json | grep predicted > "$tmp/points.txt"
 expect 0 "" -- cmp "$tmp/case.txt" "$tmp/points.txt"
 expect 0 "" -- test -s "$tmp/case.txt"
+# and a point's batch is not ignored: a smaller one predicts another throughput.
+sed 's/^batch = 64$/batch = 32/' "$tmp/per_point.toml" > "$tmp/small_batch.toml"
+"$ceiling" validate "$tmp/small_batch.toml" --json | grep predicted > "$tmp/small.txt"
+expect 1 "" -- cmp -s "$tmp/case.txt" "$tmp/small.txt"
 
 sed 's/^workers = 2$/workers = 1/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
 expect 2 "descending.toml:" -- "$ceiling" validate "$tmp/descending.toml"

@@ -25,10 +25,12 @@ namespace {
 std::vector<std::string> run_arguments(const std::string& program, const analysis::ValidationCase& c,
                                        const analysis::MeasuredPoint& m) {
   const bool one_node = m.workers < c.gpus_per_node;
-  const std::string& software = m.software.empty() ? c.software : m.software; // the point's own, if any
+  // The point's own stack and batch, if any.
+  const std::string& software = m.software.empty() ? c.software : m.software;
+  const long long batch = m.batch_per_worker.value_or(c.batch_per_worker);
   std::vector<std::string> argv{program, "run", "-p", c.platform, "-w", c.workload, "-n",
                                 std::to_string(one_node ? 1 : m.workers / c.gpus_per_node),
-                                "--software", software, "--batch", std::to_string(c.batch_per_worker),
+                                "--software", software, "--batch", std::to_string(batch),
                                 "--iterations", "3", "--json"};
   if (one_node)
     argv.insert(argv.end(), {"--set", "node.gpu.count=" + std::to_string(m.workers)});
