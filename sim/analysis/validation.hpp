@@ -20,6 +20,9 @@ struct MeasuredPoint {
   /// Samples per worker at this point where the source's batch per GPU changes with N (MLPerf's
   /// entries: a fixed global batch split over more GPUs); empty: the case's.
   std::optional<long long> batch_per_worker;
+  /// Further `ceiling run` options of this point, after the case's (a setting the source
+  /// changed with N).
+  std::vector<std::string> options;
   bool operator==(const MeasuredPoint&) const = default;
 };
 

@@ -37,7 +37,8 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
     analysis::MeasuredPoint m{.workers = p.integer("workers", 1, 10'000'000),
                               .throughput_samples_per_s = p.optional_number("throughput", 0, 1e12, true),
                               .reported_efficiency = p.optional_number("efficiency", 0, 2, true),
-                              .batch_per_worker = p.optional_integer("batch", 1, 10'000'000)};
+                              .batch_per_worker = p.optional_integer("batch", 1, 10'000'000),
+                              .options = p.string_list("options")};
     if (auto software = p.optional_string("software"))
       m.software = resolve(*software);
     if (!m.throughput_samples_per_s && !m.reported_efficiency)

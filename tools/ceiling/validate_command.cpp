@@ -39,6 +39,7 @@ std::vector<std::string> run_arguments(const std::string& program, const analysi
     argv.insert(argv.end(), {"--servers", std::to_string(nodes * c.servers_per_node)});
   }
   argv.insert(argv.end(), c.options.begin(), c.options.end());
+  argv.insert(argv.end(), m.options.begin(), m.options.end());
   return argv;
 }
 
