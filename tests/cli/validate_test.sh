@@ -33,6 +33,22 @@ sed 's/^batch = 64$/batch = 32/' "$tmp/per_point.toml" > "$tmp/small_batch.toml"
 "$ceiling" validate "$tmp/small_batch.toml" --json | grep predicted > "$tmp/small.txt"
 expect 1 "" -- cmp -s "$tmp/case.txt" "$tmp/small.txt"
 
+# A point's own options follow the case's: the case's options given on every point instead predict the
+# same, and options given on one point only change that point.
+sed -e "s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#" -e 's/^options = .*$/options = []/' \
+    -e 's/^\(workers = [0-9]*\)$/\1\noptions = ["--collective", "ring"]/' validation/HOROVOD_DOCS_VGG16.toml > "$tmp/point_options.toml"
+"$ceiling" validate validation/HOROVOD_DOCS_VGG16.toml --json | grep predicted > "$tmp/case_options.txt"
+"$ceiling" validate "$tmp/point_options.toml" --json | grep predicted > "$tmp/point_options.txt"
+expect 0 "" -- cmp "$tmp/case_options.txt" "$tmp/point_options.txt"
+awk '/^options = \["--collective", "ring"\]$/ && ++n == 2 {print "options = [\"--collective\", \"ring\", \"--overlap\", \"off\"]"; next} {print}' \
+    "$tmp/point_options.toml" > "$tmp/one_point.toml"
+"$ceiling" validate "$tmp/one_point.toml" --json > "$tmp/one_point.json"
+expect 0 "" -- python3 -c "
+import json, sys
+a = [p['predicted_throughput'] for p in json.load(open('$tmp/one_point.json'))['cases'][0]['points']]
+b = [float(l.split(':')[1].strip(' ,\n')) for l in open('$tmp/case_options.txt') if 'predicted_throughput' in l]
+sys.exit(0 if a[0] == b[0] and a[2] == b[2] and a[1] < b[1] else 1)"
+
 sed 's/^workers = 2$/workers = 1/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
 expect 2 "descending.toml:" -- "$ceiling" validate "$tmp/descending.toml"
 expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$tmp/descending.toml"

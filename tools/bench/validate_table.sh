@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The validation table as the README publishes it: every case of validation/ predicted by
-# `ceiling validate`, one Markdown row per case (its points' errors in efficiency points), then
+# `ceiling validate`, one Markdown row per case (its points' errors in efficiency points; a
+# single-point case, its throughput ratio alone), then
 # the median and worst over all points after the references, and the wall time.
 # Usage: tools/bench/validate_table.sh [BUILD_DIR]
 set -euo pipefail
@@ -17,9 +18,13 @@ d = json.load(open(sys.argv[1]))
 print("| case | workers | measured E | predicted E | error (points) | predicted / measured throughput |")
 print("|---|---|---|---|---|---|")
 for c in d["cases"]:
+    ratio = lambda p: "%.2f" % (p["predicted_throughput"] / p["measured_throughput"]) if "measured_throughput" in p else "-"
+    if len(c["points"]) == 1:  # a single point: no efficiency, the throughputs alone
+        p = c["points"][0]
+        print("| %s | %d | - | - | - | %s |" % (c["id"], p["workers"], ratio(p)))
+        continue
     pts = c["points"][1:]
     cells = lambda f: " / ".join(f(p) for p in pts)
-    ratio = lambda p: "%.2f" % (p["predicted_throughput"] / p["measured_throughput"]) if "measured_throughput" in p else "-"
     print("| %s | %s | %s | %s | %s | %s |" % (
         c["id"], cells(lambda p: str(p["workers"])), cells(lambda p: "%.3f" % p["measured_efficiency"]),
         cells(lambda p: "%.3f" % p["predicted_efficiency"]), cells(lambda p: "%+.1f" % p["error_points"]),
