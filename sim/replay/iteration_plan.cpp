@@ -110,9 +110,6 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            ": drop --collective, or use --collective parameter-server";
   if (const auto problem = stack::exchange_problem(stack))
     return "software stack " + stack.name + ": " + std::string(problem->key) + ": " + problem->message;
-  if (stack.fusion == stack::Fusion::ByCycle && resolved_staging(s) == Staging::Direct && s.platform.node.gpu)
-    return "software stack " + stack.name + " fuses by cycle, planned as the responses form, which GPU-direct "
-           "(their flows sharing PCIe links with copies) does not allow: use --staging host, or fusion = \"by-size\"";
   if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)
     return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
            std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +
