@@ -1186,6 +1186,7 @@ TEST_CASE("GPU-direct flows and input copies shared out by the replay give the i
       s.options.jitter = 0.1;
       s.workload.input_per_sample = units::DataSize::from_bytes(20e6);
       REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+      REQUIRE(replay::make_iteration_plan(s).fused_by_cycle == c.by_cycle);
       const auto shared = run_isolated(s);
       CHECK(shared.transfers == 0);
       CHECK(shared.link_copies > 0);
