@@ -11,6 +11,7 @@ source "$root/tests/support/expect.sh"
 cd "$root" || exit 1
 expect 0 "median |error|" -- "$ceiling" validate -j 2
 expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
+expect 0 "no point after the reference" -- "$ceiling" validate validation/MLPERF_v07_RESNET50_DGX1.toml
 # Same inputs, same table, whatever the jobs (three cases of three kinds: the full set runs above).
 some=(validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml
       validation/DLE_BERTLARGE_PRETRAIN_SEQ128_DGX2H_FP16.toml)
@@ -49,6 +50,11 @@ a = [p['predicted_throughput'] for p in json.load(open('$tmp/one_point.json'))['
 b = [float(l.split(':')[1].strip(' ,\n')) for l in open('$tmp/case_options.txt') if 'predicted_throughput' in l]
 sys.exit(0 if a[0] == b[0] and a[2] == b[2] and a[1] < b[1] else 1)"
 
+sed 's/^workers = 2$/workers = 2\nbatch = 0/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/zero_batch.toml"
+expect 2 "zero_batch.toml:" -- "$ceiling" validate "$tmp/zero_batch.toml"
+expect 2 "measured[1].batch: must be between 1 and 10000000, got 0" -- "$ceiling" validate "$tmp/zero_batch.toml"
+sed 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/bad_options.toml"
+expect 2 "expected strings only" -- "$ceiling" validate "$tmp/bad_options.toml"
 sed 's/^workers = 2$/workers = 1/' validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
 expect 2 "descending.toml:" -- "$ceiling" validate "$tmp/descending.toml"
 expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$tmp/descending.toml"

@@ -80,8 +80,12 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
       std::printf("%-36s %7lld %12s %12.6g %7s %7.3f %7.3f %+8.1f\n", results[c].id.c_str(), p.workers, measured,
                   p.predicted_throughput, ratio, p.measured_efficiency, p.predicted_efficiency, p.error_points);
     }
-    std::printf("%-36s median |error| %.1f points, worst %+.1f  (%s)\n\n", results[c].id.c_str(),
-                results[c].median_abs_error_points, results[c].worst_error_points, cases[c].source.c_str());
+    if (results[c].points.size() < 2) // its reference alone: nothing to compare an efficiency with
+      std::printf("%-36s no point after the reference: its throughput alone  (%s)\n\n", results[c].id.c_str(),
+                  cases[c].source.c_str());
+    else
+      std::printf("%-36s median |error| %.1f points, worst %+.1f  (%s)\n\n", results[c].id.c_str(),
+                  results[c].median_abs_error_points, results[c].worst_error_points, cases[c].source.c_str());
   }
   std::printf("all %zu cases, %d points after the references: median |error| %.1f points, worst %+.1f\n",
               results.size(), all.points, all.median_abs_error_points, all.worst_error_points);
