@@ -3,6 +3,7 @@
 
 #include "replay/flow_events.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -146,29 +147,32 @@ private:
     double pace_cap_bytes_per_s = std::numeric_limits<double>::infinity();
   };
 
-  struct Flow {
-    std::uint32_t path = 0;
-    State state = State::Free;
+  /// A flow, its solver fields in its first 64 bytes and itself on a cache line of its own: the
+  /// solver visits the flows of a link one after the other, reading those fields only.
+  struct alignas(64) Flow {
+    std::uint32_t seen = 0;
+    std::uint32_t bound_by = 0; ///< the link that fixed it (its bottleneck), or by_cap
     bool fixed = false;        ///< the solver set its value in this solve
     bool pipeline = false;     ///< on a pipeline's path
-    std::uint32_t seen = 0;
-    double penalty = 1;
+    State state = State::Free;
+    std::uint32_t path = 0;
+    double level = 0;          ///< the solver's level when it fixed the flow (value x penalty); +infinity from join to first solve
+    double value = 0;          ///< the solver's share, before the bandwidth factor
     double weight = 1;         ///< on each of its links: 1 / penalty (a pipeline's: times its crossings)
-    std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
+    double value_before = 0;   ///< its value when it joined the component being solved
+    double penalty = 1;
     // The solver's scratch: its hops whose links couple flows (a bit per hop; a pipeline's are
     // found again where needed), and the least bandwidth of the others (+infinity when a
     // coupling link is narrower).
     std::uint64_t coupling_hops = 0;
     double cap_bytes_per_s = 0;
     double remaining_bytes = 0;
-    double value = 0;          ///< the solver's share, before the bandwidth factor
-    double level = 0;          ///< the solver's level when it fixed the flow (value x penalty); +infinity from join to first solve
-    std::uint32_t bound_by = 0; ///< the link that fixed it (its bottleneck), or by_cap
-    double value_before = 0;    ///< its value when it joined the component being solved
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
+    std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
   };
+  static_assert(offsetof(Flow, coupling_hops) + sizeof(std::uint64_t) <= 64, "the solver's fields span one cache line");
 
   /// What saturates in a round: a link at its level, or a flow's cap (its narrowest link's level
   /// if it were alone there).
