@@ -243,7 +243,7 @@ public:
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       sharing_paths_.emplace(routes_, *sharing_);
-      lockstep_rounds_.emplace([this](std::uint32_t link) { return routes_.link_bandwidth(link); }, latency_factor_);
+      lockstep_rounds_.emplace(routes_, latency_factor_);
       copies_shared_ = replay_shares_copies(s);
       if (!plan_flows()) {
         // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct or

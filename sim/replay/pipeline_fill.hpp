@@ -49,6 +49,9 @@ public:
   /// `bandwidth_of(link)`: the bandwidth of the routes' link `link` (Routes::link_bandwidth), in
   /// bytes per second; `latency_factor`: the network model's.
   LockstepRounds(std::function<double(std::uint32_t)> bandwidth_of, double latency_factor);
+  /// Over the links of `routes` (Routes::link_bandwidth), as SharingPaths.
+  LockstepRounds(const Routes& routes, double latency_factor)
+      : LockstepRounds([&routes](std::uint32_t link) { return routes.link_bandwidth(link); }, latency_factor) {}
 
   /// The pace of a pipeline whose edges take `routes` (each sharable()), in bytes per second
   /// before the bandwidth factor; +infinity where their sharing penalties are all alike.
