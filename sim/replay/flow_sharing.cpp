@@ -5,6 +5,7 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 namespace ceiling::replay {
@@ -101,6 +102,7 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
   } else {
+    std::pop_heap(free_flows_.begin(), free_flows_.end(), std::greater<>());
     id = free_flows_.back();
     free_flows_.pop_back();
   }
@@ -141,6 +143,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
       finished.push_back(f.token);
       f.state = State::Free;
       free_flows_.push_back(e.flow);
+      std::push_heap(free_flows_.begin(), free_flows_.end(), std::greater<>());
       --in_flight_;
     }
   }

@@ -264,6 +264,9 @@ private:
   std::vector<std::uint32_t> hops_;
   std::vector<float> crossings_; ///< per hop, beside hops_ (read for pipelines' paths only)
   std::vector<Flow> flows_;
+  /// The free flow ids, a min-heap: a new flow takes the least, so that the flows in flight keep
+  /// to the front of flows_ (iteration after iteration of a parameter server's 65,536 flows, the
+  /// ids of a stack scatter them over memory: 1.5 times the wall time).
   std::vector<std::uint32_t> free_flows_;
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes
   std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
