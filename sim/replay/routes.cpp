@@ -103,9 +103,10 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
     route.latency_s += link_facts_[id].latency_s;
   };
   std::for_each(ids.begin(), first, add);
-  paths_.clear();
-  fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], seed_, paths_);
-  for (std::uint32_t link : paths_.at(path).links) {
+  const auto paths = fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], seed_, paths_);
+  if (path >= paths.size())
+    throw std::logic_error("Routes::over_path: no path " + std::to_string(path) + " between the two slots");
+  for (std::uint32_t link : paths[path].links) {
     if (fabric_ids_[link] == none) {
       fabric_ids_[link] = link_count();
       LinkFacts facts{fabric_->link_bandwidth_bytes_per_s(link) * (1 - background_.of(fabric_->link_kind(link))),

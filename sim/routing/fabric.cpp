@@ -41,6 +41,11 @@ std::optional<Fabric> Fabric::of(const platform::InterconnectSpec& net) {
     s.black = checked_id(s.green + s.routers * d->routers_per_chassis);
     s.global = checked_id(s.black + s.routers * d->chassis_per_group);
     fabric.link_count_ = checked_id(s.global + 1LL * d->groups * d->groups * d->global_links);
+    s.places.reserve(static_cast<std::size_t>(s.routers));
+    for (long long g = 0; g < d->groups; ++g)
+      for (long long c = 0; c < d->chassis_per_group; ++c)
+        for (long long p = 0; p < d->routers_per_chassis; ++p)
+          s.places.push_back({static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(p)});
     fabric.shape_ = s;
     return fabric;
   }
@@ -118,41 +123,58 @@ std::string Fabric::link_name(std::uint32_t id) const {
          std::to_string((up ? within : within - s.elements[k] * s.f.up[k]) / s.f.up[k]);
 }
 
-void Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out, bool minimal_only) const {
+std::span<const Path> Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
+                                    bool minimal_only) const {
   if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
     throw std::invalid_argument("Fabric::paths: slots " + std::to_string(a) + " and " + std::to_string(b) +
                                 " are not two distinct slots below " + std::to_string(slots_));
+  Paths out{scratch};
   if (const auto* s = std::get_if<DragonflyShape>(&shape_))
     dragonfly_paths(*s, a, b, salt, out, minimal_only);
   else
     fat_tree_paths(std::get<FatTreeShape>(shape_), a, b, out);
+  return {scratch.data(), out.count};
 }
 
-void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
-                             std::vector<Path>& out, bool minimal_only) const {
+Path& Fabric::Paths::next(bool minimal) {
+  if (count == scratch.size())
+    scratch.emplace_back();
+  Path& p = scratch[count++];
+  p.links.clear(); // (its memory kept for the next pair)
+  p.router_hops = 0;
+  p.minimal = minimal;
+  return p;
+}
+
+void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt, Paths& out,
+                             bool minimal_only) const {
+  // Router indices fit in 32 bits (the links' ids do); a router's place is looked up (this
+  // arithmetic is most of building a large adaptively routed machine).
+  using Id = std::uint32_t;
   const auto& d = s.d;
-  const long long per_chassis = d.routers_per_chassis;
-  const long long per_group = per_chassis * d.chassis_per_group;
-  const auto group = [&](long long r) { return r / per_group; };
-  const auto chassis = [&](long long r) { return r / per_chassis % d.chassis_per_group; };
-  const auto position = [&](long long r) { return r % per_chassis; };
-  const auto router_at = [&](long long g, long long c, long long p) { return (g * d.chassis_per_group + c) * per_chassis + p; };
-  const auto green = [&](long long r, long long p) { return static_cast<std::uint32_t>(s.green + r * per_chassis + p); };
-  const auto black = [&](long long r, long long c) { return static_cast<std::uint32_t>(s.black + r * d.chassis_per_group + c); };
-  const auto global = [&](long long from, long long to, long long j) {
-    return static_cast<std::uint32_t>(s.global + (from * d.groups + to) * d.global_links + j);
-  };
+  const Id per_chassis = static_cast<Id>(d.routers_per_chassis);
+  const Id chassis_per_group = static_cast<Id>(d.chassis_per_group);
+  const Id per_group = per_chassis * chassis_per_group;
+  const Id groups = static_cast<Id>(d.groups);
+  const Id global_links = static_cast<Id>(d.global_links);
+  const auto group = [&](Id r) { return s.places[r].group; };
+  const auto chassis = [&](Id r) { return s.places[r].chassis; };
+  const auto position = [&](Id r) { return s.places[r].position; };
+  const auto router_at = [&](Id g, Id c, Id p) { return (g * chassis_per_group + c) * per_chassis + p; };
+  const auto green = [&](Id r, Id p) { return s.green + r * per_chassis + p; };
+  const auto black = [&](Id r, Id c) { return s.black + r * chassis_per_group + c; };
+  const auto global = [&](Id from, Id to, Id j) { return s.global + (from * groups + to) * global_links + j; };
   // The router of group `from` holding its cable j towards group `to`: the group's cables, peer
   // by peer, dealt round-robin over its routers.
-  const auto gateway = [&](long long from, long long to, long long j) {
-    const long long peer = to < from ? to : to - 1;
-    return from * per_group + (peer * d.global_links + j) % per_group;
+  const auto gateway = [&](Id from, Id to, Id j) {
+    const Id peer = to < from ? to : to - 1;
+    return from * per_group + (peer * global_links + j) % per_group;
   };
   // Minimal inside a group, green then black or black then green.
-  const auto inside = [&](long long from, long long to, bool green_first, Path& p) {
+  const auto inside = [&](Id from, Id to, bool green_first, Path& p) {
     if (from == to)
       return;
-    const long long pf = position(from), pt = position(to), cf = chassis(from), ct = chassis(to);
+    const Id pf = position(from), pt = position(to), cf = chassis(from), ct = chassis(to);
     if (cf == ct) {
       p.links.push_back(green(from, pt));
       ++p.router_hops;
@@ -169,25 +191,24 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
       p.router_hops += 2;
     }
   };
-  const long long ra = a / d.nodes_per_router, rb = b / d.nodes_per_router;
-  const long long ga = group(ra), gb = group(rb);
-  const auto start = [&](bool minimal) {
-    Path& p = out.emplace_back();
-    p.minimal = minimal;
-    p.links.reserve(10); // the longest: port, 3 x (green, black) around 2 globals, port
-    p.links.push_back(static_cast<std::uint32_t>(2 * a)); // node a -> its router
-    return &p;
+  const Id ra = static_cast<Id>(a / d.nodes_per_router), rb = static_cast<Id>(b / d.nodes_per_router);
+  const Id ga = group(ra), gb = group(rb);
+  const auto start = [&](bool minimal) -> Path& {
+    Path& p = out.next(minimal);
+    p.links.push_back(static_cast<Id>(2 * a)); // node a -> its router
+    return p;
   };
-  const auto finish = [&](Path& p) { p.links.push_back(static_cast<std::uint32_t>(2 * b + 1)); };
-  const std::size_t first = out.size();
-  const auto full = [&] { return out.size() - first >= max_paths; };
+  const auto finish = [&](Path& p) { p.links.push_back(static_cast<Id>(2 * b + 1)); };
+  const auto full = [&] { return out.count >= max_paths; };
 
   if (ga == gb) {
-    inside(ra, rb, true, *start(true));
-    finish(out.back());
+    Path& p = start(true);
+    inside(ra, rb, true, p);
+    finish(p);
     if (chassis(ra) != chassis(rb) && position(ra) != position(rb)) {
-      inside(ra, rb, false, *start(true));
-      finish(out.back());
+      Path& q = start(true);
+      inside(ra, rb, false, q);
+      finish(q);
     }
     if (ra == rb || minimal_only)
       return;
@@ -195,11 +216,11 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     // black first (to q's position in the destination's chassis), so that each q crosses a
     // black link of its own; the q at the destination's position is the minimal path itself.
     const bool other_chassis = chassis(ra) != chassis(rb);
-    for (long long q = 0; q < per_chassis && !full(); ++q) {
-      const long long via = router_at(ga, chassis(ra), q);
+    for (Id q = 0; q < per_chassis && !full(); ++q) {
+      const Id via = router_at(ga, chassis(ra), q);
       if (via == ra || via == rb || (other_chassis && q == position(rb)))
         continue;
-      Path& p = *start(false);
+      Path& p = start(false);
       inside(ra, via, true, p);
       inside(via, rb, false, p);
       finish(p);
@@ -207,8 +228,8 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     return;
   }
   // Between groups: one minimal path per global cable joining them.
-  for (long long j = 0; j < d.global_links && !full(); ++j) {
-    Path& p = *start(true);
+  for (Id j = 0; j < global_links && !full(); ++j) {
+    Path& p = start(true);
     inside(ra, gateway(ga, gb, j), true, p);
     p.links.push_back(global(ga, gb, j));
     ++p.router_hops;
@@ -216,13 +237,13 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     finish(p);
   }
   // Valiant: through each third group, on hashed cables.
-  for (long long gi = 0; gi < d.groups && !full() && !minimal_only; ++gi) {
+  for (Id gi = 0; gi < groups && !full() && !minimal_only; ++gi) {
     if (gi == ga || gi == gb)
       continue;
-    const std::uint64_t h = mix(salt, {a, b, gi});
-    const long long j1 = static_cast<long long>(h % static_cast<std::uint64_t>(d.global_links));
-    const long long j2 = static_cast<long long>((h >> 32) % static_cast<std::uint64_t>(d.global_links));
-    Path& p = *start(false);
+    const std::uint64_t h = mix(salt, {a, b, static_cast<long long>(gi)});
+    const Id j1 = static_cast<Id>(h % global_links);
+    const Id j2 = static_cast<Id>((h >> 32) % global_links);
+    Path& p = start(false);
     inside(ra, gateway(ga, gi, j1), true, p);
     p.links.push_back(global(ga, gi, j1));
     inside(gateway(gi, ga, j1), gateway(gi, gb, j2), true, p);
@@ -233,7 +254,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
   }
 }
 
-void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::vector<Path>& out) const {
+void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, Paths& out) const {
   const auto& f = s.f;
   std::size_t h = 1; // the lowest level whose pod holds both
   while (a / s.below[h] != b / s.below[h])
@@ -242,7 +263,7 @@ void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std
   const long long taken = std::min<long long>(count, static_cast<long long>(max_paths));
   for (long long i = 0; i < taken; ++i) {
     const long long top = i * count / taken; // evenly spread when there are more than max_paths
-    Path& p = out.emplace_back();
+    Path& p = out.next(true);
     p.router_hops = 2 * static_cast<int>(h) - 2;
     for (std::size_t k = 0; k < h; ++k) { // up from a's side
       const long long choice = top % s.choices[k];

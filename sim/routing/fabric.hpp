@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -26,6 +27,12 @@ struct DragonflyShape {
   platform::Dragonfly d;
   long long routers = 0;
   std::uint32_t green = 0, black = 0, global = 0;
+  /// Where each router sits, by router index: looked up rather than divided out, since routing
+  /// a large machine asks for it hundreds of millions of times.
+  struct Place {
+    std::uint32_t group, chassis, position;
+  };
+  std::vector<Place> places;
 };
 /// A fat-tree's sizes per level k (0: the nodes) and where its links' ids begin.
 struct FatTreeShape {
@@ -74,19 +81,29 @@ public:
   /// The most paths paths() returns for one pair.
   static constexpr std::size_t max_paths = 64;
 
-  /// Appends to `out` the paths from slot `a` to slot `b` (a != b, both below slot_count()):
-  /// the minimal ones first, then the non-minimal ones (not with `minimal_only`); at most
-  /// max_paths, always in the same order for the same `a`, `b` and `salt`.
-  void paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& out, bool minimal_only = false) const;
+  /// The paths from slot `a` to slot `b` (a != b, both below slot_count()): the minimal ones
+  /// first, then the non-minimal ones (not with `minimal_only`); at most max_paths, always in the
+  /// same order for the same `a`, `b` and `salt`. They live in `scratch`, whose paths and their
+  /// memory the next call reuses (routing a large machine asks for millions).
+  std::span<const Path> paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
+                              bool minimal_only = false) const;
 
 private:
   using DragonflyShape = detail::DragonflyShape;
   using FatTreeShape = detail::FatTreeShape;
 
+  /// The paths of one call of paths(), written over scratch's from the first.
+  struct Paths {
+    std::vector<Path>& scratch;
+    std::size_t count = 0;
+    /// The next path, empty.
+    Path& next(bool minimal);
+  };
+
   Fabric() = default;
-  void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
-                       std::vector<Path>& out, bool minimal_only) const;
-  void fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::vector<Path>& out) const;
+  void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt, Paths& out,
+                       bool minimal_only) const;
+  void fat_tree_paths(const FatTreeShape& s, long long a, long long b, Paths& out) const;
 
   std::variant<DragonflyShape, FatTreeShape> shape_;
   long long slots_ = 0;

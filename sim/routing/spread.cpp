@@ -19,7 +19,7 @@ double load_of(const std::vector<double>& available, const std::vector<double>& 
   return worst;
 }
 
-std::uint32_t ecmp(const std::vector<Path>& paths, const Demand& d, std::uint64_t seed) {
+std::uint32_t ecmp(std::span<const Path> paths, const Demand& d, std::uint64_t seed) {
   const auto minimal = static_cast<std::uint64_t>(
       std::count_if(paths.begin(), paths.end(), [](const Path& p) { return p.minimal; }));
   return static_cast<std::uint32_t>(mix(seed, {d.src_slot, d.dst_slot}) % minimal);
@@ -28,7 +28,7 @@ std::uint32_t ecmp(const std::vector<Path>& paths, const Demand& d, std::uint64_
 /// The path of `d` by UGAL's rule against `load` (which does not hold `d`); with
 /// `minimal_only`, as if the minimal paths were all.
 std::uint32_t ugal(const std::vector<double>& available, const std::vector<double>& load,
-                   const std::vector<Path>& paths, const Demand& d, bool minimal_only) {
+                   std::span<const Path> paths, const Demand& d, bool minimal_only) {
   std::uint32_t chosen = 0;
   double best = std::numeric_limits<double>::infinity();
   for (std::uint32_t i = 0; i < paths.size(); ++i)
@@ -57,11 +57,9 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
     throw std::invalid_argument("routing::spread: static routing is SimGrid's own, not spread");
   std::vector<std::uint32_t> out;
   out.reserve(demands.size());
-  std::vector<Path> paths;
-  const auto paths_of = [&](const Demand& d, bool minimal_only = false) -> const std::vector<Path>& {
-    paths.clear();
-    fabric.paths(d.src_slot, d.dst_slot, seed, paths, minimal_only);
-    return paths;
+  std::vector<Path> scratch;
+  const auto paths_of = [&](const Demand& d, bool minimal_only = false) {
+    return fabric.paths(d.src_slot, d.dst_slot, seed, scratch, minimal_only);
   };
   if (routing == platform::Routing::Ecmp) {
     for (const Demand& d : demands)
@@ -79,12 +77,12 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
       load[link] += rate;
   };
   for (const Demand& d : demands) {
-    const auto& candidates = paths_of(d, true);
+    const auto candidates = paths_of(d, true);
     out.push_back(ugal(available, load, candidates, d, true));
     add(candidates[out.back()], d.rate_bytes_per_s);
   }
   for (std::size_t i = 0; i < demands.size(); ++i) {
-    const auto& candidates = paths_of(demands[i]);
+    const auto candidates = paths_of(demands[i]);
     add(candidates[out[i]], -demands[i].rate_bytes_per_s);
     out[i] = ugal(available, load, candidates, demands[i], false);
     add(candidates[out[i]], demands[i].rate_bytes_per_s);

@@ -35,9 +35,9 @@ platform::InterconnectSpec fat_tree() {
 }
 
 std::vector<Path> paths(const Fabric& f, long long a, long long b) {
-  std::vector<Path> out;
-  f.paths(a, b, 1, out);
-  return out;
+  std::vector<Path> scratch;
+  const auto found = f.paths(a, b, 1, scratch);
+  return {found.begin(), found.end()};
 }
 
 long long minimal_count(const std::vector<Path>& p) {
