@@ -3,6 +3,7 @@
 
 #include "platform/topology.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ceiling::routing {
@@ -124,11 +125,11 @@ std::string Fabric::link_name(std::uint32_t id) const {
 }
 
 std::span<const Path> Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
-                                    bool minimal_only) const {
+                                    bool minimal_only, std::size_t at_most) const {
   if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
     throw std::invalid_argument("Fabric::paths: slots " + std::to_string(a) + " and " + std::to_string(b) +
                                 " are not two distinct slots below " + std::to_string(slots_));
-  Paths out{scratch};
+  Paths out{scratch, std::min(at_most, max_paths)};
   if (const auto* s = std::get_if<DragonflyShape>(&shape_))
     dragonfly_paths(*s, a, b, salt, out, minimal_only);
   else
@@ -199,13 +200,13 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     return p;
   };
   const auto finish = [&](Path& p) { p.links.push_back(static_cast<Id>(2 * b + 1)); };
-  const auto full = [&] { return out.count >= max_paths; };
+  const auto full = [&] { return out.full(); };
 
   if (ga == gb) {
     Path& p = start(true);
     inside(ra, rb, true, p);
     finish(p);
-    if (chassis(ra) != chassis(rb) && position(ra) != position(rb)) {
+    if (chassis(ra) != chassis(rb) && position(ra) != position(rb) && !full()) {
       Path& q = start(true);
       inside(ra, rb, false, q);
       finish(q);
@@ -261,7 +262,7 @@ void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, Pat
     ++h;
   const long long count = s.choices[h];
   const long long taken = std::min<long long>(count, static_cast<long long>(max_paths));
-  for (long long i = 0; i < taken; ++i) {
+  for (long long i = 0; i < taken && !out.full(); ++i) {
     const long long top = i * count / taken; // evenly spread when there are more than max_paths
     Path& p = out.next(true);
     p.router_hops = 2 * static_cast<int>(h) - 2;

@@ -83,10 +83,11 @@ public:
 
   /// The paths from slot `a` to slot `b` (a != b, both below slot_count()): the minimal ones
   /// first, then the non-minimal ones (not with `minimal_only`); at most max_paths, always in the
-  /// same order for the same `a`, `b` and `salt`. They live in `scratch`, whose paths and their
-  /// memory the next call reuses (routing a large machine asks for millions).
+  /// same order for the same `a`, `b` and `salt`, and only the first `at_most` of them. They live
+  /// in `scratch`, whose paths and their memory the next call reuses (routing a large machine
+  /// asks for millions).
   std::span<const Path> paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
-                              bool minimal_only = false) const;
+                              bool minimal_only = false, std::size_t at_most = max_paths) const;
 
 private:
   using DragonflyShape = detail::DragonflyShape;
@@ -95,7 +96,9 @@ private:
   /// The paths of one call of paths(), written over scratch's from the first.
   struct Paths {
     std::vector<Path>& scratch;
+    std::size_t at_most;
     std::size_t count = 0;
+    bool full() const { return count >= at_most; }
     /// The next path, empty.
     Path& next(bool minimal);
   };

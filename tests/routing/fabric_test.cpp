@@ -146,6 +146,29 @@ TEST_CASE("a fat-tree's minimal paths climb to the lowest common level by every 
   CHECK(up_links.size() == 4);
 }
 
+TEST_CASE("asking for the first k paths gives the first k of them, in the same order, from reused memory") {
+  // Pairs inside a router's chassis, across chassis, across groups (dragonfly) and across the
+  // spines (fat-tree); each answer written over the last one's scratch.
+  std::vector<Path> scratch;
+  for (const auto& net : {dragonfly(), fat_tree()}) {
+    const auto f = *Fabric::of(net);
+    const long long far = f.slot_count() - 1; // another group of the dragonfly, the farthest leaf of the fat-tree
+    for (const auto& [a, b] : {std::pair{0LL, 5LL}, {0LL, 9LL}, {3LL, far}, {1LL, 15LL}}) {
+      const auto all = paths(f, a, b);
+      REQUIRE(!all.empty());
+      for (std::size_t k = 1; k <= all.size() + 1; ++k) {
+        const auto first = f.paths(a, b, 1, scratch, false, k);
+        REQUIRE(first.size() == std::min(k, all.size()));
+        for (std::size_t i = 0; i < first.size(); ++i) {
+          CHECK(first[i].links == all[i].links);
+          CHECK(first[i].minimal == all[i].minimal);
+          CHECK(first[i].router_hops == all[i].router_hops);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("a single switch and a torus have no fabric of their own") {
   auto net = fat_tree();
   net.topology = platform::Torus{{4, 4}};
