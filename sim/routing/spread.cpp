@@ -25,21 +25,32 @@ std::uint32_t ecmp(std::span<const Path> paths, const Demand& d, std::uint64_t s
   return static_cast<std::uint32_t>(mix(seed, {d.src_slot, d.dst_slot}) % minimal);
 }
 
-/// The path of `d` by UGAL's rule against `load` (which does not hold `d`); with
-/// `minimal_only`, as if the minimal paths were all.
-std::uint32_t ugal(const std::vector<double>& available, const std::vector<double>& load,
-                   std::span<const Path> paths, const Demand& d, bool minimal_only) {
-  std::uint32_t chosen = 0;
-  double best = std::numeric_limits<double>::infinity();
+/// A path of `paths` and its load.
+struct Choice {
+  std::uint32_t path = 0;
+  double load = std::numeric_limits<double>::infinity();
+};
+
+/// UGAL's first look: the least loaded of `paths`' minimal ones for `d`, against `load` (which
+/// does not hold `d`). Within bandwidth (load at most 1), UGAL's choice.
+Choice least_loaded_minimal(const std::vector<double>& available, const std::vector<double>& load,
+                            std::span<const Path> paths, const Demand& d) {
+  Choice best;
   for (std::uint32_t i = 0; i < paths.size(); ++i)
     if (paths[i].minimal) {
       const double l = load_of(available, load, paths[i], d.rate_bytes_per_s);
-      if (l < best)
-        best = l, chosen = i;
+      if (l < best.load)
+        best = {i, l};
     }
-  if (best <= 1.0 || minimal_only)
-    return chosen;
-  // Congested: the most bandwidth left to the flow, then the fewest hops.
+  return best;
+}
+
+/// UGAL's choice for `d` when its least loaded minimal path, `minimal`, is congested: of all
+/// `paths`, the one that leaves the flow the most bandwidth, then the fewest hops.
+std::uint32_t most_bandwidth_left(const std::vector<double>& available, const std::vector<double>& load,
+                                  std::span<const Path> paths, const Demand& d, Choice minimal) {
+  std::uint32_t chosen = minimal.path;
+  double best = minimal.load;
   for (std::uint32_t i = 0; i < paths.size(); ++i) {
     const double l = std::max(load_of(available, load, paths[i], d.rate_bytes_per_s), 1.0);
     const bool equal = std::abs(l - best) <= 1e-9 * best;
@@ -78,14 +89,29 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
   };
   for (const Demand& d : demands) {
     const auto candidates = paths_of(d, true);
-    out.push_back(ugal(available, load, candidates, d, true));
+    out.push_back(least_loaded_minimal(available, load, candidates, d).path);
     add(candidates[out.back()], d.rate_bytes_per_s);
   }
+  // The minimal paths come first among all: a flow whose least loaded one is within bandwidth,
+  // and whose former path was minimal, never needs the others generated.
   for (std::size_t i = 0; i < demands.size(); ++i) {
-    const auto candidates = paths_of(demands[i]);
-    add(candidates[out[i]], -demands[i].rate_bytes_per_s);
-    out[i] = ugal(available, load, candidates, demands[i], false);
-    add(candidates[out[i]], demands[i].rate_bytes_per_s);
+    const Demand& d = demands[i];
+    auto candidates = paths_of(d, true);
+    const auto all = [&] {
+      if (candidates.empty() || candidates.back().minimal) // (generated again in the scratch's memory)
+        candidates = paths_of(d);
+    };
+    if (out[i] >= candidates.size())
+      all();
+    add(candidates[out[i]], -d.rate_bytes_per_s);
+    const Choice minimal = least_loaded_minimal(available, load, candidates, d);
+    if (minimal.load <= 1.0) {
+      out[i] = minimal.path;
+    } else {
+      all();
+      out[i] = most_bandwidth_left(available, load, candidates, d, minimal);
+    }
+    add(candidates[out[i]], d.rate_bytes_per_s);
   }
   return out;
 }
