@@ -2,8 +2,9 @@
 # Collectives benchmark: what every all-reduce algorithm costs the replay, and a whole sweep.
 #
 # Part 1. ResNet-50 iterations (64 MiB buckets, host staging) for every collective on a dragonfly
-# (Piz Daint's XC50 P100 machine up to its 5,320 nodes, the 16,384-node bench dragonfly beyond:
-# SimGrid's static minimal routing, whose hot links make many flows share) and on the
+# (Piz Daint's XC50 P100 machine up to its 5,320 nodes, the 16,384-node bench dragonfly beyond;
+# both routed adaptively, a dragonfly's default: UGAL over the replay's own fabric paths, whose
+# many latencies make flows start and end at distinct instants) and on the
 # 16,384-node bench fat-tree (d-mod-k routing, one latency for all). Each point is one
 # `ceiling run --timing` of ITERATIONS iterations (default 5: the first is the warm-up) and
 # prints: the wall time to build the machine and plan the flows, the mean wall time per
