@@ -12,20 +12,21 @@ std::uint32_t& FlowEvents::place_of(std::uint32_t flow) {
   return place_[flow];
 }
 
-void FlowEvents::set(std::uint32_t flow, double at_s) {
-  set_unordered(flow, at_s);
+void FlowEvents::set(std::uint32_t flow, double at_s, std::uint64_t tie) {
+  set_unordered(flow, at_s, tie);
   const std::size_t i = place_[flow];
   sift_up(i);
   sift_down(place_[flow]);
 }
 
-void FlowEvents::set_unordered(std::uint32_t flow, double at_s) {
+void FlowEvents::set_unordered(std::uint32_t flow, double at_s, std::uint64_t tie) {
   std::uint32_t& place = place_of(flow);
   if (place == none) {
     place = static_cast<std::uint32_t>(heap_.size());
-    heap_.push_back({at_s, flow});
+    heap_.push_back({at_s, tie, flow});
   }
   heap_[place].at_s = at_s;
+  heap_[place].tie = tie;
 }
 
 void FlowEvents::restore() {

@@ -14,9 +14,14 @@ class FlowEvents {
 public:
   struct Event {
     double at_s;
+    std::uint64_t tie; ///< orders the events of one instant
     std::uint32_t flow;
-    /// By time, then by flow: events at one instant come out in flow order.
-    bool operator<(const Event& o) const { return at_s != o.at_s ? at_s < o.at_s : flow < o.flow; }
+    /// By time, then by tie, then by flow.
+    bool operator<(const Event& o) const {
+      if (at_s != o.at_s)
+        return at_s < o.at_s;
+      return tie != o.tie ? tie < o.tie : flow < o.flow;
+    }
   };
 
   bool empty() const { return heap_.empty(); }
@@ -24,12 +29,14 @@ public:
   /// The earliest event; the queue must not be empty.
   const Event& front() const { return heap_.front(); }
 
-  /// Sets `flow`'s next event to `at_s`, adding it if it has none.
-  void set(std::uint32_t flow, double at_s);
+  /// Sets `flow`'s next event to `at_s`, adding it if it has none; events at one instant come out
+  /// by `tie`, then by flow (FlowSharing ties a flow's events to the order the flows started, so
+  /// that they never depend on which ids the flows were given).
+  void set(std::uint32_t flow, double at_s, std::uint64_t tie = 0);
 
   /// The same without keeping the order (for many at once); restore() must follow before the
   /// queue is read again.
-  void set_unordered(std::uint32_t flow, double at_s);
+  void set_unordered(std::uint32_t flow, double at_s, std::uint64_t tie = 0);
   void restore();
 
   /// Whether `flow` has an event.

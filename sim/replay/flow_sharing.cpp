@@ -120,7 +120,8 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   f.updated_s = now_s;
   f.token = token;
   ++in_flight_;
-  events_.set(id, (wait_latency ? latency_s : 0.0) + now_s); // SimGrid's order: latency + last update
+  f.started = started_++;
+  events_.set(id, (wait_latency ? latency_s : 0.0) + now_s, f.started); // SimGrid's order: latency + last update
 }
 
 double FlowSharing::next_event_s() const {
@@ -305,10 +306,10 @@ void FlowSharing::share(double now_s) {
       throw std::logic_error("flow sharing: a flow got no bandwidth"); // SimGrid dies there too
     const double ends_s = now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0);
     if (rebuild) {
-      events_.set_unordered(id, ends_s);
+      events_.set_unordered(id, ends_s, f.started);
       ++moved;
     } else {
-      events_.set(id, ends_s);
+      events_.set(id, ends_s, f.started);
     }
   }
   if (moved > 0)

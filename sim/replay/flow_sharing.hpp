@@ -97,7 +97,7 @@ public:
 
   /// Moves to `now_s` (at most next_event_s() + 1e-9): what is due within 1e-9 s of it
   /// happens, the flows it touches are shared out again, and the flows that finished are
-  /// appended to `finished`.
+  /// appended to `finished`, by their ends, those of one instant in the order they started.
   void advance(double now_s, std::vector<void*>& finished);
 
   int in_flight() const { return in_flight_; }
@@ -170,6 +170,7 @@ private:
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
+    std::uint64_t started = 0; ///< how many flows started before it: its events' order among simultaneous ones
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
   };
   static_assert(offsetof(Flow, coupling_hops) + sizeof(std::uint64_t) <= 64, "the solver's fields span one cache line");
@@ -266,9 +267,11 @@ private:
   std::vector<Flow> flows_;
   /// The free flow ids, a min-heap: a new flow takes the least, so that the flows in flight keep
   /// to the front of flows_ (iteration after iteration of a parameter server's 65,536 flows, the
-  /// ids of a stack scatter them over memory: 1.5 times the wall time).
+  /// ids of a stack scatter them over memory: 1.5 times the wall time). Which id a flow gets
+  /// changes no result: simultaneous events come out in start order.
   std::vector<std::uint32_t> free_flows_;
-  FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes
+  FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes; at one instant, in start order
+  std::uint64_t started_ = 0; ///< flows started so far
   std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.

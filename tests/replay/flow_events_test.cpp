@@ -33,6 +33,16 @@ TEST_CASE("events come out by time, those at one instant by flow, each flow once
   CHECK(events.empty());
 }
 
+TEST_CASE("events at one instant come out by their tie before their flow") {
+  FlowEvents events;
+  events.set(0, 1.0, 7);
+  events.set(1, 1.0, 5);
+  events.set(2, 1.0, 5);
+  events.set_unordered(3, 1.0, 6);
+  events.restore();
+  CHECK(flows_due(events, 1.0) == std::vector<std::uint32_t>{1, 2, 3, 0});
+}
+
 TEST_CASE("events within the given time after the present are due now") {
   FlowEvents events;
   events.set(0, 1.0 + 0.5e-9);

@@ -57,6 +57,36 @@ TEST_CASE("a flow alone pays its latency, then sends at its narrowest link's ban
   CHECK(done.at(&a) == relative(1.0 + 2e-6 + 1e9 / 5e9, 1e-15));
 }
 
+TEST_CASE("flows that end at one instant come out in the order they started, whatever ids they were given") {
+  // No latency (factor 0), 1 B/s links, whole bytes: exact times. K1 (1 B) ends at 1, freeing
+  // the id G then takes; K0 (2 B) ends at 2, freeing the lower id H then takes. G (3 B, started
+  // at 1) and H (2 B, started at 2) both end at 4: G first, as it started first.
+  FlowSharing net(1.0, 0.0);
+  std::vector<std::uint32_t> paths;
+  for (int i = 0; i < 4; ++i) {
+    const std::vector<std::uint32_t> link{net.add_link(1.0)};
+    paths.push_back(net.add_path(link, 0.0));
+  }
+  int k0 = 0, k1 = 0, g = 0, h = 0;
+  net.start(0, paths[0], 2, &k0);
+  net.start(0, paths[1], 1, &k1);
+  std::vector<std::pair<void*, double>> ended;
+  while (net.in_flight() > 0) {
+    const double now_s = net.next_event_s();
+    std::vector<void*> finished;
+    net.advance(now_s, finished);
+    for (void* token : finished) {
+      ended.emplace_back(token, now_s);
+      if (token == &k1)
+        net.start(now_s, paths[2], 3, &g);
+      if (token == &k0)
+        net.start(now_s, paths[3], 2, &h);
+    }
+  }
+  const std::vector<std::pair<void*, double>> expected{{&k1, 1.0}, {&k0, 2.0}, {&g, 4.0}, {&h, 4.0}};
+  CHECK(ended == expected);
+}
+
 TEST_CASE("the latency and bandwidth factors scale the latency and every rate") {
   FlowSharing net(0.8, 2.5);
   const std::vector<std::uint32_t> links{net.add_link(10e9)};
