@@ -37,11 +37,13 @@ expect 1 "" -- cmp -s "$tmp/case.txt" "$tmp/small.txt"
 # A point's own options follow the case's: the case's options given on every point instead predict the
 # same, and options given on one point only change that point.
 sed -e "s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#" -e 's/^options = .*$/options = []/' \
-    -e 's/^\(workers = [0-9]*\)$/\1\noptions = ["--collective", "ring"]/' validation/HOROVOD_DOCS_VGG16.toml > "$tmp/point_options.toml"
+    -e 's/^\(workers = [0-9]*\)$/\1\noptions = ["--collective", "ring", "--set", "software.fusion=by-cycle"]/' \
+    validation/HOROVOD_DOCS_VGG16.toml > "$tmp/point_options.toml"
 "$ceiling" validate validation/HOROVOD_DOCS_VGG16.toml --json | grep predicted > "$tmp/case_options.txt"
 "$ceiling" validate "$tmp/point_options.toml" --json | grep predicted > "$tmp/point_options.txt"
 expect 0 "" -- cmp "$tmp/case_options.txt" "$tmp/point_options.txt"
-awk '/^options = \["--collective", "ring"\]$/ && ++n == 2 {print "options = [\"--collective\", \"ring\", \"--overlap\", \"off\"]"; next} {print}' \
+awk '/^options = \["--collective", "ring", "--set", "software.fusion=by-cycle"\]$/ && ++n == 2 {
+       print "options = [\"--collective\", \"ring\", \"--set\", \"software.fusion=by-cycle\", \"--overlap\", \"off\"]"; next} {print}' \
     "$tmp/point_options.toml" > "$tmp/one_point.toml"
 "$ceiling" validate "$tmp/one_point.toml" --json > "$tmp/one_point.json"
 expect 0 "" -- python3 -c "
