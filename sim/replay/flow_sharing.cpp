@@ -101,6 +101,7 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   if (free_flows_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
+    start_order_.push_back(0);
   } else {
     std::pop_heap(free_flows_.begin(), free_flows_.end(), std::greater<>());
     id = free_flows_.back();
@@ -120,8 +121,8 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   f.updated_s = now_s;
   f.token = token;
   ++in_flight_;
-  f.started = started_++;
-  events_.set(id, (wait_latency ? latency_s : 0.0) + now_s, f.started); // SimGrid's order: latency + last update
+  start_order_[id] = started_++;
+  events_.set(id, (wait_latency ? latency_s : 0.0) + now_s, start_order_[id]); // SimGrid's order: latency + last update
 }
 
 double FlowSharing::next_event_s() const {
@@ -306,10 +307,10 @@ void FlowSharing::share(double now_s) {
       throw std::logic_error("flow sharing: a flow got no bandwidth"); // SimGrid dies there too
     const double ends_s = now_s + (f.remaining_bytes > 0 ? f.remaining_bytes / f.rate : 0.0);
     if (rebuild) {
-      events_.set_unordered(id, ends_s, f.started);
+      events_.set_unordered(id, ends_s, start_order_[id]);
       ++moved;
     } else {
-      events_.set(id, ends_s, f.started);
+      events_.set(id, ends_s, start_order_[id]);
     }
   }
   if (moved > 0)

@@ -170,10 +170,10 @@ private:
     double rate = 0;           ///< bytes per second since updated_s
     double updated_s = 0;
     void* token = nullptr;
-    std::uint64_t started = 0; ///< how many flows started before it: its events' order among simultaneous ones
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
   };
   static_assert(offsetof(Flow, coupling_hops) + sizeof(std::uint64_t) <= 64, "the solver's fields span one cache line");
+  static_assert(sizeof(Flow) == 128, "a flow spans two cache lines");
 
   /// What saturates in a round: a link at its level, or a flow's cap (its narrowest link's level
   /// if it were alone there).
@@ -268,10 +268,14 @@ private:
   /// The free flow ids, a min-heap: a new flow takes the least, so that the flows in flight keep
   /// to the front of flows_ (iteration after iteration of a parameter server's 65,536 flows, the
   /// ids of a stack scatter them over memory: 1.5 times the wall time). Which id a flow gets
-  /// changes no result: simultaneous events come out in start order.
+  /// changes no event order (simultaneous events come out in start order); only caps at one
+  /// level are taken by id within a solve, which may round a sum differently.
   std::vector<std::uint32_t> free_flows_;
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes; at one instant, in start order
   std::uint64_t started_ = 0; ///< flows started so far
+  /// By flow: how many flows started before it (its events' tie), beside flows_ so that a flow
+  /// keeps to two cache lines.
+  std::vector<std::uint64_t> start_order_;
   std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
   int in_flight_ = 0;
   // Solver state, kept to reuse its memory.

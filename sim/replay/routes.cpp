@@ -103,7 +103,8 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
     route.latency_s += link_facts_[id].latency_s;
   };
   std::for_each(ids.begin(), first, add);
-  const auto paths = fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], seed_, paths_, false, path + 1);
+  const auto paths = fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)],
+                                    seed_, paths_, false, std::size_t{path} + 1);
   if (path >= paths.size())
     throw std::logic_error("Routes::over_path: no path " + std::to_string(path) + " between the two slots");
   for (std::uint32_t link : paths[path].links) {

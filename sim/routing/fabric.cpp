@@ -46,7 +46,8 @@ std::optional<Fabric> Fabric::of(const platform::InterconnectSpec& net) {
     for (long long g = 0; g < d->groups; ++g)
       for (long long c = 0; c < d->chassis_per_group; ++c)
         for (long long p = 0; p < d->routers_per_chassis; ++p)
-          s.places.push_back({static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(p)});
+          s.places.push_back(
+              {static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(p)});
     fabric.shape_ = s;
     return fabric;
   }
@@ -129,6 +130,8 @@ std::span<const Path> Fabric::paths(long long a, long long b, std::uint64_t salt
   if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
     throw std::invalid_argument("Fabric::paths: slots " + std::to_string(a) + " and " + std::to_string(b) +
                                 " are not two distinct slots below " + std::to_string(slots_));
+  if (at_most == 0)
+    throw std::invalid_argument("Fabric::paths: at least one path must be asked for");
   Paths out{scratch, std::min(at_most, max_paths)};
   if (const auto* s = std::get_if<DragonflyShape>(&shape_))
     dragonfly_paths(*s, a, b, salt, out, minimal_only);
@@ -200,13 +203,12 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     return p;
   };
   const auto finish = [&](Path& p) { p.links.push_back(static_cast<Id>(2 * b + 1)); };
-  const auto full = [&] { return out.full(); };
 
   if (ga == gb) {
     Path& p = start(true);
     inside(ra, rb, true, p);
     finish(p);
-    if (chassis(ra) != chassis(rb) && position(ra) != position(rb) && !full()) {
+    if (chassis(ra) != chassis(rb) && position(ra) != position(rb) && !out.full()) {
       Path& q = start(true);
       inside(ra, rb, false, q);
       finish(q);
@@ -217,7 +219,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     // black first (to q's position in the destination's chassis), so that each q crosses a
     // black link of its own; the q at the destination's position is the minimal path itself.
     const bool other_chassis = chassis(ra) != chassis(rb);
-    for (Id q = 0; q < per_chassis && !full(); ++q) {
+    for (Id q = 0; q < per_chassis && !out.full(); ++q) {
       const Id via = router_at(ga, chassis(ra), q);
       if (via == ra || via == rb || (other_chassis && q == position(rb)))
         continue;
@@ -229,7 +231,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     return;
   }
   // Between groups: one minimal path per global cable joining them.
-  for (Id j = 0; j < global_links && !full(); ++j) {
+  for (Id j = 0; j < global_links && !out.full(); ++j) {
     Path& p = start(true);
     inside(ra, gateway(ga, gb, j), true, p);
     p.links.push_back(global(ga, gb, j));
@@ -238,7 +240,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     finish(p);
   }
   // Valiant: through each third group, on hashed cables.
-  for (Id gi = 0; gi < groups && !full() && !minimal_only; ++gi) {
+  for (Id gi = 0; gi < groups && !out.full() && !minimal_only; ++gi) {
     if (gi == ga || gi == gb)
       continue;
     const std::uint64_t h = mix(salt, {a, b, static_cast<long long>(gi)});

@@ -2,6 +2,7 @@
 #include "routing/spread.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -92,23 +93,19 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
     out.push_back(least_loaded_minimal(available, load, candidates, d).path);
     add(candidates[out.back()], d.rate_bytes_per_s);
   }
-  // The minimal paths come first among all: a flow whose least loaded one is within bandwidth,
-  // and whose former path was minimal, never needs the others generated.
+  // The minimal paths come first among all (and each flow's path is still its minimal one of the
+  // first pass): a flow whose least loaded minimal path is within bandwidth never needs the
+  // others generated.
   for (std::size_t i = 0; i < demands.size(); ++i) {
     const Demand& d = demands[i];
     auto candidates = paths_of(d, true);
-    const auto all = [&] {
-      if (candidates.empty() || candidates.back().minimal) // (generated again in the scratch's memory)
-        candidates = paths_of(d);
-    };
-    if (out[i] >= candidates.size())
-      all();
+    assert(out[i] < candidates.size());
     add(candidates[out[i]], -d.rate_bytes_per_s);
     const Choice minimal = least_loaded_minimal(available, load, candidates, d);
     if (minimal.load <= 1.0) {
       out[i] = minimal.path;
     } else {
-      all();
+      candidates = paths_of(d); // all of them, in the scratch's memory
       out[i] = most_bandwidth_left(available, load, candidates, d, minimal);
     }
     add(candidates[out[i]], d.rate_bytes_per_s);

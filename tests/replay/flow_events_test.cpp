@@ -41,6 +41,11 @@ TEST_CASE("events at one instant come out by their tie before their flow") {
   events.set_unordered(3, 1.0, 6);
   events.restore();
   CHECK(flows_due(events, 1.0) == std::vector<std::uint32_t>{1, 2, 3, 0});
+  // A flow set again takes its new tie.
+  events.set(0, 2.0, 7);
+  events.set(1, 2.0, 8);
+  events.set(1, 2.0, 6);
+  CHECK(flows_due(events, 2.0) == std::vector<std::uint32_t>{1, 0});
 }
 
 TEST_CASE("events within the given time after the present are due now") {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 using namespace ceiling;
 using routing::Fabric;
@@ -153,7 +154,8 @@ TEST_CASE("asking for the first k paths gives the first k of them, in the same o
   for (const auto& net : {dragonfly(), fat_tree()}) {
     const auto f = *Fabric::of(net);
     const long long far = f.slot_count() - 1; // another group of the dragonfly, the farthest leaf of the fat-tree
-    for (const auto& [a, b] : {std::pair{0LL, 5LL}, {0LL, 9LL}, {3LL, far}, {1LL, 15LL}}) {
+    CHECK_THROWS_AS(f.paths(0, 5, 1, scratch, false, 0), std::invalid_argument); // none asked for
+    for (const auto& [a, b] : {std::pair{0LL, 5LL}, {0LL, 9LL}, {0LL, 11LL}, {3LL, far}, {1LL, 15LL}}) {
       const auto all = paths(f, a, b);
       REQUIRE(!all.empty());
       for (std::size_t k = 1; k <= all.size() + 1; ++k) {
