@@ -5,6 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -225,6 +228,64 @@ TEST_CASE("when every path is full, a flow takes the one that leaves it the most
   // Balanced over the three routes out of group 0: 16 = 6 + 5 + 5 at best.
   CHECK(by_kind[true] >= 5);
   CHECK(by_kind[true] <= 6);
+}
+
+TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every flow generated") {
+  // The reference: spread()'s rule as its header states it, each flow's whole path list at hand
+  // (spread() generates the non-minimal paths only when a flow's minimal ones are congested).
+  // 300 flows between random slots of the small dragonfly, at 0.2 to 1 of a cable: many congested.
+  const auto f = *Fabric::of(dragonfly());
+  std::vector<routing::Demand> demands;
+  std::uint64_t x = 12345;
+  const auto next = [&] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  while (demands.size() < 300) {
+    const auto a = static_cast<long long>(next() % 64), b = static_cast<long long>(next() % 64);
+    if (a != b)
+      demands.push_back({a, b, (0.2 + 0.2 * static_cast<double>(next() % 5)) * cable_bytes_per_s});
+  }
+  std::vector<double> load(f.link_count(), 0.0);
+  const auto load_of = [&](const Path& p, double extra) {
+    double worst = 0;
+    for (std::uint32_t l : p.links)
+      worst = std::max(worst, (load[l] + extra) / f.link_bandwidth_bytes_per_s(l));
+    return worst;
+  };
+  const auto add = [&](const Path& p, double rate) {
+    for (std::uint32_t l : p.links)
+      load[l] += rate;
+  };
+  const auto choose = [&](const std::vector<Path>& all, double rate, bool minimal_only) {
+    std::uint32_t chosen = 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::uint32_t i = 0; i < all.size(); ++i)
+      if (all[i].minimal && load_of(all[i], rate) < best)
+        best = load_of(all[i], rate), chosen = i;
+    if (best <= 1.0 || minimal_only)
+      return chosen;
+    for (std::uint32_t i = 0; i < all.size(); ++i) {
+      const double l = std::max(load_of(all[i], rate), 1.0);
+      const bool equal = std::abs(l - best) <= 1e-9 * best;
+      if ((l < best && !equal) || (equal && all[i].router_hops < all[chosen].router_hops))
+        best = std::min(l, best), chosen = i;
+    }
+    return chosen;
+  };
+  std::vector<std::uint32_t> expected;
+  for (const auto& d : demands) {
+    const auto all = paths(f, d.src_slot, d.dst_slot);
+    expected.push_back(choose(all, d.rate_bytes_per_s, true));
+    add(all[expected.back()], d.rate_bytes_per_s);
+  }
+  int non_minimal = 0;
+  for (std::size_t i = 0; i < demands.size(); ++i) {
+    const auto all = paths(f, demands[i].src_slot, demands[i].dst_slot);
+    add(all[expected[i]], -demands[i].rate_bytes_per_s);
+    expected[i] = choose(all, demands[i].rate_bytes_per_s, false);
+    add(all[expected[i]], demands[i].rate_bytes_per_s);
+    non_minimal += !all[expected[i]].minimal;
+  }
+  CHECK(non_minimal > 0); // the congested branch ran
+  CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1) == expected);
 }
 
 TEST_CASE("ECMP puts each flow on one minimal path, the same for the same seed, spread over the spines") {
