@@ -76,6 +76,7 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.local_aggregation = t.boolean_or("local_aggregation", false);
   s.pull = named(t, "pull", stack::pull_from_string, stack::pull_names(), std::optional(s.pull));
   s.placement = named(t, "placement", stack::placement_from_string, stack::placement_names(), std::optional(s.placement));
+  s.jitter = t.optional_number("jitter", 0, stack::max_jitter).value_or(0);
   if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
     s.pipeline_chunk = *chunk;
   if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)

@@ -741,7 +741,7 @@ private:
       staged_by_.assign(plan_.reductions.size(), 0);
       ready_units_ = fused_units_ = 0;
     }
-    const double jitter = scenario_.options.jitter;
+    const double jitter = scenario_.options.compute_jitter();
     for (int r = 0; r < plan_.ranks; ++r) {
       RankState& rank = ranks_[static_cast<std::size_t>(r)];
       rank.clock.mark(now());

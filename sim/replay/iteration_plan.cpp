@@ -119,9 +119,9 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            std::to_string(s.options.iterations) + " (iterations after the first differ only by jitter)";
   // A deviation of 10 already makes the typical rank 8 times slower; far larger ones overflow
   // the simulated clock (1e308 made SimGrid "simulate up to -nan").
-  if (!(s.options.jitter >= 0 && s.options.jitter <= max_jitter))
+  if (const double jitter = s.options.compute_jitter(); !(jitter >= 0 && jitter <= max_jitter))
     return "jitter must be a number from 0 to " + std::to_string(static_cast<int>(max_jitter)) + ", got " +
-           units::number_text(s.options.jitter);
+           units::number_text(jitter);
   if (!s.options.allow_oversubscribed_memory)
     if (auto problem = memory_problem(s))
       return *problem + ": use a smaller batch per rank, spread the global batch over more nodes, or allow "

@@ -88,8 +88,8 @@ SoftwareCosts software_costs(const Scenario& s);
 inline constexpr long long max_exact_ranks = 2048;
 /// The most iterations a run may ask for: each keeps its result (and trace events) in memory.
 inline constexpr int max_iterations = 1'000'000;
-/// The largest --jitter deviation accepted (see scenario_problem()).
-inline constexpr double max_jitter = 10;
+/// The largest jitter accepted (see scenario_problem()).
+using stack::max_jitter;
 
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter
 /// server count outside 1..N), or nullopt.

@@ -51,8 +51,9 @@ struct ReplayOptions {
   /// Other jobs' traffic on the fabric (needs the replay to time the flows: replay_times_flows()).
   platform::BackgroundLoad background;
   /// Per-rank compute slowdown: each rank's compute this iteration is multiplied by
-  /// 1 + |x|, x drawn from a normal distribution of this standard deviation (0: off).
-  double jitter = 0;
+  /// 1 + |x|, x drawn from a normal distribution of this standard deviation (0: off); default:
+  /// the stack's (stack::SoftwareStack::jitter).
+  std::optional<double> jitter;
   /// Run a batch whose device-memory estimate exceeds the GPU's memory (with a warning) instead
   /// of refusing it (memory_problem()).
   bool allow_oversubscribed_memory = false;
@@ -78,6 +79,8 @@ struct ReplayOptions {
 
   /// Whether buckets are reduced while backward goes on: `overlap`, else the stack's.
   bool overlaps_backward() const { return overlap.value_or(software.overlap); }
+  /// The compute jitter: `jitter`, else the stack's.
+  double compute_jitter() const { return jitter.value_or(software.jitter); }
 };
 
 struct Scenario {

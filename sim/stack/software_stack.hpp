@@ -70,6 +70,9 @@ std::string fusion_names();
 /// element and writes the sum (a += b), so 3 bytes moved per byte reduced.
 inline constexpr double reduction_bytes_moved_per_byte = 3;
 
+/// The largest compute jitter a stack or run may give (replay::scenario_problem).
+inline constexpr double max_jitter = 10;
+
 /// Default gradient bucket: Horovod's HOROVOD_FUSION_THRESHOLD default, 64 MiB.
 inline constexpr double default_fusion_threshold_bytes = 64.0 * 1024 * 1024;
 
@@ -131,6 +134,11 @@ struct SoftwareStack {
   /// node's NIC ports, as NCCL 2.4 builds one ring per NIC across nodes (src/misc/rings.cc,
   /// src/transport/net.cc netGetRings).
   std::optional<int> channels;
+  /// How much a worker's compute varies from one iteration to the next: each rank computes
+  /// 1 + |N(0, jitter)| times its calibrated time, drawn per rank and iteration (the framework's
+  /// and its host's step-time spread; synchronous training waits for the slowest). 0: none.
+  /// `--jitter` overrides it.
+  double jitter = 0;
   /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).
   units::DataSize pipeline_chunk = units::DataSize::from_bytes(collectives::default_pipeline_chunk_bytes);
   /// Whether the library is NCCL (2.4 or 2.7): its protocols, channels and rules apply.

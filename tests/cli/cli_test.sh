@@ -99,10 +99,13 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 # Halving-doubling's flows cross links in several phases: the replay shares them out.
 # horovod-mpi's library (MPICH) picks it for ResNet-50's buckets, and says so; the platform's
 # default is the ideal stack's ring. Fused by cycle, the buckets form at run time, and the JSON
-# lists the last iteration's.
+# lists the last iteration's (here without the stack's jitter, which changes what a cycle finds ready).
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
-expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --json
+expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --json
+# A framework stack's jitter (platforms/software/README.md, "Jitter"), said before the iterations.
+expect 0 "jitter: each rank computes 1 + |N(0, 0.0095)| times that, drawn per iteration (seed 1)" -- "${daint[@]/ideal/horovod-mpi}"
+expect 2 "error: software.jitter: must be at least 0 and at most 10, got 11" -- "${daint[@]}" --set software.jitter=11
 expect 0 "software ideal, ring" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
 expect 0 "software horovod-mpi, auto" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --software horovod-mpi
 expect 2 "--collective auto: the software stack ideal has no library to choose" -- "${daint[@]}" --collective auto

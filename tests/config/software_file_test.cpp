@@ -97,3 +97,19 @@ TEST_CASE("reading the variables at the next forward needs the per-variable exch
   CHECK(error_of(edited(per_variable, "\"next-forward\"", "\"later\"")) ==
         "software/bad.toml:8:8: error: software.pull: expected one of after-push, next-forward, got \"later\"");
 }
+
+TEST_CASE("a stack's jitter is 0 unless it gives one from 0 to 10; the framework stacks give tf_cnn_benchmarks' step spread") {
+  CHECK(config::load_software_text(per_variable, "software/ok.toml").jitter == 0);
+  CHECK(config::load_software_text(per_variable + "jitter = 0.02\n", "software/ok.toml").jitter == 0.02);
+  CHECK(config::load_software("ideal").jitter == 0);
+  CHECK(config::load_software("mpich").jitter == 0);
+  for (const char* framework : {"horovod-nccl", "horovod-mpi", "pytorch-ddp", "tf-parameter-server",
+                                "tf-distributed-replicated", "tf-replicated-nccl", "caffe2-gloo"}) {
+    CAPTURE(framework);
+    // platforms/software/README.md, "Jitter": a robust spread of 0.56 % is a half-normal's of scale
+    // 0.56 % / (1.4826 x 0.3991).
+    CHECK(config::load_software(framework).jitter == doctest::Approx(0.0056 / (1.4826 * 0.3991)).epsilon(0.01));
+  }
+  CHECK(error_of(per_variable + "jitter = 11\n").find("software/bad.toml:9:10") != std::string::npos);
+  CHECK(error_of(per_variable + "jitter = -0.1\n").find("software.jitter") != std::string::npos);
+}

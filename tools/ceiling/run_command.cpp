@@ -277,6 +277,9 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
             << (o.overlaps_backward() ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
             << "\n";
   std::printf("compute: %s\n", r.calibration.c_str());
+  if (const double jitter = o.compute_jitter(); jitter > 0)
+    std::printf("jitter: each rank computes 1 + |N(0, %s)| times that, drawn per iteration (seed %llu)\n",
+                units::number_text(jitter).c_str(), static_cast<unsigned long long>(o.seed));
   if (const auto memory = replay::device_memory_estimate(s))
     std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, activations %s; a lower "
                 "bound)\n",
@@ -436,7 +439,7 @@ int run_command(const std::vector<std::string>& args) {
       json.null();
     else
       json.value(o.software.fusion_threshold.bytes());
-    json.key("seed").value(static_cast<long long>(o.seed)).key("jitter").value(o.jitter);
+    json.key("seed").value(static_cast<long long>(o.seed)).key("jitter").value(o.compute_jitter());
     json.key("network_model").value(o.network.model);
     if (o.network.latency_factor)
       json.key("latency_factor").value(*o.network.latency_factor);

@@ -104,8 +104,9 @@ po::options_description run_options() {
        "run a batch whose device-memory estimate exceeds the GPU's memory, with a warning, instead of refusing it")
       ("node-list", po::value<std::string>(),
        "the job's node slots, comma-separated (\"0,4,8,12\"), with --allocation list (implied)")
-      ("jitter", po::value<double>()->default_value(0.0),
-       "per-rank compute slowdown per iteration, 1 + |N(0, X)| (OS noise, stragglers); 0 = off")
+      ("jitter", po::value<double>(),
+       "per-rank compute slowdown per iteration, 1 + |N(0, X)| (OS noise, stragglers); 0 = off; default: "
+       "the software stack's (software.jitter)")
       ("fusion-threshold", po::value<std::string>(), "gradient bucket size, with a unit; default: the stack's")
       ("network-model", po::value<std::string>()->default_value("CM02"),
        "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB")
@@ -249,7 +250,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
       o.allocation.slots.push_back(slot);
     }
   }
-  o.jitter = cli.vm["jitter"].as<double>();
+  if (cli.has("jitter"))
+    o.jitter = cli.vm["jitter"].as<double>();
   o.allow_oversubscribed_memory = cli.has("allow-oversubscribed-memory");
   if (cli.has("fusion-threshold")) {
     if (o.software.exchange == stack::Exchange::PerVariable)
