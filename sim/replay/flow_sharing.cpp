@@ -339,14 +339,22 @@ double FlowSharing::joined_floor() {
       link.seen = walk_;
       by_level_.clear();
       double rising = 0; // the summed weight of the flows still rising
+      double least = std::numeric_limits<double>::infinity();
       for (const Member m : link.flows) {
         const Flow& f = flows_[m.flow];
         by_level_.push_back({f.level, on_link(f, m.hop, f.weight)});
         rising += on_link(f, m.hop, f.weight);
+        least = std::min(least, f.level);
       }
-      std::sort(by_level_.begin(), by_level_.end());
       double taken = 0; // by the flows fixed below the level reached
       const double full = link.bytes_per_s * (1 - maxmin_precision);
+      // Below every flow's level (all new, as a parameter server's fan), it fills with all of
+      // them rising: the first step of the walk below, without its sort.
+      if (const double fills_at = full / rising; fills_at <= least) {
+        floor = std::min(floor, fills_at);
+        continue;
+      }
+      std::sort(by_level_.begin(), by_level_.end());
       for (const auto& [level, weight] : by_level_) {
         const double fills_at = (full - taken) / rising;
         if (fills_at <= level) {
