@@ -175,7 +175,7 @@ expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 78.62 GB
   "${one[@]}" -n 1 --global-batch 1024
 expect 0 "device memory: at least 78.62 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
 expect 0 "device memory: at least 5.105 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
-expect 0 "note: 6 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+expect 0 "note: 12 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 cat >"$tmp/too_big.toml" <<EOF
 [experiment]
 title = "Too big"
