@@ -346,8 +346,9 @@ constexpr int fifo_chunks = 8;
 /// Exact: one dataflow phase of every chunk on every edge, each waiting for what NCCL's
 /// primitives wait for: a rank sends chunk j up once it has chunk j from each of its children;
 /// the root sends down once it has reduced every chunk (together: chunk j), the others once they
-/// have chunk j from their parent; a rank's send of chunk j goes to all its children at once,
-/// after its send of chunk j - 1 to each; each edge carries its chunks in order; and a sender
+/// have chunk j from their parent; a rank's send of chunk j goes to all its children at once, as
+/// one send (Phase::sent_with), after its send of chunk j - 1 to each; each edge carries its
+/// chunks in order, each chunk one of its tree's stream (Phase::stream); and a sender
 /// waits while its receiver has not passed chunk j - 8 on (sent it on, or reduced it at the root
 /// going up, but for `together`): a FIFO holds 8 chunks. Ranks wait for nothing else: there are
 /// no rounds. A send that follows its sender's previous one waits only for its bytes to have
@@ -420,6 +421,8 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
   p.flows.resize(static_cast<std::size_t>(up(0, 0, chunks)));
   p.after.resize(p.flows.size());
   p.after_sent.resize(p.flows.size());
+  p.sent_with.resize(p.flows.size());
+  p.stream.resize(p.flows.size());
   for (int j = 0; j < chunks; ++j) {
     const double size = j + 1 < chunks ? chunk : bytes - chunk * (chunks - 1);
     for (std::size_t t = 0; t < trees; ++t)
@@ -431,6 +434,11 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
         const bool parent_is_root = parents[t][static_cast<std::size_t>(parent)] < 0;
         const auto& siblings = children[t][static_cast<std::size_t>(parent)];
         // Up: chunk j from each child, chunk j - 1 sent, and the parent's FIFO not full.
+        p.sent_with[static_cast<std::size_t>(up(t, r, j))] = up(t, r, j);
+        // Down: one send to all the parent's children.
+        p.sent_with[static_cast<std::size_t>(down(t, r, j))] = down(t, siblings.front(), j);
+        p.stream[static_cast<std::size_t>(up(t, r, j))] = p.stream[static_cast<std::size_t>(down(t, r, j))] =
+            static_cast<int>(t);
         auto& u = p.after[static_cast<std::size_t>(up(t, r, j))];
         p.flows[static_cast<std::size_t>(up(t, r, j))] = flow(r, parent, size, Combine::Reduce);
         for (int c : mine)
@@ -475,11 +483,15 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
       kept.flows.push_back(p.flows[i]);
       kept.after.push_back(std::move(p.after[i]));
       kept.after_sent.push_back(std::move(p.after_sent[i]));
+      kept.sent_with.push_back(p.sent_with[i]);
+      kept.stream.push_back(p.stream[i]);
     }
   for (auto* lists : {&kept.after, &kept.after_sent})
     for (auto& waits : *lists)
       for (int& w : waits)
         w = id[static_cast<std::size_t>(w)];
+  for (int& first : kept.sent_with)
+    first = id[static_cast<std::size_t>(first)];
   plan.push_back(std::move(kept));
 }
 

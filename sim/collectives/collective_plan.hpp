@@ -51,6 +51,20 @@ struct Phase {
   std::vector<int> first_round;
   std::vector<std::vector<int>> after;
   std::vector<std::vector<int>> after_sent; ///< as many lists as `after`, or none
+  /// A dataflow phase's flows that leave their sender as one, each element stored to every one
+  /// of them before the next: NCCL's tree sends a chunk to all of a rank's children in one call
+  /// (NCCL 2.4.8 src/collectives/device/all_reduce.h, ncclAllReduceTreeKernel's down loop:
+  /// send / recvCopySend with NSEND = NCCL_MAX_TREE_ARITY; 2.7.8 directSend /
+  /// directRecvCopySend), whose GenericOp waits for a free slot at every child, then copies by
+  /// ReduceOrCopyMulti, which stores each value it loads to every destination
+  /// (common_kernel.h, ReduceCopy128bMulti). Per flow, the index of its group's first flow,
+  /// itself when it is sent alone; empty where every flow is sent alone.
+  std::vector<int> sent_with;
+  /// A dataflow phase's flows that are the chunks of one pipeline (an exact pipelined tree's, one
+  /// per tree): per flow, its pipeline's index. They share links as their pipeline's one flow
+  /// does in the aggregated form (its sharing penalty: the longest latency of its edges), not as
+  /// flows of their own; empty: every flow by its own route's latency.
+  std::vector<int> stream;
   bool operator==(const Phase&) const = default;
 
   /// The flows [first, first + count) of the pipeline that flow `f` belongs to.

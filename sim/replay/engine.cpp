@@ -130,14 +130,21 @@ struct RankClock {
 };
 
 /// How the replay times a collective flow: in closed form (alone on its route), shared out by
-/// FlowSharing, as an edge of a pipeline that FlowSharing shares out as one flow, or as a
-/// SimGrid comm.
-enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared, Pipeline };
+/// FlowSharing, as an edge of a pipeline that FlowSharing shares out as one flow, as one of the
+/// flows a sender sends as one (Phase::sent_with), which FlowSharing shares out as one flow too,
+/// or as a SimGrid comm.
+enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared, Pipeline, SentTogether };
 
 struct PlannedFlow {
   const Route* route = nullptr;
   Timing timing = Timing::SimGrid;
-  std::uint32_t sharing_path = 0; ///< with Timing::Shared, the route's; with Timing::Pipeline, the pipeline's
+  /// With Timing::Shared, the route's; with Timing::Pipeline, the pipeline's; with
+  /// Timing::SentTogether, the group's (a pipeline path over its flows' routes).
+  std::uint32_t sharing_path = 0;
+  /// With Timing::SentTogether: the next flow of its group (-1 after the last), and, on the
+  /// group's first flow, how many there are.
+  std::int32_t next_sent_with = -1;
+  std::int32_t sent_with_count = 1;
 };
 
 struct RankState {
@@ -243,7 +250,6 @@ public:
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       sharing_paths_.emplace(routes_, *sharing_);
-      lockstep_rounds_.emplace(routes_, latency_factor_);
       copies_shared_ = replay_shares_copies(s);
       if (!plan_flows()) {
         // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct or
@@ -258,6 +264,7 @@ public:
               "background load" + (copies_shared_ ? ", or host staging" : ""));
         copies_shared_ = false;
         planned_.clear();
+        sent_together_paths_.clear();
         sharing_paths_.reset();
         sharing_.reset();
       }
@@ -327,20 +334,98 @@ public:
     auto& phases = planned_.emplace_back();
     for (std::size_t p = 0; p < routes.size(); ++p) {
       auto& flows = phases.emplace_back();
+      const auto& phase = reduction.plan[p];
+      const auto penalties = stream_penalties(phase, routes[p]);
       for (std::size_t f = 0; f < routes[p].size(); ++f) {
         PlannedFlow planned{.route = routes[p][f]};
         // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
-        if (alone[p][f] && !has_concurrent_ && !(copies_shared_ && planned.route->per_byte.pcie > 0))
+        if (alone[p][f] && !has_concurrent_ && !(copies_shared_ && planned.route->per_byte.pcie > 0)) {
           planned.timing = Timing::ClosedForm;
-        else if (sharable(*planned.route))
-          planned.timing = Timing::Shared, planned.sharing_path = sharing_paths_->of(*planned.route);
-        else if (copies_shared_ || has_concurrent_) // SimGrid would not see the copies, or the other exchanges
+        } else if (sharable(*planned.route)) {
+          planned.timing = Timing::Shared;
+          planned.sharing_path = sharing_paths_->of(*planned.route, stream_penalty(phase, penalties, f));
+        } else if (copies_shared_ || has_concurrent_) { // SimGrid would not see the copies, or the other exchanges
           return false;
+        }
         flows.push_back(planned);
       }
-      couple_pipelines(reduction.plan[p], flows);
+      couple_pipelines(phase, flows);
+      send_together(phase, flows, penalties);
     }
     return true;
+  }
+
+  /// The sharing penalty of each pipeline of a dataflow phase whose flows are its chunks
+  /// (Phase::stream), by pipeline: its longest route latency, the penalty of its one flow in the
+  /// aggregated form (FlowSharing::add_pipeline), so that the exact form expands that flow in
+  /// chunks without weighing its pieces otherwise (CM02 weighs a flow by its route latency after
+  /// TCP, whose rate falls with its round trip; a tree's chunks are one NCCL channel's stream,
+  /// paced by its FIFOs); none where the longest is 0.
+  static std::vector<std::optional<double>> stream_penalties(const collectives::Phase& phase,
+                                                             const std::vector<const Route*>& routes) {
+    std::vector<std::optional<double>> penalties;
+    for (std::size_t f = 0; f < phase.stream.size(); ++f) {
+      const auto s = static_cast<std::size_t>(phase.stream[f]);
+      if (s >= penalties.size())
+        penalties.resize(s + 1);
+      if (routes[f]->latency_s > penalties[s].value_or(0.0))
+        penalties[s] = routes[f]->latency_s;
+    }
+    return penalties;
+  }
+
+  /// Flow `f`'s sharing penalty among `penalties` (stream_penalties), if its phase gives one.
+  static std::optional<double> stream_penalty(const collectives::Phase& phase,
+                                              const std::vector<std::optional<double>>& penalties, std::size_t f) {
+    return phase.stream.empty() ? std::nullopt : penalties[static_cast<std::size_t>(phase.stream[f])];
+  }
+
+  /// The flows of a dataflow phase that their sender sends as one (Phase::sent_with: NCCL's tree
+  /// storing each element of a chunk to every child before the next) move as one FlowSharing flow
+  /// over all their routes, a link that several of them cross carrying its rate that many times,
+  /// with their pipeline's sharing penalty (`penalties`, by Phase::stream): the copies keep one
+  /// pace, their slowest route's share, where flows of their own would each take what their
+  /// own routes leave. A group with a flow FlowSharing cannot carry keeps its flows' own timings.
+  void send_together(const collectives::Phase& phase, std::vector<PlannedFlow>& flows,
+                     const std::vector<std::optional<double>>& penalties) {
+    if (phase.sent_with.empty())
+      return;
+    // Each group as a list from its first flow (groups are listed in flow order).
+    std::vector<int> last(flows.size(), -1); // per group's first flow: its last flow so far
+    for (int g = 0; g < static_cast<int>(flows.size()); ++g) {
+      const auto first = static_cast<std::size_t>(phase.sent_with[static_cast<std::size_t>(g)]);
+      if (last[first] >= 0) {
+        flows[static_cast<std::size_t>(last[first])].next_sent_with = g;
+        ++flows[first].sent_with_count;
+      } else {
+        assert(first == static_cast<std::size_t>(g)); // a group's first flow comes first
+      }
+      last[first] = g;
+    }
+    std::vector<const Route*> routes;
+    for (int first = 0; first < static_cast<int>(flows.size()); ++first) {
+      PlannedFlow& head = flows[static_cast<std::size_t>(first)];
+      if (phase.sent_with[static_cast<std::size_t>(first)] != first || head.sent_with_count < 2)
+        continue;
+      routes.clear();
+      for (int g = first; g >= 0; g = flows[static_cast<std::size_t>(g)].next_sent_with)
+        routes.push_back(flows[static_cast<std::size_t>(g)].route);
+      if (!std::all_of(routes.begin(), routes.end(), [](const Route* r) { return sharable(*r); })) {
+        for (int g = first; g >= 0;) // each on its own
+          g = std::exchange(flows[static_cast<std::size_t>(g)].next_sent_with, -1);
+        head.sent_with_count = 1;
+        continue;
+      }
+      // Every chunk of a group sends over the same routes: one path for all of them.
+      const auto penalty = stream_penalty(phase, penalties, static_cast<std::size_t>(first));
+      auto [path, fresh] = sent_together_paths_.try_emplace({routes, penalty.value_or(0.0)}, 0);
+      if (fresh)
+        path->second = sharing_paths_->of_pipeline(routes, penalty);
+      for (int g = first; g >= 0; g = flows[static_cast<std::size_t>(g)].next_sent_with) {
+        flows[static_cast<std::size_t>(g)].timing = Timing::SentTogether;
+        flows[static_cast<std::size_t>(g)].sharing_path = path->second;
+      }
+    }
   }
 
   /// A pipelined phase whose edges share links runs each pipeline as one FlowSharing flow over
@@ -363,7 +448,7 @@ public:
       first += range.count;
       if (!std::all_of(edges.begin(), edges.end(), [](const Route* r) { return sharable(*r); }))
         continue;
-      const std::uint32_t path = sharing_paths_->of_pipeline(edges, lockstep_rounds_->pace_bytes_per_s(edges));
+      const std::uint32_t path = sharing_paths_->of_pipeline(edges);
       for (int g = range.first; g < first; ++g) {
         flows[static_cast<std::size_t>(g)].timing = Timing::Pipeline;
         flows[static_cast<std::size_t>(g)].sharing_path = path;
@@ -1148,6 +1233,20 @@ private:
         wake_flows_at_next_event();
         break;
       }
+      case Timing::SentTogether: { // the group's one send starts once its last flow may start
+        ++result_.flows_shared;
+        const auto& phase = reduction(k).plan[static_cast<std::size_t>(f.phase)];
+        const int first = phase.sent_with[static_cast<std::size_t>(f.flow)];
+        auto& started = pipelines_[static_cast<std::size_t>(k)].sent_with_started;
+        started.resize(phase.flows.size(), 0);
+        if (++started[static_cast<std::size_t>(first)] < planned_flow(k, {f.phase, first}).sent_with_count)
+          break;
+        started[static_cast<std::size_t>(first)] = 0;
+        sharing_->start_sending(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)),
+                                tag({Kind::Flow, phase.flows[static_cast<std::size_t>(first)].src, k, f.phase, first}));
+        wake_flows_at_next_event();
+        break;
+      }
       case Timing::SimGrid:
         comm(ranks_[static_cast<std::size_t>(flow.src)].comm, ranks_[static_cast<std::size_t>(flow.dst)].comm,
              flow.bytes, t);
@@ -1221,6 +1320,19 @@ private:
       pipeline_flow_transferred(k, p, f);
       return;
     }
+    const PlannedFlow planned = planned_flow(k, {p, f});
+    if (planned.timing == Timing::SentTogether) { // the group's one send: each of its flows is sent
+      for (int g = f; g >= 0; g = planned_flow(k, {p, g}).next_sent_with)
+        transferred_one(k, p, g);
+      return;
+    }
+    transferred_one(k, p, f);
+  }
+
+  /// Flow `f` of phase `p` of reduction `k` (not a pipelined phase's) has arrived, or sent its
+  /// bytes (flow_transferred).
+  void transferred_one(int k, int p, int f) {
+    const auto& phase = reduction(k).plan[static_cast<std::size_t>(p)];
     // The route's latency, where the phase's further steps or a protocol need it, or where the
     // flow pays it after its bytes (its sender's next send may start now).
     const PlannedFlow planned = planned_flow(k, {p, f});
@@ -1364,7 +1476,6 @@ private:
   std::optional<FlowSharing> sharing_;
   bool copies_shared_ = false; ///< GPU-direct: PCIe copies are FlowSharing flows (replay_shares_copies)
   std::optional<SharingPaths> sharing_paths_; ///< of the routes of flows in sharing_
-  std::optional<LockstepRounds> lockstep_rounds_; ///< the pipelines' paces, for sharing_paths_
   std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
   double flows_wakeup_at_s_ = 0;
@@ -1402,8 +1513,11 @@ private:
   struct PipelineProgress {
     std::size_t arrived = 0;
     std::vector<int> started; ///< per pipeline of a coupled phase: its edges started
+    std::vector<int> sent_with_started; ///< per group of flows sent together (by its first): its flows started
   };
   std::vector<PipelineProgress> pipelines_;
+  /// The path of each group of routes sent together (send_together), by their routes.
+  std::map<std::pair<std::vector<const Route*>, double>, std::uint32_t> sent_together_paths_;
   std::map<std::pair<int, int>, PipelineRounds> pipeline_rounds_; ///< pipeline_rounds's, per (reduction, phase)
   std::vector<double> ready_at_;       ///< per reduction: when its last rank had it staged, this iteration
   double cycle_start_s_ = -std::numeric_limits<double>::infinity(); ///< the framework cycle under way

@@ -46,13 +46,13 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
   return static_cast<std::uint32_t>(links_.size() - 1);
 }
 
-std::uint32_t FlowSharing::add_path(std::span<const std::uint32_t> links, double latency_s) {
+std::uint32_t FlowSharing::add_path(std::span<const std::uint32_t> links, double latency_s,
+                                    std::optional<double> sharing_penalty_s) {
   assert(links.size() <= max_hops);
-  return add_crossings(links, {}, latency_s);
+  return add_crossings(links, {}, latency_s, sharing_penalty_s);
 }
 
-std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges, double pace_cap_bytes_per_s) {
-  assert(pace_cap_bytes_per_s > 0);
+std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges, std::optional<double> sharing_penalty_s) {
   std::vector<std::uint32_t> crossed; // every edge's links, sorted: a link as often as edges cross it
   double latency_s = 0;
   for (std::uint32_t e : edges) {
@@ -72,18 +72,15 @@ std::uint32_t FlowSharing::add_pipeline(std::span<const std::uint32_t> edges, do
     crossings.push_back(static_cast<float>(j - i));
     i = j;
   }
-  const std::uint32_t added = add_crossings(links, crossings, latency_s);
-  Path& path = paths_[added];
-  if (pace_cap_bytes_per_s < path.narrowest_bytes_per_s * (1 - 1e-12)) // (else its links alone bound it)
-    path.pace_cap_bytes_per_s = path.narrowest_bytes_per_s = pace_cap_bytes_per_s;
-  return added;
+  return add_crossings(links, crossings, latency_s, sharing_penalty_s);
 }
 
 std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings,
-                                         double latency_s) {
+                                         double latency_s, std::optional<double> sharing_penalty_s) {
   assert(!links.empty() && (crossings.empty() || links.size() == crossings.size()) && latency_s >= 0);
+  assert(!sharing_penalty_s || *sharing_penalty_s > 0);
   Path path{static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s,
-            std::numeric_limits<double>::infinity(), !crossings.empty()};
+            std::numeric_limits<double>::infinity(), !crossings.empty(), sharing_penalty_s.value_or(latency_s)};
   for (std::size_t h = 0; h < links.size(); ++h) {
     const float times = crossings.empty() ? 1.0f : crossings[h];
     assert(links[h] < links_.size() && times >= 1);
@@ -112,9 +109,10 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   f.path = path;
   f.pipeline = paths_[path].pipeline;
   f.state = State::Latency;
-  // NetworkCm02Model::communicate: the sharing penalty is the path's latency, unless the
-  // factored latency is 0 (the variable then starts enabled with penalty 1).
-  f.penalty = latency_s > 0 ? paths_[path].latency_s : 1.0;
+  // NetworkCm02Model::communicate: the sharing penalty is the path's latency (or the one its
+  // path was given), unless the factored latency is 0 (the variable then starts enabled with
+  // penalty 1).
+  f.penalty = latency_s > 0 ? paths_[path].penalty_s : 1.0;
   f.weight = 1.0 / f.penalty; // consumption weight 1 over the penalty, as lmm divides it
   f.remaining_bytes = bytes;
   f.value = f.rate = 0;
@@ -214,7 +212,7 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   f.value_before = f.value;
   component_flows_.push_back(flow);
   f.coupling_hops = 0;
-  f.cap_bytes_per_s = paths_[f.path].pace_cap_bytes_per_s;
+  f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {

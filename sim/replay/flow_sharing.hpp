@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -67,17 +68,19 @@ public:
   static constexpr std::size_t max_hops = 64;
 
   /// A path over 1 to max_hops `links` (ids from add_link, each at most once) whose latencies
-  /// sum to `latency_s`; ids count from 0 in the order added.
-  std::uint32_t add_path(std::span<const std::uint32_t> links, double latency_s);
+  /// sum to `latency_s`; ids count from 0 in the order added. Its flows' sharing penalty is
+  /// `sharing_penalty_s` (positive) where given, else its latency (a chunk of a pipeline weighs
+  /// as its pipeline does: replay/engine.cpp, stream_penalties).
+  std::uint32_t add_path(std::span<const std::uint32_t> links, double latency_s,
+                         std::optional<double> sharing_penalty_s = std::nullopt);
 
   /// The path of a pipeline over `edges` (paths from add_path), which FlowSharing shares out as
   /// one flow: every edge streams at one pace, so a link that k of the edges cross carries the
   /// flow's rate k times (in SimGrid's lmm, a variable of consumption weight k on that link's
-  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too, and
-  /// takes at most `pace_cap_bytes_per_s` (before the bandwidth factor; the pace its edges keep
-  /// in lockstep: pipeline_fill.hpp), +infinity for none.
+  /// constraint). Its flow waits the longest edge latency, which is its sharing penalty too, unless
+  /// `sharing_penalty_s` is given.
   std::uint32_t add_pipeline(std::span<const std::uint32_t> edges,
-                             double pace_cap_bytes_per_s = std::numeric_limits<double>::infinity());
+                             std::optional<double> sharing_penalty_s = std::nullopt);
 
   /// Starts a flow of `bytes` over `path` at `now_s` (not before the last call's time);
   /// `token` names it in advance()'s output.
@@ -142,9 +145,7 @@ private:
     double latency_s;
     double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings, and its cap: no flow on it gets more
     bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
-    /// The most a flow on it takes beyond what its links allow: a pipeline's pace cap
-    /// (add_pipeline), +infinity on other paths.
-    double pace_cap_bytes_per_s = std::numeric_limits<double>::infinity();
+    double penalty_s = 0;         ///< its flows' sharing penalty where the factored latency is positive
   };
 
   /// A flow, its solver fields in its first 64 bytes and itself on a cache line of its own: the
@@ -201,7 +202,8 @@ private:
   void begin(double now_s, std::uint32_t path, double bytes, void* token, bool wait_latency);
   /// Adds a path over `links`, each carrying its flows' rate `crossings` times (a pipeline's
   /// path), or once where `crossings` is empty.
-  std::uint32_t add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings, double latency_s);
+  std::uint32_t add_crossings(std::span<const std::uint32_t> links, std::span<const float> crossings, double latency_s,
+                              std::optional<double> sharing_penalty_s);
   /// Whether link `l` can limit its flows: at least two cross it and together they could fill it.
   bool couples(const Link& l) const;
   /// Notes that the flows on `link` must be shared out again.

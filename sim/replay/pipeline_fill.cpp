@@ -71,28 +71,4 @@ double pipeline_latency_s(const collectives::Phase& phase, std::span<const Route
   return longest;
 }
 
-LockstepRounds::LockstepRounds(std::function<double(std::uint32_t)> bandwidth_of, double latency_factor)
-    : latency_factor_(latency_factor), sharing_(1.0, latency_factor), paths_(std::move(bandwidth_of), sharing_) {}
-
-double LockstepRounds::pace_bytes_per_s(std::span<const Route* const> routes) {
-  // FlowSharing's sharing penalty (NetworkCm02Model::communicate): the route's latency, or 1
-  // where the factored latency is 0.
-  const auto penalty = [&](const Route* r) { return r->latency_s * latency_factor_ > 0 ? r->latency_s : 1.0; };
-  if (routes.empty() ||
-      std::all_of(routes.begin(), routes.end(), [&](const Route* r) { return penalty(r) == penalty(routes[0]); }))
-    return std::numeric_limits<double>::infinity();
-  // A chunk of 1 GB: a round of about a second, far above the 1e-9 s within which FlowSharing
-  // takes events as one.
-  constexpr double chunk_bytes = 1e9;
-  for (const Route* route : routes)
-    sharing_.start_sending(clock_s_, paths_.of(*route), chunk_bytes, nullptr);
-  const double start_s = clock_s_;
-  std::vector<void*> finished;
-  while (sharing_.in_flight() > 0) {
-    clock_s_ = sharing_.next_event_s();
-    sharing_.advance(clock_s_, finished);
-  }
-  return chunk_bytes / (clock_s_ - start_s);
-}
-
 } // namespace ceiling::replay

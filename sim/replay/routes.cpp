@@ -171,24 +171,31 @@ std::vector<std::vector<char>> Routes::alone(const std::vector<std::vector<const
   return alone;
 }
 
-std::uint32_t SharingPaths::of(const Route& route) {
-  const auto [it, fresh] = paths_.try_emplace(&route, 0);
+std::uint32_t SharingPaths::of(const Route& route, std::optional<double> sharing_penalty_s) {
+  const auto [path, fresh] = [&]() -> std::pair<std::uint32_t*, bool> {
+    if (sharing_penalty_s) {
+      auto [it, added] = penalized_.try_emplace({&route, *sharing_penalty_s}, 0);
+      return {&it->second, added};
+    }
+    auto [it, added] = paths_.try_emplace(&route, 0);
+    return {&it->second, added};
+  }();
   if (!fresh)
-    return it->second;
+    return *path;
   if (!sharable(route))
     throw std::logic_error("SharingPaths::of: a route FlowSharing cannot share");
   std::vector<std::uint32_t> links;
   for (std::uint32_t id : route.link_ids)
     links.push_back(link(id));
-  it->second = sharing_.add_path(links, route.latency_s);
-  return it->second;
+  *path = sharing_.add_path(links, route.latency_s, sharing_penalty_s);
+  return *path;
 }
 
-std::uint32_t SharingPaths::of_pipeline(std::span<const Route* const> edges, double pace_cap_bytes_per_s) {
+std::uint32_t SharingPaths::of_pipeline(std::span<const Route* const> edges, std::optional<double> sharing_penalty_s) {
   std::vector<std::uint32_t> paths;
   for (const Route* route : edges)
     paths.push_back(of(*route));
-  return sharing_.add_pipeline(paths, pace_cap_bytes_per_s);
+  return sharing_.add_pipeline(paths, sharing_penalty_s);
 }
 
 std::uint32_t SharingPaths::link(std::uint32_t id) {

@@ -132,12 +132,13 @@ public:
   SharingPaths(const Routes& routes, FlowSharing& sharing)
       : SharingPaths([&routes](std::uint32_t link) { return routes.link_bandwidth(link); }, sharing) {}
 
-  /// The path of `route`, which must be sharable().
-  std::uint32_t of(const Route& route);
+  /// The path of `route`, which must be sharable(); its flows' sharing penalty
+  /// `sharing_penalty_s` where given, else the route's latency (FlowSharing::add_path).
+  std::uint32_t of(const Route& route, std::optional<double> sharing_penalty_s = std::nullopt);
 
-  /// A new path for a pipeline over the `edges`' routes, each sharable(), at most at
-  /// `pace_cap_bytes_per_s` (FlowSharing::add_pipeline).
-  std::uint32_t of_pipeline(std::span<const Route* const> edges, double pace_cap_bytes_per_s);
+  /// A new path for a pipeline over the `edges`' routes, each sharable()
+  /// (FlowSharing::add_pipeline).
+  std::uint32_t of_pipeline(std::span<const Route* const> edges, std::optional<double> sharing_penalty_s = std::nullopt);
 
 private:
   /// FlowSharing's id of Routes' link `id`, added the first time.
@@ -147,6 +148,7 @@ private:
   FlowSharing& sharing_;
   std::vector<std::uint32_t> links_; ///< by Routes' link id: FlowSharing's, or none
   std::unordered_map<const Route*, std::uint32_t> paths_; ///< looked up, never walked
+  std::map<std::pair<const Route*, double>, std::uint32_t> penalized_; ///< those given a sharing penalty
 };
 
 } // namespace ceiling::replay

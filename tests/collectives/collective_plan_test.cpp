@@ -388,6 +388,21 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     CHECK(sent_waits(id(15, 14, 8)) == std::set<int>{id(15, 14, 7)});
     CHECK(sent_waits(id(2, 0, 8)) == std::set<int>{id(2, 0, 7)});
     CHECK(sent_waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7)});
+    // A rank sends a chunk down to all its children as one (NCCL's one call to every child), up
+    // to its one parent alone; every chunk names its tree. Expectation: chunk 8 from the root to
+    // 1, 2 and 4 one group, led by the first of them; 2 -> 0 alone; the first tree's flows in
+    // tree 0, the mirrored tree's (after them within each chunk) in tree 1.
+    REQUIRE(exact[0].sent_with.size() == exact[0].flows.size());
+    REQUIRE(exact[0].stream.size() == exact[0].flows.size());
+    const auto with = [&](int flow) { return exact[0].sent_with[static_cast<std::size_t>(flow)]; };
+    CHECK(with(id(0, 1, 8)) == id(0, 1, 8));
+    CHECK(with(id(0, 2, 8)) == id(0, 1, 8));
+    CHECK(with(id(0, 4, 8)) == id(0, 1, 8));
+    CHECK(with(id(2, 0, 8)) == id(2, 0, 8));
+    CHECK(with(id(14, 15, 8)) == id(14, 15, 8)); // a chain's last rank: one child
+    CHECK(exact[0].stream[static_cast<std::size_t>(id(0, 2, 8))] == 0);
+    std::set<int> streams(exact[0].stream.begin(), exact[0].stream.end());
+    CHECK(streams == (two ? std::set<int>{0, 1} : std::set<int>{0}));
   }
 }
 

@@ -183,18 +183,22 @@ TEST_CASE("a pipeline alone runs at its busiest link's bandwidth over the edges 
   CHECK(drain(net).at(&a) == relative(2e-6 + 1e9 / (10e9 / 3), 1e-12));
 }
 
-TEST_CASE("a pipeline goes no faster than its pace cap, and leaves the rest of its links to other flows") {
-  // The pipeline of two edges over one 10 GB/s link (1 us), capped at 2 GB/s: it takes 4 of the
-  // link, and flow b (1 us) beside it the other 6 (its fair level would have given each edge and b
-  // 3.33). Expectation: b's 3 GB end at 1 us + 0.5 s, the pipeline's 2 GB at 1 us + 1 s.
-  FlowSharing net(1.0, 1.0);
-  const std::vector<std::uint32_t> link{net.add_link(10e9)};
-  const std::vector<std::uint32_t> edges{net.add_path(link, 1e-6), net.add_path(link, 1e-6)};
-  net.start(0, net.add_pipeline(edges, 2e9), 2e9, &a);
-  net.start(0, net.add_path(link, 1e-6), 3e9, &b);
-  const auto done = drain(net);
-  CHECK(done.at(&b) == relative(1e-6 + 0.5, 1e-12));
-  CHECK(done.at(&a) == relative(1e-6 + 1.0, 1e-12));
+TEST_CASE("a path given a sharing penalty weighs as that penalty, its latency still paid") {
+  // Flows a (1 us) and b (2 us, given the penalty 1 us) of 5 GB each on one 10 GB/s link: a alone
+  // from 1 to 2 us (10 kB), then each 5 GB/s, as equal penalties share (by their latencies, a
+  // would take 2/3); a's last byte at 1 s, then b alone for its last 10 kB. Expectation: a at
+  // 1 s, b at 1 s + 1 us; the pipeline of b's one edge given the same penalty ends alike.
+  for (const bool pipeline : {false, true}) {
+    CAPTURE(pipeline);
+    FlowSharing net(1.0, 1.0);
+    const std::vector<std::uint32_t> link{net.add_link(10e9)};
+    const std::vector<std::uint32_t> edge{net.add_path(link, 2e-6)};
+    net.start(0, net.add_path(link, 1e-6), 5e9, &a);
+    net.start(0, pipeline ? net.add_pipeline(edge, 1e-6) : net.add_path(link, 2e-6, 1e-6), 5e9, &b);
+    const auto done = drain(net);
+    CHECK(done.at(&a) == relative(1.0, 1e-12));
+    CHECK(done.at(&b) == relative(1.0 + 1e-6, 1e-12));
+  }
 }
 
 TEST_CASE("flows on separate links do not slow each other") {
