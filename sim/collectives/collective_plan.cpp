@@ -437,8 +437,10 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
         p.sent_with[static_cast<std::size_t>(up(t, r, j))] = up(t, r, j);
         // Down: one send to all the parent's children.
         p.sent_with[static_cast<std::size_t>(down(t, r, j))] = down(t, siblings.front(), j);
-        p.stream[static_cast<std::size_t>(up(t, r, j))] = p.stream[static_cast<std::size_t>(down(t, r, j))] =
-            static_cast<int>(t);
+        // Each tree's pipeline, as the aggregated form has them: one per tree up and one down, or
+        // one per tree up and down together.
+        p.stream[static_cast<std::size_t>(up(t, r, j))] = together ? static_cast<int>(t) : 2 * static_cast<int>(t);
+        p.stream[static_cast<std::size_t>(down(t, r, j))] = together ? static_cast<int>(t) : 2 * static_cast<int>(t) + 1;
         auto& u = p.after[static_cast<std::size_t>(up(t, r, j))];
         p.flows[static_cast<std::size_t>(up(t, r, j))] = flow(r, parent, size, Combine::Reduce);
         for (int c : mine)

@@ -60,8 +60,9 @@ struct Phase {
   /// (common_kernel.h, ReduceCopy128bMulti). Per flow, the index of its group's first flow,
   /// itself when it is sent alone; empty where every flow is sent alone.
   std::vector<int> sent_with;
-  /// A dataflow phase's flows that are the chunks of one pipeline (an exact pipelined tree's, one
-  /// per tree): per flow, its pipeline's index. They share links as their pipeline's one flow
+  /// A dataflow phase's flows that are the chunks of one pipeline (an exact pipelined tree's: one
+  /// per tree and direction, or per tree where up and down run together, as the aggregated form
+  /// has them): per flow, its pipeline's index. They share links as their pipeline's one flow
   /// does in the aggregated form (its sharing penalty: the longest latency of its edges), not as
   /// flows of their own; empty: every flow by its own route's latency.
   std::vector<int> stream;

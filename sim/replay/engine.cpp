@@ -293,10 +293,10 @@ public:
   }
 
   /// Whether plans `a` and `b` have the same phases of flows between the same ranks, in order,
-  /// in the same pipelines.
+  /// in the same pipelines, groups sent together and streams.
   static bool same_endpoints(const std::vector<collectives::Phase>& a, const std::vector<collectives::Phase>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& pa, const auto& pb) {
-      return pa.pipelines == pb.pipelines &&
+      return pa.pipelines == pb.pipelines && pa.sent_with == pb.sent_with && pa.stream == pb.stream &&
              std::equal(pa.flows.begin(), pa.flows.end(), pb.flows.begin(), pb.flows.end(),
                         [](const auto& fa, const auto& fb) { return fa.src == fb.src && fa.dst == fb.dst; });
     });
@@ -331,11 +331,15 @@ public:
     for (const auto& phase : reduction.plan)
       routes.push_back(routes_.spread(phase.flows));
     const auto alone = routes_.alone(routes);
+    // (At most one phase with groups sent together: their start counter is one per plan,
+    // PipelineProgress::sent_with_started.)
+    assert(std::count_if(reduction.plan.begin(), reduction.plan.end(),
+                         [](const collectives::Phase& p) { return !p.sent_with.empty(); }) <= 1);
     auto& phases = planned_.emplace_back();
     for (std::size_t p = 0; p < routes.size(); ++p) {
       auto& flows = phases.emplace_back();
       const auto& phase = reduction.plan[p];
-      const auto penalties = stream_penalties(phase, routes[p]);
+      const auto penalties_s = stream_penalties(phase, routes[p]);
       for (std::size_t f = 0; f < routes[p].size(); ++f) {
         PlannedFlow planned{.route = routes[p][f]};
         // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
@@ -343,14 +347,14 @@ public:
           planned.timing = Timing::ClosedForm;
         } else if (sharable(*planned.route)) {
           planned.timing = Timing::Shared;
-          planned.sharing_path = sharing_paths_->of(*planned.route, stream_penalty(phase, penalties, f));
+          planned.sharing_path = sharing_paths_->of(*planned.route, stream_penalty(phase, penalties_s, f));
         } else if (copies_shared_ || has_concurrent_) { // SimGrid would not see the copies, or the other exchanges
           return false;
         }
         flows.push_back(planned);
       }
       couple_pipelines(phase, flows);
-      send_together(phase, flows, penalties);
+      send_together(phase, flows, penalties_s);
     }
     return true;
   }
@@ -363,33 +367,34 @@ public:
   /// paced by its FIFOs); none where the longest is 0.
   static std::vector<std::optional<double>> stream_penalties(const collectives::Phase& phase,
                                                              const std::vector<const Route*>& routes) {
-    std::vector<std::optional<double>> penalties;
+    std::vector<std::optional<double>> penalties_s;
     for (std::size_t f = 0; f < phase.stream.size(); ++f) {
       const auto s = static_cast<std::size_t>(phase.stream[f]);
-      if (s >= penalties.size())
-        penalties.resize(s + 1);
-      if (routes[f]->latency_s > penalties[s].value_or(0.0))
-        penalties[s] = routes[f]->latency_s;
+      if (s >= penalties_s.size())
+        penalties_s.resize(s + 1);
+      if (routes[f]->latency_s > penalties_s[s].value_or(0.0))
+        penalties_s[s] = routes[f]->latency_s;
     }
-    return penalties;
+    return penalties_s;
   }
 
-  /// Flow `f`'s sharing penalty among `penalties` (stream_penalties), if its phase gives one.
+  /// Flow `f`'s sharing penalty among `penalties_s` (stream_penalties), if its phase gives one.
   static std::optional<double> stream_penalty(const collectives::Phase& phase,
-                                              const std::vector<std::optional<double>>& penalties, std::size_t f) {
-    return phase.stream.empty() ? std::nullopt : penalties[static_cast<std::size_t>(phase.stream[f])];
+                                              const std::vector<std::optional<double>>& penalties_s, std::size_t f) {
+    return phase.stream.empty() ? std::nullopt : penalties_s[static_cast<std::size_t>(phase.stream[f])];
   }
 
   /// The flows of a dataflow phase that their sender sends as one (Phase::sent_with: NCCL's tree
   /// storing each element of a chunk to every child before the next) move as one FlowSharing flow
   /// over all their routes, a link that several of them cross carrying its rate that many times,
-  /// with their pipeline's sharing penalty (`penalties`, by Phase::stream): the copies keep one
+  /// with their pipeline's sharing penalty (`penalties_s`, by Phase::stream): the copies keep one
   /// pace, their slowest route's share, where flows of their own would each take what their
   /// own routes leave. A group with a flow FlowSharing cannot carry keeps its flows' own timings.
   void send_together(const collectives::Phase& phase, std::vector<PlannedFlow>& flows,
-                     const std::vector<std::optional<double>>& penalties) {
+                     const std::vector<std::optional<double>>& penalties_s) {
     if (phase.sent_with.empty())
       return;
+    assert(phase.chunks == 0 && !phase.after.empty()); // a dataflow phase's groups
     // Each group as a list from its first flow (groups are listed in flow order).
     std::vector<int> last(flows.size(), -1); // per group's first flow: its last flow so far
     for (int g = 0; g < static_cast<int>(flows.size()); ++g) {
@@ -417,7 +422,7 @@ public:
         continue;
       }
       // Every chunk of a group sends over the same routes: one path for all of them.
-      const auto penalty = stream_penalty(phase, penalties, static_cast<std::size_t>(first));
+      const auto penalty = stream_penalty(phase, penalties_s, static_cast<std::size_t>(first));
       auto [path, fresh] = sent_together_paths_.try_emplace({routes, penalty.value_or(0.0)}, 0);
       if (fresh)
         path->second = sharing_paths_->of_pipeline(routes, penalty);
@@ -1234,6 +1239,7 @@ private:
         break;
       }
       case Timing::SentTogether: { // the group's one send starts once its last flow may start
+        assert(latency_after); // (a dataflow phase's: send_together)
         ++result_.flows_shared;
         const auto& phase = reduction(k).plan[static_cast<std::size_t>(f.phase)];
         const int first = phase.sent_with[static_cast<std::size_t>(f.flow)];
@@ -1389,7 +1395,8 @@ private:
     const double wire_s = rounds.slowest_latency_s * latency_factor_;
     const double fill_s = rounds.fill_s_per_chunk_byte * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
     const double rounds_s = std::max(0.0, rounds.latency_s * latency_factor_ - wire_s) + fill_s;
-    pipeline = {};
+    pipeline.arrived = 0;
+    pipeline.started.clear();
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
       after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
@@ -1513,7 +1520,9 @@ private:
   struct PipelineProgress {
     std::size_t arrived = 0;
     std::vector<int> started; ///< per pipeline of a coupled phase: its edges started
-    std::vector<int> sent_with_started; ///< per group of flows sent together (by its first): its flows started
+    /// Per flow of the plan's one phase with groups sent together (send_together), a group's
+    /// first: its flows started.
+    std::vector<int> sent_with_started;
   };
   std::vector<PipelineProgress> pipelines_;
   /// The path of each group of routes sent together (send_together), by their routes.

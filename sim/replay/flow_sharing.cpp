@@ -80,7 +80,8 @@ std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, s
   assert(!links.empty() && (crossings.empty() || links.size() == crossings.size()) && latency_s >= 0);
   assert(!sharing_penalty_s || *sharing_penalty_s > 0);
   Path path{static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s,
-            std::numeric_limits<double>::infinity(), !crossings.empty(), sharing_penalty_s.value_or(latency_s)};
+            std::numeric_limits<double>::infinity(), !crossings.empty(), sharing_penalty_s.value_or(latency_s),
+            sharing_penalty_s.has_value()};
   for (std::size_t h = 0; h < links.size(); ++h) {
     const float times = crossings.empty() ? 1.0f : crossings[h];
     assert(links[h] < links_.size() && times >= 1);
@@ -109,10 +110,12 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   f.path = path;
   f.pipeline = paths_[path].pipeline;
   f.state = State::Latency;
-  // NetworkCm02Model::communicate: the sharing penalty is the path's latency (or the one its
-  // path was given), unless the factored latency is 0 (the variable then starts enabled with
-  // penalty 1).
-  f.penalty = latency_s > 0 ? paths_[path].penalty_s : 1.0;
+  // NetworkCm02Model::communicate: the sharing penalty is the path's latency, unless the
+  // factored latency is 0 (the variable then starts enabled with penalty 1); a penalty given
+  // to the path holds on a path of latency 0 too, so that every chunk of a pipeline weighs alike
+  // (but under a latency factor of 0, where every flow weighs 1).
+  const Path& p = paths_[path];
+  f.penalty = latency_s > 0 || (p.penalty_given && latency_factor_ > 0) ? p.penalty_s : 1.0;
   f.weight = 1.0 / f.penalty; // consumption weight 1 over the penalty, as lmm divides it
   f.remaining_bytes = bytes;
   f.value = f.rate = 0;

@@ -21,7 +21,8 @@ namespace ceiling::replay {
 ///   started by start_sending());
 /// - then it shares: the max-min fair allocation of SimGrid's lmm solver
 ///   (src/kernel/lmm/maxmin.cpp, v3.32), in which a flow's weight is one over its sharing
-///   penalty, the path's latency (1 when the factored latency is 0): the most loaded link,
+///   penalty, the path's latency (1 when the factored latency is 0), or the penalty its path was
+///   given (add_path, add_pipeline: 1 when the latency factor is 0): the most loaded link,
 ///   by remaining bandwidth over summed weights, fixes its flows at that level over their
 ///   penalty, their bandwidth leaves the other links, and so on. A flow sends at that value
 ///   times the bandwidth factor;
@@ -88,8 +89,8 @@ public:
 
   /// Starts a flow as start() does, but whose path latency runs beside its bytes rather than
   /// before them (the caller adds it to the arrival: a send that follows another of its
-  /// sender's while the latter's latency runs): it shares at once, the path's latency still its
-  /// sharing penalty.
+  /// sender's while the latter's latency runs): it shares at once, with the sharing penalty
+  /// start() would give it.
   void start_sending(double now_s, std::uint32_t path, double bytes, void* token) {
     begin(now_s, path, bytes, token, false);
   }
@@ -146,6 +147,7 @@ private:
     double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings, and its cap: no flow on it gets more
     bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
     double penalty_s = 0;         ///< its flows' sharing penalty where the factored latency is positive
+    bool penalty_given = false;   ///< penalty_s given (add_path, add_pipeline): it holds whatever the path's latency
   };
 
   /// A flow, its solver fields in its first 64 bytes and itself on a cache line of its own: the

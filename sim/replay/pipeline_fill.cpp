@@ -1,8 +1,7 @@
-// Lockstep rounds of a pipeline: its fill and drain, and its pace.
+// Lockstep rounds of a pipeline: its fill and drain, and its first chunk's way.
 #include "replay/pipeline_fill.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>

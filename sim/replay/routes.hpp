@@ -136,7 +136,8 @@ public:
   /// `sharing_penalty_s` where given, else the route's latency (FlowSharing::add_path).
   std::uint32_t of(const Route& route, std::optional<double> sharing_penalty_s = std::nullopt);
 
-  /// A new path for a pipeline over the `edges`' routes, each sharable()
+  /// A new path for a pipeline over the `edges`' routes, each sharable(); its flows' sharing
+  /// penalty `sharing_penalty_s` where given, else the longest edge latency
   /// (FlowSharing::add_pipeline).
   std::uint32_t of_pipeline(std::span<const Route* const> edges, std::optional<double> sharing_penalty_s = std::nullopt);
 

@@ -389,9 +389,10 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     CHECK(sent_waits(id(2, 0, 8)) == std::set<int>{id(2, 0, 7)});
     CHECK(sent_waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7)});
     // A rank sends a chunk down to all its children as one (NCCL's one call to every child), up
-    // to its one parent alone; every chunk names its tree. Expectation: chunk 8 from the root to
-    // 1, 2 and 4 one group, led by the first of them; 2 -> 0 alone; the first tree's flows in
-    // tree 0, the mirrored tree's (after them within each chunk) in tree 1.
+    // to its one parent alone; every chunk names its pipeline, a tree's way up or down.
+    // Expectation: chunk 8 from the root to 1, 2 and 4 one group, led by the first of them;
+    // 2 -> 0 alone; the first tree's flows up in pipeline 0, down in 1, the mirrored tree's in 2
+    // and 3 (node 7's chain, 14 and 15, in both trees: 15 -> 14 up, 14 -> 15 down).
     REQUIRE(exact[0].sent_with.size() == exact[0].flows.size());
     REQUIRE(exact[0].stream.size() == exact[0].flows.size());
     const auto with = [&](int flow) { return exact[0].sent_with[static_cast<std::size_t>(flow)]; };
@@ -399,10 +400,21 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     CHECK(with(id(0, 2, 8)) == id(0, 1, 8));
     CHECK(with(id(0, 4, 8)) == id(0, 1, 8));
     CHECK(with(id(2, 0, 8)) == id(2, 0, 8));
-    CHECK(with(id(14, 15, 8)) == id(14, 15, 8)); // a chain's last rank: one child
-    CHECK(exact[0].stream[static_cast<std::size_t>(id(0, 2, 8))] == 0);
+    CHECK(with(id(14, 15, 8)) == id(14, 15, 8)); // 14 has one child, the chain's last rank
+    const auto stream = [&](int flow) { return exact[0].stream[static_cast<std::size_t>(flow)]; };
+    CHECK(stream(id(2, 0, 8)) == 0);
+    CHECK(stream(id(0, 2, 8)) == 1);
+    std::multiset<int> on_chain; // the pipelines of chunk 8 between 14 and 15, a down one odd
+    for (std::size_t i = per_chunk * 8; i < per_chunk * 9; ++i) {
+      const Flow& f = exact[0].flows[i];
+      if ((f.src == 15 && f.dst == 14) || (f.src == 14 && f.dst == 15)) {
+        on_chain.insert(stream(static_cast<int>(i)));
+        CHECK(stream(static_cast<int>(i)) % 2 == (f.src == 14 ? 1 : 0));
+      }
+    }
+    CHECK(on_chain == (two ? std::multiset<int>{0, 1, 2, 3} : std::multiset<int>{0, 1}));
     std::set<int> streams(exact[0].stream.begin(), exact[0].stream.end());
-    CHECK(streams == (two ? std::set<int>{0, 1} : std::set<int>{0}));
+    CHECK(streams == (two ? std::set<int>{0, 1, 2, 3} : std::set<int>{0, 1}));
   }
 }
 
