@@ -7,6 +7,7 @@
 #include "replay/due_queue.hpp"
 #include "replay/flow_sharing.hpp"
 #include "replay/iteration_plan.hpp"
+#include "replay/flow_plan.hpp"
 #include "replay/pipeline_fill.hpp"
 #include "replay/routes.hpp"
 #include "replay/shared_link.hpp"
@@ -129,24 +130,6 @@ struct RankClock {
   }
 };
 
-/// How the replay times a collective flow: in closed form (alone on its route), shared out by
-/// FlowSharing, as an edge of a pipeline that FlowSharing shares out as one flow, as one of the
-/// flows a sender sends as one (Phase::sent_with), which FlowSharing shares out as one flow too,
-/// or as a SimGrid comm.
-enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared, Pipeline, SentTogether };
-
-struct PlannedFlow {
-  const Route* route = nullptr;
-  Timing timing = Timing::SimGrid;
-  /// With Timing::Shared, the route's; with Timing::Pipeline, the pipeline's; with
-  /// Timing::SentTogether, the group's (a pipeline path over its flows' routes).
-  std::uint32_t sharing_path = 0;
-  /// With Timing::SentTogether: the next flow of its group (-1 after the last), and, on the
-  /// group's first flow, how many there are.
-  std::int32_t next_sent_with = -1;
-  std::int32_t sent_with_count = 1;
-};
-
 struct RankState {
   sg4::Host* compute = nullptr;
   sg4::Host* comm = nullptr;   // where gradients are exchanged from: host memory or the GPU
@@ -251,6 +234,7 @@ public:
       sharing_.emplace(bandwidth_factor_, latency_factor_);
       sharing_paths_.emplace(routes_, *sharing_);
       copies_shared_ = replay_shares_copies(s);
+      planner_.emplace(routes_, *sharing_paths_, has_concurrent_, copies_shared_);
       if (!plan_flows()) {
         // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct or
         // with concurrent exchanges, SimGrid then carries every flow and copy, as it can only
@@ -264,7 +248,7 @@ public:
               "background load" + (copies_shared_ ? ", or host staging" : ""));
         copies_shared_ = false;
         planned_.clear();
-        sent_together_paths_.clear();
+        planner_.reset();
         sharing_paths_.reset();
         sharing_.reset();
       }
@@ -292,28 +276,14 @@ public:
     return total_s;
   }
 
-  /// Whether plans `a` and `b` have the same phases of flows between the same ranks, in order,
-  /// in the same pipelines, groups sent together and streams.
-  static bool same_endpoints(const std::vector<collectives::Phase>& a, const std::vector<collectives::Phase>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& pa, const auto& pb) {
-      return pa.pipelines == pb.pipelines && pa.sent_with == pb.sent_with && pa.stream == pb.stream &&
-             std::equal(pa.flows.begin(), pa.flows.end(), pb.flows.begin(), pb.flows.end(),
-                        [](const auto& fa, const auto& fb) { return fa.src == fb.src && fa.dst == fb.dst; });
-    });
-  }
-
-  /// How the replay times each flow of each reduction's plan, decided once from its route
-  /// (each phase's flows routed together, Routes::spread): alone (closed form), or sharing
-  /// links that FlowSharing models.
-  /// Under GPU-direct a flow that SimGrid must carry would share PCIe links with copies that
-  /// FlowSharing carries, and with concurrent exchanges links with other exchanges' flows: then
-  /// nothing is planned, and false.
+  /// How the replay times each flow of each reduction's plan (FlowPlanner); false where SimGrid
+  /// would have to carry a flow beside what the replay carries.
   bool plan_flows() {
     const std::vector<collectives::Phase>* previous = nullptr;
     for (const auto& reduction : plan_.reductions) {
       // Routes and their timing depend only on who sends to whom in each phase: buckets that
       // run the same algorithm over the same ranks (most of them) reuse the bucket before.
-      if (previous && same_endpoints(*previous, reduction.plan)) {
+      if (previous && FlowPlanner::same_endpoints(*previous, reduction.plan)) {
         planned_.push_back(planned_.back());
         continue;
       }
@@ -324,141 +294,13 @@ public:
     return true;
   }
 
-  /// Appends to planned_ how each flow of `reduction` is timed; false where SimGrid would have
-  /// to carry one beside what the replay carries (plan_flows).
+  /// Appends to planned_ how each flow of `reduction` is timed; false as plan_flows().
   bool plan_flows_of(const Reduction& reduction) {
-    std::vector<std::vector<const Route*>> routes;
-    for (const auto& phase : reduction.plan)
-      routes.push_back(routes_.spread(phase.flows));
-    const auto alone = routes_.alone(routes);
-    // (At most one phase with groups sent together: their start counter is one per plan,
-    // PipelineProgress::sent_with_started.)
-    assert(std::count_if(reduction.plan.begin(), reduction.plan.end(),
-                         [](const collectives::Phase& p) { return !p.sent_with.empty(); }) <= 1);
-    auto& phases = planned_.emplace_back();
-    for (std::size_t p = 0; p < routes.size(); ++p) {
-      auto& flows = phases.emplace_back();
-      const auto& phase = reduction.plan[p];
-      const auto penalties_s = stream_penalties(phase, routes[p]);
-      for (std::size_t f = 0; f < routes[p].size(); ++f) {
-        PlannedFlow planned{.route = routes[p][f]};
-        // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
-        if (alone[p][f] && !has_concurrent_ && !(copies_shared_ && planned.route->per_byte.pcie > 0)) {
-          planned.timing = Timing::ClosedForm;
-        } else if (sharable(*planned.route)) {
-          planned.timing = Timing::Shared;
-          planned.sharing_path = sharing_paths_->of(*planned.route, stream_penalty(phase, penalties_s, f));
-        } else if (copies_shared_ || has_concurrent_) { // SimGrid would not see the copies, or the other exchanges
-          return false;
-        }
-        flows.push_back(planned);
-      }
-      couple_pipelines(phase, flows);
-      send_together(phase, flows, penalties_s);
-    }
+    auto timings = planner_->timings(reduction.plan);
+    if (!timings)
+      return false;
+    planned_.push_back(std::move(*timings));
     return true;
-  }
-
-  /// The sharing penalty of each pipeline of a dataflow phase whose flows are its chunks
-  /// (Phase::stream), by pipeline: its longest route latency, the penalty of its one flow in the
-  /// aggregated form (FlowSharing::add_pipeline), so that the exact form expands that flow in
-  /// chunks without weighing its pieces otherwise (CM02 weighs a flow by its route latency after
-  /// TCP, whose rate falls with its round trip; a tree's chunks are one NCCL channel's stream,
-  /// paced by its FIFOs); none where the longest is 0.
-  static std::vector<std::optional<double>> stream_penalties(const collectives::Phase& phase,
-                                                             const std::vector<const Route*>& routes) {
-    std::vector<std::optional<double>> penalties_s;
-    for (std::size_t f = 0; f < phase.stream.size(); ++f) {
-      const auto s = static_cast<std::size_t>(phase.stream[f]);
-      if (s >= penalties_s.size())
-        penalties_s.resize(s + 1);
-      if (routes[f]->latency_s > penalties_s[s].value_or(0.0))
-        penalties_s[s] = routes[f]->latency_s;
-    }
-    return penalties_s;
-  }
-
-  /// Flow `f`'s sharing penalty among `penalties_s` (stream_penalties), if its phase gives one.
-  static std::optional<double> stream_penalty(const collectives::Phase& phase,
-                                              const std::vector<std::optional<double>>& penalties_s, std::size_t f) {
-    return phase.stream.empty() ? std::nullopt : penalties_s[static_cast<std::size_t>(phase.stream[f])];
-  }
-
-  /// The flows of a dataflow phase that their sender sends as one (Phase::sent_with: NCCL's tree
-  /// storing each element of a chunk to every child before the next) move as one FlowSharing flow
-  /// over all their routes, a link that several of them cross carrying its rate that many times,
-  /// with their pipeline's sharing penalty (`penalties_s`, by Phase::stream): the copies keep one
-  /// pace, their slowest route's share, where flows of their own would each take what their
-  /// own routes leave. A group with a flow FlowSharing cannot carry keeps its flows' own timings.
-  void send_together(const collectives::Phase& phase, std::vector<PlannedFlow>& flows,
-                     const std::vector<std::optional<double>>& penalties_s) {
-    if (phase.sent_with.empty())
-      return;
-    assert(phase.chunks == 0 && !phase.after.empty()); // a dataflow phase's groups
-    // Each group as a list from its first flow (groups are listed in flow order).
-    std::vector<int> last(flows.size(), -1); // per group's first flow: its last flow so far
-    for (int g = 0; g < static_cast<int>(flows.size()); ++g) {
-      const auto first = static_cast<std::size_t>(phase.sent_with[static_cast<std::size_t>(g)]);
-      if (last[first] >= 0) {
-        flows[static_cast<std::size_t>(last[first])].next_sent_with = g;
-        ++flows[first].sent_with_count;
-      } else {
-        assert(first == static_cast<std::size_t>(g)); // a group's first flow comes first
-      }
-      last[first] = g;
-    }
-    std::vector<const Route*> routes;
-    for (int first = 0; first < static_cast<int>(flows.size()); ++first) {
-      PlannedFlow& head = flows[static_cast<std::size_t>(first)];
-      if (phase.sent_with[static_cast<std::size_t>(first)] != first || head.sent_with_count < 2)
-        continue;
-      routes.clear();
-      for (int g = first; g >= 0; g = flows[static_cast<std::size_t>(g)].next_sent_with)
-        routes.push_back(flows[static_cast<std::size_t>(g)].route);
-      if (!std::all_of(routes.begin(), routes.end(), [](const Route* r) { return sharable(*r); })) {
-        for (int g = first; g >= 0;) // each on its own
-          g = std::exchange(flows[static_cast<std::size_t>(g)].next_sent_with, -1);
-        head.sent_with_count = 1;
-        continue;
-      }
-      // Every chunk of a group sends over the same routes: one path for all of them.
-      const auto penalty = stream_penalty(phase, penalties_s, static_cast<std::size_t>(first));
-      auto [path, fresh] = sent_together_paths_.try_emplace({routes, penalty.value_or(0.0)}, 0);
-      if (fresh)
-        path->second = sharing_paths_->of_pipeline(routes, penalty);
-      for (int g = first; g >= 0; g = flows[static_cast<std::size_t>(g)].next_sent_with) {
-        flows[static_cast<std::size_t>(g)].timing = Timing::SentTogether;
-        flows[static_cast<std::size_t>(g)].sharing_path = path->second;
-      }
-    }
-  }
-
-  /// A pipelined phase whose edges share links runs each pipeline as one FlowSharing flow over
-  /// all its edges' links: its edges move at one pace, its busiest link's over the edges that
-  /// cross it (NCCL's FIFOs hold a few chunks per connection: no edge runs ahead of the one it
-  /// feeds or is fed by), and what a fast edge's links could carry beyond that goes to the other
-  /// flows there. Where every edge of the phase is alone on its route, each keeps the closed
-  /// form (the phase then ends at its slowest edge as well); a pipeline with an edge FlowSharing
-  /// cannot carry keeps its edges' own timings.
-  void couple_pipelines(const collectives::Phase& phase, std::vector<PlannedFlow>& flows) {
-    if (phase.chunks == 0 || phase.pipelines == 0 ||
-        std::all_of(flows.begin(), flows.end(), [](const PlannedFlow& f) { return f.timing == Timing::ClosedForm; }))
-      return;
-    std::vector<const Route*> edges;
-    for (int first = 0; first < static_cast<int>(flows.size());) {
-      const auto range = phase.pipeline_of(first);
-      edges.clear();
-      for (int g = first; g < first + range.count; ++g)
-        edges.push_back(flows[static_cast<std::size_t>(g)].route);
-      first += range.count;
-      if (!std::all_of(edges.begin(), edges.end(), [](const Route* r) { return sharable(*r); }))
-        continue;
-      const std::uint32_t path = sharing_paths_->of_pipeline(edges);
-      for (int g = range.first; g < first; ++g) {
-        flows[static_cast<std::size_t>(g)].timing = Timing::Pipeline;
-        flows[static_cast<std::size_t>(g)].sharing_path = path;
-      }
-    }
   }
 
   RunResult run() {
@@ -1478,11 +1320,12 @@ private:
   double bandwidth_factor_ = 1; ///< SimGrid's network/bandwidth-factor, for flows in closed form
   /// Per reduction, phase and flow: how it is timed (empty when the replay times none: every
   /// flow goes through SimGrid).
-  std::vector<std::vector<std::vector<PlannedFlow>>> planned_;
+  std::vector<PlannedPhases> planned_;
   /// The flows that share links, when the closed forms apply (else they go through SimGrid).
   std::optional<FlowSharing> sharing_;
   bool copies_shared_ = false; ///< GPU-direct: PCIe copies are FlowSharing flows (replay_shares_copies)
   std::optional<SharingPaths> sharing_paths_; ///< of the routes of flows in sharing_
+  std::optional<FlowPlanner> planner_;       ///< how each flow is timed, over sharing_paths_
   std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
   bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
   double flows_wakeup_at_s_ = 0;
@@ -1525,8 +1368,6 @@ private:
     std::vector<int> sent_with_started;
   };
   std::vector<PipelineProgress> pipelines_;
-  /// The path of each group of routes sent together (send_together), by their routes.
-  std::map<std::pair<std::vector<const Route*>, double>, std::uint32_t> sent_together_paths_;
   std::map<std::pair<int, int>, PipelineRounds> pipeline_rounds_; ///< pipeline_rounds's, per (reduction, phase)
   std::vector<double> ready_at_;       ///< per reduction: when its last rank had it staged, this iteration
   double cycle_start_s_ = -std::numeric_limits<double>::infinity(); ///< the framework cycle under way
