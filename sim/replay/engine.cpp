@@ -1072,9 +1072,8 @@ private:
         ++result_.flows_shared;
         const auto& phase = reduction(k).plan[static_cast<std::size_t>(f.phase)];
         const auto range = phase.pipeline_of(f.flow);
-        auto& started = pipelines_[static_cast<std::size_t>(k)].started;
-        started.resize(static_cast<std::size_t>(phase.pipelines), 0);
-        if (++started[static_cast<std::size_t>(range.first / range.count)] < range.count)
+        if (!last_to_start(pipelines_[static_cast<std::size_t>(k)].started, static_cast<std::size_t>(phase.pipelines),
+                           static_cast<std::size_t>(range.first / range.count), range.count))
           break;
         sharing_->start(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)), tag(t));
         wake_flows_at_next_event();
@@ -1085,11 +1084,9 @@ private:
         ++result_.flows_shared;
         const auto& phase = reduction(k).plan[static_cast<std::size_t>(f.phase)];
         const int first = phase.sent_with[static_cast<std::size_t>(f.flow)];
-        auto& started = pipelines_[static_cast<std::size_t>(k)].sent_with_started;
-        started.resize(phase.flows.size(), 0);
-        if (++started[static_cast<std::size_t>(first)] < planned_flow(k, {f.phase, first}).sent_with_count)
+        if (!last_to_start(pipelines_[static_cast<std::size_t>(k)].sent_with_started, phase.flows.size(),
+                           static_cast<std::size_t>(first), planned_flow(k, {f.phase, first}).sent_with_count))
           break;
-        started[static_cast<std::size_t>(first)] = 0;
         sharing_->start_sending(now(), planned.sharing_path, static_cast<double>(std::llround(flow.bytes)),
                                 tag({Kind::Flow, phase.flows[static_cast<std::size_t>(first)].src, k, f.phase, first}));
         wake_flows_at_next_event();
@@ -1103,6 +1100,17 @@ private:
     }
     for (int r : done)
       collective_done(k, r);
+  }
+
+  /// Counts a flow of `members` that one FlowSharing flow carries together (a pipeline's edges, a
+  /// group sent as one) as ready to start, in slot `slot` of `started` (`slots` of them): whether
+  /// it is the last, which starts them all and makes the slot count from 0 again.
+  static bool last_to_start(std::vector<int>& started, std::size_t slots, std::size_t slot, int members) {
+    started.resize(slots, 0);
+    if (++started[slot] < members)
+      return false;
+    started[slot] = 0;
+    return true;
   }
 
   /// Whether a flow of phase `p` of reduction `k` timed by `timing` sends its bytes at once and
@@ -1238,7 +1246,6 @@ private:
     const double fill_s = rounds.fill_s_per_chunk_byte * phase.flows.front().bytes / phase.chunks / bandwidth_factor_;
     const double rounds_s = std::max(0.0, rounds.latency_s * latency_factor_ - wire_s) + fill_s;
     pipeline.arrived = 0;
-    pipeline.started.clear();
     for (std::size_t g = 0; g < phase.flows.size(); ++g)
       after(rounds_s + software_delay_s(k, p, static_cast<int>(g), wire_s),
             {Kind::FlowDelay, phase.flows[g].src, k, p, static_cast<int>(g)});
@@ -1362,9 +1369,9 @@ private:
   /// this was reset; concurrent exchanges have none).
   struct PipelineProgress {
     std::size_t arrived = 0;
-    std::vector<int> started; ///< per pipeline of a coupled phase: its edges started
-    /// Per flow of the plan's one phase with groups sent together (send_together), a group's
-    /// first: its flows started.
+    std::vector<int> started; ///< per pipeline of a coupled phase: its edges started (last_to_start)
+    /// Per flow of the plan's one phase with groups sent together (FlowPlanner), a group's first:
+    /// its flows started (last_to_start).
     std::vector<int> sent_with_started;
   };
   std::vector<PipelineProgress> pipelines_;
