@@ -164,6 +164,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
     f.position[h] = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back({flow, h});
     link.demand_bytes_per_s += on_link(f, h, most);
+    link.pipelines += f.pipeline ? 1 : 0;
     if (!coupled && couples(link)) // a link new to sharing: walk it until a solve has seen it
       link.saturated = true;
   }
@@ -183,6 +184,7 @@ void FlowSharing::leave_links(std::uint32_t flow) {
     link.flows[f.position[h]] = last;
     flows_[last.flow].position[last.hop] = f.position[h];
     link.flows.pop_back();
+    link.pipelines -= f.pipeline ? 1 : 0;
     // An empty link starts again from 0, so that rounding never piles up.
     link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - on_link(f, h, most);
   }
@@ -214,9 +216,15 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
   f.seen = walk_;
   f.value_before = f.value;
   component_flows_.push_back(flow);
+  classify_hops(flow);
+}
+
+void FlowSharing::classify_hops(std::uint32_t flow) {
+  Flow& f = flows_[flow];
   f.coupling_hops = 0;
   f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
+  double slack_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
@@ -225,17 +233,53 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
       f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, most);
       continue;
     }
+    if (link.seen != walk_) {
+      link.seen = walk_;
+      // A link that was not full when last solved, and that no pipeline crosses, is left out
+      // (a worker's NIC beside a parameter server's fan: its sixteen flows couple, but the
+      // server's link holds them far below it): the solve takes it for a cap, as a link that
+      // cannot couple, and fill_slack_links() brings it in if the new shares fill it. A link
+      // the solve never fills binds no flow, so the allocation is the same either way.
+      link.slack = !link.saturated && link.pipelines == 0;
+      (link.slack ? slack_links_ : component_links_).push_back(hops[h]);
+    }
+    if (link.slack) {
+      slack_bytes_per_s = std::min(slack_bytes_per_s, most);
+      continue;
+    }
     coupled_bytes_per_s = std::min(coupled_bytes_per_s, most);
     if (!f.pipeline)
       f.coupling_hops |= std::uint64_t{1} << h;
-    if (link.seen != walk_) {
-      link.seen = walk_;
-      component_links_.push_back(hops[h]);
-    }
   }
-  // A coupling link limits the flow to its bandwidth or less: a wider cap never binds.
+  // A coupling link limits the flow to its bandwidth or less: a wider cap never binds. A flow
+  // that the solve couples to none has its slack links for cap (were that reached, the link
+  // would be full, and solved).
+  if (coupled_bytes_per_s == std::numeric_limits<double>::infinity())
+    f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, slack_bytes_per_s);
   if (f.cap_bytes_per_s > coupled_bytes_per_s)
     f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
+}
+
+bool FlowSharing::fill_slack_links() {
+  bool filled = false;
+  for (std::size_t i = 0; i < slack_links_.size(); ++i) {
+    const std::uint32_t l = slack_links_[i];
+    Link& link = links_[l];
+    if (!link.slack)
+      continue;
+    double load_bytes_per_s = 0; // (no pipeline crosses it: every flow once)
+    for (const Member m : link.flows)
+      load_bytes_per_s += flows_[m.flow].value;
+    if (load_bytes_per_s <= link.bytes_per_s * (1 - 4 * maxmin_precision))
+      continue;
+    link.slack = false;
+    component_links_.push_back(l);
+    for (const Member m : link.flows)
+      if (flows_[m.flow].seen == walk_)
+        classify_hops(m.flow);
+    filled = true;
+  }
+  return filled;
 }
 
 void FlowSharing::share(double now_s) {
@@ -253,6 +297,7 @@ void FlowSharing::share(double now_s) {
   floor_level_ = std::min(floor_level_, joined_floor());
   ++walk_;
   component_links_.clear();
+  slack_links_.clear();
   component_flows_.clear();
   for (std::uint32_t f : joined_flows_)
     if (flows_[f].state == State::Sharing)
@@ -279,7 +324,8 @@ void FlowSharing::share(double now_s) {
     const std::size_t solved_links = component_links_.size();
     const bool overtaken = reach_overtaken_flows();
     const bool unbound = !walked && reach_unbound_flows(solved_links);
-    if (!overtaken && !unbound)
+    const bool filled = fill_slack_links(); // (last: the links it brings in are not solved yet)
+    if (!overtaken && !unbound && !filled)
       break;
   }
   // Whether each link is full now: what the solve left of it (every flow of the component

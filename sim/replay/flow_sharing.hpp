@@ -49,6 +49,11 @@ namespace ceiling::replay {
 ///   - once a change reaches more than 256 flows (a parameter server's fan through one NIC),
 ///     every flow at or above the floor on the full links around them, and on theirs, joins
 ///     at once;
+///   - a link that couples but was not full when last solved, and that no pipeline crosses,
+///     is left out of the solve (a slack link: each worker's NIC beside a parameter server's
+///     fan), the flows taking it for a cap only where no other link couples them; if the new
+///     shares fill it, to within four times SimGrid's precision, it joins and all is solved
+///     again. A link the solve never fills binds no flow, so leaving it out changes nothing;
 /// - events within SimGrid's surf precision (1e-9 s) of the present happen now, and the
 ///   solver's precision thresholds (maxmin precision 1e-5) are SimGrid's.
 /// Every link is a SHARED link of SimGrid (a split-duplex link counts as its two directions);
@@ -136,6 +141,10 @@ private:
     /// whose flows have since been given less elsewhere (which only costs a solve).
     bool saturated = false;
     bool bound = false;         ///< it fixed flows in this solve, at `level`
+    /// Left out of this solve (the walk `seen` names): coupling, but not full when last solved,
+    /// and no pipeline crosses it. Its flows' shares are checked against it after the solve.
+    bool slack = false;
+    std::uint32_t pipelines = 0; ///< pipelines' flows sharing it
     double level = 0;
     double frozen_bytes_per_s = 0; ///< taken by flows outside the component
   };
@@ -214,6 +223,13 @@ private:
   void reach(std::uint32_t flow);
   /// Adds `flow` to the component being walked, with its coupling links.
   void add_to_component(std::uint32_t flow);
+  /// Which of `flow`'s links couple it to the component's other flows in this solve, and its cap
+  /// from the others (add_to_component, and again once a slack link it crosses is solved).
+  void classify_hops(std::uint32_t flow);
+  /// Solves the slack links of the component that the last solve filled (or nearly: within four
+  /// times SimGrid's precision): they join the component as links it solves; whether there were
+  /// any.
+  bool fill_slack_links();
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
   /// The least level at which a link of a flow that started sharing since the last solve can
@@ -287,6 +303,7 @@ private:
   std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve
   std::vector<std::pair<double, double>> by_level_; ///< joined_floor()'s (level, weight) of a link's flows
   std::vector<std::uint32_t> component_links_;
+  std::vector<std::uint32_t> slack_links_; ///< left out of the component being solved (Link::slack)
   std::vector<std::uint32_t> component_flows_;
   std::vector<Level> saturated_;
   std::vector<std::uint32_t> changed_; ///< light links whose level changed in this round
