@@ -388,6 +388,19 @@ TEST_CASE("a change spreads along a chain of bottlenecks: a flow given more take
   CHECK(ends[c] == relative(1e-6 + 4.0, 1e-12));
 }
 
+TEST_CASE("a link left out of a solve as not full still limits a flow that the new shares would push past it") {
+  // Links A (10 B/s: f, g), M (8: g, h) and B (2: h), latencies 1 us. Max-min: h at B's 2,
+  // then A at 5 for f and g; M carries 7 of its 8, not full. When f (5 B) ends at 1 s, g alone
+  // on A would take 8 (M's bandwidth), but M then carries 10: it limits g to the 6 that h
+  // leaves. g (5 + 6 B) ends at 2 s (1.75 s were M forgotten), h (8 B) at 4 s.
+  enum : std::uint32_t { A, M, B };
+  enum { f, g, h };
+  const auto ends = ends_of({10.0, 8.0, 2.0}, {{{A}, 5.0}, {{A, M}, 11.0}, {{M, B}, 8.0}});
+  CHECK(ends[f] == relative(1e-6 + 1.0, 1e-12));
+  CHECK(ends[g] == relative(1e-6 + 2.0, 1e-12));
+  CHECK(ends[h] == relative(1e-6 + 4.0, 1e-12));
+}
+
 TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, but much of the flow's own share, takes it") {
   // Links b (1.0001 GB/s: F, A) and a (1.000285 GB/s: A, D, then E); latencies F and D 10 ms
   // (weight 100), A 1 us (weight 1e6), E 5 ms (weight 200). b fixes F and A at level 1000:
