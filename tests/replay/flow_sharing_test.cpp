@@ -401,6 +401,21 @@ TEST_CASE("a link left out of a solve as not full still limits a flow that the n
   CHECK(ends[h] == relative(1e-6 + 4.0, 1e-12));
 }
 
+TEST_CASE("a link left out of a solve as not full joins it when the flows already on it and the new shares fill it") {
+  // Links A (10 B/s: f, g), M (8: g, h), B (2: h) and K (14: g, k), latencies 1 us. Max-min: h
+  // at B's 2; A at 5 for f and g; k takes K's 9 left. M carries 7 of its 8. When f (5 B) ends
+  // at 1 s, K couples g to k, and K alone would give each 7: g's 7 is under M's 8, but with
+  // h's 2, M carries 9. So M holds g to 6, and k takes K's 8 left. g (5 + 6 B) ends at 2 s
+  // (1.86 s were M forgotten); k (9 + 8 + 14 B) at 3 s, alone on K from 2 s; h (8 B) at 4 s.
+  enum : std::uint32_t { A, M, B, K };
+  enum { f, g, h, k };
+  const auto ends = ends_of({10.0, 8.0, 2.0, 14.0}, {{{A}, 5.0}, {{A, M, K}, 11.0}, {{M, B}, 8.0}, {{K}, 31.0}});
+  CHECK(ends[f] == relative(1e-6 + 1.0, 1e-12));
+  CHECK(ends[g] == relative(1e-6 + 2.0, 1e-12));
+  CHECK(ends[k] == relative(1e-6 + 3.0, 1e-12));
+  CHECK(ends[h] == relative(1e-6 + 4.0, 1e-12));
+}
+
 TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, but much of the flow's own share, takes it") {
   // Links b (1.0001 GB/s: F, A) and a (1.000285 GB/s: A, D, then E); latencies F and D 10 ms
   // (weight 100), A 1 us (weight 1e6), E 5 ms (weight 200). b fixes F and A at level 1000:
