@@ -507,4 +507,39 @@ TEST_CASE("a damaged object header the fuzzer found is refused with HDF5's reaso
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 
+TEST_CASE("a number column of another size than 8 bytes is refused before HDF5 reads it (the fuzzer's float of 4 GB)") {
+  // tests/fuzz/regressions/README.md: a float column whose type claimed 4,194,304,008 bytes made
+  // HDF5 allocate 4 GB for 13 values before it found the file too short.
+  SUBCASE("the fuzzer's file") {
+    const std::string found = "tests/fuzz/regressions/results-float-of-4-gb.h5";
+    REQUIRE(fs::exists(found));
+    CHECK_THROWS_WITH_AS(io::read_results(found),
+                         (found + ": error: dataset \"curves/curve_001/payload_flop_per_s\": expected "
+                                  "float64, found float33554432064")
+                             .c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("an int64 column written as int32") {
+    const TemporaryDirectory dir;
+    const auto path = dir.file("int32.h5");
+    io::write_results(path, sample_results());
+    edit_hdf5(path, [](hid_t file) {
+      REQUIRE(H5Ldelete(file, "points/seed", H5P_DEFAULT) >= 0);
+      const std::vector<std::int32_t> seeds(5, 1);
+      const hsize_t rows[1] = {seeds.size()};
+      const hid_t space = H5Screate_simple(1, rows, nullptr);
+      const hid_t dataset = H5Dcreate2(file, "points/seed", H5T_STD_I32LE, space, H5P_DEFAULT,
+                                       H5P_DEFAULT, H5P_DEFAULT);
+      REQUIRE(dataset >= 0);
+      CHECK(H5Dwrite(dataset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, seeds.data()) >= 0);
+      H5Dclose(dataset);
+      H5Sclose(space);
+    });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: dataset \"points/seed\": expected int64, found int32").c_str(),
+                         io::StoreError);
+  }
+  CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
+}
+
 TEST_SUITE_END();
