@@ -170,6 +170,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
   }
   joined_flows_.push_back(flow); // reached first, and through it its saturated links
   f.level = std::numeric_limits<double>::infinity(); // not fixed yet: it rises with every level
+  f.bound_by = by_cap;                                // no bottleneck yet (not its id's last one)
 }
 
 void FlowSharing::leave_links(std::uint32_t flow) {
@@ -241,6 +242,11 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
       // cannot couple, and fill_slack_links() brings it in if the new shares fill it. A link
       // the solve never fills binds no flow, so the allocation is the same either way.
       link.slack = !link.saturated && link.pipelines == 0;
+      // (No flow has it for bottleneck: that link was full when it fixed the flow, and a solve
+      // that finds it no longer full brings in the flows it held, reach_unbound_flows.)
+      assert(!link.slack || std::none_of(link.flows.begin(), link.flows.end(), [&](const Member m) {
+               return flows_[m.flow].bound_by == hops[h];
+             }));
       (link.slack ? slack_links_ : component_links_).push_back(hops[h]);
     }
     if (link.slack) {
