@@ -35,6 +35,37 @@ void FlowEvents::restore() {
     place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
 }
 
+void FlowEvents::sort_due(std::vector<Event>& out, std::ptrdiff_t first) {
+  const auto begin = out.begin() + first;
+  const std::size_t n = out.size() - static_cast<std::size_t>(first);
+  // A fan of flows that end at one instant, started together: their ties are a dense run of
+  // distinct start orders, which place them in one pass.
+  std::uint64_t least = ~std::uint64_t{0}, most = 0;
+  bool one_instant = true;
+  for (auto it = begin; it != out.end(); ++it) {
+    one_instant = one_instant && it->at_s == begin->at_s;
+    least = std::min(least, it->tie);
+    most = std::max(most, it->tie);
+  }
+  if (!one_instant || n < 64 || most - least >= 2 * n) {
+    std::sort(begin, out.end());
+    return;
+  }
+  placed_.assign(most - least + 1, Event{0, 0, none});
+  for (auto it = begin; it != out.end(); ++it) {
+    Event& slot = placed_[it->tie - least];
+    if (slot.flow != none) { // two events of one tie (not FlowSharing's): ordered as they compare
+      std::sort(begin, out.end());
+      return;
+    }
+    slot = *it;
+  }
+  auto to = begin;
+  for (const Event& e : placed_)
+    if (e.flow != none)
+      *to++ = e;
+}
+
 void FlowEvents::take_due(double now_s, double within_s, std::vector<Event>& out) {
   const auto is_due = [&](const Event& e) { return e.at_s - now_s < within_s; };
   // One by one while that costs less than a pass over the heap (a pop is about log2 n moves).
@@ -45,7 +76,7 @@ void FlowEvents::take_due(double now_s, double within_s, std::vector<Event>& out
       const auto rest = std::partition(heap_.begin(), heap_.end(), [&](const Event& e) { return !is_due(e); });
       const auto first = static_cast<std::ptrdiff_t>(out.size());
       out.insert(out.end(), rest, heap_.end());
-      std::sort(out.begin() + first, out.end());
+      sort_due(out, first);
       heap_.erase(rest, heap_.end());
       for (auto it = out.begin() + first; it != out.end(); ++it)
         place_[it->flow] = none;

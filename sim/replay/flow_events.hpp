@@ -1,6 +1,7 @@
 // The next event of each flow in flight, earliest first, for FlowSharing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -58,7 +59,12 @@ private:
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
 
+  /// Sorts `out` from `first` on: by tie in one pass where the events are at one instant and
+  /// their ties a dense run (a fan that ends together), else by sort.
+  void sort_due(std::vector<Event>& out, std::ptrdiff_t first);
+
   std::vector<Event> heap_;
+  std::vector<Event> placed_; ///< sort_due's slots, by tie
   std::vector<std::uint32_t> place_; ///< by flow: its index in heap_, or none
 };
 

@@ -101,9 +101,7 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
     flows_.emplace_back();
     start_order_.push_back(0);
   } else {
-    std::pop_heap(free_flows_.begin(), free_flows_.end(), std::greater<>());
-    id = free_flows_.back();
-    free_flows_.pop_back();
+    id = free_flows_.take_least();
   }
   Flow& f = flows_[id];
   const double latency_s = paths_[path].latency_s * latency_factor_;
@@ -126,6 +124,32 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   events_.set(id, (wait_latency ? latency_s : 0.0) + now_s, start_order_[id]); // SimGrid's order: latency + last update
 }
 
+void FlowSharing::FreeIds::add(std::uint32_t id) {
+  const std::size_t word = id / 64, summary = word / 64;
+  if (word >= ids_.size())
+    ids_.resize(word + 1, 0);
+  if (summary >= words_.size())
+    words_.resize(summary + 1, 0);
+  assert((ids_[word] >> (id % 64) & 1) == 0);
+  ids_[word] |= std::uint64_t{1} << (id % 64);
+  words_[summary] |= std::uint64_t{1} << (word % 64);
+  first_word_ = std::min(first_word_, summary);
+  ++count_;
+}
+
+std::uint32_t FlowSharing::FreeIds::take_least() {
+  assert(count_ > 0);
+  while (words_[first_word_] == 0)
+    ++first_word_;
+  const std::size_t word = first_word_ * 64 + static_cast<std::size_t>(std::countr_zero(words_[first_word_]));
+  const auto id = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(ids_[word])));
+  ids_[word] &= ids_[word] - 1; // clears the lowest bit: id's
+  if (ids_[word] == 0)
+    words_[first_word_] &= words_[first_word_] - 1; // word's
+  --count_;
+  return id;
+}
+
 double FlowSharing::next_event_s() const {
   return events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().at_s;
 }
@@ -145,8 +169,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
       leave_links(e.flow);
       finished.push_back(f.token);
       f.state = State::Free;
-      free_flows_.push_back(e.flow);
-      std::push_heap(free_flows_.begin(), free_flows_.end(), std::greater<>());
+      free_flows_.add(e.flow);
       --in_flight_;
     }
   }

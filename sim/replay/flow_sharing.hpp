@@ -285,12 +285,26 @@ private:
   std::vector<std::uint32_t> hops_;
   std::vector<float> crossings_; ///< per hop, beside hops_ (read for pipelines' paths only)
   std::vector<Flow> flows_;
-  /// The free flow ids, a min-heap: a new flow takes the least, so that the flows in flight keep
-  /// to the front of flows_ (iteration after iteration of a parameter server's 65,536 flows, the
-  /// ids of a stack scatter them over memory: 1.5 times the wall time). Which id a flow gets
-  /// changes no event order (simultaneous events come out in start order); only caps at one
-  /// level are taken by id within a solve, which may round a sum differently.
-  std::vector<std::uint32_t> free_flows_;
+  /// The free flow ids, the least taken first, so that the flows in flight keep to the front of
+  /// flows_ (iteration after iteration of a parameter server's 65,536 flows, the ids of a stack
+  /// scatter them over memory: 1.5 times the wall time). Which id a flow gets changes no event
+  /// order (simultaneous events come out in start order); only caps at one level are taken by id
+  /// within a solve, which may round a sum differently. A bit per id and a bit per 64 ids (a
+  /// min-heap cost a parameter server's fans 16 levels per flow).
+  class FreeIds {
+  public:
+    bool empty() const { return count_ == 0; }
+    void add(std::uint32_t id);
+    /// The least free id, no longer free; there must be one.
+    std::uint32_t take_least();
+
+  private:
+    std::vector<std::uint64_t> ids_;     ///< bit i of word w: id 64 w + i is free
+    std::vector<std::uint64_t> words_;   ///< bit i of word v: ids_[64 v + i] has a free id
+    std::size_t first_word_ = 0;         ///< no words_ entry below it has a bit set
+    std::size_t count_ = 0;
+  };
+  FreeIds free_flows_;
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes; at one instant, in start order
   std::uint64_t started_ = 0; ///< flows started so far
   /// By flow: how many flows started before it (its events' tie), beside flows_ so that a flow

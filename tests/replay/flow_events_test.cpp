@@ -73,3 +73,25 @@ TEST_CASE("many events due at once leave in the same order as one by one") {
     CHECK(all[i - 1] < all[i]);
   CHECK(events.empty());
 }
+
+TEST_CASE("a fan of events at one instant leaves by tie, whether its ties are a dense run, repeat or spread") {
+  // 1,000 flows due at one instant (a parameter server's fan ending together), scrambled; their
+  // ties a dense run (placed in one pass), with a repeat, or spread far apart (sorted).
+  for (const int ties : {0, 1, 2}) {
+    CAPTURE(ties);
+    FlowEvents events;
+    for (std::uint32_t k = 0; k < 1000; ++k) {
+      const std::uint32_t flow = (k * 389) % 1000;
+      const std::uint64_t tie = ties == 0 ? 5000 + (flow * 7) % 1000
+                                : ties == 1 ? 5000 + (flow * 7) % 999 // flows 0 and 999 share one
+                                            : 1000000 * std::uint64_t{flow % 10} + flow;
+      events.set(flow, 3.0, tie);
+    }
+    std::vector<FlowEvents::Event> all;
+    events.take_due(3.0, 1e-9, all);
+    REQUIRE(all.size() == 1000);
+    for (std::size_t i = 1; i < all.size(); ++i)
+      CHECK(all[i - 1] < all[i]);
+    CHECK(events.empty());
+  }
+}
