@@ -35,10 +35,12 @@ std::string Hdf5Reader::describe(hid_t type) {
 }
 
 void Hdf5Reader::check_type(const std::string& what, hid_t type, H5T_class_t expected) const {
-  // Numbers are 8 bytes, as written: HDF5 sizes its conversion buffers by the file's type, so
-  // a damaged size (the fuzzer's float of 4 GB) must be refused before any read.
+  // Numbers are int64 and float64, as written: HDF5 sizes its conversion buffers by the file's
+  // type, so a damaged size (the fuzzer's float of 4 GB) must be refused before any read.
   const bool ok = H5Tget_class(type) == expected &&
-                  (expected == H5T_STRING ? H5Tis_variable_str(type) == 0 : H5Tget_size(type) == 8);
+                  (expected == H5T_STRING    ? H5Tis_variable_str(type) == 0
+                   : expected == H5T_INTEGER ? H5Tget_size(type) == 8 && H5Tget_sign(type) == H5T_SGN_2
+                                             : H5Tget_size(type) == 8);
   if (!ok)
     fail(what + ": expected " +
          (expected == H5T_STRING    ? "a string"

@@ -59,8 +59,9 @@ private:
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
 
-  /// Sorts `out` from `first` on: by tie in one pass where the events are at one instant and
-  /// their ties a dense run (a fan that ends together), else by sort.
+  /// Sorts `out` from `first` on: by tie in one pass where they are 64 or more events at one
+  /// instant whose ties are distinct and span less than twice their number (a fan that ends
+  /// together), else by sort.
   void sort_due(std::vector<Event>& out, std::ptrdiff_t first);
 
   std::vector<Event> heap_;

@@ -5,7 +5,6 @@
 #include <bit>
 #include <cassert>
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 
 namespace ceiling::replay {
@@ -122,32 +121,6 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   ++in_flight_;
   start_order_[id] = started_++;
   events_.set(id, (wait_latency ? latency_s : 0.0) + now_s, start_order_[id]); // SimGrid's order: latency + last update
-}
-
-void FlowSharing::FreeIds::add(std::uint32_t id) {
-  const std::size_t word = id / 64, summary = word / 64;
-  if (word >= ids_.size())
-    ids_.resize(word + 1, 0);
-  if (summary >= words_.size())
-    words_.resize(summary + 1, 0);
-  assert((ids_[word] >> (id % 64) & 1) == 0);
-  ids_[word] |= std::uint64_t{1} << (id % 64);
-  words_[summary] |= std::uint64_t{1} << (word % 64);
-  first_word_ = std::min(first_word_, summary);
-  ++count_;
-}
-
-std::uint32_t FlowSharing::FreeIds::take_least() {
-  assert(count_ > 0);
-  while (words_[first_word_] == 0)
-    ++first_word_;
-  const std::size_t word = first_word_ * 64 + static_cast<std::size_t>(std::countr_zero(words_[first_word_]));
-  const auto id = static_cast<std::uint32_t>(word * 64 + static_cast<std::size_t>(std::countr_zero(ids_[word])));
-  ids_[word] &= ids_[word] - 1; // clears the lowest bit: id's
-  if (ids_[word] == 0)
-    words_[first_word_] &= words_[first_word_] - 1; // word's
-  --count_;
-  return id;
 }
 
 double FlowSharing::next_event_s() const {
@@ -267,9 +240,9 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
       link.slack = !link.saturated && link.pipelines == 0;
       // (No flow has it for bottleneck: that link was full when it fixed the flow, and a solve
       // that finds it no longer full brings in the flows it held, reach_unbound_flows.)
-      assert(!link.slack || std::none_of(link.flows.begin(), link.flows.end(), [&](const Member m) {
-               return flows_[m.flow].bound_by == hops[h];
-             }));
+      assert((!link.slack || std::none_of(link.flows.begin(), link.flows.end(),
+                                          [&](const Member m) { return flows_[m.flow].bound_by == hops[h]; })) &&
+             "a slack link is no flow's bottleneck");
       (link.slack ? slack_links_ : component_links_).push_back(hops[h]);
     }
     if (link.slack) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "replay/flow_events.hpp"
+#include "replay/free_ids.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -226,9 +227,9 @@ private:
   /// Which of `flow`'s links couple it to the component's other flows in this solve, and its cap
   /// from the others (add_to_component, and again once a slack link it crosses is solved).
   void classify_hops(std::uint32_t flow);
-  /// Solves the slack links of the component that the last solve filled (or nearly: within four
-  /// times SimGrid's precision): they join the component as links it solves; whether there were
-  /// any.
+  /// Brings into the component, for the next solve, the slack links that the last solve filled
+  /// (or nearly: within four times SimGrid's precision), the flows of the component on them
+  /// coupled through them again; whether there were any.
   bool fill_slack_links();
   void join_links(std::uint32_t flow);
   void leave_links(std::uint32_t flow);
@@ -289,21 +290,7 @@ private:
   /// flows_ (iteration after iteration of a parameter server's 65,536 flows, the ids of a stack
   /// scatter them over memory: 1.5 times the wall time). Which id a flow gets changes no event
   /// order (simultaneous events come out in start order); only caps at one level are taken by id
-  /// within a solve, which may round a sum differently. A bit per id and a bit per 64 ids (a
-  /// min-heap cost a parameter server's fans 16 levels per flow).
-  class FreeIds {
-  public:
-    bool empty() const { return count_ == 0; }
-    void add(std::uint32_t id);
-    /// The least free id, no longer free; there must be one.
-    std::uint32_t take_least();
-
-  private:
-    std::vector<std::uint64_t> ids_;     ///< bit i of word w: id 64 w + i is free
-    std::vector<std::uint64_t> words_;   ///< bit i of word v: ids_[64 v + i] has a free id
-    std::size_t first_word_ = 0;         ///< no words_ entry below it has a bit set
-    std::size_t count_ = 0;
-  };
+  /// within a solve, which may round a sum differently.
   FreeIds free_flows_;
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes; at one instant, in start order
   std::uint64_t started_ = 0; ///< flows started so far

@@ -233,16 +233,21 @@ template <class Edit> void edit_hdf5(const std::string& path, Edit edit) {
   REQUIRE(H5Fclose(file) >= 0);
 }
 
-/// A 1-D int64 dataset `name` under `parent` holding `values`.
-void add_int64_dataset(hid_t parent, const char* name, const std::vector<long long>& values) {
-  const hsize_t rows[1] = {values.size()};
+/// A 1-D dataset `name` of `file_type` under `parent` holding `count` values of `memory_type`.
+void add_dataset(hid_t parent, const char* name, hid_t file_type, hid_t memory_type, std::size_t count,
+                 const void* values) {
+  const hsize_t rows[1] = {count};
   const hid_t space = H5Screate_simple(1, rows, nullptr);
-  const hid_t dataset =
-      H5Dcreate2(parent, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t dataset = H5Dcreate2(parent, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   REQUIRE(dataset >= 0);
-  CHECK(H5Dwrite(dataset, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0);
+  CHECK(H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) >= 0);
   H5Dclose(dataset);
   H5Sclose(space);
+}
+
+/// A 1-D int64 dataset `name` under `parent` holding `values`.
+void add_int64_dataset(hid_t parent, const char* name, const std::vector<long long>& values) {
+  add_dataset(parent, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, values.size(), values.data());
 }
 
 /// Replaces attribute `name` of the root group by a scalar of `type` holding `*value`.
@@ -507,7 +512,7 @@ TEST_CASE("a damaged object header the fuzzer found is refused with HDF5's reaso
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 
-TEST_CASE("a number column of another size than 8 bytes is refused before HDF5 reads it (the fuzzer's float of 4 GB)") {
+TEST_CASE("a number column or attribute of another type than int64 or float64 is refused before HDF5 reads it (the fuzzer's float of 4 GB)") {
   // tests/fuzz/regressions/README.md: a float column whose type claimed 4,194,304,008 bytes made
   // HDF5 allocate 4 GB for 13 values before it found the file too short.
   SUBCASE("the fuzzer's file") {
@@ -526,18 +531,21 @@ TEST_CASE("a number column of another size than 8 bytes is refused before HDF5 r
     edit_hdf5(path, [](hid_t file) {
       REQUIRE(H5Ldelete(file, "points/seed", H5P_DEFAULT) >= 0);
       const std::vector<std::int32_t> seeds(5, 1);
-      const hsize_t rows[1] = {seeds.size()};
-      const hid_t space = H5Screate_simple(1, rows, nullptr);
-      const hid_t dataset = H5Dcreate2(file, "points/seed", H5T_STD_I32LE, space, H5P_DEFAULT,
-                                       H5P_DEFAULT, H5P_DEFAULT);
-      REQUIRE(dataset >= 0);
-      CHECK(H5Dwrite(dataset, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, seeds.data()) >= 0);
-      H5Dclose(dataset);
-      H5Sclose(space);
+      add_dataset(file, "points/seed", H5T_STD_I32LE, H5T_NATIVE_INT32, seeds.size(), seeds.data());
     });
     CHECK_THROWS_WITH_AS(io::read_results(path),
                          (path + ": error: dataset \"points/seed\": expected int64, found int32").c_str(),
                          io::StoreError);
+  }
+  SUBCASE("an int64 attribute written as uint64") {
+    const TemporaryDirectory dir;
+    const auto path = dir.file("uint64.h5");
+    io::write_results(path, sample_results());
+    edit_hdf5(path, [](hid_t file) {
+      const std::uint64_t points = 5;
+      set_attribute(file, "points_total", H5T_STD_U64LE, H5T_NATIVE_UINT64, &points);
+    });
+    CHECK_THROWS_WITH_AS(io::read_results(path), (path + ": error: attribute \"points_total\": expected int64, found uint64").c_str(), io::StoreError);
   }
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }

@@ -83,7 +83,7 @@ TEST_CASE("a fan of events at one instant leaves by tie, whether its ties are a 
     for (std::uint32_t k = 0; k < 1000; ++k) {
       const std::uint32_t flow = (k * 389) % 1000;
       const std::uint64_t tie = ties == 0 ? 5000 + (flow * 7) % 1000
-                                : ties == 1 ? 5000 + (flow * 7) % 999 // flows 0 and 999 share one
+                                : ties == 1 ? 5998 - (flow * 7) % 999 // flows 0 and 999 share the last
                                             : 1000000 * std::uint64_t{flow % 10} + flow;
       events.set(flow, 3.0, tie);
     }
