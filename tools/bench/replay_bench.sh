@@ -10,9 +10,10 @@
 # replay shares out itself (PCIe copies that the replay shares out itself are in none), and
 # "us/flow" the wall time per iteration divided by all flows.
 # TRANSFER_DRIVER=maestro|couriers forces a transfer driver (default: auto); FLOWS=simgrid sends
-# every flow through SimGrid (default: auto); ROUTING=static-minimal|adaptive|... sets the
-# dragonfly's interconnect.routing (default: the platform's, adaptive; the exact rows route
-# statically, as SimGrid's comms do with FLOWS=simgrid). Usage:
+# every flow through SimGrid (default: auto; the dragonfly then routes statically, as SimGrid
+# does); ROUTING=static-minimal|adaptive|... sets the dragonfly's interconnect.routing (default:
+# the platform's, adaptive; the exact rows route statically, as SimGrid's comms do with
+# FLOWS=simgrid). A point that fails stops the benchmark with its error. Usage:
 #   tools/bench/replay_bench.sh [BUILD_DIR] [aggregated node counts] [exact node counts]
 #   tools/bench/replay_bench.sh build "64 256 1024 4096 16384" "64 256 1024"
 set -euo pipefail
@@ -42,11 +43,18 @@ for fidelity in aggregated exact; do
       [ "$topology" = dragonfly ] && [ "$n" -gt 5320 ] && platform=tools/bench/platforms/bench-dragonfly-16k
       route=()
       [ "$topology" = dragonfly ] && [ "$fidelity" = exact ] && route=(--set interconnect.routing=static-minimal)
+      # SimGrid routes a dragonfly statically only: FLOWS=simgrid takes its static minimal routes.
+      [ "$topology" = dragonfly ] && [ "$flows" = simgrid ] && route=(--set interconnect.routing=static-minimal)
       [ "$topology" = dragonfly ] && [ "$fidelity" = aggregated ] && [ -n "$routing" ] && route=(--set "interconnect.routing=$routing")
       log=$(mktemp)
       /usr/bin/time -f "rss %M" -o "$log.rss" "$ceiling" run -p "$root/$platform.toml" \
         -w "$root/workloads/resnet50_v1.toml" -n "$n" --fidelity "$fidelity" \
-        --iterations $((1 + extra)) --transfer-driver "$driver" --flows "$flows" "${route[@]}" --timing --json >/dev/null 2>"$log"
+        --iterations $((1 + extra)) --transfer-driver "$driver" --flows "$flows" "${route[@]}" --timing --json \
+        >/dev/null 2>"$log" || {
+        echo "replay_bench: the $topology $fidelity point at $n nodes failed:" >&2
+        tail -5 "$log" >&2
+        exit 1
+      }
       read -r build_s per transfers closed shared < <(timing_figures "$log")
       rss=$(awk '/^rss/ {printf "%.0f", $2 / 1024}' "$log.rss")
       printf "%-10s %-40s %-10s %7d %10.2f %12.4f %6s MiB %17d %15d %10d %8.2f\n" "$topology" "$platform" "$fidelity" \
