@@ -42,9 +42,9 @@ for fidelity in aggregated exact; do
       [ "$topology" = dragonfly ] && platform=platforms/piz-daint-xc50-p100
       [ "$topology" = dragonfly ] && [ "$n" -gt 5320 ] && platform=tools/bench/platforms/bench-dragonfly-16k
       route=()
-      [ "$topology" = dragonfly ] && [ "$fidelity" = exact ] && route=(--set interconnect.routing=static-minimal)
-      # SimGrid routes a dragonfly statically only: FLOWS=simgrid takes its static minimal routes.
-      [ "$topology" = dragonfly ] && [ "$flows" = simgrid ] && route=(--set interconnect.routing=static-minimal)
+      # SimGrid routes a dragonfly statically only: the exact rows and FLOWS=simgrid take its routes.
+      [ "$topology" = dragonfly ] && { [ "$fidelity" = exact ] || [ "$flows" = simgrid ]; } &&
+        route=(--set interconnect.routing=static-minimal)
       [ "$topology" = dragonfly ] && [ "$fidelity" = aggregated ] && [ -n "$routing" ] && route=(--set "interconnect.routing=$routing")
       log=$(mktemp)
       /usr/bin/time -f "rss %M" -o "$log.rss" "$ceiling" run -p "$root/$platform.toml" \
@@ -53,6 +53,7 @@ for fidelity in aggregated exact; do
         >/dev/null 2>"$log" || {
         echo "replay_bench: the $topology $fidelity point at $n nodes failed:" >&2
         tail -5 "$log" >&2
+        rm -f "$log" "$log.rss"
         exit 1
       }
       read -r build_s per transfers closed shared < <(timing_figures "$log")
