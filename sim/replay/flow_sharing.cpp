@@ -42,6 +42,7 @@ FlowSharing::FlowSharing(double bandwidth_factor, double latency_factor)
 std::uint32_t FlowSharing::add_link(double bytes_per_s) {
   assert(bytes_per_s > 0);
   links_.push_back({.bytes_per_s = bytes_per_s});
+  coupling_.push_back(false);
   return static_cast<std::uint32_t>(links_.size() - 1);
 }
 
@@ -86,7 +87,8 @@ std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, s
     assert(links[h] < links_.size() && times >= 1);
     hops_.push_back(links[h]);
     crossings_.push_back(times);
-    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, links_[links[h]].bytes_per_s / times);
+    hop_bytes_per_s_.push_back(links_[links[h]].bytes_per_s / times);
+    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, hop_bytes_per_s_.back());
   }
   paths_.push_back(path);
   return static_cast<std::uint32_t>(paths_.size() - 1);
@@ -161,7 +163,8 @@ void FlowSharing::join_links(std::uint32_t flow) {
     link.flows.push_back({flow, h});
     link.demand_bytes_per_s += on_link(f, h, most);
     link.pipelines += f.pipeline ? 1 : 0;
-    if (!coupled && couples(link)) // a link new to sharing: walk it until a solve has seen it
+    coupling_[hops[h]] = couples(link);
+    if (!coupled && coupling_[hops[h]]) // a link new to sharing: walk it until a solve has seen it
       link.saturated = true;
   }
   joined_flows_.push_back(flow); // reached first, and through it its saturated links
@@ -184,6 +187,7 @@ void FlowSharing::leave_links(std::uint32_t flow) {
     link.pipelines -= f.pipeline ? 1 : 0;
     // An empty link starts again from 0, so that rounding never piles up.
     link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - on_link(f, h, most);
+    coupling_[hops[h]] = couples(link);
   }
 }
 
@@ -223,13 +227,17 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
   double slack_bytes_per_s = std::numeric_limits<double>::infinity();
   const auto hops = hops_of(f);
+  const double* hop_most = hop_bytes_per_s_.data() + paths_[f.path].first;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
-    Link& link = links_[hops[h]];
-    const double most = link.bytes_per_s / on_link(f, h, 1.0);
-    if (!couples(link)) {
+    // (Most hops of a route couple nothing: their cap is read beside the route, and the link
+    // itself, far away in memory, is left alone.)
+    const double most = hop_most[h];
+    assert(coupling_[hops[h]] == couples(links_[hops[h]]) && "coupling_ follows every join and leave");
+    if (!coupling_[hops[h]]) {
       f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, most);
       continue;
     }
+    Link& link = links_[hops[h]];
     if (link.seen != walk_) {
       link.seen = walk_;
       // A link that was not full when last solved, and that no pipeline crosses, is left out
@@ -382,6 +390,9 @@ double FlowSharing::joined_floor() {
     if (flows_[id].state != State::Sharing)
       continue;
     for (std::uint32_t l : hops_of(flows_[id])) {
+      // A link that couples no flows never fills in a solve (it is a cap of its one flow at most).
+      if (!coupling_[l])
+        continue;
       Link& link = links_[l];
       if (link.seen == walk_)
         continue;

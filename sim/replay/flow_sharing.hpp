@@ -285,6 +285,10 @@ private:
   std::vector<Path> paths_;
   std::vector<std::uint32_t> hops_;
   std::vector<float> crossings_; ///< per hop, beside hops_ (read for pipelines' paths only)
+  std::vector<double> hop_bytes_per_s_; ///< per hop, beside hops_: its link's bandwidth over its crossings
+  /// By link: whether it couples its flows (couples()), kept as flows join and leave, so that a
+  /// solve reads a bit, not the link, for each hop that couples nothing.
+  std::vector<bool> coupling_;
   std::vector<Flow> flows_;
   /// The free flow ids, the least taken first, so that the flows in flight keep to the front of
   /// flows_ (iteration after iteration of a parameter server's 65,536 flows, the ids of a stack
