@@ -231,13 +231,13 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     // (Most hops of a route couple nothing: their cap is read beside the route, and the link
     // itself, far away in memory, is left alone.)
-    const double most = hop_most[h];
     assert(coupling_[hops[h]] == couples(links_[hops[h]]) && "coupling_ follows every join and leave");
     if (!coupling_[hops[h]]) {
-      f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, most);
+      f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, hop_most[h]);
       continue;
     }
     Link& link = links_[hops[h]];
+    const double most = link.bytes_per_s / on_link(f, h, 1.0);
     if (link.seen != walk_) {
       link.seen = walk_;
       // A link that was not full when last solved, and that no pipeline crosses, is left out
