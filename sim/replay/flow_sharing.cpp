@@ -79,16 +79,25 @@ std::uint32_t FlowSharing::add_crossings(std::span<const std::uint32_t> links, s
                                          double latency_s, std::optional<double> sharing_penalty_s) {
   assert(!links.empty() && (crossings.empty() || links.size() == crossings.size()) && latency_s >= 0);
   assert(!sharing_penalty_s || *sharing_penalty_s > 0);
-  Path path{static_cast<std::uint32_t>(hops_.size()), static_cast<std::uint32_t>(links.size()), latency_s,
-            std::numeric_limits<double>::infinity(), !crossings.empty(), sharing_penalty_s.value_or(latency_s),
-            sharing_penalty_s.has_value()};
+  Path path{.first = static_cast<std::uint32_t>(hops_.size()),
+            .count = static_cast<std::uint32_t>(links.size()),
+            .latency_s = latency_s,
+            .narrowest_bytes_per_s = std::numeric_limits<double>::infinity(),
+            .penalty_s = sharing_penalty_s.value_or(latency_s),
+            .pipeline = !crossings.empty(),
+            .penalty_given = sharing_penalty_s.has_value()};
   for (std::size_t h = 0; h < links.size(); ++h) {
     const float times = crossings.empty() ? 1.0f : crossings[h];
     assert(links[h] < links_.size() && times >= 1);
     hops_.push_back(links[h]);
     crossings_.push_back(times);
-    hop_bytes_per_s_.push_back(links_[links[h]].bytes_per_s / times);
-    path.narrowest_bytes_per_s = std::min(path.narrowest_bytes_per_s, hop_bytes_per_s_.back());
+    const double most = links_[links[h]].bytes_per_s / times;
+    if (most < path.narrowest_bytes_per_s) {
+      path.narrowest_bytes_per_s = most;
+      path.narrowest_hops = 1;
+    } else if (most == path.narrowest_bytes_per_s) {
+      ++path.narrowest_hops;
+    }
   }
   paths_.push_back(path);
   return static_cast<std::uint32_t>(paths_.size() - 1);
@@ -223,21 +232,17 @@ void FlowSharing::add_to_component(std::uint32_t flow) {
 void FlowSharing::classify_hops(std::uint32_t flow) {
   Flow& f = flows_[flow];
   f.coupling_hops = 0;
-  f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
-  double slack_bytes_per_s = std::numeric_limits<double>::infinity();
+  const Path& path = paths_[f.path];
   const auto hops = hops_of(f);
-  const double* hop_most = hop_bytes_per_s_.data() + paths_[f.path].first;
+  std::uint32_t loose = 0; // hops whose links couple nothing: the flow's cap, read below
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
-    // (Most hops of a route couple nothing: their cap is read beside the route, and the link
-    // itself, far away in memory, is left alone.)
     assert(coupling_[hops[h]] == couples(links_[hops[h]]) && "coupling_ follows every join and leave");
     if (!coupling_[hops[h]]) {
-      f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, hop_most[h]);
+      ++loose;
       continue;
     }
     Link& link = links_[hops[h]];
-    const double most = link.bytes_per_s / on_link(f, h, 1.0);
     if (link.seen != walk_) {
       link.seen = walk_;
       // A link that was not full when last solved, and that no pipeline crosses, is left out
@@ -253,21 +258,52 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
              "a slack link is no flow's bottleneck");
       (link.slack ? slack_links_ : component_links_).push_back(hops[h]);
     }
-    if (link.slack) {
-      slack_bytes_per_s = std::min(slack_bytes_per_s, most);
+    if (link.slack)
       continue;
-    }
-    coupled_bytes_per_s = std::min(coupled_bytes_per_s, most);
+    coupled_bytes_per_s = std::min(coupled_bytes_per_s, link.bytes_per_s / on_link(f, h, 1.0));
     if (!f.pipeline)
       f.coupling_hops |= std::uint64_t{1} << h;
   }
-  // A coupling link limits the flow to its bandwidth or less: a wider cap never binds. A flow
-  // that the solve couples to none has its slack links for cap (were that reached, the link
-  // would be full, and solved).
-  if (coupled_bytes_per_s == std::numeric_limits<double>::infinity())
-    f.cap_bytes_per_s = std::min(f.cap_bytes_per_s, slack_bytes_per_s);
-  if (f.cap_bytes_per_s > coupled_bytes_per_s)
-    f.cap_bytes_per_s = std::numeric_limits<double>::infinity();
+  // The cap: the least bandwidth of the hops that couple nothing; a coupled link limits the flow
+  // to its bandwidth or less, so a wider cap never binds; a flow that the solve couples to none
+  // has its slack links for cap too (were that reached, the link would be full, and solved).
+  // Most hops of a route couple nothing, and their links lie far apart in memory: the path's
+  // narrowest bandwidth, and how many of its hops have it, give the cap without them but where
+  // a slack link is the narrowest and a coupled one wider.
+  const double none = std::numeric_limits<double>::infinity();
+  const double narrowest = path.narrowest_bytes_per_s;
+  const auto most_of = [&](std::uint32_t h) { return links_[hops[h]].bytes_per_s / on_link(f, h, 1.0); };
+  if (coupled_bytes_per_s == none) {
+    f.cap_bytes_per_s = narrowest; // every hop couples nothing or is slack
+  } else if (loose == 0) {
+    f.cap_bytes_per_s = none;
+  } else {
+    // (The hops that couple were read just now, their links still in the cache.)
+    std::uint32_t coupling_at_narrowest = 0;
+    for (std::uint32_t h = 0; h < hops.size(); ++h)
+      coupling_at_narrowest += coupling_[hops[h]] && most_of(h) == narrowest ? 1 : 0;
+    if (path.narrowest_hops > coupling_at_narrowest) {
+      f.cap_bytes_per_s = narrowest; // a hop that couples nothing has it: at most any coupled one
+    } else if (coupled_bytes_per_s == narrowest) {
+      f.cap_bytes_per_s = none; // the hops that couple nothing are all wider
+    } else {
+      double loose_bytes_per_s = none;
+      for (std::uint32_t h = 0; h < hops.size(); ++h)
+        if (!coupling_[hops[h]])
+          loose_bytes_per_s = std::min(loose_bytes_per_s, most_of(h));
+      f.cap_bytes_per_s = loose_bytes_per_s <= coupled_bytes_per_s ? loose_bytes_per_s : none;
+    }
+  }
+#ifndef NDEBUG
+  // The same cap, read from every hop.
+  double loose_most = none, slack_most = none, coupled_most = none;
+  for (std::uint32_t h = 0; h < hops.size(); ++h) {
+    double& least = !coupling_[hops[h]] ? loose_most : links_[hops[h]].slack ? slack_most : coupled_most;
+    least = std::min(least, most_of(h));
+  }
+  const double cap = coupled_most == none ? std::min(loose_most, slack_most) : loose_most;
+  assert((cap > coupled_most ? none : cap) == f.cap_bytes_per_s && "the cap from the narrowest is the hops'");
+#endif
 }
 
 bool FlowSharing::fill_slack_links() {

@@ -155,8 +155,9 @@ private:
     std::uint32_t count;
     double latency_s;
     double narrowest_bytes_per_s; ///< the least bandwidth of its links over their crossings, and its cap: no flow on it gets more
-    bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
     double penalty_s = 0;         ///< its flows' sharing penalty where the factored latency is positive
+    std::uint32_t narrowest_hops = 0; ///< how many of its hops have the narrowest bandwidth
+    bool pipeline = false;        ///< a pipeline's (add_pipeline): crossings other than 1, any number of hops
     bool penalty_given = false;   ///< penalty_s given (add_path, add_pipeline): it holds whatever the path's latency
   };
 
@@ -185,6 +186,7 @@ private:
     void* token = nullptr;
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
   };
+  static_assert(sizeof(Path) == 40, "a path keeps to 40 bytes");
   static_assert(offsetof(Flow, coupling_hops) + sizeof(std::uint64_t) <= 64, "the solver's fields span one cache line");
   static_assert(sizeof(Flow) == 128, "a flow spans two cache lines");
 
@@ -285,7 +287,6 @@ private:
   std::vector<Path> paths_;
   std::vector<std::uint32_t> hops_;
   std::vector<float> crossings_; ///< per hop, beside hops_ (read for pipelines' paths only)
-  std::vector<double> hop_bytes_per_s_; ///< per hop, beside hops_: its link's bandwidth over its crossings
   /// By link: whether it couples its flows (couples()), kept as flows join and leave, so that a
   /// solve reads a bit, not the link, for each hop that couples nothing.
   std::vector<bool> coupling_;
