@@ -416,6 +416,22 @@ TEST_CASE("a link left out of a solve as not full joins it when the flows alread
   CHECK(ends[h] == relative(1e-6 + 4.0, 1e-12));
 }
 
+TEST_CASE("a flow whose narrowest link is left out of a solve is capped by the links that couple nothing, then held by it") {
+  // Links C (12 B/s: g, k, m), S (6: g, h), L (7: g alone) and B (1: h alone), latencies 1 us.
+  // Max-min: h at B's 1; C at 4 for g, k and m; S carries 5 of its 6, not full. When k (4 B)
+  // ends at 1 s, S is left out of the solve (not full) though it is g's narrowest link, and L,
+  // which couples nothing, caps g at 7: C gives g and m 6 each, which fills S past its 6 (with
+  // h's 1), so S joins and holds g to 5; m takes C's 7 left. g (4 + 10 B) ends at 3 s, m (4 + 14
+  // + 12 B) at 4 s, alone on C from 3 s; h (5 B) at 5 s.
+  enum : std::uint32_t { C, S, L, B };
+  enum { g, k, m, h };
+  const auto ends = ends_of({12.0, 6.0, 7.0, 1.0}, {{{C, S, L}, 14.0}, {{C}, 4.0}, {{C}, 30.0}, {{S, B}, 5.0}});
+  CHECK(ends[k] == relative(1e-6 + 1.0, 1e-12));
+  CHECK(ends[g] == relative(1e-6 + 3.0, 1e-12));
+  CHECK(ends[m] == relative(1e-6 + 4.0, 1e-12));
+  CHECK(ends[h] == relative(1e-6 + 5.0, 1e-12));
+}
+
 TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, but much of the flow's own share, takes it") {
   // Links b (1.0001 GB/s: F, A) and a (1.000285 GB/s: A, D, then E); latencies F and D 10 ms
   // (weight 100), A 1 us (weight 1e6), E 5 ms (weight 200). b fixes F and A at level 1000:
