@@ -340,6 +340,8 @@ public:
                              " iterations: a dependency never completed");
     if (actors_left)
       throw std::logic_error("the replay left actors running when it ended");
+    if (sharing_)
+      result_.sharing = sharing_->work();
     if (plan_.fused_by_cycle) { // the collectives are the last complete iteration's responses
       for (int k : last_order_)
         report_reduction(reduction(k));

@@ -341,6 +341,7 @@ void FlowSharing::share(double now_s) {
   // component is solved again. Once every flow has a bottleneck, the sharing is max-min, the
   // one SimGrid computes.
   floor_level_ = std::min(floor_level_, joined_floor());
+  ++work_.events;
   ++walk_;
   component_links_.clear();
   slack_links_.clear();
@@ -368,9 +369,15 @@ void FlowSharing::share(double now_s) {
     }
     solve_component();
     const std::size_t solved_links = component_links_.size();
+    ++work_.solves;
+    work_.flows_solved += static_cast<long long>(component_flows_.size());
+    work_.links_solved += static_cast<long long>(solved_links);
     const bool overtaken = reach_overtaken_flows();
     const bool unbound = !walked && reach_unbound_flows(solved_links);
     const bool filled = fill_slack_links(); // (last: the links it brings in are not solved yet)
+    work_.overtaken_rounds += overtaken ? 1 : 0;
+    work_.unbound_rounds += unbound ? 1 : 0;
+    work_.slack_rounds += filled ? 1 : 0;
     if (!overtaken && !unbound && !filled)
       break;
   }

@@ -3,6 +3,7 @@
 
 #include "replay/flow_events.hpp"
 #include "replay/free_ids.hpp"
+#include "replay/sharing_work.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -111,6 +112,9 @@ public:
   void advance(double now_s, std::vector<void*>& finished);
 
   int in_flight() const { return in_flight_; }
+
+  /// What the sharing has cost so far, for benchmarks (`ceiling run --timing`).
+  const SharingWork& work() const { return work_; }
 
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
@@ -304,6 +308,7 @@ private:
   std::vector<std::uint64_t> start_order_;
   std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
   int in_flight_ = 0;
+  SharingWork work_;
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
   std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve

@@ -1,6 +1,8 @@
 // What a replay returns: per-iteration times, breakdowns, bytes per link class, a timeline.
 #pragma once
 
+#include "replay/sharing_work.hpp"
+
 #include <string>
 #include <vector>
 
@@ -108,6 +110,7 @@ struct RunResult {
   long long link_copies = 0;
   bool transfers_by_couriers = false; ///< the transfer driver: couriers, or maestro
   long long clock_advances = 0;
+  SharingWork sharing; ///< what sharing out the flows cost (FlowSharing::work())
   /// Mean over the iterations after the first (the first alone when there is one).
   IterationResult measured_mean() const;
 };

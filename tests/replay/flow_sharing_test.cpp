@@ -29,8 +29,9 @@ struct FlowOver {
 };
 
 /// When each of `flows` finishes, all started at 0 with a latency of 1 us on links of
-/// `bandwidths` (bytes per second, link i the i-th).
-std::vector<double> ends_of(const std::vector<double>& bandwidths, const std::vector<FlowOver>& flows) {
+/// `bandwidths` (bytes per second, link i the i-th); what sharing them out cost in `work`.
+std::vector<double> ends_of(const std::vector<double>& bandwidths, const std::vector<FlowOver>& flows,
+                            ceiling::replay::SharingWork* work = nullptr) {
   FlowSharing net(1.0, 1.0);
   for (double bytes_per_s : bandwidths)
     net.add_link(bytes_per_s);
@@ -41,6 +42,8 @@ std::vector<double> ends_of(const std::vector<double>& bandwidths, const std::ve
   std::vector<double> ends;
   for (int& token : tokens)
     ends.push_back(done.at(&token));
+  if (work)
+    *work = net.work();
   return ends;
 }
 
@@ -430,6 +433,32 @@ TEST_CASE("a flow whose narrowest link is left out of a solve is capped by the l
   CHECK(ends[g] == relative(1e-6 + 3.0, 1e-12));
   CHECK(ends[m] == relative(1e-6 + 4.0, 1e-12));
   CHECK(ends[h] == relative(1e-6 + 5.0, 1e-12));
+}
+
+TEST_CASE("the work counts each event's solve and the rounds after it, with the flows and links each solve took") {
+  ceiling::replay::SharingWork w;
+  SUBCASE("two flows on one link: one solve when they start sharing, one when the first ends") {
+    // Flows a (2 B) and b (4 B) on one 10 B/s link, latencies 1 us: at 1 us both start sharing,
+    // one solve of two flows on one link (5 B/s each); a ends at 0.4 s, and b, alone, is solved
+    // again (one flow, no link coupling it); b's end at 0.6 s leaves nothing to share.
+    const auto ends = ends_of({10.0}, {{{0}, 2.0}, {{0}, 4.0}}, &w);
+    CHECK(ends[1] == relative(1e-6 + 0.6, 1e-12));
+    CHECK(w.events == 2);
+    CHECK(w.solves == 2);
+    CHECK(w.flows_solved == 3);
+    CHECK(w.links_solved == 1);
+    CHECK(w.overtaken_rounds + w.unbound_rounds + w.slack_rounds == 0);
+  }
+  SUBCASE("a slack link that the new shares fill takes a round") {
+    // The flows of "a link left out of a solve as not full still limits a flow that the new
+    // shares would push past it": at 1 us one solve; when f ends at 1 s, g is solved with M left
+    // out, M is filled and joins: a second solve; when g ends at 2 s, h is held below the floor
+    // (an empty solve); h's end at 4 s leaves nothing to share.
+    ends_of({10.0, 8.0, 2.0}, {{{0}, 5.0}, {{0, 1}, 11.0}, {{1, 2}, 8.0}}, &w);
+    CHECK(w.events == 3);
+    CHECK(w.solves == 4);
+    CHECK(w.slack_rounds == 1);
+  }
 }
 
 TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, but much of the flow's own share, takes it") {

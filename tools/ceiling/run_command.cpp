@@ -372,6 +372,12 @@ int run_command(const std::vector<std::string>& args) {
                  r.transfers, r.flows_in_closed_form, r.flows_shared, r.link_copies, r.clock_advances,
                  r.iteration_wall_s.size(),
                  r.transfers_by_couriers ? "couriers" : "maestro");
+    const replay::SharingWork& w = r.sharing;
+    const auto per_solve = [&w](long long n) { return w.solves > 0 ? static_cast<double>(n) / w.solves : 0.0; };
+    std::fprintf(stderr, "sharing: %lld events, %lld solves (rounds after one: %lld for overtaken flows, %lld for "
+                 "unbound flows, %lld for filled slack links), %.1f flows and %.1f links per solve\n",
+                 w.events, w.solves, w.overtaken_rounds, w.unbound_rounds, w.slack_rounds, per_solve(w.flows_solved),
+                 per_solve(w.links_solved));
   }
   const auto mean = r.measured_mean();
   if (cli->has("json")) {

@@ -1,0 +1,20 @@
+// What sharing out flows cost the replay: counts for benchmarks, never part of a result's output.
+#pragma once
+
+namespace ceiling::replay {
+
+/// FlowSharing's work so far (`ceiling run --timing` prints it).
+struct SharingWork {
+  long long events = 0;       ///< instants whose changes were shared out again
+  long long solves = 0;       ///< max-min solves: an event's first, and each round after it
+  long long flows_solved = 0; ///< summed over the solves
+  long long links_solved = 0; ///< summed over the solves
+  /// The rounds after a solve, by what brought flows in (a round may have more than one reason):
+  /// flows that a link now held above the solved ones, flows whose bottleneck the solve took
+  /// away, slack links that the solve filled.
+  long long overtaken_rounds = 0;
+  long long unbound_rounds = 0;
+  long long slack_rounds = 0;
+};
+
+} // namespace ceiling::replay
