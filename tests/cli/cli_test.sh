@@ -90,6 +90,7 @@ daint=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/wo
 daint_static=("${daint[@]}" --set interconnect.routing=static-minimal)
 # Ring flows that share no link: timed in closed form, or each a SimGrid comm; the same results.
 expect 0 "0 transfers, 32 flows in closed form, 0 flows shared by the replay, 88 link copies" -- "${daint[@]}" --timing
+expect 0 "sharing: 0 events, 0 solves" -- "${daint[@]}" --timing
 expect 0 "32 transfers, 0 flows in closed form, 0 flows shared by the replay, 88 link copies" -- "${daint_static[@]}" --timing --flows simgrid
 expect 0 "120 transfers, 0 flows in closed form, 0 flows shared by the replay, 0 link copies" -- "${daint_static[@]}" --timing --copies simgrid
 # Adaptive routing (the dragonfly's default) is the replay's own: SimGrid cannot carry it.
