@@ -278,7 +278,9 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
   } else if (loose == 0) {
     f.cap_bytes_per_s = none;
   } else {
-    // (The hops that couple were read just now, their links still in the cache.)
+    // Counted here rather than in the loop above, which most flows of a parameter server's fan
+    // (every hop coupling) would pay for nothing; the hops that couple were read just now, their
+    // links still in the cache.
     std::uint32_t coupling_at_narrowest = 0;
     for (std::uint32_t h = 0; h < hops.size(); ++h)
       coupling_at_narrowest += coupling_[hops[h]] && most_of(h) == narrowest ? 1 : 0;
