@@ -141,6 +141,12 @@ double FlowSharing::next_event_s() const {
 void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
   due_.clear();
   events_.take_due(now_s, surf_precision_s, due_);
+  // How many of each link's flows finish now: a link that they all leave is emptied at once
+  // (leave_links), sparing the moves of its other flows' positions.
+  for (const FlowEvents::Event& e : due_)
+    if (flows_[e.flow].state == State::Sharing)
+      for (std::uint32_t l : hops_of(flows_[e.flow]))
+        ++links_[l].leaving;
   for (const FlowEvents::Event& e : due_) {
     Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
@@ -157,6 +163,12 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
       --in_flight_;
     }
   }
+#ifndef NDEBUG
+  for (const FlowEvents::Event& e : due_)
+    if (flows_[e.flow].state == State::Free)
+      for (std::uint32_t l : hops_of(flows_[e.flow]))
+        assert(links_[l].leaving == 0 && links_[l].emptied == 0 && "every flow that finished left its links");
+#endif
   share(now_s);
 }
 
@@ -187,8 +199,24 @@ void FlowSharing::leave_links(std::uint32_t flow) {
   const double most = paths_[f.path].narrowest_bytes_per_s;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
+    if (link.emptied > 0) { // the flow left it with the others that finish now
+      --link.emptied;
+      continue;
+    }
     if (couples(link) && link.saturated) // its other flows may get more now
       mark_modified(hops[h]);
+    if (link.leaving == link.flows.size()) {
+      // Every flow left on it finishes now (a parameter server's fan): all leave at once, as
+      // one by one they would, but for the moves.
+      link.emptied = link.leaving - 1;
+      link.leaving = 0;
+      link.flows.clear();
+      link.pipelines = 0;
+      link.demand_bytes_per_s = 0.0;
+      coupling_[hops[h]] = false;
+      continue;
+    }
+    --link.leaving;
     const Member last = link.flows.back();
     link.flows[f.position[h]] = last;
     flows_[last.flow].position[last.hop] = f.position[h];

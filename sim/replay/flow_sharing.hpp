@@ -150,6 +150,10 @@ private:
     /// and no pipeline crosses it. Its flows' shares are checked against it after the solve.
     bool slack = false;
     std::uint32_t pipelines = 0; ///< pipelines' flows sharing it
+    // While advance() takes its flows that finish now off their links: how many of them are
+    // still on this one, and how many more pass it that left it already, emptied with the rest.
+    std::uint32_t leaving = 0;
+    std::uint32_t emptied = 0;
     double level = 0;
     double frozen_bytes_per_s = 0; ///< taken by flows outside the component
   };
