@@ -21,6 +21,9 @@ constexpr double maxmin_precision = 1e-5;
 /// them at once (FlowSharing::share).
 constexpr std::size_t spreading_flows = 256;
 
+/// As many flows as this finishing at one instant leave their links together (FlowSharing::advance).
+constexpr std::ptrdiff_t finishing_together = 64;
+
 /// Rates closer than this, relatively, are the same rate computed in another order.
 constexpr double same_rate = 1e-14;
 
@@ -43,6 +46,7 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
   assert(bytes_per_s > 0);
   links_.push_back({.bytes_per_s = bytes_per_s});
   coupling_.push_back(false);
+  leaving_.push_back(0);
   return static_cast<std::uint32_t>(links_.size() - 1);
 }
 
@@ -141,12 +145,17 @@ double FlowSharing::next_event_s() const {
 void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
   due_.clear();
   events_.take_due(now_s, surf_precision_s, due_);
-  // How many of each link's flows finish now: a link that they all leave is emptied at once
-  // (leave_links), sparing the moves of its other flows' positions.
-  for (const FlowEvents::Event& e : due_)
-    if (flows_[e.flow].state == State::Sharing)
-      for (std::uint32_t l : hops_of(flows_[e.flow]))
-        ++links_[l].leaving;
+  // Where many flows finish at once (a parameter server's fan), how many leave each link: a link
+  // that they all leave is emptied at once (leave_links), sparing the moves of its other flows'
+  // positions. A few leave one by one, sparing the count.
+  const auto finishing = std::count_if(due_.begin(), due_.end(),
+                                       [&](const FlowEvents::Event& e) { return flows_[e.flow].state == State::Sharing; });
+  const bool together = finishing >= finishing_together;
+  if (together)
+    for (const FlowEvents::Event& e : due_)
+      if (flows_[e.flow].state == State::Sharing)
+        for (std::uint32_t l : hops_of(flows_[e.flow]))
+          ++leaving_[l];
   for (const FlowEvents::Event& e : due_) {
     Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
@@ -156,7 +165,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
     } else { // finished, whatever rounding left of its bytes (SimGrid's finish())
       // (less a margin: flows fixed by one link in different rounds may differ by an ulp)
       floor_level_ = std::min(floor_level_, f.level * (1 - 2e-9));
-      leave_links(e.flow);
+      leave_links(e.flow, together);
       finished.push_back(f.token);
       f.state = State::Free;
       free_flows_.add(e.flow);
@@ -167,7 +176,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
   for (const FlowEvents::Event& e : due_)
     if (flows_[e.flow].state == State::Free)
       for (std::uint32_t l : hops_of(flows_[e.flow]))
-        assert(links_[l].leaving == 0 && links_[l].emptied == 0 && "every flow that finished left its links");
+        assert(leaving_[l] == 0 && !links_[l].emptied && "every flow that finished left its links");
 #endif
   share(now_s);
 }
@@ -193,30 +202,28 @@ void FlowSharing::join_links(std::uint32_t flow) {
   f.bound_by = by_cap;                                // no bottleneck yet (not its id's last one)
 }
 
-void FlowSharing::leave_links(std::uint32_t flow) {
+void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
   const Flow& f = flows_[flow];
   const auto hops = hops_of(f);
   const double most = paths_[f.path].narrowest_bytes_per_s;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
-    if (link.emptied > 0) { // the flow left it with the others that finish now
-      --link.emptied;
+    if (link.emptied) { // the flow left it with the others that finish now
+      link.emptied = --leaving_[hops[h]] > 0;
       continue;
     }
     if (couples(link) && link.saturated) // its other flows may get more now
       mark_modified(hops[h]);
-    if (link.leaving == link.flows.size()) {
+    if (counted && leaving_[hops[h]]-- == link.flows.size()) {
       // Every flow left on it finishes now (a parameter server's fan): all leave at once, as
       // one by one they would, but for the moves.
-      link.emptied = link.leaving - 1;
-      link.leaving = 0;
       link.flows.clear();
       link.pipelines = 0;
       link.demand_bytes_per_s = 0.0;
       coupling_[hops[h]] = false;
+      link.emptied = leaving_[hops[h]] > 0;
       continue;
     }
-    --link.leaving;
     const Member last = link.flows.back();
     link.flows[f.position[h]] = last;
     flows_[last.flow].position[last.hop] = f.position[h];

@@ -138,6 +138,9 @@ private:
     std::uint32_t seen = 0;     ///< the component walk that reached it last
     std::uint32_t round = 0;    ///< the saturation round that changed it last
     bool light = false;         ///< not saturated yet in this solve
+    /// Emptied at once by advance() (leave_links), while flows that finish now and left it so
+    /// have still to pass it.
+    bool emptied = false;
     std::uint32_t slot = 0;     ///< its index in light_ in this solve
     bool modified = false;      ///< in modified_links_
     /// Full in the current sharing (within twice SimGrid's precision), or coupling since the
@@ -150,10 +153,6 @@ private:
     /// and no pipeline crosses it. Its flows' shares are checked against it after the solve.
     bool slack = false;
     std::uint32_t pipelines = 0; ///< pipelines' flows sharing it
-    // While advance() takes its flows that finish now off their links: how many of them are
-    // still on this one, and how many more pass it that left it already, emptied with the rest.
-    std::uint32_t leaving = 0;
-    std::uint32_t emptied = 0;
     double level = 0;
     double frozen_bytes_per_s = 0; ///< taken by flows outside the component
   };
@@ -194,6 +193,7 @@ private:
     void* token = nullptr;
     std::vector<std::uint32_t> position; ///< per hop: its index in that link's flows
   };
+  static_assert(sizeof(Link) == 96, "a link keeps to 96 bytes");
   static_assert(sizeof(Path) == 40, "a path keeps to 40 bytes");
   static_assert(offsetof(Flow, coupling_hops) + sizeof(std::uint64_t) <= 64, "the solver's fields span one cache line");
   static_assert(sizeof(Flow) == 128, "a flow spans two cache lines");
@@ -242,7 +242,9 @@ private:
   /// coupled through them again; whether there were any.
   bool fill_slack_links();
   void join_links(std::uint32_t flow);
-  void leave_links(std::uint32_t flow);
+  /// Takes `flow` off its links; where `counted` (leaving_ holds how many flows finishing now
+  /// are on each link), a link that they all leave is emptied at once.
+  void leave_links(std::uint32_t flow, bool counted);
   /// The least level at which a link of a flow that started sharing since the last solve can
   /// fill: the flows below it keep their shares.
   double joined_floor();
@@ -298,6 +300,10 @@ private:
   /// By link: whether it couples its flows (couples()), kept as flows join and leave, so that a
   /// solve reads a bit, not the link, for each hop that couples nothing.
   std::vector<bool> coupling_;
+  /// By link: while advance() takes the flows that finish now off their links, how many of
+  /// them are still to leave it (kept apart from the links, which the count would bring into
+  /// the cache twice).
+  std::vector<std::uint32_t> leaving_;
   std::vector<Flow> flows_;
   /// The free flow ids, the least taken first, so that the flows in flight keep to the front of
   /// flows_ (iteration after iteration of a parameter server's 65,536 flows, the ids of a stack

@@ -112,28 +112,31 @@ TEST_CASE("flows of equal latency on one link share it equally; the last speeds 
   CHECK(done.at(&c) == relative(1e-6 + 0.3 + 0.2, 1e-12));
 }
 
-TEST_CASE("a flow that starts sharing a link at the instant all its flows end has it to itself") {
-  // a and b (1 GB each) share one 10 GB/s link from 1 us and end together at 0.2 s + 1 us, the
-  // instant c's latency ends (started at 0.2 s, 2 GB); d (0.5 GB) starts at 0.3 s. Expectation:
-  // c alone at 10 GB/s until d shares from 0.3 s + 1 us, c having 1 GB left; 5 GB/s each until
-  // d ends 0.1 s later; then c alone with its last 0.5 GB at 10 GB/s.
-  int d = 0;
+TEST_CASE("a flow that starts sharing a link at the instant a fan of flows all end on it has it to itself") {
+  // 100 flows of 10 MB, each over a 20 GB/s link of its own and one 10 GB/s link they share,
+  // end together at 0.1 s + 1 us, the instant c's latency ends (started at 0.1 s, 2 GB, on the
+  // shared link); d (0.5 GB) starts at 0.2 s. Expectation: c alone at 10 GB/s until d shares
+  // from 0.2 s + 1 us, c having 1 GB left; 5 GB/s each until d ends 0.1 s later; then c alone
+  // with its last 0.5 GB at 10 GB/s.
   FlowSharing net(1.0, 1.0);
-  const std::vector<std::uint32_t> links{net.add_link(10e9)};
-  const auto path = net.add_path(links, 1e-6);
-  net.start(0, path, 1e9, &a);
-  net.start(0, path, 1e9, &b);
+  const std::uint32_t shared = net.add_link(10e9);
+  const auto path = net.add_path(std::vector<std::uint32_t>{shared}, 1e-6);
+  constexpr int fan = 100; // more than FlowSharing takes off their links one by one
+  std::vector<int> tokens(fan);
+  for (int& token : tokens)
+    net.start(0, net.add_path(std::vector<std::uint32_t>{net.add_link(20e9), shared}, 1e-6), 10e6, &token);
   std::vector<void*> finished;
-  net.advance(net.next_event_s(), finished); // a's and b's latencies end
+  net.advance(net.next_event_s(), finished); // the fan's latencies end
+  net.advance(0.1, finished);
+  int d = 0;
+  net.start(0.1, path, 2e9, &c);
+  net.advance(0.1 + 1e-6, finished); // the fan ends, c starts sharing
+  CHECK(finished.size() == fan);
   net.advance(0.2, finished);
-  net.start(0.2, path, 2e9, &c);
-  net.advance(0.2 + 1e-6, finished); // a and b end, c starts sharing
-  CHECK(finished.size() == 2);
-  net.advance(0.3, finished);
-  net.start(0.3, path, 0.5e9, &d);
+  net.start(0.2, path, 0.5e9, &d);
   const auto done = drain(net);
-  CHECK(done.at(&d) == relative(0.4 + 1e-6, 1e-12));
-  CHECK(done.at(&c) == relative(0.45 + 1e-6, 1e-12));
+  CHECK(done.at(&d) == relative(0.3 + 1e-6, 1e-12));
+  CHECK(done.at(&c) == relative(0.35 + 1e-6, 1e-12));
 }
 
 TEST_CASE("a flow's weight on a shared link is one over its latency, as CM02 gives it") {
