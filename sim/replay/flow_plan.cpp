@@ -30,7 +30,7 @@ std::optional<PlannedPhases> FlowPlanner::timings(const std::vector<collectives:
     const auto& phase = plan[p];
     const auto penalties_s = stream_penalties(phase, routes[p]);
     for (std::size_t f = 0; f < routes[p].size(); ++f) {
-      PlannedFlow planned{.route = routes[p][f]};
+      PlannedFlow planned{.route = routes[p][f], .link_classes = link_classes_of(*routes[p][f])};
       // Under GPU-direct a flow's PCIe links carry the input copies too: never alone there.
       if (alone[p][f] && !concurrent_ && !(copies_shared_ && planned.route->per_byte.pcie > 0)) {
         planned.timing = Timing::ClosedForm;
@@ -46,6 +46,16 @@ std::optional<PlannedPhases> FlowPlanner::timings(const std::vector<collectives:
     send_together(phase, flows, penalties_s);
   }
   return phases;
+}
+
+std::uint16_t FlowPlanner::link_classes_of(const Route& route) {
+  const auto it = std::find(link_classes_.begin(), link_classes_.end(), route.per_byte);
+  if (it != link_classes_.end())
+    return static_cast<std::uint16_t>(it - link_classes_.begin());
+  if (link_classes_.size() == PlannedFlow::read_route) // (never seen: a machine's routes have a few)
+    return PlannedFlow::read_route;
+  link_classes_.push_back(route.per_byte);
+  return static_cast<std::uint16_t>(link_classes_.size() - 1);
 }
 
 std::vector<std::optional<double>> FlowPlanner::stream_penalties(const collectives::Phase& phase,

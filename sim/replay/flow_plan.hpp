@@ -23,6 +23,11 @@ enum class Timing : std::uint8_t { SimGrid, ClosedForm, Shared, Pipeline, SentTo
 struct PlannedFlow {
   const Route* route = nullptr;
   Timing timing = Timing::SimGrid;
+  /// The links of each class the route crosses (Route::per_byte), as FlowPlanner::crossed()
+  /// numbers them: a flow's start counts its bytes without reading its route, which lies far
+  /// apart in memory. read_route where the planner numbered none.
+  std::uint16_t link_classes = read_route;
+  static constexpr std::uint16_t read_route = 0xffff;
   /// With Timing::Shared, the route's; with Timing::Pipeline, the pipeline's; with
   /// Timing::SentTogether, the group's (a pipeline path over its flows' routes).
   std::uint32_t sharing_path = 0;
@@ -57,7 +62,15 @@ public:
   /// flows.
   std::optional<PlannedPhases> timings(const std::vector<collectives::Phase>& plan);
 
+  /// The links of each class that `planned`'s route crosses.
+  const LinkBytes& crossed(const PlannedFlow& planned) const {
+    return planned.link_classes == PlannedFlow::read_route ? planned.route->per_byte
+                                                           : link_classes_[planned.link_classes];
+  }
+
 private:
+  /// The number of `route`'s links of each class in link_classes_, added the first time met.
+  std::uint16_t link_classes_of(const Route& route);
   /// The sharing penalty of each pipeline of a dataflow phase whose flows are its chunks
   /// (Phase::stream), by pipeline: its longest route latency, the penalty of its one flow in the
   /// aggregated form (FlowSharing::add_pipeline), so that the exact form expands that flow in
@@ -93,6 +106,9 @@ private:
   /// The path of each group of routes sent together (send_together), by their routes and
   /// sharing penalty (0: none).
   std::map<std::pair<std::vector<const Route*>, double>, std::uint32_t> sent_together_paths_;
+  /// Every route's links of each class (Route::per_byte) met so far, once each (a machine's
+  /// routes have a few), in the order met: PlannedFlow::link_classes.
+  std::vector<LinkBytes> link_classes_;
 };
 
 } // namespace ceiling::replay

@@ -156,7 +156,17 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
       if (flows_[e.flow].state == State::Sharing)
         for (std::uint32_t l : hops_of(flows_[e.flow]))
           ++leaving_[l];
-  for (const FlowEvents::Event& e : due_) {
+  // Thousands of flows may start sharing or end at once (a halving-doubling step, a fan), their
+  // links far apart in memory: each flow's are fetched a few flows ahead of its turn.
+  // (The flow itself twice as far ahead, so that reading its hops then does not wait.)
+  constexpr std::size_t ahead = 8;
+  for (std::size_t i = 0; i < due_.size(); ++i) {
+    if (i + 2 * ahead < due_.size())
+      __builtin_prefetch(&flows_[due_[i + 2 * ahead].flow]);
+    if (i + ahead < due_.size())
+      for (std::uint32_t l : hops_of(flows_[due_[i + ahead].flow]))
+        __builtin_prefetch(&links_[l]);
+    const FlowEvents::Event& e = due_[i];
     Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
       f.state = State::Sharing;

@@ -33,6 +33,7 @@ struct LinkBytes {
   double fabric = 0;
   double gpu_link = 0;
   double host_memory = 0; ///< transfers between GPUs of one node staged through host memory
+  bool operator==(const LinkBytes&) const = default;
   /// Adds each class of `b` multiplied by `factor` (link counts times a flow's bytes).
   void add_times(const LinkBytes& b, double factor) {
     add_each(b, [factor](double x) { return x * factor; });
