@@ -378,6 +378,12 @@ bool FlowSharing::fill_slack_links() {
 void FlowSharing::share(double now_s) {
   if (modified_links_.empty() && joined_flows_.empty())
     return;
+  ++work_.events;
+  start_alone(now_s);
+  if (modified_links_.empty() && joined_flows_.empty()) {
+    floor_level_ = std::numeric_limits<double>::infinity();
+    return;
+  }
   // The component: the flows that started sharing and those on a saturated link that a flow
   // left, but for the flows below the floor (floor_level_), whose shares the filling reaches
   // unchanged. The links that the component crosses bind it with what the flows outside it
@@ -388,7 +394,6 @@ void FlowSharing::share(double now_s) {
   // component is solved again. Once every flow has a bottleneck, the sharing is max-min, the
   // one SimGrid computes.
   floor_level_ = std::min(floor_level_, joined_floor());
-  ++work_.events;
   ++walk_;
   component_links_.clear();
   slack_links_.clear();
@@ -432,14 +437,19 @@ void FlowSharing::share(double now_s) {
   // having taken its share of each of its links).
   for (std::uint32_t l : component_links_)
     links_[l].saturated = links_[l].remaining <= links_[l].bytes_per_s * 2 * maxmin_precision;
-  // Model::next_occurring_event_lazy: each flow of the component has sent at its former rate
-  // since its last update; its new rate gives its new end. Many new ends at once (a parameter
-  // server's thousands of flows) rebuild the event heap instead of moving each.
+  reschedule(component_flows_, now_s);
+  floor_level_ = std::numeric_limits<double>::infinity();
+}
+
+void FlowSharing::reschedule(std::span<const std::uint32_t> flows, double now_s) {
+  // Model::next_occurring_event_lazy: each flow has sent at its former rate since its last
+  // update; its new rate gives its new end. Many new ends at once (a parameter server's
+  // thousands of flows) rebuild the event heap instead of moving each.
   std::size_t moved = 0;
   // (k moves cost about k log2 n, a rebuild about 2 n)
   const std::size_t n = events_.size();
-  const bool rebuild = component_flows_.size() * static_cast<std::size_t>(std::bit_width(n)) > 2 * n;
-  for (std::uint32_t id : component_flows_) {
+  const bool rebuild = flows.size() * static_cast<std::size_t>(std::bit_width(n)) > 2 * n;
+  for (std::uint32_t id : flows) {
     Flow& f = flows_[id];
     // A rate that the new sharing leaves as it was (but for the rounding of another order of
     // sums) keeps its end: SimGrid would compute the same date again, within an ulp or two.
@@ -462,7 +472,33 @@ void FlowSharing::share(double now_s) {
   }
   if (moved > 0)
     events_.restore();
-  floor_level_ = std::numeric_limits<double>::infinity();
+}
+
+void FlowSharing::start_alone(double now_s) {
+  // A flow that starts sharing on links that couple nothing (its links' flows cannot fill any of
+  // them) takes its cap, its path's narrowest bandwidth, with the solver's arithmetic for a flow
+  // that its cap fixes (solve_component, fix); no other flow's share changes, for a link that
+  // couples nothing binds none, and no other flow's level moves (joined_floor: it counts only
+  // the links that couple).
+  alone_.clear();
+  std::size_t kept = 0;
+  for (std::uint32_t id : joined_flows_) {
+    Flow& f = flows_[id];
+    const auto hops = hops_of(f);
+    if (f.state != State::Sharing || std::any_of(hops.begin(), hops.end(), [&](std::uint32_t l) { return coupling_[l]; })) {
+      joined_flows_[kept++] = id;
+      continue;
+    }
+    f.coupling_hops = 0;
+    f.cap_bytes_per_s = paths_[f.path].narrowest_bytes_per_s;
+    f.level = f.cap_bytes_per_s / f.weight;
+    f.value = f.level / f.penalty;
+    f.bound_by = by_cap;
+    alone_.push_back(id);
+  }
+  joined_flows_.resize(kept);
+  work_.alone_starts += static_cast<long long>(alone_.size());
+  reschedule(alone_, now_s);
 }
 
 double FlowSharing::joined_floor() {

@@ -250,6 +250,11 @@ private:
   double joined_floor();
   /// Shares out again the flows that the changes since the last solve can affect.
   void share(double now_s);
+  /// Gives the flows that started sharing on links that couple nothing their caps, without a
+  /// solve, and takes them out of joined_flows_.
+  void start_alone(double now_s);
+  /// Moves the ends of `flows`, whose shares were just set, to what their new rates give.
+  void reschedule(std::span<const std::uint32_t> flows, double now_s);
   /// Reaches the flows on every saturated link of the component, and on those of the flows this
   /// adds, and so on.
   void walk_saturated_links();
@@ -322,6 +327,7 @@ private:
   // Solver state, kept to reuse its memory.
   std::vector<std::uint32_t> modified_links_;
   std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve
+  std::vector<std::uint32_t> alone_;        ///< start_alone()'s flows
   std::vector<std::pair<double, double>> by_level_; ///< joined_floor()'s (level, weight) of a link's flows
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> slack_links_; ///< left out of the component being solved (Link::slack)

@@ -6,6 +6,8 @@ namespace ceiling::replay {
 /// FlowSharing's work so far (`ceiling run --timing` prints it).
 struct SharingWork {
   long long events = 0;       ///< instants whose changes were shared out again
+  /// Flows that started sharing on links that couple nothing, given their caps without a solve.
+  long long alone_starts = 0;
   long long solves = 0;       ///< max-min solves: an event's first, and each round after it
   long long flows_solved = 0; ///< summed over the solves
   long long links_solved = 0; ///< summed over the solves

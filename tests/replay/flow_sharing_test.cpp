@@ -475,6 +475,19 @@ TEST_CASE("the work counts each event's solve and the rounds after it, with the 
     CHECK(w.flows_solved == 3);
     CHECK(w.links_solved == 1);
     CHECK(w.overtaken_rounds + w.unbound_rounds + w.slack_rounds == 0);
+    CHECK(w.alone_starts == 0);
+  }
+  SUBCASE("flows that start sharing on links that couple nothing take their caps without a solve") {
+    // a (3 B) over a 10 B/s link and a 3 B/s one, b (2 B) over the first and a 4 B/s one,
+    // latencies 1 us: together they cannot fill the first (their narrowest links give 3 + 4 B/s),
+    // so at 1 us each takes its narrowest link's bandwidth, one event and no solve; their ends
+    // leave nothing to share.
+    const auto ends = ends_of({10.0, 4.0, 3.0}, {{{0, 2}, 3.0}, {{0, 1}, 2.0}}, &w);
+    CHECK(ends[0] == relative(1e-6 + 1.0, 1e-12));
+    CHECK(ends[1] == relative(1e-6 + 0.5, 1e-12));
+    CHECK(w.events == 1);
+    CHECK(w.solves == 0);
+    CHECK(w.alone_starts == 2);
   }
   SUBCASE("a slack link that the new shares fill takes a round") {
     // The flows of "a link left out of a solve as not full still limits a flow that the new
