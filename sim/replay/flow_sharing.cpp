@@ -47,6 +47,7 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
   links_.push_back({.bytes_per_s = bytes_per_s});
   coupling_.push_back(false);
   leaving_.push_back(0);
+  weights_.push_back(0.0);
   return static_cast<std::uint32_t>(links_.size() - 1);
 }
 
@@ -202,6 +203,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
     f.position[h] = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back({flow, h});
     link.demand_bytes_per_s += on_link(f, h, most);
+    weights_[hops[h]] += on_link(f, h, f.weight);
     link.pipelines += f.pipeline ? 1 : 0;
     coupling_[hops[h]] = couples(link);
     if (!coupled && coupling_[hops[h]]) // a link new to sharing: walk it until a solve has seen it
@@ -230,6 +232,7 @@ void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
       link.flows.clear();
       link.pipelines = 0;
       link.demand_bytes_per_s = 0.0;
+      weights_[hops[h]] = 0.0;
       coupling_[hops[h]] = false;
       link.emptied = leaving_[hops[h]] > 0;
       continue;
@@ -241,6 +244,7 @@ void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
     link.pipelines -= f.pipeline ? 1 : 0;
     // An empty link starts again from 0, so that rounding never piles up.
     link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - on_link(f, h, most);
+    weights_[hops[h]] = link.flows.empty() ? 0.0 : weights_[hops[h]] - on_link(f, h, f.weight);
     coupling_[hops[h]] = couples(link);
   }
 }
@@ -523,6 +527,13 @@ double FlowSharing::joined_floor() {
       if (link.seen == walk_)
         continue;
       link.seen = walk_;
+      const double full = link.bytes_per_s * (1 - maxmin_precision);
+      // It fills at no less than its bandwidth over all its flows' weight (all of them rising):
+      // where that is at or above the floor found so far (a worker's NIC beside a parameter
+      // server's fan), it cannot lower it, and its flows need no reading. (A margin for the
+      // rounding of the kept sum.)
+      if (full >= floor * weights_[l] * (1 + 1e-6))
+        continue;
       by_level_.clear();
       double rising = 0; // the summed weight of the flows still rising
       double least = std::numeric_limits<double>::infinity();
@@ -532,8 +543,8 @@ double FlowSharing::joined_floor() {
         rising += on_link(f, m.hop, f.weight);
         least = std::min(least, f.level);
       }
+      assert(std::abs(rising - weights_[l]) <= 1e-7 * rising && "the kept weight is its flows', within the margin above");
       double taken = 0; // by the flows fixed below the level reached
-      const double full = link.bytes_per_s * (1 - maxmin_precision);
       // Below every flow's level (all new, as a parameter server's fan), it fills with all of
       // them rising: the first step of the walk below, without its sort.
       if (const double fills_at = full / rising; fills_at <= least) {

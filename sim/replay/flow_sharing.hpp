@@ -309,6 +309,10 @@ private:
   /// them are still to leave it (kept apart from the links, which the count would bring into
   /// the cache twice).
   std::vector<std::uint32_t> leaving_;
+  /// By link: its flows' summed weight (each flow's weight times its crossings), kept as flows
+  /// join and leave, so that joined_floor() passes over a link that cannot fill below the floor
+  /// without reading its flows.
+  std::vector<double> weights_;
   std::vector<Flow> flows_;
   /// The free flow ids, the least taken first, so that the flows in flight keep to the front of
   /// flows_ (iteration after iteration of a parameter server's 65,536 flows, the ids of a stack
