@@ -69,7 +69,8 @@ public:
   }
 
 private:
-  /// The number of `route`'s links of each class in link_classes_, added the first time met.
+  /// The index in link_classes_ of `route`'s links of each class, added the first time met
+  /// (PlannedFlow::read_route once 65,535 are numbered).
   std::uint16_t link_classes_of(const Route& route);
   /// The sharing penalty of each pipeline of a dataflow phase whose flows are its chunks
   /// (Phase::stream), by pipeline: its longest route latency, the penalty of its one flow in the

@@ -36,6 +36,8 @@ namespace ceiling::replay {
 ///   result is the max-min allocation SimGrid's full update computes (its selective update
 ///   misses links in one case: README, "How a machine is simulated"). Which flows are solved
 ///   again, the others keeping their shares:
+///   - a flow that starts sharing on links that couple nothing takes its cap, no solve (no other
+///     flow's share changes);
 ///   - those that started, and those on the full links a finished flow left; but not the flows
 ///     held below a floor, which max-min's filling reaches as it did: the least level among
 ///     the flows that finished (their links filled at their levels or above) and the least
