@@ -489,6 +489,19 @@ TEST_CASE("the work counts each event's solve and the rounds after it, with the 
     CHECK(w.solves == 0);
     CHECK(w.alone_starts == 2);
   }
+  SUBCASE("a flow that starts alone beside flows that share keeps its cap while they are solved") {
+    // a (2 B) and b (4 B) share a 10 B/s link, c (3 B) starts with them on a 3 B/s link of its
+    // own, latencies 1 us: at 1 us c takes 3 B/s without a solve and a and b are solved (5 B/s
+    // each); a's end at 0.4 s solves b again (alone: 10 B/s), which ends at 0.6 s, c at 1 s.
+    const auto ends = ends_of({10.0, 3.0}, {{{0}, 2.0}, {{0}, 4.0}, {{1}, 3.0}}, &w);
+    CHECK(ends[0] == relative(1e-6 + 0.4, 1e-12));
+    CHECK(ends[1] == relative(1e-6 + 0.6, 1e-12));
+    CHECK(ends[2] == relative(1e-6 + 1.0, 1e-12));
+    CHECK(w.events == 2);
+    CHECK(w.solves == 2);
+    CHECK(w.flows_solved == 3);
+    CHECK(w.alone_starts == 1);
+  }
   SUBCASE("a slack link that the new shares fill takes a round") {
     // The flows of "a link left out of a solve as not full still limits a flow that the new
     // shares would push past it": at 1 us one solve; when f ends at 1 s, g is solved with M left
