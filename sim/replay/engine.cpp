@@ -162,6 +162,7 @@ public:
         transfers_(plan_.ranks >= s.options.courier_transfers_from_ranks ? TransferDriver::Couriers
                                                                            : TransferDriver::Maestro,
                    [this](void* token) { dispatch(*static_cast<Tag*>(token)); }) {
+    result_.machine_wall_s = wall_seconds_since(wall_start_);
     const auto pstate = s.platform.node.is_gpu_node() ? machine_.gpu_pstate_of(plan_.compute_precision)
                                                       : machine_.cpu_pstate_of(plan_.compute_precision);
     const bool host_staging = resolved_staging(s) == Staging::Host;

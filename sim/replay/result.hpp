@@ -101,6 +101,9 @@ struct RunResult {
   /// Wall-clock seconds this process spent building the machine and on each iteration: for
   /// benchmarks only, never part of the deterministic output.
   double build_wall_s = 0;
+  /// Of build_wall_s: the iteration plan and SimGrid's machine; the rest reads routes and plans
+  /// the flows.
+  double machine_wall_s = 0;
   std::vector<double> iteration_wall_s;
   /// The simulation's work over all iterations, for benchmarks: transfers started (comms
   /// through SimGrid's network model), collective flows timed in closed form instead, copies

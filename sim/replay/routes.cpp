@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include <algorithm>
+#include <cassert>
 #include <stdexcept>
 
 namespace sg4 = simgrid::s4u;
@@ -30,7 +31,7 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
 }
 
 std::uint32_t Routes::id_of(const sg4::Link* link) {
-  const auto [it, met] = link_ids_.try_emplace(link, link_count());
+  const auto [id, met] = link_ids_.find_or_add(reinterpret_cast<std::uintptr_t>(link), link_count());
   if (met) {
     LinkFacts facts{link->get_bandwidth(), link->get_latency(), {},
                     link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED};
@@ -46,55 +47,77 @@ std::uint32_t Routes::id_of(const sg4::Link* link) {
     }
     link_facts_.push_back(facts);
   }
-  return it->second;
+  return id;
+}
+
+std::pair<Route&, bool> Routes::found_route(std::pair<std::uint32_t, bool> found) {
+  const auto [id, fresh] = found;
+  if (!fresh)
+    return {routes_[id], false};
+  assert(id == route_count());
+  Route& route = routes_.emplace_back();
+  route.id = id;
+  building_.clear();
+  return {route, true};
 }
 
 void Routes::append(Route& route, std::uint32_t id) {
   const LinkFacts& facts = link_facts_[id];
-  route.shared_links_only = (route.link_ids.empty() || route.shared_links_only) && facts.shared;
-  route.link_ids.push_back(id);
+  route.shared_links_only = (building_.empty() || route.shared_links_only) && facts.shared;
+  building_.push_back(id);
   if (route.bandwidth_bytes_per_s == 0 || facts.bandwidth_bytes_per_s < route.bandwidth_bytes_per_s)
     route.bandwidth_bytes_per_s = facts.bandwidth_bytes_per_s;
   route.per_byte.add_times(facts.per_byte, 1);
 }
 
-const Route& Routes::between(int src, int dst) {
-  const auto ranks = static_cast<unsigned long long>(hosts_.size());
-  auto [it, fresh] = cache_.try_emplace(static_cast<unsigned long long>(src) * ranks +
-                                        static_cast<unsigned long long>(dst));
-  Route& route = it->second;
-  if (!fresh)
-    return route;
-  std::vector<sg4::Link*> links;
-  hosts_[static_cast<std::size_t>(src)]->route_to(hosts_[static_cast<std::size_t>(dst)], links,
-                                                  &route.latency_s);
-  for (const sg4::Link* link : links)
+void Routes::finish(Route& route) {
+  constexpr std::size_t chunk_ids = std::size_t{1} << 16;
+  if (building_.size() > chunk_left_) { // a new chunk (one of its own for a longer route)
+    chunk_left_ = std::max(chunk_ids, building_.size());
+    link_chunks_.push_back(std::make_unique<std::uint32_t[]>(chunk_left_));
+    chunk_next_ = link_chunks_.back().get();
+  }
+  std::copy(building_.begin(), building_.end(), chunk_next_);
+  route.link_ids = {chunk_next_, building_.size()};
+  chunk_next_ += building_.size();
+  chunk_left_ -= building_.size();
+  building_.clear();
+}
+
+void Routes::read_simgrid(Route& route, const sg4::Host* src, const sg4::Host* dst) {
+  src->route_to(dst, simgrid_links_, &route.latency_s);
+  for (const sg4::Link* link : simgrid_links_)
     append(route, id_of(link));
+  simgrid_links_.clear();
+  finish(route);
+}
+
+const Route& Routes::between(int src, int dst) {
+  const auto ranks = static_cast<std::uint64_t>(hosts_.size());
+  const auto [route, fresh] =
+      found_route(pair_routes_.find_or_add(static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst), route_count()));
+  if (fresh)
+    read_simgrid(route, hosts_[static_cast<std::size_t>(src)], hosts_[static_cast<std::size_t>(dst)]);
   return route;
 }
 
 const Route& Routes::inside_node(const sg4::Host* src, const sg4::Host* dst) {
-  auto [it, fresh] = node_routes_.try_emplace({src, dst});
-  Route& route = it->second;
-  if (!fresh)
-    return route;
-  std::vector<sg4::Link*> links;
-  src->route_to(dst, links, &route.latency_s);
-  for (const sg4::Link* link : links)
-    append(route, id_of(link));
+  const auto [it, added] = node_routes_.try_emplace({src, dst}, route_count());
+  const auto [route, fresh] = found_route({it->second, added});
+  if (fresh)
+    read_simgrid(route, src, dst);
   return route;
 }
 
 const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
-  const auto ranks = static_cast<unsigned long long>(hosts_.size());
-  const unsigned long long pair = static_cast<unsigned long long>(src) * ranks + static_cast<unsigned long long>(dst);
-  auto [it, fresh] = path_cache_.try_emplace(pair * routing::Fabric::max_paths + path);
-  Route& route = it->second;
+  const auto ranks = static_cast<std::uint64_t>(hosts_.size());
+  const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
+  // SimGrid's links before its first fabric link and after its last are the nodes' own.
+  const Route& simgrid_route = between(src, dst); // (first: it builds a route of its own)
+  const auto [route, fresh] = found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
   if (!fresh)
     return route;
-  // SimGrid's links before its first fabric link and after its last are the nodes' own.
-  const Route& simgrid_route = between(src, dst);
-  const auto& ids = simgrid_route.link_ids;
+  const auto ids = simgrid_route.link_ids;
   const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
   const auto first = std::find_if(ids.begin(), ids.end(), is_fabric);
   const auto last = std::find_if(ids.rbegin(), ids.rend(), is_fabric).base();
@@ -118,6 +141,7 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
     add(fabric_ids_[link]);
   }
   std::for_each(last, ids.end(), add);
+  finish(route);
   return route;
 }
 
@@ -177,8 +201,10 @@ std::uint32_t SharingPaths::of(const Route& route, std::optional<double> sharing
       auto [it, added] = penalized_.try_emplace({&route, *sharing_penalty_s}, 0);
       return {&it->second, added};
     }
-    auto [it, added] = paths_.try_emplace(&route, 0);
-    return {&it->second, added};
+    if (route.id >= paths_.size())
+      paths_.resize(route.id + 1, none);
+    const bool added = paths_[route.id] == none;
+    return {&paths_[route.id], added};
   }();
   if (!fresh)
     return *path;

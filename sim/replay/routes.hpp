@@ -4,6 +4,7 @@
 
 #include "collectives/collective_plan.hpp"
 #include "platform/platform_spec.hpp"
+#include "replay/flat_index.hpp"
 #include "replay/flow_sharing.hpp"
 #include "replay/result.hpp"
 #include "routing/fabric.hpp"
@@ -11,11 +12,12 @@
 #include <simgrid/forward.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,14 +26,16 @@ namespace ceiling::replay {
 /// The route from one rank's communication host to another's.
 struct Route {
   /// The links, as Routes numbers them (link_bandwidth()); a split-duplex link appears as the
-  /// direction crossed.
-  std::vector<std::uint32_t> link_ids;
+  /// direction crossed. (Kept by Routes, as long as it lives.)
+  std::span<const std::uint32_t> link_ids;
   double latency_s = 0;             ///< the links' latencies summed
   double bandwidth_bytes_per_s = 0; ///< the narrowest link's
   LinkBytes per_byte;               ///< links of each class crossed
   /// Every link is SimGrid's SHARED kind (as a direction of a split-duplex link is), the kind
   /// FlowSharing models, and there is at least one.
   bool shared_links_only = false;
+  /// Routes' number for it, from 0 in the order built (route_count()).
+  std::uint32_t id = 0;
 };
 
 /// Routes between ranks, asked of SimGrid once per pair and kept. Under a routing other than
@@ -63,6 +67,9 @@ public:
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).
   bool routes_itself() const { return fabric_.has_value(); }
 
+  /// Routes built so far (Route::id counts them).
+  std::uint32_t route_count() const { return static_cast<std::uint32_t>(routes_.size()); }
+
   /// Links met so far in routes, numbered from 0 in the order met, and their bandwidths.
   std::uint32_t link_count() const { return static_cast<std::uint32_t>(link_facts_.size()); }
   double link_bandwidth(std::uint32_t id) const { return link_facts_[id].bandwidth_bytes_per_s; }
@@ -75,25 +82,29 @@ public:
 private:
   /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()).
   const Route& over_path(int src, int dst, std::uint32_t path);
+  /// Route `found.first`, or where `found.second` (a lookup that gave the id of the next route)
+  /// a new one of that id, empty, that the caller fills (append(), finish()); whether it is new.
+  std::pair<Route&, bool> found_route(std::pair<std::uint32_t, bool> found);
+  /// Fills a new `route` with SimGrid's from `src` to `dst`.
+  void read_simgrid(Route& route, const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
   /// The id of link `link` of SimGrid, numbered the first time it is met.
   std::uint32_t id_of(const simgrid::s4u::Link* link);
+  /// Appends link `id` to the route being built (its links wait in building_ until finish()).
   void append(Route& route, std::uint32_t id);
-
-  /// Keys src x ranks + dst of a ring step by step are multiples of ranks + 1 apart: the
-  /// standard hash (the key itself, modulo a prime bucket count) can put them all in one
-  /// bucket, as it does at 256 ranks. Mixing the bits first (splitmix64's finaliser) spreads them.
-  struct MixedHash {
-    std::size_t operator()(unsigned long long x) const {
-      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-      return static_cast<std::size_t>(x ^ (x >> 31));
-    }
-  };
+  /// Stores the links of the route being built.
+  void finish(Route& route);
 
   std::vector<simgrid::s4u::Host*> hosts_;
-  std::unordered_map<unsigned long long, Route, MixedHash> cache_; ///< by src x ranks + dst
+  std::deque<Route> routes_; ///< by Route::id (a deque: the routes handed out never move)
+  /// Every route's links, one after the other in chunks that never move (Route::link_ids).
+  std::vector<std::unique_ptr<std::uint32_t[]>> link_chunks_;
+  std::uint32_t* chunk_next_ = nullptr; ///< the first free id of the last chunk
+  std::size_t chunk_left_ = 0;          ///< how many are free there
+  std::vector<std::uint32_t> building_; ///< the links of the route being built
+  FlatIndex pair_routes_;  ///< between()'s, by src x ranks + dst
+  FlatIndex path_routes_;  ///< over_path()'s, by (src x ranks + dst) x max_paths + path
   /// inside_node()'s routes (looked up, never walked).
-  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, Route> node_routes_;
+  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::uint32_t> node_routes_; ///< ids
   /// What a route needs of each link, read from SimGrid (or the fabric) once.
   struct LinkFacts {
     double bandwidth_bytes_per_s;
@@ -109,10 +120,10 @@ private:
   platform::Routing routing_ = platform::Routing::StaticMinimal;
   std::uint64_t seed_ = 0;
   std::vector<std::uint32_t> fabric_ids_; ///< by fabric link id: ours, or none yet
-  std::unordered_map<unsigned long long, Route, MixedHash> path_cache_; ///< by (src x ranks + dst) x max_paths + path
   std::vector<routing::Path> paths_; ///< scratch
-  std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> link_ids_; ///< looked up, never walked
-  std::vector<LinkFacts> link_facts_;                                     ///< by link id
+  std::vector<simgrid::s4u::Link*> simgrid_links_; ///< scratch
+  FlatIndex link_ids_;               ///< by SimGrid's link's address
+  std::vector<LinkFacts> link_facts_; ///< by link id
 };
 
 /// Whether FlowSharing can share flows on `route`: SimGrid's SHARED links only, at most
@@ -148,7 +159,7 @@ private:
   std::function<double(std::uint32_t)> bandwidth_of_;
   FlowSharing& sharing_;
   std::vector<std::uint32_t> links_; ///< by Routes' link id: FlowSharing's, or none
-  std::unordered_map<const Route*, std::uint32_t> paths_; ///< looked up, never walked
+  std::vector<std::uint32_t> paths_; ///< by Route::id: FlowSharing's, or none
   std::map<std::pair<const Route*, double>, std::uint32_t> penalized_; ///< those given a sharing penalty
 };
 

@@ -23,9 +23,10 @@ TEST_CASE("a pipeline's first chunk pays the latencies of its longest way, each 
   phase.steps = 12;
   phase.chunks = 10;
   phase.pipelines = 2;
+  const std::uint32_t link[] = {0};
   std::vector<Route> routes;
   for (double us : {1, 5, 10, 2, 20, 1, 1, 1})
-    routes.push_back({.link_ids = {0}, .latency_s = us * 1e-6, .bandwidth_bytes_per_s = 1e9, .shared_links_only = true});
+    routes.push_back({.link_ids = link, .latency_s = us * 1e-6, .bandwidth_bytes_per_s = 1e9, .shared_links_only = true});
   std::vector<const Route*> edges;
   for (const Route& r : routes)
     edges.push_back(&r);

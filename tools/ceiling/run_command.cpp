@@ -367,6 +367,8 @@ int run_command(const std::vector<std::string>& args) {
     for (double w : r.iteration_wall_s)
       std::fprintf(stderr, " %.6f", w);
     std::fprintf(stderr, " s\n");
+    std::fprintf(stderr, "build: %.3f s plan and machine, %.3f s routes and flows\n", r.machine_wall_s,
+                 r.build_wall_s - r.machine_wall_s);
     std::fprintf(stderr, "work: %lld transfers, %lld flows in closed form, %lld flows shared by the replay, %lld link "
                  "copies, %lld clock advances in %zu iterations; transfer driver %s\n",
                  r.transfers, r.flows_in_closed_form, r.flows_shared, r.link_copies, r.clock_advances,

@@ -1,0 +1,33 @@
+// FlatIndex: ids by 64-bit key.
+#include "replay/flat_index.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+using ceiling::replay::FlatIndex;
+
+TEST_CASE("a key keeps the id it was first given, through the table's growths") {
+  // 100,000 keys a ring's pair keys apart (multiples of ranks + 1, here 16,385), and a key near
+  // the top of the range; each given its order of arrival. Asked again with another id, every
+  // key answers its first one and adds nothing.
+  FlatIndex index;
+  constexpr std::uint32_t keys = 100000;
+  for (std::uint32_t i = 0; i < keys; ++i) {
+    const auto [id, fresh] = index.find_or_add(std::uint64_t{i} * 16385, i);
+    CHECK(id == i);
+    CHECK(fresh);
+  }
+  const auto [top, fresh_top] = index.find_or_add(~std::uint64_t{0} - 1, keys);
+  CHECK(top == keys);
+  CHECK(fresh_top);
+  CHECK(index.size() == keys + 1);
+  std::uint32_t wrong = 0;
+  for (std::uint32_t i = 0; i < keys; ++i) {
+    const auto [id, fresh] = index.find_or_add(std::uint64_t{i} * 16385, 7);
+    wrong += id != i || fresh ? 1 : 0;
+  }
+  CHECK(wrong == 0);
+  CHECK(index.find_or_add(~std::uint64_t{0} - 1, 7).first == keys);
+  CHECK(index.size() == keys + 1);
+}
