@@ -130,6 +130,11 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   const Path& p = paths_[path];
   f.penalty = latency_s > 0 || (p.penalty_given && latency_factor_ > 0) ? p.penalty_s : 1.0;
   f.weight = 1.0 / f.penalty; // consumption weight 1 over the penalty, as lmm divides it
+  f.narrowest_bytes_per_s = p.narrowest_bytes_per_s;
+  f.narrowest_hops = p.narrowest_hops;
+  f.hop_count = p.count;
+  if (p.count <= inline_hops)
+    std::copy_n(hops_.begin() + p.first, p.count, f.hops);
   f.remaining_bytes = bytes;
   f.value = f.rate = 0;
   f.updated_s = now_s;
@@ -170,11 +175,15 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
           ++leaving_[l];
   // Thousands of flows may start sharing or end at once (a halving-doubling step, a fan), their
   // links far apart in memory: each flow's are fetched a few flows ahead of its turn.
-  // (The flow itself twice as far ahead, so that reading its hops then does not wait.)
+  // (The flow itself twice as far ahead, its hops' line too, so that reading its hops then does
+  // not wait.)
   constexpr std::size_t ahead = 8;
   for (std::size_t i = 0; i < due_.size(); ++i) {
-    if (i + 2 * ahead < due_.size())
-      __builtin_prefetch(&flows_[due_[i + 2 * ahead].flow]);
+    if (i + 2 * ahead < due_.size()) {
+      const Flow* later = &flows_[due_[i + 2 * ahead].flow];
+      __builtin_prefetch(later);
+      __builtin_prefetch(&later->narrowest_bytes_per_s);
+    }
     if (i + ahead < due_.size())
       for (std::uint32_t l : hops_of(flows_[due_[i + ahead].flow]))
         __builtin_prefetch(&links_[l]);
@@ -206,7 +215,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
 void FlowSharing::join_links(std::uint32_t flow) {
   Flow& f = flows_[flow];
   const auto hops = hops_of(f);
-  const double most = paths_[f.path].narrowest_bytes_per_s;
+  const double most = f.narrowest_bytes_per_s;
   f.position.resize(hops.size());
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
@@ -228,7 +237,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
 void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
   const Flow& f = flows_[flow];
   const auto hops = hops_of(f);
-  const double most = paths_[f.path].narrowest_bytes_per_s;
+  const double most = f.narrowest_bytes_per_s;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
     if (link.emptied) { // the flow left it with the others that finish now
@@ -293,7 +302,6 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
   Flow& f = flows_[flow];
   f.coupling_hops = 0;
   double coupled_bytes_per_s = std::numeric_limits<double>::infinity();
-  const Path& path = paths_[f.path];
   const auto hops = hops_of(f);
   std::uint32_t loose = 0; // hops whose links couple nothing: the flow's cap, read below
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
@@ -331,7 +339,7 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
   // narrowest bandwidth, and how many of its hops have it, give the cap without them but where
   // a slack link is the narrowest and a coupled one wider.
   const double none = std::numeric_limits<double>::infinity();
-  const double narrowest = path.narrowest_bytes_per_s;
+  const double narrowest = f.narrowest_bytes_per_s;
   const auto most_of = [&](std::uint32_t h) { return links_[hops[h]].bytes_per_s / on_link(f, h, 1.0); };
   if (coupled_bytes_per_s == none) {
     f.cap_bytes_per_s = narrowest; // every hop couples nothing or is slack
@@ -344,7 +352,7 @@ void FlowSharing::classify_hops(std::uint32_t flow) {
     std::uint32_t coupling_at_narrowest = 0;
     for (std::uint32_t h = 0; h < hops.size(); ++h)
       coupling_at_narrowest += coupling_[hops[h]] && most_of(h) == narrowest ? 1 : 0;
-    if (path.narrowest_hops > coupling_at_narrowest) {
+    if (f.narrowest_hops > coupling_at_narrowest) {
       f.cap_bytes_per_s = narrowest; // a hop that couples nothing has it: at most any coupled one
     } else if (coupled_bytes_per_s == narrowest) {
       f.cap_bytes_per_s = none; // the hops that couple nothing are all wider
@@ -385,6 +393,7 @@ bool FlowSharing::fill_slack_links() {
     for (const Member m : link.flows)
       if (flows_[m.flow].seen == walk_)
         classify_hops(m.flow);
+    capped_flows_ = 0; // (their caps may have changed)
     filled = true;
   }
   return filled;
@@ -413,6 +422,7 @@ void FlowSharing::share(double now_s) {
   component_links_.clear();
   slack_links_.clear();
   component_flows_.clear();
+  capped_flows_ = 0;
   for (std::uint32_t f : joined_flows_)
     if (flows_[f].state == State::Sharing)
       reach(f);
@@ -509,7 +519,7 @@ void FlowSharing::start_alone(double now_s) {
       continue;
     }
     f.coupling_hops = 0;
-    f.cap_bytes_per_s = paths_[f.path].narrowest_bytes_per_s;
+    f.cap_bytes_per_s = f.narrowest_bytes_per_s;
     f.level = f.cap_bytes_per_s / f.weight;
     f.value = f.level / f.penalty;
     f.bound_by = by_cap;
@@ -651,16 +661,26 @@ void FlowSharing::solve_component() {
   // each of its links (1 but for a pipeline's). A
   // flow's other links enter as its cap, the level the narrowest of them has with the flow alone
   // there (those links reach their level when the flow does and change nothing else).
-  caps_.clear();
   for (std::uint32_t id : component_flows_) {
     Flow& f = flows_[id];
     f.fixed = false;
     f.value = 0;
-    if (f.cap_bytes_per_s < std::numeric_limits<double>::infinity())
-      caps_.push_back({f.cap_bytes_per_s / f.weight, id, true});
   }
-  // Caps never change within a solve: sorted once, read in order.
-  std::sort(caps_.begin(), caps_.end(), [](const Level& a, const Level& b) { return b > a; });
+  // Caps never change within a solve: sorted once, read in order. The solves of one change, the
+  // component growing, sort the caps of the flows that joined and merge them in (the order is
+  // total, by level and flow: the same as one sort of all).
+  if (capped_flows_ == 0)
+    caps_.clear();
+  const auto sorted = static_cast<std::ptrdiff_t>(caps_.size());
+  for (std::size_t i = capped_flows_; i < component_flows_.size(); ++i) {
+    const Flow& f = flows_[component_flows_[i]];
+    if (f.cap_bytes_per_s < std::numeric_limits<double>::infinity())
+      caps_.push_back({f.cap_bytes_per_s / f.weight, component_flows_[i], true});
+  }
+  capped_flows_ = component_flows_.size();
+  const auto by_level = [](const Level& a, const Level& b) { return b > a; };
+  std::sort(caps_.begin() + sorted, caps_.end(), by_level);
+  std::inplace_merge(caps_.begin(), caps_.begin() + sorted, caps_.end(), by_level);
   std::size_t next_cap = 0;
   light_.clear();
   light_level_.clear();
