@@ -427,6 +427,13 @@ void FlowSharing::share(double now_s) {
     if (flows_[f].state == State::Sharing)
       reach(f);
   joined_flows_.clear();
+  // The flows on a link of the flows that started that it may hold lower now: at or above the
+  // least level at which it fills (joined_floor), below which it binds none. (Else the first
+  // solve would find them overtaken, reach_overtaken_flows, and solve again.)
+  for (const auto& [l, fills_at] : filling_)
+    for (const Member m : links_[l].flows)
+      if (flows_[m.flow].level >= fills_at * (1 - 1e-9))
+        reach(m.flow);
   for (std::uint32_t l : modified_links_) {
     links_[l].modified = false;
     for (const Member m : links_[l].flows)
@@ -538,6 +545,7 @@ double FlowSharing::joined_floor() {
   // x: sum of w_i min(x, level_i) = its bandwidth (less SimGrid's precision, at which the
   // solver counts it full).
   double floor = std::numeric_limits<double>::infinity();
+  filling_.clear();
   if (joined_flows_.empty())
     return floor;
   ++walk_;
@@ -581,6 +589,7 @@ double FlowSharing::joined_floor() {
       // them rising: the first step of the walk below, without its sort.
       if (const double fills_at = full / rising; fills_at <= least) {
         floor = std::min(floor, fills_at);
+        filling_.push_back({l, fills_at});
         continue;
       }
       std::sort(by_level_.begin(), by_level_.end());
@@ -588,6 +597,7 @@ double FlowSharing::joined_floor() {
         const double fills_at = (full - taken) / rising;
         if (fills_at <= level) {
           floor = std::min(floor, fills_at);
+          filling_.push_back({l, fills_at});
           break;
         }
         taken += weight * level;

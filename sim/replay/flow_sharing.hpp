@@ -42,6 +42,8 @@ namespace ceiling::replay {
 ///     held below a floor, which max-min's filling reaches as it did: the least level among
 ///     the flows that finished (their links filled at their levels or above) and the least
 ///     level at which a link of a flow that started can fill;
+///   - on each link of a flow that started, the flows at or above the least level at which that
+///     link can fill (below it, it holds none lower);
 ///   - then, once these are solved with every other flow's share held, the flows outside whose
 ///     bottleneck the new shares took away: the link that fixed such a flow is no longer full,
 ///     the solved flows on it gave up some of it, or one of them is now above the flow's
@@ -350,6 +352,8 @@ private:
   std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve
   std::vector<std::uint32_t> alone_;        ///< start_alone()'s flows
   std::vector<std::pair<double, double>> by_level_; ///< joined_floor()'s (level, weight) of a link's flows
+  /// joined_floor()'s links that it found to fill, and the least level at which each can.
+  std::vector<std::pair<std::uint32_t, double>> filling_;
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> slack_links_; ///< left out of the component being solved (Link::slack)
   std::vector<std::uint32_t> component_flows_;
