@@ -431,15 +431,14 @@ void FlowSharing::share(double now_s) {
   // least level at which it fills (joined_floor), below which it binds none. (Else the first
   // solve would find them overtaken, reach_overtaken_flows, and solve again.)
   for (const auto& [l, fills_at] : filling_)
-    for (const Member m : links_[l].flows)
-      if (flows_[m.flow].level >= fills_at * (1 - 1e-9))
-        reach(m.flow);
+    reach_from(links_[l], fills_at);
   for (std::uint32_t l : modified_links_) {
     links_[l].modified = false;
     for (const Member m : links_[l].flows)
       reach(m.flow);
   }
   modified_links_.clear();
+  reach_fillable_flows();
   // The flows that started alone count towards the spreading below as they did when they were
   // solved with the others (a link a flow left may reach one of them again: counted once).
   const std::size_t alone_outside = static_cast<std::size_t>(
@@ -607,6 +606,44 @@ double FlowSharing::joined_floor() {
   }
   // A margin for the rounding of the levels the solver computes.
   return floor * (1 - 1e-9);
+}
+
+void FlowSharing::reach_from(const Link& link, double level) {
+  for (const Member m : link.flows)
+    if (flows_[m.flow].level >= level * (1 - 1e-9))
+      reach(m.flow);
+}
+
+void FlowSharing::reach_fillable_flows() {
+  // A link fills, in the solve, at no level below the one at which it fills with every flow of
+  // the component rising and each flow outside taking its share up to its level: the max-min
+  // filling (as in joined_floor) with the component's flows at +infinity.
+  for (std::size_t i = 0; i < component_links_.size() && component_flows_.size() <= spreading_flows; ++i) {
+    const Link& link = links_[component_links_[i]];
+    by_level_.clear();
+    double rising = 0; // the summed weight of the flows still rising
+    bool outside = false;
+    for (const Member m : link.flows) {
+      const Flow& f = flows_[m.flow];
+      const bool in = f.seen == walk_;
+      outside = outside || !in;
+      by_level_.push_back({in ? std::numeric_limits<double>::infinity() : f.level, on_link(f, m.hop, f.weight)});
+      rising += by_level_.back().second;
+    }
+    if (!outside)
+      continue;
+    std::sort(by_level_.begin(), by_level_.end());
+    const double full = link.bytes_per_s * (1 - maxmin_precision);
+    double taken = 0; // by the flows fixed below the level reached
+    for (const auto& [level, weight] : by_level_) {
+      if (const double fills_at = (full - taken) / rising; fills_at <= level) {
+        reach_from(link, fills_at);
+        break;
+      }
+      taken += weight * level;
+      rising -= weight;
+    }
+  }
 }
 
 void FlowSharing::walk_saturated_links() {

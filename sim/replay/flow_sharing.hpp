@@ -43,7 +43,9 @@ namespace ceiling::replay {
 ///     the flows that finished (their links filled at their levels or above) and the least
 ///     level at which a link of a flow that started can fill;
 ///   - on each link of a flow that started, the flows at or above the least level at which that
-///     link can fill (below it, it holds none lower);
+///     link can fill (below it, it holds none lower); then on each link (slack ones aside: below)
+///     of the flows reached so far, those at or above the least level at which it can fill, these
+///     flows rising, and so on from the flows this adds (while they number at most 256);
 ///   - then, once these are solved with every other flow's share held, the flows outside whose
 ///     bottleneck the new shares took away: the link that fixed such a flow is no longer full,
 ///     the solved flows on it gave up some of it, or one of them is now above the flow's
@@ -274,6 +276,15 @@ private:
   void start_alone(double now_s);
   /// Moves the ends of `flows`, whose shares were just set, to what their new rates give.
   void reschedule(std::span<const std::uint32_t> flows, double now_s);
+  /// Reaches the flows on `link` at or above `level` (the least at which it can fill: below it,
+  /// it holds none lower).
+  void reach_from(const Link& link, double level);
+  /// Reaches the flows outside the component that a link of the component (slack ones aside)
+  /// may hold lower, on those links and the links of the flows this adds, and so on, while the
+  /// component has at most 256 flows (beyond, walk_saturated_links() spreads it): those at or
+  /// above the least level at which the link can fill, the component's flows rising. (Else the
+  /// first solve would find them overtaken or unbound, and solve again.)
+  void reach_fillable_flows();
   /// Reaches the flows on every saturated link of the component, and on those of the flows this
   /// adds, and so on.
   void walk_saturated_links();
