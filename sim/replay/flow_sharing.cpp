@@ -583,24 +583,12 @@ double FlowSharing::joined_floor() {
         rising += on_link(f, m.hop, f.weight);
         least = std::min(least, f.level);
       }
-      double taken = 0; // by the flows fixed below the level reached
       // Below every flow's level (all new, as a parameter server's fan), it fills with all of
-      // them rising: the first step of the walk below, without its sort.
-      if (const double fills_at = full / rising; fills_at <= least) {
+      // them rising: the first step of fill_level's walk, without its sort.
+      const double fills_at = full / rising <= least ? full / rising : fill_level(by_level_, full, rising);
+      if (fills_at < std::numeric_limits<double>::infinity()) {
         floor = std::min(floor, fills_at);
         filling_.push_back({l, fills_at});
-        continue;
-      }
-      std::sort(by_level_.begin(), by_level_.end());
-      for (const auto& [level, weight] : by_level_) {
-        const double fills_at = (full - taken) / rising;
-        if (fills_at <= level) {
-          floor = std::min(floor, fills_at);
-          filling_.push_back({l, fills_at});
-          break;
-        }
-        taken += weight * level;
-        rising -= weight;
       }
     }
   }
@@ -632,18 +620,24 @@ void FlowSharing::reach_fillable_flows() {
     }
     if (!outside)
       continue;
-    std::sort(by_level_.begin(), by_level_.end());
-    const double full = link.bytes_per_s * (1 - maxmin_precision);
-    double taken = 0; // by the flows fixed below the level reached
-    for (const auto& [level, weight] : by_level_) {
-      if (const double fills_at = (full - taken) / rising; fills_at <= level) {
-        reach_from(link, fills_at);
-        break;
-      }
-      taken += weight * level;
-      rising -= weight;
-    }
+    if (const double fills_at = fill_level(by_level_, link.bytes_per_s * (1 - maxmin_precision), rising);
+        fills_at < std::numeric_limits<double>::infinity())
+      reach_from(link, fills_at);
   }
+}
+
+double FlowSharing::fill_level(std::vector<std::pair<double, double>>& by_level, double full, double rising) {
+  // Every flow rising from 0, each stops at its level: between two levels the link takes the
+  // fixed flows' shares and the rising ones' weight times the level.
+  std::sort(by_level.begin(), by_level.end());
+  double taken = 0; // by the flows fixed below the level reached
+  for (const auto& [level, weight] : by_level) {
+    if (const double fills_at = (full - taken) / rising; fills_at <= level)
+      return fills_at;
+    taken += weight * level;
+    rising -= weight;
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 void FlowSharing::walk_saturated_links() {

@@ -276,6 +276,10 @@ private:
   void start_alone(double now_s);
   /// Moves the ends of `flows`, whose shares were just set, to what their new rates give.
   void reschedule(std::span<const std::uint32_t> flows, double now_s);
+  /// The least level at which a link of `full` bytes per second fills, its flows' (level, weight)
+  /// in `by_level` (sorted here), each taking its weight times the level up to its own level, and
+  /// `rising` their summed weight; +infinity where it never fills.
+  static double fill_level(std::vector<std::pair<double, double>>& by_level, double full, double rising);
   /// Reaches the flows on `link` at or above `level` (the least at which it can fill: below it,
   /// it holds none lower).
   void reach_from(const Link& link, double level);

@@ -502,6 +502,30 @@ TEST_CASE("the work counts each event's solve and the rounds after it, with the 
     CHECK(w.flows_solved == 3);
     CHECK(w.alone_starts == 1);
   }
+  SUBCASE("a flow that starts beside one above the level at which their link fills is solved with it at once") {
+    // g (1,000 B) alone on a 100 B/s link from 1 us (its cap, no solve); f (1,000 B) joins it at
+    // 1 s + 1 us: the link fills at 50 B/s each, below g's 100, so g is solved with f in the one
+    // solve of that event (not found overtaken after a solve of f alone). g, 900 B left, ends at
+    // 19 s + 1 us, f (100 B left, then alone: 100 B/s) at 20 s + 1 us: 2 solves, of 2 and 1 flows.
+    FlowSharing net(1.0, 1.0);
+    const std::vector<std::uint32_t> link{net.add_link(100.0)};
+    const auto path = net.add_path(link, 1e-6);
+    int g = 0, f = 0;
+    net.start(0, path, 1000, &g);
+    std::vector<void*> finished;
+    while (net.next_event_s() < 1)
+      net.advance(net.next_event_s(), finished);
+    net.advance(1, finished);
+    net.start(1, path, 1000, &f);
+    const auto done = drain(net);
+    CHECK(done.at(&g) == relative(19 + 1e-6, 1e-12));
+    CHECK(done.at(&f) == relative(20 + 1e-6, 1e-12));
+    w = net.work();
+    CHECK(w.solves == 2);
+    CHECK(w.flows_solved == 3);
+    CHECK(w.overtaken_rounds == 0);
+    CHECK(w.alone_starts == 1);
+  }
   SUBCASE("a slack link that the new shares fill takes a round") {
     // The flows of "a link left out of a solve as not full still limits a flow that the new
     // shares would push past it": at 1 us one solve; when f ends at 1 s, g is solved with M left
