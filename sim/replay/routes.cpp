@@ -94,8 +94,8 @@ void Routes::read_simgrid(Route& route, const sg4::Host* src, const sg4::Host* d
 
 const Route& Routes::between(int src, int dst) {
   const auto ranks = static_cast<std::uint64_t>(hosts_.size());
-  const auto [route, fresh] =
-      found_route(pair_routes_.find_or_add(static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst), route_count()));
+  const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
+  const auto [route, fresh] = found_route(pair_routes_.find_or_add(pair, route_count()));
   if (fresh)
     read_simgrid(route, hosts_[static_cast<std::size_t>(src)], hosts_[static_cast<std::size_t>(dst)]);
   return route;
@@ -114,7 +114,8 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
   const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
   // SimGrid's links before its first fabric link and after its last are the nodes' own.
   const Route& simgrid_route = between(src, dst); // (first: it builds a route of its own)
-  const auto [route, fresh] = found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
+  const auto [route, fresh] =
+      found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
   if (!fresh)
     return route;
   const auto ids = simgrid_route.link_ids;

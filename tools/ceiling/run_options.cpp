@@ -114,7 +114,7 @@ po::options_description run_options() {
       ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth (default: the model's, 1 for CM02)")
       ("json", "print one JSON object instead of a table")
       ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file")
-      ("timing", "print to stderr the wall-clock time of the machine build and of each iteration, and the simulation's work (transfers, clock advances, the shared flows' solves)")
+      ("timing", "print to stderr the wall-clock time of the build (the plan and machine, the routes and flows) and of each iteration, and the simulation's work (transfers, clock advances, the shared flows' solves)")
       ("transfer-driver", po::value<std::string>()->default_value("auto"),
        "how transfers are driven in SimGrid, same results, different speed: maestro (comms started "
        "by maestro), couriers (pooled actors) or auto (couriers from 6,144 ranks on)")
