@@ -181,8 +181,8 @@ private:
   /// A flow, its solver fields in its first 64 bytes and itself on cache lines of its own: the
   /// solver visits the flows of a link one after the other, reading those fields, and then the
   /// hops on the third line, without the path's record and hops, which lie far apart in memory
-  /// (waiting for them took two thirds of classify_hops' samples, halving-doubling on the
-  /// 16,384-node bench dragonfly).
+  /// (waiting for them took 38 % of classify_hops' samples, halving-doubling on the 16,384-node
+  /// bench dragonfly).
   struct alignas(64) Flow {
     std::uint32_t seen = 0;
     std::uint32_t bound_by = 0; ///< the link that fixed it (its bottleneck), or by_cap
