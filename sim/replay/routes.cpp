@@ -114,9 +114,11 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
   const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
   // SimGrid's links before its first fabric link and after its last are the nodes' own.
   const Route& simgrid_route = between(src, dst); // (first: it builds a route of its own)
-  const auto [route, fresh] =
-      found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
-  if (!fresh)
+  // (A plain reference, not a structured binding: the lambda below captures it, which clang
+  // before 16 refuses for a binding.)
+  const auto found = found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
+  Route& route = found.first;
+  if (!found.second)
     return route;
   const auto ids = simgrid_route.link_ids;
   const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
