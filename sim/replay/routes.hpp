@@ -103,8 +103,8 @@ private:
   std::vector<std::uint32_t> building_; ///< the links of the route being built
   FlatIndex pair_routes_;  ///< between()'s, by src x ranks + dst
   FlatIndex path_routes_;  ///< over_path()'s, by (src x ranks + dst) x max_paths + path
-  /// inside_node()'s routes (looked up, never walked).
-  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::uint32_t> node_routes_; ///< ids
+  /// inside_node()'s routes' ids (looked up, never walked).
+  std::map<std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>, std::uint32_t> node_routes_;
   /// What a route needs of each link, read from SimGrid (or the fabric) once.
   struct LinkFacts {
     double bandwidth_bytes_per_s;
