@@ -427,9 +427,10 @@ void FlowSharing::share(double now_s) {
     if (flows_[f].state == State::Sharing)
       reach(f);
   joined_flows_.clear();
-  // The flows on a link of the flows that started that it may hold lower now: at or above the
-  // least level at which it fills (joined_floor), below which it binds none. (Else the first
-  // solve would find them overtaken, reach_overtaken_flows, and solve again.)
+  // The flows that a link of the flows that started may hold lower now: at or above the least
+  // level at which it fills (joined_floor, for the links it read), below which the max-min
+  // allocation holds none lower. (Else the first solve would find most of them overtaken,
+  // reach_overtaken_flows, and solve again; that check still runs.)
   for (const auto& [l, fills_at] : filling_)
     reach_from(links_[l], fills_at);
   for (std::uint32_t l : modified_links_) {
@@ -603,9 +604,10 @@ void FlowSharing::reach_from(const Link& link, double level) {
 }
 
 void FlowSharing::reach_fillable_flows() {
-  // A link fills, in the solve, at no level below the one at which it fills with every flow of
-  // the component rising and each flow outside taking its share up to its level: the max-min
-  // filling (as in joined_floor) with the component's flows at +infinity.
+  // In the max-min allocation a link fills at no level below the one at which it fills with
+  // every flow of the component rising and each flow outside taking its share up to its level:
+  // the filling of joined_floor with the component's flows at +infinity. (The first solve, the
+  // flows outside held at their shares, may bind it lower: the checks after it see to that.)
   for (std::size_t i = 0; i < component_links_.size() && component_flows_.size() <= spreading_flows; ++i) {
     const Link& link = links_[component_links_[i]];
     by_level_.clear();

@@ -42,10 +42,13 @@ namespace ceiling::replay {
 ///     held below a floor, which max-min's filling reaches as it did: the least level among
 ///     the flows that finished (their links filled at their levels or above) and the least
 ///     level at which a link of a flow that started can fill;
-///   - on each link of a flow that started, the flows at or above the least level at which that
-///     link can fill (below it, it holds none lower); then on each link (slack ones aside: below)
-///     of the flows reached so far, those at or above the least level at which it can fill, these
-///     flows rising, and so on from the flows this adds (while they number at most 256);
+///   - on a link of a flow that started, whose filling level the floor above computed, the flows
+///     at or above it; then on each link (slack ones aside: below) of the flows reached so far,
+///     those at or above the level at which it fills with these flows rising and each other flow
+///     up to its level, and so on from the flows this adds (while they number at most 256). In
+///     the max-min allocation such a link holds no flow below that level lower; the checks
+///     after the solve (next) find whatever these leave out. Which flows are solved again can
+///     change the last bits of their shares, not the allocation;
 ///   - then, once these are solved with every other flow's share held, the flows outside whose
 ///     bottleneck the new shares took away: the link that fixed such a flow is no longer full,
 ///     the solved flows on it gave up some of it, or one of them is now above the flow's
@@ -174,8 +177,10 @@ private:
     bool penalty_given = false;   ///< penalty_s given (add_path, add_pipeline): it holds whatever the path's latency
   };
 
-  /// How many of a path's hops a flow keeps in its own record (flows on longer paths, a pipeline's
-  /// or a large torus's, read them from the path): Piz Daint's longest non-minimal routes have 12.
+  /// How many of a path's hops a flow keeps in its own record, in the path's order (flows on
+  /// longer paths, a long pipeline's or a large torus's, read them from the path; a pipeline's
+  /// crossings are always read from the path, by hop): Piz Daint's longest non-minimal routes
+  /// have 12.
   static constexpr std::size_t inline_hops = 12;
 
   /// A flow, its solver fields in its first 64 bytes and itself on cache lines of its own: the
@@ -286,8 +291,10 @@ private:
   /// Reaches the flows outside the component that a link of the component (slack ones aside)
   /// may hold lower, on those links and the links of the flows this adds, and so on, while the
   /// component has at most 256 flows (beyond, walk_saturated_links() spreads it): those at or
-  /// above the least level at which the link can fill, the component's flows rising. (Else the
-  /// first solve would find them overtaken or unbound, and solve again.)
+  /// above the level at which the link fills with the component's flows rising and each other
+  /// flow up to its own level, which bounds from below the level at which the max-min
+  /// allocation fills it. (Most flows the first solve would find overtaken or unbound, and
+  /// solve again; those checks still run.)
   void reach_fillable_flows();
   /// Reaches the flows on every saturated link of the component, and on those of the flows this
   /// adds, and so on.
@@ -357,7 +364,7 @@ private:
   FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes; at one instant, in start order
   std::uint64_t started_ = 0; ///< flows started so far
   /// By flow: how many flows started before it (its events' tie), beside flows_ so that a flow
-  /// keeps to two cache lines.
+  /// keeps to three cache lines.
   std::vector<std::uint64_t> start_order_;
   std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
   int in_flight_ = 0;

@@ -71,16 +71,14 @@ void Routes::append(Route& route, std::uint32_t id) {
 }
 
 void Routes::finish(Route& route) {
+  // A chunk never grows past the capacity it was given, so its ids never move.
   constexpr std::size_t chunk_ids = std::size_t{1} << 16;
-  if (building_.size() > chunk_left_) { // a new chunk (one of its own for a longer route)
-    chunk_left_ = std::max(chunk_ids, building_.size());
-    link_chunks_.push_back(std::make_unique<std::uint32_t[]>(chunk_left_));
-    chunk_next_ = link_chunks_.back().get();
-  }
-  std::copy(building_.begin(), building_.end(), chunk_next_);
-  route.link_ids = {chunk_next_, building_.size()};
-  chunk_next_ += building_.size();
-  chunk_left_ -= building_.size();
+  if (link_chunks_.empty() || link_chunks_.back().capacity() - link_chunks_.back().size() < building_.size())
+    link_chunks_.emplace_back().reserve(std::max(chunk_ids, building_.size())); // (one of its own for a longer route)
+  std::vector<std::uint32_t>& chunk = link_chunks_.back();
+  const std::size_t first = chunk.size();
+  chunk.insert(chunk.end(), building_.begin(), building_.end());
+  route.link_ids = {chunk.data() + first, building_.size()};
   building_.clear();
 }
 

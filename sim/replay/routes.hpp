@@ -15,7 +15,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
@@ -96,10 +95,9 @@ private:
 
   std::vector<simgrid::s4u::Host*> hosts_;
   std::deque<Route> routes_; ///< by Route::id (a deque: the routes handed out never move)
-  /// Every route's links, one after the other in chunks that never move (Route::link_ids).
-  std::vector<std::unique_ptr<std::uint32_t[]>> link_chunks_;
-  std::uint32_t* chunk_next_ = nullptr; ///< the first free id of the last chunk
-  std::size_t chunk_left_ = 0;          ///< how many are free there
+  /// Every route's links, one after the other in chunks filled up to the capacity they were
+  /// given, so that their ids never move (Route::link_ids), nor when Routes itself is moved.
+  std::vector<std::vector<std::uint32_t>> link_chunks_;
   std::vector<std::uint32_t> building_; ///< the links of the route being built
   FlatIndex pair_routes_;  ///< between()'s, by src x ranks + dst
   FlatIndex path_routes_;  ///< over_path()'s, by (src x ranks + dst) x max_paths + path
@@ -133,7 +131,8 @@ inline bool sharable(const Route& route) {
 }
 
 /// The FlowSharing paths of routes: a link is added to the FlowSharing the first time a route
-/// crosses it, and each route once (kept by the route's address: the routes must outlive it).
+/// crosses it, and each route once (kept by its Route::id, or with a sharing penalty by its
+/// address: the routes must be one Routes' and outlive it).
 class SharingPaths {
 public:
   /// `bandwidth_of(link)`: the bandwidth of the routes' link `link`, in bytes per second.
@@ -143,8 +142,9 @@ public:
   SharingPaths(const Routes& routes, FlowSharing& sharing)
       : SharingPaths([&routes](std::uint32_t link) { return routes.link_bandwidth(link); }, sharing) {}
 
-  /// The path of `route`, which must be sharable(); its flows' sharing penalty
-  /// `sharing_penalty_s` where given, else the route's latency (FlowSharing::add_path).
+  /// The path of `route`, which must be sharable() and one of the routes of the Routes these
+  /// paths are for (kept by its Route::id); its flows' sharing penalty `sharing_penalty_s` where
+  /// given, else the route's latency (FlowSharing::add_path).
   std::uint32_t of(const Route& route, std::optional<double> sharing_penalty_s = std::nullopt);
 
   /// A new path for a pipeline over the `edges`' routes, each sharable(); its flows' sharing
