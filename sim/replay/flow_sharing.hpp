@@ -373,7 +373,7 @@ private:
   std::vector<std::uint32_t> modified_links_;
   std::vector<std::uint32_t> joined_flows_; ///< started sharing since the last solve
   std::vector<std::uint32_t> alone_;        ///< start_alone()'s flows
-  std::vector<std::pair<double, double>> by_level_; ///< joined_floor()'s (level, weight) of a link's flows
+  std::vector<std::pair<double, double>> by_level_; ///< (level, weight) of a link's flows: joined_floor(), reach_fillable_flows()
   /// joined_floor()'s links that it found to fill, and the least level at which each can.
   std::vector<std::pair<std::uint32_t, double>> filling_;
   std::vector<std::uint32_t> component_links_;
