@@ -96,8 +96,12 @@ double amdahl_speedup(double r, double alpha) {
   return 1 / ((1 - alpha) + alpha / r);
 }
 
-/// (A1) is linear in x = 1 - 1/r: 1 - 1/S = alpha x, so least squares through the origin over
-/// the points beyond the reference gives alpha = sum(x y) / sum(x x), exact on an Amdahl curve.
+/// (A1) is linear in u = 1 - alpha through its reciprocal: 1/S = 1/r + u (1 - 1/r). The fit
+/// weighs every point by its relative error, S (1/r + u (1 - 1/r)) - 1 = S / S_fit - 1, as the
+/// residual does (least squares in 1/S itself would let the large speedups, whose 1/S are
+/// tiny, go unfitted: a near-linear weak-scaling curve got a ceiling below the speedup it had
+/// reached). Linear in u, so in closed form, u = sum(S a (1 - S/r)) / sum((S a)^2) with
+/// a = 1 - 1/r over the points beyond the reference; exact on an Amdahl curve.
 AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference) {
   if (points.size() < 2)
     return {.alpha = nan,
@@ -106,19 +110,19 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
             .n_doubling_below_10pct = nan,
             .residual = nan,
             .amdahl_shaped = false};
-  double xy = 0;
-  double xx = 0;
+  double num = 0;
+  double den = 0;
   for (const PointMetrics& p : points) {
     if (p.n == n_reference)
       continue;
-    const double x = 1 - n_reference / p.n;
-    const double y = 1 - 1 / p.speedup;
-    xy += x * y;
-    xx += x * x;
+    const double r = p.n / n_reference;
+    const double sa = p.speedup * (1 - 1 / r);
+    num += sa * (1 - p.speedup / r);
+    den += sa * sa;
   }
   // Above 1 the curve is superlinear, which (A1) cannot be: 1, linear, is its limit. At or
   // below 0 (no speedup, or a slowdown) alpha is kept: (A1) still describes such a curve.
-  const double alpha = std::min(xy / xx, 1.0);
+  const double alpha = std::min(1 - num / den, 1.0);
   AmdahlFit fit{.alpha = alpha};
   if (alpha == 1) {
     fit.ceiling_speedup = fit.n_half_efficiency = fit.n_doubling_below_10pct = inf;

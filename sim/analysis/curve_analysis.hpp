@@ -59,7 +59,8 @@ struct PointMetrics {
 };
 
 /// Least-squares Amdahl fit S(r) = 1 / ((1 - alpha) + alpha / r), r = n / n_reference (the
-/// fit counts n in units of the reference point), and what follows from it. The two n's are
+/// fit counts n in units of the reference point), every point weighed by its relative error
+/// S / S_fit - 1, and what follows from it. The two n's are
 /// converted back to absolute n: the closed forms in r times n_reference. An alpha above 1
 /// (superlinear) is clamped to 1; one at or below 0 (no speedup, or a slowdown) is kept, and
 /// the closed forms are evaluated as they stand. Every number is NaN, and amdahl_shaped false,

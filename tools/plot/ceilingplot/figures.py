@@ -15,7 +15,8 @@ from .text import fmt_n
 FIGURES = (
     ("speedup", fig_speedup, "Speedup",
      "Speedup over each curve's smallest N, with the ideal line and the least-squares "
-     "Amdahl fit S = 1 / ((1 − α) + α / r), r = N / N_ref (dashed, or a wide pale band in a "
+     "Amdahl fit S = 1 / ((1 − α) + α / r), r = N / N_ref, each point weighed by its relative "
+     "error (dashed, or a wide pale band in a "
      "grid of panels); the legend, or the ceiling figure for a grid, gives the fit's ceiling "
      "1 / (1 − α)."),
     ("efficiency", fig_efficiency, "Efficiency",
