@@ -150,7 +150,7 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
       fail(key_written, "missing unit: write it as a string with its unit, " +
                             std::string(units::expected_form<Q>()) +
                             ", or put the unit in the key name, as in " +
-                            quoted(full_key(key) + "_GB_per_s"));
+                            quoted(full_key(key) + "_" + std::string(units::key_suffix_example<Q>())));
     if (!node->is_string())
       fail(key_written, "expected " + std::string(units::expected_form<Q>()) + ", got " +
                             type_name(*node));

@@ -25,7 +25,6 @@ NodeKernels node_kernels(const platform::NodeSpec& node, Needs needs) {
   const auto cpu_peak = require(node.cpu.peak_per_socket.fp64, "node.cpu.peak_fp64",
                                 "the HPC workloads count fp64 flops against the fp64 peak");
   k.peak = cpu_peak.flop_per_second() * sockets;
-  k.base_clock_peak = k.peak;
   // HPL factors its panels on the CPU and HPCG runs there on CPU nodes: both rates of the CPU.
   const bool cpu_work = needs == Needs::Dgemm || !node.gpu;
   if (cpu_work) {
@@ -44,11 +43,11 @@ NodeKernels node_kernels(const platform::NodeSpec& node, Needs needs) {
     k.gpu_memory = gpu.memory.bytes() * count;
     k.gpu_multiprocessors = gpu.multiprocessors * gpu.count;
     const auto gpu_peak = require(gpu.peak.fp64, "node.gpu.peak_fp64", "the HPC workloads run fp64 on the GPU");
-    k.peak += gpu_peak.flop_per_second() * count;
+    // TOP500's R_peak counts the GPUs at their base clock (the CPUs at their nominal one, as
+    // the model runs them): a CPU node has no R_peak apart from its peak.
     if (gpu.base_clock_peak_fp64)
-      *k.base_clock_peak += gpu.base_clock_peak_fp64->flop_per_second() * count;
-    else
-      k.base_clock_peak.reset();
+      k.base_clock_peak = k.peak + gpu.base_clock_peak_fp64->flop_per_second() * count;
+    k.peak += gpu_peak.flop_per_second() * count;
     if (needs == Needs::Dgemm)
       k.gpu_dgemm = require(gpu.dgemm, "node.gpu.dgemm",
                             "HPL updates the trailing matrix on the GPU: give its measured DGEMM rate (e.g. dgemm = \"3.35 TFLOP/s\")")

@@ -59,24 +59,25 @@ struct Dimension {
   std::span<const BaseUnit> units;
   std::span<const Prefix> prefixes;
   std::string_view expected;
+  std::string_view key_suffix; ///< a unit as a key name carries it ("GB_per_s" for GB/s)
 };
 
 template <class Q> Dimension dimension_of();
 template <> Dimension dimension_of<DataSize>() {
-  return {data_units, binary_and_decimal_prefixes, R"(a data size such as "16 GiB" or "100 MB")"};
+  return {data_units, binary_and_decimal_prefixes, R"(a data size such as "16 GiB" or "100 MB")", "GB"};
 }
 template <> Dimension dimension_of<Bandwidth>() {
   return {rate_units, binary_and_decimal_prefixes,
-          R"(a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")"};
+          R"(a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")", "GB_per_s"};
 }
 template <> Dimension dimension_of<Duration>() {
-  return {time_units, {}, R"(a duration such as "1.3 us", "650 ns" or "2 s")"};
+  return {time_units, {}, R"(a duration such as "1.3 us", "650 ns" or "2 s")", "us"};
 }
 template <> Dimension dimension_of<Flops>() {
-  return {flop_units, decimal_prefixes, R"(an operation count such as "7.7 GFLOP")"};
+  return {flop_units, decimal_prefixes, R"(an operation count such as "7.7 GFLOP")", "GFLOP"};
 }
 template <> Dimension dimension_of<FlopRate>() {
-  return {flop_rate_units, decimal_prefixes, R"(a compute rate such as "9.3 TFLOP/s")"};
+  return {flop_rate_units, decimal_prefixes, R"(a compute rate such as "9.3 TFLOP/s")", "TFLOP_per_s"};
 }
 
 std::string_view trim(std::string_view s) {
@@ -165,11 +166,13 @@ template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit)
 }
 
 template <class Q> std::string_view expected_form() { return dimension_of<Q>().expected; }
+template <class Q> std::string_view key_suffix_example() { return dimension_of<Q>().key_suffix; }
 
 #define CEILING_UNITS_INSTANTIATE(Q)                                                               \
   template Parsed<Q> parse<Q>(std::string_view);                                                   \
   template Parsed<Q> parse_in_unit<Q>(double, std::string_view);                                   \
-  template std::string_view expected_form<Q>();
+  template std::string_view expected_form<Q>();                                                     \
+  template std::string_view key_suffix_example<Q>();
 CEILING_UNITS_INSTANTIATE(DataSize)
 CEILING_UNITS_INSTANTIATE(Duration)
 CEILING_UNITS_INSTANTIATE(Bandwidth)

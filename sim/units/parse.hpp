@@ -30,6 +30,8 @@ template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit)
 
 /// What a quantity of type Q is called in messages ("a data rate") with examples of valid text.
 template <class Q> std::string_view expected_form();
+/// A unit of Q as a key name carries it, after an underscore: "GB_per_s", "us".
+template <class Q> std::string_view key_suffix_example();
 
 /// A short human form with an SI prefix and 4 significant digits: "11.88 GB/s", "1.3 us".
 /// A plain number in the shortest form that reads back to the same double ("6e-07", "1e+308", "0.5").

@@ -104,6 +104,10 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
     CHECK(error_of(edited("\"10 GB/s\"", "10")) ==
           R"(bad.toml:12:13: error: node.nic.bandwidth: missing unit: write it as a string with its unit, a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s", or put the unit in the key name, as in "node.nic.bandwidth_GB_per_s")");
   }
+  SUBCASE("a bare number without a unit is told its own kind of unit for the key name") {
+    CHECK(error_of(edited("latency = \"1 us\"", "latency = 1")) ==
+          R"(bad.toml:13:11: error: node.nic.latency: missing unit: write it as a string with its unit, a duration such as "1.3 us", "650 ns" or "2 s", or put the unit in the key name, as in "node.nic.latency_us")");
+  }
   SUBCASE("negative bandwidth") {
     CHECK(error_of(edited("\"10 GB/s\"", "\"-3 GB/s\"")) ==
           R"(bad.toml:12:13: error: node.nic.bandwidth: must be positive, got "-3 GB/s")");

@@ -87,7 +87,10 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
                 si(*base, "FLOP/s").c_str(), si(p.peak(), "FLOP/s").c_str());
   else
     std::printf("peak               %s\n", si(p.peak(), "FLOP/s").c_str());
-  std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f)\n", p.efficiency(), p.delivered() / p.peak());
+  if (p.base_peak())
+    std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f)\n", p.efficiency(), p.delivered() / p.peak());
+  else
+    std::printf("E = delivered/peak %.4f\n", p.efficiency());
   for (const CountOfN& c : counts_of_n(p)) {
     const double x = non_parallel(p.efficiency(), c.n);
     if (!std::isfinite(x)) {
@@ -101,10 +104,14 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
 
 void json_payload(io::JsonWriter& json, const Payload& p) {
   json.key("seconds").value(p.seconds).key("flops").value(p.flops).key("delivered_flop_per_s").value(p.delivered());
+  // The peak that `efficiency` divides by is `top500_peak_flop_per_s` where the platform gives
+  // the GPUs' base clock, else `peak_flop_per_s`; `model_peak_efficiency` divides by the latter
+  // always (the text output prints both).
   json.key("peak_flop_per_s").value(p.peak());
   if (auto base = p.base_peak())
     json.key("top500_peak_flop_per_s").value(*base);
   json.key("efficiency").value(p.efficiency());
+  json.key("model_peak_efficiency").value(p.delivered() / p.peak());
   json.key("non_parallel_fraction").begin_object();
   for (const CountOfN& c : counts_of_n(p)) {
     const double x = non_parallel(p.efficiency(), c.n);
