@@ -84,6 +84,12 @@ SourceLocation TableReader::location_of(const toml::source_region& region) const
           static_cast<int>(region.begin.column)};
 }
 
+SourceLocation TableReader::location_of_entry(const toml::key& key, const toml::node& value) const {
+  // A key that an override put in the table has no place of its own; its value carries the
+  // override's origin.
+  return location_of(key.source().path ? key.source() : value.source());
+}
+
 SourceLocation TableReader::location_of_key(std::string_view key) const {
   if (const toml::node* node = table_.get(key))
     return location_of(node->source());
@@ -98,7 +104,7 @@ void TableReader::missing(std::string_view key, std::string_view expected) const
   // A misspelt key is the likeliest cause: name it rather than the absence.
   for (auto&& [k, node] : table_)
     if (!asked_.contains(k.str()) && edit_distance(k.str(), key) <= 2)
-      throw LoadError(location_of(k.source()), full_key(k.str()),
+      throw LoadError(location_of_entry(k, node), full_key(k.str()),
                       "unknown key (did you mean " + quoted(key) + "?)");
   fail(key, "missing key: " + std::string(expected));
 }
@@ -402,7 +408,7 @@ void TableReader::reject_unknown_keys() const {
         listed += (listed.empty() ? "" : ", ") + known;
       message += "; known keys here: " + listed;
     }
-    throw LoadError(location_of(k.source()), full_key(name), message);
+    throw LoadError(location_of_entry(k, node), full_key(name), message);
   }
 }
 

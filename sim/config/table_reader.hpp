@@ -86,6 +86,8 @@ private:
   std::string full_key(std::string_view key) const;
   SourceLocation location_of(const toml::source_region& region) const;
   SourceLocation location_of_key(std::string_view key) const;
+  /// Where the entry `key` = `value` of this table was written.
+  SourceLocation location_of_entry(const toml::key& key, const toml::node& value) const;
   const toml::node* find(std::string_view key);
   /// Text and unit-in-name form of a quantity key, if present: (node, unit suffix or "").
   /// `is_unit` tells a unit suffix ("GB_per_s") from another key sharing the stem
