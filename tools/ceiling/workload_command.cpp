@@ -177,7 +177,13 @@ int show(const std::vector<std::string>& args) {
           .key("measured_samples_per_s").value(c.measured_samples_per_s)
           .key("relative_error").value(c.relative_error()).end_object();
     };
-    write_check(calibrated, w.calibration.borrowed_from.empty() ? "calibration" : "borrowed calibration");
+    if (w.calibration.borrowed_from.empty())
+      write_check(calibrated, "calibration");
+    else // the lender's measurement, of another model: nothing of this workload to compare
+      json.begin_object().key("role").value("borrowed calibration").key("lender").value(w.calibration.borrowed_from)
+          .key("platform").value(calibrated.platform).key("device").value(calibrated.device)
+          .key("batch").value(calibrated.batch).key("lender_measured_samples_per_s")
+          .value(calibrated.measured_samples_per_s).end_object();
     for (const auto& c : device_calibrations)
       write_check(c, "device calibration");
     for (const auto& v : validations)
@@ -238,7 +244,12 @@ int show(const std::vector<std::string>& args) {
                 c.platform.c_str(), c.device.c_str(), c.batch, c.predicted_samples_per_s,
                 c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
   };
-  print_check(calibrated, w.calibration.borrowed_from.empty() ? "calibrated on" : "lender's data");
+  if (w.calibration.borrowed_from.empty())
+    print_check(calibrated, "calibrated on");
+  else // another model's measurement: no prediction of this workload compares with it
+    std::printf("lender's data %s's measurement on %s, %s, batch %d: %.4g of its samples/s (none of this workload)\n",
+                w.calibration.borrowed_from.c_str(), calibrated.platform.c_str(), calibrated.device.c_str(),
+                calibrated.batch, calibrated.measured_samples_per_s);
   for (const auto& c : device_calibrations)
     print_check(c, "calibrated on");
   for (const auto& v : validations)
@@ -254,7 +265,7 @@ int show(const std::vector<std::string>& args) {
         std::printf("  %-9s %s\n", platform::to_string(row.precision).data(), "(no peak at this precision)");
         continue;
       }
-      std::printf("  %-9s %10.4f s %10.4f s %10.4f s %10.4f s %10.4g %s/s\n",
+      std::printf("  %-9s %10.4g s %10.4g s %10.4g s %10.4g s %10.4g %s/s\n",
                   platform::to_string(row.precision).data(), row.iteration->total().seconds(),
                   row.iteration->forward.seconds(), row.iteration->backward.seconds(),
                   row.iteration->optimizer.seconds(),
