@@ -68,8 +68,12 @@ config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.lin
 /// Returns each point's estimated cost in seconds (estimated_seconds). A point whose batch does
 /// not fit its GPU's memory is not an error of the experiment (a strong-scaling curve starts
 /// where its global batch fits): it is said once, and the point is recorded as not fitting
-/// (status does-not-fit) with the reason, never run.
-std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
+/// (status does-not-fit) with the reason, never run: it costs nothing (PointCosts::fits).
+struct PointCosts {
+  std::vector<double> seconds;
+  std::vector<bool> fits;
+};
+PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
   for (std::size_t v = 0; v < e.variants.size(); ++v) {
     const auto& args = e.variants[v].run_args;
     for (std::size_t i = 0; i < args.size(); i += 2) {
@@ -85,14 +89,17 @@ std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Ex
                                 "not an option of `ceiling run` (see ceiling run --help)");
     }
   }
-  std::vector<double> estimates;
+  PointCosts costs;
   std::vector<std::string> too_big;
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
       const auto scenario = scenario_of(p.run_args, false);
-      estimates.push_back(estimated_seconds(scenario));
-      if (auto problem = replay::memory_problem(scenario); problem && !scenario.options.allow_oversubscribed_memory)
+      const auto problem = replay::memory_problem(scenario);
+      const bool fits = !problem || scenario.options.allow_oversubscribed_memory;
+      costs.seconds.push_back(fits ? estimated_seconds(scenario) : 0.0);
+      costs.fits.push_back(fits);
+      if (!fits)
         too_big.push_back("point " + std::to_string(p.index) + " (" + curve.id + ", " + std::to_string(p.nodes) +
                           " nodes): " + *problem);
     } catch (const std::exception& error) {
@@ -108,7 +115,7 @@ std::vector<double> check_points(const sweep::ExperimentSpec& e, const sweep::Ex
     std::printf("note: %zu points do not fit in device memory; they are recorded as such (status does-not-fit), "
                 "not run, e.g. %s\n\n",
                 too_big.size(), too_big.front().c_str());
-  return estimates;
+  return costs;
 }
 
 volatile std::sig_atomic_t stop_signal = 0;
@@ -196,7 +203,7 @@ int sweep_main(const std::vector<std::string>& args) {
                          : (cli->has("overwrite") ? ExistingOutput::Overwrite : ExistingOutput::Refuse),
       command_line);
   // The ETA weighs the points by their estimated cost: a 4,096-node point costs far more.
-  const std::vector<double> cost = check_points(setup.experiment, setup.expansion);
+  const std::vector<double> cost = check_points(setup.experiment, setup.expansion).seconds;
   const auto& points = setup.expansion.points;
   std::printf("%s\n%zu points (%zu curves); %zu to run, %zu already in %s; %d at once\n",
               setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
@@ -322,19 +329,23 @@ int experiment_show(const std::vector<std::string>& args) {
     return 0;
   const auto e = config::load_experiment(cli->file);
   const auto x = sweep::expand(e);
-  const std::vector<double> cost = check_points(e, x);
+  const PointCosts costs = check_points(e, x);
   std::printf("%s\nquestion: %s\noutput: %s\n%zu curves, %zu points (%zu node counts x %zu seeds "
               "per curve), %d iterations each\n\n",
               e.title.c_str(), e.question.c_str(), e.output.c_str(), x.curves.size(),
               x.points.size(), e.nodes.size(), e.seeds.size(), e.iterations);
   double total = 0, largest = 0;
   for (const auto& p : x.points) {
-    const double t = cost[static_cast<std::size_t>(p.index)];
+    const auto i = static_cast<std::size_t>(p.index);
+    const double t = costs.seconds[i];
     total += t;
     largest = std::max(largest, t);
-    std::printf("%4d  %-58s %7lld nodes  seed %llu  ~%.2g s\n      %s\n", p.index,
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "~%.2g s", t);
+    std::printf("%4d  %-58s %7lld nodes  seed %llu  %s\n      %s\n", p.index,
                 x.curves[static_cast<std::size_t>(p.curve)].id.c_str(), p.nodes,
-                static_cast<unsigned long long>(p.seed), t, sweep::command_of(p).c_str());
+                static_cast<unsigned long long>(p.seed), costs.fits[i] ? cost : "does not fit: not run",
+                costs.fits[i] ? sweep::command_of(p).c_str() : "(the batch per GPU exceeds its memory estimate)");
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("\nestimated cost: %.3g s of simulation in all, about %.3g s on %u cores (the "
