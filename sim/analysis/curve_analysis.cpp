@@ -74,7 +74,7 @@ void compare(PointMetrics& m, const PointMetrics& ref, Scaling scaling) {
     m.nonpar_communication = nan;
     m.nonpar_copy = nan;
     m.nonpar_synchronisation = nan;
-    m.nonpar_compute_imbalance = nan;
+    m.nonpar_compute = nan;
     return;
   }
   m.alpha_eff = alpha_eff(r, m.speedup);
@@ -88,7 +88,7 @@ void compare(PointMetrics& m, const PointMetrics& ref, Scaling scaling) {
   m.nonpar_communication = part(m.communication_s, ref.communication_s);
   m.nonpar_copy = part(m.copy_s, ref.copy_s);
   m.nonpar_synchronisation = part(m.synchronisation_s, ref.synchronisation_s);
-  m.nonpar_compute_imbalance = part(m.compute_s, ref.compute_s);
+  m.nonpar_compute = part(m.compute_s, ref.compute_s);
 }
 
 /// Amdahl's speedup (A1) at r units of the reference.
@@ -177,7 +177,7 @@ std::string dominant(const PointMetrics& p) {
       {p.nonpar_communication, "communication"},
       {p.nonpar_copy, "copy"},
       {p.nonpar_synchronisation, "synchronisation"},
-      {p.nonpar_compute_imbalance, "compute imbalance"}};
+      {p.nonpar_compute, "compute"}};
   const auto* best = &parts[0];
   for (const auto& part : parts)
     if (part.first > best->first)

@@ -55,7 +55,10 @@ struct PointMetrics {
   double nonpar_communication = 0;
   double nonpar_copy = 0;
   double nonpar_synchronisation = 0;
-  double nonpar_compute_imbalance = 0;
+  /// What each rank computes beyond perfect scaling: a smaller batch per GPU runs less
+  /// efficiently (strong scaling), every rank repeats the optimizer step, ranks compute unequal
+  /// shares. (Stored as `nonpar_compute_imbalance`, its former name.)
+  double nonpar_compute = 0;
 };
 
 /// Least-squares Amdahl fit S(r) = 1 / ((1 - alpha) + alpha / r), r = n / n_reference (the
@@ -87,7 +90,7 @@ struct CurveAnalysis {
   double n_half_efficiency_measured = 0;
   double n_doubling_below_10pct_measured = 0;
   double alpha_eff_at_largest_n = 0;
-  /// "communication", "copy", "synchronisation" or "compute imbalance": the largest part of
+  /// "communication", "copy", "synchronisation" or "compute": the largest part of
   /// (1 - alpha_eff) at the largest n; "none" when the curve has one n.
   std::string dominant_term;
 };

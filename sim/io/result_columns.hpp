@@ -153,7 +153,8 @@ inline constexpr DoubleColumn<analysis::PointMetrics> metric_columns[] = {
     {"nonpar_communication", "1", &analysis::PointMetrics::nonpar_communication},
     {"nonpar_copy", "1", &analysis::PointMetrics::nonpar_copy},
     {"nonpar_synchronisation", "1", &analysis::PointMetrics::nonpar_synchronisation},
-    {"nonpar_compute_imbalance", "1", &analysis::PointMetrics::nonpar_compute_imbalance},
+    // (named for imbalance when it was written first: it holds all of the compute part)
+    {"nonpar_compute_imbalance", "1", &analysis::PointMetrics::nonpar_compute},
 };
 
 /// The one integer column of a curve (int64, no unit), right after the metric column `after`.

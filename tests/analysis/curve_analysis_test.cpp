@@ -344,7 +344,7 @@ TEST_CASE("the seeds of one n are averaged, and unusable points are ignored") {
 }
 
 TEST_CASE("the parts of 1 - alpha_eff add up to it and the largest is named") {
-  const char* const names[] = {"communication", "copy", "synchronisation", "compute imbalance"};
+  const char* const names[] = {"communication", "copy", "synchronisation", "compute"};
   // Each part x (communication, copy, synchronisation, compute) has a parallel share p,
   // divided by r when strong, a serial share s, and a growth g log2(r).
   const double p[] = {0.05, 0.05, 0.05, 0.8};
@@ -373,13 +373,13 @@ TEST_CASE("the parts of 1 - alpha_eff add up to it and the largest is named") {
       const CurveAnalysis a = analyse(curve, scaling);
       REQUIRE(a.points.size() == 5);
       CHECK(std::isnan(a.points[0].nonpar_communication));
-      CHECK(std::isnan(a.points[0].nonpar_compute_imbalance));
+      CHECK(std::isnan(a.points[0].nonpar_compute));
       for (std::size_t k = 1; k < a.points.size(); ++k) {
         const PointMetrics& m = a.points[k];
         CAPTURE(m.n);
         const double r = m.n;
         const double parts[] = {m.nonpar_communication, m.nonpar_copy, m.nonpar_synchronisation,
-                                m.nonpar_compute_imbalance};
+                                m.nonpar_compute};
         for (int i = 0; i < 4; ++i) {
           CAPTURE(names[i]);
           // Expectation: (k x(r) - x(1)) / (T0 (r - 1)); weak (k = 1): g log2(r) / (T0 (r - 1));
@@ -409,7 +409,7 @@ TEST_CASE("an exact Amdahl curve's serial parts are its (1 - alpha) shares") {
       CHECK(m.nonpar_communication == relative(0.5 * (1 - alpha), 1e-9));
       CHECK(m.nonpar_copy == relative(0.3 * (1 - alpha), 1e-9));
       CHECK(m.nonpar_synchronisation == relative(0.2 * (1 - alpha), 1e-9));
-      CHECK(std::abs(m.nonpar_compute_imbalance) < 1e-12);
+      CHECK(std::abs(m.nonpar_compute) < 1e-12);
     }
   }
 }

@@ -53,7 +53,7 @@ analysis::PointMetrics metrics(double n, double speedup, double alpha_eff) {
           .nonpar_communication = std::isnan(alpha_eff) ? nan : 0.02,
           .nonpar_copy = std::isnan(alpha_eff) ? nan : 0.01,
           .nonpar_synchronisation = std::isnan(alpha_eff) ? nan : 0.005,
-          .nonpar_compute_imbalance = std::isnan(alpha_eff) ? nan : -0.001};
+          .nonpar_compute = std::isnan(alpha_eff) ? nan : -0.001};
 }
 
 sweep::PointRecord point(int index, int curve, long long nodes, std::uint64_t seed) {
@@ -173,7 +173,7 @@ void check_same(const analysis::PointMetrics& a, const analysis::PointMetrics& b
   CHECK(same(a.nonpar_communication, b.nonpar_communication));
   CHECK(same(a.nonpar_copy, b.nonpar_copy));
   CHECK(same(a.nonpar_synchronisation, b.nonpar_synchronisation));
-  CHECK(same(a.nonpar_compute_imbalance, b.nonpar_compute_imbalance));
+  CHECK(same(a.nonpar_compute, b.nonpar_compute));
 }
 
 void check_same(const analysis::CurveAnalysis& a, const analysis::CurveAnalysis& b) {

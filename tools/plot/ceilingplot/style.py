@@ -14,6 +14,7 @@ DPI = 120
 TERMS = ("compute", "copy", "communication", "synchronisation")
 
 
+# ("compute imbalance": the compute part's name in result files written before 2026-12)
 TERM_COLOURS = {"compute": "#4e79a7", "compute imbalance": "#4e79a7", "copy": "#f28e2b",
                 "communication": "#59a14f", "synchronisation": "#e15759"}
 
@@ -22,7 +23,7 @@ BREAKDOWN = (("compute_s", "compute"), ("copy_s", "copy"),
              ("communication_s", "communication"), ("synchronisation_s", "synchronisation"))
 
 
-NONPAR = (("nonpar_compute_imbalance", "compute imbalance"), ("nonpar_copy", "copy"),
+NONPAR = (("nonpar_compute_imbalance", "compute"), ("nonpar_copy", "copy"),
           ("nonpar_communication", "communication"),
           ("nonpar_synchronisation", "synchronisation"))
 
