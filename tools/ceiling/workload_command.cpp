@@ -7,6 +7,7 @@
 #include "tools/ceiling/options.hpp"
 #include "units/parse.hpp"
 #include "workload/cost_model.hpp"
+#include "workload/device_memory.hpp"
 #include "workload/gradient_buckets.hpp"
 #include "workload/layer_graph.hpp"
 
@@ -31,10 +32,26 @@ struct DeviceCheck {
   double predicted_samples_per_s = 0;
   double measured_samples_per_s = 0;
   int batch = 0;
+  /// Where the batch exceeds the device's memory by the estimate `ceiling run` refuses it by
+  /// (memory_exceeded()), why; else empty.
+  std::string over_memory;
   double relative_error() const {
     return (predicted_samples_per_s - measured_samples_per_s) / measured_samples_per_s;
   }
 };
+
+/// Why `batch` samples of `w` in `precision` exceed the memory of `node`'s GPU by a lower bound
+/// of the estimate `ceiling run` refuses a batch by (gradients at the compute precision, no
+/// master copy); empty where they may fit or the node has no GPU.
+std::string memory_exceeded(const WorkloadSpec& w, int batch, Precision precision, const platform::NodeSpec& node) {
+  if (!node.gpu)
+    return "";
+  const auto need = workload::device_memory(w, batch, precision, precision).total();
+  if (need.bytes() <= node.gpu->memory.bytes())
+    return "";
+  return "batch " + std::to_string(batch) + " needs at least " + to_string(need) + " of device memory, more than the " +
+         to_string(node.gpu->memory) + " of the " + node.gpu->model + ": `ceiling run` refuses it";
+}
 
 workload::Efficiency efficiency_of(const WorkloadSpec& w) {
   return workload::efficiency_of(w.calibration);
@@ -55,7 +72,7 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
                      " peak");
   return {spec.name, device.name + (own_mode ? "" : " in " + mode), it->samples_per_second(m.batch),
-          m.samples_per_second, m.batch};
+          m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node)};
 }
 
 /// Forward arithmetic intensity at `batch`: FLOPs over bytes moved, weights read once.
@@ -70,6 +87,7 @@ double arithmetic_intensity(const WorkloadSpec& w, int batch) {
 struct PrecisionRow {
   Precision precision;
   std::optional<workload::DeviceIteration> iteration;
+  std::string over_memory; ///< memory_exceeded() at the batch shown
 };
 
 int show(const std::vector<std::string>& args) {
@@ -126,7 +144,8 @@ int show(const std::vector<std::string>& args) {
     const auto device = workload::compute_device(on->node);
     for (Precision p : platform::all_precisions)
       rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker,
-                                                    workload::efficiency_for(w, device, platform::to_string(p)).efficiency)});
+                                                    workload::efficiency_for(w, device, platform::to_string(p)).efficiency),
+                      memory_exceeded(w, w.batch_per_worker, p, on->node)});
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
 
@@ -175,7 +194,8 @@ int show(const std::vector<std::string>& args) {
           .key("device").value(c.device).key("batch").value(c.batch)
           .key("predicted_samples_per_s").value(c.predicted_samples_per_s)
           .key("measured_samples_per_s").value(c.measured_samples_per_s)
-          .key("relative_error").value(c.relative_error()).end_object();
+          .key("relative_error").value(c.relative_error())
+          .key("exceeds_device_memory").value(!c.over_memory.empty()).end_object();
     };
     if (w.calibration.borrowed_from.empty())
       write_check(calibrated, "calibration");
@@ -203,6 +223,7 @@ int show(const std::vector<std::string>& args) {
             .key("backward_s").value(row.iteration->backward.seconds())
             .key("optimizer_s").value(row.iteration->optimizer.seconds())
             .key("samples_per_s").value(row.iteration->samples_per_second(w.batch_per_worker))
+            .key("exceeds_device_memory").value(!row.over_memory.empty())
             .end_object();
       }
       json.end_object().end_object();
@@ -243,6 +264,8 @@ int show(const std::vector<std::string>& args) {
     std::printf("%-13s %s, %s, batch %d: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
                 c.platform.c_str(), c.device.c_str(), c.batch, c.predicted_samples_per_s,
                 c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
+    if (!c.over_memory.empty())
+      std::printf("              (%s)\n", c.over_memory.c_str());
   };
   if (w.calibration.borrowed_from.empty())
     print_check(calibrated, "calibrated on");
@@ -270,6 +293,8 @@ int show(const std::vector<std::string>& args) {
                   row.iteration->forward.seconds(), row.iteration->backward.seconds(),
                   row.iteration->optimizer.seconds(),
                   row.iteration->samples_per_second(w.batch_per_worker), w.sample.c_str());
+      if (!row.over_memory.empty())
+        std::printf("  %-9s (%s)\n", "", row.over_memory.c_str());
     }
   }
   return 0;
