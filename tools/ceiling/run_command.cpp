@@ -272,10 +272,22 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
             << r.ranks << " ranks, software " << o.software.name << ", " << collective_name(o.software)
             << (o.software.runs_nccl() ? ", NCCL rings " + std::to_string(replay::nccl_rings(s)) : std::string())
             << " (" << replay::to_string(o.fidelity) << "), "
-            << replay::to_string(replay::resolved_precision(s)) << ", staging "
-            << replay::to_string(replay::resolved_staging(s)) << ", overlap "
-            << (o.overlaps_backward() ? "on" : "off") << ", routing " << platform::to_string(s.platform.interconnect.routing)
-            << "\n";
+            << replay::to_string(replay::resolved_precision(s))
+            // (CPU nodes send from host memory: no staging to speak of)
+            << (s.platform.node.is_gpu_node() ? ", staging " + std::string(replay::to_string(replay::resolved_staging(s)))
+                                              : std::string())
+            << ", overlap " << (o.overlaps_backward() ? "on" : "off") << ", routing "
+            << platform::to_string(s.platform.interconnect.routing) << "\n";
+  if (const auto& network = o.network; network != platform::NetworkSettings{}) {
+    std::cout << "network model: " << network.model;
+    if (network.latency_factor)
+      std::cout << ", latency factor " << units::number_text(*network.latency_factor);
+    if (network.bandwidth_factor)
+      std::cout << ", bandwidth factor " << units::number_text(*network.bandwidth_factor);
+    std::cout << (network.cross_traffic ? ", cross-traffic" : "")
+              << (network.tcp_gamma_bytes > 0 ? ", TCP window " + units::number_text(network.tcp_gamma_bytes) + " B" : "")
+              << "\n";
+  }
   std::printf("compute: %s\n", r.calibration.c_str());
   if (const double jitter = o.compute_jitter(); jitter > 0)
     std::printf("jitter: each rank computes 1 + |N(0, %s)| times that, drawn per iteration (seed %llu)\n",
