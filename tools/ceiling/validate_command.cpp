@@ -65,6 +65,15 @@ std::vector<std::string> default_cases() {
   return cases;
 }
 
+/// A case given by its id alone (no folder, no .toml), as the table names it, is the file of that
+/// name in validation/ where there is one; anything else is a path.
+std::string case_path(const std::string& given) {
+  const std::filesystem::path as_id = std::filesystem::path("validation") / (given + ".toml");
+  if (given.find('/') == std::string::npos && !given.ends_with(".toml") && std::filesystem::is_regular_file(as_id))
+    return as_id.string();
+  return given;
+}
+
 void print_table(const std::vector<analysis::ValidationCase>& cases,
                  const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
   std::printf("%-36s %7s %12s %12s %7s %7s %7s %8s\n", "case", "workers", "measured/s", "predicted/s", "ratio",
@@ -123,10 +132,11 @@ int validate_command(const std::vector<std::string>& args) {
       "json", "print one JSON object instead of a table");
   const auto cli = parse_command_line_files(
       args,
-      "usage: ceiling validate [CASE.toml...] [-j JOBS] [--json]\n\n"
-      "Predicts each validation case's measured series (default: validation/*.toml) with\n"
-      "`ceiling run`, and prints measured against predicted throughput and efficiency per N,\n"
-      "the error in efficiency points, the median and worst per case and overall.\n",
+      "usage: ceiling validate [CASE...] [-j JOBS] [--json]\n\n"
+      "Predicts each validation case's measured series (default: validation/*.toml; a CASE is\n"
+      "a case file, or the id of one in validation/) with `ceiling run`, and prints measured\n"
+      "against predicted throughput and efficiency per N, the error in efficiency points, the\n"
+      "median and worst per case and overall.\n",
       options);
   if (!cli)
     return 0;
@@ -135,7 +145,7 @@ int validate_command(const std::vector<std::string>& args) {
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
   std::vector<analysis::ValidationCase> cases;
   for (const auto& path : cli->files.empty() ? default_cases() : cli->files)
-    cases.push_back(config::load_validation_case(path));
+    cases.push_back(config::load_validation_case(case_path(path)));
 
   struct Point {
     std::size_t c, m;
