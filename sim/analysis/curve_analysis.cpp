@@ -96,9 +96,9 @@ double amdahl_speedup(double r, double alpha) {
   return 1 / ((1 - alpha) + alpha / r);
 }
 
-/// (A1) is linear in u = 1 - alpha through its reciprocal: 1/S = 1/r + u (1 - 1/r). The fit
-/// weighs every point by its relative error, S (1/r + u (1 - 1/r)) - 1 = S / S_fit - 1, as the
-/// residual does (least squares in 1/S itself would let the large speedups, whose 1/S are
+/// (A1) is linear in u = 1 - alpha through its reciprocal: 1/S_fit = 1/r + u (1 - 1/r). The fit
+/// minimises every point's relative error, S (1/r + u (1 - 1/r)) - 1 = S / S_fit - 1, whose RMS
+/// is the residual (least squares in 1/S itself would let the large speedups, whose 1/S are
 /// tiny, go unfitted: a near-linear weak-scaling curve got a ceiling below the speedup it had
 /// reached). Linear in u, so in closed form, u = sum(S a (1 - S/r)) / sum((S a)^2) with
 /// a = 1 - 1/r over the points beyond the reference; exact on an Amdahl curve.
@@ -136,9 +136,9 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
     // With alpha <= 0 no doubling ever gains 10 % (no speedup at all): no such n.
     fit.n_doubling_below_10pct = alpha > 0 ? n_reference * 4.5 * alpha / (1 - alpha) : nan;
   }
-  double squares = 0;
+  double squares = 0; // of the relative errors the fit minimises, S / S_fit - 1
   for (const PointMetrics& p : points) {
-    const double error = (amdahl_speedup(p.n / n_reference, alpha) - p.speedup) / p.speedup;
+    const double error = p.speedup / amdahl_speedup(p.n / n_reference, alpha) - 1;
     squares += error * error;
   }
   fit.residual = std::sqrt(squares / static_cast<double>(points.size()));

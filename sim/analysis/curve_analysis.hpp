@@ -62,9 +62,9 @@ struct PointMetrics {
 };
 
 /// Least-squares Amdahl fit S(r) = 1 / ((1 - alpha) + alpha / r), r = n / n_reference (the
-/// fit counts n in units of the reference point), every point weighed by its relative error
-/// S / S_fit - 1, and what follows from it. The two n's are
-/// converted back to absolute n: the closed forms in r times n_reference. An alpha above 1
+/// fit counts n in units of the reference point), minimising the points' relative errors
+/// S / S_fit - 1, and what follows from it. The two n's are converted back to absolute n: the
+/// closed forms in r times n_reference. An alpha above 1
 /// (superlinear) is clamped to 1; one at or below 0 (no speedup, or a slowdown) is kept, and
 /// the closed forms are evaluated as they stand. Every number is NaN, and amdahl_shaped false,
 /// when the curve has fewer than two distinct n.
@@ -73,11 +73,13 @@ struct AmdahlFit {
   double ceiling_speedup = 0;         ///< over the reference, 1 / (1 - alpha); +inf at alpha = 1
   double n_half_efficiency = 0;       ///< fitted E = 0.5 at r = (2 - alpha) / (1 - alpha)
   double n_doubling_below_10pct = 0;  ///< doubling gains < 10 % from r = 4.5 alpha / (1 - alpha); NaN for alpha <= 0
-  double residual = 0;                ///< RMS over the points of (S_fit - S) / S
+  double residual = 0;                ///< RMS over the points of S / S_fit - 1
   bool amdahl_shaped = false;         ///< residual below amdahl_residual_limit
 };
 
-/// The residual below which a curve counts as Amdahl-shaped.
+/// The residual below which a curve counts as Amdahl-shaped: its speedup follows Amdahl's within
+/// a few per cent over the n swept. (A near-linear curve does too, at a ceiling far beyond
+/// them, while its alpha_eff rises with n: weak scaling's.)
 inline constexpr double amdahl_residual_limit = 0.05;
 
 struct CurveAnalysis {

@@ -158,14 +158,9 @@ std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) 
 
 std::optional<std::string> memory_problem(const Scenario& s) {
   const auto estimate = device_memory_estimate(s);
-  const auto& gpu = s.platform.node.gpu;
-  if (!estimate || estimate->total().bytes() <= gpu->memory.bytes())
+  if (!estimate)
     return std::nullopt;
-  return "a batch of " + std::to_string(s.workload.batch_per_worker) + " samples of " + s.workload.name +
-         " per GPU needs at least " + units::to_string(estimate->total()) + " of device memory (weights " +
-         units::to_string(estimate->weights) + ", gradients " + units::to_string(estimate->gradients) +
-         ", activations " + units::to_string(estimate->activations) + "), more than the " +
-         units::to_string(gpu->memory) + " of the " + gpu->model;
+  return workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker, *s.platform.node.gpu);
 }
 
 namespace {

@@ -1,6 +1,8 @@
 // The device-memory lower bound of a training job.
 #include "workload/device_memory.hpp"
 
+#include "units/parse.hpp"
+
 namespace ceiling::workload {
 
 DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision compute,
@@ -14,6 +16,16 @@ DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision
   return {.weights = units::DataSize::from_bytes(params * (element_bytes(compute) + master)),
           .gradients = units::DataSize::from_bytes(params * element_bytes(gradients)),
           .activations = units::DataSize::from_bytes(outputs * batch)};
+}
+
+std::optional<std::string> memory_shortfall(const DeviceMemory& need, const WorkloadSpec& w, int batch,
+                                            const platform::GpuSpec& gpu) {
+  if (need.total().bytes() <= gpu.memory.bytes())
+    return std::nullopt;
+  return "a batch of " + std::to_string(batch) + " samples of " + w.name + " per GPU needs at least " +
+         units::to_string(need.total()) + " of device memory (weights " + units::to_string(need.weights) +
+         ", gradients " + units::to_string(need.gradients) + ", activations " + units::to_string(need.activations) +
+         "), more than the " + units::to_string(gpu.memory) + " of the " + gpu.model;
 }
 
 } // namespace ceiling::workload

@@ -5,6 +5,9 @@
 #include "units/quantity.hpp"
 #include "workload/workload_spec.hpp"
 
+#include <optional>
+#include <string>
+
 namespace ceiling::workload {
 
 /// A lower bound of one rank's device memory: what training must hold at once, with nothing a
@@ -27,5 +30,10 @@ struct DeviceMemory {
 
 DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision compute,
                            platform::Precision gradients);
+
+/// Why `need`, for `batch` samples of `w` per GPU, exceeds the memory of `gpu` (the reason
+/// `ceiling run` refuses such a batch with); nothing where it fits.
+std::optional<std::string> memory_shortfall(const DeviceMemory& need, const WorkloadSpec& w, int batch,
+                                            const platform::GpuSpec& gpu);
 
 } // namespace ceiling::workload

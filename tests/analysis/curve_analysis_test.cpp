@@ -106,8 +106,9 @@ TEST_CASE("an exact Amdahl curve gives back its alpha, ceiling, n_half and n_dou
       REQUIRE(a.points.size() == 13);
       CHECK(a.scaling == scaling);
       CHECK(a.n_reference == 1);
-      // Expectation: 1 - 1/S = alpha (1 - 1/n) at every n, so the fit through the origin
-      // returns alpha; 1e-9 relative (rounding of the synthesised times only).
+      // Expectation: 1/S = 1/n + (1 - alpha)(1 - 1/n) at every n, so every relative error
+      // S / S_fit - 1 is 0 at alpha and the least squares return it; 1e-9 relative (rounding of
+      // the synthesised times only).
       CHECK(a.fit.alpha == relative(alpha, 1e-9));
       // Expectation: (D3) 1 / (1 - alpha); E = 1 / (n (1 - alpha) + alpha) = 1/2 at
       // n = (2 - alpha) / (1 - alpha); S(2n) / S(n) = ((1 - alpha) + alpha / n) /
@@ -194,6 +195,14 @@ TEST_CASE("a curve at one efficiency beyond its first nodes gets a ceiling above
     const double ceiling = efficiency / (1 - efficiency) * sum_squares / sum;
     CHECK(a.fit.ceiling_speedup == relative(ceiling, 1e-9));
     CHECK(a.fit.ceiling_speedup > a.points.back().speedup);
+    // Expectation: the residual is the RMS of the errors E (r - 1) u - (1 - E) over the 13
+    // points (the reference's is 0); 1e-9 relative.
+    const double u = 1 / ceiling;
+    double squares = 0;
+    for (const auto& entry : table)
+      if (entry.first > 1)
+        squares += std::pow(efficiency * (entry.first - 1) * u - (1 - efficiency), 2);
+    CHECK(a.fit.residual == relative(std::sqrt(squares / 13), 1e-9));
   }
 }
 

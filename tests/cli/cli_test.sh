@@ -309,5 +309,19 @@ for driver in maestro couriers; do
   expect 0 "dropping it if it takes over 0.5 s more" -- cat "$tmp/drop.err"
 done
 
+# What each output says of itself: a validation case by its id; a CPU-only machine has no GPU
+# base clock; a borrowed calibration is the lender's measurement; batches over the device's
+# memory say so; the run's header names what it ran with.
+expect 0 "all 1 cases" -- bash -c "cd '$root' && '$ceiling' validate TF_DGX1_P100_RESNET50"
+expect 0 "E = delivered/peak" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 16
+expect 0 "" -- bash -c "! '$ceiling' hpc -w '$root/workloads/hpl.toml' -p '$root/platforms/piz-daint-xc30-cpu.toml' -n 16 | grep -q 'base clock'"
+expect 0 '"model_peak_efficiency"' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json
+expect 0 "lender's data din's measurement" -- "$ceiling" workload show "$root/workloads/wide_deep_census.toml"
+expect 0 "20.35 GB of device memory" -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
+expect 0 "does not fit: not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+expect 0 "" -- bash -c "! '$ceiling' run -p '$root/platforms/piz-daint-xc30-cpu.toml' -w '$root/workloads/resnet50_v1.toml' -n 2 --iterations 1 | head -1 | grep -q staging"
+expect 0 "network model: CM02, latency factor 2" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --latency-factor 2
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -106,7 +106,7 @@ void json_payload(io::JsonWriter& json, const Payload& p) {
   json.key("seconds").value(p.seconds).key("flops").value(p.flops).key("delivered_flop_per_s").value(p.delivered());
   // The peak that `efficiency` divides by is `top500_peak_flop_per_s` where the platform gives
   // the GPUs' base clock, else `peak_flop_per_s`; `model_peak_efficiency` divides by the latter
-  // always (the text output prints both).
+  // always (the text output prints both where they differ).
   json.key("peak_flop_per_s").value(p.peak());
   if (auto base = p.base_peak())
     json.key("top500_peak_flop_per_s").value(*base);

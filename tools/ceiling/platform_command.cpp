@@ -197,7 +197,7 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
     }
   }
   std::cout << "  NIC         " << to_string(node.nic.bandwidth) << " per direction"
-            << (node.nic.ports > 1 ? " over " + std::to_string(node.nic.ports) + " ports together" : std::string())
+            << (node.nic.ports > 1 ? " (" + std::to_string(node.nic.ports) + " ports together)" : std::string())
             << ", latency "
             << to_string(node.nic.latency) << ", GPU-direct RDMA "
             << (node.nic.gpu_direct ? "yes" : "no") << "; MPI overheads send " << to_string(node.nic.send_overhead)

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -63,16 +64,18 @@ double estimated_seconds(const replay::Scenario& s) {
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
-/// Every variant names `run` options that exist and that a variant may set, and every point
-/// makes a scenario that can run; else a LoadError at the variant that makes it fail.
-/// Returns each point's estimated cost in seconds (estimated_seconds). A point whose batch does
-/// not fit its GPU's memory is not an error of the experiment (a strong-scaling curve starts
-/// where its global batch fits): it is said once, and the point is recorded as not fitting
-/// (status does-not-fit) with the reason, never run: it costs nothing (PointCosts::fits).
+/// Each point's estimated cost in seconds (estimated_seconds), and why it does not fit its GPU's
+/// memory where it does not (it then costs nothing: it is never run).
 struct PointCosts {
   std::vector<double> seconds;
-  std::vector<bool> fits;
+  std::vector<std::optional<std::string>> too_big;
 };
+
+/// Every variant names `run` options that exist and that a variant may set, and every point
+/// makes a scenario that can run; else a LoadError at the variant that makes it fail. A point
+/// whose batch does not fit its GPU's memory is not an error of the experiment (a
+/// strong-scaling curve starts where its global batch fits): it is said once, and the point is
+/// recorded as not fitting (status does-not-fit) with the reason, never run.
 PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
   for (std::size_t v = 0; v < e.variants.size(); ++v) {
     const auto& args = e.variants[v].run_args;
@@ -95,13 +98,14 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
       const auto scenario = scenario_of(p.run_args, false);
-      const auto problem = replay::memory_problem(scenario);
-      const bool fits = !problem || scenario.options.allow_oversubscribed_memory;
-      costs.seconds.push_back(fits ? estimated_seconds(scenario) : 0.0);
-      costs.fits.push_back(fits);
-      if (!fits)
+      auto problem = replay::memory_problem(scenario);
+      if (scenario.options.allow_oversubscribed_memory)
+        problem.reset();
+      costs.seconds.push_back(problem ? 0.0 : estimated_seconds(scenario));
+      if (problem)
         too_big.push_back("point " + std::to_string(p.index) + " (" + curve.id + ", " + std::to_string(p.nodes) +
                           " nodes): " + *problem);
+      costs.too_big.push_back(std::move(problem));
     } catch (const std::exception& error) {
       // At the variant when it sets options (they may be the cause), else at [experiment].
       const auto variant = std::find_if(e.variants.begin(), e.variants.end(),
@@ -342,10 +346,11 @@ int experiment_show(const std::vector<std::string>& args) {
     largest = std::max(largest, t);
     char cost[32];
     std::snprintf(cost, sizeof cost, "~%.2g s", t);
+    const auto& too_big = costs.too_big[i];
     std::printf("%4d  %-58s %7lld nodes  seed %llu  %s\n      %s\n", p.index,
                 x.curves[static_cast<std::size_t>(p.curve)].id.c_str(), p.nodes,
-                static_cast<unsigned long long>(p.seed), costs.fits[i] ? cost : "does not fit: not run",
-                costs.fits[i] ? sweep::command_of(p).c_str() : "(the batch per GPU exceeds its memory estimate)");
+                static_cast<unsigned long long>(p.seed), too_big ? "does not fit: not run" : cost,
+                too_big ? too_big->c_str() : sweep::command_of(p).c_str());
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("\nestimated cost: %.3g s of simulation in all, about %.3g s on %u cores (the "

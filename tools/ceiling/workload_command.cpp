@@ -46,11 +46,9 @@ struct DeviceCheck {
 std::string memory_exceeded(const WorkloadSpec& w, int batch, Precision precision, const platform::NodeSpec& node) {
   if (!node.gpu)
     return "";
-  const auto need = workload::device_memory(w, batch, precision, precision).total();
-  if (need.bytes() <= node.gpu->memory.bytes())
-    return "";
-  return "batch " + std::to_string(batch) + " needs at least " + to_string(need) + " of device memory, more than the " +
-         to_string(node.gpu->memory) + " of the " + node.gpu->model + ": `ceiling run` refuses it";
+  const auto problem =
+      workload::memory_shortfall(workload::device_memory(w, batch, precision, precision), w, batch, *node.gpu);
+  return problem ? *problem + ": `ceiling run` refuses it" : "";
 }
 
 workload::Efficiency efficiency_of(const WorkloadSpec& w) {

@@ -35,8 +35,9 @@ FIGURES = (
      "made the iterations short."),
     ("nonparallel_parts", fig_nonparallel_parts, "Parts of 1 − α_eff",
      "Each part's share of 1 − α_eff (the parts add up to it): how much communication, "
-     "copies, waiting and compute grow beyond perfect scaling (compute: smaller batches per "
-     "GPU running less efficiently, the optimizer step every rank repeats); the value of "
+     "copies, waiting and compute grow beyond perfect scaling (compute: in strong scaling, "
+     "smaller batches per GPU running less efficiently; the optimizer step every rank "
+     "repeats); the value of "
      "1 − α_eff is written above each bar."),
     ("efficiency_surface", fig_efficiency_surface, "Végh's efficiency surface",
      "E(N, 1 − α) = 1 / (N (1 − α) + α) and each curve's simulated (N, 1 − α_eff). Along "

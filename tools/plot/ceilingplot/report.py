@@ -86,11 +86,12 @@ HOW_TO_READ = (
     "speedup by the ceiling 1 / (1 − α_eff), however many nodes are added, and the "
     "efficiency E = 1 / (r (1 − α) + α) falls as N grows: at N ≈ 1 / (1 − α) it is one "
     "half, and beyond that doubling N adds little. A curve whose fit residual is small "
-    "(Amdahl-shaped) follows Amdahl's law within a few per cent over the N simulated, and "
-    "its ceiling extrapolates the fitted 1 − α; otherwise 1 − α_eff itself changes with N "
-    "(it grows when communication grows with N) and the fitted ceiling is only indicative. "
-    "In weak scaling 1 − α_eff falls as N grows (the work grows with N), so read the "
-    "efficiency at the largest N with the ceiling. The model and the figure of merit are János "
+    "(Amdahl-shaped) has the speedup of Amdahl's law within a few per cent over the N "
+    "simulated, and its ceiling extrapolates the fitted 1 − α; otherwise the speedup leaves "
+    "Amdahl's shape (1 − α_eff grows with N where communication does) and the fitted ceiling "
+    "is only indicative. In weak scaling the work grows with N, so 1 − α_eff falls as N grows "
+    "even where the speedup is Amdahl-shaped: the ceiling then lies far beyond the N "
+    "simulated; read the efficiency at the largest N with it. The model and the figure of merit are János "
     "Végh's: \"How deep the machine learning can be\" (2020).")
 
 
