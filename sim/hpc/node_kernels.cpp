@@ -1,6 +1,8 @@
 // Reading a node's HPC kernel rates out of its spec, refusing what is missing.
 #include "hpc/node_kernels.hpp"
 
+#include "platform/topology.hpp"
+
 #include <stdexcept>
 
 namespace ceiling::hpc {
@@ -43,11 +45,10 @@ NodeKernels node_kernels(const platform::NodeSpec& node, Needs needs) {
     k.gpu_memory = gpu.memory.bytes() * count;
     k.gpu_multiprocessors = gpu.multiprocessors * gpu.count;
     const auto gpu_peak = require(gpu.peak.fp64, "node.gpu.peak_fp64", "the HPC workloads run fp64 on the GPU");
-    // TOP500's R_peak counts the GPUs at their base clock (the CPUs at their nominal one, as
-    // the model runs them): a CPU node has no R_peak apart from its peak.
-    if (gpu.base_clock_peak_fp64)
-      k.base_clock_peak = k.peak + gpu.base_clock_peak_fp64->flop_per_second() * count;
     k.peak += gpu_peak.flop_per_second() * count;
+    // TOP500's R_peak counts the GPUs at their base clock (a CPU node has none apart from its peak).
+    if (const auto rpeak = platform::node_rpeak(node))
+      k.base_clock_peak = rpeak->flop_per_second();
     if (needs == Needs::Dgemm)
       k.gpu_dgemm = require(gpu.dgemm, "node.gpu.dgemm",
                             "HPL updates the trailing matrix on the GPU: give its measured DGEMM rate (e.g. dgemm = \"3.35 TFLOP/s\")")

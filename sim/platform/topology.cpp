@@ -247,6 +247,12 @@ std::optional<units::FlopRate> node_peak(const NodeSpec& node, Precision p) {
   return total;
 }
 
+std::optional<units::FlopRate> node_rpeak(const NodeSpec& node) {
+  if (!node.gpu || !node.gpu->base_clock_peak_fp64 || !node.cpu.peak_per_socket.fp64)
+    return std::nullopt;
+  return *node.cpu.peak_per_socket.fp64 * node.cpu.sockets + *node.gpu->base_clock_peak_fp64 * node.gpu->count;
+}
+
 units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) {
   const double link = spec.interconnect.link_bandwidth.bytes_per_second();
   const double nic = spec.node.nic.bandwidth.bytes_per_second();

@@ -55,6 +55,11 @@ std::string_view domain_name(const Topology& t);
 /// Peak of one node at `p`: CPU sockets plus all GPUs; nullopt when no device has `p`.
 std::optional<units::FlopRate> node_peak(const NodeSpec& node, Precision p);
 
+/// One node's fp64 peak as TOP500 counts it (R_peak): its CPU sockets at their nominal clock and
+/// its GPUs at their base clock; nullopt but for GPU nodes whose file gives the base clock's peak
+/// (elsewhere R_peak is node_peak's fp64).
+std::optional<units::FlopRate> node_rpeak(const NodeSpec& node);
+
 /// Bandwidth across the worst cut that splits `nodes` allocated nodes in two halves, one
 /// direction, counting fabric links and node injection (the smaller wins). Formulas per topology
 /// are in topology.cpp; for N = 1 it is zero.

@@ -313,6 +313,7 @@ done
 # base clock; a borrowed calibration is the lender's measurement; batches over the device's
 # memory say so; the run's header names what it ran with.
 expect 0 "all 1 cases" -- bash -c "cd '$root' && '$ceiling' validate TF_DGX1_P100_RESNET50"
+expect 2 "NOPE: no such case: neither a file nor validation/NOPE.toml" -- bash -c "cd '$root' && '$ceiling' validate NOPE"
 expect 0 "E = delivered/peak" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 16
 expect 0 "" -- bash -c "! '$ceiling' hpc -w '$root/workloads/hpl.toml' -p '$root/platforms/piz-daint-xc30-cpu.toml' -n 16 | grep -q 'base clock'"
 expect 0 '"model_peak_efficiency"' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json

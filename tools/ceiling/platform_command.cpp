@@ -72,11 +72,8 @@ std::string topology_text(const platform::Topology& topology) {
 /// The whole machine's fp64 peak with its GPUs at their base clock (TOP500's R_peak), when the
 /// file gives that clock's peak.
 std::optional<units::FlopRate> base_clock_rpeak(const PlatformSpec& spec) {
-  const auto& node = spec.node;
-  if (!node.gpu || !node.gpu->base_clock_peak_fp64 || !node.cpu.peak_per_socket.fp64)
-    return std::nullopt;
-  return (*node.cpu.peak_per_socket.fp64 * node.cpu.sockets + *node.gpu->base_clock_peak_fp64 * node.gpu->count) *
-         static_cast<double>(spec.nodes);
+  const auto node = platform::node_rpeak(spec.node);
+  return node ? std::optional(*node * static_cast<double>(spec.nodes)) : std::nullopt;
 }
 
 void write_peaks_json(io::JsonWriter& json, const platform::PeakRates& peaks, double multiplier) {

@@ -68,9 +68,12 @@ std::vector<std::string> default_cases() {
 /// A case given by its id alone (no folder, no .toml), as the table names it, is the file of that
 /// name in validation/ where there is one; anything else is a path.
 std::string case_path(const std::string& given) {
+  const bool id = given.find('/') == std::string::npos && !given.ends_with(".toml");
   const std::filesystem::path as_id = std::filesystem::path("validation") / (given + ".toml");
-  if (given.find('/') == std::string::npos && !given.ends_with(".toml") && std::filesystem::is_regular_file(as_id))
+  if (id && std::filesystem::is_regular_file(as_id))
     return as_id.string();
+  if (id && !std::filesystem::exists(given))
+    throw UsageError(given + ": no such case: neither a file nor " + as_id.string() + " (run from the project's folder, or give the case file)");
   return given;
 }
 
