@@ -90,10 +90,11 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
 sweep::VariantSpec read_variant(TableReader& t) {
   sweep::VariantSpec v;
   v.name = t.string("name");
-  for (const auto& [option, value] : t.scalar_entries("options")) {
-    one_line_each(t, "options", {option, value});
-    v.run_args.push_back("--" + option);
-    v.run_args.push_back(value);
+  for (const ScalarEntry& option : t.scalar_entries("options")) {
+    one_line_each(t, "options", {option.key, option.text});
+    v.run_args.push_back("--" + option.key);
+    v.run_args.push_back(option.text);
+    v.option_where.push_back({option.where.path, option.where.line, option.where.column});
   }
   for (const std::string& s : one_line_each(t, "set", t.string_list("set"))) {
     v.run_args.push_back("--set");

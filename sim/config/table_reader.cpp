@@ -354,8 +354,8 @@ bool TableReader::has_table(std::string_view key) const {
   return node && node->is_table();
 }
 
-std::vector<std::pair<std::string, std::string>> TableReader::scalar_entries(std::string_view key) {
-  std::vector<std::pair<std::string, std::string>> entries;
+std::vector<ScalarEntry> TableReader::scalar_entries(std::string_view key) {
+  std::vector<ScalarEntry> entries;
   auto inner = optional_table(key);
   if (!inner)
     return entries;
@@ -376,7 +376,7 @@ std::vector<std::pair<std::string, std::string>> TableReader::scalar_entries(std
       text << (node.as_boolean()->get() ? "true" : "false");
     else
       inner->fail(k.str(), "expected a string, a number or a boolean, got " + type_name(node));
-    entries.emplace_back(std::string(k.str()), text.str());
+    entries.push_back({std::string(k.str()), text.str(), inner->location_of_entry(k, node)});
   }
   return entries;
 }

@@ -23,6 +23,13 @@ enum class Sign { Positive, NonNegative };
 /// reject_unknown_keys() can name a stray key and suggest the closest known one.
 /// Quantities are written with their unit ("12 GB/s"), or as a bare number under a key whose
 /// name ends in the unit, "/" spelled "_per_" (`bandwidth_GB_per_s = 12`, `latency_us = 1.3`).
+/// One entry of a table of scalars (scalar_entries): its key, its value as text, where it is.
+struct ScalarEntry {
+  std::string key;
+  std::string text;
+  SourceLocation where;
+};
+
 class TableReader {
 public:
   /// `key_path` is the dotted path of the table in the file ("" for the root, "node.nic").
@@ -54,7 +61,7 @@ public:
   /// Every key of the table under `key` with its value as text (strings as they are, numbers
   /// and booleans as TOML writes them), in key order; empty when absent. Throws for a value
   /// that is a table or an array.
-  std::vector<std::pair<std::string, std::string>> scalar_entries(std::string_view key);
+  std::vector<ScalarEntry> scalar_entries(std::string_view key);
   /// Whether `key` holds a table.
   bool has_table(std::string_view key) const;
 

@@ -39,8 +39,9 @@ struct InputEntry {
 /// same for every platform and workload.
 struct VariantSpec {
   std::string name;
-  std::vector<std::string> run_args;
+  std::vector<std::string> run_args; ///< its options as "--name", value pairs, then its "--set"s
   EntryLocation where;
+  std::vector<EntryLocation> option_where; ///< where each option is written, in run_args' order
   bool operator==(const VariantSpec&) const = default;
 };
 

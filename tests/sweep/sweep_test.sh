@@ -172,12 +172,13 @@ outputs() {
   expect 2 "error: workloads[0]: strong scaling needs a global batch" -- "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/^scaling = \["strong"\]$/scaling = ["weak"]/' "$tmp/bad.toml"
   printf '[[variants]]\nname = "v"\noptions = { colective = "ring" }\n' >>"$tmp/bad.toml"
-  expect 2 'error: variants[0].options.colective: not an option of `ceiling run`' -- \
+  # (each option is placed where it is written, not at its variant's header)
+  expect 2 'bad.toml:14:13: error: variants[0].options.colective: not an option of `ceiling run`' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
   expect 2 'cannot run: --collective: unknown algorithm "rign"' -- "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/collective = "rign"/nodes = 4/' "$tmp/bad.toml"
-  expect 2 "error: variants[0].options.nodes: set by the experiment for each point" -- \
+  expect 2 "bad.toml:14:13: error: variants[0].options.nodes: set by the experiment for each point" -- \
     "$ceiling" experiment show "$tmp/bad.toml"
 }
 

@@ -84,12 +84,13 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       const std::string key = "variants[" + std::to_string(v) + "].options." + name;
       if (name == "set")
         continue;
+      // (an option is where it is written; the variant's header where it has no place of its own)
+      const auto& options = e.variants[v].option_where;
+      const auto where = i / 2 < options.size() ? options[i / 2] : e.variants[v].where;
       if (per_point_options.contains(name))
-        throw config::LoadError(at(e.variants[v].where), key,
-                                "set by the experiment for each point, not by a variant");
+        throw config::LoadError(at(where), key, "set by the experiment for each point, not by a variant");
       if (!run_options().find_nothrow(name, false))
-        throw config::LoadError(at(e.variants[v].where), key,
-                                "not an option of `ceiling run` (see ceiling run --help)");
+        throw config::LoadError(at(where), key, "not an option of `ceiling run` (see ceiling run --help)");
     }
   }
   PointCosts costs;
