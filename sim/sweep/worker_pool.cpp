@@ -149,6 +149,41 @@ std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
   return std::nullopt;
 }
 
+std::vector<WorkerPool::Finished> WorkerPool::take_finished() {
+  std::vector<Finished> ended;
+  for (std::size_t i = 0; i < children_.size();) {
+    Child& c = children_[i];
+    int status = 0;
+    const pid_t reaped = waitpid(c.pid, &status, WNOHANG);
+    if (reaped == 0) { // running on
+      ++i;
+      continue;
+    }
+    // Its pipes hold what it wrote, up to their ends; what is not there now (a process it left
+    // behind holding a pipe) is not waited for.
+    for (int* fd : {&c.out_fd, &c.err_fd}) {
+      std::string& into = fd == &c.out_fd ? c.out : c.err;
+      for (pollfd ready{*fd, POLLIN, 0}; *fd >= 0 && poll(&ready, 1, 0) > 0; ready.fd = *fd)
+        if (!drain(*fd, into)) {
+          close(*fd);
+          *fd = -1;
+        }
+      if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+      }
+    }
+    Finished f{.tag = c.tag, .out = std::move(c.out), .err = std::move(c.err)};
+    if (reaped > 0 && WIFEXITED(status))
+      f.exit_status = WEXITSTATUS(status);
+    else if (reaped > 0 && WIFSIGNALED(status))
+      f.signal = WTERMSIG(status);
+    ended.push_back(std::move(f));
+    children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return ended;
+}
+
 void WorkerPool::terminate_all(double grace_s) {
   for (Child& c : children_) {
     kill(-c.pid, SIGTERM); // the group: a wrapper's children too

@@ -42,6 +42,9 @@ public:
 
   int running() const { return static_cast<int>(children_.size()); }
 
+  /// The children that have ended, with what they wrote, without waiting for the others (a
+  /// sweep that is stopped keeps what finished before the stop: terminate_all() drops the rest).
+  std::vector<Finished> take_finished();
   /// Sends SIGTERM to every running child's process group (a wrapper's children too), then
   /// SIGKILL to those still there after `grace_s`, and reaps them; their results are dropped.
   void terminate_all(double grace_s = 5);

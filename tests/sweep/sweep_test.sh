@@ -68,6 +68,41 @@ store() {
   expect 130 "" -- bash -c "exit $?"
   expect 0 "run again with --resume to continue" -- cat "$tmp/int.out"
   expect 0 "wrote interrupted.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" --resume -o interrupted.h5
+
+  # Points that ended before the stop are stored, though the sweep had not read their results
+  # yet: the sweep is held (SIGSTOP) while its first two points end, then stopped.
+  env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" \
+    "$ceiling" sweep "$small" -j 2 -o held.h5 >"$tmp/held.out" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1 300); do # until its first two points run
+    [ "$(ps --ppid "$pid" -o pid= | wc -l)" -ge 2 ] && break
+    sleep 0.1
+  done
+  kill -STOP "$pid"
+  for _ in $(seq 1 300); do # until both points have ended (zombies, their results in the pipes)
+    [ "$(ps --ppid "$pid" -o stat= | grep -c Z)" -ge 2 ] && break
+    sleep 0.1
+  done
+  kill -INT "$pid"
+  kill -CONT "$pid"
+  wait "$pid"
+  expect 130 "" -- bash -c "exit $?"
+  expect 0 "interrupted: 2 of 64 points are stored in held.h5" -- cat "$tmp/held.out"
+
+  # `run --seeds` stopped: the seeds that finished are printed, the others said stopped.
+  env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=0 \
+    CEILING_SLOWER_S=30 "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" \
+    -n 2 --iterations 2 --seeds 1,2,3,4 --jobs 2 >"$tmp/seeds.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do # until seeds 3 and 4 sleep (1 and 2 ended)
+    [ "$(pgrep -c -f 'sleep 30')" -ge 2 ] && break
+    sleep 0.1
+  done
+  kill -TERM "$pid"
+  wait "$pid"
+  expect 143 "" -- bash -c "exit $?"
+  expect 0 "spread over 2 seeds" -- cat "$tmp/seeds.out"
+  expect 0 "stopped by signal 15 before it finished" -- cat "$tmp/seeds.out"
   tables d interrupted.h5
   same a d
 

@@ -10,6 +10,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
+#include "tools/ceiling/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 #include "units/parse.hpp"
 
@@ -185,10 +186,16 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
   const std::string program = point_program_path();
   const auto point_args = point_arguments(args);
   std::vector<sweep::PointResult> results(seeds.size());
+  std::vector<bool> ran(seeds.size(), false);
   sweep::WorkerPool pool;
+  pool.set_wake_fd(catch_stop_signals());
   std::size_t next = 0;
-  for (std::size_t done = 0; done < seeds.size();) {
-    while (next < seeds.size() && pool.running() < jobs) {
+  const auto keep = [&](const sweep::WorkerPool::Finished& finished) {
+    results[static_cast<std::size_t>(finished.tag)] = point_result(finished);
+    ran[static_cast<std::size_t>(finished.tag)] = true;
+  };
+  for (std::size_t done = 0; done < seeds.size() && stop_signal == 0;) {
+    while (next < seeds.size() && pool.running() < jobs && stop_signal == 0) {
       std::vector<std::string> argv{program, "sweep-point"};
       argv.insert(argv.end(), point_args.begin(), point_args.end());
       argv.insert(argv.end(), {"--seed", std::to_string(seeds[next])});
@@ -196,10 +203,20 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
       ++next;
     }
     if (const auto finished = pool.wait_one()) {
-      results[static_cast<std::size_t>(finished->tag)] = point_result(*finished);
+      keep(*finished);
       ++done;
     }
   }
+  if (stop_signal != 0) { // the seeds that finished are printed, the others stopped
+    for (const auto& finished : pool.take_finished())
+      keep(finished);
+    pool.terminate_all();
+    for (std::size_t i = 0; i < seeds.size(); ++i)
+      if (!ran[i])
+        results[i].error = "stopped by signal " + std::to_string(stop_signal) + " before it finished";
+  }
+  // (128 + the signal when stopped, as `ceiling run` exits)
+  const int status = stop_signal != 0 ? 128 + stop_signal : 0;
   std::vector<double> times;
   for (const auto& r : results)
     if (r.ok)
@@ -216,6 +233,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     json.key("platform").value(s.platform.name).key("workload").value(s.workload.name);
     json.key("nodes").value(s.nodes);
     json.key("allocation").value(std::string(platform::to_string(s.options.allocation.policy)));
+    json.key("stopped_by_signal").value(static_cast<int>(stop_signal));
     json.key("runs").begin_array();
     for (std::size_t i = 0; i < seeds.size(); ++i) {
       const auto& r = results[i];
@@ -235,7 +253,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
           .key("min").value(times.front()).key("median").value(median()).key("max").value(times.back())
           .end_object();
     json.end_object();
-    return all_ok ? 0 : 1;
+    return status != 0 ? status : all_ok ? 0 : 1;
   }
   std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, " << seeds.size()
             << " seeds, each its own run (allocation " << platform::to_string(s.options.allocation.policy) << ")\n\n";
@@ -254,7 +272,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
   if (!times.empty())
     std::printf("\nspread over %zu seeds: iteration time min %.6f s, median %.6f s, max %.6f s (max / min %.4f)\n",
                 times.size(), times.front(), median(), times.back(), times.back() / times.front());
-  return all_ok ? 0 : 1;
+  return status != 0 ? status : all_ok ? 0 : 1;
 }
 
 /// One row of the iterations' table.

@@ -7,6 +7,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
+#include "tools/ceiling/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 #include "workload/cost_model.hpp"
 
@@ -123,29 +124,6 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
   return costs;
 }
 
-volatile std::sig_atomic_t stop_signal = 0;
-int wake_pipe[2] = {-1, -1}; // the handler writes a byte: the wait for children ends at once
-
-extern "C" void on_stop(int signal) {
-  stop_signal = signal;
-  const char byte = 1;
-  [[maybe_unused]] const auto written = write(wake_pipe[1], &byte, 1);
-}
-
-/// SIGINT and SIGTERM set stop_signal and wake the wait for children through a pipe, so that
-/// a signal that comes between the check of the flag and the wait is not lost. Returns the
-/// pipe's read end.
-int catch_stop_signals() {
-  if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
-  struct sigaction action {};
-  action.sa_handler = on_stop;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-  return wake_pipe[0];
-}
-
 /// Per curve: the efficiency and alpha_eff at the largest N, the measured and fitted N at
 /// E = 0.5, the fitted ceiling (with the fit's shape) and the dominant part of 1 - alpha_eff.
 void print_headlines(const io::ResultFile& r) {
@@ -226,6 +204,20 @@ int sweep_main(const std::vector<std::string>& args) {
   const std::string program = point_program_path();
   sweep::WorkerPool pool;
   pool.set_wake_fd(wake_fd);
+  const auto store_finished = [&](const sweep::WorkerPool::Finished& finished) {
+    const sweep::PointSpec& spec = points[static_cast<std::size_t>(finished.tag)];
+    sweep::PointRecord record{spec, point_result(finished)};
+    const sweep::PointResult result = record.result;
+    char summary[96];
+    std::snprintf(summary, sizeof summary, ": %.6g s per iteration", result.iteration_time_s);
+    const std::string line = point_label(setup, spec) + (result.ok             ? std::string(summary)
+                                                         : result.does_not_fit ? ": does not fit in device memory"
+                                                                               : ": FAILED: " + result.error);
+    const double weight = cost[static_cast<std::size_t>(spec.index)];
+    weight_left -= weight;
+    store_point(setup, std::move(record));
+    progress.point_done(result, weight, weight_left, line);
+  };
   std::size_t next = 0;
   while (stop_signal == 0 && (next < setup.to_run.size() || pool.running() > 0)) {
     while (stop_signal == 0 && pool.running() < jobs && next < setup.to_run.size()) {
@@ -243,30 +235,21 @@ int sweep_main(const std::vector<std::string>& args) {
       }
       ++next;
     }
-    const auto finished = pool.wait_one();
-    if (!finished)
-      continue;
-    const sweep::PointSpec& spec = points[static_cast<std::size_t>(finished->tag)];
-    sweep::PointRecord record{spec, point_result(*finished)};
-    const sweep::PointResult result = record.result;
-    char summary[96];
-    std::snprintf(summary, sizeof summary, ": %.6g s per iteration", result.iteration_time_s);
-    const std::string line = point_label(setup, spec) + (result.ok             ? std::string(summary)
-                                                         : result.does_not_fit ? ": does not fit in device memory"
-                                                                               : ": FAILED: " + result.error);
-    const double weight = cost[static_cast<std::size_t>(spec.index)];
-    weight_left -= weight;
-    store_point(setup, std::move(record));
-    progress.point_done(result, weight, weight_left, line);
+    if (const auto finished = pool.wait_one())
+      store_finished(*finished);
   }
-  progress.finish();
   if (stop_signal != 0) {
+    // What ended before the stop is kept (its result may still sit in its pipe); the rest stops.
+    for (const auto& finished : pool.take_finished())
+      store_finished(finished);
+    progress.finish();
     pool.terminate_all();
     std::printf("interrupted: %zu of %zu points are stored in %s; run again with --resume to "
                 "continue\n",
                 setup.results.points.size(), points.size(), setup.output.c_str());
     return 128 + stop_signal;
   }
+  progress.finish();
   std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), failures(setup.results).c_str());
   print_headlines(setup.results);
   return progress.failed() > 0 ? 3 : 0;
