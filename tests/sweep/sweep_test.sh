@@ -212,6 +212,11 @@ outputs() {
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
   expect 2 'cannot run: --collective: unknown algorithm "rign"' -- "$ceiling" experiment show "$tmp/bad.toml"
+  # -o naming one of the inputs is refused before anything is written over.
+  sed "s|\"../../|\"$root/|" "$small" >"$tmp/input.toml"
+  expect 2 "input.toml is the sweep's experiment file: -o names the result file" -- \
+    "$ceiling" sweep "$tmp/input.toml" --overwrite -o "$tmp/input.toml"
+  expect 0 "[experiment]" -- cat "$tmp/input.toml"
   sed -i 's/collective = "rign"/nodes = 4/' "$tmp/bad.toml"
   expect 2 "bad.toml:14:13: error: variants[0].options.nodes: set by the experiment for each point" -- \
     "$ceiling" experiment show "$tmp/bad.toml"

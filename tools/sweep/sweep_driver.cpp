@@ -105,6 +105,12 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
       throw SweepError("cannot create the folder " + dir.string() + " for " + setup.output +
                        ": " + ec.message());
   }
+  // The result file must not be one of the sweep's inputs (--overwrite would replace it).
+  for (const io::InputFile& input : r.inputs) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(setup.output, input.path, ec))
+      throw SweepError(setup.output + " is the sweep's " + input.kind + " file: -o names the result file, which is written over");
+  }
   setup.lock = std::make_shared<OutputLock>(setup.output);
   const bool exists = std::filesystem::exists(setup.output);
   if (exists && existing == ExistingOutput::Refuse)
