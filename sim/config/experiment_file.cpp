@@ -129,9 +129,10 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
         set.insert(set.end(), variant_set.begin(), variant_set.end());
         const std::string key = std::string(k == 0 ? "platforms[" : "workloads[") +
                                 std::to_string(i) + "]";
+        long long machine_nodes = 0;
         try {
           if (k == 0)
-            load_platform(entries[i].file, set);
+            machine_nodes = load_platform(entries[i].file, set).nodes;
           else
             load_workload(entries[i].file, set);
         } catch (const LoadError& error) {
@@ -143,6 +144,13 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
                                                       : "") +
                               "does not load: " + error.what());
         }
+        // A node count beyond the machine is said at `nodes`, with the machine's size.
+        if (k == 0 && !e.nodes.empty() && e.nodes.back() > machine_nodes)
+          throw LoadError(at(e.nodes_where), "experiment.nodes",
+                          std::to_string(e.nodes.back()) + " nodes, more than the " + std::to_string(machine_nodes) +
+                              " of " + key + " \"" + entries[i].name + "\"" +
+                              (variant_set.empty() ? "" : " with variants[" + std::to_string(v) + "]'s overrides") +
+                              " (its platform.nodes)");
       }
     }
   }
@@ -184,6 +192,8 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   }
   e.cost_unit = head.optional_string("cost_unit").value_or("");
   e.where = where(head);
+  const SourceLocation nodes_at = head.location_of_key("nodes");
+  e.nodes_where = {nodes_at.path, nodes_at.line, nodes_at.column};
   head.reject_unknown_keys();
 
   auto platform_readers = file.table_array("platforms");

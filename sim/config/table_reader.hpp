@@ -83,6 +83,8 @@ public:
   const std::string& file() const { return file_; }
   /// Where the table itself starts (line and column from 1).
   SourceLocation location() const { return location_of(table_.source()); }
+  /// Where `key`'s value is written; the table's place when it is absent.
+  SourceLocation location_of_key(std::string_view key) const;
 
 private:
   /// The array under `key`, or null when the key is absent; throws when it is not an array
@@ -92,7 +94,6 @@ private:
   [[noreturn]] void missing(std::string_view key, std::string_view expected) const;
   std::string full_key(std::string_view key) const;
   SourceLocation location_of(const toml::source_region& region) const;
-  SourceLocation location_of_key(std::string_view key) const;
   /// Where the entry `key` = `value` of this table was written.
   SourceLocation location_of_entry(const toml::key& key, const toml::node& value) const;
   const toml::node* find(std::string_view key);

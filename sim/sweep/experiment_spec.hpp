@@ -55,6 +55,7 @@ struct ExperimentSpec {
   std::vector<InputEntry> workloads;
   std::vector<VariantSpec> variants;      ///< at least one ("baseline" when the file has none)
   std::vector<long long> nodes;           ///< ascending, distinct
+  EntryLocation nodes_where;              ///< where `nodes` is written
   std::vector<analysis::Scaling> scalings;
   std::optional<long long> batch;         ///< default per-rank batch of every workload
   std::optional<long long> global_batch;  ///< default global batch of strong scaling

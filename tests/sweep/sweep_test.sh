@@ -220,6 +220,12 @@ outputs() {
   sed -i 's/collective = "rign"/nodes = 4/' "$tmp/bad.toml"
   expect 2 "bad.toml:14:13: error: variants[0].options.nodes: set by the experiment for each point" -- \
     "$ceiling" experiment show "$tmp/bad.toml"
+  # A node count beyond the machine is said at `nodes`, with the machine's size.
+  bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 128]' 'scaling = ["weak"]' \
+    '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
+    '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\""
+  expect 2 'bad.toml:4:9: error: experiment.nodes: 128 nodes, more than the 64 of platforms[0] "p" (its platform.nodes)' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
 }
 
 case $part in
