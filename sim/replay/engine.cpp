@@ -658,7 +658,7 @@ private:
     if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
       name += " " + reduction(t.index).name;
     result_.timeline.push_back({t.rank, is_compute ? "compute" : (t.kind == Kind::Flow ? "communication" : "copy"),
-                                name, t.start_s, now()});
+                                name, t.start_s, now(), t.kind == Kind::StageOut});
   }
 
   RankClock& clock(int r) { return ranks_[static_cast<std::size_t>(r)].clock; }

@@ -66,6 +66,9 @@ struct TimelineEvent {
   std::string name;
   double start_s = 0;
   double end_s = 0;
+  /// A copy from device to host memory (a PCIe link's other direction from the host->device
+  /// copies, which can run beside it).
+  bool to_host = false;
 };
 
 /// One gradient exchange of the iteration and the algorithm the software stack ran for it.

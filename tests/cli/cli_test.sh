@@ -63,6 +63,11 @@ for name in '"name": "input copy"' '"name": "forward' '"name": "backward' '"name
   expect 0 "$name" -- cat "$tmp/ps_trace.json"
 done
 expect 1 "" -- grep -q '"name": ""' "$tmp/ps_trace.json"
+# Slices of one track nest (a rank's copies, flows and compute on tracks of their own).
+expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/ps_trace.json"
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
+  --software horovod-nccl --fusion-threshold "4 MiB" --iterations 2 --trace "$tmp/hvd_trace.json" >/dev/null
+expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/hvd_trace.json"
 "${run[@]}" --json --jitter 0.1 --seed 7 >"$tmp/a.json"
 "${run[@]}" --json --jitter 0.1 --seed 7 >"$tmp/b.json"
 "${run[@]}" --json --jitter 0.1 --seed 8 >"$tmp/c.json"
