@@ -91,6 +91,17 @@ void WorkerPool::start(int tag, const std::vector<std::string>& argv) {
   children_.push_back({.tag = tag, .pid = pid, .out_fd = out[0], .err_fd = err[0]});
 }
 
+WorkerPool::Finished WorkerPool::ended(std::size_t i, pid_t reaped, int status) {
+  Child& c = children_[i];
+  Finished f{.tag = c.tag, .out = std::move(c.out), .err = std::move(c.err)};
+  if (reaped > 0 && WIFEXITED(status))
+    f.exit_status = WEXITSTATUS(status);
+  else if (reaped > 0 && WIFSIGNALED(status))
+    f.signal = WTERMSIG(status);
+  children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+  return f;
+}
+
 std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
   while (!children_.empty()) {
     // A child whose pipes are both closed has ended (or closed them): reap it once it exits.
@@ -105,13 +116,7 @@ std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
         closed_but_running = true;
         continue;
       }
-      Finished f{.tag = c.tag, .out = std::move(c.out), .err = std::move(c.err)};
-      if (reaped > 0 && WIFEXITED(status))
-        f.exit_status = WEXITSTATUS(status);
-      else if (reaped > 0 && WIFSIGNALED(status))
-        f.signal = WTERMSIG(status);
-      children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
-      return f;
+      return ended(i, reaped, status);
     }
     std::vector<pollfd> fds;
     std::vector<std::pair<std::size_t, bool>> owner; // child, is stdout
@@ -150,7 +155,7 @@ std::optional<WorkerPool::Finished> WorkerPool::wait_one() {
 }
 
 std::vector<WorkerPool::Finished> WorkerPool::take_finished() {
-  std::vector<Finished> ended;
+  std::vector<Finished> done;
   for (std::size_t i = 0; i < children_.size();) {
     Child& c = children_[i];
     int status = 0;
@@ -173,15 +178,9 @@ std::vector<WorkerPool::Finished> WorkerPool::take_finished() {
         *fd = -1;
       }
     }
-    Finished f{.tag = c.tag, .out = std::move(c.out), .err = std::move(c.err)};
-    if (reaped > 0 && WIFEXITED(status))
-      f.exit_status = WEXITSTATUS(status);
-    else if (reaped > 0 && WIFSIGNALED(status))
-      f.signal = WTERMSIG(status);
-    ended.push_back(std::move(f));
-    children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+    done.push_back(ended(i, reaped, status));
   }
-  return ended;
+  return done;
 }
 
 void WorkerPool::terminate_all(double grace_s) {

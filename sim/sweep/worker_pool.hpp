@@ -1,6 +1,7 @@
 // Child processes that run sweep points: one command each, stdout and stderr captured.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -58,6 +59,8 @@ private:
     std::string out;
     std::string err;
   };
+  /// Child `i`, reaped by waitpid (`reaped`, `status`), as Finished, taken out of children_.
+  Finished ended(std::size_t i, pid_t reaped, int status);
   std::vector<Child> children_;
   int wake_fd_ = -1;
 };

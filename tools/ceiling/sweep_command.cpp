@@ -13,11 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cerrno>
-#include <csignal>
-#include <cstring>
-#include <fcntl.h>
-#include <unistd.h>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
