@@ -23,6 +23,12 @@ sweep::EntryLocation where(const TableReader& t) {
   return {at.path, at.line, at.column};
 }
 
+/// Where `key` of `t` is written; the table's place when it is absent.
+sweep::EntryLocation where(const TableReader& t, std::string_view key) {
+  const SourceLocation at = t.location_of_key(key);
+  return {at.path, at.line, at.column};
+}
+
 std::vector<long long> read_nodes(TableReader& t) {
   if (!t.has_table("nodes"))
     return t.integer_list("nodes", 1, max_nodes);
@@ -83,6 +89,7 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
     e.cost_per_node = t.optional_number("cost_per_node", 0, 1e15);
   }
   e.where = where(t);
+  e.global_batch_where = where(t, "global_batch");
   t.reject_unknown_keys();
   return e;
 }
@@ -192,8 +199,8 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   }
   e.cost_unit = head.optional_string("cost_unit").value_or("");
   e.where = where(head);
-  const SourceLocation nodes_at = head.location_of_key("nodes");
-  e.nodes_where = {nodes_at.path, nodes_at.line, nodes_at.column};
+  e.nodes_where = where(head, "nodes");
+  e.global_batch_where = where(head, "global_batch");
   head.reject_unknown_keys();
 
   auto platform_readers = file.table_array("platforms");

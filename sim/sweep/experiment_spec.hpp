@@ -32,6 +32,7 @@ struct InputEntry {
   /// Platforms only: optional costs, in the experiment's cost unit, for performance per cost.
   std::optional<double> cost_per_node;
   EntryLocation where;
+  EntryLocation global_batch_where; ///< where `global_batch` is written (the table's place when absent)
   bool operator==(const InputEntry&) const = default;
 };
 
@@ -63,6 +64,7 @@ struct ExperimentSpec {
   std::vector<std::uint64_t> seeds{1};
   std::string cost_unit;                  ///< of cost_per_node ("kCHF"), "" without costs
   EntryLocation where;                    ///< the [experiment] table
+  EntryLocation global_batch_where;       ///< where `global_batch` is written (the table's place when absent)
   bool operator==(const ExperimentSpec&) const = default;
 };
 

@@ -211,7 +211,13 @@ outputs() {
   expect 2 'bad.toml:14:13: error: variants[0].options.colective: not an option of `ceiling run`' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
-  expect 2 'cannot run: --collective: unknown algorithm "rign"' -- "$ceiling" experiment show "$tmp/bad.toml"
+  # (a point that cannot run is placed at the option its error names)
+  expect 2 'bad.toml:14:13: error: point 0 (p / w / v / weak, 1 nodes) cannot run: --collective: unknown algorithm "rign"' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
+  expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/allow-oversubscribed-memory = true/collective = "rign"/' "$tmp/bad.toml"
   # -o naming one of the inputs is refused before anything is written over.
   sed "s|\"../../|\"$root/|" "$small" >"$tmp/input.toml"
   expect 2 "input.toml is the sweep's experiment file: -o names the result file" -- \
@@ -225,6 +231,16 @@ outputs() {
     '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
     '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\""
   expect 2 'bad.toml:4:9: error: experiment.nodes: 128 nodes, more than the 64 of platforms[0] "p" (its platform.nodes)' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  # A global batch that does not divide among a point's ranks is said at that global batch.
+  bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 3]' 'scaling = ["strong"]' 'global_batch = 64' \
+    '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
+    '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\""
+  expect 2 'bad.toml:6:16: error: point 1 (p / w / baseline / strong, 3 nodes) cannot run: --global-batch: 64 samples' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  printf 'global_batch = 96\n' >>"$tmp/bad.toml"
+  sed -i 's/^nodes = \[1, 3\]$/nodes = [1, 5]/' "$tmp/bad.toml"
+  expect 2 'bad.toml:13:16: error: point 1 (p / w / baseline / strong, 5 nodes) cannot run: --global-batch: 96 samples' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
 }
 

@@ -469,7 +469,11 @@ int run_command(const std::vector<std::string>& args) {
     else
       json.null();
     json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
-    json.key("staging").value(replay::to_string(replay::resolved_staging(s)));
+    json.key("staging"); // null on CPU nodes, which send from host memory (as the header says)
+    if (s.platform.node.is_gpu_node())
+      json.value(replay::to_string(replay::resolved_staging(s)));
+    else
+      json.null();
     json.key("overlap").value(o.overlaps_backward()).key("input_overlap").value(o.input_overlap);
     json.key("fidelity").value(replay::to_string(o.fidelity));
     json.key("fusion").value(stack::to_string(o.software.fusion));

@@ -18,6 +18,7 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <thread>
 
 namespace po = boost::program_options;
@@ -60,6 +61,27 @@ double estimated_seconds(const replay::Scenario& s) {
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
+/// Where the experiment makes a point of `curve` fail with `message`: at the option the message
+/// names ("--NAME: ...") where the curve's variant writes it, at the global batch that
+/// `--global-batch` comes from, else at the variant when it sets options (they may be the
+/// cause), else at [experiment].
+sweep::EntryLocation failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
+                                   std::string_view message) {
+  const auto named = [](const auto& entries, const std::string& name) {
+    return std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; });
+  };
+  const auto& variant = *named(e.variants, curve.variant);
+  const auto& workload = *named(e.workloads, curve.workload);
+  const std::string_view option =
+      message.starts_with("--") ? message.substr(0, message.find(':')) : std::string_view{};
+  if (option == "--global-batch")
+    return workload.global_batch ? workload.global_batch_where : e.global_batch_where;
+  for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)
+    if (variant.run_args[i] == option && i / 2 < variant.option_where.size())
+      return variant.option_where[i / 2];
+  return variant.run_args.empty() ? e.where : variant.where;
+}
+
 /// Each point's estimated cost in seconds (estimated_seconds), and why it does not fit its GPU's
 /// memory where it does not (it then costs nothing: it is never run).
 struct PointCosts {
@@ -73,6 +95,7 @@ struct PointCosts {
 /// strong-scaling curve starts where its global batch fits): it is said once, and the point is
 /// recorded as not fitting (status does-not-fit) with the reason, never run.
 PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& x) {
+  const auto run_option_set = run_options();
   for (std::size_t v = 0; v < e.variants.size(); ++v) {
     const auto& args = e.variants[v].run_args;
     for (std::size_t i = 0; i < args.size(); i += 2) {
@@ -85,8 +108,12 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       const auto where = i / 2 < options.size() ? options[i / 2] : e.variants[v].where;
       if (per_point_options.contains(name))
         throw config::LoadError(at(where), key, "set by the experiment for each point, not by a variant");
-      if (!run_options().find_nothrow(name, false))
+      const auto* option = run_option_set.find_nothrow(name, false);
+      if (!option)
         throw config::LoadError(at(where), key, "not an option of `ceiling run` (see ceiling run --help)");
+      // (a sweep records a batch that does not fit as such, status does-not-fit, never run)
+      if (option->semantic()->max_tokens() == 0)
+        throw config::LoadError(at(where), key, "a switch of `ceiling run`, which a variant cannot set");
     }
   }
   PointCosts costs;
@@ -104,10 +131,7 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
                           " nodes): " + *problem);
       costs.too_big.push_back(std::move(problem));
     } catch (const std::exception& error) {
-      // At the variant when it sets options (they may be the cause), else at [experiment].
-      const auto variant = std::find_if(e.variants.begin(), e.variants.end(),
-                                        [&](const auto& v) { return v.name == curve.variant; });
-      throw config::LoadError(at(variant->run_args.empty() ? e.where : variant->where), "",
+      throw config::LoadError(at(failure_where(e, curve, error.what())), "",
                               "point " + std::to_string(p.index) + " (" + curve.id + ", " +
                                   std::to_string(p.nodes) + " nodes) cannot run: " + error.what());
     }
