@@ -119,7 +119,8 @@ double nccl_tree_threshold_bytes(const SelectionContext& c) {
   if (c.nvlink && nodes == 2)
     tree_bw *= 2;
   const double ring_lat = 6.0 * (c.ranks - 1);
-  const double tree_lat = 15.0 * std::log2(static_cast<double>(nodes)) + 4.0 * (c.ranks / nodes - 1);
+  // (log2 is NCCL's own there, which rounds down: 7 nodes count 2)
+  const double tree_lat = 15.0 * log2i(nodes) + 4.0 * (c.ranks / nodes - 1);
   if (ring_lat <= tree_lat)
     return 0;
   if (tree_bw > ring_bw)

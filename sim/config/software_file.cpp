@@ -133,9 +133,13 @@ stack::SoftwareStack load_software(const std::string& name_or_path, std::span<co
     const BundledFile& f = *bundled(name_or_path);
     return read_with_overrides(parse_toml_text(f.text, std::string(f.path)), std::string(f.path), overrides);
   }
-  if (!std::filesystem::exists(name_or_path) && name_or_path.find('/') == std::string::npos &&
-      !name_or_path.ends_with(".toml"))
+  if (!std::filesystem::exists(name_or_path) && name_or_path.find('/') == std::string::npos) {
+    // (a bundled stack named as its file: "horovod-nccl.toml")
+    const std::string stem = name_or_path.substr(0, name_or_path.size() - (name_or_path.ends_with(".toml") ? 5 : 0));
+    if (stem != name_or_path && is_bundled_name(stem))
+      throw LoadError({name_or_path, 0, 0}, "", "no such software file; the bundled stack is named " + stem + ", without .toml");
     unknown(name_or_path);
+  }
   return read_with_overrides(parse_toml_file(name_or_path), name_or_path, overrides);
 }
 

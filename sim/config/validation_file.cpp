@@ -5,9 +5,54 @@
 #include "config/table_reader.hpp"
 
 #include <algorithm>
+#include <array>
+#include <filesystem>
+#include <string_view>
 
 namespace ceiling::config {
 namespace {
+
+/// The `ceiling run` options that `ceiling validate` sets itself at every point (from the case's
+/// keys), or that would change what a run prints: a case's `options` cannot give them.
+constexpr std::array reserved_options{"-p",          "--platform", "-w",       "--workload", "-n",     "--nodes",
+                                      "--software",  "--batch",    "--global-batch", "--iterations", "--json",
+                                      "--seeds",     "--trace",    "--timing", "-h",         "--help"};
+
+/// `key`'s list of `ceiling run` options, none of them reserved_options, nor `--servers` where
+/// the case gives servers_per_node.
+std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bool servers_given) {
+  std::vector<std::string> options = t.string_list(key);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const std::string_view name = std::string_view(options[i]).substr(0, options[i].find('='));
+    if (std::find(reserved_options.begin(), reserved_options.end(), name) != reserved_options.end() ||
+        (servers_given && name == "--servers"))
+      t.fail_element(key, i,
+                     "\"" + std::string(name) +
+                         "\" is set by `ceiling validate` itself (from platform, workload, software, batch, "
+                         "gpus_per_node, servers_per_node and the points' workers) or would change what the run prints");
+  }
+  return options;
+}
+
+/// `key`'s path, relative to the case file's folder; an existing file.
+std::string existing_file(TableReader& t, std::string_view key, const std::string& given) {
+  const std::string path = beside(t.file(), given);
+  if (!std::filesystem::is_regular_file(path))
+    t.fail(key, "no such file: " + path + " (relative to the case file's folder)");
+  return path;
+}
+
+/// `key`'s stack: a bundled stack by its name, else an existing software file beside the case.
+std::string software_of(TableReader& t, std::string_view key, const std::string& given) {
+  const auto names = bundled_software_names();
+  if (std::find(names.begin(), names.end(), given) != names.end())
+    return given;
+  const std::string path = beside(t.file(), given);
+  if (!std::filesystem::is_regular_file(path))
+    t.fail(key, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
+                    ") nor a software file: no such file " + path);
+  return path;
+}
 
 analysis::ValidationCase read_case(const toml::table& root, const std::string& path) {
   TableReader file(root, "", path);
@@ -15,20 +60,17 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   analysis::ValidationCase c;
   c.path = path;
   c.id = t.string("id");
+  if (c.id.empty())
+    t.fail("id", "empty: give the series' case id");
   c.title = t.string("title");
   c.source = t.string("source");
-  c.platform = beside(path, t.string("platform"));
-  c.workload = beside(path, t.string("workload"));
-  // A bundled stack by its name, else a file beside the case.
-  const auto names = bundled_software_names();
-  const auto resolve = [&](const std::string& software) {
-    return std::find(names.begin(), names.end(), software) != names.end() ? software : beside(path, software);
-  };
-  c.software = resolve(t.string("software"));
+  c.platform = existing_file(t, "platform", t.string("platform"));
+  c.workload = existing_file(t, "workload", t.string("workload"));
+  c.software = software_of(t, "software", t.string("software"));
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
   c.batch_per_worker = t.integer("batch", 1, 10'000'000);
-  c.options = t.string_list("options");
   c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
+  c.options = run_options_of(t, "options", c.servers_per_node > 0);
   t.reject_unknown_keys();
   auto points = file.table_array("measured");
   if (points.empty())
@@ -38,11 +80,22 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
                               .throughput_samples_per_s = p.optional_number("throughput", 0, 1e12, true),
                               .reported_efficiency = p.optional_number("efficiency", 0, 2, true),
                               .batch_per_worker = p.optional_integer("batch", 1, 10'000'000),
-                              .options = p.string_list("options")};
+                              .options = run_options_of(p, "options", c.servers_per_node > 0)};
     if (auto software = p.optional_string("software"))
-      m.software = resolve(*software);
+      m.software = software_of(p, "software", *software);
     if (!m.throughput_samples_per_s && !m.reported_efficiency)
       p.fail("throughput", "missing key: give the measured throughput (samples/s) or the efficiency the source reports");
+    if (m.throughput_samples_per_s && m.reported_efficiency)
+      p.fail("efficiency", "give the throughput or the efficiency, not both (the efficiency is computed from the throughputs)");
+    // One kind for the whole series: throughputs, or efficiencies relative to its first point.
+    if (!c.measured.empty() && c.measured.front().throughput_samples_per_s.has_value() != m.throughput_samples_per_s.has_value())
+      p.fail(m.throughput_samples_per_s ? "throughput" : "efficiency",
+             c.measured.front().throughput_samples_per_s
+                 ? "the first point gives a throughput: give a throughput at every point"
+                 : "the first point gives an efficiency: give an efficiency at every point");
+    if (c.measured.empty() && m.reported_efficiency && *m.reported_efficiency != 1.0)
+      p.fail("efficiency", "the first point is the reference of the efficiencies: give it efficiency = 1 (divide the "
+                           "source's efficiencies by its efficiency at this point)");
     if (!c.measured.empty() && m.workers <= c.measured.back().workers)
       p.fail("workers", "points must come in ascending workers, got " + std::to_string(m.workers) + " after " +
                             std::to_string(c.measured.back().workers));

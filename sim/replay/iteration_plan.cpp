@@ -217,7 +217,9 @@ bool rings_duplicated(const Scenario& s) {
 }
 
 int nccl_rings(const Scenario& s) {
-  return s.options.software.channels.value_or(s.platform.node.nic.ports);
+  // (ring j leaves each node through GPU j: no more rings than GPUs, whatever the stack asks)
+  const int gpus = s.platform.node.gpu ? s.platform.node.gpu->count : 1;
+  return std::min(s.options.software.channels.value_or(s.platform.node.nic.ports), std::max(1, gpus));
 }
 
 int nccl_channels(const Scenario& s, int ranks, int ranks_per_node) {

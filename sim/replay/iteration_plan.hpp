@@ -126,7 +126,8 @@ bool rings_duplicated(const Scenario& s);
 
 /// The rings NCCL runs side by side: the stack's `channels`, else one per NIC port of the node
 /// (NCCL 2.4 builds one ring per NIC across nodes: src/misc/rings.cc, src/transport/net.cc
-/// netGetRings; on one node it builds NVLink rings, which the model does not derive).
+/// netGetRings; on one node it builds NVLink rings, which the model does not derive); at most
+/// the GPUs of a node, through which the rings leave it.
 int nccl_rings(const Scenario& s);
 
 /// The channels NCCL's own rules count among `ranks` (`ranks_per_node` per node): NCCL 2.4's

@@ -116,6 +116,7 @@ expect 0 "software ideal, ring" -- "$ceiling" run -p "$root/platforms/piz-daint-
 expect 0 "software horovod-mpi, auto" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --software horovod-mpi
 expect 2 "--collective auto: the software stack ideal has no library to choose" -- "${daint[@]}" --collective auto
 expect 2 "no such software file, and no bundled stack of that name: expected a file or one of caffe2-gloo, horovod-mpi, horovod-nccl, ideal, mpich" -- "${daint[@]/ideal/horovd-mpi}"
+expect 2 "horovod-nccl.toml: error: no such software file; the bundled stack is named horovod-nccl, without .toml" -- "${daint[@]/ideal/horovod-nccl.toml}"
 expect 2 "software.reducer: expected one of none, host-core, device" -- "${daint[@]}" --set software.reducer=gpu
 expect 0 "0 transfers, 0 flows in closed form, 160 flows shared by the replay, 88 link copies" -- "${daint[@]}" --timing --collective halving-doubling
 # The same numbers whichever way the flows go, within 1e-12 (SimGrid's full update sums in
@@ -317,7 +318,7 @@ done
 # What each output says of itself: a validation case by its id; a CPU-only machine has no GPU
 # base clock; a borrowed calibration is the lender's measurement; batches over the device's
 # memory say so; the run's header names what it ran with.
-expect 0 "all 1 cases" -- bash -c "cd '$root' && '$ceiling' validate TF_DGX1_P100_RESNET50"
+expect 0 "1 case, 3 points after the references" -- bash -c "cd '$root' && '$ceiling' validate TF_DGX1_P100_RESNET50"
 expect 2 "NOPE: no such case: neither a file nor validation/NOPE.toml" -- bash -c "cd '$root' && '$ceiling' validate NOPE"
 expect 0 "E = delivered/peak" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 16
 expect 0 "" -- bash -c "! '$ceiling' hpc -w '$root/workloads/hpl.toml' -p '$root/platforms/piz-daint-xc30-cpu.toml' -n 16 | grep -q 'base clock'"

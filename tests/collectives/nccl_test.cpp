@@ -24,6 +24,9 @@ TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   // 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
   CHECK(nccl_tree_threshold_bytes(dgx) == doctest::Approx(40.44e6).epsilon(1e-12));
+  // NCCL's log2 rounds down: 7 nodes count log2 = 2, tree latency 30 us against the ring's 36:
+  // 5000 x 3333.3 / 1666.7 x 6 = 60,000 bytes (an exact log2, 2.81, made it 42.1 us: never).
+  CHECK(nccl_tree_threshold_bytes({.ranks = 7, .ranks_per_node = 1}) == doctest::Approx(60000).epsilon(1e-12));
 }
 
 TEST_CASE("NCCL 2.4 runs LL up to channels x threads x chunks x the per-thread threshold, Simple above") {

@@ -43,13 +43,27 @@ std::vector<std::string> run_arguments(const std::string& program, const analysi
   return argv;
 }
 
-/// The mean throughput `ceiling run --json` printed.
-double throughput_of(const std::string& json, const std::string& where) {
+/// The mean throughput `ceiling run --json` printed, once its ranks are checked against the
+/// point's workers (a platform whose nodes have another number of GPUs than gpus_per_node, or an
+/// option that changes it, would simulate another number of GPUs).
+double throughput_of(const std::string& json, const analysis::ValidationCase& c, const analysis::MeasuredPoint& m,
+                     const std::string& where) {
   static const std::regex mean(R"("mean":\s*\{\s*"iteration_time_s":\s*[^,]*,\s*"samples_per_s":\s*([-+0-9.eE]+))");
+  static const std::regex ranks(R"("ranks":\s*([0-9]+))");
   std::smatch match;
+  if (!std::regex_search(json, match, ranks) || std::stoll(match[1].str()) != m.workers)
+    throw UsageError(where + ": the run simulated " + (match.empty() ? std::string("an unknown number of") : match[1].str()) +
+                     " ranks for " + std::to_string(m.workers) + " workers: gpus_per_node = " +
+                     std::to_string(c.gpus_per_node) + " must be the GPUs of a node of " + c.platform +
+                     " (1 for CPU nodes), and no option may change it");
   if (!std::regex_search(json, match, mean))
     throw std::runtime_error(where + ": no mean throughput in the run's output");
   return std::stod(match[1].str());
+}
+
+/// "1 case", "3 points": `n` and the noun, plural but for one.
+std::string counted(long long n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
 std::vector<std::string> default_cases() {
@@ -79,7 +93,10 @@ std::string case_path(const std::string& given) {
 
 void print_table(const std::vector<analysis::ValidationCase>& cases,
                  const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
-  std::printf("%-36s %7s %12s %12s %7s %7s %7s %8s\n", "case", "workers", "measured/s", "predicted/s", "ratio",
+  int width = 4; // the widest case id, for the first column
+  for (const auto& c : cases)
+    width = std::max(width, static_cast<int>(c.id.size()));
+  std::printf("%-*s %7s %12s %12s %7s %7s %7s %8s\n", width, "case", "workers", "measured/s", "predicted/s", "ratio",
               "E meas", "E pred", "error");
   for (std::size_t c = 0; c < results.size(); ++c) {
     for (const auto& p : results[c].points) {
@@ -89,42 +106,64 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
         std::snprintf(measured, sizeof measured, "%.6g", *p.measured_throughput);
         std::snprintf(ratio, sizeof ratio, "%.3f", p.predicted_throughput / *p.measured_throughput);
       }
-      std::printf("%-36s %7lld %12s %12.6g %7s %7.3f %7.3f %+8.1f\n", results[c].id.c_str(), p.workers, measured,
+      std::printf("%-*s %7lld %12s %12.6g %7s %7.3f %7.3f %+8.1f\n", width, results[c].id.c_str(), p.workers, measured,
                   p.predicted_throughput, ratio, p.measured_efficiency, p.predicted_efficiency, p.error_points);
     }
     if (results[c].points.size() < 2) // its reference alone: nothing to compare an efficiency with
-      std::printf("%-36s no point after the reference: its throughput alone  (%s)\n\n", results[c].id.c_str(),
+      std::printf("%-*s no point after the reference: its throughput alone  (%s)\n\n", width, results[c].id.c_str(),
                   cases[c].source.c_str());
     else
-      std::printf("%-36s median |error| %.1f points, worst %+.1f  (%s)\n\n", results[c].id.c_str(),
+      std::printf("%-*s median |error| %.1f points, worst %+.1f  (%s)\n\n", width, results[c].id.c_str(),
                   results[c].median_abs_error_points, results[c].worst_error_points, cases[c].source.c_str());
   }
-  std::printf("all %zu cases, %d points after the references: median |error| %.1f points, worst %+.1f\n",
-              results.size(), all.points, all.median_abs_error_points, all.worst_error_points);
-  std::printf("error = 100 x (predicted - measured efficiency), E(N) = (X(N)/N) / (X(N0)/N0), N0 the series' smallest N\n");
+  if (all.points == 0)
+    std::printf("%s, no point after the references: no efficiency to compare\n", counted(static_cast<long long>(results.size()), "case").c_str());
+  else
+    std::printf("%s, %s after the references: median |error| %.1f points, worst %+.1f\n",
+                counted(static_cast<long long>(results.size()), "case").c_str(), counted(all.points, "point").c_str(),
+                all.median_abs_error_points, all.worst_error_points);
+  std::printf("error = 100 x (predicted - measured efficiency), E(N) = (X(N)/N) / (X(N0)/N0), N0 the series' smallest N; "
+              "ratio = predicted / measured throughput\n");
 }
 
-void print_json(const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
+void print_json(const std::vector<analysis::ValidationCase>& cases,
+                const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
   io::JsonWriter json(std::cout);
+  // (median and worst are null where no point follows the reference)
+  const auto errors = [&json](bool any, double median, double worst) {
+    json.key("median_abs_error_points");
+    any ? json.value(median) : json.null();
+    json.key("worst_error_points");
+    any ? json.value(worst) : json.null();
+  };
   json.begin_object().key("cases").begin_array();
-  for (const auto& r : results) {
-    json.begin_object().key("id").value(r.id).key("points").begin_array();
-    for (const auto& p : r.points) {
-      json.begin_object().key("workers").value(p.workers);
+  for (std::size_t c = 0; c < results.size(); ++c) {
+    const auto& r = results[c];
+    const auto& v = cases[c];
+    json.begin_object().key("id").value(r.id).key("title").value(v.title).key("source").value(v.source)
+        .key("file").value(v.path).key("points").begin_array();
+    for (std::size_t i = 0; i < r.points.size(); ++i) {
+      const auto& p = r.points[i];
+      const auto& m = v.measured[i];
+      json.begin_object().key("workers").value(p.workers)
+          .key("batch_per_worker").value(m.batch_per_worker.value_or(v.batch_per_worker))
+          .key("software").value(m.software.empty() ? v.software : m.software);
       if (p.measured_throughput)
         json.key("measured_throughput").value(*p.measured_throughput);
       json.key("predicted_throughput").value(p.predicted_throughput)
           .key("measured_efficiency").value(p.measured_efficiency)
+          .key("measured_efficiency_reported").value(!p.measured_throughput.has_value())
           .key("predicted_efficiency").value(p.predicted_efficiency)
           .key("error_points").value(p.error_points)
           .end_object();
     }
-    json.end_array().key("median_abs_error_points").value(r.median_abs_error_points)
-        .key("worst_error_points").value(r.worst_error_points).end_object();
+    json.end_array();
+    errors(r.points.size() >= 2, r.median_abs_error_points, r.worst_error_points);
+    json.end_object();
   }
-  json.end_array().key("points").value(all.points)
-      .key("median_abs_error_points").value(all.median_abs_error_points)
-      .key("worst_error_points").value(all.worst_error_points).end_object();
+  json.end_array().key("points").value(all.points);
+  errors(all.points > 0, all.median_abs_error_points, all.worst_error_points);
+  json.end_object();
 }
 
 } // namespace
@@ -174,17 +213,17 @@ int validate_command(const std::vector<std::string>& args) {
       continue;
     const auto& p = points[static_cast<std::size_t>(done->tag)];
     const auto& c = cases[p.c];
-    const std::string where = c.path + " (" + std::to_string(c.measured[p.m].workers) + " workers)";
+    const std::string where = c.path + " (" + counted(c.measured[p.m].workers, "worker") + ")";
     if (done->exit_status != 0)
       throw UsageError(where + ": the run failed: " + done->err);
-    predicted[p.c][p.m] = throughput_of(done->out, where);
+    predicted[p.c][p.m] = throughput_of(done->out, c, c.measured[p.m], where);
   }
   std::vector<analysis::CaseComparison> results;
   for (std::size_t c = 0; c < cases.size(); ++c)
     results.push_back(analysis::compare(cases[c], predicted[c]));
   const auto all = analysis::summarize(results);
   if (cli->has("json"))
-    print_json(results, all);
+    print_json(cases, results, all);
   else
     print_table(cases, results, all);
   return 0;
