@@ -34,7 +34,11 @@ store() {
   expect 0 ",communication,12,kUSD" -- cat a/fits.csv
   expect 0 ",9.5,kUSD" -- cat a/fits.csv
   expect 2 "small.h5 exists: --resume runs the points it lacks" -- "$ceiling" sweep "$small"
+  cp small.h5 "$tmp/finished.h5"
   expect 0 "0 to run, 64 already in small.h5" -- "$ceiling" sweep "$small" --resume
+  # (a finished store is left as it is)
+  expect 0 "nothing to run: small.h5 holds every point, 0 failed" -- "$ceiling" sweep "$small" --resume
+  expect 0 "" -- cmp small.h5 "$tmp/finished.h5"
   # The same inputs give the same tables (the store differs only in the command line it records).
   expect 0 "wrote other.h5" -- "$ceiling" sweep "$small" -j 1 -o other.h5
   tables b other.h5
@@ -53,6 +57,9 @@ store() {
   n=$(stored killed.h5)
   expect 0 "" -- test "$n" -ge 5 -a "$n" -lt 64
   expect 0 "to run, $n already in killed.h5" -- "$ceiling" sweep "$small" --resume -o killed.h5
+  # (the store keeps the command that started it and the one that completed it)
+  expect 0 "sweep $small -j 1 -o killed.h5 ceiling sweep $small --resume -o killed.h5\"" -- \
+    bash -c "h5dump -a /command_line killed.h5 | tr -s ' \n' ' '"
   tables c killed.h5
   same a c
 

@@ -211,6 +211,12 @@ int sweep_main(const std::vector<std::string>& args) {
               setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
               setup.to_run.size(), setup.results.points.size(), setup.output.c_str(), jobs);
   std::fflush(stdout);
+  if (setup.to_run.empty() && cli->has("resume") && std::filesystem::exists(setup.output)) {
+    // Every point is stored already: the file stays as it is.
+    std::printf("nothing to run: %s holds every point, %s\n", setup.output.c_str(), failures(setup.results).c_str());
+    print_headlines(setup.results);
+    return 0;
+  }
   // The store exists from the start (inputs, curves, no points), so it is never absent.
   io::write_results(setup.output, setup.results);
 

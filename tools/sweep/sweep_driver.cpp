@@ -126,6 +126,8 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
     if (before.tool_version != r.tool_version)
       throw SweepError(setup.output + " was made by ceiling " + before.tool_version + ", this is " +
                        r.tool_version + ": --overwrite starts again, -o writes elsewhere");
+    // The store keeps the command that started it and each that continued it, a line each.
+    r.command_line = before.command_line + "\n" + command_line;
     for (const sweep::PointRecord& p : before.points) {
       const auto i = static_cast<std::size_t>(p.spec.index);
       const auto same = [&](const sweep::PointSpec& a) {
