@@ -66,6 +66,9 @@ workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
                             "): expected one count per trainable variable, summing to params");
     layer.tensors = std::move(*tensors);
   }
+  layer.frozen = t.boolean_or("frozen", false);
+  if (layer.frozen && layer.embedding)
+    t.fail("frozen", "a frozen embedding table: expected no embedding_rows on a frozen layer (nothing of it is exchanged)");
   layer.estimated = t.boolean_or("estimated", false);
   return layer;
 }

@@ -351,7 +351,7 @@ public:
     parts_.resize(layers.size());
     if (placement_ == stack::Placement::Even) {
       for (std::size_t l = 0; l < layers.size(); ++l) {
-        const auto params = static_cast<double>(layers[l].params);
+        const auto params = static_cast<double>(layers[l].trained_params());
         for (int q = 0; q < count_; ++q)
           parts_[l].push_back({q, params * element_bytes * (1.0 / count_), params * (1.0 / count_)});
       }
@@ -361,7 +361,7 @@ public:
     std::vector<double> bytes;
     std::vector<std::pair<std::size_t, double>> variables; // layer, parameters
     for (std::size_t l = 0; l < layers.size(); ++l) {
-      if (layers[l].params == 0 || layers[l].embedding)
+      if (layers[l].trained_params() == 0 || layers[l].embedding)
         continue;
       const std::vector<long long> whole{layers[l].params};
       for (long long n : layers[l].tensors.empty() ? whole : layers[l].tensors) {

@@ -77,7 +77,7 @@ std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const Dev
 }
 
 units::Duration optimizer_time(const WorkloadSpec& w, const DeviceRates& device, Efficiency efficiency) {
-  return units::Duration::from_seconds(static_cast<double>(total_params(w)) * w.optimizer_per_parameter.bytes() /
+  return units::Duration::from_seconds(static_cast<double>(total_trained_params(w)) * w.optimizer_per_parameter.bytes() /
                                        (device.memory_bandwidth.bytes_per_second() * efficiency.memory));
 }
 

@@ -14,7 +14,7 @@ DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision
     layer_bytes += layer.memory_per_sample.bytes();
   const double outputs = layer_bytes / 2 * element_bytes(compute) / element_bytes(w.precision);
   return {.weights = units::DataSize::from_bytes(params * (element_bytes(compute) + master)),
-          .gradients = units::DataSize::from_bytes(params * element_bytes(gradients)),
+          .gradients = units::DataSize::from_bytes(static_cast<double>(total_trained_params(w)) * element_bytes(gradients)),
           .activations = units::DataSize::from_bytes(outputs * batch)};
 }
 

@@ -24,7 +24,7 @@ BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_o
   GradientBucket current;
   for (auto it = forward_order.rbegin(); it != forward_order.rend(); ++it) {
     const LayerSpec& layer = w.layers[static_cast<std::size_t>(*it)];
-    if (layer.params == 0)
+    if (layer.trained_params() == 0)
       continue;
     if (layer.embedding) {
       plan.sparse.push_back(sparse_gradient(layer, *it, bytes_per_element, batch));
@@ -54,7 +54,7 @@ BucketPlan plan_buckets_ddp(const WorkloadSpec& w, const std::vector<int>& forwa
   GradientBucket current;
   for (int index : order) {
     const LayerSpec& layer = w.layers[static_cast<std::size_t>(index)];
-    if (layer.params == 0)
+    if (layer.trained_params() == 0)
       continue;
     if (layer.embedding) {
       plan.sparse.push_back(sparse_gradient(layer, index, bytes_per_element, batch));

@@ -19,6 +19,13 @@ long long total_params(const WorkloadSpec& w) {
   return sum;
 }
 
+long long total_trained_params(const WorkloadSpec& w) {
+  long long sum = 0;
+  for (const LayerSpec& layer : w.layers)
+    sum += layer.trained_params();
+  return sum;
+}
+
 units::Flops total_forward(const WorkloadSpec& w) {
   units::Flops sum;
   for (const LayerSpec& layer : w.layers)

@@ -34,8 +34,13 @@ struct LayerSpec {
   std::vector<long long> tensors;
   std::vector<int> after;              ///< indices of the layers this one depends on
   std::optional<EmbeddingSpec> embedding;
+  /// Its parameters are not trained (a frozen layer, or one the loss never reaches): no gradient
+  /// is exchanged or applied; its weights still take memory and are read in the forward pass.
+  bool frozen = false;
   bool estimated = false;
   bool operator==(const LayerSpec&) const = default;
+  /// The parameters that get a gradient: params, 0 when frozen.
+  long long trained_params() const { return frozen ? 0 : params; }
 };
 
 /// A single-device throughput measurement.
@@ -111,6 +116,7 @@ struct WorkloadSpec {
 
 /// Totals over the layers.
 long long total_params(const WorkloadSpec& w);
+long long total_trained_params(const WorkloadSpec& w); ///< those with a gradient (LayerSpec::trained_params)
 units::Flops total_forward(const WorkloadSpec& w);
 units::Flops total_backward(const WorkloadSpec& w);
 

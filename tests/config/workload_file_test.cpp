@@ -125,6 +125,11 @@ TEST_CASE("a valid workload reads into its layers and DAG") {
   const auto split = config::load_workload_text(
       edited("params = 10 },\n  { name = \"b\"", "params = 10, tensors = [9, 1] },\n  { name = \"b\""), "workloads/ok.toml");
   CHECK(split.layers[0].tensors == std::vector<long long>{9, 1});
+  CHECK(!w.layers[0].frozen); // trained unless said
+  const auto frozen = config::load_workload_text(
+      edited("params = 10 },\n  { name = \"b\"", "params = 10, frozen = true },\n  { name = \"b\""), "workloads/ok.toml");
+  CHECK(frozen.layers[0].frozen);
+  CHECK(frozen.layers[0].trained_params() == 0);
   CHECK(w.input_per_sample.bytes() == 1024);
   CHECK(w.calibration.measured.platform_path == "platforms/generic-single-switch.toml");
   CHECK(workload::total_params(w) == w.reference.params);
@@ -171,6 +176,11 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
     CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
                           R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = 1, tensors = [5, 5] })"))
               .find("graph.layers[1].tensors: an embedding table is one variable") != std::string::npos);
+  }
+  SUBCASE("a frozen embedding table") {
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = 1, frozen = true })"))
+              .find("graph.layers[1].frozen: a frozen embedding table") != std::string::npos);
   }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==

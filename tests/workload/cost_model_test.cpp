@@ -113,3 +113,13 @@ TEST_CASE("device memory holds weights, gradients and half the layers' bytes per
   CHECK(mixed.gradients.bytes() == 1500 * 4);
   CHECK(mixed.activations.bytes() == 32 * 2e6);
 }
+
+TEST_CASE("a frozen layer's parameters take weight memory and no gradient memory") {
+  WorkloadSpec w = one_layer(1e9, 6e6, 1000);
+  w.layers.push_back({.name = "m", .memory_per_sample = units::DataSize::from_bytes(2e6), .params = 500, .frozen = true});
+  using platform::Precision;
+  // Expectation: weights 1,500 x 4 B, gradients 1,000 x 4 B (m's 500 are frozen).
+  const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32);
+  CHECK(fp32.weights.bytes() == 1500 * 4);
+  CHECK(fp32.gradients.bytes() == 1000 * 4);
+}

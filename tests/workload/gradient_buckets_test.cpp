@@ -105,3 +105,18 @@ TEST_CASE("DDP's rebuilt buckets fill in the order gradients become ready, the f
   CHECK(plan.dense[2].layers == std::vector<int>{0});
   CHECK(plan.dense[2].bytes.bytes() == 40);
 }
+
+TEST_CASE("a frozen layer gets no gradient: no bucket holds it, whichever way buckets fill") {
+  WorkloadSpec w = chain({10, 20, 30}); // 40, 80, 120 bytes
+  w.layers[1].frozen = true;
+  // Expectation: l2 (120) and l0 (40) alone, 160 bytes; l1's 80 bytes nowhere.
+  const auto plan = plan_buckets(w, forward(w), bytes(1000), platform::Precision::Fp32, 1);
+  REQUIRE(plan.dense.size() == 1);
+  CHECK(plan.dense[0].layers == std::vector<int>{2, 0});
+  CHECK(plan.dense[0].bytes.bytes() == 160);
+  const auto ddp = plan_buckets_ddp(w, forward(w), bytes(1000), bytes(1000), platform::Precision::Fp32, 1, false);
+  REQUIRE(ddp.dense.size() == 1);
+  CHECK(ddp.dense[0].bytes.bytes() == 160);
+  CHECK(total_params(w) == 60);
+  CHECK(total_trained_params(w) == 40);
+}

@@ -49,7 +49,7 @@ double estimated_seconds(const replay::Scenario& s) {
   const auto& stack = s.options.software;
   double layers = 0;
   for (const auto& layer : s.workload.layers)
-    layers += layer.params > 0 ? 1 : 0;
+    layers += layer.trained_params() > 0 ? 1 : 0;
   const auto plan_buckets =
       stack.exchange == stack::Exchange::PerVariable
           ? std::max(1.0, layers) * (stack.pull == stack::Pull::NextForward ? 2 : 1)

@@ -73,6 +73,12 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
           m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node)};
 }
 
+/// " (N frozen: no gradient)" where some layers are frozen, else nothing.
+std::string frozen_note(const workload::WorkloadSpec& w) {
+  const long long frozen = workload::total_params(w) - workload::total_trained_params(w);
+  return frozen > 0 ? " (" + std::to_string(frozen) + " frozen: no gradient)" : std::string();
+}
+
 /// Forward arithmetic intensity at `batch`: FLOPs over bytes moved, weights read once.
 double arithmetic_intensity(const WorkloadSpec& w, int batch) {
   double bytes = 0;
@@ -158,6 +164,7 @@ int show(const std::vector<std::string>& args) {
     json.key("layers").value(static_cast<long long>(w.layers.size()));
     json.key("estimated_layers").value(estimated);
     json.key("params").value(workload::total_params(w));
+    json.key("trained_params").value(workload::total_trained_params(w));
     json.key("dense_gradient_bytes").value(dense.bytes());
     json.key("sparse_gradient_bytes_per_iteration").value(sparse.bytes());
     json.key("forward_flop_per_sample").value(workload::total_forward(w).flop());
@@ -236,7 +243,7 @@ int show(const std::vector<std::string>& args) {
             << "batch         " << w.batch_per_worker << " " << w.sample << "s per worker, "
             << platform::to_string(w.precision) << ", " << w.layers.size() << " "
             << w.granularity << "s (" << estimated << " estimated)\n"
-            << "parameters    " << workload::total_params(w) << "; gradient " << to_string(dense)
+            << "parameters    " << workload::total_params(w) << frozen_note(w) << "; gradient " << to_string(dense)
             << " dense + " << to_string(sparse) << " sparse per iteration ("
             << plan.sparse.size() << " embedding tables)\n"
             << "FLOPs/sample  forward " << to_string(workload::total_forward(w)) << ", backward "

@@ -394,9 +394,18 @@ def unique_names(rows):
         fail("suffixed layer names are not unique")
 
 
+# Digest §3.3's fused-forward estimate counts the activations of conv, fc, pool, eltwise and concat
+# layers only: BN, scale and ReLU run fused with the layer they follow (models.csv
+# `act_bytes_fwd_per_sample_est`). The rows of other kinds (TF tables' bn, Caffe tables' relu, lrn,
+# dropout and softmax) keep their FLOPs and params but move no memory of their own, so that every
+# workload, and a lender's fitted efficiency borrowed by another, counts memory alike.
+FUSED_KINDS = {"bn", "relu", "lrn", "dropout", "softmax"}
+
+
 def layer_from_row(row, deps):
+    moved = 0 if row["kind"] in FUSED_KINDS else BYTES_PER_ELEM * (row["in_elems"] + row["out_elems"])
     return dict(name=row["name"], kind=row["kind"], flop=row["flop"],
-                mem=BYTES_PER_ELEM * (row["in_elems"] + row["out_elems"]), params=row["params"],
+                mem=moved, params=row["params"],
                 deps=deps, shape=row["shape"], in_elems=row["in_elems"],
                 out_elems=row["out_elems"], join=False, note=row["note"])
 
@@ -735,8 +744,9 @@ def render(model, row, g, joins, after_gap, csv_name, compute_efficiency, p100_c
     lines.append("# (%d rows), plus %d join layers." % (len(g.layers) - joins, joins))
     lines.append("# forward_flop = fwd_flops_per_sample (2 x MACs); params = params (biases or BN gamma")
     lines.append("# and beta included); memory_bytes = 4 B x (in_elems + out_elems), out_elems = product of")
-    lines.append("# out_shape_CHW (the fused-forward convention of digest §3.3: a row stands for its conv,")
-    lines.append("# BN and activation in the TF tables; the Caffe tables list ReLU, LRN, dropout rows apart).")
+    lines.append("# out_shape_CHW, on conv, fc and pool rows (the fused-forward convention of digest §3.3: a")
+    lines.append("# row stands for its conv, BN and activation in the TF tables; the rows the tables list apart,")
+    lines.append("# bn, relu, lrn, dropout and softmax, run fused and move no memory of their own).")
     lines.append("# Names repeated in the CSV get a suffix _0, _1, ... in CSV order. `after` is omitted when")
     lines.append("# the only dependency is the previous line.")
     if model["net"] == "resnet":
