@@ -201,7 +201,7 @@ file = "$root/workloads/resnet50_v1.toml"
 EOF
 expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml"
 expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
-expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
+expect 0 "nothing to run: $tmp/too_big.h5 holds every point, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 expect 0 "compute: the workload's calibration, fitted on a GPU: uncalibrated on these CPU nodes" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
 # --seeds: a run per seed in a process of its own, then the spread; jitter makes seeds differ.

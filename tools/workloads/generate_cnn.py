@@ -135,8 +135,10 @@ MODELS = [
             platform=V100_PLATFORM, throughput_column="v100_train_throughput", batch=256,
             source=(
                 "[NV] NVIDIA DeepLearningExamples PyTorch ResNet-50 v1.5, FP32, one V100 16 GB "
-                "(DGX-1), batch 256, copied into AI Matrix macro_benchmark/CNN_PyTorch/RN50v1.5/"
-                "README.md (digest §2, §3.6; models.csv v100_train_throughput and batch_size); "
+                "(DGX-1), copied into AI Matrix macro_benchmark/CNN_PyTorch/RN50v1.5/"
+                "README.md (digest §2, §3.6; models.csv v100_train_throughput); batch 256 [I]: "
+                "the data gives none for this figure (models.csv's batch_size 256 is AI Matrix's "
+                "own scripts', and digest §3.6 ties bs256 to its TF AMP run); "
                 "not an AI Matrix measurement: a different framework and batch than this "
                 "workload's borrowed calibration, so only rough agreement is expected"
             ),
@@ -395,11 +397,14 @@ def unique_names(rows):
 
 
 # Digest §3.3's fused-forward estimate counts the activations of conv, fc, pool, eltwise and concat
-# layers only: BN, scale and ReLU run fused with the layer they follow (models.csv
-# `act_bytes_fwd_per_sample_est`). The rows of other kinds (TF tables' bn, Caffe tables' relu, lrn,
-# dropout and softmax) keep their FLOPs and params but move no memory of their own, so that every
-# workload, and a lender's fitted efficiency borrowed by another, counts memory alike.
-FUSED_KINDS = {"bn", "relu", "lrn", "dropout", "softmax"}
+# layers only (models.csv `act_bytes_fwd_per_sample_est`), as the TF tables' rows stand for a conv
+# with the BN and activation after it. The Caffe tables list the activation-like layers apart:
+# their relu, lrn, dropout and softmax rows keep their FLOPs and params but move no memory of their
+# own, so that VGG-16 and AlexNet count memory as their lender ResNet-50 (a TF table) does, whose
+# fitted efficiency they borrow. (DenseNet's TF table lists its pre-activation BN apart, reading
+# the whole concatenated input before the conv: a kernel of its own, kept, and DenseNet is
+# calibrated on its own measurement.)
+FUSED_KINDS = {"relu", "lrn", "dropout", "softmax"}
 
 
 def layer_from_row(row, deps):
@@ -744,9 +749,9 @@ def render(model, row, g, joins, after_gap, csv_name, compute_efficiency, p100_c
     lines.append("# (%d rows), plus %d join layers." % (len(g.layers) - joins, joins))
     lines.append("# forward_flop = fwd_flops_per_sample (2 x MACs); params = params (biases or BN gamma")
     lines.append("# and beta included); memory_bytes = 4 B x (in_elems + out_elems), out_elems = product of")
-    lines.append("# out_shape_CHW, on conv, fc and pool rows (the fused-forward convention of digest §3.3: a")
-    lines.append("# row stands for its conv, BN and activation in the TF tables; the rows the tables list apart,")
-    lines.append("# bn, relu, lrn, dropout and softmax, run fused and move no memory of their own).")
+    lines.append("# out_shape_CHW (the fused-forward convention of digest §3.3: a row stands for its conv,")
+    lines.append("# BN and activation in the TF tables; the Caffe tables' relu, lrn, dropout and softmax rows")
+    lines.append("# run fused with the layer before and move no memory of their own).")
     lines.append("# Names repeated in the CSV get a suffix _0, _1, ... in CSV order. `after` is omitted when")
     lines.append("# the only dependency is the previous line.")
     if model["net"] == "resnet":
