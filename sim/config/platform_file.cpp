@@ -240,7 +240,7 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   platform::PlatformSpec spec;
   spec.name = head.string("name");
   spec.description = head.optional_string("description").value_or("");
-  spec.nodes = static_cast<int>(head.integer("nodes", 1, max_count));
+  spec.nodes = static_cast<int>(head.integer("nodes", 1, platform::max_slots));
   spec.software = head.optional_string("software").value_or("");
   if (!spec.software.empty()) {
     const auto names = bundled_software_names();
@@ -262,6 +262,11 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
     file.fail("interconnect", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
                                   " has more than " + std::to_string(platform::max_slots) +
                                   " node slots (the product of its sizes): the most a machine may have");
+  if (const long long cables = platform::cable_count(spec); cables > platform::max_cables)
+    file.fail("interconnect", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
+                                  " has more than " + std::to_string(platform::max_cables) +
+                                  " cables and switches (parallel links counted): the most a machine may have, more "
+                                  "than 1 KB each in the simulation");
   if (slots > 0 && spec.nodes > slots)
     head.fail("nodes", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
                            " described in [interconnect] has " + std::to_string(slots) +

@@ -112,6 +112,31 @@ long long slot_count(const PlatformSpec& spec) {
   return std::holds_alternative<SingleSwitch>(t) ? spec.nodes : slot_count(t);
 }
 
+long long cable_count(const PlatformSpec& spec) {
+  const auto slots = static_cast<double>(slot_count(spec));
+  double cables = slots; // each node's cable to its switch
+  if (const auto* f = std::get_if<FatTree>(&spec.interconnect.topology)) {
+    // Level k (0: the nodes) has slots / prod(down[0..k-1]) x prod(up[0..k-1]) elements, each with
+    // up[k] x links[k] cables to level k + 1.
+    double elements = slots;
+    cables = 0;
+    for (std::size_t k = 0; k < f->down.size() && k < f->up.size() && k < f->links.size(); ++k) {
+      if (k > 0)
+        elements = elements / f->down[k - 1] * f->up[k - 1];
+      cables += elements * f->up[k] * f->links[k] + elements / f->down[k] * f->up[k]; // and the switches above
+    }
+  } else if (const auto* t = std::get_if<Torus>(&spec.interconnect.topology)) {
+    cables += slots * static_cast<double>(t->dimensions.size()) + slots; // and a router per slot
+  } else if (const auto* d = std::get_if<Dragonfly>(&spec.interconnect.topology)) {
+    const double r = d->routers_per_chassis, c = d->chassis_per_group, g = d->groups;
+    cables += g * c * r                                   // the routers
+              + g * c * r * (r - 1) / 2 * d->router_links  // green, inside each chassis
+              + g * r * c * (c - 1) / 2 * d->chassis_links // black, router l of each chassis pair
+              + g * (g - 1) / 2 * d->global_links;          // blue, between each pair of groups
+  }
+  return cables > static_cast<double>(max_cables) ? max_cables + 1 : static_cast<long long>(cables);
+}
+
 std::optional<std::string> shape_problem(const Topology& t) {
   if (const auto* f = std::get_if<FatTree>(&t)) {
     if (f->down.size() != f->up.size() || f->down.size() != f->links.size())
@@ -274,17 +299,22 @@ units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) 
       best = std::min(best, half_floor(ceil_div(nodes, pod_size)) * pod_uplinks);
     }
   } else if (const auto* t = std::get_if<Torus>(&spec.interconnect.topology)) {
-    // Cut across the outermost dimension the allocation spans: one link per position of the
-    // inner dimensions, two when the dimension is complete and wraps around.
+    // Nodes fill the first dimensions whole and the outermost they reach in part: the least cut
+    // in half across any of them. Across dimension k, one link per position of the others the
+    // allocation holds (its nodes over the extent it spans), two where dimension k is complete
+    // and wraps around (more than 2 long: with 2, the wrap is the same neighbour).
     long long inner = 1;
     for (std::size_t k = 0; k < t->dimensions.size(); ++k) {
       const long long extent = t->dimensions[k];
       if (nodes <= inner * extent || k + 1 == t->dimensions.size()) {
         const long long spanned = std::min(extent, ceil_div(nodes, inner));
-        if (spanned > 1) {
-          const int wraps = (spanned == extent && extent > 2) ? 2 : 1;
-          best = std::min(best, inner * wraps * link);
-        }
+        const auto cut = [&](long long across, long long length, bool complete) {
+          if (length > 1)
+            best = std::min(best, static_cast<double>(across) * (complete && length > 2 ? 2 : 1) * link);
+        };
+        cut(inner, spanned, spanned == extent); // across the outermost, inner x (its spanned part)
+        for (std::size_t j = 0; j < k; ++j)     // across an inner one, complete
+          cut(inner / t->dimensions[j] * spanned, t->dimensions[j], true);
         break;
       }
       inner *= extent;

@@ -9,8 +9,13 @@
 
 namespace ceiling::platform {
 
-/// The most node slots a topology may have (platform files refuse more): 10^9.
-inline constexpr long long max_slots = 1'000'000'000;
+/// The most node slots a machine may have, and the most fabric cables and switches (parallel
+/// links counted): platform files refuse more. A run builds about 20 KB per node (its hosts, PCIe
+/// and NIC links, routes; 307 MB for the 16,384-node bench dragonfly) and more than 1 KB per cable
+/// or switch, so these keep a machine within a few GB: 2^18 slots (16 times the largest bundled
+/// machine), 2^22 cables and switches.
+inline constexpr long long max_slots = 1LL << 18;
+inline constexpr long long max_cables = 1LL << 22;
 
 /// Node slots the topology provides (its leaves); 0 for a single switch, which has as many
 /// ports as the machine has nodes. Above max_slots: max_slots + 1 (the product is not
@@ -19,6 +24,11 @@ long long slot_count(const Topology& t);
 
 /// Node slots of the machine: its topology's, or its node count on a single switch.
 long long slot_count(const PlatformSpec& spec);
+
+/// The fabric's cables between switches and from nodes to them, parallel links counted, and its
+/// switches (a close estimate where the topology's grouping leaves parts empty); above
+/// max_cables: max_cables + 1 (computed in floating point: it never overflows).
+long long cable_count(const PlatformSpec& spec);
 
 /// Why `t` cannot be built by SimGrid 3.32, or nullopt when it can.
 std::optional<std::string> shape_problem(const Topology& t);

@@ -93,7 +93,7 @@ def refused(args, expect):
 
 
 hpl = f"{root}/workloads/hpl.toml"
-refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/generic-fat-tree.toml", "-n", "8"], "node.cpu.dgemm")
+refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/generic-fat-tree.toml", "-n", "8"], "platforms/generic-fat-tree.toml: error: the platform gives no node.cpu.dgemm")
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{cpu}.toml", "-n", "8", "--set", "hpl.broadcast=tree"],
         "expected one of")
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{cpu}.toml", "-n", "8", "--message-sizes", "1"],

@@ -26,6 +26,16 @@ double bisection_gb_per_s(const PlatformSpec& spec, long long nodes) {
 
 } // namespace
 
+TEST_CASE("cable counts add each level's cables and switches") {
+  // Expectation: fat-tree 8x8, up 1x8, links 1x1: 64 node cables, 8 leaves x 8 uplinks = 64, and
+  // 8 leaves + 8 spines: 144.
+  CHECK(cable_count(spec_with(FatTree{{8, 8}, {1, 8}, {1, 1}}, 64, 10, 10)) == 144);
+  // Torus 4x4x4: 64 node cables, 64 x 3 links, 64 routers: 320.
+  CHECK(cable_count(spec_with(Torus{{4, 4, 4}}, 64, 10, 10)) == 320);
+  // A million parallel links to each spine: beyond the most a machine may have.
+  CHECK(cable_count(spec_with(FatTree{{8, 8}, {1, 8}, {1, 1000000}}, 64, 10, 10)) == max_cables + 1);
+}
+
 TEST_CASE("slot counts are the products of the topology's shape") {
   CHECK(slot_count(FatTree{{8, 8}, {1, 8}, {1, 1}}) == 64);
   CHECK(slot_count(Torus{{4, 4, 4}}) == 64);
@@ -45,6 +55,15 @@ TEST_CASE("bisection bandwidth follows each topology's closed form") {
     CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 2}, {1, 1}}, 64, 12.5, 25), 64) == 200);
     // Inside one leaf switch only the node level counts: 4 * 12.5.
     CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 2}, {1, 1}}, 64, 12.5, 25), 8) == 50);
+  }
+  SUBCASE("torus: the least cut across any dimension, whichever order the file gives them") {
+    // Expectation: 8x2x2 and 2x2x8, 32 nodes, 10 GB/s links: across the 8-long dimension
+    // 4 positions x 2 (it wraps) = 8 links, 80 GB/s; across a 2-long one 16 links (no second
+    // wrap). The last dimension's cut alone gave 160 for 8x2x2.
+    CHECK(bisection_gb_per_s(spec_with(Torus{{8, 2, 2}}, 32, 100, 10), 32) == 80);
+    CHECK(bisection_gb_per_s(spec_with(Torus{{2, 2, 8}}, 32, 100, 10), 32) == 80);
+    // 32x32x16: across a 32-long dimension 32 x 16 positions x 2 = 1,024 links (16: 2,048).
+    CHECK(bisection_gb_per_s(spec_with(Torus{{32, 32, 16}}, 16384, 100, 10), 16384) == 10240);
   }
   SUBCASE("torus: 2 k^(n-1) links across the outermost complete dimension") {
     // Expectation: 4x4x4 torus, 2 * 16 links * 25 GB/s = 800; with a 100 GB/s NIC the

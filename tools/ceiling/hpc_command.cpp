@@ -1,6 +1,7 @@
 // `ceiling hpc`: an HPL-like or HPCG-like run on a machine, its payload efficiency E and alpha_eff.
 #include "analysis/curve_analysis.hpp"
 #include "config/hpc_file.hpp"
+#include "config/load_error.hpp"
 #include "config/platform_file.hpp"
 #include "io/json_writer.hpp"
 #include "platform/engine.hpp"
@@ -292,10 +293,17 @@ int hpc_command(const std::vector<std::string>& args) {
   const auto sampling = sampling_from(parsed->vm["message-sizes"].as<std::string>());
   const auto workload_path = parsed->vm["workload"].as<std::string>();
   const auto w = config::load_hpc_workload(workload_path, overrides);
-  const auto platform = config::load_platform(parsed->vm["platform"].as<std::string>(), overrides);
+  const auto platform_path = parsed->vm["platform"].as<std::string>();
+  const auto platform = config::load_platform(platform_path, overrides);
   const long long nodes = parsed->optional<long long>("nodes").value_or(platform.nodes);
   if (auto problem = platform::allocation_problem(platform, nodes))
     throw UsageError("--nodes: " + *problem);
+  // The node's measured rates the workload needs, refused at the platform file before the machine is built.
+  try {
+    hpc::node_kernels(platform.node, std::holds_alternative<hpc::HplSpec>(w.spec) ? hpc::Needs::Dgemm : hpc::Needs::Stream);
+  } catch (const std::invalid_argument& e) {
+    throw config::LoadError({platform_path, 0, 0}, "", e.what());
+  }
   const auto start = std::chrono::steady_clock::now();
   platform::start_engine({});
   const auto machine = platform::Machine::build(platform, nodes);

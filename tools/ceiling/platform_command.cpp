@@ -444,9 +444,14 @@ int bench(const std::vector<std::string>& args) {
   std::printf("\nclosed forms:\n");
   for (const BenchRow& row : rows)
     std::printf("  %s: %s\n", row.name.c_str(), row.formula.c_str());
-  if (n <= max_bisection_bench_nodes)
+  if (n <= max_bisection_bench_nodes) {
     std::printf("the bisection exchange's, the all-to-all's and halving-doubling's closed forms are bounds: routing that does not "
                 "spread over the cut's links takes longer\n");
+    if (std::holds_alternative<platform::Dragonfly>(spec.interconnect.topology))
+      std::printf("but on a dragonfly, whose cut counts the global links between the job's own groups at a group boundary: "
+                  "adaptive routing through the groups outside the job, or a balanced cut through a group (an odd number "
+                  "of groups), can be faster\n");
+  }
   return 0;
 }
 
