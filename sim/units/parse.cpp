@@ -60,24 +60,25 @@ struct Dimension {
   std::span<const Prefix> prefixes;
   std::string_view expected;
   std::string_view key_suffix; ///< a unit as a key name carries it ("GB_per_s" for GB/s)
+  Magnitudes plausible;        ///< plausible_magnitudes()
 };
 
 template <class Q> Dimension dimension_of();
 template <> Dimension dimension_of<DataSize>() {
-  return {data_units, binary_and_decimal_prefixes, R"(a data size such as "16 GiB" or "100 MB")", "GB"};
+  return {data_units, binary_and_decimal_prefixes, R"(a data size such as "16 GiB" or "100 MB")", "GB", {1, 1e18}};
 }
 template <> Dimension dimension_of<Bandwidth>() {
   return {rate_units, binary_and_decimal_prefixes,
-          R"(a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")", "GB_per_s"};
+          R"(a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")", "GB_per_s", {1, 1e18}};
 }
 template <> Dimension dimension_of<Duration>() {
-  return {time_units, {}, R"(a duration such as "1.3 us", "650 ns" or "2 s")", "us"};
+  return {time_units, {}, R"(a duration such as "1.3 us", "650 ns" or "2 s")", "us", {1e-15, 1e6}};
 }
 template <> Dimension dimension_of<Flops>() {
-  return {flop_units, decimal_prefixes, R"(an operation count such as "7.7 GFLOP")", "GFLOP"};
+  return {flop_units, decimal_prefixes, R"(an operation count such as "7.7 GFLOP")", "GFLOP", {1, 1e24}};
 }
 template <> Dimension dimension_of<FlopRate>() {
-  return {flop_rate_units, decimal_prefixes, R"(a compute rate such as "9.3 TFLOP/s")", "TFLOP_per_s"};
+  return {flop_rate_units, decimal_prefixes, R"(a compute rate such as "9.3 TFLOP/s")", "TFLOP_per_s", {1, 1e21}};
 }
 
 std::string_view trim(std::string_view s) {
@@ -167,12 +168,14 @@ template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit)
 
 template <class Q> std::string_view expected_form() { return dimension_of<Q>().expected; }
 template <class Q> std::string_view key_suffix_example() { return dimension_of<Q>().key_suffix; }
+template <class Q> Magnitudes plausible_magnitudes() { return dimension_of<Q>().plausible; }
 
 #define CEILING_UNITS_INSTANTIATE(Q)                                                               \
   template Parsed<Q> parse<Q>(std::string_view);                                                   \
   template Parsed<Q> parse_in_unit<Q>(double, std::string_view);                                   \
   template std::string_view expected_form<Q>();                                                     \
-  template std::string_view key_suffix_example<Q>();
+  template std::string_view key_suffix_example<Q>();                                               \
+  template Magnitudes plausible_magnitudes<Q>();
 CEILING_UNITS_INSTANTIATE(DataSize)
 CEILING_UNITS_INSTANTIATE(Duration)
 CEILING_UNITS_INSTANTIATE(Bandwidth)

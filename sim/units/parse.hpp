@@ -33,6 +33,16 @@ template <class Q> std::string_view expected_form();
 /// A unit of Q as a key name carries it, after an underscore: "GB_per_s", "us".
 template <class Q> std::string_view key_suffix_example();
 
+/// The magnitudes, in base units (B, s, B/s, FLOP, FLOP/s), that a nonzero quantity of type Q in
+/// an input file may have: beyond them no machine or workload lies ("1e-300 B/s", a latency of
+/// 1e30 s: a slip of the unit), and the simulation would overflow. Data sizes and rates 1 to
+/// 1e18, durations 1e-15 to 1e6 s, operation counts 1 to 1e24, compute rates 1 to 1e21.
+struct Magnitudes {
+  double least;
+  double most;
+};
+template <class Q> Magnitudes plausible_magnitudes();
+
 /// A short human form with an SI prefix and 4 significant digits: "11.88 GB/s", "1.3 us".
 /// A plain number in the shortest form that reads back to the same double ("6e-07", "1e+308", "0.5").
 std::string number_text(double v);

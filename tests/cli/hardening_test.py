@@ -86,7 +86,7 @@ for topology, keys in (("torus", 'dimensions = [1000000, 1000000, 1000000, 10000
                 'peak_fp64 = "1 GFLOP/s"\nmemory_bandwidth = "1 GB/s"\n[node.nic]\nbandwidth = "1 GB/s"\n'
                 f'latency = "1 us"\n[interconnect]\ntopology = "{topology}"\nlink_bandwidth = "1 GB/s"\n'
                 f'link_latency = "1 us"\n{keys}\n')
-    refused(["platform", "show", path], "interconnect: the " + topology + " has more than 1000000000 node slots",
+    refused(["platform", "show", path], "interconnect: the " + topology + " has more than 262144 node slots",
             f"a {topology} whose size product overflows", within_s=5)
 
 # Inputs that were accepted, hung or crashed.
@@ -98,6 +98,12 @@ os.mkfifo(fifo)
 refused(["platform", "show", fifo], "not a regular file", "a FIFO as a platform", within_s=5)
 refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "2",
          "--set", 'node.nic.bandwidth="1e300 EB/s"'], "is out of range", "a bandwidth of 1e300 EB/s")
+# A quantity no machine has (a slip of the unit) is refused at its key, not simulated into overflow.
+refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "2",
+         "--set", 'interconnect.link_bandwidth="1e-300 B/s"'],
+        'interconnect.link_bandwidth: "1e-300 B/s" is beyond what a machine or workload has', "a bandwidth of 1e-300 B/s")
+refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "2",
+         "--set", 'interconnect.link_latency="1e30 s"'], "expected a magnitude from 1e-06 ns to 1e+06 s", "a latency of 1e30 s")
 huge = f"{tmp}/huge.toml"
 with open(platform("generic-fat-tree")) as f:
     text = f.read()
