@@ -327,6 +327,9 @@ expect 0 "lender's data din's measurement" -- "$ceiling" workload show "$root/wo
 expect 0 "20.35 GB of device memory" -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
 expect 0 "does not fit: not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 expect 0 "" -- bash -c "! '$ceiling' run -p '$root/platforms/piz-daint-xc30-cpu.toml' -w '$root/workloads/resnet50_v1.toml' -n 2 --iterations 1 | head -1 | grep -q staging"
+# platform show prints every rate it read, the measured ones too, and the topology's shape in JSON.
+expect 0 "compute capability 6.0, 56 SMs; measured DGEMM 3.35 TFLOP/s, STREAM 499 GB/s each" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml"
+expect 0 '"dimensions": [' -- "$ceiling" platform show "$root/platforms/generic-torus.toml" --json
 expect 0 '"staging": null' -- "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --json
 expect 0 "network model: CM02, latency factor 2" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --latency-factor 2

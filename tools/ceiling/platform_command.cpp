@@ -84,6 +84,29 @@ void write_peaks_json(io::JsonWriter& json, const platform::PeakRates& peaks, do
   json.end_object();
 }
 
+/// The topology's shape as its file gives it: "down", "up", "links"; "dimensions"; or the
+/// dragonfly's counts (nothing for a single switch).
+void write_shape_json(io::JsonWriter& json, const platform::Topology& topology) {
+  const auto array = [&json](const char* key, const std::vector<int>& values) {
+    json.key(key).begin_array();
+    for (int v : values)
+      json.value(v);
+    json.end_array();
+  };
+  if (const auto* f = std::get_if<platform::FatTree>(&topology)) {
+    array("down", f->down);
+    array("up", f->up);
+    array("links", f->links);
+  } else if (const auto* t = std::get_if<platform::Torus>(&topology)) {
+    array("dimensions", t->dimensions);
+  } else if (const auto* d = std::get_if<platform::Dragonfly>(&topology)) {
+    json.key("groups").value(d->groups).key("global_links").value(d->global_links);
+    json.key("chassis_per_group").value(d->chassis_per_group).key("chassis_links").value(d->chassis_links);
+    json.key("routers_per_chassis").value(d->routers_per_chassis).key("router_links").value(d->router_links);
+    json.key("nodes_per_router").value(d->nodes_per_router);
+  }
+}
+
 void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRange& latency,
                units::Bandwidth bisection) {
   const auto& node = spec.node;
@@ -101,6 +124,12 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
       .value(node.cpu.memory_bandwidth_per_socket.bytes_per_second() * node.cpu.sockets);
   if (node.cpu.core_memory_bandwidth)
     json.key("core_memory_bandwidth_bytes_per_s").value(node.cpu.core_memory_bandwidth->bytes_per_second());
+  if (node.cpu.host_memory)
+    json.key("host_memory_bytes").value(node.cpu.host_memory->bytes());
+  if (node.cpu.dgemm)
+    json.key("dgemm_flop_per_s_per_socket").value(node.cpu.dgemm->flop_per_second());
+  if (node.cpu.stream_bandwidth)
+    json.key("stream_bandwidth_bytes_per_s_per_socket").value(node.cpu.stream_bandwidth->bytes_per_second());
   json.end_object();
   if (node.gpu) {
     json.key("gpu").begin_object();
@@ -109,6 +138,14 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
     write_peaks_json(json, node.gpu->peak, 1.0);
     json.key("memory_bandwidth_bytes_per_s").value(node.gpu->memory_bandwidth.bytes_per_second());
     json.key("memory_bytes").value(node.gpu->memory.bytes());
+    if (node.gpu->compute_capability > 0)
+      json.key("compute_capability").value(node.gpu->compute_capability / 10.0);
+    if (node.gpu->multiprocessors > 0)
+      json.key("multiprocessors").value(node.gpu->multiprocessors);
+    if (node.gpu->dgemm)
+      json.key("dgemm_flop_per_s").value(node.gpu->dgemm->flop_per_second());
+    if (node.gpu->stream_bandwidth)
+      json.key("stream_bandwidth_bytes_per_s").value(node.gpu->stream_bandwidth->bytes_per_second());
     json.end_object();
     json.key("pcie").begin_object();
     json.key("host_to_device_bytes_per_s").value(node.pcie->host_to_device.bytes_per_second());
@@ -146,6 +183,8 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.key("topology").value(platform::topology_name(spec.interconnect.topology));
   json.key("routing").value(platform::to_string(spec.interconnect.routing));
   json.key("slots").value(platform::slot_count(spec));
+  json.key("cables").value(platform::cable_count(spec));
+  write_shape_json(json, spec.interconnect.topology);
   json.key("link_bandwidth_bytes_per_s").value(spec.interconnect.link_bandwidth.bytes_per_second());
   json.key("link_latency_s").value(spec.interconnect.link_latency.seconds());
   json.end_object();
@@ -155,6 +194,24 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.key("sources").value(latency.sources).key("sampled").value(latency.sampled);
   json.end_object();
   json.end_object();
+}
+
+/// The measured rates and sizes a node's file may give beyond its peaks ("" when it gives none):
+/// "; host memory 64 GiB; DGEMM 300 GFLOP/s, STREAM 44 GB/s per socket".
+template <class Device>
+std::string measured_text(const Device& d, std::optional<units::DataSize> host_memory, const char* per) {
+  std::string out;
+  if (host_memory)
+    out += "; host memory " + to_string(*host_memory);
+  if (d.dgemm || d.stream_bandwidth) {
+    out += "; measured";
+    if (d.dgemm)
+      out += " DGEMM " + to_string(*d.dgemm);
+    if (d.stream_bandwidth)
+      out += std::string(d.dgemm ? "," : "") + " STREAM " + to_string(*d.stream_bandwidth);
+    out += per;
+  }
+  return out;
 }
 
 void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRange& latency,
@@ -169,12 +226,18 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
             << " cores; peak " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
             << "; memory " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
             << (node.cpu.core_memory_bandwidth ? ", one core " + to_string(*node.cpu.core_memory_bandwidth) : std::string())
-            << "\n";
+            << measured_text(node.cpu, node.cpu.host_memory, " per socket") << "\n";
   if (node.gpu) {
     std::cout << "  GPU         " << node.gpu->count << " x "
               << (node.gpu->model.empty() ? "GPU" : node.gpu->model) << "; peak each "
               << peaks_text(node.gpu->peak, 1.0) << "; memory " << to_string(node.gpu->memory)
-              << " at " << to_string(node.gpu->memory_bandwidth) << "\n";
+              << " at " << to_string(node.gpu->memory_bandwidth)
+              << (node.gpu->compute_capability > 0
+                      ? "; compute capability " + std::to_string(node.gpu->compute_capability / 10) + "." +
+                            std::to_string(node.gpu->compute_capability % 10)
+                      : std::string())
+              << (node.gpu->multiprocessors > 0 ? ", " + std::to_string(node.gpu->multiprocessors) + " SMs" : std::string())
+              << measured_text(*node.gpu, std::nullopt, " each") << "\n";
     std::cout << "  PCIe        host->device " << to_string(node.pcie->host_to_device)
               << ", device->host " << to_string(node.pcie->device_to_host) << ", latency "
               << to_string(node.pcie->latency) << " (per GPU); copy call overhead "
