@@ -83,6 +83,8 @@ expect 2 "case.platform: no such file: $tmp/platforms/" -- "$ceiling" validate "
 # A gpus_per_node that is not the platform's GPUs per node would simulate other GPU counts: refused.
 sed -e 's/^gpus_per_node = 8$/gpus_per_node = 4/' -e "$absolute" validation/TF_DGX1_P100_VGG16.toml > "$tmp/gpus.toml"
 expect 2 "ranks for 4 workers: gpus_per_node = 4 must be the GPUs of a node of" -- "$ceiling" validate "$tmp/gpus.toml" -j 1
+# A case given twice (or two files of one id) is refused: the medians would count it twice.
+expect 2 "case id TF_DGX1_P100_VGG16 is validation/TF_DGX1_P100_VGG16.toml's too" -- "$ceiling" validate TF_DGX1_P100_VGG16 TF_DGX1_P100_VGG16
 # A case of one point compares no efficiency: no median, none in JSON.
 expect 0 "1 case, no point after the references: no efficiency to compare" -- "$ceiling" validate MLPERF_v07_RESNET50_DGX1
 expect 0 '"median_abs_error_points": null' -- "$ceiling" validate MLPERF_v07_RESNET50_DGX1 --json

@@ -186,8 +186,13 @@ int validate_command(const std::vector<std::string>& args) {
   if (jobs < 1)
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
   std::vector<analysis::ValidationCase> cases;
-  for (const auto& path : cli->files.empty() ? default_cases() : cli->files)
+  for (const auto& path : cli->files.empty() ? default_cases() : cli->files) {
     cases.push_back(config::load_validation_case(case_path(path)));
+    for (std::size_t c = 0; c + 1 < cases.size(); ++c)
+      if (cases[c].id == cases.back().id)
+        throw UsageError(cases.back().path + ": case id " + cases.back().id + " is " + cases[c].path +
+                         "'s too: each case once (the table and the medians count it by its id)");
+  }
 
   struct Point {
     std::size_t c, m;
