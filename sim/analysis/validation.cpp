@@ -28,6 +28,12 @@ std::pair<std::vector<double>, double> errors(const CaseComparison& c) {
 
 } // namespace
 
+bool validate_sets_option(std::string_view name, bool servers_given) {
+  constexpr std::string_view set[] = {"platform", "workload", "nodes", "software", "batch",  "global-batch",
+                                      "iterations", "json",   "seeds", "trace",    "timing", "help"};
+  return std::find(std::begin(set), std::end(set), name) != std::end(set) || (servers_given && name == "servers");
+}
+
 CaseComparison compare(const ValidationCase& c, const std::vector<double>& predicted) {
   CaseComparison out{.id = c.id};
   if (c.measured.empty() || predicted.size() != c.measured.size())

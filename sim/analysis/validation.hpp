@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ceiling::analysis {
@@ -60,6 +61,12 @@ struct CaseComparison {
   double median_abs_error_points = 0; ///< over the points after the reference (the smallest N)
   double worst_error_points = 0;      ///< signed, the largest in magnitude
 };
+
+/// Whether `ceiling validate` sets the `ceiling run` option of long name `name` ("nodes") itself
+/// at every point, from a case's keys (platform, workload, nodes, software, batch, global-batch,
+/// iterations, and servers where the case gives servers_per_node), or whether the option would
+/// change what a run prints (json, seeds, trace, timing, help): a case's options cannot give it.
+bool validate_sets_option(std::string_view name, bool servers_given);
 
 /// Efficiency E(N) = (X(N) / N) / (X(N0) / N0), N0 the smallest N of the series, from the
 /// measured throughputs, or the reported efficiency where the source gives no throughput; the

@@ -5,6 +5,7 @@
 #include "config/platform_file.hpp"
 #include "config/table_reader.hpp"
 #include "config/workload_file.hpp"
+#include "platform/topology.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -14,7 +15,7 @@
 namespace ceiling::config {
 namespace {
 
-constexpr long long max_nodes = 1'000'000'000;
+constexpr long long max_nodes = platform::max_slots; // the most any machine has
 constexpr long long max_batch = 10'000'000; // as batch_per_worker in workload files
 
 

@@ -180,10 +180,10 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
     fail(key_written, "must be positive, got " + quoted(shown));
   if (sign == Sign::NonNegative && value < Q{})
     fail(key_written, "must not be negative, got " + quoted(shown));
-  if (const auto [least, most] = units::plausible_magnitudes<Q>();
+  if (const auto [least, most, unit] = units::plausible_magnitudes<Q>();
       value != Q{} && !(std::abs(value / Q::from_base(1)) >= least && std::abs(value / Q::from_base(1)) <= most))
     fail(key_written, quoted(shown) + " is beyond what a machine or workload has: expected a magnitude from " +
-                          units::to_string(Q::from_base(least)) + " to " + units::to_string(Q::from_base(most)) +
+                          units::number_text(least) + " to " + units::number_text(most) + " " + std::string(unit) +
                           " (a slip of the unit?)");
   return value;
 }

@@ -12,25 +12,29 @@
 namespace ceiling::config {
 namespace {
 
-/// The `ceiling run` options that `ceiling validate` sets itself at every point (from the case's
-/// keys), or that would change what a run prints: a case's `options` cannot give them.
-constexpr std::array reserved_options{"-p",          "--platform", "-w",       "--workload", "-n",     "--nodes",
-                                      "--software",  "--batch",    "--global-batch", "--iterations", "--json",
-                                      "--seeds",     "--trace",    "--timing", "-h",         "--help"};
+/// The long name of the `ceiling run` option that `token` names in full ("--nodes=4" and "-n4":
+/// "nodes"), or "" (a value, or an abbreviation: `ceiling validate` resolves those with the
+/// options themselves).
+std::string_view option_named(std::string_view token) {
+  if (token.starts_with("--"))
+    return token.substr(2, token.find('=') == std::string_view::npos ? std::string_view::npos : token.find('=') - 2);
+  constexpr std::pair<char, std::string_view> shorts[] = {{'p', "platform"}, {'w', "workload"}, {'n', "nodes"}, {'h', "help"}};
+  for (const auto& [letter, name] : shorts)
+    if (token.size() >= 2 && token[0] == '-' && token[1] == letter)
+      return name;
+  return {};
+}
 
-/// `key`'s list of `ceiling run` options, none of them reserved_options, nor `--servers` where
-/// the case gives servers_per_node.
+/// `key`'s list of `ceiling run` options, none that `ceiling validate` sets itself
+/// (analysis::validate_sets_option).
 std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bool servers_given) {
   std::vector<std::string> options = t.string_list(key);
-  for (std::size_t i = 0; i < options.size(); ++i) {
-    const std::string_view name = std::string_view(options[i]).substr(0, options[i].find('='));
-    if (std::find(reserved_options.begin(), reserved_options.end(), name) != reserved_options.end() ||
-        (servers_given && name == "--servers"))
+  for (std::size_t i = 0; i < options.size(); ++i)
+    if (const std::string_view name = option_named(options[i]);
+        !name.empty() && analysis::validate_sets_option(name, servers_given))
       t.fail_element(key, i,
-                     "\"" + std::string(name) +
-                         "\" is set by `ceiling validate` itself (from platform, workload, software, batch, "
-                         "gpus_per_node, servers_per_node and the points' workers) or would change what the run prints");
-  }
+                     "\"" + options[i] + "\" is set by `ceiling validate` itself (from platform, workload, software, "
+                     "batch, gpus_per_node, servers_per_node and the points' workers) or would change what the run prints");
   return options;
 }
 
@@ -38,7 +42,8 @@ std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bo
 std::string existing_file(TableReader& t, std::string_view key, const std::string& given) {
   const std::string path = beside(t.file(), given);
   if (!std::filesystem::is_regular_file(path))
-    t.fail(key, "no such file: " + path + " (relative to the case file's folder)");
+    t.fail(key, "no such file: " + path +
+                    (std::filesystem::path(given).is_absolute() ? "" : " (relative to the case file's folder)"));
   return path;
 }
 

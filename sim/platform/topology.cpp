@@ -300,9 +300,9 @@ units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) 
     }
   } else if (const auto* t = std::get_if<Torus>(&spec.interconnect.topology)) {
     // Nodes fill the first dimensions whole and the outermost they reach in part: the least cut
-    // in half across any of them. Across dimension k, one link per position of the others the
-    // allocation holds (its nodes over the extent it spans), two where dimension k is complete
-    // and wraps around (more than 2 long: with 2, the wrap is the same neighbour).
+    // in half across any of them. Across dimension k, one link per line of nodes along it (the
+    // allocation's nodes over the extent it spans there), two where dimension k is complete and
+    // wraps around (more than 2 long: with 2, the wrap is the same neighbour).
     long long inner = 1;
     for (std::size_t k = 0; k < t->dimensions.size(); ++k) {
       const long long extent = t->dimensions[k];
@@ -312,9 +312,9 @@ units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) 
           if (length > 1)
             best = std::min(best, static_cast<double>(across) * (complete && length > 2 ? 2 : 1) * link);
         };
-        cut(inner, spanned, spanned == extent); // across the outermost, inner x (its spanned part)
-        for (std::size_t j = 0; j < k; ++j)     // across an inner one, complete
-          cut(inner / t->dimensions[j] * spanned, t->dimensions[j], true);
+        cut(nodes / spanned, spanned, spanned == extent); // across the outermost
+        for (std::size_t j = 0; j < k; ++j)               // across an inner one, complete
+          cut(nodes / t->dimensions[j], t->dimensions[j], true);
         break;
       }
       inner *= extent;

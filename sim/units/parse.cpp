@@ -168,7 +168,10 @@ template <class Q> Parsed<Q> parse_in_unit(double number, std::string_view unit)
 
 template <class Q> std::string_view expected_form() { return dimension_of<Q>().expected; }
 template <class Q> std::string_view key_suffix_example() { return dimension_of<Q>().key_suffix; }
-template <class Q> Magnitudes plausible_magnitudes() { return dimension_of<Q>().plausible; }
+template <class Q> Magnitudes plausible_magnitudes() {
+  const Dimension dim = dimension_of<Q>();
+  return {dim.plausible.least, dim.plausible.most, dim.units.front().symbol};
+}
 
 #define CEILING_UNITS_INSTANTIATE(Q)                                                               \
   template Parsed<Q> parse<Q>(std::string_view);                                                   \

@@ -40,6 +40,7 @@ template <class Q> std::string_view key_suffix_example();
 struct Magnitudes {
   double least;
   double most;
+  std::string_view unit; ///< the base unit they are in: "B", "s", "B/s", "FLOP", "FLOP/s"
 };
 template <class Q> Magnitudes plausible_magnitudes();
 

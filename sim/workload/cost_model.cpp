@@ -55,8 +55,13 @@ LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,
   const double weights = static_cast<double>(layer.params) * s;
   const double forward = std::max(occupied * layer.forward_per_sample.flop() / compute_rate,
                                   (b * activations + weights) / memory_rate);
-  const double backward = std::max(occupied * layer.backward_per_sample.flop() / compute_rate,
-                                   (2 * b * activations + 2 * weights) / memory_rate);
+  // Backward reads the weights for the data gradient and writes the weight gradient; a frozen
+  // layer writes none, and with no backward FLOPs (no gradient below it either) does nothing.
+  const bool idle = layer.frozen && layer.backward_per_sample.flop() == 0;
+  const double backward =
+      idle ? 0.0
+           : std::max(occupied * layer.backward_per_sample.flop() / compute_rate,
+                      (2 * b * activations + (layer.frozen ? 1 : 2) * weights) / memory_rate);
   return {units::Duration::from_seconds(forward), units::Duration::from_seconds(backward)};
 }
 

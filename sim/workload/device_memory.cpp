@@ -13,8 +13,10 @@ DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision
   for (const LayerSpec& layer : w.layers)
     layer_bytes += layer.memory_per_sample.bytes();
   const double outputs = layer_bytes / 2 * element_bytes(compute) / element_bytes(w.precision);
-  return {.weights = units::DataSize::from_bytes(params * (element_bytes(compute) + master)),
-          .gradients = units::DataSize::from_bytes(static_cast<double>(total_trained_params(w)) * element_bytes(gradients)),
+  // (the optimizer's master copy only of the parameters it updates)
+  const auto trained = static_cast<double>(total_trained_params(w));
+  return {.weights = units::DataSize::from_bytes(params * element_bytes(compute) + trained * master),
+          .gradients = units::DataSize::from_bytes(trained * element_bytes(gradients)),
           .activations = units::DataSize::from_bytes(outputs * batch)};
 }
 

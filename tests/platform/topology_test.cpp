@@ -64,6 +64,9 @@ TEST_CASE("bisection bandwidth follows each topology's closed form") {
     CHECK(bisection_gb_per_s(spec_with(Torus{{2, 2, 8}}, 32, 100, 10), 32) == 80);
     // 32x32x16: across a 32-long dimension 32 x 16 positions x 2 = 1,024 links (16: 2,048).
     CHECK(bisection_gb_per_s(spec_with(Torus{{32, 32, 16}}, 16384, 100, 10), 16384) == 10240);
+    // 24 nodes of 4x4x4 (a 4x4 layer and half the next): across x, 24 / 4 = 6 lines, each cut
+    // twice (x wraps), 12 links; across z, 24 / 2 = 12 lines, cut once (z is not complete).
+    CHECK(bisection_gb_per_s(spec_with(Torus{{4, 4, 4}}, 64, 100, 10), 24) == 120);
   }
   SUBCASE("torus: 2 k^(n-1) links across the outermost complete dimension") {
     // Expectation: 4x4x4 torus, 2 * 16 links * 25 GB/s = 800; with a 100 GB/s NIC the

@@ -53,6 +53,27 @@ TEST_CASE("a memory-bound layer takes its bytes over the efficient bandwidth") {
   CHECK(at(platform::Precision::Fp16).forward.seconds() == doctest::Approx(5.002e6 / 8e10).epsilon(1e-12));
 }
 
+TEST_CASE("a frozen layer writes no weight gradient, and with no backward FLOPs does nothing backward") {
+  WorkloadSpec w = one_layer(1e3, 1e6, 1000);
+  w.layers[0].frozen = true;
+  const auto at = [&] {
+    return layer_time(w, w.layers[0], 10, units::FlopRate::from_flop_per_second(1e12),
+                      units::Bandwidth::from_bytes_per_second(1e11), platform::Precision::Fp32,
+                      {.compute = 0.5, .memory = 0.8});
+  };
+  // Expectation: forward as a trained layer's, (10 x 1e6 + 1000 x 4) / 8e10; backward reads the
+  // weights once for the data gradient: (2 x 10 x 1e6 + 1000 x 4) / 8e10.
+  CHECK(at().forward.seconds() == doctest::Approx(10.004e6 / 8e10).epsilon(1e-12));
+  CHECK(at().backward.seconds() == doctest::Approx(20.004e6 / 8e10).epsilon(1e-12));
+  w.layers[0].backward_per_sample = units::Flops::from_flop(0);
+  CHECK(at().backward.seconds() == 0);
+  // The optimizer updates no frozen parameter: the iteration is forward alone.
+  const auto it = device_iteration(w, device(1e12, 4e12, 1e11), platform::Precision::Fp32, 10,
+                                   {.compute = 0.5, .memory = 0.8});
+  REQUIRE(it.has_value());
+  CHECK(it->total().seconds() == doctest::Approx(10.004e6 / 8e10).epsilon(1e-12));
+}
+
 TEST_CASE("one device's iteration adds forward, backward and the optimizer update") {
   const WorkloadSpec w = one_layer(1e9, 1e6, 1000);
   const auto it = device_iteration(w, device(1e12, 4e12, 1e11), platform::Precision::Fp32, 10,
@@ -122,4 +143,7 @@ TEST_CASE("a frozen layer's parameters take weight memory and no gradient memory
   const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32);
   CHECK(fp32.weights.bytes() == 1500 * 4);
   CHECK(fp32.gradients.bytes() == 1000 * 4);
+  // Mixed: fp16 weights of all 1,500, an fp32 master copy of the 1,000 the optimizer updates.
+  const auto mixed = device_memory(w, 32, Precision::Fp16, Precision::Fp32);
+  CHECK(mixed.weights.bytes() == 1500 * 2 + 1000 * 4);
 }

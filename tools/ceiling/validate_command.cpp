@@ -5,6 +5,7 @@
 #include "sweep/worker_pool.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
+#include "tools/ceiling/run_options.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 
 #include <algorithm>
@@ -41,6 +42,28 @@ std::vector<std::string> run_arguments(const std::string& program, const analysi
   argv.insert(argv.end(), c.options.begin(), c.options.end());
   argv.insert(argv.end(), m.options.begin(), m.options.end());
   return argv;
+}
+
+/// Refuses a case whose options name, abbreviated ("--iter=9") or with a value attached ("-n2"),
+/// an option that `ceiling validate` sets itself (analysis::validate_sets_option; the case file's
+/// reader refuses the names written in full, at their place in the file).
+void check_options(const analysis::ValidationCase& c, const po::options_description& run) {
+  const auto check = [&](const std::vector<std::string>& options) {
+    po::parsed_options parsed(&run);
+    try {
+      parsed = po::command_line_parser(options).options(run).run();
+    } catch (const po::error&) {
+      return; // not options `ceiling run` takes: the run says so
+    }
+    for (const auto& o : parsed.options)
+      if (analysis::validate_sets_option(o.string_key, c.servers_per_node > 0))
+        throw UsageError(c.path + ": options: \"" + (o.original_tokens.empty() ? o.string_key : o.original_tokens.front()) +
+                         "\" is --" + o.string_key + ", which `ceiling validate` sets itself or which would change what "
+                         "the run prints");
+  };
+  check(c.options);
+  for (const auto& m : c.measured)
+    check(m.options);
 }
 
 /// The mean throughput `ceiling run --json` printed, once its ranks are checked against the
@@ -186,8 +209,10 @@ int validate_command(const std::vector<std::string>& args) {
   if (jobs < 1)
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
   std::vector<analysis::ValidationCase> cases;
+  const auto run = run_options();
   for (const auto& path : cli->files.empty() ? default_cases() : cli->files) {
     cases.push_back(config::load_validation_case(case_path(path)));
+    check_options(cases.back(), run);
     for (std::size_t c = 0; c + 1 < cases.size(); ++c)
       if (cases[c].id == cases.back().id)
         throw UsageError(cases.back().path + ": case id " + cases.back().id + " is " + cases[c].path +
