@@ -52,41 +52,42 @@ a = [p['predicted_throughput'] for p in json.load(open('$tmp/one_point.json'))['
 b = [float(l.split(':')[1].strip(' ,\n')) for l in open('$tmp/case_options.txt') if 'predicted_throughput' in l]
 sys.exit(0 if a[0] == b[0] and a[2] == b[2] and a[1] < b[1] else 1)"
 
-# Bad case files, each refused at its key (their platform and workload made absolute, so that they
-# load from $tmp).
+# Bad case files, each refused at its key: `edited NAME CASE SED` writes $tmp/NAME.toml, the bundled
+# CASE edited by SED, its platform and workload made absolute so that it loads from $tmp.
 absolute="s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#"
-sed -e 's/^workers = 2$/workers = 2\nbatch = 0/' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/zero_batch.toml"
-expect 2 "zero_batch.toml:" -- "$ceiling" validate "$tmp/zero_batch.toml"
-expect 2 "measured[1].batch: must be between 1 and 10000000, got 0" -- "$ceiling" validate "$tmp/zero_batch.toml"
-sed -e 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/bad_options.toml"
-expect 2 "expected strings only" -- "$ceiling" validate "$tmp/bad_options.toml"
-sed -e 's/^workers = 2$/workers = 1/' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/descending.toml"
-expect 2 "descending.toml:" -- "$ceiling" validate "$tmp/descending.toml"
-expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$tmp/descending.toml"
-sed -e 's/^workers = 8$/workers = 12/' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/partial.toml"
-expect 2 "12 workers do not fill whole nodes of 8" -- "$ceiling" validate "$tmp/partial.toml"
-sed -e 's/^throughput = 422 .*$//' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/empty.toml"
-expect 2 "give the measured throughput (samples/s) or the efficiency the source reports" -- "$ceiling" validate "$tmp/empty.toml"
-sed -e 's/^throughput = 422 .*$/throughput = 422\nefficiency = 0.96/' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/both.toml"
-expect 2 "measured[1].efficiency: give the throughput or the efficiency, not both" -- "$ceiling" validate "$tmp/both.toml"
-sed -e 's/^throughput = 422 .*$/efficiency = 0.96/' -e "$absolute" validation/TF_DGX1_P100_RESNET50.toml > "$tmp/mixed.toml"
-expect 2 "measured[1].efficiency: the first point gives a throughput: give a throughput at every point" -- "$ceiling" validate "$tmp/mixed.toml"
-sed -e 's/^efficiency = 1.0 .*$/efficiency = 0.9/' -e "$absolute" validation/HOROVOD_DOCS_VGG16.toml > "$tmp/reference.toml"
-expect 2 "measured[0].efficiency: the first point is the reference of the efficiencies: give it efficiency = 1" -- "$ceiling" validate "$tmp/reference.toml"
-sed -e 's/^options = \[\]$/options = ["--iterations", "9"]/' -e "$absolute" validation/TF_DGX1_P100_VGG16.toml > "$tmp/reserved.toml"
-expect 2 'reserved.toml:16:12: error: case.options: "--iterations" is set by `ceiling validate` itself' -- "$ceiling" validate "$tmp/reserved.toml"
-sed -e 's/^options = \[\]$/options = ["-n2"]/' -e "$absolute" validation/TF_DGX1_P100_VGG16.toml > "$tmp/short.toml"
-expect 2 'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself' -- "$ceiling" validate "$tmp/short.toml"
-sed -e 's/^options = \[\]$/options = ["--iter=9"]/' -e "$absolute" validation/TF_DGX1_P100_VGG16.toml > "$tmp/abbreviated.toml"
-expect 2 'abbreviated.toml: options: "--iter=9" is --iterations, which `ceiling validate` sets itself' -- "$ceiling" validate "$tmp/abbreviated.toml"
-sed -e 's/^software = .*$/software = "horovod-ncc"/' -e "$absolute" validation/TF_DGX1_P100_VGG16.toml > "$tmp/stack.toml"
-expect 2 'case.software: "horovod-ncc" is neither a bundled stack (' -- "$ceiling" validate "$tmp/stack.toml"
+edited() { sed -e "$3" -e "$absolute" "validation/$2.toml" > "$tmp/$1.toml"; echo "$tmp/$1.toml"; }
+f=$(edited zero_batch TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\nbatch = 0/')
+expect 2 "zero_batch.toml:" -- "$ceiling" validate "$f"
+expect 2 "measured[1].batch: must be between 1 and 10000000, got 0" -- "$ceiling" validate "$f"
+f=$(edited bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/')
+expect 2 "expected strings only" -- "$ceiling" validate "$f"
+f=$(edited descending TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 1/')
+expect 2 "descending.toml:" -- "$ceiling" validate "$f"
+expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$f"
+f=$(edited partial TF_DGX1_P100_RESNET50 's/^workers = 8$/workers = 12/')
+expect 2 "12 workers do not fill whole nodes of 8" -- "$ceiling" validate "$f"
+f=$(edited empty TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$//')
+expect 2 "give the measured throughput (samples/s) or the efficiency the source reports" -- "$ceiling" validate "$f"
+f=$(edited both TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/throughput = 422\nefficiency = 0.96/')
+expect 2 "measured[1].efficiency: give the throughput or the efficiency, not both" -- "$ceiling" validate "$f"
+f=$(edited mixed TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/efficiency = 0.96/')
+expect 2 "measured[1].efficiency: the first point gives a throughput: give a throughput at every point" -- "$ceiling" validate "$f"
+f=$(edited reference HOROVOD_DOCS_VGG16 's/^efficiency = 1.0 .*$/efficiency = 0.9/')
+expect 2 "measured[0].efficiency: the first point is the reference of the efficiencies: give it efficiency = 1" -- "$ceiling" validate "$f"
+f=$(edited reserved TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iterations", "9"]/')
+expect 2 'reserved.toml:16:12: error: case.options: "--iterations" is set by `ceiling validate` itself' -- "$ceiling" validate "$f"
+f=$(edited short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/')
+expect 2 'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself' -- "$ceiling" validate "$f"
+f=$(edited abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/')
+expect 2 'abbreviated.toml: options: "--iter=9" is --iterations, which `ceiling validate` sets itself' -- "$ceiling" validate "$f"
+f=$(edited stack TF_DGX1_P100_VGG16 's/^software = .*$/software = "horovod-ncc"/')
+expect 2 'case.software: "horovod-ncc" is neither a bundled stack (' -- "$ceiling" validate "$f"
 cp validation/TF_DGX1_P100_VGG16.toml "$tmp/relative.toml"
 expect 2 "relative.toml:" -- "$ceiling" validate "$tmp/relative.toml"
 expect 2 "case.platform: no such file: $tmp/platforms/" -- "$ceiling" validate "$tmp/relative.toml"
 # A gpus_per_node that is not the platform's GPUs per node would simulate other GPU counts: refused.
-sed -e 's/^gpus_per_node = 8$/gpus_per_node = 4/' -e "$absolute" validation/TF_DGX1_P100_VGG16.toml > "$tmp/gpus.toml"
-expect 2 "ranks for 4 workers: gpus_per_node = 4 must be the GPUs of a node of" -- "$ceiling" validate "$tmp/gpus.toml" -j 1
+f=$(edited gpus TF_DGX1_P100_VGG16 's/^gpus_per_node = 8$/gpus_per_node = 4/')
+expect 2 "ranks for 4 workers: gpus_per_node = 4 must be the GPUs of a node of" -- "$ceiling" validate "$f" -j 1
 # A case given twice (or two files of one id) is refused: the medians would count it twice.
 expect 2 "case id TF_DGX1_P100_VGG16 is validation/TF_DGX1_P100_VGG16.toml's too" -- "$ceiling" validate TF_DGX1_P100_VGG16 TF_DGX1_P100_VGG16
 # A case of one point compares no efficiency: no median, none in JSON.
