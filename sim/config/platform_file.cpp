@@ -241,17 +241,8 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   spec.name = head.string("name");
   spec.description = head.optional_string("description").value_or("");
   spec.nodes = static_cast<int>(head.integer("nodes", 1, platform::max_slots));
-  spec.software = head.optional_string("software").value_or("");
-  if (!spec.software.empty()) {
-    const auto names = bundled_software_names();
-    const bool is_name = std::find(names.begin(), names.end(), spec.software) != names.end();
-    if (!is_name) { // a software file, relative to this one
-      spec.software = beside(path, spec.software);
-      if (!std::filesystem::is_regular_file(spec.software))
-        head.fail("software", "no bundled stack of that name and no such file: expected a file or one of " +
-                                  bundled_software_list());
-    }
-  }
+  if (const auto software = head.optional_string("software"); software && !software->empty())
+    spec.software = software_named(head, "software", *software);
   head.reject_unknown_keys();
   spec.node = read_node(file.table("node"));
   spec.interconnect = read_interconnect(file.table("interconnect"));

@@ -5,6 +5,7 @@
 #include "config/table_reader.hpp"
 #include "config/bundled_software.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -119,6 +120,17 @@ std::vector<std::string> bundled_software_names() {
   for (const BundledFile& f : bundled_software)
     names.emplace_back(f.name);
   return names; // generated in name order
+}
+
+std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
+  const auto names = bundled_software_names();
+  if (std::find(names.begin(), names.end(), given) != names.end())
+    return given;
+  const std::string path = beside(t.file(), given);
+  if (!std::filesystem::is_regular_file(path))
+    t.fail(key, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
+                    ") nor a software file: no such file " + path);
+  return path;
 }
 
 std::string bundled_software_list() {

@@ -16,6 +16,12 @@ std::vector<std::string> bundled_software_names();
 /// The same, comma-separated, for messages.
 std::string bundled_software_list();
 
+class TableReader;
+/// The stack that `key` of a file's table `t` names (`given`): a bundled stack's name as it is,
+/// else a software file relative to that file, which must exist (refused at the key, the bundled
+/// names listed).
+std::string software_named(TableReader& t, std::string_view key, const std::string& given);
+
 /// Reads a software stack: `name_or_path` is a bundled stack's name (horovod-mpi) or the path
 /// of a software file. Throws LoadError naming file, line, column and key; an unknown name
 /// that is no file lists the bundled names. `overrides` whose first key is `software` change

@@ -47,17 +47,6 @@ std::string existing_file(TableReader& t, std::string_view key, const std::strin
   return path;
 }
 
-/// `key`'s stack: a bundled stack by its name, else an existing software file beside the case.
-std::string software_of(TableReader& t, std::string_view key, const std::string& given) {
-  const auto names = bundled_software_names();
-  if (std::find(names.begin(), names.end(), given) != names.end())
-    return given;
-  const std::string path = beside(t.file(), given);
-  if (!std::filesystem::is_regular_file(path))
-    t.fail(key, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
-                    ") nor a software file: no such file " + path);
-  return path;
-}
 
 analysis::ValidationCase read_case(const toml::table& root, const std::string& path) {
   TableReader file(root, "", path);
@@ -71,7 +60,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.source = t.string("source");
   c.platform = existing_file(t, "platform", t.string("platform"));
   c.workload = existing_file(t, "workload", t.string("workload"));
-  c.software = software_of(t, "software", t.string("software"));
+  c.software = software_named(t, "software", t.string("software"));
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
   c.batch_per_worker = t.integer("batch", 1, 10'000'000);
   c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
@@ -87,7 +76,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
                               .batch_per_worker = p.optional_integer("batch", 1, 10'000'000),
                               .options = run_options_of(p, "options", c.servers_per_node > 0)};
     if (auto software = p.optional_string("software"))
-      m.software = software_of(p, "software", *software);
+      m.software = software_named(p, "software", *software);
     if (!m.throughput_samples_per_s && !m.reported_efficiency)
       p.fail("throughput", "missing key: give the measured throughput (samples/s) or the efficiency the source reports");
     if (m.throughput_samples_per_s && m.reported_efficiency)
