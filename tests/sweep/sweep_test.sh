@@ -123,6 +123,8 @@ store() {
     mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" -o mpi1.h5
   tables f mpi1.h5
   same a f
+  expect 2 "--resume and --overwrite exclude each other" -- \
+    mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --resume --overwrite -o mpi1.h5
 
   # A failing point is recorded with its error; the others go on; the exit status is 3.
   expect 3 "wrote failing.h5: 64 points, 16 failed" -- \

@@ -482,7 +482,7 @@ int run_command(const std::vector<std::string>& args) {
       json.null();
     else
       json.value(o.software.fusion_threshold.bytes());
-    json.key("seed").value(static_cast<long long>(o.seed)).key("jitter").value(o.compute_jitter());
+    json.key("jitter").value(o.compute_jitter()); // (the seed is given with the routing, above)
     json.key("network_model").value(o.network.model);
     if (o.network.latency_factor)
       json.key("latency_factor").value(*o.network.latency_factor);

@@ -96,10 +96,12 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   std::string experiment, output;
   auto existing = tools::ExistingOutput::Refuse;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--resume")
-      existing = tools::ExistingOutput::Resume;
-    else if (args[i] == "--overwrite")
-      existing = tools::ExistingOutput::Overwrite;
+    if (args[i] == "--resume" || args[i] == "--overwrite") {
+      const auto asked = args[i] == "--resume" ? tools::ExistingOutput::Resume : tools::ExistingOutput::Overwrite;
+      if (existing != tools::ExistingOutput::Refuse && existing != asked)
+        throw tools::SweepError("--resume and --overwrite exclude each other\n" + std::string(usage));
+      existing = asked;
+    }
     else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size())
       output = args[++i];
     else if (args[i] == "--help" || args[i] == "-h") {
