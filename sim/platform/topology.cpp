@@ -204,15 +204,15 @@ std::optional<std::string> allocation_problem(const PlatformSpec& spec, long lon
   if (allocation.policy != AllocationPolicy::List)
     return std::nullopt;
   if (static_cast<long long>(allocation.slots.size()) != nodes)
-    return "the node list has " + std::to_string(allocation.slots.size()) + " nodes, the run " + std::to_string(nodes);
+    return "--node-list: the list has " + std::to_string(allocation.slots.size()) + " nodes, the run " + std::to_string(nodes);
   std::vector<long long> sorted = allocation.slots;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     if (sorted[i] < 0 || sorted[i] >= spec.nodes)
-      return "node " + std::to_string(sorted[i]) + " of the list is not one of the machine's nodes 0 to " +
+      return "--node-list: node " + std::to_string(sorted[i]) + " of the list is not one of the machine's nodes 0 to " +
              std::to_string(spec.nodes - 1);
     if (i > 0 && sorted[i] == sorted[i - 1])
-      return "node " + std::to_string(sorted[i]) + " is twice in the list";
+      return "--node-list: node " + std::to_string(sorted[i]) + " is twice in the list";
   }
   return std::nullopt;
 }

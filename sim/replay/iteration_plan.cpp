@@ -100,7 +100,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   const long long workers = stack.local_aggregation ? s.nodes : ranks;
   if (s.options.software.collective == collectives::Algorithm::ParameterServer &&
       (s.options.servers < 1 || s.options.servers > workers))
-    return "parameter servers must number 1 to " + std::to_string(workers) +
+    return "--servers: parameter servers must number 1 to " + std::to_string(workers) +
            (stack.local_aggregation ? " (the nodes: each node's first rank serves)" : " (the ranks)") + ", got " +
            std::to_string(s.options.servers);
   // Before exchange_problem, which says the same for files: a run's --collective is the usual cause.

@@ -137,8 +137,8 @@ TEST_CASE("a node list is refused with the reason when it does not fit the run o
   const auto list = [](std::vector<long long> slots) { return Allocation{AllocationPolicy::List, std::move(slots)}; };
   CHECK_FALSE(allocation_problem(spec, 2, list({3, 1})));
   CHECK(allocate(spec, 2, list({3, 1}), 1) == std::vector<long long>{1, 3});
-  CHECK(*allocation_problem(spec, 3, list({3, 1})) == "the node list has 2 nodes, the run 3");
-  CHECK(*allocation_problem(spec, 2, list({3, 3})) == "node 3 is twice in the list");
-  CHECK(*allocation_problem(spec, 2, list({3, 16})) == "node 16 of the list is not one of the machine's nodes 0 to 15");
+  CHECK(*allocation_problem(spec, 3, list({3, 1})) == "--node-list: the list has 2 nodes, the run 3");
+  CHECK(*allocation_problem(spec, 2, list({3, 3})) == "--node-list: node 3 is twice in the list");
+  CHECK(*allocation_problem(spec, 2, list({3, 16})) == "--node-list: node 16 of the list is not one of the machine's nodes 0 to 15");
   CHECK(domain_size(spec.interconnect.topology) == 4); // a torus plane across the last dimension
 }

@@ -273,7 +273,7 @@ int hpc_command(const std::vector<std::string>& args) {
       "message-sizes", po::value<std::string>()->default_value("every"),
       "every: each distinct message size is timed on the machine; K: K sizes per pattern, the others "
       "interpolated (faster on large machines)")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed of ECMP's and Valiant routing's hashes")(
+      "seed", po::value<Seed>()->default_value(Seed{1}, "1"), "seed of ECMP's and Valiant routing's hashes")(
       "timing", "also print the wall time of building the machine and of the simulation")(
       "json", "print one JSON object instead of text");
   const auto parsed = parse_command_line(
@@ -308,7 +308,7 @@ int hpc_command(const std::vector<std::string>& args) {
   platform::start_engine({});
   const auto machine = platform::Machine::build(platform, nodes);
   const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const auto seed = parsed->vm["seed"].as<std::uint64_t>();
+  const auto seed = parsed->vm["seed"].as<Seed>().value;
   const bool json = parsed->has("json");
   const double shown_build_s = parsed->has("timing") ? build_s : -1; // < 0: not shown (outputs stay bit for bit)
   if (const auto* spec = std::get_if<hpc::HplSpec>(&w.spec))

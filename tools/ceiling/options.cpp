@@ -4,11 +4,30 @@
 #include "tools/ceiling/commands.hpp"
 #include "units/parse.hpp"
 
+#include <charconv>
 #include <iostream>
 
 namespace po = boost::program_options;
 
 namespace ceiling::tools {
+
+std::optional<std::uint64_t> seed_of(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+void validate(boost::any& out, const std::vector<std::string>& tokens, Seed*, int) {
+  namespace po = boost::program_options;
+  po::validators::check_first_occurrence(out);
+  const std::string& text = po::validators::get_single_string(tokens);
+  const auto value = seed_of(text);
+  if (!value)
+    throw po::error("--seed: expected a whole number from 0 to 18446744073709551615, got \"" + text + "\"");
+  out = Seed{*value};
+}
 
 const char* version() { return CEILING_VERSION; }
 

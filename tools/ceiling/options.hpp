@@ -5,8 +5,10 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ceiling::tools {
@@ -24,6 +26,18 @@ struct CommandLine {
   /// The data size given to `option` ("64 MiB"), which must be positive; else UsageError.
   units::DataSize positive_size(const char* option) const;
 };
+
+/// A seed as written: decimal digits alone, 0 to 2^64 - 1; nullopt otherwise ("-1", which an
+/// unsigned parse would wrap to 2^64 - 1, "1e3", "").
+std::optional<std::uint64_t> seed_of(std::string_view text);
+
+/// The value of a `--seed` option (po::value<Seed>()), refused unless seed_of() reads it (the
+/// error names --seed: the type serves that option alone).
+struct Seed {
+  std::uint64_t value = 1;
+};
+/// boost::program_options' parser of a Seed, found by argument-dependent lookup.
+void validate(boost::any& out, const std::vector<std::string>& tokens, Seed*, int);
 
 /// Parses `args` against `options` (to which --help is added) plus, when `wants_file`, one
 /// positional FILE named `file_name` in messages ("platform FILE"). On --help prints `usage`

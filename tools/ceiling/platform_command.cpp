@@ -400,7 +400,7 @@ int bench(const std::vector<std::string>& args) {
                         "nodes in the ring all-reduce (default: min(machine, 16))")(
       "size", po::value<std::string>()->default_value("100 MB"),
       "bytes moved by each test, with a unit (\"100 MB\", \"64 MiB\")")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed of ECMP's and Valiant routing's hashes")(
+      "seed", po::value<Seed>()->default_value(Seed{1}, "1"), "seed of ECMP's and Valiant routing's hashes")(
       "set", po::value<std::vector<std::string>>()->composing(),
       "KEY=VALUE: override a key of the platform file (--set interconnect.routing=ecmp); repeatable")(
       "json", "print one JSON object instead of a table");
@@ -420,7 +420,7 @@ int bench(const std::vector<std::string>& args) {
   if (!parsed)
     return 0;
   const units::DataSize size = parsed->positive_size("size");
-  const auto seed = parsed->vm["seed"].as<std::uint64_t>();
+  const auto seed = parsed->vm["seed"].as<Seed>().value;
   const PlatformSpec spec = config::load_platform(
       parsed->file, parsed->has("set") ? parsed->vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));

@@ -139,15 +139,10 @@ std::vector<std::uint64_t> seeds_of(const std::string& text) {
   if (!text.empty() && text.back() == ',')
     throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got a trailing comma");
   for (std::string item; std::getline(in, item, ',');) {
-    std::size_t used = 0;
-    unsigned long long seed = 0;
-    try {
-      seed = std::stoull(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || item.empty() || !std::isdigit(static_cast<unsigned char>(item.front())))
+    const auto read = seed_of(item);
+    if (!read)
       throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got \"" + item + "\"");
+    const std::uint64_t seed = *read;
     if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
       throw UsageError("--seeds: seed " + item + " is given twice");
     seeds.push_back(seed);

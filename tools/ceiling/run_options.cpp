@@ -89,7 +89,7 @@ po::options_description run_options() {
       ("fidelity", po::value<std::string>()->default_value("aggregated"),
        "aggregated (one flow per rank per collective phase) or exact (every message; slow above ~1,000 ranks)")
       ("iterations", po::value<int>()->default_value(5), "iterations; the first is reported apart as warm-up")
-      ("seed", po::value<unsigned long long>()->default_value(1),
+      ("seed", po::value<Seed>()->default_value(Seed{1}, "1"),
        "seed of everything drawn: compute jitter, a random allocation, ECMP's and Valiant routing's hashes")
       ("allocation", po::value<std::string>()->default_value("contiguous"),
        "how the job's nodes are chosen: contiguous (the first N), random (N of the machine's, seeded), "
@@ -208,7 +208,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     throw UsageError("--fidelity: expected aggregated or exact, got \"" + fidelity + "\"");
   o.fidelity = fidelity == "exact" ? replay::Fidelity::Exact : replay::Fidelity::Aggregated;
   o.iterations = cli.vm["iterations"].as<int>();
-  o.seed = cli.vm["seed"].as<unsigned long long>();
+  o.seed = cli.vm["seed"].as<Seed>().value;
   if (cli.has("background-load"))
     for (const std::string& entry : cli.vm["background-load"].as<std::vector<std::string>>()) {
       const auto eq = entry.find('=');
