@@ -2,6 +2,7 @@
 #include "config/workload_file.hpp"
 
 #include "config/overrides_internal.hpp"
+#include "config/platform_file.hpp"
 #include "config/table_reader.hpp"
 #include "workload/cost_model.hpp"
 #include "workload/layer_graph.hpp"
@@ -159,6 +160,11 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   }
   for (TableReader& d : file.table_array("device_calibration")) {
     workload::DeviceCalibration c{.device = d.string("device"), .measured = read_measurement(d)};
+    // (the device the platform's nodes compute on: its GPU, else its CPU)
+    if (const auto device = workload::compute_device(load_platform(c.measured.platform_path).node);
+        device.model != c.device)
+      d.fail("device", "\"" + c.device + "\" is not the device of " + c.measured.platform_path + ", whose nodes compute on \"" +
+                           device.model + "\": expected that name, or the platform of this device");
     if (d.has("precision"))
       c.precision = d.choice("precision", {"fp64", "fp32", "fp16", "mixed"});
     if (c.precision == platform::to_string(w.precision))
@@ -178,6 +184,8 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
 workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain) {
   if (auto borrow = t.optional_string("borrow")) {
     const std::string other = beside(t.file(), *borrow);
+    if (std::error_code error; !std::filesystem::is_regular_file(other, error))
+      t.fail("borrow", "\"" + other + "\" is not a workload file (no such file): expected a path relative to this workload file");
     if (std::find(chain.begin(), chain.end(), other) != chain.end())
       t.fail("borrow", "calibrations borrow from each other in a cycle through \"" + other + "\"");
     t.string("source"); // why it borrows: required, reported by `workload show`

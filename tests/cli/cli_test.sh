@@ -329,6 +329,18 @@ expect 0 "lender's data din's measurement" -- "$ceiling" workload show "$root/wo
 expect 0 "20.35 GB of device memory" -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
 expect 0 "does not fit: not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 expect 0 "" -- bash -c "! '$ceiling' run -p '$root/platforms/piz-daint-xc30-cpu.toml' -w '$root/workloads/resnet50_v1.toml' -n 2 --iterations 1 | head -1 | grep -q staging"
+# A workload's device calibration names its platform's device, and a borrow an existing file;
+# calibrate --write puts each fitted value in its own section wherever the sections stand.
+sed 's#= "\.\./#= "'"$root"'/#' "$root/workloads/resnet50_v1.toml" > "$tmp/w.toml"
+sed 's/^device = "NVIDIA Tesla K80 (one GK210 die)"$/device = "NVIDIA Tesla Z99"/' "$tmp/w.toml" > "$tmp/w_device.toml"
+expect 2 'device_calibration[1].device: "NVIDIA Tesla Z99" is not the device of' -- "$ceiling" workload show "$tmp/w_device.toml"
+sed 's/^\[calibration\]$/[calibration]\nborrow = "nope.toml"/' "$tmp/w.toml" > "$tmp/w_borrow.toml"
+expect 2 'w_borrow.toml:138:10: error: calibration.borrow: "'"$tmp"'/nope.toml" is not a workload file' -- "$ceiling" workload show "$tmp/w_borrow.toml"
+awk '/^\[calibration\]$/ {moving = 1} /^\[/ && !/^\[calibration\]$/ {moving = 0}
+     moving {held = held $0 "\n"; next} {print} END {printf "%s", held}' "$tmp/w.toml" > "$tmp/w_order.toml"
+sed -i 's/^compute_efficiency = .*$/compute_efficiency = 0.5/' "$tmp/w_order.toml"
+expect 0 "wrote" -- "$ceiling" workload calibrate "$tmp/w_order.toml" --write
+expect 0 "" -- bash -c "! '$ceiling' workload show '$tmp/w_order.toml' | grep '^calibrated on' | grep -v '(.0.00 %)'"
 # platform show prints every rate it read, the measured ones too, and the topology's shape in JSON.
 expect 0 "compute capability 6.0, 56 SMs; measured DGEMM 3.35 TFLOP/s, STREAM 499 GB/s each" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 '"dimensions": [' -- "$ceiling" platform show "$root/platforms/generic-torus.toml" --json

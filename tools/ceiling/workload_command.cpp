@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <sstream>
 
@@ -316,16 +317,12 @@ int calibrate(const std::vector<std::string>& args) {
       options);
   if (!cli)
     return 0;
-  const WorkloadSpec w = config::load_workload(cli->file);
-  // The fitted values, in the file's order: [calibration] (unless borrowed), then each
-  // [[device_calibration]].
+  const WorkloadSpec w = config::load_workload(cli->file); // (each device calibration's device checked)
+  // The fitted values: [calibration]'s (unless borrowed), then each [[device_calibration]]'s in
+  // the file's order.
   std::vector<std::string> values;
-  const auto fit = [&](const workload::Measurement& m, const std::string& expected_device, const std::string& mode) {
-    const auto platform = config::load_platform(m.platform_path);
-    const auto device = workload::compute_device(platform.node);
-    if (!expected_device.empty() && device.model != expected_device)
-      throw UsageError(cli->file + ": device_calibration for \"" + expected_device + "\" names " + m.platform_path +
-                       ", whose " + (platform.node.gpu ? "GPU" : "CPU") + " is \"" + device.model + "\"");
+  const auto fit = [&](const workload::Measurement& m, const std::string& mode) {
+    const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
     std::string why;
     const auto precision = workload::compute_precision_of(w, mode);
     const auto efficiency = workload::calibrate_compute_efficiency(
@@ -341,39 +338,44 @@ int calibrate(const std::vector<std::string>& args) {
   };
   const bool own = w.calibration.borrowed_from.empty();
   if (own)
-    fit(w.calibration.measured, "", "");
+    fit(w.calibration.measured, "");
   for (const auto& c : w.device_calibrations)
-    fit(c.measured, c.device, c.precision);
+    fit(c.measured, c.precision);
   if (values.empty())
     throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
                      " and there is no [[device_calibration]]; calibrate that workload instead");
   if (!cli->has("write"))
     return 0;
   // Replace the number after "compute_efficiency =" in [calibration] and in each
-  // [[device_calibration]], in order, keeping the rest of each line.
+  // [[device_calibration]], each section's own value wherever the section stands in the file,
+  // keeping the rest of each line.
   std::ifstream in(cli->file);
   std::string text;
-  std::string section;
-  std::size_t next = 0;
-  bool in_section_done = false;
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::size_t value = none;          // the section's value in `values`, while its line is to come
+  std::size_t devices = 0;          // [[device_calibration]] sections so far
+  std::size_t written = 0;
   for (std::string line; std::getline(in, line); text += line + "\n") {
     const auto first = line.find_first_not_of(" \t");
     if (first != std::string::npos && line[first] == '[') {
-      section = line.substr(first);
-      in_section_done = false;
+      const std::string_view section = std::string_view(line).substr(first);
+      value = none;
+      if (own && section.starts_with("[calibration]"))
+        value = 0;
+      else if (section.starts_with("[[device_calibration]]"))
+        value = (own ? 1 : 0) + devices++;
     }
-    const bool target = (own && section.starts_with("[calibration]")) || section.starts_with("[[device_calibration]]");
-    if (!target || in_section_done || next >= values.size() || first == std::string::npos ||
-        line.compare(first, 18, "compute_efficiency") != 0)
+    if (value >= values.size() || first == std::string::npos || line.compare(first, 18, "compute_efficiency") != 0)
       continue;
     const auto equals = line.find('=', first);
     const auto number = line.find_first_not_of(" \t", equals + 1);
     const auto end = line.find_first_of(" \t#", number);
-    line = line.substr(0, number) + values[next++] + (end == std::string::npos ? "" : line.substr(end));
-    in_section_done = true;
+    line = line.substr(0, number) + values[value] + (end == std::string::npos ? "" : line.substr(end));
+    value = none;
+    ++written;
   }
-  if (next != values.size())
-    throw UsageError(cli->file + ": " + std::to_string(values.size() - next) +
+  if (written != values.size())
+    throw UsageError(cli->file + ": " + std::to_string(values.size() - written) +
                      " compute_efficiency line(s) missing in [calibration] or [[device_calibration]]");
   io::AtomicOutput out(cli->file);
   out.stream() << text;
