@@ -158,10 +158,18 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
           R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 2, got 2.5)");
   }
   SUBCASE("two calibrations of one device") {
-    const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"../platforms/generic-single-switch.toml\"\nmeasured_throughput = 1\n"
-                               "batch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
-    CHECK(error_of(valid + device + device).find("device_calibration[1].device: a second calibration for \"G\": one per device") !=
+    const std::string device = "\n[[device_calibration]]\ndevice = \"NVIDIA Tesla V100 SXM2 16 GB\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
+                               "measured_throughput = 1\nbatch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
+    CHECK(error_of(valid + device + device)
+              .find("device_calibration[1].device: a second calibration for \"NVIDIA Tesla V100 SXM2 16 GB\": one per device") !=
           std::string::npos);
+  }
+  SUBCASE("a device that is not its platform's") {
+    const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
+                               "measured_throughput = 1\nbatch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
+    CHECK(error_of(valid + device)
+              .find("device_calibration[0].device: \"G\" is not the device of platforms/dgx1-v100.toml, whose nodes compute on "
+                    "\"NVIDIA Tesla V100 SXM2 16 GB\"") != std::string::npos);
   }
   SUBCASE("variables that do not add up to the layer's parameters") {
     CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
