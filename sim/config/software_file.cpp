@@ -82,6 +82,9 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
     s.pipeline_chunk = *chunk;
   if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)
     s.channels = static_cast<int>(*channels);
+  if (s.channels && !s.runs_nccl())
+    t.fail("channels", "NCCL's channels (rings side by side), but library = \"" + library +
+                           "\" runs one ring: expected no channels, or an NCCL library");
   if (const auto problem = stack::exchange_problem(s))
     t.fail(problem->key, problem->message);
   t.reject_unknown_keys();

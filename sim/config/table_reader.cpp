@@ -90,14 +90,22 @@ SourceLocation TableReader::location_of_entry(const toml::key& key, const toml::
   return location_of(key.source().path ? key.source() : value.source());
 }
 
+std::string_view TableReader::written_key(std::string_view key) const {
+  if (!table_.get(key)) // a quantity read with its unit in the name: "forward_flop" for "forward"
+    for (const std::string& k : unit_keys_)
+      if (k.size() > key.size() && k.starts_with(key) && k[key.size()] == '_')
+        return k;
+  return key;
+}
+
 SourceLocation TableReader::location_of_key(std::string_view key) const {
-  if (const toml::node* node = table_.get(key))
+  if (const toml::node* node = table_.get(written_key(key)))
     return location_of(node->source());
   return location_of(table_.source());
 }
 
 void TableReader::fail(std::string_view key, std::string_view message) const {
-  throw LoadError(location_of_key(key), full_key(key), message);
+  throw LoadError(location_of_key(key), full_key(written_key(key)), message);
 }
 
 void TableReader::missing(std::string_view key, std::string_view expected) const {

@@ -93,6 +93,8 @@ private:
   /// Throws for an absent required key, or for a present key that looks like a misspelling of it.
   [[noreturn]] void missing(std::string_view key, std::string_view expected) const;
   std::string full_key(std::string_view key) const;
+  /// `key` as the file writes it: a quantity's key with its unit in the name where it was read so.
+  std::string_view written_key(std::string_view key) const;
   SourceLocation location_of(const toml::source_region& region) const;
   /// Where the entry `key` = `value` of this table was written.
   SourceLocation location_of_entry(const toml::key& key, const toml::node& value) const;

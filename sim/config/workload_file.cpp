@@ -8,6 +8,7 @@
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -53,6 +54,9 @@ workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
                                    std::to_string(*rows) + ")");
     layer.embedding = workload::EmbeddingSpec{
         .rows = *rows, .rows_per_sample = t.number("rows_per_sample", 0, 1e12, true)};
+  } else if (t.has("rows_per_sample")) {
+    t.fail("rows_per_sample", "rows touched per sample of an embedding table: expected embedding_rows beside it "
+                              "(the table's rows), or no rows_per_sample on a dense layer");
   }
   if (auto tensors = t.optional_integer_list("tensors", 1, max_count)) {
     if (layer.embedding)
@@ -126,7 +130,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   w.framework = head.string("framework");
   w.dataset = head.string("dataset");
   w.sample = head.string("sample");
-  w.batch_per_worker = static_cast<int>(head.integer("batch_per_worker", 1, 10'000'000));
+  w.batch_per_worker = static_cast<int>(head.integer("batch_per_worker", 1, workload::max_batch_per_worker));
   w.precision = read_precision(head, "precision");
   w.granularity = head.choice("granularity", {"layer", "block"});
   w.input_per_sample = head.quantity<DataSize>("input", Sign::NonNegative);
@@ -150,6 +154,17 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   for (TableReader& layer : readers)
     w.layers.push_back(read_layer(layer, backward_factor));
   link_layers(readers, w.layers);
+  // The layers must add up to the published totals (README: parameters exactly, forward FLOPs
+  // within 1 %, as the bundled files are tested): a layer left out or mistyped shows here.
+  if (const long long params = workload::total_params(w); params != w.reference.params)
+    reference.fail("params", "the layers' params add up to " + std::to_string(params) + ", not " +
+                                 std::to_string(w.reference.params) +
+                                 ": expected the published total (a layer missing or mistyped?)");
+  if (const double flop = workload::total_forward(w).flop(), published = w.reference.forward_per_sample.flop();
+      std::abs(flop - published) > 0.01 * published)
+    reference.fail("forward", "the layers' forward_flop add up to " + units::to_string(units::Flops::from_flop(flop)) +
+                                  " per sample, not " + units::to_string(units::Flops::from_flop(published)) +
+                                  ": expected them within 1 % of the published total (a layer missing or mistyped?)");
 
   w.calibration = read_calibration(file.table("calibration"), chain);
   if (w.calibration.borrowed_from.empty()) // a borrowed one keeps its lender's

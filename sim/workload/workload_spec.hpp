@@ -92,6 +92,9 @@ struct ReferenceTotals {
   bool operator==(const ReferenceTotals&) const = default;
 };
 
+/// The most samples per worker a workload file or an option may ask for.
+inline constexpr long long max_batch_per_worker = 10'000'000;
+
 /// One model's data-parallel training job, as read from a workload file.
 struct WorkloadSpec {
   std::string name;

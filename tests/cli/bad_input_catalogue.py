@@ -98,7 +98,7 @@ for table, key, values in [
         ("workload", "batch_per_worker", integer[:5]), ("workload", "precision", ['"fp8"', "32"]),
         ("workload", "granularity", ['"atom"']), ("workload", "input_bytes", ["-1", '"a lot"']),
         ("workload", "name", ["1"]), ("workload", "optimizer_bytes_per_parameter", ['"-20 B"']),
-        ("reference", "params", ["-1", '"25M"']),
+        ("reference", "params", ["-1", '"25M"', "25557000"]), ("reference", "forward_flop", ["7916000000"]),
         ("calibration", "measured_throughput", ["0", "-1", '"fast"']), ("calibration", "batch", ["0", "1e3"]),
         ("calibration", "compute_efficiency", ["0", "3"]), ("calibration", "memory_efficiency", ["1.5"]),
         ("calibration", "platform", ['"nowhere.toml"', '"."'])]:
@@ -126,7 +126,7 @@ for table, key, values in [
         ("software", "rebuild_buckets", ["true", '"yes"']), ("software", "library", ['"nccl-2.9"']),
         ("software", "exchange", ['"per-tensor"', "1"]), ("software", "pull", ['"later"', '"next-forward"']),
         ("software", "fusion", ['"by-magic"']), ("software", "overlap", ['"no"', "0"]),
-        ("software", "channels", ["0", "33", '"4"'])]:
+        ("software", "channels", ["0", "33", '"4"', "4"])]:
     for v in values:
         file_case("software", software, table, key, v, srun)
 file_case("software", software, "software", "turbo", "true", srun)

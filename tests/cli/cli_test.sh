@@ -42,6 +42,14 @@ for f in "$root"/workloads/*.toml; do
   expect 0 "calibration" -- "$ceiling" workload show "$f" --platform "$root/platforms/piz-daint-xc50-p100.toml"
   expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
 done
+# A batch beyond the device's memory: the JSON names the device and says why, as the text does.
+expect 0 '"device": "NVIDIA Tesla K20X",' -- "$ceiling" workload show "$root/workloads/resnet50_v1.toml" \
+  --platform "$root/platforms/piz-daint-xc30-k20x.toml" --batch 256 --json
+expect 0 '"memory_shortfall": "a batch of 256 samples of resnet50_v1 per GPU needs at least' -- \
+  "$ceiling" workload show "$root/workloads/resnet50_v1.toml" --platform "$root/platforms/piz-daint-xc30-k20x.toml" --batch 256 --json
+expect 0 '"memory_shortfall": null' -- "$ceiling" workload show "$root/workloads/resnet50_v1.toml" --json
+expect 2 "--batch: must be between 1 and 10000000, got 99999999999" -- \
+  "$ceiling" workload show "$root/workloads/resnet50_v1.toml" --batch 99999999999
 expect 0 "compute_efficiency = " -- "$ceiling" workload calibrate "$root/workloads/resnet50_v1.toml"
 expect 2 "calibrate that workload instead" -- "$ceiling" workload calibrate "$root/workloads/cpn_r101_384x288.toml"
 # A borrowed calibration with device calibrations of its own fits those.

@@ -113,3 +113,13 @@ TEST_CASE("a stack's jitter is 0 unless it gives one from 0 to 10; the framework
   CHECK(error_of(per_variable + "jitter = 11\n").find("software/bad.toml:9:10") != std::string::npos);
   CHECK(error_of(per_variable + "jitter = -0.1\n").find("software.jitter") != std::string::npos);
 }
+
+TEST_CASE("NCCL's channels are refused under a library that runs one ring") {
+  const std::string ring = testing::edited(testing::edited(per_variable, "exchange = \"per-variable\"\npull = \"next-forward\"\n",
+                                                           "fusion_threshold = \"64 MiB\"\nchannels = 4\n"),
+                                           "\"parameter-server\"", "\"ring\"");
+  CHECK(error_of(testing::edited(ring, "\"none\"", "\"mpich\"")) ==
+        "software/bad.toml:8:12: error: software.channels: NCCL's channels (rings side by side), but library = \"mpich\" "
+        "runs one ring: expected no channels, or an NCCL library");
+  CHECK(config::load_software_text(testing::edited(ring, "\"none\"", "\"nccl\""), "software/ok.toml").channels == 4);
+}

@@ -190,6 +190,22 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
                           R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = 1, frozen = true })"))
               .find("graph.layers[1].frozen: a frozen embedding table") != std::string::npos);
   }
+  SUBCASE("layers that do not add up to the published totals") {
+    // Parameters exactly, forward FLOPs within 1 %: the totals' own keys, as written.
+    CHECK(error_of(edited("params = 30\n", "params = 31\n")) ==
+          "workloads/bad.toml:16:10: error: reference.params: the layers' params add up to 30, not 31: expected the "
+          "published total (a layer missing or mistyped?)");
+    CHECK(error_of(edited("forward_flop = 3e6", "forward_flop = 3.04e6")) ==
+          "workloads/bad.toml:17:16: error: reference.forward_flop: the layers' forward_flop add up to 3 MFLOP per "
+          "sample, not 3.04 MFLOP: expected them within 1 % of the published total (a layer missing or mistyped?)");
+    CHECK_NOTHROW(config::load_workload_text(edited("forward_flop = 3e6", "forward_flop = 3.02e6"), "workloads/ok.toml"));
+  }
+  SUBCASE("rows touched per sample of a layer that is no embedding table") {
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, rows_per_sample = 2 })"))
+              .find("graph.layers[1].rows_per_sample: rows touched per sample of an embedding table: expected "
+                    "embedding_rows beside it") != std::string::npos);
+  }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==
           R"(workloads/bad.toml:24:72: error: graph.layers[2].parms: unknown key (did you mean "params"?))");

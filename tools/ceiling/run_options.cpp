@@ -30,7 +30,7 @@ bool on_off(const CommandLine& cli, const char* option) {
 
 /// --batch sets the samples per rank; --global-batch divides a total among the ranks.
 void set_batch(replay::Scenario& s, const CommandLine& cli) {
-  constexpr long long max_batch = 10'000'000; // as batch_per_worker in workload files
+  constexpr long long max_batch = workload::max_batch_per_worker;
   if (cli.has("batch") && cli.has("global-batch"))
     throw UsageError("--batch and --global-batch exclude each other: give the samples per rank "
                      "(weak scaling) or the samples over all ranks (strong scaling)");

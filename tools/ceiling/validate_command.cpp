@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <regex>
+#include <stdexcept>
 #include <thread>
 
 namespace po = boost::program_options;
@@ -244,8 +245,15 @@ int validate_command(const std::vector<std::string>& args) {
     const auto& p = points[static_cast<std::size_t>(done->tag)];
     const auto& c = cases[p.c];
     const std::string where = c.path + " (" + counted(c.measured[p.m].workers, "worker") + ")";
+    // A run that refuses its input (status 2) names what the case asked for: bad input here too;
+    // one that crashed or was killed is an internal error, as `ceiling run`'s own would be.
+    if (done->exit_status == 2)
+      throw UsageError(where + ": the run refused the case's input: " + done->err);
     if (done->exit_status != 0)
-      throw UsageError(where + ": the run failed: " + done->err);
+      throw std::runtime_error(where + ": the run failed (" +
+                               (done->exit_status < 0 ? std::string("ended by a signal")
+                                                      : "exit status " + std::to_string(done->exit_status)) +
+                               "): " + done->err);
     predicted[p.c][p.m] = throughput_of(done->out, c, c.measured[p.m], where);
   }
   std::vector<analysis::CaseComparison> results;

@@ -100,7 +100,7 @@ int show(const std::vector<std::string>& args) {
   options.add_options()("platform,p", po::value<std::string>(),
                         "platform file: predict one device's iteration time and throughput per "
                         "precision on its GPU (or CPU sockets)")(
-      "batch", po::value<int>(), "samples per worker for the prediction and the plan (default: the workload's)")(
+      "batch", po::value<long long>(), "samples per worker for the prediction and the plan (default: the workload's)")(
       "fusion-threshold", po::value<std::string>()->default_value("64 MiB"),
       "gradient bucket size, with a unit (Horovod's default fusion buffer)")(
       "json", "print one JSON object (SI units in the key names) instead of text");
@@ -118,10 +118,11 @@ int show(const std::vector<std::string>& args) {
   const units::DataSize threshold = cli->positive_size("fusion-threshold");
 
   WorkloadSpec w = config::load_workload(cli->file);
-  if (const auto batch = cli->optional<int>("batch")) {
-    if (*batch < 1)
-      throw UsageError("--batch: must be at least 1, got " + std::to_string(*batch));
-    w.batch_per_worker = *batch;
+  if (const auto batch = cli->optional<long long>("batch")) {
+    if (*batch < 1 || *batch > workload::max_batch_per_worker)
+      throw UsageError("--batch: must be between 1 and " + std::to_string(workload::max_batch_per_worker) + ", got " +
+                       std::to_string(*batch));
+    w.batch_per_worker = static_cast<int>(*batch);
   }
   const auto order = workload::LayerGraph(w.layers).topological_order();
   const auto plan = workload::plan_buckets(w, order, threshold, w.precision, w.batch_per_worker);
@@ -195,13 +196,24 @@ int show(const std::vector<std::string>& args) {
     json.key("source").value(w.calibration.measured.source);
     json.end_object();
     json.key("device_checks").begin_array();
+    // Why the batch does not fit the device's memory (the estimate `ceiling run` refuses it by),
+    // null where it fits.
+    auto write_shortfall = [&](const std::string& over_memory) {
+      json.key("memory_shortfall");
+      if (over_memory.empty())
+        json.null();
+      else
+        json.value(over_memory);
+    };
     auto write_check = [&](const DeviceCheck& c, const char* role) {
       json.begin_object().key("role").value(role).key("platform").value(c.platform)
           .key("device").value(c.device).key("batch").value(c.batch)
           .key("predicted_samples_per_s").value(c.predicted_samples_per_s)
           .key("measured_samples_per_s").value(c.measured_samples_per_s)
           .key("relative_error").value(c.relative_error())
-          .key("exceeds_device_memory").value(!c.over_memory.empty()).end_object();
+          .key("exceeds_device_memory").value(!c.over_memory.empty());
+      write_shortfall(c.over_memory);
+      json.end_object();
     };
     if (w.calibration.borrowed_from.empty())
       write_check(calibrated, "calibration");
@@ -217,6 +229,7 @@ int show(const std::vector<std::string>& args) {
     json.end_array();
     if (on) {
       json.key("prediction").begin_object().key("platform").value(on->name);
+      json.key("device").value(workload::compute_device(on->node).name).key("batch").value(w.batch_per_worker);
       json.key("per_precision").begin_object();
       for (const auto& row : rows) {
         json.key(platform::to_string(row.precision));
@@ -229,8 +242,9 @@ int show(const std::vector<std::string>& args) {
             .key("backward_s").value(row.iteration->backward.seconds())
             .key("optimizer_s").value(row.iteration->optimizer.seconds())
             .key("samples_per_s").value(row.iteration->samples_per_second(w.batch_per_worker))
-            .key("exceeds_device_memory").value(!row.over_memory.empty())
-            .end_object();
+            .key("exceeds_device_memory").value(!row.over_memory.empty());
+        write_shortfall(row.over_memory);
+        json.end_object();
       }
       json.end_object().end_object();
     }
