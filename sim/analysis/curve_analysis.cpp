@@ -16,6 +16,33 @@ namespace {
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double inf = std::numeric_limits<double>::infinity();
 
+} // namespace
+
+// (Its small n weigh noise most, 1 - alpha_eff there being a difference of nearly equal
+// speedups: hence the upper half. At constant efficiency 1 - alpha_eff = (1 - E) / (E (r - 1)).)
+double alpha_eff_drift(const std::vector<PointMetrics>& points, double n_reference) {
+  if (points.size() < 3)
+    return nan;
+  const double half = std::sqrt(points.back().n / n_reference); // r at the middle of log r
+  double count = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const PointMetrics& p : points) {
+    const double r = p.n / n_reference;
+    const double u = 1 - p.alpha_eff;
+    if (p.n == n_reference || r < half || !(u > 0))
+      continue;
+    const double x = std::log(r), y = std::log(u);
+    count += 1;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  const double spread = count * sxx - sx * sx;
+  return count >= 2 && spread > 0 ? (count * sxy - sx * sy) / spread : nan;
+}
+
+namespace {
+
 bool is_usable(const CurvePoint& p) {
   return std::isfinite(p.iteration_time_s) && p.iteration_time_s > 0;
 }
@@ -109,6 +136,7 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
             .n_half_efficiency = nan,
             .n_doubling_below_10pct = nan,
             .residual = nan,
+            .alpha_eff_drift = nan,
             .amdahl_shaped = false};
   double num = 0;
   double den = 0;
@@ -133,16 +161,23 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
     // are r's, units of the reference: times n_reference for absolute n.
     fit.ceiling_speedup = 1 / (1 - alpha);
     fit.n_half_efficiency = n_reference * (2 - alpha) / (1 - alpha);
-    // With alpha <= 0 no doubling ever gains 10 % (no speedup at all): no such n.
-    fit.n_doubling_below_10pct = alpha > 0 ? n_reference * 4.5 * alpha / (1 - alpha) : nan;
+    // Below r = 1 (alpha < 2/11, or none at or below 0: no speedup at all) the first doubling
+    // already gains less: the reference itself, as measured_n_doubling() finds it.
+    fit.n_doubling_below_10pct = n_reference * std::max(1.0, 4.5 * alpha / (1 - alpha));
   }
   double squares = 0; // of the relative errors the fit minimises, S / S_fit - 1
   for (const PointMetrics& p : points) {
+    if (p.n == n_reference)
+      continue; // (its error is 0 by construction: counted, it would dilute the others')
     const double error = p.speedup / amdahl_speedup(p.n / n_reference, alpha) - 1;
     squares += error * error;
   }
-  fit.residual = std::sqrt(squares / static_cast<double>(points.size()));
-  fit.amdahl_shaped = fit.residual < amdahl_residual_limit;
+  const std::size_t beyond = points.size() - 1;
+  fit.residual = std::sqrt(squares / static_cast<double>(beyond));
+  fit.alpha_eff_drift = alpha_eff_drift(points, n_reference);
+  // One parameter fits one point exactly: two node counts say nothing of the shape.
+  fit.amdahl_shaped = beyond >= 2 && fit.residual < amdahl_residual_limit &&
+                      !(std::abs(fit.alpha_eff_drift) >= amdahl_drift_limit);
   return fit;
 }
 

@@ -72,15 +72,31 @@ struct AmdahlFit {
   double alpha = 0;
   double ceiling_speedup = 0;         ///< over the reference, 1 / (1 - alpha); +inf at alpha = 1
   double n_half_efficiency = 0;       ///< fitted E = 0.5 at r = (2 - alpha) / (1 - alpha)
-  double n_doubling_below_10pct = 0;  ///< doubling gains < 10 % from r = 4.5 alpha / (1 - alpha); NaN for alpha <= 0
-  double residual = 0;                ///< RMS over the points of S / S_fit - 1
-  bool amdahl_shaped = false;         ///< residual below amdahl_residual_limit
+  double n_doubling_below_10pct = 0;  ///< doubling gains < 10 % from r = 4.5 alpha / (1 - alpha), at least 1
+  double residual = 0;                ///< RMS over the points beyond the reference of S / S_fit - 1
+  /// The slope of log(1 - alpha_eff) against log n over the upper half (in log n) of the
+  /// curve: 0 on Amdahl's curve, -1 at constant efficiency (weak scaling's, Gustafson's);
+  /// NaN with too few points. Not stored: a store's reader computes it from each n's alpha_eff.
+  double alpha_eff_drift = 0;
+  /// At least two points beyond the reference, the residual below amdahl_residual_limit and the
+  /// drift, where known, within amdahl_drift_limit of 0.
+  bool amdahl_shaped = false;
 };
 
-/// The residual below which a curve counts as Amdahl-shaped: its speedup follows Amdahl's within
-/// a few per cent over the n swept. (A near-linear curve does too, at a ceiling far beyond
-/// them, while its alpha_eff rises with n: weak scaling's.)
+/// The slope of log(1 - alpha_eff) against log n over the points of the upper half (in log n)
+/// of a curve's `points` (ascending, alpha_eff against `n_reference`): 0 where alpha_eff holds,
+/// as on Amdahl's curve; -1 where the efficiency holds, as under Gustafson's weak scaling. NaN
+/// where fewer than two points there have 1 - alpha_eff > 0.
+double alpha_eff_drift(const std::vector<PointMetrics>& points, double n_reference);
+
+/// The residual below which a curve can count as Amdahl-shaped: its speedup follows Amdahl's
+/// within a few per cent over the n swept.
 inline constexpr double amdahl_residual_limit = 0.05;
+/// The drift of 1 - alpha_eff from which a curve does not: nearer Gustafson's -1 than Amdahl's
+/// 0 (a near-linear weak-scaling curve fits Amdahl's within the residual, at a ceiling that
+/// grows with the largest n swept: its 1 - alpha_eff falls as 1/n), or growing as sqrt(n) or
+/// faster (a ceiling that falls as n grows).
+inline constexpr double amdahl_drift_limit = 0.5;
 
 struct CurveAnalysis {
   Scaling scaling = Scaling::Weak;

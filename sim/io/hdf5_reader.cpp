@@ -185,6 +185,15 @@ std::vector<T> Hdf5Reader::number_column(hid_t group, const std::string& path, c
   constexpr bool integer = std::is_integral_v<T>;
   auto [dataset, rows] = open_column(group, path, name, integer ? H5T_INTEGER : H5T_FLOAT);
   expect_rows(path, name, rows);
+  {
+    // Stores are written contiguous and uncompressed: a column holds its rows in the file. A
+    // damaged row count must not become a huge allocation.
+    const std::string what = "dataset " + in_quotes(path + "/" + name);
+    Handle type{check(H5Dget_type(dataset.get()), what), H5Tclose};
+    const std::size_t width = H5Tget_size(type.get());
+    if (width == 0 || (file_bytes_ > 0 && rows > file_bytes_ / width))
+      fail(what + ": " + std::to_string(rows) + " values of " + std::to_string(width) + " bytes, more than the file holds");
+  }
   std::vector<T> values(rows);
   if (rows > 0)
     check(H5Dread(dataset.get(), integer ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,

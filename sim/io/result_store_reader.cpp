@@ -182,6 +182,7 @@ private:
             expect_stored(store_int(a.points[row].*seeds_column.member, seeds[row]), column, row);
         }
       }
+      a.fit.alpha_eff_drift = analysis::alpha_eff_drift(a.points, a.n_reference);
       results.curves.push_back(spec);
       results.analyses.push_back(a);
     }

@@ -92,7 +92,7 @@ def main(path):
     for name in ["kind", "path", "text"]:
         check_column(inputs, name, "string")
     kinds = set(table(inputs)["kind"])
-    check(kinds <= {"experiment", "platform", "workload"}, f"unexpected input kinds {kinds}")
+    check(kinds <= {"experiment", "platform", "workload", "software"}, f"unexpected input kinds {kinds}")
 
     group = f["points"]
     for name in POINT_INTS:
@@ -113,7 +113,7 @@ def main(path):
 
     curves = f["curves"]
     check(len(curves) >= 1, "no curves")
-    names = sorted(curves)
+    names = sorted(curves, key=lambda k: int(k[6:]) if k[6:].isdigit() else -1)
     check(names == [f"curve_{i:03d}" for i in range(len(names))], f"curve groups {names}")
     check(points["curve"].between(0, len(names) - 1).all(), "a point's curve is out of range")
     for name in names:

@@ -324,6 +324,15 @@ TEST_CASE("writing goes through a temporary file that it renames over the old on
   CHECK(io::read_results(path).points.size() == 5);
   CHECK_FALSE(fs::exists(path + ".tmp"));
   CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+  SUBCASE("a write that fails leaves the old file as it was") {
+    // The temporary cannot be created (a folder holds its name): written in place, the old
+    // file would be gone or half written; through the temporary it is untouched.
+    const auto before = bytes_of(path);
+    fs::create_directory(path + ".tmp");
+    CHECK_THROWS_AS(io::write_results(path, io::ResultFile{}), io::StoreError);
+    CHECK(bytes_of(path) == before);
+    CHECK(io::read_results(path).points.size() == 5);
+  }
 }
 
 TEST_CASE("the same results give the same bytes, with no object times recorded") {
@@ -547,6 +556,29 @@ TEST_CASE("a number column or attribute of another type than int64 or float64 is
     });
     CHECK_THROWS_WITH_AS(io::read_results(path), (path + ": error: attribute \"points_total\": expected int64, found uint64").c_str(), io::StoreError);
   }
+  CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
+}
+
+TEST_CASE("a number column of more rows than the file could hold is refused before anything is allocated") {
+  // A damaged row count in a tiny file (the review's 2^40 rows in 210 kB took the machine's
+  // memory): every column of a store is written whole, 8 bytes a value, so rows x 8 bytes must
+  // fit in the file.
+  const TemporaryDirectory dir;
+  const auto path = dir.file("huge.h5");
+  io::write_results(path, sample_results());
+  edit_hdf5(path, [](hid_t file) {
+    REQUIRE(H5Ldelete(file, "curves/curve_000/n", H5P_DEFAULT) >= 0);
+    const hsize_t rows[1] = {hsize_t{1} << 28}; // declared, never written: no storage
+    const hid_t space = H5Screate_simple(1, rows, nullptr);
+    const hid_t dataset = H5Dcreate2(file, "curves/curve_000/n", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(dataset >= 0);
+    H5Dclose(dataset);
+    H5Sclose(space);
+  });
+  REQUIRE(fs::file_size(path) < 1'000'000);
+  CHECK_THROWS_WITH_AS(io::read_results(path),
+                       (path + ": error: dataset \"curves/curve_000/n\": 268435456 values of 8 bytes, more than the file holds").c_str(),
+                       io::StoreError);
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 

@@ -133,6 +133,19 @@ store() {
   tables g failing.h5
   expect 0 "failed,the point's process exited with status 7: simulated failure on 4 nodes" -- cat g/points.csv
   expect 0 "" -- test "$(grep -c ',failed,' g/points.csv)" -eq 16
+  # A --resume cut short before the failed points ran again keeps their records (errors and all).
+  cp failing.h5 cut-resume.h5
+  env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=30 \
+    "$ceiling" sweep "$small" --resume -j 1 -o cut-resume.h5 >"$tmp/cut-resume.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 600); do grep -q "to run" "$tmp/cut-resume.out" && break; sleep 0.05; done
+  sleep 0.5
+  kill -INT "$pid"
+  wait "$pid"
+  expect 130 "" -- bash -c "exit $?"
+  expect 0 "16 to run, 48 already in cut-resume.h5" -- cat "$tmp/cut-resume.out"
+  tables k cut-resume.h5
+  expect 0 "" -- test "$(grep -c ',failed,the point.s process exited with status 7' k/points.csv)" -eq 16
   # --resume runs the failed points again (here with the real point program: they succeed).
   expect 0 "16 to run, 48 already in failing.h5" -- "$ceiling" sweep "$small" --resume -o failing.h5
   tables h failing.h5

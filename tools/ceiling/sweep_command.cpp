@@ -169,7 +169,9 @@ void print_headlines(const io::ResultFile& r) {
                 a.fit.amdahl_shaped ? " " : "*", a.dominant_term.c_str());
   }
   std::printf("N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit, "
-              "* where the curve is not Amdahl-shaped (fit residual >= %.2g): read it with care\n",
+              "over the curve's smallest N;\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
+              "3 node counts, or 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
+              "1/N: no ceiling within the sweep, and the fitted one grows with the largest N): read it with care\n",
               analysis::amdahl_residual_limit);
 }
 
@@ -209,7 +211,7 @@ int sweep_main(const std::vector<std::string>& args) {
   const auto& points = setup.expansion.points;
   std::printf("%s\n%zu points (%zu curves); %zu to run, %zu already in %s; %d at once\n",
               setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
-              setup.to_run.size(), setup.results.points.size(), setup.output.c_str(), jobs);
+              setup.to_run.size(), setup.already_done(), setup.output.c_str(), jobs);
   std::fflush(stdout);
   if (setup.to_run.empty() && cli->has("resume") && std::filesystem::exists(setup.output)) {
     // Every point is stored already: the file stays as it is.
@@ -224,7 +226,7 @@ int sweep_main(const std::vector<std::string>& args) {
   double weight_left = 0;
   for (int i : setup.to_run)
     weight_left += cost[static_cast<std::size_t>(i)];
-  Progress progress(static_cast<int>(points.size()), static_cast<int>(setup.results.points.size()),
+  Progress progress(static_cast<int>(points.size()), static_cast<int>(setup.already_done()),
                     stderr);
   const std::string program = point_program_path();
   sweep::WorkerPool pool;

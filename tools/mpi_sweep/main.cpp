@@ -131,7 +131,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   io::write_results(setup.output, setup.results);
   const std::string program = tools::point_program_path();
   tools::Progress progress(static_cast<int>(points.size()),
-                           static_cast<int>(setup.results.points.size()), stdout);
+                           static_cast<int>(setup.already_done()), stdout);
   double weight_left = 0;
   for (int i : setup.to_run)
     weight_left += tools::point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);

@@ -137,10 +137,9 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
         throw SweepError(setup.output + ": point " + std::to_string(p.spec.index) +
                          " does not match the experiment's expansion; --overwrite starts again");
       // A failed point runs again: its failure may have been the machine's, not the point's.
-      // One that does not fit its GPU never will.
-      if (!p.result.ok && !p.result.does_not_fit)
-        continue;
-      done[i] = true;
+      // Its record stays until the new run replaces it (store_point), so that a resume cut
+      // short keeps it. One that does not fit its GPU never will.
+      done[i] = p.result.ok || p.result.does_not_fit;
       r.points.push_back(p);
     }
   }
@@ -208,7 +207,10 @@ void store_point(SweepSetup& setup, sweep::PointRecord record) {
                                    [](const sweep::PointRecord& p, int index) {
                                      return p.spec.index < index;
                                    });
-  points.insert(at, std::move(record));
+  if (at != points.end() && at->spec.index == record.spec.index)
+    *at = std::move(record); // a failed point run again (--resume)
+  else
+    points.insert(at, std::move(record));
   analyse_curves(setup.results);
   io::write_results(setup.output, setup.results);
 }

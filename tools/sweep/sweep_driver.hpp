@@ -47,20 +47,23 @@ struct SweepSetup {
   sweep::Expansion expansion;
   std::string output;
   io::ResultFile results;        ///< the header, inputs and the points already done (resume)
-  std::vector<int> to_run;       ///< point indices still missing, in run order
+  std::vector<int> to_run;       ///< point indices still missing or failed, in run order
   std::shared_ptr<OutputLock> lock;
+  /// The points stored already that do not run again (a failed one's record stays in `results`
+  /// until its new run replaces it).
+  std::size_t already_done() const { return expansion.points.size() - to_run.size(); }
 };
 
 /// Loads the experiment (LoadError for a bad file), reads its inputs, and with Resume reads
 /// the points an earlier run of the same experiment stored in `output` (those that failed run
-/// again; a file of another tool version is refused). Creates the output's folder and takes
+/// again, their records kept until replaced; a file of another tool version is refused). Creates the output's folder and takes
 /// its lock (SweepError when that
 /// file was made from another experiment text, StoreError when it is not a result file).
 /// `output_override` replaces the experiment's output when not empty.
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
                          ExistingOutput existing, const std::string& command_line);
 
-/// Adds a finished point and rewrites the store atomically (analysis of every curve included).
+/// Adds a finished point (replacing the record of a failed one run again) and rewrites the store atomically (analysis of every curve included).
 /// Throws SweepError, storing nothing, when an input file changed since the sweep began.
 void store_point(SweepSetup& setup, sweep::PointRecord record);
 

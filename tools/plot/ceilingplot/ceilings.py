@@ -16,7 +16,7 @@ from .text import fmt, mpl_text, plain_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
-                label="hatched: not Amdahl-shaped (fit residual ≥ 5 %), indicative"),
+                label="hatched: not Amdahl-shaped (fit residual ≥ 5 % or 1 − α_eff drifting with N), indicative"),
           Line2D([], [], color="black", marker="D", ls="", ms=5,
                  label="largest simulated speedup"))
 

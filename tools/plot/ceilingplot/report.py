@@ -46,7 +46,7 @@ def _key_numbers(c):
         ("dominant term of 1 − α_eff at the largest N", c.dominant_term),
         ("fit residual (RMS of relative speedup error)",
          "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
-        ("Amdahl-shaped (residual < 5 %)",
+        ("Amdahl-shaped (residual < 5 %, 1 − α_eff flat in N)",
          "—" if math.isnan(c.residual) else "yes" if c.amdahl_shaped else "no"),
     ]
 
@@ -84,14 +84,14 @@ HOW_TO_READ = (
     "memory, waiting for the slowest rank, compute beyond perfect scaling (a smaller batch "
     "per GPU runs less efficiently; every rank repeats the optimizer step). Amdahl's law then bounds the "
     "speedup by the ceiling 1 / (1 − α_eff), however many nodes are added, and the "
-    "efficiency E = 1 / (r (1 − α) + α) falls as N grows: at N ≈ 1 / (1 − α) it is one "
-    "half, and beyond that doubling N adds little. A curve whose fit residual is small "
-    "(Amdahl-shaped) has the speedup of Amdahl's law within a few per cent over the N "
-    "simulated, and its ceiling extrapolates the fitted 1 − α; otherwise the speedup leaves "
-    "Amdahl's shape (1 − α_eff grows with N where communication does) and the fitted ceiling "
-    "is only indicative. In weak scaling the work grows with N, so 1 − α_eff falls as N grows "
-    "even where the speedup is Amdahl-shaped: the ceiling then lies far beyond the N "
-    "simulated; read the efficiency at the largest N with it. The model and the figure of merit are János "
+    "efficiency E = 1 / (r (1 − α) + α) falls as N grows: at r ≈ 1 / (1 − α), N ≈ N_ref / (1 − α), it is one "
+    "half, and beyond that doubling N adds little. A curve whose fit residual is small and "
+    "whose 1 − α_eff holds with N (Amdahl-shaped) has the speedup of Amdahl's law within a "
+    "few per cent over the N simulated, and its ceiling extrapolates the fitted 1 − α; "
+    "otherwise the speedup leaves Amdahl's shape and the fitted ceiling is only indicative. "
+    "In weak scaling the work grows with N: at constant efficiency 1 − α_eff falls as 1/N, "
+    "there is no ceiling within the sweep and the fitted one grows with the largest N "
+    "simulated; read the efficiency at the largest N instead. The model and the figure of merit are János "
     "Végh's: \"How deep the machine learning can be\" (2020).")
 
 
@@ -102,7 +102,7 @@ def _summary_row(c):
     return [Code(c.id), c.scaling, "—" if ceiling.startswith("—") else ceiling,
             f"{_fitted(c.n_half_fit, short=True)} / {measured}",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
-            c.dominant_term, key["Amdahl-shaped (residual < 5 %)"]]
+            c.dominant_term, key["Amdahl-shaped (residual < 5 %, 1 − α_eff flat in N)"]]
 
 
 def _fmt_or_dash(v):

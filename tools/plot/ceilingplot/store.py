@@ -239,7 +239,8 @@ def _read(f, path):
 
     if "curves" not in f:
         raise BadFile("missing group /curves")
-    names = sorted(k for k in f["curves"] if re.fullmatch(r"curve_\d+", k))
+    # (by number: curve_1000 follows curve_999, which text order would not give)
+    names = sorted((k for k in f["curves"] if re.fullmatch(r"curve_\d+", k)), key=lambda k: int(k[6:]))
     curves = []
     for i, name in enumerate(names):
         where = f"/curves/{name}"
