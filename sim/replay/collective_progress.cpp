@@ -1,6 +1,7 @@
 // The rendezvous rule over a plan indexed by rank.
 #include "replay/collective_progress.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace ceiling::replay {
@@ -44,6 +45,33 @@ CollectiveProgress::CollectiveProgress(const std::vector<collectives::Phase>& pl
     }));
     waiting_for_.push_back(waiters(phase.after, phase.flows.size()));
     waiting_for_sent_.push_back(waiters(phase.after_sent, phase.flows.size()));
+    auto& set_of = set_of_.emplace_back();
+    auto& connected = connected_.emplace_back();
+    if (phase.steps > 1 && phase.chunks == 0) {
+      // The flows' sets: ranks joined by a flow are in one (union-find, the smaller root kept).
+      std::vector<int> root(n);
+      for (std::size_t r = 0; r < n; ++r)
+        root[r] = static_cast<int>(r);
+      const auto find = [&](int r) {
+        while (root[static_cast<std::size_t>(r)] != r)
+          r = root[static_cast<std::size_t>(r)] = root[static_cast<std::size_t>(root[static_cast<std::size_t>(r)])];
+        return r;
+      };
+      for (const auto& f : phase.flows) {
+        const int a = find(f.src), b = find(f.dst);
+        root[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+      }
+      std::vector<int> dense(n, -1);
+      int sets = 0;
+      for (const auto& f : phase.flows) {
+        int& id = dense[static_cast<std::size_t>(find(f.src))];
+        if (id < 0)
+          id = sets++;
+        set_of.push_back(id);
+      }
+      connected = index_by(static_cast<std::size_t>(sets), phase.flows.size(),
+                           [&](std::size_t i, auto key) { key(set_of[i]); });
+    }
   }
   phase_of_.resize(n);
   pending_.resize(n);
@@ -64,6 +92,12 @@ void CollectiveProgress::reset() {
   started_.clear();
   sent_.clear();
   unfinished_before_.clear();
+  unfinished_in_set_.clear();
+  for (const auto& connected : connected_) {
+    auto& left = unfinished_in_set_.emplace_back();
+    for (std::size_t s = 0; s + 1 < connected.offsets.size(); ++s)
+      left.push_back(connected.offsets[s + 1] - connected.offsets[s]);
+  }
   for (const auto& phase : plan_) {
     started_.emplace_back(phase.flows.size(), 0);
     sent_.emplace_back(phase.after.empty() ? 0 : phase.flows.size(), 0);
@@ -87,12 +121,27 @@ void CollectiveProgress::sent(FlowRef f, std::vector<FlowRef>& to_start) {
 }
 
 void CollectiveProgress::finish(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {
-  const auto& fl = flow(f);
   if (!waiting_for_[static_cast<std::size_t>(f.phase)].offsets.empty()) { // a dataflow phase
     if (!sent_[static_cast<std::size_t>(f.phase)][static_cast<std::size_t>(f.flow)])
       sent(f, to_start);
     release(f, waiting_for_[static_cast<std::size_t>(f.phase)], to_start);
   }
+  const auto p = static_cast<std::size_t>(f.phase);
+  if (set_of_[p].empty()) {
+    release_ends(f, to_start, done);
+    return;
+  }
+  // A merged phase: its ranks leave once every flow connected to theirs has ended.
+  const int set = set_of_[p][static_cast<std::size_t>(f.flow)];
+  if (--unfinished_in_set_[p][static_cast<std::size_t>(set)] > 0)
+    return;
+  const PhaseIndex& connected = connected_[p];
+  for (int i = connected.offsets[static_cast<std::size_t>(set)]; i < connected.offsets[static_cast<std::size_t>(set) + 1]; ++i)
+    release_ends({f.phase, connected.ids[static_cast<std::size_t>(i)]}, to_start, done);
+}
+
+void CollectiveProgress::release_ends(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done) {
+  const auto& fl = flow(f);
   for (int end : {fl.src, fl.dst})
     if (--pending_[static_cast<std::size_t>(end)] == 0)
       enter(end, f.phase + 1, to_start, done);

@@ -19,6 +19,14 @@ struct FlowRef {
 /// and, in a dataflow phase, once the flows it waits for have arrived (Phase::after) or sent
 /// their bytes (Phase::after_sent), so ranks progress through the phases at their own pace; a
 /// rank with no flows left is done. Ranks join together (start()), or one by one (join()).
+///
+/// A phase that merges several steps of one pattern (Phase::steps > 1, no chunks: an aggregated
+/// ring's 2(N-1) steps) finishes for its ranks together, as its steps would: each step a rank
+/// sends what it received in the step before, so after them every rank has waited for every
+/// edge of its ring (the flows connected to it by shared ranks), the slowest included; a rank
+/// leaves such a phase once all the flows connected to its own have ended. (Released at the end
+/// of its own two flows, the ranks of a ring's faster edges finished its all-reduce before the
+/// slowest edge had delivered: waiting, not communicating, the rest of it.)
 class CollectiveProgress {
 public:
   /// Indexes `plan` by rank once; the plan must outlive this object.
@@ -81,6 +89,13 @@ private:
   std::vector<PhaseIndex> waiting_for_;
   std::vector<PhaseIndex> waiting_for_sent_;
   std::vector<std::vector<int>> unfinished_before_;
+  /// Per merged phase (steps > 1, no chunks; else empty): the flows of each set connected by
+  /// shared ranks (ids by set), each flow's set, and per set how many of its flows have not ended.
+  std::vector<PhaseIndex> connected_;
+  std::vector<std::vector<int>> set_of_;
+  std::vector<std::vector<int>> unfinished_in_set_;
+  /// Takes one flow's ends a flow fewer to wait for in its phase, moving on the ranks that have none.
+  void release_ends(FlowRef f, std::vector<FlowRef>& to_start, std::vector<int>& done);
 };
 
 } // namespace ceiling::replay

@@ -312,6 +312,7 @@ public:
       for (const auto& k : plan_.reductions)
         report_reduction(k);
     result_.server_bytes = plan_.server_bytes;
+    result_.server_rank_stride = plan_.server_rank_stride;
     const long long domain = platform::domain_size(scenario_.platform.interconnect.topology);
     for (long long n = 0; n < machine_.size(); ++n) {
       result_.slots.push_back(machine_.slot(n));
@@ -992,6 +993,13 @@ private:
     if (next_s < now())
       next_s += std::ceil((now() - next_s) / cycle_s) * cycle_s;
     tick_set_ = true;
+    // Until the tick, every rank idle waits for the framework's cycle, not for another rank: a
+    // cost of the communication, as the wait for a cycle is where buckets are fused by size
+    // (try_arrive, cycle_start_for).
+    for (int q = 0; q < plan_.ranks; ++q) {
+      clock(q).mark(now());
+      ++clock(q).communicating;
+    }
     after(std::max(0.0, next_s - now()), {Kind::Tick, 0});
   }
 
@@ -1000,6 +1008,10 @@ private:
   /// every rank runs one after the other.
   void cycle_tick() {
     tick_set_ = false;
+    for (int q = 0; q < plan_.ranks; ++q) { // (the wait for this tick ends)
+      clock(q).mark(now());
+      --clock(q).communicating;
+    }
     if (ready_units_ == fused_units_)
       return;
     cycle_start_s_ = now();

@@ -571,6 +571,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const bool exact = context.exact;
   const collectives::Group group = context.group;
   const ParameterServers servers(s, exchanged, group, gradient_element_bytes);
+  plan.server_rank_stride = stack.local_aggregation ? std::max(1, group.ranks_per_node) : 1;
   bool all_on_servers = !buckets.dense.empty();
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;

@@ -76,9 +76,11 @@ struct IterationPlan {
   SoftwareCosts costs;
   /// Which compute calibration prices the device: its own, or the workload's (in words).
   std::string calibration;
-  /// Parameter servers (rank s is server s): the gradient bytes each receives from every
-  /// worker per iteration; empty without parameter servers.
+  /// Parameter servers: the gradient bytes each receives from every worker per iteration; empty
+  /// without parameter servers. Server s is rank s x server_rank_stride (the ranks per node
+  /// where the nodes are the workers: local_aggregation; else 1).
   std::vector<double> server_bytes;
+  int server_rank_stride = 1;
 };
 
 /// The costs of `s`'s software stack on its platform; requires scenario_problem(s) to be empty.

@@ -91,8 +91,10 @@ struct RunResult {
   /// (platform::domain_size: dragonfly groups, leaf switches, torus planes) they touch.
   std::vector<long long> slots;
   long long domains_spanned = 0;
-  /// Parameter servers: the gradient bytes each receives from every worker per iteration.
+  /// Parameter servers: the gradient bytes each receives from every worker per iteration, by
+  /// server; server s is rank s x server_rank_stride (IterationPlan).
   std::vector<double> server_bytes;
+  int server_rank_stride = 1;
   double samples_per_iteration = 0;      ///< batch x ranks
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up

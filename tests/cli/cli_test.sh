@@ -216,7 +216,7 @@ expect 0 "compute: the workload's calibration, fitted on a GPU: uncalibrated on 
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
 # --seeds: a run per seed in a process of its own, then the spread; jitter makes seeds differ.
 seeds=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 --iterations 2 --jitter 0.1)
-expect 0 "spread over 2 seeds: iteration time min 0.389836 s, median 0.402353 s, max 0.414870 s (max / min 1.0642)" -- "${seeds[@]}" --seeds 5,6 --jobs 2
+expect 0 "spread over 2 seeds: iteration time min 0.389836 s, median 0.402353 s, max 0.414871 s (max / min 1.0642)" -- "${seeds[@]}" --seeds 5,6 --jobs 2
 "${seeds[@]}" --seed 6 --json >"$tmp/seed6.json"
 "${seeds[@]}" --seeds 5,6 --json >"$tmp/seeds.json"
 expect 0 "same" -- /usr/bin/python3 -c "

@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace ceiling;
 using replay::CollectiveProgress;
 using replay::FlowRef;
@@ -42,6 +44,41 @@ TEST_CASE("ranks progress at their own pace between disjoint pairs") {
   CHECK(start == std::vector<FlowRef>{{1, 0}});
   progress.finish({0, 1}, start, done); // (2,3) done: nothing left for them
   CHECK(done == std::vector<int>{2, 3});
+}
+
+TEST_CASE("an aggregated ring's ranks finish together, when its last edge has delivered") {
+  // Aggregated, a ring of 4 is one phase of 2(4 - 1) = 6 merged steps, a flow per edge. Each
+  // step a rank forwards what it received in the one before, so no rank is through before every
+  // edge is: the ranks leave when the last flow ends, in the flows' order, each end once.
+  const auto plan = collectives::allreduce_phases(collectives::Algorithm::Ring, {4, 1}, 4e6);
+  REQUIRE(plan.size() == 1);
+  REQUIRE(plan[0].steps == 6);
+  CollectiveProgress progress(plan, 4);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  REQUIRE(start.size() == 4);
+  for (int f : {0, 1, 2}) {
+    progress.finish({0, f}, start, done); // ranks 0 and 1 sent and received: not through yet
+    CHECK(done.empty());
+  }
+  progress.finish({0, 3}, start, done);
+  std::vector<int> sorted = done;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == std::vector<int>{0, 1, 2, 3});
+}
+
+TEST_CASE("merged steps of disjoint pairs still let each pair go at its own pace") {
+  // Two pairs exchanging twice, merged (steps 2): each pair is its own ring of two.
+  const std::vector<collectives::Phase> plan{{{{0, 1, 1}, {1, 0, 1}, {2, 3, 1}, {3, 2, 1}}, 2}};
+  CollectiveProgress progress(plan, 4);
+  std::vector<FlowRef> start;
+  std::vector<int> done;
+  progress.start(start, done);
+  progress.finish({0, 0}, start, done);
+  CHECK(done.empty());
+  progress.finish({0, 1}, start, done); // (1's last end comes first: its flow 1 -> 0)
+  CHECK(done == std::vector<int>{1, 0});
 }
 
 TEST_CASE("a rank without flows is done as soon as the collective starts") {

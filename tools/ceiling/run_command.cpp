@@ -98,7 +98,7 @@ void print_servers(const replay::RunResult& r, const stack::SoftwareStack& softw
   std::printf("parameter servers: %zu, placement %s: the hottest, rank %td, receives %s from each worker per "
               "iteration (%.1f %% of the gradient; %.1f %% if spread evenly)\n",
               r.server_bytes.size(), std::string(stack::to_string(software.placement)).c_str(),
-              hottest - r.server_bytes.begin(), units::to_string(units::DataSize::from_bytes(*hottest)).c_str(),
+              (hottest - r.server_bytes.begin()) * r.server_rank_stride, units::to_string(units::DataSize::from_bytes(*hottest)).c_str(),
               total > 0 ? 100 * *hottest / total : 0.0, 100.0 / static_cast<double>(r.server_bytes.size()));
 }
 
@@ -456,6 +456,9 @@ int run_command(const std::vector<std::string>& args) {
       json.key("server_bytes").begin_array();
       for (double b : r.server_bytes)
         json.value(b);
+      json.end_array().key("server_ranks").begin_array();
+      for (std::size_t q = 0; q < r.server_bytes.size(); ++q)
+        json.value(static_cast<long long>(q) * r.server_rank_stride);
       json.end_array();
     }
     json.key("nccl_rings");
