@@ -14,9 +14,12 @@ hpc::HplSpec read_hpl(TableReader t) {
     s.matrix_memory = t.choice("matrix_memory", {"host", "device"}) == "host" ? hpc::MatrixMemory::Host
                                                                             : hpc::MatrixMemory::Device;
   s.matrix_order = t.optional_integer("matrix_order", 1, 1'000'000'000).value_or(0);
-  s.block_size = static_cast<int>(t.optional_integer("block_size", 1, 1'000'000).value_or(0));
-  s.block_size_cpu_nodes = static_cast<int>(t.optional_integer("block_size_cpu_nodes", 1, 1'000'000).value_or(s.block_size_cpu_nodes));
-  s.block_size_gpu_nodes = static_cast<int>(t.optional_integer("block_size_gpu_nodes", 1, 1'000'000).value_or(s.block_size_gpu_nodes));
+  // (at least hpc::min_block_size: the run simulates N / NB steps on every process)
+  s.block_size = static_cast<int>(t.optional_integer("block_size", hpc::min_block_size, 1'000'000).value_or(0));
+  s.block_size_cpu_nodes = static_cast<int>(
+      t.optional_integer("block_size_cpu_nodes", hpc::min_block_size, 1'000'000).value_or(s.block_size_cpu_nodes));
+  s.block_size_gpu_nodes = static_cast<int>(
+      t.optional_integer("block_size_gpu_nodes", hpc::min_block_size, 1'000'000).value_or(s.block_size_gpu_nodes));
   s.grid_rows = static_cast<int>(t.optional_integer("grid_rows", 1, 1'000'000'000).value_or(0));
   s.lookahead = static_cast<int>(t.optional_integer("lookahead", 0, 1).value_or(s.lookahead));
   if (t.has("broadcast"))

@@ -34,6 +34,18 @@ PeakRates read_peaks(TableReader& t) {
   return peaks;
 }
 
+/// A measured DGEMM or STREAM rate cannot pass the peak it is measured against (the HPC
+/// workloads' E would pass 1): refused at its key.
+void check_measured(TableReader& t, const PeakRates& peaks, Bandwidth memory_bandwidth,
+                    const std::optional<FlopRate>& dgemm, const std::optional<Bandwidth>& stream) {
+  if (dgemm && peaks.fp64 && dgemm->flop_per_second() > peaks.fp64->flop_per_second())
+    t.fail("dgemm", "measured " + units::to_string(*dgemm) + ", above peak_fp64 (" + units::to_string(*peaks.fp64) +
+                        "): expected at most the peak (give the peak at the clock DGEMM runs at)");
+  if (stream && stream->bytes_per_second() > memory_bandwidth.bytes_per_second())
+    t.fail("stream_bandwidth", "measured " + units::to_string(*stream) + ", above memory_bandwidth (" +
+                                   units::to_string(memory_bandwidth) + "): expected at most the nominal bandwidth");
+}
+
 platform::CpuSpec read_cpu(TableReader t) {
   platform::CpuSpec cpu{
       .model = t.optional_string("model").value_or(""),
@@ -45,6 +57,7 @@ platform::CpuSpec read_cpu(TableReader t) {
       .host_memory = t.optional_quantity<DataSize>("host_memory", Sign::Positive),
       .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
       .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
+  check_measured(t, cpu.peak_per_socket, cpu.memory_bandwidth_per_socket, cpu.dgemm, cpu.stream_bandwidth);
   t.reject_unknown_keys();
   return cpu;
 }
@@ -73,6 +86,7 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .compute_capability = read_compute_capability(t),
                         .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
                         .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
+  check_measured(t, gpu.peak, gpu.memory_bandwidth, gpu.dgemm, gpu.stream_bandwidth);
   t.reject_unknown_keys();
   return gpu;
 }
@@ -303,6 +317,25 @@ units::Bandwidth pcie_lane_bandwidth(int generation) {
 platform::PlatformSpec load_platform(const std::string& path,
                                      std::span<const std::string> overrides) {
   return load_platform_text_or_file(parse_toml_file(path), path, overrides);
+}
+
+LoadError platform_key_error(const std::string& path, std::span<const std::string> overrides,
+                             std::string_view dotted_key, std::string_view message) {
+  toml::table root = parse_toml_file(path);
+  apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
+  const auto dot = dotted_key.rfind('.');
+  const std::string table_path(dot == std::string_view::npos ? "" : dotted_key.substr(0, dot));
+  const std::string_view key = dotted_key.substr(dot == std::string_view::npos ? 0 : dot + 1);
+  const toml::table* table = &root;
+  if (!table_path.empty())
+    if (const auto* inner = root.at_path(table_path).as_table())
+      table = inner;
+  try {
+    TableReader(*table, table == &root ? "" : table_path, path).fail(key, message);
+  } catch (const LoadError& e) {
+    return e;
+  }
+  return LoadError({path, 0, 0}, dotted_key, message); // (fail() always throws)
 }
 
 platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path,

@@ -1,6 +1,7 @@
 // Platform files (TOML) -> PlatformSpec. The file format is documented in platforms/README.md.
 #pragma once
 
+#include "config/load_error.hpp"
 #include "platform/platform_spec.hpp"
 
 #include <span>
@@ -19,6 +20,12 @@ platform::PlatformSpec load_platform(const std::string& path,
 /// The same from TOML text that claims to come from `path` (tests, embedded documents).
 platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path,
                                           std::span<const std::string> overrides = {});
+
+/// The error for platform key `dotted_key` ("node.cpu.dgemm") of the file at `path` (with
+/// `overrides`, as load_platform() reads it), located at the key, or at its table where the key
+/// is absent (for a check made outside the file reader: what an HPC workload needs).
+LoadError platform_key_error(const std::string& path, std::span<const std::string> overrides,
+                             std::string_view dotted_key, std::string_view message);
 
 /// Per-lane, per-direction PCIe data rate after line encoding, for generations 1 to 5
 /// (PCI-SIG: 2.5, 5, 8, 16, 32 GT/s; 8b/10b up to Gen2, 128b/130b from Gen3).

@@ -21,8 +21,8 @@
 // kernel launch costs are not counted. The fabric carries a halo exchange axis by axis (the
 // faces along x, then y, then z, each a pattern timed on the machine), as the three-phase
 // exchange of many stencil codes does, while the reference sends its 26 messages at once: when
-// the NIC is the bottleneck that adds two latencies; the edge and corner messages (1.1 % of the
-// halo's bytes at 104^3) are left out of the fabric's timing, their per-message software
+// the NIC is the bottleneck that adds two latencies; the edge and corner messages (1.9 % of the
+// halo's bytes at 104^3: 12 x 104 + 8 of 6 x 104^2 + 12 x 104 + 8 points) are left out of the fabric's timing, their per-message software
 // overhead counted and their bytes copied over PCIe on GPU nodes. Timing all 26 messages at once
 // re-shares the fabric at each of their many finish times (minutes on thousands of nodes) and
 // gave halo times within 10 % of these on 256 to 2,240 Piz Daint nodes.

@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
@@ -60,10 +61,10 @@ long long local_blocks(long long total, long long k, long long i, long long p) {
   return count_below(total, i, p) - count_below(k, i, p);
 }
 
+/// One message of the whole panel.
 struct Send {
   int from;
   int to;
-  bool whole; ///< the whole panel, or one piece of it
 };
 
 /// The sends of one row's ring broadcasts, by distance from the root (0), in causal order
@@ -72,35 +73,35 @@ std::vector<Send> ring_sends(Broadcast b, int q) {
   std::vector<Send> sends;
   auto chain = [&](int first, int last) {
     for (int d = first; d < last; ++d)
-      sends.push_back({d, d + 1, true});
+      sends.push_back({d, d + 1});
   };
   switch (b) {
   case Broadcast::Ring:
     chain(0, q - 1);
     break;
   case Broadcast::RingModified: // 0 -> 1, 0 -> 2, 2 -> 3, ...
-    sends.push_back({0, 1, true});
+    sends.push_back({0, 1});
     if (q > 2) {
-      sends.push_back({0, 2, true});
+      sends.push_back({0, 2});
       chain(2, q - 1);
     }
     break;
   case Broadcast::TwoRing: { // 0 -> 1 and 0 -> a + 1, then two rings
     const int a = q / 2;
-    sends.push_back({0, 1, true});
+    sends.push_back({0, 1});
     if (a + 1 <= q - 1)
-      sends.push_back({0, a + 1, true});
+      sends.push_back({0, a + 1});
     chain(1, a);
     chain(a + 1, q - 1);
     break;
   }
   case Broadcast::TwoRingModified: { // 0 -> 1 first, then two rings over 2 .. q - 1
     const int a = 1 + (q - 1) / 2;
-    sends.push_back({0, 1, true});
+    sends.push_back({0, 1});
     if (q > 2)
-      sends.push_back({0, 2, true});
+      sends.push_back({0, 2});
     if (a + 1 <= q - 1)
-      sends.push_back({0, a + 1, true});
+      sends.push_back({0, a + 1});
     chain(2, a);
     chain(a + 1, q - 1);
     break;
@@ -152,7 +153,8 @@ public:
     for (double* x : {&b.update, &b.panel, &b.broadcast, &b.swaps, &b.pcie})
       *x /= count;
     b.solve = solve;
-    b.waiting = r.seconds - (b.update + b.panel + b.broadcast + b.swaps + b.pcie + b.solve);
+    // (the rest; at least 0: rounding leaves a -1e-17 where nothing waits, printed "-0.0000")
+    b.waiting = std::max(0.0, r.seconds - (b.update + b.panel + b.broadcast + b.swaps + b.pcie + b.solve));
     return r;
   }
 
@@ -293,13 +295,13 @@ private:
     const bool long_variant = s_.spec.broadcast == Broadcast::Long || s_.spec.broadcast == Broadcast::LongModified;
     const int pieces = s_.spec.broadcast == Broadcast::LongModified ? q - 1 : q;
     const double hop_s = message(row_hop_, bytes);
-    const double piece_s = long_variant ? message(row_hop_, bytes / pieces) : 0;
+    const auto pieces_s = [&](int k) { return long_variant ? message(row_hop_, k * bytes / pieces) : 0.0; };
     std::vector<double> ready(static_cast<std::size_t>(q));
     for (int i = 0; i < g.rows; ++i) {
       if (!lookahead) // forwarders send once they are done with their update
         for (int d = 1; d < q; ++d)
           ready[static_cast<std::size_t>(d)] = free_[at(i, column(d))];
-      const auto times = broadcast_times(s_.spec.broadcast, q, hop_s, piece_s, panel_end,
+      const auto times = broadcast_times(s_.spec.broadcast, q, hop_s, pieces_s, panel_end,
                                          lookahead ? std::span<const double>() : std::span<const double>(ready));
       for (int d = 0; d < q; ++d) {
         const std::size_t p = at(i, column(d));
@@ -356,23 +358,35 @@ std::optional<Swap> swap_from_string(std::string_view text) {
   return std::nullopt;
 }
 
-BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s, double start_s,
-                               std::span<const double> ready_s) {
+double long_spread_s(int members, const std::function<double(int)>& pieces_s) {
+  if (members < 2)
+    return 0;
+  const int top = static_cast<int>(std::bit_floor(static_cast<unsigned>(members - 1)));
+  double seconds = pieces_s(members - top);
+  for (int pieces = top / 2; pieces >= 1; pieces /= 2)
+    seconds += pieces_s(pieces);
+  return seconds;
+}
+
+BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, const std::function<double(int)>& pieces_s,
+                               double start_s, std::span<const double> ready_s) {
   const auto n = static_cast<std::size_t>(q);
   BroadcastTimes t{.receipt_s = std::vector<double>(n, start_s), .busy_s = std::vector<double>(n, 0.0),
                    .send_from_s = std::vector<double>(n, start_s)};
   if (q < 2)
     return t;
   if (b == Broadcast::Long || b == Broadcast::LongModified) {
-    // The panel in pieces: spread from the root, then rolled around the members' ring, each
-    // member sending a piece per roll step (HPL_blong.c, HPL_blonM.c).
+    // The panel in pieces: spread from the root down a binomial tree (long_spread_s), then
+    // rolled around the members' ring, each member exchanging a piece with a neighbour per roll
+    // step (HPL_blong.c, HPL_blonM.c).
     const bool modified = b == Broadcast::LongModified;
     const int members = modified ? q - 1 : q;
     const double first_s = modified ? hop_s : 0;
-    const double roll_s = (members - 1) * piece_s;
+    const double spread_s = long_spread_s(members, pieces_s);
+    const double roll_s = (members - 1) * pieces_s(1);
     // The roll is a ring of pairwise exchanges: it starts once the spread is done and, without
     // look-ahead, once every member is ready too.
-    double roll_start = start_s + first_s + roll_s;
+    double roll_start = start_s + first_s + spread_s;
     for (int d = modified ? 2 : 1; d < q && !ready_s.empty(); ++d)
       roll_start = std::max(roll_start, ready_s[static_cast<std::size_t>(d)]);
     const double done = roll_start + roll_s;
@@ -386,7 +400,7 @@ BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s,
       t.busy_s[i] = roll_s;
       t.send_from_s[i] = done - roll_s;
     }
-    t.busy_s[0] = first_s + 2 * roll_s;
+    t.busy_s[0] = first_s + spread_s + roll_s;
     return t;
   }
   std::vector<double> cursor(n, start_s);
@@ -399,8 +413,8 @@ BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s,
       t.send_from_s[from] = cursor[from];
       started[from] = true;
     }
-    cursor[from] += send.whole ? hop_s : piece_s;
-    t.busy_s[from] += send.whole ? hop_s : piece_s;
+    cursor[from] += hop_s;
+    t.busy_s[from] += hop_s;
     t.receipt_s[static_cast<std::size_t>(send.to)] = cursor[from];
   }
   return t;

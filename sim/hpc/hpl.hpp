@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <functional>
 #include <span>
 #include <vector>
 #include <string>
@@ -67,7 +68,7 @@ struct HplSetup {
 };
 
 /// The smallest block size accepted, and the most steps x processes a run may simulate (about
-/// a minute on one core).
+/// four minutes on one core: 1.89e9 of them, the P100 machine at NB = 17, took 232 s).
 inline constexpr int min_block_size = 16;
 inline constexpr double max_process_steps = 2e9;
 
@@ -105,16 +106,24 @@ HplResult simulate_hpl(const HplSetup& setup, PatternTimer& timer, Sampling samp
 
 /// One row's panel broadcast started by the root (distance 0) at `start_s`, processes by
 /// their distance d from it: when each has the panel, how long each is busy sending and from
-/// when. `hop_s` is one message of the whole panel, `piece_s` one of a long broadcast's pieces
-/// (1/Q of it, 1/(Q-1) for long-modified). A ring forwarder sends on receipt, or, when
-/// `ready_s` is given (no look-ahead), once it is also ready (ready_s[d]). Exposed for tests.
+/// when. `hop_s` is one message of the whole panel; for the long broadcasts, `pieces_s(k)` one
+/// of k of its pieces (a piece: 1/Q of the panel, 1/(Q-1) for long-modified). A ring forwarder
+/// sends on receipt, or, when `ready_s` is given (no look-ahead), once it is also ready
+/// (ready_s[d]). Exposed for tests.
 struct BroadcastTimes {
   std::vector<double> receipt_s;
   std::vector<double> busy_s;
   std::vector<double> send_from_s;
 };
-BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, double piece_s, double start_s,
-                               std::span<const double> ready_s = {});
+BroadcastTimes broadcast_times(Broadcast b, int q, double hop_s, const std::function<double(int)>& pieces_s,
+                               double start_s, std::span<const double> ready_s = {});
+
+/// The root's part of the long broadcast's spread over `members` (HPL 2.2 HPL_blong.c, as
+/// rocHPL src/comm/HPL_bcast_blong.cpp keeps it): a binomial tree over the largest power of two
+/// I <= members - 1, the root sending members - I pieces, then I/2, I/4, ... 1, one message a
+/// round, members - 1 pieces in ceil(log2 members) messages; the others forward beside it.
+/// Seconds, with `pieces_s(k)` a message of k pieces.
+double long_spread_s(int members, const std::function<double(int)>& pieces_s);
 
 /// Time of one process's local update of `rows` x `columns` by an inner dimension of
 /// `inner` (2 rows columns inner flops), with `resident` of its trailing matrix in device

@@ -11,7 +11,7 @@ namespace {
 template <class Q>
 const Q& require(const std::optional<Q>& value, const std::string& key, const std::string& why) {
   if (!value)
-    throw std::invalid_argument("the platform gives no " + key + ": " + why);
+    throw MissingRate(key, "missing key: " + why);
   return *value;
 }
 
@@ -27,16 +27,17 @@ NodeKernels node_kernels(const platform::NodeSpec& node, Needs needs) {
   const auto cpu_peak = require(node.cpu.peak_per_socket.fp64, "node.cpu.peak_fp64",
                                 "the HPC workloads count fp64 flops against the fp64 peak");
   k.peak = cpu_peak.flop_per_second() * sockets;
-  // HPL factors its panels on the CPU and HPCG runs there on CPU nodes: both rates of the CPU.
-  const bool cpu_work = needs == Needs::Dgemm || !node.gpu;
-  if (cpu_work) {
+  // HPL factors its panels on the CPU (DGEMM and STREAM), and updates on CPU nodes too; HPCG
+  // streams on the CPU of a CPU node.
+  if (needs == Needs::Dgemm)
     k.cpu_dgemm = require(node.cpu.dgemm, "node.cpu.dgemm",
-                          "the HPC workloads need the CPU's measured DGEMM rate per socket (e.g. dgemm = \"150 GFLOP/s\")")
+                          "HPL factors its panels on the CPU: give its measured DGEMM rate per socket (e.g. dgemm = \"150 GFLOP/s\")")
                       .flop_per_second() * sockets;
+  if (needs == Needs::Dgemm || !node.gpu)
     k.cpu_stream = require(node.cpu.stream_bandwidth, "node.cpu.stream_bandwidth",
-                           "the HPC workloads need the CPU's measured STREAM rate per socket (e.g. stream_bandwidth = \"40 GB/s\")")
+                           std::string(needs == Needs::Dgemm ? "HPL factors its panels" : "HPCG runs") +
+                               " on the CPU: give its measured STREAM rate per socket (e.g. stream_bandwidth = \"40 GB/s\")")
                        .bytes_per_second() * sockets;
-  }
   if (node.gpu) {
     const auto& gpu = *node.gpu;
     const double count = gpu.count;

@@ -5,7 +5,9 @@
 #include "platform/platform_spec.hpp"
 
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace ceiling::hpc {
 
@@ -39,8 +41,16 @@ struct NodeKernels {
 /// What a workload needs of the platform file.
 enum class Needs { Dgemm, Stream };
 
-/// The node's kernels; throws std::invalid_argument naming the platform key that is missing
-/// (a GPU node needs the GPU's rate, a CPU node the CPU's; HPL's panel needs the CPU's both).
+/// A platform key the workload needs that the platform does not give (what() says why it is
+/// needed; `key` is its dotted name, "node.cpu.dgemm").
+struct MissingRate : std::invalid_argument {
+  MissingRate(std::string key_, const std::string& why) : std::invalid_argument(why), key(std::move(key_)) {}
+  std::string key;
+};
+
+/// The node's kernels; throws MissingRate for a platform key that is missing: HPL needs the
+/// CPU's DGEMM and STREAM rates (its panel) and, on a GPU node, the GPU's DGEMM; HPCG the STREAM
+/// rate of the device it runs on, the GPU's on a GPU node, else the CPU's.
 NodeKernels node_kernels(const platform::NodeSpec& node, Needs needs);
 
 } // namespace ceiling::hpc

@@ -175,8 +175,12 @@ for args, option in [
 hpc = ["hpc", "-w", f"{root}/workloads/hpl.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]
 for args, option in [(["-n", "0"], "--nodes"), (["--message-sizes", "0"], "--message-sizes"),
                      (["--set", "hpl.block_size=0"], "hpl.block_size"), (["--set", "hpl.lookahead=2"], "hpl.lookahead"),
-                     (["--set", "hpl.matrix_order=1"], "matrix order"), (["--set", "hpcg.nx=8"], "hpcg")]:
+                     (["--set", "hpl.matrix_order=1"], "matrix order"), (["--set", "hpl.block_size=8"], "hpl.block_size"),
+                     (["--set", "hpcg.nx=8"], "an HPL workload (kind = \"hpl\") has no [hpcg] table")]:
     cases.append((f"hpc {' '.join(args)}", hpc + args, None, option))
+hpcg = ["hpc", "-w", f"{root}/workloads/hpcg.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]
+for args, option in [(["--set", "hpcg.nx=8"], "hpcg.nx"), (["--set", "hpcg.nx=100"], "hpcg.nx")]:
+    cases.append((f"hpcg {' '.join(args)}", hpcg + args, None, option))
 for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n", "2"], "--size"),
                      (["platform", "bench", platform, "--size", "-1 MiB"], "--size"),
                      (["platform", "export", platform, "--nodes", "4"], "--output"),

@@ -106,8 +106,9 @@ TEST_CASE("HPL's pivots, row swaps and back substitution on a P x 1 grid take th
 TEST_CASE("the panel broadcast reaches each process of the row in its variant's alpha-beta form") {
   const double h = 3.0, piece = 0.5;
   const int q = 6;
-  auto receipts = [&](Broadcast b) { return broadcast_times(b, q, h, piece, 10.0).receipt_s; };
-  auto busy = [&](Broadcast b) { return broadcast_times(b, q, h, piece, 10.0).busy_s; };
+  const auto pieces_s = [&](int k) { return k * piece; };
+  auto receipts = [&](Broadcast b) { return broadcast_times(b, q, h, pieces_s, 10.0).receipt_s; };
+  auto busy = [&](Broadcast b) { return broadcast_times(b, q, h, pieces_s, 10.0).busy_s; };
   // 1ring: 0 -> 1 -> 2 -> ...; each but the last forwards once.
   CHECK(receipts(Broadcast::Ring) == std::vector<double>{10, 13, 16, 19, 22, 25});
   CHECK(busy(Broadcast::Ring) == std::vector<double>{h, h, h, h, h, 0});
@@ -121,12 +122,35 @@ TEST_CASE("the panel broadcast reaches each process of the row in its variant's 
   // long: spread in q pieces then rolled: 2 (q - 1) pieces; every member rolls q - 1 of them.
   CHECK(receipts(Broadcast::Long) == std::vector<double>{10, 15, 15, 15, 15, 15});
   CHECK(busy(Broadcast::Long)[3] == doctest::Approx(5 * piece));
+  // Its spread is a binomial tree (HPL_blong.c): the root sends q - 4 = 2 pieces, then 2, then
+  // 1, three messages for q - 1 pieces, each paying its latency a once; the roll q - 1 messages
+  // of one. A test case of its own:
+  const double a = 0.25;
+  const auto alpha_beta = [&](int k) { return a + k * piece; };
+  CHECK(broadcast_times(Broadcast::Long, q, h, alpha_beta, 10.0).receipt_s[4] ==
+        doctest::Approx(10 + (3 * a + 5 * piece) + 5 * (a + piece)));
+  CHECK(broadcast_times(Broadcast::Long, q, h, alpha_beta, 10.0).busy_s[0] ==
+        doctest::Approx((3 * a + 5 * piece) + 5 * (a + piece)));
   // long-modified: 0 -> 1 whole, then long among the other q - 1.
   CHECK(receipts(Broadcast::LongModified) == std::vector<double>{10, 13, 17, 17, 17, 17});
   // Without look-ahead a forwarder sends once it is ready as well.
   const std::vector<double> ready{0, 20, 0, 0, 0, 0};
-  CHECK(broadcast_times(Broadcast::Ring, q, h, piece, 10.0, ready).receipt_s ==
+  CHECK(broadcast_times(Broadcast::Ring, q, h, pieces_s, 10.0, ready).receipt_s ==
         std::vector<double>{10, 13, 23, 26, 29, 32});
+}
+
+TEST_CASE("the long broadcast spreads its pieces down a binomial tree: ceil(log2 Q) messages from the root") {
+  // Expectation: with Q = 76 (Piz Daint's P100 grid), I = 64: the root sends 12 pieces, then 32,
+  // 16, 8, 4, 2, 1, seven messages for 75 pieces (a linear spread sent 75).
+  std::vector<int> sizes;
+  const double spread = long_spread_s(76, [&](int k) {
+    sizes.push_back(k);
+    return 1.0 + k;
+  });
+  CHECK(sizes == std::vector<int>{12, 32, 16, 8, 4, 2, 1});
+  CHECK(spread == 7 + 75);
+  CHECK(long_spread_s(1, [](int) { return 1.0; }) == 0);
+  CHECK(long_spread_s(2, [](int k) { return 1.0 + k; }) == 2); // one message of one piece
 }
 
 TEST_CASE("a GPU node's update streamed over PCIe runs at the CPU's rate plus the GPU's, capped by the link") {

@@ -278,7 +278,8 @@ int hpc_command(const std::vector<std::string>& args) {
       "json", "print one JSON object instead of text");
   const auto parsed = parse_command_line(
       args, "", 
-      "usage: ceiling hpc --workload W --platform P [--nodes N] [--set K=V]... [--message-sizes every|K] [--json]\n\n"
+      "usage: ceiling hpc --workload W --platform P [--nodes N] [--set K=V]... [--message-sizes every|K] [--seed S]\n"
+      "                   [--timing] [--json]\n\n"
       "Simulates an HPC workload (kind = \"hpl\" or \"hpcg\") on the machine and prints the time,\n"
       "the delivered FLOP/s, the peak, E = delivered / peak and 1 - alpha_eff with N counted as\n"
       "nodes, GPUs and TOP500 cores, and where the time goes. Messages are timed on the machine's\n"
@@ -301,8 +302,8 @@ int hpc_command(const std::vector<std::string>& args) {
   // The node's measured rates the workload needs, refused at the platform file before the machine is built.
   try {
     hpc::node_kernels(platform.node, std::holds_alternative<hpc::HplSpec>(w.spec) ? hpc::Needs::Dgemm : hpc::Needs::Stream);
-  } catch (const std::invalid_argument& e) {
-    throw config::LoadError({platform_path, 0, 0}, "", e.what());
+  } catch (const hpc::MissingRate& e) {
+    throw config::platform_key_error(platform_path, overrides, e.key, e.what());
   }
   const auto start = std::chrono::steady_clock::now();
   platform::start_engine({});
