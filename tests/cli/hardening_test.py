@@ -127,6 +127,9 @@ for bad, expect in (("nowhere.toml", "(no such file)"), ("/tmp", "(a folder, a F
 cpu = ["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"), "-n", "4", "--iterations", "1"]
 refused([*cpu, "--servers", "4"], "--servers: counts parameter servers", "--servers without a parameter server")
 refused([*cpu, "--staging", "direct"], "--staging: stages messages between host and GPU memory", "--staging on CPU nodes")
+p100 = ["run", "-p", platform("piz-daint-xc50-p100"), "-w", workload("resnet50_v1"), "-n", "2", "--iterations", "1"]
+refused([*p100, "--staging", "direct"], "--staging: direct sends from GPU memory (GPUDirect RDMA), but the NICs of "
+        "piz-daint-xc50-p100 cannot read it", "--staging direct without GPUDirect (it ran as if the NIC had it)")
 
 # Resources: refused with the estimate, at once, instead of dying of bad_alloc.
 refused([*base, "--iterations", "1000000000"], "iterations must be from 1 to 1000000", "--iterations 1e9", within_s=5)

@@ -199,6 +199,10 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     if (!s.platform.node.is_gpu_node())
       throw UsageError("--staging: stages messages between host and GPU memory, but the nodes of " + s.platform.name +
                        " have no GPU: leave --staging out");
+    if (*o.staging == replay::Staging::Direct && !s.platform.node.nic.gpu_direct)
+      throw UsageError("--staging: direct sends from GPU memory (GPUDirect RDMA), but the NICs of " + s.platform.name +
+                       " cannot read it (node.nic.gpu_direct = false): stage through the host, or add "
+                       "--set node.nic.gpu_direct=true to ask what GPUDirect would change");
   }
   if (cli.has("overlap"))
     o.overlap = on_off(cli, "overlap");
