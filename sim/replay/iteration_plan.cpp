@@ -115,12 +115,12 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +
            "; use aggregated fidelity";
   if (s.options.iterations < 1 || s.options.iterations > max_iterations)
-    return "iterations must be from 1 to " + std::to_string(max_iterations) + ", got " +
+    return "--iterations: must be from 1 to " + std::to_string(max_iterations) + ", got " +
            std::to_string(s.options.iterations) + " (iterations after the first differ only by jitter)";
   // A deviation of 10 already makes the typical rank 8 times slower; far larger ones overflow
   // the simulated clock (1e308 made SimGrid "simulate up to -nan").
   if (const double jitter = s.options.compute_jitter(); !(jitter >= 0 && jitter <= max_jitter))
-    return "jitter must be a number from 0 to " + std::to_string(static_cast<int>(max_jitter)) + ", got " +
+    return "--jitter: must be a number from 0 to " + std::to_string(static_cast<int>(max_jitter)) + ", got " +
            units::number_text(jitter);
   if (!s.options.allow_oversubscribed_memory)
     if (auto problem = memory_problem(s))
@@ -131,13 +131,13 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   const auto& background = s.options.background;
   for (const auto& [kind, load] : {std::pair{"fabric", background.fabric}, std::pair{"global", background.global.value_or(0)}})
     if (!(load >= 0 && load <= platform::BackgroundLoad::max))
-      return std::string("the background load on ") + kind + " links must be a share from 0 to 0.95, got " +
+      return std::string("--background-load: the load on ") + kind + " links must be a share from 0 to 0.95, got " +
              std::to_string(load);
   if (background.global && !std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology))
-    return "a background load on global links needs a dragonfly (its links between groups); " + s.platform.name +
+    return "--background-load: a load on global links needs a dragonfly (its links between groups); " + s.platform.name +
            " is a " + std::string(platform::topology_name(s.platform.interconnect.topology)) + ": use fabric=SHARE";
   if (background.any() && !replay_times_flows(s))
-    return "a background load is applied by the replay's own flow sharing, which needs network model CM02 without "
+    return "--background-load: a load is applied by the replay's own flow sharing, which needs network model CM02 without "
            "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
            simgrid_timing_reason(s);
   if (s.platform.interconnect.routing != platform::Routing::StaticMinimal && !replay_times_flows(s))

@@ -86,8 +86,8 @@ expect 2 "cannot run on 100" -- "${base[@]}" -n 100
 expect 2 "precision fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-k20x.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --precision fp16
 expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
-expect 2 "jitter must be a number from 0 to 10, got nan" -- "${run[@]}" --jitter nan
-expect 2 "iterations must be from 1 to 1000000, got 0" -- "${base[@]}" -n 2 --iterations 0
+expect 2 "--jitter: must be a number from 0 to 10, got nan" -- "${run[@]}" --jitter nan
+expect 2 "--iterations: must be from 1 to 1000000, got 0" -- "${base[@]}" -n 2 --iterations 0
 expect 2 "--platform is required" -- "$ceiling" run -w "$root/workloads/resnet50_v1.toml" -n 2
 expect 2 "--transfer-driver: expected auto, maestro or couriers" -- "${run[@]}" --transfer-driver fast
 expect 2 "--copies: expected auto or simgrid" -- "${run[@]}" --copies none
@@ -232,7 +232,10 @@ expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got "x"' -- "${seed
 expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got " -5"' -- "${seeds[@]}" --seeds "5, -5"
 expect 2 "got a trailing comma" -- "${seeds[@]}" --seeds 5,6,
 expect 2 "--jobs goes with --seeds" -- "${seeds[@]}" --jobs 2
-expect 0 "spread over 2 seeds" -- "${seeds[@]}" --seeds=5,6 --jo 2
+expect 0 "spread over 2 seeds" -- "${seeds[@]}" --seeds=5,6 --jobs=2
+# Options are written in full: an abbreviation is refused, not guessed.
+expect 2 "unrecognised option '--jo'" -- "${seeds[@]}" --seeds=5,6 --jo 2
+expect 2 "unrecognised option '--iter'" -- "${base[@]}" -n 2 --iter 1
 # Published R_peak from the GPUs' base clock (TOP500: 25.326 PF and 7.787 PF), the routing.
 expect 0 "R_peak        25.33 PFLOP/s fp64, all 5320 nodes at the GPUs' base clock" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" -n 2
 expect 0 "R_peak        7.789 PFLOP/s fp64, all 5272 nodes" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-k20x.toml" -n 2
@@ -247,8 +250,8 @@ torus=("$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workload
 expect 0 "same mean" -- same_mean "$tmp/loaded.json" "$tmp/narrow.json"
 expect 2 '--background-load: fabric expects a share from 0 to 0.95, got "1.2"' -- "${torus[@]}" --background-load fabric=1.2
 expect 2 '--background-load: expected fabric=SHARE or global=SHARE, got "links=0.5"' -- "${torus[@]}" --background-load links=0.5
-expect 2 "a background load on global links needs a dragonfly (its links between groups); generic-torus is a torus: use fabric=SHARE" -- "${torus[@]}" --background-load global=0.5
-expect 2 "a background load is applied by the replay's own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid" -- \
+expect 2 "--background-load: a load on global links needs a dragonfly (its links between groups); generic-torus is a torus: use fabric=SHARE" -- "${torus[@]}" --background-load global=0.5
+expect 2 "--background-load: a load is applied by the replay's own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid" -- \
   "${torus[@]}" --background-load fabric=0.5 --fidelity exact --flows simgrid
 
 # --batch sets the samples per rank; --global-batch divides a total among the ranks (2 GPUs per

@@ -72,7 +72,7 @@ check(mean_time("--bandwidth-factor", "1.0000004") != mean_time("--bandwidth-fac
 mean_time("--bandwidth-factor", "1e-7")
 check(mean_time("--latency-factor", "4e-7") != mean_time("--latency-factor", "1e-6"),
       "--latency-factor 4e-7 is not rounded (to 0 or 1e-6)")
-refused([*small, "--jitter", "1e308"], "jitter must be a number from 0 to 10", "--jitter 1e308")
+refused([*small, "--jitter", "1e308"], "--jitter: must be a number from 0 to 10", "--jitter 1e308")
 refused([*small, "--bandwidth-factor", "0"], "--bandwidth-factor: must be a positive number", "--bandwidth-factor 0")
 
 # Topology products that overflowed a signed 64-bit integer.
@@ -128,11 +128,20 @@ cpu = ["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"
 refused([*cpu, "--servers", "4"], "--servers: counts parameter servers", "--servers without a parameter server")
 refused([*cpu, "--staging", "direct"], "--staging: stages messages between host and GPU memory", "--staging on CPU nodes")
 p100 = ["run", "-p", platform("piz-daint-xc50-p100"), "-w", workload("resnet50_v1"), "-n", "2", "--iterations", "1"]
+refused([*p100, "--background-load", "fabric=0.1", "--background-load", "fabric=0.2"],
+        "--background-load: fabric given twice", "a background load kind given twice (the last was taken)")
+refused([*p100, "--allocation", "list", "--node-list", "0,1,"], "--node-list: expected comma-separated node numbers",
+        "a node list ending in a comma")
+refused(["platform", "bench", platform("generic-fat-tree"), "-n", "2", "--set", "workload.batch_per_worker=3"],
+        "--set: \"workload.batch_per_worker=3\" changes a workload file, which `ceiling platform bench` does not read",
+        "platform bench --set of a workload key (dropped unread)")
+refused(["hpc", "-w", workload("hpl"), "-p", platform("piz-daint-xc30-cpu"), "-n", "4", "--set", "software.jitter=0"],
+        "changes a software file, which `ceiling hpc` does not read", "hpc --set of a software key (dropped unread)")
 refused([*p100, "--staging", "direct"], "--staging: direct sends from GPU memory (GPUDirect RDMA), but the NICs of "
         "piz-daint-xc50-p100 cannot read it", "--staging direct without GPUDirect (it ran as if the NIC had it)")
 
 # Resources: refused with the estimate, at once, instead of dying of bad_alloc.
-refused([*base, "--iterations", "1000000000"], "iterations must be from 1 to 1000000", "--iterations 1e9", within_s=5)
+refused([*base, "--iterations", "1000000000"], "--iterations: must be from 1 to 1000000", "--iterations 1e9", within_s=5)
 refused(["run", "-p", platform("generic-single-switch"), "-w", workload("resnet50_v1"), "-n", "1000000000",
          "--set", "platform.nodes=1000000000"], "platform.nodes: must be between 1 and 262144, got 1000000000", "10^9 nodes", within_s=5)
 refused([*base, "--iterations", "1000", "--max-memory", "1 MiB"], "more than --max-memory", "--max-memory")

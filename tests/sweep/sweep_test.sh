@@ -125,6 +125,8 @@ store() {
   same a f
   expect 2 "--resume and --overwrite exclude each other" -- \
     mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --resume --overwrite -o mpi1.h5
+  # --help over several ranks ends (its workers waited for work forever).
+  expect 0 "usage: " -- timeout 60 mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" --help
 
   # A failing point is recorded with its error; the others go on; the exit status is 3.
   expect 3 "wrote failing.h5: 64 points, 16 failed" -- \

@@ -291,6 +291,7 @@ int hpc_command(const std::vector<std::string>& args) {
     if (!parsed->has(required))
       throw UsageError(std::string("hpc: --") + required + " is required");
   const auto overrides = parsed->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
+  refuse_unread_overrides(overrides, "hpc", {config::OverrideTarget::Platform, config::OverrideTarget::Workload});
   const auto sampling = sampling_from(parsed->vm["message-sizes"].as<std::string>());
   const auto workload_path = parsed->vm["workload"].as<std::string>();
   const auto w = config::load_hpc_workload(workload_path, overrides);

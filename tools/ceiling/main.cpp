@@ -32,8 +32,10 @@ commands:
   workload calibrate FILE fit the compute efficiency to the single-device measurement
   validate [CASE...]      real multi-node series (validation/) predicted against measured
 
-Run `ceiling <command> <subcommand> --help` for the options of each.
-Exit status: 0 success, 2 bad input (file, option or value), 1 internal error.
+Run `ceiling <command> <subcommand> --help` for the options of each (written in full), and
+`ceiling --version` for the version.
+Exit status: 0 success, 2 bad input (file, option or value), 1 internal error; `sweep` 3 when
+a point failed; a run or sweep stopped by a signal 128 + the signal.
 )";
 
 } // namespace

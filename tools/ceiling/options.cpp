@@ -4,6 +4,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "units/parse.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <iostream>
 
@@ -56,7 +57,7 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
   po::positional_options_description positional;
   if (max_files != 0)
     positional.add("files", max_files);
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), parsed.vm);
+  po::store(po::command_line_parser(args).options(all).positional(positional).style(command_line_style).run(), parsed.vm);
   po::notify(parsed.vm);
   if (parsed.has("help")) {
     std::cout << usage << "\n" << options;
@@ -68,6 +69,20 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
 }
 
 } // namespace
+
+void refuse_unread_overrides(std::span<const std::string> overrides, std::string_view command,
+                             std::initializer_list<config::OverrideTarget> reads) {
+  for (const std::string& o : overrides) {
+    const auto target = config::override_target(o);
+    if (std::find(reads.begin(), reads.end(), target) != reads.end())
+      continue;
+    const char* file = target == config::OverrideTarget::Platform   ? "a platform file"
+                       : target == config::OverrideTarget::Workload ? "a workload file"
+                                                                    : "a software file";
+    throw UsageError("--set: \"" + o + "\" changes " + file + ", which `ceiling " + std::string(command) +
+                     "` does not read: expected keys of the files it reads");
+  }
+}
 
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                               const std::string& file_name,

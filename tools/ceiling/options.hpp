@@ -1,12 +1,15 @@
 // Command-line parsing shared by the subcommands: one positional FILE plus options.
 #pragma once
 
+#include "config/overrides.hpp"
 #include "units/quantity.hpp"
 
 #include <boost/program_options.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +42,12 @@ struct Seed {
 /// boost::program_options' parser of a Seed, found by argument-dependent lookup.
 void validate(boost::any& out, const std::vector<std::string>& tokens, Seed*, int);
 
+/// How every command line is parsed: Boost's default style without its prefix matching, so an
+/// option is written in full ("--iterations", not "--iter": an abbreviation that a later
+/// option made ambiguous, or that an experiment's variant could not use, would change meaning).
+inline constexpr int command_line_style =
+    boost::program_options::command_line_style::default_style & ~boost::program_options::command_line_style::allow_guessing;
+
 /// Parses `args` against `options` (to which --help is added) plus, when `wants_file`, one
 /// positional FILE named `file_name` in messages ("platform FILE"). On --help prints `usage`
 /// and the options and returns nullopt; a missing FILE throws UsageError.
@@ -51,6 +60,11 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
 /// The same for a command that takes any number of positional arguments (in `files`).
 std::optional<CommandLine> parse_command_line_files(const std::vector<std::string>& args, const std::string& usage,
                                                     boost::program_options::options_description options);
+
+/// Refuses an override (`--set`) of a kind of file that `command` does not read ("a workload
+/// file"), which would otherwise be dropped unread; `reads` lists the kinds it reads.
+void refuse_unread_overrides(std::span<const std::string> overrides, std::string_view command,
+                             std::initializer_list<config::OverrideTarget> reads);
 
 /// A subcommand: its name and the function that runs it on the remaining arguments.
 struct Subcommand {

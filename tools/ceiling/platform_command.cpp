@@ -421,8 +421,9 @@ int bench(const std::vector<std::string>& args) {
     return 0;
   const units::DataSize size = parsed->positive_size("size");
   const auto seed = parsed->vm["seed"].as<Seed>().value;
-  const PlatformSpec spec = config::load_platform(
-      parsed->file, parsed->has("set") ? parsed->vm["set"].as<std::vector<std::string>>() : std::vector<std::string>{});
+  const auto overrides = parsed->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
+  refuse_unread_overrides(overrides, "platform bench", {config::OverrideTarget::Platform});
+  const PlatformSpec spec = config::load_platform(parsed->file, overrides);
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2)
     throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));

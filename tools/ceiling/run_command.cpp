@@ -152,12 +152,10 @@ std::vector<std::uint64_t> seeds_of(const std::string& text) {
   return seeds;
 }
 
-/// `args` without the options that only `run --seeds` reads (and the --seed it replaces),
-/// spelled in full or abbreviated as the command line accepts them ("--jo 2", "--seeds=1,2").
+/// `args` without the options that only `run --seeds` reads (and the --seed it replaces), their
+/// values following or attached ("--jobs 2", "--seeds=1,2").
 std::vector<std::string> point_arguments(const std::vector<std::string>& args) {
-  const auto is_ours = [](std::string_view name) {
-    return (name.size() >= 2 && std::string_view("jobs").starts_with(name)) || name == "seed" || name == "seeds";
-  };
+  const auto is_ours = [](std::string_view name) { return name == "jobs" || name == "seed" || name == "seeds"; };
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];

@@ -10,6 +10,7 @@
 #include "units/parse.hpp"
 #include "workload/cost_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -213,12 +214,16 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   o.fidelity = fidelity == "exact" ? replay::Fidelity::Exact : replay::Fidelity::Aggregated;
   o.iterations = cli.vm["iterations"].as<int>();
   o.seed = cli.vm["seed"].as<Seed>().value;
-  if (cli.has("background-load"))
+  if (cli.has("background-load")) {
+    std::vector<std::string> given;
     for (const std::string& entry : cli.vm["background-load"].as<std::vector<std::string>>()) {
       const auto eq = entry.find('=');
       const std::string kind = entry.substr(0, eq);
       if (eq == std::string::npos || (kind != "fabric" && kind != "global"))
         throw UsageError("--background-load: expected fabric=SHARE or global=SHARE, got \"" + entry + "\"");
+      if (std::find(given.begin(), given.end(), kind) != given.end())
+        throw UsageError("--background-load: " + kind + " given twice: expected each kind once");
+      given.push_back(kind);
       std::size_t used = 0;
       double share = -1;
       try {
@@ -230,17 +235,21 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
         throw UsageError("--background-load: " + kind + " expects a share from 0 to 0.95, got \"" + entry.substr(eq + 1) + "\"");
       (kind == "fabric" ? o.background.fabric : o.background.global.emplace()) = share;
     }
+  }
   const auto allocation = cli.vm["allocation"].as<std::string>();
   const auto policy = platform::allocation_policy_from_string(allocation);
   if (!policy)
     throw UsageError("--allocation: expected one of " + platform::allocation_policy_list() + ", got \"" + allocation + "\"");
   o.allocation.policy = cli.has("node-list") ? platform::AllocationPolicy::List : *policy;
   if (cli.has("node-list") && *policy != platform::AllocationPolicy::List && !cli.vm["allocation"].defaulted())
-    throw UsageError("--node-list goes with --allocation list, not " + allocation);
+    throw UsageError("--node-list: goes with --allocation list, not " + allocation);
   if (o.allocation.policy == platform::AllocationPolicy::List) {
     if (!cli.has("node-list"))
-      throw UsageError("--allocation list needs --node-list");
-    std::stringstream ids(cli.vm["node-list"].as<std::string>());
+      throw UsageError("--allocation: list needs --node-list (the nodes, such as --node-list 0,384,768)");
+    const std::string list = cli.vm["node-list"].as<std::string>();
+    if (list.empty() || list.back() == ',')
+      throw UsageError("--node-list: expected comma-separated node numbers from 0, got \"" + list + "\"");
+    std::stringstream ids(list);
     for (std::string id; std::getline(ids, id, ',');) {
       std::size_t used = 0;
       long long slot = -1;

@@ -45,14 +45,14 @@ std::vector<std::string> run_arguments(const std::string& program, const analysi
   return argv;
 }
 
-/// Refuses a case whose options name, abbreviated ("--iter=9") or with a value attached ("-n2"),
-/// an option that `ceiling validate` sets itself (analysis::validate_sets_option; the case file's
+/// Refuses a case whose options name, with a value attached ("-n2", "--iterations=9"), an option
+/// that `ceiling validate` sets itself (analysis::validate_sets_option; the case file's
 /// reader refuses the names written in full, at their place in the file).
 void check_options(const analysis::ValidationCase& c, const po::options_description& run) {
   const auto check = [&](const std::vector<std::string>& options) {
     po::parsed_options parsed(&run);
     try {
-      parsed = po::command_line_parser(options).options(run).run();
+      parsed = po::command_line_parser(options).options(run).style(command_line_style).run();
     } catch (const po::error&) {
       return; // not options `ceiling run` takes: the run says so
     }

@@ -106,6 +106,8 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
       output = args[++i];
     else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("%s", usage);
+      for (int r = 1; r < ranks; ++r) // (the workers wait for work: none comes)
+        send("", r, tag_stop);
       return 0;
     } else if (experiment.empty() && !args[i].starts_with("-"))
       experiment = args[i];
