@@ -203,6 +203,9 @@ outputs() {
   expect 0 "wrote pictures.h5: 16 points, 0 failed" -- "$ceiling" sweep pictures.toml -j 2 -o pictures.h5
   expect 0 "speedup.png" -- "$ceiling" plot pictures.h5 -o plots
   expect 0 "" -- test -s plots/speedup.svg
+  # The same store draws the same bytes, SVG included (whose layout the solver varied).
+  "$ceiling" plot pictures.h5 -o plots-again >/dev/null
+  expect 0 "" -- diff -r plots plots-again
   expect 0 "report.html" -- "$ceiling" report pictures.h5 -o report
   expect 0 "Ceiling" -- cat report/report.md
   expect 0 "data:image/png;base64," -- cat report/report.html

@@ -161,7 +161,9 @@ def _parts_panel(ax, c):
     up = np.zeros(len(ns))
     down = np.zeros(len(ns))
     for key, term in NONPAR:
-        share = np.where(usable, c.data[key][mask] / np.where(usable, totals, 1) * 100, 0)
+        # Shares of |1 - alpha_eff|: each part keeps its own sign where the total is negative
+        # (a superlinear point), rather than every sign turning over.
+        share = np.where(usable, c.data[key][mask] / np.where(usable, np.abs(totals), 1) * 100, 0)
         share = np.nan_to_num(share)
         pos, neg = np.clip(share, 0, None), np.clip(share, None, 0)
         ax.bar(x, pos, 0.72, bottom=up, color=TERM_COLOURS[term], edgecolor="white",

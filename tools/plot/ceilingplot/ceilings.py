@@ -16,7 +16,7 @@ from .text import fmt, mpl_text, plain_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
-                label="hatched: not Amdahl-shaped (fit residual ≥ 5 % or 1 − α_eff drifting with N), indicative"),
+                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 % or 1 − α_eff drifting with N), indicative"),
           Line2D([], [], color="black", marker="D", ls="", ms=5,
                  label="largest simulated speedup"))
 
@@ -48,13 +48,22 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     fig = ax.figure
     # The axis is about the panel less its tick labels.
     axis_in = panel_w - 0.45 - max(_width_in(fig, t) for t in "\n".join(labels).split("\n"))
-    finite = [c.ceiling for c in group if math.isfinite(c.ceiling) and c.ceiling > 0]
+    # (alpha <= 0, a ceiling of 1 or less: no speedup at all, no bar)
+    finite = [c.ceiling for c in group if math.isfinite(c.ceiling) and c.alpha > 0]
     best = [_best(c) for c in group]
     shown = finite + [b for b in best if math.isfinite(b)]
     hi = max(shown + [1.0]) * 3
     lo = min(shown + [1.0]) / 1.5
     right = hi * (1.8 if any(math.isfinite(c.ceiling) for c in group) else 1)
     for yi, c, b in zip(y, group, best):
+        if not c.alpha > 0:  # no speedup over the reference: no ceiling to draw
+            at = lo * 1.15
+            if math.isfinite(b):
+                ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
+                at = max(at, b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0)))  # after the marker
+            ax.text(at, yi, "no ceiling: no speedup over the smallest N (α ≤ 0)" if math.isfinite(c.alpha)
+                    else "no fit", va="center", ha="left", fontsize=8)
+            continue
         value = c.ceiling if math.isfinite(c.ceiling) else hi
         ax.barh(yi, value - lo, left=lo, height=0.62, color=colour(c), alpha=0.85,
                 hatch=None if c.amdahl_shaped else "//", edgecolor="white", lw=0)
@@ -75,6 +84,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     ax.set_xscale("log")
     ax.set_xlim(lo, right)
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # (under a decade, matplotlib labels 2x10^0 ...)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)
     ax.grid(axis="y", visible=False)

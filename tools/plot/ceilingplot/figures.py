@@ -40,8 +40,9 @@ FIGURES = (
      "repeats); the value of "
      "1 − α_eff is written above each bar."),
     ("efficiency_surface", fig_efficiency_surface, "Végh's efficiency surface",
-     "E(N, 1 − α) = 1 / (N (1 − α) + α) and each curve's simulated (N, 1 − α_eff). Along "
-     "the E = 0.5 contour N ≈ 1 / (1 − α): more units than that give at most twice the "
+     "E(r, 1 − α) = 1 / (r (1 − α) + α), r = N / N_ref in units of the smallest N (N itself "
+     "where every curve starts at 1), and each curve's simulated (r, 1 − α_eff). Along "
+     "the E = 0.5 contour r ≈ 1 / (1 − α): more units than that give at most twice the "
      "payload."),
     ("throughput", fig_throughput, "Throughput and time to solution",
      "Weak scaling: samples per second; strong scaling: time per global batch; dotted: "

@@ -19,6 +19,8 @@ def _ceiling_text(c):
         return "no fit"
     if math.isinf(c.ceiling):
         return "no ceiling (linear)"
+    if c.alpha <= 0:
+        return "no speedup (α ≤ 0)"
     return f"ceiling {fmt(c.ceiling)}×" + ("" if c.amdahl_shaped else " (not Amdahl-shaped)")
 
 
@@ -141,7 +143,7 @@ def fig_nonparallel_fraction(out, curves):
             n_axis(ax, min(ns), max(ns), n_label(cs))
         ax.set_yscale("log")
         log_y_plain(ax)
-        grid.labels(cell, "1 − α_eff (non-parallelisable fraction)", "1 − α_eff (log scale)")
+        grid.labels(cell, "1 − α_eff (non-parallelisable fraction, log scale)", "1 − α_eff (log scale)")
         ax.set_title(cell.title("Non-parallelisable fraction"))
         if hidden:
             ax.text(0.02, 0.02, f"{hidden} point{'s' if hidden > 1 else ''} with "

@@ -49,6 +49,19 @@ def stable_clip_ids(svg):
     return re.sub(r"\bp[0-9a-f]{10}\b", lambda m: names.get(m.group(0), m.group(0)), svg)
 
 
+def freeze_layout(fig):
+    """Lays the figure out once, rounds every axes' place to a millionth of the figure and turns
+    the layout engine off: its solver varies the last bits of the places from run to run, which
+    an SVG writes out (and names its clip paths after), so the same figure would get other bytes."""
+    fig.draw_without_rendering()
+    if fig.get_layout_engine() is None:
+        return
+    places = [(ax, ax.get_position()) for ax in fig.axes]
+    fig.set_layout_engine("none")
+    for ax, p in places:
+        ax.set_position([round(v, 6) for v in (p.x0, p.y0, p.width, p.height)])
+
+
 class Output:
     """Where figures go, and the record of what was written and what was left out."""
 
@@ -67,6 +80,7 @@ class Output:
         saves its first part as NAME and the K-th as NAME-K, `part` saying what each shows."""
         k = sum(1 for n, _, _ in self.figures if n == name) + 1
         stem = name if k == 1 else f"{name}-{k}"
+        freeze_layout(fig)
         for ext in ("png", "svg"):
             path = self.dir / f"{stem}.{ext}"
             # No date in the files: the same results give the same bytes.

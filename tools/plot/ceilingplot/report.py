@@ -31,7 +31,8 @@ def _key_numbers(c):
         alpha_text += f" (1 − α_eff = {fmt(1 - alpha)})"
     largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
     ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
-        "∞ (linear: α = 1)" if math.isinf(c.ceiling) else f"{fmt(c.ceiling)}×")
+        "∞ (linear: α = 1)" if math.isinf(c.ceiling) else
+        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else f"{fmt(c.ceiling)}×")
     return [
         ("scaling", c.scaling),
         ("reference N (speedups are against it)", fmt_n(c.n_reference)),
@@ -46,7 +47,7 @@ def _key_numbers(c):
         ("dominant term of 1 − α_eff at the largest N", c.dominant_term),
         ("fit residual (RMS of relative speedup error)",
          "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
-        ("Amdahl-shaped (residual < 5 %, 1 − α_eff flat in N)",
+        ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)",
          "—" if math.isnan(c.residual) else "yes" if c.amdahl_shaped else "no"),
     ]
 
@@ -102,7 +103,7 @@ def _summary_row(c):
     return [Code(c.id), c.scaling, "—" if ceiling.startswith("—") else ceiling,
             f"{_fitted(c.n_half_fit, short=True)} / {measured}",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
-            c.dominant_term, key["Amdahl-shaped (residual < 5 %, 1 − α_eff flat in N)"]]
+            c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
 
 
 def _fmt_or_dash(v):

@@ -13,8 +13,8 @@ from .facets import Looks, columns_legend, legend_height, many, unique
 from .style import common_parts
 from .text import mpl_text, plain_tick
 
-TITLE = ("Végh's efficiency surface E(N, 1 − α) = 1 / (N(1 − α) + α), "
-         "with each curve's (N, 1 − α_eff(N))")
+TITLE = ("Végh's efficiency surface E(r, 1 − α) = 1 / (r(1 − α) + α), r = N / N_ref, "
+         "with each curve's (r, 1 − α_eff(r))")
 
 
 def _surface(ax, x_hi, y_lo, y_hi):
@@ -75,6 +75,8 @@ def fig_efficiency_surface(out, curves):
     x_hi = max(xs) * 4
     y_lo = 10.0 ** (math.floor(math.log10(min(ys))) - 1)
     y_hi = min(1.0, 10.0 ** (math.ceil(math.log10(max(ys))) + 1))
+    if max(ys) > y_hi / 1.5:  # 1 - alpha_eff near or above 1 (no speedup): E's formula holds there too
+        y_hi = 10.0 ** math.ceil(math.log10(max(ys) * 1.5))
     y_lo, y_hi = max(y_lo, 1e-12), max(y_hi, y_lo * 100)
     if many(scaling_panels(cs, 2)):
         return _faceted(out, cs, series, relative, (x_hi, y_lo, y_hi))
