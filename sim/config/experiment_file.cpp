@@ -175,6 +175,8 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   e.question = head.string("question");
   e.output = head.optional_string("output").value_or(
       "out/" + std::filesystem::path(path).stem().string() + ".h5");
+  if (e.output.empty() || e.output.back() == '/')
+    head.fail("output", "\"" + e.output + "\" names no file: expected the result file's path, such as \"out/sweep.h5\"");
   e.nodes = read_nodes(head);
   check_ascending(head, e.nodes);
   const auto scalings = head.string_list("scaling");

@@ -29,13 +29,13 @@ int export_main(const std::vector<std::string>& args) {
   if (!cli)
     return 0;
   if (!cli->has("csv"))
-    throw UsageError("export: --csv DIR is required");
+    throw UsageError("--csv: required: the folder to write the tables to (export --csv DIR)");
   const io::ResultFile r = io::read_results(cli->file);
   const std::filesystem::path dir = cli->vm["csv"].as<std::string>();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
-    throw UsageError("cannot create " + dir.string() + ": " + ec.message());
+    throw UsageError("--csv: cannot create the folder " + dir.string() + ": " + ec.message());
   for (const auto& path : io::write_csv_tables(r, dir))
     std::printf("wrote %s\n", path.string().c_str());
   return 0;
@@ -58,8 +58,14 @@ int python_main(const char* verb, const std::vector<std::string>& args) {
   if (!cli)
     return 0;
   io::read_results(cli->file); // a clear error for a file that is not a result store
+  // The drawing is the source tree's Python package (tools/plot), where the build was made from;
+  // CEILING_PLOT_SCRIPT names another copy of ceiling_plot.py (README, Outputs).
   const char* script_env = std::getenv("CEILING_PLOT_SCRIPT");
   const std::string script = script_env ? script_env : CEILING_PLOT_SCRIPT;
+  if (std::error_code ec; !std::filesystem::is_regular_file(script, ec))
+    throw UsageError("cannot draw: the plotting script " + script + " is not there" +
+                     (script_env ? " (CEILING_PLOT_SCRIPT)" : " (the source tree this program was built from)") +
+                     ": expected tools/plot/ceiling_plot.py of the source tree, or CEILING_PLOT_SCRIPT naming it");
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::vector<std::string> argv{python, script, verb, cli->file};
   if (auto out = cli->optional<std::string>("output")) {

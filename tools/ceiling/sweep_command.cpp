@@ -26,10 +26,11 @@ namespace po = boost::program_options;
 namespace ceiling::tools {
 namespace {
 
-/// `ceiling run` options a variant may not set: the experiment sets them per point, or they
-/// print what a sweep does not read.
+/// `ceiling run` options a variant may not set: the experiment sets them per point (the seeds
+/// of `run --seeds`, with its --jobs, are the experiment's `seeds`; its points run side by side
+/// by `sweep -j`), or they print what a sweep does not read.
 const std::set<std::string, std::less<>> per_point_options{
-    "platform", "workload", "nodes", "seed", "iterations", "batch", "global-batch",
+    "platform", "workload", "nodes", "seed", "seeds", "jobs", "iterations", "batch", "global-batch",
     "json", "trace", "timing", "help"};
 
 /// Parses a point's `run` arguments into a scenario; with `refuse_oversubscribed_memory`, a batch

@@ -84,6 +84,9 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   setup.experiment = config::load_experiment(experiment_path);
   setup.expansion = sweep::expand(setup.experiment);
   setup.output = output_override.empty() ? setup.experiment.output : output_override;
+  if (std::error_code ec; setup.output.back() == '/' || std::filesystem::is_directory(setup.output, ec))
+    throw SweepError(setup.output + " names a folder: -o names the result file, such as " +
+                     (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string());
 
   io::ResultFile& r = setup.results;
   r.tool_version = CEILING_VERSION;
