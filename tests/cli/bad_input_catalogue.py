@@ -112,7 +112,7 @@ for table, key, values in [
         ("experiment", "nodes", ["[]", "[0]", "[-4]", '"many"', "{ from = 4, to = 1, factor = 2 }",
                                  "{ from = 1, to = 64, factor = 1 }", "[4, 4]"]),
         ("experiment", "scaling", ['["sideways"]', "[]", '"weak"']), ("experiment", "global_batch", ["0", "-8"]),
-        ("experiment", "iterations", ["0", '"3"']), ("experiment", "output", ["3"]),
+        ("experiment", "iterations", ["0", '"3"']), ("experiment", "output", ["3", '""', '"out/"']),
         ("platforms", "file", ['"missing.toml"', "7"]), ("workloads", "file", ['"missing.toml"'])]:
     for v in values:
         file_case("experiment", experiment, table, key, v, eshow)
@@ -185,6 +185,8 @@ for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n",
                      (["platform", "bench", platform, "--size", "-1 MiB"], "--size"),
                      (["platform", "export", platform, "--nodes", "4"], "--output"),
                      (["sweep", f"{tmp}/no-such-experiment.toml"], "no-such-experiment.toml"),
+                     (["sweep", experiment, "-o", f"{tmp}/a-folder/"], "a-folder/ names a folder: -o names the result file"),
+                     (["export", f"{tmp}/no-such.h5"], "--csv: required"),
                      (["report", f"{tmp}/no-such.h5"], "no-such.h5"), (["plot", platform], "generic-fat-tree.toml"),
                      (["validate", "no-such-case"], "no-such-case"), (["workload", "calibrate"], "FILE")]:
     cases.append((" ".join(args[:2]) + " " + " ".join(args[2:])[:40], args, None, option))
