@@ -2,6 +2,7 @@
 #include "config/experiment_file.hpp"
 
 #include "config/load_error.hpp"
+#include "config/overrides.hpp"
 #include "config/platform_file.hpp"
 #include "config/table_reader.hpp"
 #include "config/workload_file.hpp"
@@ -83,6 +84,25 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   e.name = t.string("name");
   e.file = beside(t.file(), t.string("file"));
   e.set = one_line_each(t, "set", t.string_list("set"));
+  // An entry's overrides change its own file: another kind's would reach every point's run from
+  // the wrong entry (and fail there, far from this line).
+  const auto own = is_workload ? OverrideTarget::Workload : OverrideTarget::Platform;
+  for (std::size_t i = 0; i < e.set.size(); ++i) {
+    OverrideTarget target = own;
+    try {
+      target = override_target(e.set[i]);
+    } catch (const LoadError&) {
+      t.fail_element("set", i, "expected KEY=VALUE, such as \"" +
+                                   std::string(is_workload ? "workload.batch_per_worker=32" : "interconnect.link_bandwidth=25 GB/s") +
+                                   "\", got \"" + e.set[i] + "\"");
+    }
+    if (target != own)
+      t.fail_element("set", i, "\"" + e.set[i] + "\" changes a " +
+                                   (target == OverrideTarget::Software ? "software" : is_workload ? "platform" : "workload") +
+                                   " file, but this entry's overrides change its " + (is_workload ? "workload" : "platform") +
+                                   " file: give it in the " +
+                                   (target == OverrideTarget::Software ? "variants' options (set)" : is_workload ? "[[platforms]] entry" : "[[workloads]] entry"));
+  }
   if (is_workload) {
     e.batch = t.optional_integer("batch", 1, max_batch);
     e.global_batch = t.optional_integer("global_batch", 1, max_batch * max_nodes);

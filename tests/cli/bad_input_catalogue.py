@@ -117,6 +117,10 @@ for table, key, values in [
     for v in values:
         file_case("experiment", experiment, table, key, v, eshow)
 file_case("experiment", experiment, "experiment", "repeat", "2", eshow)
+# An entry's set changes its own file: a workload key in a platform entry is refused at it.
+file_case("experiment", experiment, "platforms", "set", '["workload.batch_per_worker=0"]', eshow)
+file_case("experiment", experiment, "workloads", "set", '["interconnect.link_bandwidth=1 GB/s"]', eshow)
+file_case("experiment", experiment, "workloads", "set", '["batch_per_worker"]', eshow)
 
 for table, key, values in [
         ("software", "library", ['"openmpi9"', "1"]), ("software", "collective", ['"tree9"']),
