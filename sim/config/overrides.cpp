@@ -30,10 +30,19 @@ std::string quoted_toml(std::string_view text) {
 void merge(toml::table& base, toml::table& over) {
   for (auto&& [key, value] : over) {
     toml::node* here = base.get(key.str());
-    if (value.is_table() && !value.as_table()->is_inline() && here && here->is_table())
+    if (value.is_table() && !value.as_table()->is_inline() && here && here->is_table()) {
       merge(*here->as_table(), *value.as_table());
-    else
-      base.insert_or_assign(key.str(), std::move(value));
+      continue;
+    }
+    // A quantity given in the other spelling replaces the file's ("input" for "input_bytes").
+    const std::string stem = quantity_key_stem(key.str());
+    std::vector<std::string> other_spellings;
+    for (auto&& [k, v] : base)
+      if (k.str() != key.str() && quantity_key_stem(k.str()) == stem)
+        other_spellings.push_back(std::string(k.str()));
+    for (const std::string& k : other_spellings)
+      base.erase(k);
+    base.insert_or_assign(key.str(), std::move(value));
   }
 }
 

@@ -71,6 +71,17 @@ std::string unit_from_key_suffix(std::string_view suffix) {
 
 } // namespace
 
+std::string quantity_key_stem(std::string_view key) {
+  for (auto at = key.find('_'); at != std::string_view::npos; at = key.find('_', at + 1)) {
+    const std::string unit = unit_from_key_suffix(key.substr(at + 1));
+    if (units::parse_in_unit<units::DataSize>(1, unit).value || units::parse_in_unit<units::Duration>(1, unit).value ||
+        units::parse_in_unit<units::Bandwidth>(1, unit).value || units::parse_in_unit<units::Flops>(1, unit).value ||
+        units::parse_in_unit<units::FlopRate>(1, unit).value)
+      return std::string(key.substr(0, at));
+  }
+  return std::string(key);
+}
+
 TableReader::TableReader(const toml::table& table, std::string key_path, std::string file)
     : table_(table), key_path_(std::move(key_path)), file_(std::move(file)) {}
 

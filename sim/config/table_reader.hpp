@@ -30,6 +30,10 @@ struct ScalarEntry {
   SourceLocation where;
 };
 
+/// The key of a quantity without the unit its name may carry ("input_bytes" and "input" are
+/// both "input"; "memory_bandwidth" stays itself, "bandwidth" being no unit).
+std::string quantity_key_stem(std::string_view key);
+
 class TableReader {
 public:
   /// `key_path` is the dotted path of the table in the file ("" for the root, "node.nic").
