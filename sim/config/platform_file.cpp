@@ -22,7 +22,6 @@ using units::DataSize;
 using units::Duration;
 using units::FlopRate;
 
-constexpr long long max_count = 1'000'000'000;
 
 PeakRates read_peaks(TableReader& t) {
   PeakRates peaks{.fp64 = t.optional_quantity<FlopRate>("peak_fp64", Sign::Positive),
