@@ -22,7 +22,6 @@ using units::DataSize;
 using units::Duration;
 using units::FlopRate;
 
-
 PeakRates read_peaks(TableReader& t) {
   PeakRates peaks{.fp64 = t.optional_quantity<FlopRate>("peak_fp64", Sign::Positive),
                   .fp32 = t.optional_quantity<FlopRate>("peak_fp32", Sign::Positive),
