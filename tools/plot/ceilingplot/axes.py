@@ -66,7 +66,8 @@ def n_axis(ax, lo, hi, label):
     ax.set_xlim(lo / 2 ** 0.35, hi * 2 ** 0.35)
     k0, k1 = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
     step = max(1, math.ceil((k1 - k0 + 1) / 11))
-    ticks = [2.0 ** k for k in range(k0, k1 + 1, step)]
+    # Counted down from the top, so that the largest N swept always has its label.
+    ticks = sorted(2.0 ** k for k in range(k1, k0 - 1, -step))
     ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
     ax.xaxis.set_minor_locator(ticker.NullLocator())

@@ -64,7 +64,8 @@ def draw_all(out):
             out.note(f"note: curve '{c.id}' has no finished point: left out of every figure")
         elif c.rows == 1:
             out.note(f"note: curve '{c.id}' has one node count (N = {fmt_n(c.data['n'][0])}): "
-                     "only the breakdown and throughput figures show it")
+                     "only the breakdown figures show it" +
+                     (", and throughput where curves are compared" if len(curves) > 1 else ""))
     ok = True
     for name, draw, _, _ in FIGURES:
         try:
