@@ -104,7 +104,7 @@ SourceLocation TableReader::location_of_entry(const toml::key& key, const toml::
 std::string_view TableReader::written_key(std::string_view key) const {
   if (!table_.get(key)) // a quantity read with its unit in the name: "forward_flop" for "forward"
     for (const std::string& k : unit_keys_)
-      if (k.size() > key.size() && k.starts_with(key) && k[key.size()] == '_')
+      if (quantity_key_stem(k) == key) // (not "memory_bandwidth_GB_per_s" for "memory")
         return k;
   return key;
 }

@@ -121,6 +121,7 @@ file_case("experiment", experiment, "experiment", "repeat", "2", eshow)
 file_case("experiment", experiment, "platforms", "set", '["workload.batch_per_worker=0"]', eshow)
 file_case("experiment", experiment, "workloads", "set", '["interconnect.link_bandwidth=1 GB/s"]', eshow)
 file_case("experiment", experiment, "workloads", "set", '["batch_per_worker"]', eshow)
+file_case("experiment", experiment, "platforms", "set", '["nodee.nodes=4"]', eshow)
 
 for table, key, values in [
         ("software", "library", ['"openmpi9"', "1"]), ("software", "collective", ['"tree9"']),
@@ -189,7 +190,7 @@ for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n",
                      (["platform", "bench", platform, "--size", "-1 MiB"], "--size"),
                      (["platform", "export", platform, "--nodes", "4"], "--output"),
                      (["sweep", f"{tmp}/no-such-experiment.toml"], "no-such-experiment.toml"),
-                     (["sweep", experiment, "-o", f"{tmp}/a-folder/"], "a-folder/ names a folder: -o names the result file"),
+                     (["sweep", experiment, "-o", f"{tmp}/a-folder/"], "a-folder/ names a folder: the output (-o, or the experiment's output) names the result file"),
                      (["export", f"{tmp}/no-such.h5"], "--csv: required"),
                      (["report", f"{tmp}/no-such.h5"], "no-such.h5"), (["plot", platform], "generic-fat-tree.toml"),
                      (["validate", "no-such-case"], "no-such-case"), (["workload", "calibrate"], "FILE")]:

@@ -127,6 +127,15 @@ for bad, expect in (("nowhere.toml", "(no such file)"), ("/tmp", "(a folder, a F
 cpu = ["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"), "-n", "4", "--iterations", "1"]
 refused([*cpu, "--servers", "4"], "--servers: counts parameter servers", "--servers without a parameter server")
 refused([*cpu, "--staging", "direct"], "--staging: stages messages between host and GPU memory", "--staging on CPU nodes")
+# A missing quantity beside another whose name starts with it, written with its unit in the key:
+# the error names the missing key (it named memory_bandwidth_GB_per_s, at its line).
+nomem = os.path.join(tempfile.mkdtemp(), "dgx1-no-memory.toml")
+with open(platform("dgx1-v100")) as source, open(nomem, "w") as out:
+    for line in source:
+        if line.startswith("memory = "):
+            continue
+        out.write('memory_bandwidth_GB_per_s = 900\n' if line.startswith("memory_bandwidth = ") else line)
+refused(["platform", "show", nomem], "error: node.gpu.memory: missing key", "a missing memory beside memory_bandwidth_GB_per_s")
 p100 = ["run", "-p", platform("piz-daint-xc50-p100"), "-w", workload("resnet50_v1"), "-n", "2", "--iterations", "1"]
 refused([*p100, "--background-load", "fabric=0.1", "--background-load", "fabric=0.2"],
         "--background-load: fabric given twice", "a background load kind given twice (the last was taken)")

@@ -165,12 +165,16 @@ void print_headlines(const io::ResultFile& r) {
       std::snprintf(n_half, sizeof n_half, "%.4g f", a.fit.n_half_efficiency);
     else
       std::snprintf(n_half, sizeof n_half, "> %.0f", last.n);
-    std::printf("%-52s %9.0f %8.3f %8.2g %12s %9.4g%s %s\n", r.curves[c].id.c_str(), last.n,
-                last.efficiency, 1 - last.alpha_eff, n_half, a.fit.ceiling_speedup,
-                a.fit.amdahl_shaped ? " " : "*", a.dominant_term.c_str());
+    char ceiling[32];
+    if (a.fit.alpha > 0 || std::isnan(a.fit.alpha))
+      std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, a.fit.amdahl_shaped ? " " : "*");
+    else // no speedup over the smallest N: no ceiling to speak of
+      std::snprintf(ceiling, sizeof ceiling, "%10s", "none ");
+    std::printf("%-52s %9.0f %8.3f %8.2g %12s %s %s\n", r.curves[c].id.c_str(), last.n, last.efficiency,
+                1 - last.alpha_eff, n_half, ceiling, a.dominant_term.c_str());
   }
   std::printf("N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit, "
-              "over the curve's smallest N;\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
+              "over the curve's smallest N (none: no speedup over it, alpha <= 0);\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
               "3 node counts, or 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
               "1/N: no ceiling within the sweep, and the fitted one grows with the largest N): read it with care\n",
               analysis::amdahl_residual_limit);
@@ -272,9 +276,9 @@ int sweep_main(const std::vector<std::string>& args) {
       store_finished(finished);
     progress.finish();
     pool.terminate_all();
-    std::printf("interrupted: %zu of %zu points are stored in %s; run again with --resume to "
+    std::printf("interrupted: %zu of %zu points are stored in %s (%s); run again with --resume to "
                 "continue\n",
-                setup.results.points.size(), points.size(), setup.output.c_str());
+                setup.results.points.size(), points.size(), setup.output.c_str(), failures(setup.results).c_str());
     return 128 + stop_signal;
   }
   progress.finish();

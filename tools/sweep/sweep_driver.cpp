@@ -85,7 +85,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   setup.expansion = sweep::expand(setup.experiment);
   setup.output = output_override.empty() ? setup.experiment.output : output_override;
   if (std::error_code ec; setup.output.back() == '/' || std::filesystem::is_directory(setup.output, ec))
-    throw SweepError(setup.output + " names a folder: -o names the result file, such as " +
+    throw SweepError(setup.output + " names a folder: the output (-o, or the experiment's output) names the result file, such as " +
                      (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string());
 
   io::ResultFile& r = setup.results;

@@ -64,9 +64,10 @@ def n_axis(ax, lo, hi, label):
     lo, hi = float(lo), float(hi)
     ax.set_xscale("log", base=2)
     ax.set_xlim(lo / 2 ** 0.35, hi * 2 ** 0.35)
-    k0, k1 = math.floor(math.log2(lo)), math.ceil(math.log2(hi))
+    k0, k1 = math.floor(math.log2(lo)), math.floor(math.log2(hi))
     step = max(1, math.ceil((k1 - k0 + 1) / 11))
-    # Counted down from the top, so that the largest N swept always has its label.
+    # Counted down from the largest power of two within the axis, so that the largest N swept
+    # has its label where it is one (4,096), and the one below it otherwise (4,096 for 5,272).
     ticks = sorted(2.0 ** k for k in range(k1, k0 - 1, -step))
     ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))

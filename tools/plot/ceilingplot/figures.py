@@ -65,7 +65,8 @@ def draw_all(out):
         elif c.rows == 1:
             out.note(f"note: curve '{c.id}' has one node count (N = {fmt_n(c.data['n'][0])}): "
                      "only the breakdown figures show it" +
-                     (", and throughput where curves are compared" if len(curves) > 1 else ""))
+                     (", and throughput where curves are compared"
+                      if sum(1 for x in curves if x.rows) > 1 else ""))
     ok = True
     for name, draw, _, _ in FIGURES:
         try:
