@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <thread>
@@ -233,8 +234,17 @@ int validate_command(const std::vector<std::string>& args) {
   const std::string program = ceiling_program_path();
   sweep::WorkerPool pool;
   std::size_t next = 0;
-  while (next < points.size() || pool.running() > 0) {
-    while (pool.running() < jobs && next < points.size()) {
+  // A point that fails stops the starting of others; those running end, and the first failure in
+  // point order is reported (points start in that order, so every earlier one has run): the
+  // same message whatever order the runs end in.
+  struct Failure {
+    std::size_t point;
+    int status;
+    std::string where, err;
+  };
+  std::optional<Failure> failure;
+  while ((!failure && next < points.size()) || pool.running() > 0) {
+    while (!failure && pool.running() < jobs && next < points.size()) {
       const auto& p = points[next];
       pool.start(static_cast<int>(next), run_arguments(program, cases[p.c], cases[p.c].measured[p.m]));
       ++next;
@@ -247,15 +257,19 @@ int validate_command(const std::vector<std::string>& args) {
     const std::string where = c.path + " (" + counted(c.measured[p.m].workers, "worker") + ")";
     // A run that refuses its input (status 2) names what the case asked for: bad input here too;
     // one that crashed or was killed is an internal error, as `ceiling run`'s own would be.
-    if (done->exit_status == 2)
-      throw UsageError(where + ": the run refused the case's input: " + done->err);
-    if (done->exit_status != 0)
-      throw std::runtime_error(where + ": the run failed (" +
-                               (done->exit_status < 0 ? std::string("ended by a signal")
-                                                      : "exit status " + std::to_string(done->exit_status)) +
-                               "): " + done->err);
-    predicted[p.c][p.m] = throughput_of(done->out, c, c.measured[p.m], where);
+    const auto index = static_cast<std::size_t>(done->tag);
+    if (done->exit_status != 0 && (!failure || index < failure->point))
+      failure = Failure{index, done->exit_status, where, done->err};
+    if (done->exit_status == 0 && !failure)
+      predicted[p.c][p.m] = throughput_of(done->out, c, c.measured[p.m], where);
   }
+  if (failure && failure->status == 2)
+    throw UsageError(failure->where + ": the run refused the case's input: " + failure->err);
+  if (failure)
+    throw std::runtime_error(failure->where + ": the run failed (" +
+                             (failure->status < 0 ? std::string("ended by a signal")
+                                                  : "exit status " + std::to_string(failure->status)) +
+                             "): " + failure->err);
   std::vector<analysis::CaseComparison> results;
   for (std::size_t c = 0; c < cases.size(); ++c)
     results.push_back(analysis::compare(cases[c], predicted[c]));
