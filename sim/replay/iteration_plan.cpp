@@ -133,6 +133,9 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     if (!(load >= 0 && load <= platform::BackgroundLoad::max))
       return std::string("--background-load: the load on ") + kind + " links must be a share from 0 to 0.95, got " +
              std::to_string(load);
+  if (background.fabric > 0 && std::holds_alternative<platform::SingleSwitch>(s.platform.interconnect.topology))
+    return "--background-load: fabric loads the links between routers or switches, and " + s.platform.name +
+           " is a single switch, which has none: the load would change nothing";
   if (background.global && !std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology))
     return "--background-load: a load on global links needs a dragonfly (its links between groups); " + s.platform.name +
            " is a " + std::string(platform::topology_name(s.platform.interconnect.topology)) + ": use fabric=SHARE";

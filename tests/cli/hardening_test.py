@@ -139,6 +139,9 @@ refused(["platform", "show", nomem], "error: node.gpu.memory: missing key", "a m
 p100 = ["run", "-p", platform("piz-daint-xc50-p100"), "-w", workload("resnet50_v1"), "-n", "2", "--iterations", "1"]
 refused([*p100, "--background-load", "fabric=0.1", "--background-load", "fabric=0.2"],
         "--background-load: fabric given twice", "a background load kind given twice (the last was taken)")
+refused(["run", "-p", platform("generic-single-switch"), "-w", workload("resnet50_v1"), "-n", "4", "--iterations", "1",
+         "--background-load", "fabric=0.5"], "is a single switch, which has none: the load would change nothing",
+        "a fabric background load on a single switch (taken, and it changed nothing)")
 refused([*p100, "--allocation", "list", "--node-list", "0,1,"], "--node-list: expected comma-separated node numbers",
         "a node list ending in a comma")
 refused(["platform", "bench", platform("generic-fat-tree"), "-n", "2", "--set", "workload.batch_per_worker=3"],
