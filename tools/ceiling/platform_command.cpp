@@ -280,10 +280,13 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
             << platform::to_string(spec.interconnect.routing) << "\n";
   std::cout << "  links       " << to_string(spec.interconnect.link_bandwidth)
             << " per direction, latency " << to_string(spec.interconnect.link_latency) << "\n";
-  std::cout << "bisection     " << to_string(bisection) << " (" << n << " nodes, one direction)\n";
+  std::cout << "bisection     " << to_string(bisection) << " (" << n
+            << " nodes, one direction; cut at the topology's domains: platforms/README.md)\n";
   std::cout << "route latency min " << to_string(units::Duration::from_seconds(latency.min_s))
             << ", max " << to_string(units::Duration::from_seconds(latency.max_s))
-            << " (node to node, NIC and fabric; "
+            << " (node to node, NIC and fabric, minimal routes"
+            << (spec.interconnect.routing == platform::Routing::Adaptive ? ": adaptive routing's longer paths add more" : "")
+            << "; "
             << (latency.sampled ? "sampled from " + std::to_string(latency.sources) + " sources"
                                 : std::string("all pairs"))
             << ")\n";
