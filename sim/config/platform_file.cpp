@@ -231,8 +231,10 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   reject_foreign(fat_tree_keys, "fat-tree");
   reject_foreign(torus_keys, "torus");
   reject_foreign(dragonfly_keys, "dragonfly");
+  // (at the key the problem is about: a dragonfly's groups, set in the file or by --set)
   if (auto problem = platform::shape_problem(net.topology))
-    t.fail("topology", "impossible " + kind + " shape: " + *problem);
+    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : "topology",
+           "impossible " + kind + " shape: " + *problem);
   net.routing = platform::default_routing(net.topology);
   if (auto routing = t.optional_string("routing")) {
     const auto parsed = platform::routing_from_string(*routing);

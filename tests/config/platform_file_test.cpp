@@ -121,7 +121,7 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
                           "topology = \"dragonfly\"\ngroups = 5\nglobal_links = 1\n"
                           "chassis_per_group = 1\nchassis_links = 1\nrouters_per_chassis = 4\n"
                           "router_links = 1\nnodes_per_router = 1")) ==
-          R"(bad.toml:16:12: error: interconnect.topology: impossible dragonfly shape: groups (5) must not exceed routers_per_chassis (4): SimGrid attaches the global link towards group j to router j of chassis 0)");
+          R"(bad.toml:17:10: error: interconnect.groups: impossible dragonfly shape: groups (5) must not exceed routers_per_chassis (4): SimGrid attaches the global link towards group j to router j of chassis 0)");
   }
   SUBCASE("a key of another topology") {
     CHECK(error_of(edited("link_latency = \"100 ns\"", "link_latency = \"100 ns\"\ngroups = 2")) ==
