@@ -88,14 +88,10 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   // the wrong entry (and fail there, far from this line).
   const auto own = is_workload ? OverrideTarget::Workload : OverrideTarget::Platform;
   for (std::size_t i = 0; i < e.set.size(); ++i) {
-    if (e.set[i].find('=') == std::string::npos)
-      t.fail_element("set", i, "expected KEY=VALUE, such as \"" +
-                                   std::string(is_workload ? "workload.batch_per_worker=32" : "interconnect.link_bandwidth=25 GB/s") +
-                                   "\", got \"" + e.set[i] + "\"");
     OverrideTarget target = own;
     try {
       target = override_target(e.set[i]);
-    } catch (const LoadError& error) { // (an unknown table: "did you mean ..."), without the --set place
+    } catch (const LoadError& error) { // (no "=", an unknown table), without override_target's --set place
       const std::string what = error.what();
       const auto at = what.find(": error: ");
       t.fail_element("set", i, at == std::string::npos ? what : what.substr(at + 9));

@@ -55,12 +55,16 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     hi = max(shown + [1.0]) * 3
     lo = min(shown + [1.0]) / 1.5
     right = hi * (1.8 if any(math.isfinite(c.ceiling) for c in group) else 1)
+
+    def after_marker(b):  # where text starts just right of the largest-speedup marker
+        return b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0))
+
     for yi, c, b in zip(y, group, best):
         if not c.alpha > 0:  # no speedup over the reference: no ceiling to draw
             at = lo * 1.15
             if math.isfinite(b):
                 ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
-                at = max(at, b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0)))  # after the marker
+                at = max(at, after_marker(b))
             ax.text(at, yi, "no ceiling: no speedup over the smallest N (α ≤ 0)" if math.isfinite(c.alpha)
                     else "no fit", va="center", ha="left", fontsize=8)
             continue
@@ -76,7 +80,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
             at = value * 1.08
             if math.isfinite(b) and not _clear(_width_in(fig, text), at, b, lo, right,
                                                 axis_in):
-                at = b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0))
+                at = after_marker(b)
             ax.text(at, yi, text, va="center", ha="left", fontsize=8)
         else:  # the bar runs off the axis; say why inside it, clear of the marker
             ax.text(lo * 1.15, yi, "∞: no ceiling (α = 1, linear)", va="center",
