@@ -135,6 +135,9 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   w.granularity = head.choice("granularity", {"layer", "block"});
   w.input_per_sample = head.quantity<DataSize>("input", Sign::NonNegative);
   w.optimizer_per_parameter = head.quantity<DataSize>("optimizer_bytes_per_parameter", Sign::NonNegative);
+  w.optimizer_state_per_parameter =
+      head.optional_quantity<DataSize>("optimizer_state_bytes_per_parameter", Sign::NonNegative)
+          .value_or(DataSize::from_bytes(0));
   const double backward_factor = head.optional_number("backward_factor", 0, 1e6, true).value_or(2.0);
   w.source = head.string("source");
   head.reject_unknown_keys();

@@ -62,6 +62,16 @@ long long rank_count(const Scenario& s) { return s.nodes * ranks_per_node(s.plat
 
 namespace {
 
+/// The workers that exchange with parameter servers: every rank, or one per node under local
+/// aggregation.
+long long parameter_server_workers(const Scenario& s) {
+  return s.options.software.local_aggregation ? s.nodes : rank_count(s);
+}
+
+} // namespace
+
+namespace {
+
 /// Why the replay leaves flows to SimGrid (replay_times_flows() is false).
 std::string simgrid_timing_reason(const Scenario& s) {
   const auto& network = s.options.network;
@@ -97,7 +107,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   if (stack.reducer == stack::Reducer::HostCore && !s.platform.node.cpu.core_memory_bandwidth)
     return "software stack " + stack.name + " reduces on a host core, but " + s.platform.name +
            " gives no node.cpu.core_memory_bandwidth (a one-thread STREAM rate, such as \"13 GB/s\")";
-  const long long workers = stack.local_aggregation ? s.nodes : ranks;
+  const long long workers = parameter_server_workers(s);
   if (s.options.software.collective == collectives::Algorithm::ParameterServer &&
       (s.options.servers < 1 || s.options.servers > workers))
     return "--servers: parameter servers must number 1 to " + std::to_string(workers) +
@@ -155,8 +165,12 @@ std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) 
   if (!s.platform.node.is_gpu_node())
     return std::nullopt;
   const PrecisionMode mode = resolved_precision(s);
+  // From two workers on, parameter servers apply the update (make_iteration_plan)
+  const bool on_servers = s.options.software.collective == collectives::Algorithm::ParameterServer &&
+                          parameter_server_workers(s) >= 2;
   return workload::device_memory(s.workload, s.workload.batch_per_worker, compute_precision(mode),
-                                 gradient_precision(mode));
+                                 gradient_precision(mode),
+                                 on_servers ? workload::OptimizerState::OnServers : workload::OptimizerState::OnDevice);
 }
 
 std::optional<std::string> memory_problem(const Scenario& s) {

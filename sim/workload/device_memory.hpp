@@ -11,25 +11,34 @@
 namespace ceiling::workload {
 
 /// A lower bound of one rank's device memory: what training must hold at once, with nothing a
-/// framework adds (cuDNN workspaces, allocator slack, the CUDA context, optimizer state, which
-/// the workload files do not give).
+/// framework adds (cuDNN workspaces, allocator slack, the CUDA context, a prefetched next batch,
+/// which the workload files do not give).
 /// - weights: every parameter at the compute precision, plus an fp32 master copy when gradients
 ///   are kept in a wider precision (mixed precision);
 /// - gradients: every parameter at the gradient precision;
+/// - optimizer state: the workload's state per trained parameter (momentum, Adam's m and v), where
+///   the rank applies the update itself (not where parameter servers do);
 /// - activations: each layer's output kept for backward, `batch` samples. A layer's memory
 ///   bytes count its input and output once each, and one layer's output is the next one's
 ///   input, so half the sum over layers is the outputs, at the workload's precision, scaled to
-///   the compute precision.
+///   the compute precision;
+/// - inputs: the batch being computed, `batch` times the input bytes per sample.
 /// A batch whose estimate exceeds the device's memory cannot run; one within it may still not.
 struct DeviceMemory {
   units::DataSize weights;
   units::DataSize gradients;
+  units::DataSize optimizer_state;
   units::DataSize activations;
-  units::DataSize total() const { return weights + gradients + activations; }
+  units::DataSize inputs;
+  units::DataSize total() const { return weights + gradients + optimizer_state + activations + inputs; }
 };
 
+/// Where the rank keeps the optimizer's state: on its device when it updates its own weights,
+/// not when parameter servers apply the update.
+enum class OptimizerState : bool { OnDevice, OnServers };
+
 DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision compute,
-                           platform::Precision gradients);
+                           platform::Precision gradients, OptimizerState state);
 
 /// Why `need`, for `batch` samples of `w` per GPU, exceeds the memory of `gpu` (the reason
 /// `ceiling run` refuses such a batch with); nothing where it fits.

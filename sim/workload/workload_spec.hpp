@@ -108,6 +108,9 @@ struct WorkloadSpec {
   std::string granularity;             ///< "layer" or "block"
   units::DataSize input_per_sample;
   units::DataSize optimizer_per_parameter;
+  /// What the optimizer keeps per trained parameter between steps (momentum 4 B, Adam's m and v
+  /// 8 B, plain SGD none): device memory where the workers update, none on a parameter server's.
+  units::DataSize optimizer_state_per_parameter;
   std::string source;
   ReferenceTotals reference;
   std::vector<LayerSpec> layers;

@@ -13,6 +13,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -131,6 +132,12 @@ TEST_CASE("a valid workload reads into its layers and DAG") {
   CHECK(frozen.layers[0].frozen);
   CHECK(frozen.layers[0].trained_params() == 0);
   CHECK(w.input_per_sample.bytes() == 1024);
+  CHECK(w.optimizer_state_per_parameter.bytes() == 0); // absent: no state counted
+  const auto adam = config::load_workload_text(
+      edited("optimizer_bytes_per_parameter = \"20 B\"\n",
+             "optimizer_bytes_per_parameter = \"28 B\"\noptimizer_state_bytes_per_parameter = \"8 B\"\n"),
+      "workloads/ok.toml");
+  CHECK(adam.optimizer_state_per_parameter.bytes() == 8);
   CHECK(w.calibration.measured.platform_path == "platforms/generic-single-switch.toml");
   CHECK(workload::total_params(w) == w.reference.params);
 }
@@ -235,6 +242,19 @@ TEST_CASE("every bundled workload adds up to its published totals") {
     } else if (!csv.empty()) {
       FAIL_CHECK("no row named " << w.name << " in models.csv");
     }
+  }
+}
+
+TEST_CASE("every bundled workload keeps an optimizer state its update traffic can carry") {
+  for (const auto& file : all_workloads()) {
+    CAPTURE(file);
+    const auto w = config::load_workload(file);
+    // Expectation: each update reads the weight and the gradient and writes the weight (12 B in
+    // fp32), and reads and writes the state, so the traffic is at least 12 B + 2 x the state.
+    CHECK(2 * w.optimizer_state_per_parameter.bytes() + 12 <= w.optimizer_per_parameter.bytes() + 1e-9);
+    std::ifstream in(file);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    CHECK(text.find("\noptimizer_state_bytes_per_parameter") != std::string::npos); // given, not defaulted
   }
 }
 

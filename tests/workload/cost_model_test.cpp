@@ -123,16 +123,33 @@ TEST_CASE("device memory holds weights, gradients and half the layers' bytes per
   w.layers.push_back({.name = "m", .memory_per_sample = units::DataSize::from_bytes(2e6), .params = 500});
   using platform::Precision;
   // fp32: 1,500 parameters x 4 B twice; (6 + 2) MB / 2 of outputs per sample, 32 samples.
-  const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32);
+  const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32, OptimizerState::OnDevice);
   CHECK(fp32.weights.bytes() == 1500 * 4);
   CHECK(fp32.gradients.bytes() == 1500 * 4);
   CHECK(fp32.activations.bytes() == 32 * 4e6);
   CHECK(fp32.total().bytes() == 1500 * 8 + 32 * 4e6);
   // Mixed: fp16 weights and an fp32 master copy, fp32 gradients, activations at half the size.
-  const auto mixed = device_memory(w, 32, Precision::Fp16, Precision::Fp32);
+  const auto mixed = device_memory(w, 32, Precision::Fp16, Precision::Fp32, OptimizerState::OnDevice);
   CHECK(mixed.weights.bytes() == 1500 * (2 + 4));
   CHECK(mixed.gradients.bytes() == 1500 * 4);
   CHECK(mixed.activations.bytes() == 32 * 2e6);
+}
+
+TEST_CASE("the optimizer's state takes device memory per trained parameter, unless parameter servers update") {
+  WorkloadSpec w = one_layer(1e9, 6e6, 1000);
+  w.layers.push_back({.name = "m", .memory_per_sample = units::DataSize::from_bytes(2e6), .params = 500, .frozen = true});
+  w.optimizer_state_per_parameter = units::DataSize::from_bytes(8); // Adam's m and v in fp32
+  w.input_per_sample = units::DataSize::from_bytes(602112);
+  using platform::Precision;
+  // Expectation: 1,000 trained parameters x 8 B of state (m's 500 are frozen), 32 x 602,112 B of
+  // input, on top of weights, gradients and activations.
+  const auto own = device_memory(w, 32, Precision::Fp32, Precision::Fp32, OptimizerState::OnDevice);
+  CHECK(own.optimizer_state.bytes() == 1000 * 8);
+  CHECK(own.inputs.bytes() == 32 * 602112.0);
+  CHECK(own.total().bytes() == 1500 * 4 + 1000 * 4 + 1000 * 8 + 32 * 4e6 + 32 * 602112.0);
+  const auto served = device_memory(w, 32, Precision::Fp32, Precision::Fp32, OptimizerState::OnServers);
+  CHECK(served.optimizer_state.bytes() == 0);
+  CHECK(served.total().bytes() == own.total().bytes() - 1000 * 8);
 }
 
 TEST_CASE("a frozen layer's parameters take weight memory and no gradient memory") {
@@ -140,10 +157,10 @@ TEST_CASE("a frozen layer's parameters take weight memory and no gradient memory
   w.layers.push_back({.name = "m", .memory_per_sample = units::DataSize::from_bytes(2e6), .params = 500, .frozen = true});
   using platform::Precision;
   // Expectation: weights 1,500 x 4 B, gradients 1,000 x 4 B (m's 500 are frozen).
-  const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32);
+  const auto fp32 = device_memory(w, 32, Precision::Fp32, Precision::Fp32, OptimizerState::OnDevice);
   CHECK(fp32.weights.bytes() == 1500 * 4);
   CHECK(fp32.gradients.bytes() == 1000 * 4);
   // Mixed: fp16 weights of all 1,500, an fp32 master copy of the 1,000 the optimizer updates.
-  const auto mixed = device_memory(w, 32, Precision::Fp16, Precision::Fp32);
+  const auto mixed = device_memory(w, 32, Precision::Fp16, Precision::Fp32, OptimizerState::OnDevice);
   CHECK(mixed.weights.bytes() == 1500 * 2 + 1000 * 4);
 }

@@ -304,11 +304,12 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
     std::printf("jitter: each rank computes 1 + |N(0, %s)| times that, drawn per iteration (seed %llu)\n",
                 units::number_text(jitter).c_str(), static_cast<unsigned long long>(o.seed));
   if (const auto memory = replay::device_memory_estimate(s))
-    std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, activations %s; a lower "
-                "bound)\n",
+    std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, optimizer state %s, "
+                "activations %s, inputs %s; a lower bound)\n",
                 units::to_string(memory->total()).c_str(), units::to_string(s.platform.node.gpu->memory).c_str(),
                 units::to_string(memory->weights).c_str(), units::to_string(memory->gradients).c_str(),
-                units::to_string(memory->activations).c_str());
+                units::to_string(memory->optimizer_state).c_str(), units::to_string(memory->activations).c_str(),
+                units::to_string(memory->inputs).c_str());
   print_allocation(s, r);
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");

@@ -41,14 +41,14 @@ struct DeviceCheck {
   }
 };
 
-/// Why `batch` samples of `w` in `precision` exceed the memory of `node`'s GPU by a lower bound
+/// Why `batch` samples of `w` in `precision` on one GPU of `node` exceed its memory by a lower bound
 /// of the estimate `ceiling run` refuses a batch by (gradients at the compute precision, no
-/// master copy); empty where they may fit or the node has no GPU.
+/// master copy; one GPU updates its own weights); empty where they may fit or the node has no GPU.
 std::string memory_exceeded(const WorkloadSpec& w, int batch, Precision precision, const platform::NodeSpec& node) {
   if (!node.gpu)
     return "";
-  const auto problem =
-      workload::memory_shortfall(workload::device_memory(w, batch, precision, precision), w, batch, *node.gpu);
+  const auto need = workload::device_memory(w, batch, precision, precision, workload::OptimizerState::OnDevice);
+  const auto problem = workload::memory_shortfall(need, w, batch, *node.gpu);
   return problem ? *problem + ": `ceiling run` refuses it" : "";
 }
 

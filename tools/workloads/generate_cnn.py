@@ -721,6 +721,7 @@ def render(model, row, g, joins, after_gap, csv_name, compute_efficiency, p100_c
         "the GPU (tf.truncated_normal under tf.device(gpu)); with real data (--data_dir) it "
         "stages uint8 images, %d B per sample." % (c * h * w)))
     lines.append(kv("optimizer_bytes_per_parameter", q("20 B"), "see the comment below"))
+    lines.append(kv("optimizer_state_bytes_per_parameter", q("4 B"), "the momentum, fp32"))
     lines.extend(wrap_comment(OPTIMIZER_COMMENT_HISTORICAL if model.get("historical")
                               else OPTIMIZER_COMMENT))
     lines.append(kv("backward_factor", "2.0", "see the comment below"))
