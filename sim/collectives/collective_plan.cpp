@@ -135,8 +135,11 @@ std::vector<int> fold_in(std::vector<Phase>& plan, int n, double bytes, Phase& u
 }
 
 /// Rabenseifner (Thakur, Rabenseifner and Gropp 2005; MPICH's long-message all-reduce): for a
-/// power of two p, log2 p halving steps (partner at distance p/2, p/4, ..., bytes B/2, B/4, ...,
-/// each reducing what arrives) then the mirror doubling steps, an all-gather. Other counts fold.
+/// power of two p, log2 p halving steps (partner at distance 1, 2, 4, ..., bytes B/2, B/4, ...,
+/// each reducing what arrives) then the mirror doubling steps, an all-gather: the largest halves
+/// go to the nearest partners, as MPICH 3.2's reduce-scatter (src/mpi/coll/allreduce.c: `mask`
+/// from 0x1 up) and Gloo's (allreduce_halving_doubling.h, 2017: bitmask 1 first) send them.
+/// Other counts fold.
 void halving_doubling(std::vector<Phase>& plan, int n, double bytes) {
   if (n < 2)
     return;
@@ -145,7 +148,7 @@ void halving_doubling(std::vector<Phase>& plan, int n, double bytes) {
   const int p = static_cast<int>(member.size());
   std::vector<Phase> halving;
   double chunk = bytes;
-  for (int distance = p / 2; distance >= 1; distance /= 2) {
+  for (int distance = 1; distance < p; distance *= 2) {
     chunk /= 2;
     Phase step;
     for (int i = 0; i < p; ++i)
@@ -225,8 +228,6 @@ void trees(std::vector<Phase>& plan, int n, double bytes, bool two) {
   }
 }
 
-/// Reduce inside each node to its first rank (one rank at a time, over the node's links), a
-/// ring among the node leaders, then broadcast inside in the mirror order.
 /// Reduce inside each node to its first rank, one rank at a time, over the node's links.
 std::vector<Phase> node_reduce(Group g, double bytes) {
   const int per_node = std::max(1, g.ranks_per_node);
@@ -252,6 +253,8 @@ void within_nodes(std::vector<Phase>& plan, Group g, double bytes, const std::ve
     plan.push_back(reversed(*it));
 }
 
+/// Reduce inside each node to its first rank (one rank at a time, over the node's links), a
+/// ring among the node leaders, then broadcast inside in the mirror order.
 void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
@@ -260,10 +263,109 @@ void hierarchical(std::vector<Phase>& plan, Group g, double bytes, bool aggregat
   within_nodes(plan, g, bytes, across);
 }
 
-/// Reduce inside each node, `across` (halving_doubling or recursive_doubling) among the nodes'
-/// first ranks, broadcast inside: Goyal et al. 2017 (arXiv:1706.02677, §4, Caffe2 with Gloo,
-/// halving-doubling), and MPICH 3.2's SMP path for several ranks per node (allreduce.c: reduce
-/// to the node's root, the flat all-reduce among the roots, broadcast).
+/// The steps `local(q)` gives over local ranks 0..q-1 of a node of q ranks, run in every node at
+/// once: step k of every node in one phase.
+std::vector<Phase> in_every_node(Group g, auto local) {
+  const int per_node = std::max(1, g.ranks_per_node);
+  std::vector<Phase> steps;
+  for (int first = 0; first < g.ranks; first += per_node) {
+    const std::vector<Phase> own = local(std::min(per_node, g.ranks - first));
+    if (steps.size() < own.size())
+      steps.resize(own.size());
+    for (std::size_t k = 0; k < own.size(); ++k)
+      for (Flow f : own[k].flows) {
+        f.src += first, f.dst += first;
+        steps[k].flows.push_back(f);
+      }
+  }
+  std::erase_if(steps, [](const Phase& p) { return p.flows.empty(); });
+  return steps;
+}
+
+/// A binomial tree's reduce of `bytes` to local rank 0 over q ranks (MPICH 3.2
+/// src/mpi/coll/reduce.c, MPIR_Reduce_binomial): at mask 1, 2, 4, ... the ranks whose lowest
+/// set bit is the mask send their whole buffer to rank - mask, which reduces it.
+std::vector<Phase> binomial_reduce(int q, double bytes) {
+  std::vector<Phase> steps;
+  for (int mask = 1; mask < q; mask *= 2) {
+    Phase step;
+    for (int r = mask; r < q; r += 2 * mask)
+      step.flows.push_back(flow(r, r - mask, bytes, Combine::Reduce));
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+/// MPICH 3.2's reduce to a node's root (reduce.c, MPIR_Reduce_intra): over 2048 bytes
+/// (MPIR_CVAR_REDUCE_SHORT_MSG_SIZE) of a built-in sum, Rabenseifner's reduce-scatter by
+/// recursive halving (partners at distance 1, 2, ..., bytes B/2, B/4, ...) then a binomial
+/// gather to the root (distance q/2 first, B/q from each sender, ..., B/2 last: reduce.c,
+/// MPIR_Reduce_redscat_gather); otherwise the binomial tree. (MPICH folds a node of other than a
+/// power of two ranks into the reduce-scatter; such a node takes the binomial tree here.)
+std::vector<Phase> mpich_node_reduce(int q, double bytes, bool builtin_sum) {
+  constexpr double short_message_bytes = 2048;
+  if (bytes <= short_message_bytes || !builtin_sum || !std::has_single_bit(static_cast<unsigned>(q)))
+    return binomial_reduce(q, bytes);
+  std::vector<Phase> steps;
+  double chunk = bytes;
+  for (int distance = 1; distance < q; distance *= 2) {
+    chunk /= 2;
+    Phase step;
+    for (int r = 0; r < q; ++r)
+      step.flows.push_back(flow(r, r ^ distance, chunk, Combine::Reduce));
+    steps.push_back(std::move(step));
+  }
+  for (int distance = q / 2; distance >= 1; distance /= 2) {
+    Phase step;
+    for (int r = distance; r < 2 * distance; ++r) // those still holding blocks: below 2 x distance
+      step.flows.push_back(flow(r, r - distance, bytes / (2 * distance), Combine::Copy));
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+/// MPICH 3.2's broadcast from a node's root (bcast.c, MPIR_Bcast_intra): below 12288 bytes
+/// (MPIR_CVAR_BCAST_SHORT_MSG_SIZE) or on fewer than 8 ranks (MPIR_CVAR_BCAST_MIN_PROCS), the
+/// binomial tree (the binomial reduce mirrored); else a binomial scatter (the root sends half the
+/// buffer to rank q/2 first; each sender the part of the ranks below its receiver's subtree,
+/// scatter_for_bcast) and an all-gather: recursive doubling below 524288 bytes
+/// (MPIR_CVAR_BCAST_LONG_MSG_SIZE) on a power of two, the ring otherwise.
+std::vector<Phase> mpich_node_bcast(int q, double bytes) {
+  constexpr double short_message_bytes = 12288;
+  constexpr double long_message_bytes = 524288;
+  constexpr int min_ranks = 8;
+  std::vector<Phase> steps;
+  if (bytes < short_message_bytes || q < min_ranks) {
+    const auto up = binomial_reduce(q, bytes);
+    for (auto it = up.rbegin(); it != up.rend(); ++it)
+      steps.push_back(reversed(*it));
+    return steps;
+  }
+  const double block = bytes / q;
+  for (int mask = static_cast<int>(std::bit_floor(static_cast<unsigned>(q - 1))); mask >= 1; mask /= 2) {
+    Phase step;
+    for (int r = 0; r + mask < q; r += 2 * mask) // r + mask's subtree: ranks r + mask .. r + 2 mask - 1
+      step.flows.push_back(flow(r, r + mask, block * (std::min(q, r + 2 * mask) - (r + mask)), Combine::Copy));
+    steps.push_back(std::move(step));
+  }
+  if (bytes < long_message_bytes && std::has_single_bit(static_cast<unsigned>(q))) {
+    for (int distance = 1; distance < q; distance *= 2) {
+      Phase step;
+      for (int r = 0; r < q; ++r)
+        step.flows.push_back(flow(r, r ^ distance, block * distance, Combine::Copy));
+      steps.push_back(std::move(step));
+    }
+  } else {
+    for (int s = 0; s < q - 1; ++s)
+      steps.push_back(ring_step(iota(q), block, Combine::Copy));
+  }
+  return steps;
+}
+
+/// MPICH 3.2's SMP path for several ranks per node (allreduce.c: reduce to the node's root, the
+/// flat all-reduce `across` (halving_doubling or recursive_doubling) among the roots, broadcast
+/// from the root), which also stands for Goyal et al. 2017 (arXiv:1706.02677, §4, Caffe2 with
+/// Gloo: reduce inside the server, halving-doubling across servers, broadcast inside).
 void hierarchical_doubling(std::vector<Phase>& plan, Group g, double bytes,
                            void (*across_nodes)(std::vector<Phase>&, int, double)) {
   const int per_node = std::max(1, g.ranks_per_node);
@@ -273,7 +375,11 @@ void hierarchical_doubling(std::vector<Phase>& plan, Group g, double bytes,
   for (Phase& p : across)
     for (Flow& f : p.flows)
       f.src *= per_node, f.dst *= per_node;
-  within_nodes(plan, g, bytes, across);
+  const auto reduce = in_every_node(g, [&](int q) { return mpich_node_reduce(q, bytes, g.builtin_sum); });
+  const auto bcast = in_every_node(g, [&](int q) { return mpich_node_bcast(q, bytes); });
+  plan.insert(plan.end(), reduce.begin(), reduce.end());
+  plan.insert(plan.end(), across.begin(), across.end());
+  plan.insert(plan.end(), bcast.begin(), bcast.end());
 }
 
 /// k servers on ranks 0..k-1 each own B/k: every other rank pushes its share to each server,

@@ -99,6 +99,9 @@ struct Group {
   /// block split in two, NCCL_LL128_SPLIT; src/collectives/device/all_reduce.h,
   /// ncclAllReduceTreeLL128Kernel), where otherwise they reduce every chunk up, then broadcast.
   bool trees_up_and_down_together = false;
+  /// The gradients' sum is an operation MPI has built in: not for fp16, which MPI 3 has no type
+  /// for (Horovod sums it with an MPI_Op of its own). MPICH's reduce inside a node picks by it.
+  bool builtin_sum = true;
 };
 
 enum class Algorithm {

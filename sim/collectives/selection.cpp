@@ -31,9 +31,14 @@ constexpr support::EnumNames<Protocol, 3> protocol_names{{{
 /// operation is not built in, or when the count is below the largest power of two not above the
 /// communicator size (too few elements to halve); otherwise Rabenseifner's reduce-scatter by
 /// recursive halving and all-gather by recursive doubling. Non-powers of two fold in both.
+/// fp16 gradients are summed by an operation that is not built in: MPI 3 has no half-precision
+/// type, and Horovod sums them with an MPI_Op of its own (horovod/common/mpi/mpi_context.cc,
+/// v0.19: MPI_Op_create(&float16_sum, 1, ...)).
 Selection mpich_flat(int ranks, double bytes, double element_bytes) {
   constexpr double short_message_bytes = 2048;
   const double pof2 = static_cast<double>(std::bit_floor(static_cast<unsigned>(ranks)));
+  if (element_bytes == 2)
+    return {Algorithm::RecursiveDoubling, "fp16: a user-defined sum (MPI has no half type): recursive doubling"};
   if (bytes <= short_message_bytes)
     return {Algorithm::RecursiveDoubling, "at most 2048 bytes (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE): recursive doubling"};
   if (bytes / element_bytes < pof2)

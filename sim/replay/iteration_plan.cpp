@@ -143,12 +143,14 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
     if (!(load >= 0 && load <= platform::BackgroundLoad::max))
       return std::string("--background-load: the load on ") + kind + " links must be a share from 0 to 0.95, got " +
              std::to_string(load);
-  if (background.fabric > 0 && std::holds_alternative<platform::SingleSwitch>(s.platform.interconnect.topology))
+  const auto& topology = s.platform.interconnect.topology;
+  if (background.fabric > 0 && !platform::has_fabric_links(topology))
     return "--background-load: fabric loads the links between routers or switches, and " + s.platform.name +
-           " is a single switch, which has none: the load would change nothing";
-  if (background.global && !std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology))
-    return "--background-load: a load on global links needs a dragonfly (its links between groups); " + s.platform.name +
-           " is a " + std::string(platform::topology_name(s.platform.interconnect.topology)) + ": use fabric=SHARE";
+           " has none (a single switch): the load would change nothing";
+  if (background.global && !platform::has_global_links(topology))
+    return "--background-load: a load on global links needs a dragonfly of two or more groups (its links between "
+           "groups); " + s.platform.name + " is a " + std::string(platform::topology_name(topology)) +
+           (std::holds_alternative<platform::Dragonfly>(topology) ? " of one group" : "") + ": use fabric=SHARE";
   if (background.any() && !replay_times_flows(s))
     return "--background-load: a load is applied by the replay's own flow sharing, which needs network model CM02 without "
            "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
@@ -316,7 +318,8 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
   return {{.ranks = ranks,
            .ranks_per_node = ranks_per_node,
            .rings = stack.runs_nccl() ? nccl_rings(s) : 1,
-           .rings_duplicated = rings_duplicated(s)},
+           .rings_duplicated = rings_duplicated(s),
+           .builtin_sum = element_bytes != 2},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};
 }

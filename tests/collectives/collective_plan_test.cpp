@@ -509,13 +509,55 @@ TEST_CASE("workers that aggregate locally reduce inside the node, exchange with 
   CHECK(plan.back().flows == std::vector<Flow>{{0, 1, 40, 0}, {4, 5, 40, 0}, {8, 9, 40, 0}});
 }
 
-TEST_CASE("hierarchical halving-doubling runs Rabenseifner among the nodes' first ranks") {
-  // 4 nodes of 8 ranks. Expectation: 7 reduce steps inside the nodes, then halving-doubling over
-  // ranks 0, 8, 16, 24 (2 log2 4 = 4 steps, B/2 then B/4 each way), then 7 broadcast steps.
+TEST_CASE("hierarchical halving-doubling runs MPICH's reduce and broadcast inside the nodes, Rabenseifner among them") {
+  // 4 nodes of 8 ranks, B = 1 MB (over MPICH's 2048-byte reduce and 524,288-byte broadcast
+  // thresholds). Expectation, MPICH 3.2 reduce.c and bcast.c: inside each node a reduce-scatter
+  // by recursive halving (distance 1, 2, 4: B/2, B/4, B/8, reduced) and a binomial gather to the
+  // root (distance 4, 2, 1: B/8, B/4, B/2 from each sender), 6 steps; halving-doubling over ranks
+  // 0, 8, 16, 24 (2 log2 4 = 4 steps, B/2 to the nearest first); then a binomial scatter from the
+  // root (distance 4, 2, 1: B/2, B/4, B/8) and a ring all-gather of B/8 (7 steps).
   const auto plan = allreduce_steps(Algorithm::HierarchicalHalvingDoubling, {32, 8}, 1e6);
-  REQUIRE(plan.size() == 7 + 4 + 7);
-  CHECK(plan[7].flows.front() == Flow{0, 16, 0.5e6, 0.5e6});
-  for (std::size_t p = 7; p < 11; ++p)
+  REQUIRE(plan.size() == 6 + 4 + 3 + 7);
+  CHECK(plan[0].flows.size() == 32);
+  CHECK(plan[0].flows.front() == Flow{0, 1, 0.5e6, 0.5e6});
+  CHECK(plan[2].flows.front() == Flow{0, 4, 0.125e6, 0.125e6});
+  CHECK(plan[3].flows == std::vector<Flow>{{4, 0, 0.125e6, 0}, {5, 1, 0.125e6, 0}, {6, 2, 0.125e6, 0}, {7, 3, 0.125e6, 0},
+                                           {12, 8, 0.125e6, 0}, {13, 9, 0.125e6, 0}, {14, 10, 0.125e6, 0}, {15, 11, 0.125e6, 0},
+                                           {20, 16, 0.125e6, 0}, {21, 17, 0.125e6, 0}, {22, 18, 0.125e6, 0}, {23, 19, 0.125e6, 0},
+                                           {28, 24, 0.125e6, 0}, {29, 25, 0.125e6, 0}, {30, 26, 0.125e6, 0}, {31, 27, 0.125e6, 0}});
+  CHECK(plan[5].flows.front() == Flow{1, 0, 0.5e6, 0});
+  CHECK(plan[6].flows.front() == Flow{0, 8, 0.5e6, 0.5e6});
+  for (std::size_t p = 6; p < 10; ++p)
     for (const auto& f : plan[p].flows)
       CHECK((f.src % 8 == 0 && f.dst % 8 == 0));
+  CHECK(plan[10].flows.front() == Flow{0, 4, 0.5e6, 0});
+  CHECK(plan[12].flows.front() == Flow{0, 1, 0.125e6, 0});
+  CHECK(plan[12].flows.size() == 4 * 4);
+  for (std::size_t p = 13; p < plan.size(); ++p) {
+    CHECK(plan[p].flows.size() == 32);
+    CHECK(plan[p].flows.front() == Flow{0, 1, 0.125e6, 0});
+  }
+  // Into each node's root over the reduce: B (1 - 1/8) by the gather, B (1 - 1/8) reduced by the
+  // reduce-scatter (Rabenseifner's halves).
+  double gathered = 0;
+  for (std::size_t p = 3; p < 6; ++p)
+    for (const auto& f : plan[p].flows)
+      gathered += f.dst == 0 ? f.bytes : 0.0;
+  CHECK(gathered == doctest::Approx(1e6 * 7 / 8));
+}
+
+TEST_CASE("MPICH's node reduce and broadcast go by binomial trees for fp16, small messages and small nodes") {
+  // Expectation: an fp16 sum (not built in) reduces by the binomial tree, whole buffer: ranks 1, 3
+  // -> 0, 2 at mask 1, rank 2 -> 0 at mask 2; a node of 4 ranks (below MPIR_CVAR_BCAST_MIN_PROCS, 8)
+  // broadcasts by the mirror tree; among the 2 nodes' roots, 2 halving-doubling steps.
+  const Group fp16{.ranks = 8, .ranks_per_node = 4, .builtin_sum = false};
+  const auto plan = allreduce_steps(Algorithm::HierarchicalHalvingDoubling, fp16, 1e6);
+  REQUIRE(plan.size() == 2 + 2 + 2);
+  CHECK(plan[0].flows == std::vector<Flow>{{1, 0, 1e6, 1e6}, {3, 2, 1e6, 1e6}, {5, 4, 1e6, 1e6}, {7, 6, 1e6, 1e6}});
+  CHECK(plan[1].flows == std::vector<Flow>{{2, 0, 1e6, 1e6}, {6, 4, 1e6, 1e6}});
+  CHECK(plan[4].flows == std::vector<Flow>{{0, 2, 1e6, 0}, {4, 6, 1e6, 0}});
+  CHECK(plan[5].flows == std::vector<Flow>{{0, 1, 1e6, 0}, {2, 3, 1e6, 0}, {4, 5, 1e6, 0}, {6, 7, 1e6, 0}});
+  // 2048 bytes or less: the binomial tree, built-in sum or not.
+  const auto small = allreduce_steps(Algorithm::HierarchicalHalvingDoubling, {16, 8}, 2048);
+  CHECK(small.front().flows.front() == Flow{1, 0, 2048, 2048});
 }
