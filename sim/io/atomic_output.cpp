@@ -47,14 +47,20 @@ void replace_durably(const std::string& temporary, const std::string& path) {
   sync_to_disk(path, folder.empty() ? "." : folder.string(), O_RDONLY | O_DIRECTORY);
 }
 
-AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
+std::string output_target(const std::string& path) {
   std::error_code ignored;
-  // A symbolic link is followed: the file it names is replaced, and the link stays.
-  if (std::filesystem::is_symlink(path_, ignored))
-    path_ = std::filesystem::weakly_canonical(path_, ignored).string();
+  const std::string target =
+      std::filesystem::is_symlink(path, ignored) ? std::filesystem::weakly_canonical(path, ignored).string() : path;
+  const auto status = std::filesystem::status(target, ignored);
+  if (std::filesystem::is_directory(status))
+    throw store_error(path, "is a folder: expected a file's path");
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw store_error(path, "is not a regular file (a device, a FIFO or a socket): expected a file's path");
+  return target;
+}
+
+AtomicOutput::AtomicOutput(std::string path) : path_(output_target(path)) {
   temporary_ = path_ + ".tmp";
-  if (std::filesystem::is_directory(path_, ignored))
-    throw store_error(path_, "is a folder: expected a file's path");
   errno = 0;
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_)

@@ -27,6 +27,11 @@ private:
   bool committed_ = false;
 };
 
+/// The file an output named `path` replaces: the file a symbolic link names (the link stays),
+/// or `path` itself. Throws StoreError when that is a folder, or exists and is not a regular file
+/// (a device, a FIFO or a socket, which a rename would replace by a plain file).
+std::string output_target(const std::string& path);
+
 /// Makes a finished `temporary` file the file at `path`, crash-safely: gives it the permissions
 /// of the file it replaces, flushes it to disk, renames it over `path` and flushes the folder
 /// holding it, so that `path` is the old file or the new one, whole, whatever happens. Removes

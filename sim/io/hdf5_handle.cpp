@@ -18,8 +18,14 @@ herr_t collect_failure(unsigned n, const H5E_error2_t* error, void* data) {
 } // namespace
 
 void silence_hdf5() {
-  // HDF5 prints its error stack to stderr by default; we turn it into our own message instead.
-  static const bool silenced = H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+  static const bool silenced = [] {
+    // HDF5 closes what is still open when the process exits, and crashes doing so on a file whose
+    // close already failed (a full disk): every file here is closed by its Handle, so the exit
+    // need not (H5dont_atexit must come before any other HDF5 call).
+    H5dont_atexit();
+    // HDF5 prints its error stack to stderr by default; we turn it into our own message instead.
+    return H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr) >= 0;
+  }();
   (void)silenced;
 }
 

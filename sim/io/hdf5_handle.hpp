@@ -34,8 +34,8 @@ private:
   herr_t (*close_)(hid_t);
 };
 
-/// Stops HDF5 printing its error stack to stderr (once per process): we turn it into our own
-/// message instead.
+/// Stops HDF5 printing its error stack to stderr, and closing files at exit (once per process,
+/// before any other HDF5 call): we turn the stack into our own message instead.
 void silence_hdf5();
 
 /// What HDF5's error stack says about the last failed call: the innermost description, and

@@ -102,8 +102,9 @@ void write_contents(const Hdf5Writer& w, hid_t file, const ResultFile& results) 
 
 } // namespace
 
-void write_results(const std::string& path, const ResultFile& results) {
+void write_results(const std::string& output, const ResultFile& results) {
   silence_hdf5();
+  const std::string path = output_target(output);
   if (results.analyses.size() != results.curves.size())
     throw store_error(path, "cannot write: " + std::to_string(results.curves.size()) +
                                 " curves but " + std::to_string(results.analyses.size()) +

@@ -67,11 +67,15 @@ int python_main(const char* verb, const std::vector<std::string>& args) {
                      (script_env ? " (CEILING_PLOT_SCRIPT)" : " (the source tree this program was built from)") +
                      ": expected tools/plot/ceiling_plot.py of the source tree, or CEILING_PLOT_SCRIPT naming it");
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::vector<std::string> argv{python, script, verb, cli->file};
+  std::vector<std::string> argv{python, script, verb};
   if (auto out = cli->optional<std::string>("output")) {
+    if (out->empty())
+      throw UsageError("-o: empty: expected the folder to write into");
     argv.push_back("-o");
     argv.push_back(*out);
   }
+  argv.push_back("--"); // a file whose name starts with '-' is not an option
+  argv.push_back(cli->file);
   std::vector<char*> c_argv;
   for (auto& a : argv)
     c_argv.push_back(a.data());

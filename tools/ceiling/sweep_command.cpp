@@ -203,6 +203,8 @@ int sweep_main(const std::vector<std::string>& args) {
       std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
   if (jobs < 1)
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
+  if (const auto output = cli->optional<std::string>("output"); output && output->empty())
+    throw UsageError("-o: empty: expected the result file's path");
   std::string command_line = "ceiling sweep";
   for (const std::string& a : args)
     command_line += " " + a;

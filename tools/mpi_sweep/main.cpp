@@ -102,8 +102,11 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
         throw tools::SweepError("--resume and --overwrite exclude each other\n" + std::string(usage));
       existing = asked;
     }
-    else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size())
+    else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
       output = args[++i];
+      if (output.empty())
+        throw tools::SweepError("-o: empty: expected the result file's path\n" + std::string(usage));
+    }
     else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("%s", usage);
       for (int r = 1; r < ranks; ++r) // (the workers wait for work: none comes)

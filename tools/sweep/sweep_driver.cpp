@@ -6,6 +6,7 @@
 #include "config/platform_file.hpp"
 #include "config/software_file.hpp"
 #include "config/workload_file.hpp"
+#include "io/atomic_output.hpp"
 #include "sweep/point_codec.hpp"
 
 #include <algorithm>
@@ -114,6 +115,8 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
     if (std::filesystem::equivalent(setup.output, input.path, ec))
       throw SweepError(setup.output + " is the sweep's " + input.kind + " file: -o names the result file, which is written over");
   }
+  // Through a symbolic link, the file it names: its lock, its writes (the link stays).
+  setup.output = io::output_target(setup.output);
   setup.lock = std::make_shared<OutputLock>(setup.output);
   const bool exists = std::filesystem::exists(setup.output);
   if (exists && existing == ExistingOutput::Refuse)
