@@ -4,6 +4,7 @@
 #include "config/load_error.hpp"
 #include "config/overrides.hpp"
 #include "config/platform_file.hpp"
+#include "config/software_file.hpp"
 #include "config/table_reader.hpp"
 #include "config/workload_file.hpp"
 #include "platform/topology.hpp"
@@ -121,7 +122,14 @@ sweep::VariantSpec read_variant(TableReader& t) {
   for (const ScalarEntry& option : t.scalar_entries("options")) {
     one_line_each(t, "options", {option.key, option.text});
     v.run_args.push_back("--" + option.key);
-    v.run_args.push_back(option.text);
+    if (option.key == "software") { // a software file beside the experiment, as its other files
+      auto reference = software_reference(t.file(), option.text);
+      if (reference.problem)
+        throw LoadError(option.where, "options.software", *reference.problem);
+      v.run_args.push_back(reference.name_or_path);
+    } else {
+      v.run_args.push_back(option.text);
+    }
     v.option_where.push_back({option.where.path, option.where.line, option.where.column});
   }
   for (const std::string& s : one_line_each(t, "set", t.string_list("set"))) {

@@ -56,6 +56,11 @@ platform::CpuSpec read_cpu(TableReader t) {
       .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
       .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   check_measured(t, cpu.peak_per_socket, cpu.memory_bandwidth_per_socket, cpu.dgemm, cpu.stream_bandwidth);
+  if (cpu.core_memory_bandwidth &&
+      cpu.core_memory_bandwidth->bytes_per_second() > cpu.memory_bandwidth_per_socket.bytes_per_second())
+    t.fail("core_memory_bandwidth", units::to_string(*cpu.core_memory_bandwidth) + ", above the socket's memory_bandwidth (" +
+                                        units::to_string(cpu.memory_bandwidth_per_socket) +
+                                        "): expected what one core reaches, at most its socket's");
   t.reject_unknown_keys();
   return cpu;
 }
@@ -85,6 +90,11 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
                         .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   check_measured(t, gpu.peak, gpu.memory_bandwidth, gpu.dgemm, gpu.stream_bandwidth);
+  if (gpu.base_clock_peak_fp64 && gpu.peak.fp64 &&
+      gpu.base_clock_peak_fp64->flop_per_second() > gpu.peak.fp64->flop_per_second())
+    t.fail("base_clock_peak_fp64", units::to_string(*gpu.base_clock_peak_fp64) + ", above peak_fp64 (" +
+                                       units::to_string(*gpu.peak.fp64) +
+                                       "): expected the peak at the base clock, at most the boost clock's");
   t.reject_unknown_keys();
   return gpu;
 }

@@ -125,15 +125,22 @@ std::vector<std::string> bundled_software_names() {
   return names; // generated in name order
 }
 
-std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
+SoftwareReference software_reference(const std::string& file, const std::string& given) {
   const auto names = bundled_software_names();
   if (std::find(names.begin(), names.end(), given) != names.end())
-    return given;
-  const std::string path = beside(t.file(), given);
+    return {given, std::nullopt};
+  const std::string path = beside(file, given);
   if (!std::filesystem::is_regular_file(path))
-    t.fail(key, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
-                    ") nor a software file: no such file " + path);
-  return path;
+    return {path, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
+                      ") nor a software file: no such file " + path};
+  return {path, std::nullopt};
+}
+
+std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
+  auto reference = software_reference(t.file(), given);
+  if (reference.problem)
+    t.fail(key, *reference.problem);
+  return reference.name_or_path;
 }
 
 std::string bundled_software_list() {

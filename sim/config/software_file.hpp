@@ -3,6 +3,7 @@
 
 #include "stack/software_stack.hpp"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,10 +17,17 @@ std::vector<std::string> bundled_software_names();
 /// The same, comma-separated, for messages.
 std::string bundled_software_list();
 
+/// Where a stack named `given` in `file` is: a bundled stack's name as it is, else a software file
+/// relative to `file`; and, where that is no file, why (the bundled names listed).
+struct SoftwareReference {
+  std::string name_or_path;
+  std::optional<std::string> problem;
+};
+SoftwareReference software_reference(const std::string& file, const std::string& given);
+
 class TableReader;
-/// The stack that `key` of a file's table `t` names (`given`): a bundled stack's name as it is,
-/// else a software file relative to that file, which must exist (refused at the key, the bundled
-/// names listed).
+/// The stack that `key` of a file's table `t` names (`given`), as software_reference() finds it
+/// (a problem refused at the key).
 std::string software_named(TableReader& t, std::string_view key, const std::string& given);
 
 /// Reads a software stack: `name_or_path` is a bundled stack's name (horovod-mpi) or the path

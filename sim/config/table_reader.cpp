@@ -119,12 +119,26 @@ void TableReader::fail(std::string_view key, std::string_view message) const {
   throw LoadError(location_of_key(key), full_key(written_key(key)), message);
 }
 
-void TableReader::missing(std::string_view key, std::string_view expected) const {
+void TableReader::missing(std::string_view key, std::string_view expected, bool quantity) const {
   // A misspelt key is the likeliest cause: name it rather than the absence.
-  for (auto&& [k, node] : table_)
-    if (!asked_.contains(k.str()) && edit_distance(k.str(), key) <= 2)
-      throw LoadError(location_of_entry(k, node), full_key(k.str()),
-                      "unknown key (did you mean " + quoted(key) + "?)");
+  for (auto&& [k, node] : table_) {
+    const std::string name(k.str());
+    if (asked_.contains(name) || unit_keys_.contains(name))
+      continue;
+    if (edit_distance(name, key) <= 2)
+      throw LoadError(location_of_entry(k, node), full_key(name), "unknown key (did you mean " + quoted(key) + "?)");
+    // A quantity's key with a unit in its name that is none of its units, or misspelt before it.
+    for (auto cut = name.find('_'); quantity && cut != std::string::npos; cut = name.find('_', cut + 1)) {
+      const std::string stem = name.substr(0, cut);
+      const std::string unit = name.substr(cut + 1);
+      if (stem == key)
+        throw LoadError(location_of_entry(k, node), full_key(name),
+                        "unknown key: \"" + unit + "\" after " + quoted(key) + " is no unit of it: " + std::string(expected));
+      if (edit_distance(stem, key) <= 2)
+        throw LoadError(location_of_entry(k, node), full_key(name),
+                        "unknown key (did you mean " + quoted(std::string(key) + "_" + unit) + "?)");
+    }
+  }
   fail(key, "missing key: " + std::string(expected));
 }
 
@@ -210,7 +224,7 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
 template <class Q> Q TableReader::quantity(std::string_view key, Sign sign) {
   if (auto value = optional_quantity<Q>(key, sign))
     return *value;
-  missing(key, "expected " + std::string(units::expected_form<Q>()));
+  missing(key, "expected " + std::string(units::expected_form<Q>()), true);
 }
 
 #define CEILING_CONFIG_INSTANTIATE(Q)                                                              \

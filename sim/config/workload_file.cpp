@@ -41,6 +41,8 @@ workload::Measurement read_measurement(TableReader& t) {
 workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
   workload::LayerSpec layer;
   layer.name = t.string("name");
+  if (layer.name.empty())
+    t.fail("name", "empty: expected the layer's name, which `after` lists and the output shows");
   layer.kind = t.string("kind");
   layer.forward_per_sample = t.quantity<Flops>("forward", Sign::NonNegative);
   layer.backward_per_sample = t.optional_quantity<Flops>("backward", Sign::NonNegative)

@@ -174,6 +174,11 @@ using Topology = std::variant<SingleSwitch, FatTree, Torus, Dragonfly>;
 
 /// "single-switch", "fat-tree", "torus" or "dragonfly".
 std::string_view topology_name(const Topology& t);
+/// Whether `t` has links between its routers or switches (a one-level fat-tree or a one-router
+/// dragonfly is a single switch), which a fabric background load takes a share of.
+bool has_fabric_links(const Topology& t);
+/// Whether `t` is a dragonfly of two or more groups, with global links between them.
+bool has_global_links(const Topology& t);
 
 /// How the fabric routes a flow between two nodes (sim/routing/ for the paths and the choice):
 /// - StaticMinimal: SimGrid's own route, one fixed path per pair: d-mod-k on a fat-tree,

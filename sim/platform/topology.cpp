@@ -71,6 +71,19 @@ std::string_view topology_name(const Topology& t) {
   return names[t.index()];
 }
 
+bool has_fabric_links(const Topology& t) {
+  if (const auto* tree = std::get_if<FatTree>(&t))
+    return tree->down.size() >= 2;
+  if (const auto* d = std::get_if<Dragonfly>(&t))
+    return d->groups > 1 || d->chassis_per_group > 1 || d->routers_per_chassis > 1;
+  return std::holds_alternative<Torus>(t);
+}
+
+bool has_global_links(const Topology& t) {
+  const auto* d = std::get_if<Dragonfly>(&t);
+  return d && d->groups > 1;
+}
+
 namespace {
 
 /// a x b, or max_slots + 1 when that is larger (never a wrapped, negative product).

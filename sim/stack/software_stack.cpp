@@ -59,6 +59,9 @@ std::optional<StackProblem> exchange_problem(const SoftwareStack& s) {
       return StackProblem{"fusion", needs + ", not per-variable exchanges, DDP's buckets (first_bucket) or parameter "
                                             "servers: expected \"by-size\""};
   }
+  if (s.negotiation && !(s.cycle.seconds() > 0) && s.exchange != Exchange::PerVariable)
+    return StackProblem{"negotiation", "Horovod negotiates once per framework cycle: it needs a cycle (such as "
+                                       "cycle = \"5 ms\"), or negotiation = false"};
   if (s.exchange == Exchange::PerVariable) {
     const std::string refuses = "exchange = \"per-variable\" (TensorFlow's sends to parameter servers) ";
     if (s.collective != collectives::Algorithm::ParameterServer)

@@ -106,8 +106,15 @@ std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const 
           "layer bytes)";
     return std::nullopt;
   }
+  constexpr double min_compute_efficiency = 1e-6;
+  if (rate(min_compute_efficiency) > measured_samples_per_s) {
+    why = "even at a compute efficiency of 1e-6 the model predicts " +
+          std::to_string(rate(min_compute_efficiency)) + " samples/s, above the measured " +
+          std::to_string(measured_samples_per_s) + ": check the measured throughput, its batch and its unit";
+    return std::nullopt;
+  }
   // Throughput rises monotonically with the compute efficiency: bisect on it.
-  double low = 1e-6;
+  double low = min_compute_efficiency;
   double high = max_compute_efficiency;
   while ((high - low) > 1e-12 * high) {
     const double mid = 0.5 * (low + high);

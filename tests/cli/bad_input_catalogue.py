@@ -71,11 +71,11 @@ for key, values in [("nodes", integer + ["99999999999999999999"]), ("name", ["42
 for table, key, values in [
         ("node.cpu", "sockets", integer), ("node.cpu", "cores_per_socket", integer[:4]),
         ("node.cpu", "peak_fp64", ['"-1 TFLOP/s"', '"1 TB/s"', '"1"', '"1 TFLOP/s/s"']),
-        ("node.cpu", "memory_bandwidth", quantity), ("node.cpu", "core_memory_bandwidth", ['"0 GB/s"']),
+        ("node.cpu", "memory_bandwidth", quantity), ("node.cpu", "core_memory_bandwidth", ['"0 GB/s"', '"1 PB/s"']),
         ("node.cpu", "host_memory", size[:3]), ("node.cpu", "dgemm", ['"-1 GFLOP/s"', '"fast"']),
         ("node.gpu", "count", integer[:4]), ("node.gpu", "memory", size), ("node.gpu", "peak_fp16", ['"0 TFLOP/s"']),
         ("node.gpu", "multiprocessors", ["0", '"56"']), ("node.gpu", "compute_capability", ['"6.0"', "0", "25"]),
-        ("node.gpu", "calibration_device", ["7"]),
+        ("node.gpu", "calibration_device", ["7"]), ("node.gpu", "base_clock_peak_fp64", ['"1 EFLOP/s"']),
         ("node.pcie", "generation", ["0", "6", '"3"']), ("node.pcie", "lanes", ["0", "33"]),
         ("node.pcie", "latency", duration),
         ("node.nic", "bandwidth", quantity[:6]), ("node.nic", "latency", duration[:3]),
@@ -175,7 +175,9 @@ for args, option in [
         (["-n", "2", "--trace", tmp], "is a folder"), (["-n", "2", "--seeds", "a"], "--seeds"),
         (["-n", "2", "--seeds", "1,2", "--jobs", "0"], "--jobs"), (["-n", "2", "--transfer-driver", "pigeon"], "--transfer-driver"),
         (["-n", "2", "--frobnicate"], "--frobnicate"), (["-n", "2", "--max-memory", "-1 GiB"], "--max-memory"),
-        (["-n", "2", "--servers", "0", "--collective", "parameter-server"], "servers")]:
+        (["-n", "2", "--servers", "0", "--collective", "parameter-server"], "servers"),
+        (["-n", "2", "--servers", "2"], "--servers: counts parameter servers, but the collective is"),
+        (["-n", "2", "--software", "horovod-mpi", "--set", "software.cycle=0 s"], "software.negotiation")]:
     cases.append((f"run {' '.join(args)}", run + args, None, option))
 hpc = ["hpc", "-w", f"{root}/workloads/hpl.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]
 for args, option in [(["-n", "0"], "--nodes"), (["--message-sizes", "0"], "--message-sizes"),
@@ -191,11 +193,14 @@ for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n",
                      (["platform", "export", platform, "--nodes", "4"], "--output"),
                      (["sweep", f"{tmp}/no-such-experiment.toml"], "no-such-experiment.toml"),
                      (["sweep", experiment, "-o", f"{tmp}/a-folder/"], "a-folder/ names a folder: the output (-o, or the experiment's output) names the result file"),
+                     (["sweep", experiment, "-o", f"{tmp}/a-fifo"], "is not a regular file (a device, a FIFO or a socket)"),
+                     (["sweep", experiment, "-o", ""], "-o: empty"),
                      (["export", f"{tmp}/no-such.h5"], "--csv: required"),
                      (["report", f"{tmp}/no-such.h5"], "no-such.h5"), (["plot", platform], "generic-fat-tree.toml"),
                      (["validate", "no-such-case"], "no-such-case"), (["workload", "calibrate"], "FILE")]:
     cases.append((" ".join(args[:2]) + " " + " ".join(args[2:])[:40], args, None, option))
 
+os.mkfifo(f"{tmp}/a-fifo")  # an output that a rename would replace by a plain file
 location = re.compile(r"^(.*):(\d+):(\d+): error: (.*)$", re.M)
 failures = 0
 for name, argv, path, expected in cases:

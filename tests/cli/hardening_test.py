@@ -140,7 +140,7 @@ p100 = ["run", "-p", platform("piz-daint-xc50-p100"), "-w", workload("resnet50_v
 refused([*p100, "--background-load", "fabric=0.1", "--background-load", "fabric=0.2"],
         "--background-load: fabric given twice", "a background load kind given twice (the last was taken)")
 refused(["run", "-p", platform("generic-single-switch"), "-w", workload("resnet50_v1"), "-n", "4", "--iterations", "1",
-         "--background-load", "fabric=0.5"], "is a single switch, which has none: the load would change nothing",
+         "--background-load", "fabric=0.5"], "has none (a single switch): the load would change nothing",
         "a fabric background load on a single switch (taken, and it changed nothing)")
 refused([*p100, "--allocation", "list", "--node-list", "0,1,"], "--node-list: expected comma-separated node numbers",
         "a node list ending in a comma")

@@ -92,6 +92,12 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
     CHECK(error_of(edited("cores_per_socket", "cores_per_sockt")) ==
           R"(bad.toml:7:1: error: node.cpu.cores_per_sockt: unknown key (did you mean "cores_per_socket"?))");
   }
+  SUBCASE("a unit in a key's name that is none of its units, or a misspelt key before a unit") {
+    CHECK(error_of(edited("bandwidth = \"10 GB/s\"", "bandwidth_GB_per_S = 10")) ==
+          R"(bad.toml:12:1: error: node.nic.bandwidth_GB_per_S: unknown key: "GB_per_S" after "bandwidth" is no unit of it: expected a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")");
+    CHECK(error_of(edited("bandwidth = \"10 GB/s\"", "bandwith_GB_per_s = 10")) ==
+          R"(bad.toml:12:1: error: node.nic.bandwith_GB_per_s: unknown key (did you mean "bandwidth_GB_per_s"?))");
+  }
   SUBCASE("missing key") {
     CHECK(error_of(edited("latency = \"1 us\"\n", "")) ==
           R"(bad.toml:11:1: error: node.nic.latency: missing key: expected a duration such as "1.3 us", "650 ns" or "2 s")");

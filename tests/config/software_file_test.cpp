@@ -123,3 +123,18 @@ TEST_CASE("NCCL's channels are refused under a library that runs one ring") {
         "runs one ring: expected no channels, or an NCCL library");
   CHECK(config::load_software_text(testing::edited(ring, "\"none\"", "\"nccl\""), "software/ok.toml").channels == 4);
 }
+
+TEST_CASE("a negotiation needs a framework cycle to run in") {
+  // Expectation: Horovod negotiates once per cycle; with no cycle the key is refused, not ignored.
+  const std::string buckets = R"([software]
+name = "hv"
+library = "mpich"
+collective = "auto"
+collective_launch = "0 s"
+reducer = "host-core"
+fusion_threshold = "64 MiB"
+negotiation = true
+)";
+  CHECK(error_of(buckets).find("software.negotiation: Horovod negotiates once per framework cycle") != std::string::npos);
+  CHECK(config::load_software_text(buckets + "cycle = \"5 ms\"\n", "software/ok.toml").negotiation);
+}

@@ -140,14 +140,24 @@ double physical_memory_bytes() {
 /// A lower estimate of what simulating `s` takes, from measured growth (README, Speed): SimGrid's
 /// machine and the replay's state, about 14 KiB per node on 16,384 ring nodes, beyond 64 MiB of
 /// program; a result per iteration; with a trace, each rank's events of every iteration (two per
-/// layer for forward and backward and a few per collective, about 64 bytes each).
+/// layer for forward and backward and a few per collective, about 64 bytes each); at exact
+/// fidelity with pipelined trees (a fixed one, or NCCL's choice), each chunk of the gradient a flow
+/// up and one down on every rank (at least 2 bytes a parameter, about 64 bytes a flow).
 double simulation_memory_estimate(const replay::Scenario& s) {
   const double nodes = static_cast<double>(s.nodes);
   const double iterations = s.options.iterations;
+  const double ranks = nodes * (s.platform.node.gpu ? s.platform.node.gpu->count : 1);
   double bytes = 64.0 * (1 << 20) + nodes * 14 * 1024 + iterations * 256;
-  if (s.options.record_timeline) {
-    const double ranks = nodes * (s.platform.node.gpu ? s.platform.node.gpu->count : 1);
+  if (s.options.record_timeline)
     bytes += ranks * iterations * (2.0 * static_cast<double>(s.workload.layers.size()) + 8) * 64;
+  const auto& stack = s.options.software;
+  const bool pipelined = stack.collective ? (*stack.collective == collectives::Algorithm::PipelinedTree ||
+                                             *stack.collective == collectives::Algorithm::PipelinedDoubleTree)
+                                          : stack.runs_nccl();
+  if (s.options.fidelity == replay::Fidelity::Exact && pipelined) {
+    const double chunks = std::ceil(2.0 * static_cast<double>(workload::total_trained_params(s.workload)) /
+                                    stack.pipeline_chunk.bytes());
+    bytes += chunks * ranks * 2 * 64;
   }
   return bytes;
 }
@@ -183,10 +193,10 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     }
   }
   o.servers = cli.vm["servers"].as<int>();
-  if (!cli.vm["servers"].defaulted() && o.software.collective &&
-      *o.software.collective != collectives::Algorithm::ParameterServer)
+  if (!cli.vm["servers"].defaulted() && o.software.collective != collectives::Algorithm::ParameterServer)
     throw UsageError("--servers: counts parameter servers, but the collective is " +
-                     std::string(collectives::to_string(*o.software.collective)) +
+                     std::string(o.software.collective ? collectives::to_string(*o.software.collective)
+                                                       : "auto (a library picks an all-reduce)") +
                      ": add --collective parameter-server or leave --servers out");
   if (auto p = cli.optional<std::string>("precision")) {
     o.precision = replay::precision_mode_from_string(*p);
@@ -306,10 +316,13 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   if (estimate > limit)
     throw UsageError("the simulation would need at least " + units::to_string(units::DataSize::from_bytes(estimate)) +
                      " of memory (" + std::to_string(s.nodes) + " nodes, " + std::to_string(o.iterations) +
-                     " iterations" + (o.record_timeline ? ", a trace" : "") + "), more than " +
+                     " iterations" + (o.record_timeline ? ", a trace" : "") +
+                     (o.fidelity == replay::Fidelity::Exact ? ", every message exact" : "") + "), more than " +
                      (cli.has("max-memory") ? "--max-memory" : "this machine has") + " (" +
                      units::to_string(units::DataSize::from_bytes(limit)) +
-                     "): use fewer nodes or iterations, or raise --max-memory");
+                     "): use fewer nodes or iterations" +
+                     (o.fidelity == replay::Fidelity::Exact ? ", aggregated fidelity, a larger software.pipeline_chunk" : "") +
+                     ", or raise --max-memory");
   return s;
 
 }

@@ -6,6 +6,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
+#include "tools/ceiling/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 
 #include <algorithm>
@@ -233,6 +234,10 @@ int validate_command(const std::vector<std::string>& args) {
     predicted[c].assign(cases[c].measured.size(), 0.0);
   const std::string program = ceiling_program_path();
   sweep::WorkerPool pool;
+  pool.set_wake_fd(catch_stop_signals());
+  std::vector<std::size_t> unfinished(cases.size()); // points of each case without a prediction
+  for (std::size_t c = 0; c < cases.size(); ++c)
+    unfinished[c] = cases[c].measured.size();
   std::size_t next = 0;
   // A point that fails stops the starting of others; those running end, and the first failure in
   // point order is reported (points start in that order, so every earlier one has run): the
@@ -243,25 +248,51 @@ int validate_command(const std::vector<std::string>& args) {
     std::string where, err;
   };
   std::optional<Failure> failure;
-  while ((!failure && next < points.size()) || pool.running() > 0) {
-    while (!failure && pool.running() < jobs && next < points.size()) {
-      const auto& p = points[next];
-      pool.start(static_cast<int>(next), run_arguments(program, cases[p.c], cases[p.c].measured[p.m]));
-      ++next;
-    }
-    const auto done = pool.wait_one();
-    if (!done)
-      continue;
-    const auto& p = points[static_cast<std::size_t>(done->tag)];
+  const auto take = [&](const sweep::WorkerPool::Finished& done) {
+    const auto& p = points[static_cast<std::size_t>(done.tag)];
     const auto& c = cases[p.c];
     const std::string where = c.path + " (" + counted(c.measured[p.m].workers, "worker") + ")";
     // A run that refuses its input (status 2) names what the case asked for: bad input here too;
     // one that crashed or was killed is an internal error, as `ceiling run`'s own would be.
-    const auto index = static_cast<std::size_t>(done->tag);
-    if (done->exit_status != 0 && (!failure || index < failure->point))
-      failure = Failure{index, done->exit_status, where, done->err};
-    if (done->exit_status == 0 && !failure)
-      predicted[p.c][p.m] = throughput_of(done->out, c, c.measured[p.m], where);
+    const auto index = static_cast<std::size_t>(done.tag);
+    if (done.exit_status != 0 && (!failure || index < failure->point))
+      failure = Failure{index, done.exit_status, where, done.err};
+    if (done.exit_status == 0 && !failure) {
+      predicted[p.c][p.m] = throughput_of(done.out, c, c.measured[p.m], where);
+      --unfinished[p.c];
+    }
+  };
+  while (stop_signal == 0 && ((!failure && next < points.size()) || pool.running() > 0)) {
+    while (stop_signal == 0 && !failure && pool.running() < jobs && next < points.size()) {
+      const auto& p = points[next];
+      pool.start(static_cast<int>(next), run_arguments(program, cases[p.c], cases[p.c].measured[p.m]));
+      ++next;
+    }
+    if (const auto done = pool.wait_one())
+      take(*done);
+  }
+  if (stop_signal != 0) { // the cases whose every point finished are printed, the others said
+    for (const auto& done : pool.take_finished())
+      take(done);
+    pool.terminate_all();
+    std::vector<analysis::ValidationCase> finished;
+    std::vector<analysis::CaseComparison> results;
+    std::size_t points_done = 0;
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+      points_done += cases[c].measured.size() - unfinished[c];
+      if (unfinished[c] == 0) {
+        finished.push_back(cases[c]);
+        results.push_back(analysis::compare(cases[c], predicted[c]));
+      }
+    }
+    std::fprintf(stderr, "ceiling validate: interrupted by signal %d: %zu of %zu points finished; %zu of %zu cases whole, printed\n",
+                 static_cast<int>(stop_signal), points_done, points.size(), finished.size(), cases.size());
+    const auto all = analysis::summarize(results);
+    if (cli->has("json"))
+      print_json(finished, results, all);
+    else
+      print_table(finished, results, all);
+    return 128 + stop_signal;
   }
   if (failure && failure->status == 2)
     throw UsageError(failure->where + ": the run refused the case's input: " + failure->err);
