@@ -390,12 +390,23 @@ void parameter_server(std::vector<Phase>& plan, int n, double bytes, int servers
   plan.insert(plan.end(), phases.begin(), phases.end());
 }
 
+/// The parent of position k > 0 in NCCL's binary tree over n positions (NCCL 2.4.8
+/// src/misc/trees.cc, ncclGetBtree; the same in 2.7's src/graph/trees.cc): with b the lowest set
+/// bit of k, (k xor b) | 2b, or k xor b where that is out of bounds. Position 0 is the root, whose
+/// one child is the largest power of two below n: the tree is ceil(log2 n) deep.
+int nccl_tree_parent(int k, int n) {
+  int bit = 1;
+  while (bit < n && (bit & k) == 0)
+    bit <<= 1;
+  const int up = (k ^ bit) | (bit << 1);
+  return up >= n ? k ^ bit : up;
+}
+
 /// One channel's tree of a pipelined all-reduce over all ranks (NCCL 2.4.8 src/init.cc
 /// setupChannel): inside each node a chain that follows the channel's ring, from the rank where
 /// that ring enters the node (the node's master: local rank `first`, as rings() numbers the
-/// rings) on, each rank's parent the one before it; across nodes a binary tree of the masters
-/// (heap order, node k's parent (k - 1) / 2, node positions mapped by `node_of`). Returns each
-/// rank's parent (-1: root).
+/// rings) on, each rank's parent the one before it; across nodes NCCL's binary tree of the masters
+/// (nccl_tree_parent, node positions mapped by `node_of`). Returns each rank's parent (-1: root).
 std::vector<int> chain_and_tree(Group g, int first, auto node_of) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
@@ -409,7 +420,7 @@ std::vector<int> chain_and_tree(Group g, int first, auto node_of) {
     for (int l = 1; l < std::min(per_node, g.ranks - node_of(k) * per_node); ++l)
       parent[static_cast<std::size_t>(local(k, l))] = local(k, l - 1);
     if (k > 0)
-      parent[static_cast<std::size_t>(local(k, 0))] = local((k - 1) / 2, 0);
+      parent[static_cast<std::size_t>(local(k, 0))] = local(nccl_tree_parent(k, nodes), 0);
   }
   return parent;
 }
@@ -606,17 +617,19 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
 /// NCCL 2.4's trees, one per channel (Group::rings, at most one per local rank, one on a single
 /// node as for the rings), each carrying its share of the buffer: channel c's chain starts at
 /// local rank c, where rings() has ring c enter the node. With `two` (the double binary tree),
-/// the heap-order tree across nodes and its mirror, in which inner nodes of one are leaves of
-/// the other (setupChannel, ncclGetDtree: channels below half the count, rounded up, take the
-/// first): on every ring where NCCL duplicates the rings (Group::rings_duplicated) or runs one,
-/// each tree with half the ring's share; else the first half of the rings take the first tree
-/// and the others the mirror.
+/// NCCL's tree across nodes and its complement, in which inner nodes of one are leaves of the
+/// other (ncclGetDtree: the first mirrored, or shifted by one node, by the parity of the node
+/// count and the version: Group::second_tree_mirrored_when_even), channels below half the count,
+/// rounded up, taking the first (setupChannel): on every ring where NCCL duplicates the rings
+/// (Group::rings_duplicated) or runs one, each tree with half the ring's share; else the first
+/// half of the rings take the first tree and the others the second.
 void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
   const int channels = g.ranks <= per_node ? 1 : std::clamp(g.rings, 1, per_node);
   const auto heap = [](int k) { return k; };
-  const auto mirrored = [nodes](int k) { return nodes - 1 - k; };
+  const bool mirror_second = (nodes % 2 == 0) == g.second_tree_mirrored_when_even;
+  const auto mirrored = [nodes, mirror_second](int k) { return mirror_second ? nodes - 1 - k : (k + 1) % nodes; };
   const bool both_on_each = two && (channels == 1 || g.rings_duplicated);
   std::vector<std::vector<int>> parents;
   for (int c = 0; c < channels; ++c) {

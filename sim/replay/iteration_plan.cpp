@@ -319,7 +319,8 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
            .ranks_per_node = ranks_per_node,
            .rings = stack.runs_nccl() ? nccl_rings(s) : 1,
            .rings_duplicated = rings_duplicated(s),
-           .builtin_sum = element_bytes != 2},
+           .builtin_sum = element_bytes != 2,
+           .second_tree_mirrored_when_even = stack.library == collectives::Library::Nccl27},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};
 }

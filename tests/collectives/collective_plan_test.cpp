@@ -283,7 +283,7 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
         continue;
       if (up.src == 15 && up.dst == 14) // depth 4
         CHECK((aggregated[0].first_round[i] == 0 && aggregated[1].first_round[i] == 3));
-      if (up.src == 14 && up.dst == 6) // node 7's master, depth 3 in the heap-order tree
+      if (up.src == 14 && up.dst == 12) // node 7's master, depth 3 in NCCL's tree (7 -> 6 -> 4 -> 0)
         CHECK((aggregated[0].first_round[i] == 1 && aggregated[1].first_round[i] == 2));
     }
     // The exact plan is one dataflow phase: a flow per chunk per edge. Expectation: with every
@@ -342,20 +342,21 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     CHECK(aggregated[0].flows.size() + aggregated[1].flows.size() == trees * 2 * 15);
     // A leaf's first chunk up waits for nothing (the chain's last rank of node 7, depth 4, sends
     // at once), its node's master's (depth 3) for that chunk.
-    // (node 7's master, rank 14, sends up the heap-order tree to node 3's, rank 6.)
+    // (node 7's master, rank 14, sends up NCCL's tree to node 6's, rank 12.)
     int deepest_first = 0, master_first = 0;
     for (std::size_t i = 0; i < exact[0].flows.size() / static_cast<std::size_t>(chunks); ++i) { // chunk 0
       const Flow& f = exact[0].flows[i];
       if (f.src == 15 && f.dst == 14)
         deepest_first += after[i].empty();
-      if (f.src == 14 && f.dst == 6)
+      if (f.src == 14 && f.dst == 12 && exact[0].stream[i] == 0) // the first tree's way up
         master_first += !after[i].empty();
     }
     CHECK(deepest_first == (two ? 2 : 1)); // both trees run the chain of node 7
     CHECK(master_first == 1);
-    // What chunk 8 waits for, the first to find a FIFO full (8 chunks), in the heap-order tree
-    // (rank 0 the root, its children 1, 2 and 4; rank 2 the parent of 3, 6 and 8; rank 6 of 7
-    // and 14):
+    // What chunk 8 waits for, the first to find a FIFO full (8 chunks), in NCCL's tree of the
+    // node masters (node 0 the root, its one child node 4; node 4's children nodes 2 and 6, theirs
+    // 1, 3 and 5, 7): rank 0 the root, its children 1 (its chain) and 8; rank 8 the parent of 9,
+    // 4 and 12; rank 12 of 13, 10 and 14:
     const std::size_t per_chunk = exact[0].flows.size() / static_cast<std::size_t>(chunks);
     const auto id = [&](int src, int dst, int j) { // the first tree's flow of chunk j on src -> dst
       for (std::size_t i = per_chunk * static_cast<std::size_t>(j); i < per_chunk * static_cast<std::size_t>(j + 1); ++i)
@@ -368,17 +369,16 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
       return std::set<int>(w.begin(), w.end());
     };
     // 15 -> 14 (a leaf, no children): chunk 7 sent, and 14 has sent chunk 0 on up.
-    CHECK(waits(id(15, 14, 8)) == std::set<int>{id(15, 14, 7), id(14, 6, 0)});
-    // 2 -> 0: 2's children's chunk 8 (3, and 6 and 8, the masters of nodes 3 and 4), chunk 7,
-    // and the root has reduced chunk 0 (from 1, 2 and 4).
-    CHECK(waits(id(2, 0, 8)) ==
-          std::set<int>{id(3, 2, 8), id(6, 2, 8), id(8, 2, 8), id(2, 0, 7), id(1, 0, 0), id(2, 0, 0), id(4, 0, 0)});
-    // 0 -> 2 down: chunk 0 once the root has every chunk (the last from each child); chunk 8,
-    // sent to the root's children 1, 2 and 4 at once, after chunk 7 to each, once each has sent
-    // chunk 0 on to its own (2 to 3, 6 and 8; 4 to 5, 10 and 12; 1 has none).
-    CHECK(waits(id(0, 2, 0)) == std::set<int>{id(1, 0, chunks - 1), id(2, 0, chunks - 1), id(4, 0, chunks - 1)});
-    CHECK(waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7), id(2, 3, 0), id(2, 6, 0),
-                                              id(2, 8, 0), id(4, 5, 0), id(4, 10, 0), id(4, 12, 0)});
+    CHECK(waits(id(15, 14, 8)) == std::set<int>{id(15, 14, 7), id(14, 12, 0)});
+    // 8 -> 0: 8's children's chunk 8 (9, and 4 and 12, the masters of nodes 2 and 6), chunk 7,
+    // and the root has reduced chunk 0 (from 1 and 8).
+    CHECK(waits(id(8, 0, 8)) ==
+          std::set<int>{id(9, 8, 8), id(4, 8, 8), id(12, 8, 8), id(8, 0, 7), id(1, 0, 0), id(8, 0, 0)});
+    // 0 -> 8 down: chunk 0 once the root has every chunk (the last from each child); chunk 8,
+    // sent to the root's children 1 and 8 at once, after chunk 7 to each, once each has sent
+    // chunk 0 on to its own (8 to 9, 4 and 12; 1 has none).
+    CHECK(waits(id(0, 8, 0)) == std::set<int>{id(1, 0, chunks - 1), id(8, 0, chunks - 1)});
+    CHECK(waits(id(0, 8, 8)) == std::set<int>{id(0, 1, 7), id(0, 8, 7), id(8, 9, 0), id(8, 4, 0), id(8, 12, 0)});
     // Of these, a sender's own earlier sends are waited for until their bytes are out, the rest
     // until they arrive: the root's reduction of chunk 0 needs 2's own chunk 0 there.
     const auto sent_waits = [&](int flow) {
@@ -386,24 +386,23 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
       return std::set<int>(w.begin(), w.end());
     };
     CHECK(sent_waits(id(15, 14, 8)) == std::set<int>{id(15, 14, 7)});
-    CHECK(sent_waits(id(2, 0, 8)) == std::set<int>{id(2, 0, 7)});
-    CHECK(sent_waits(id(0, 2, 8)) == std::set<int>{id(0, 1, 7), id(0, 2, 7), id(0, 4, 7)});
+    CHECK(sent_waits(id(8, 0, 8)) == std::set<int>{id(8, 0, 7)});
+    CHECK(sent_waits(id(0, 8, 8)) == std::set<int>{id(0, 1, 7), id(0, 8, 7)});
     // A rank sends a chunk down to all its children as one (NCCL's one call to every child), up
     // to its one parent alone; every chunk names its pipeline, a tree's way up or down.
-    // Expectation: chunk 8 from the root to 1, 2 and 4 one group, led by the first of them;
+    // Expectation: chunk 8 from the root to 1 and 8 one group, led by the first of them;
     // 2 -> 0 alone; the first tree's flows up in pipeline 0, down in 1, the mirrored tree's in 2
     // and 3 (node 7's chain, 14 and 15, in both trees: 15 -> 14 up, 14 -> 15 down).
     REQUIRE(exact[0].sent_with.size() == exact[0].flows.size());
     REQUIRE(exact[0].stream.size() == exact[0].flows.size());
     const auto with = [&](int flow) { return exact[0].sent_with[static_cast<std::size_t>(flow)]; };
     CHECK(with(id(0, 1, 8)) == id(0, 1, 8));
-    CHECK(with(id(0, 2, 8)) == id(0, 1, 8));
-    CHECK(with(id(0, 4, 8)) == id(0, 1, 8));
-    CHECK(with(id(2, 0, 8)) == id(2, 0, 8));
+    CHECK(with(id(0, 8, 8)) == id(0, 1, 8));
+    CHECK(with(id(8, 0, 8)) == id(8, 0, 8));
     CHECK(with(id(14, 15, 8)) == id(14, 15, 8)); // 14 has one child, the chain's last rank
     const auto stream = [&](int flow) { return exact[0].stream[static_cast<std::size_t>(flow)]; };
-    CHECK(stream(id(2, 0, 8)) == 0);
-    CHECK(stream(id(0, 2, 8)) == 1);
+    CHECK(stream(id(8, 0, 8)) == 0);
+    CHECK(stream(id(0, 8, 8)) == 1);
     std::multiset<int> on_chain; // the pipelines of chunk 8 between 14 and 15, a down one odd
     for (std::size_t i = per_chunk * 8; i < per_chunk * 9; ++i) {
       const Flow& f = exact[0].flows[i];
@@ -422,7 +421,7 @@ TEST_CASE("NCCL 2.7's LL128 trees stream up and down at once: the root sends eac
   // The tree of the test above (D = 4), its block split in two (all_reduce.h,
   // ncclAllReduceTreeLL128Kernel). Expectation: one pipelined phase of K + 2D - 1 rounds, each
   // edge down from a rank at depth d - 1 first in round D + d - 1; exactly, the root's chunk 0 to
-  // rank 2 waits for chunk 0 from each child, not their last.
+  // rank 8 waits for chunk 0 from each child, not their last.
   const Group g{.ranks = 16, .ranks_per_node = 2, .trees_up_and_down_together = true};
   const auto aggregated = allreduce_phases(Algorithm::PipelinedTree, g, 8e6);
   REQUIRE(aggregated.size() == 1);
@@ -440,8 +439,8 @@ TEST_CASE("NCCL 2.7's LL128 trees stream up and down at once: the root sends eac
         return static_cast<int>(i);
     return -1;
   };
-  const auto& w = exact[0].after[static_cast<std::size_t>(id(0, 2))];
-  CHECK(std::set<int>(w.begin(), w.end()) == std::set<int>{id(1, 0), id(2, 0), id(4, 0)});
+  const auto& w = exact[0].after[static_cast<std::size_t>(id(0, 8))];
+  CHECK(std::set<int>(w.begin(), w.end()) == std::set<int>{id(1, 0), id(8, 0)});
 }
 
 TEST_CASE("each NCCL channel's tree enters the node where its ring does, both trees on each ring where NCCL copies the rings") {

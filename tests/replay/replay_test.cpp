@@ -786,16 +786,18 @@ TEST_CASE("exactly, a sender whose receiver's FIFO is full waits for the chunk 8
       });
 }
 
-TEST_CASE("a pipeline over three nodes streams at half the root's links, which two of its edges cross") {
-  // Three CPU nodes on one switch: the tree's root has two children, so two edges cross its NIC
-  // in (up) and out (down). Expectation, up then down: each streams B at 12.5 / 2 GB/s, its last
-  // chunk then alpha on its way (depth 1: no fill or drain): 2 (alpha + 2 B / 12.5 GB/s).
+TEST_CASE("a pipeline over three nodes is NCCL's chain: every edge at the links' rate, one round of fill and drain") {
+  // Three CPU nodes on one switch: NCCL's tree over 3 is 0 <- 2 <- 1 (ncclGetBtree: the root's one
+  // child, the largest power of two below 3), so no link carries two edges. Expectation, up then
+  // down: K + 1 rounds of a chunk at 12.5 GB/s (one of fill, its first chunk only on 1 -> 2),
+  // the first chunk paying alpha on each of its 2 hops: 2 (2 alpha + B / 12.5 GB/s + B / K / 12.5 GB/s).
   for (auto fidelity : {replay::Fidelity::Aggregated, replay::Fidelity::Exact}) {
     CAPTURE(replay::to_string(fidelity));
     Scenario s = pipelined_tree_on(3);
     s.options.fidelity = fidelity;
-    const double expected =
-        over_reductions(s, [](double bytes, double) { return 2 * (switch_alpha_s + 2 * bytes / 12.5e9); });
+    const double expected = over_reductions(s, [](double bytes, double chunks) {
+      return 2 * (2 * switch_alpha_s + bytes / 12.5e9 + bytes / chunks / 12.5e9);
+    });
     const auto result = run_isolated(s);
     CHECK(result.flows_shared > 0);
     CHECK(communication_s(s, result) == testing::relative(expected, 1e-6));
@@ -803,11 +805,11 @@ TEST_CASE("a pipeline over three nodes streams at half the root's links, which t
 }
 
 TEST_CASE("a pipeline two levels deep pays one round of fill and one of drain each way, through the links then busy") {
-  // Four CPU nodes on one switch: rank 0 the root, 1 and 2 its children, 3 the child of 1
-  // (depth 2: each way K + 1 rounds, the first chunk's 2 hops each paying alpha). Up, the root's
-  // NIC carries two edges: the pipeline streams B at 12.5 / 2 GB/s. Its first round runs only
-  // 3 -> 1 (one chunk through a link), its last only 1 -> 0 and 2 -> 0 (two through the root's);
-  // less one round of the steady state (two): one chunk time. Down the same, mirrored.
+  // Four CPU nodes on one switch: NCCL's tree has rank 0 the root, 2 its one child, 1 and 3 the
+  // children of 2 (depth 2: each way K + 1 rounds, the first chunk's 2 hops each paying alpha).
+  // Up, rank 2's NIC carries two edges in: the pipeline streams B at 12.5 / 2 GB/s. Its first
+  // round runs 1 -> 2 and 3 -> 2 (two chunks through rank 2's link), its last only 2 -> 0 (one
+  // chunk); less one round of the steady state (two): one chunk time. Down the same, mirrored.
   // Expectation: 2 (2 alpha + 2 B / 12.5 GB/s + B / K / 12.5 GB/s).
   const Scenario s = pipelined_tree_on(4);
   const double expected = over_reductions(s, [](double bytes, double chunks) {
