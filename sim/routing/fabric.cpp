@@ -61,11 +61,13 @@ std::optional<Fabric> Fabric::of(const platform::InterconnectSpec& net) {
       s.choices.push_back(s.choices.back() * f->up[k]);
     }
     long long next = 0;
+    s.cables.push_back(1);
     for (std::size_t k = 0; k <= levels; ++k) {
       s.elements.push_back(fabric.slots_ / s.below[k] * s.choices[k]);
       if (k < levels) {
         s.up_base.push_back(checked_id(next));
-        next += 2 * s.elements[k] * f->up[k];
+        next += 2 * s.elements[k] * f->up[k] * f->links[k];
+        s.cables.push_back(s.cables.back() * f->links[k]);
       }
     }
     fabric.link_count_ = checked_id(next);
@@ -81,11 +83,7 @@ double Fabric::link_bandwidth_bytes_per_s(std::uint32_t id) const {
       return bandwidth_; // a node's port, or one global cable
     return bandwidth_ * (id < s->black ? s->d.router_links : s->d.chassis_links);
   }
-  const auto& s = std::get<FatTreeShape>(shape_);
-  std::size_t k = s.up_base.size() - 1;
-  while (id < s.up_base[k])
-    --k;
-  return bandwidth_ * s.f.links[k];
+  return bandwidth_; // one fat-tree cable
 }
 
 platform::FabricLinkKind Fabric::link_kind(std::uint32_t id) const {
@@ -119,10 +117,12 @@ std::string Fabric::link_name(std::uint32_t id) const {
   std::size_t k = s.up_base.size() - 1;
   while (id < s.up_base[k])
     --k;
+  const long long ports = s.f.up[k] * s.f.links[k]; // of an element of level k
   const long long within = id - s.up_base[k];
-  const bool up = within < s.elements[k] * s.f.up[k];
-  return std::string(up ? "up" : "down") + " level " + std::to_string(k) + " element " +
-         std::to_string((up ? within : within - s.elements[k] * s.f.up[k]) / s.f.up[k]);
+  const bool up = within < s.elements[k] * ports;
+  const long long port = up ? within : within - s.elements[k] * ports;
+  return std::string(up ? "up" : "down") + " level " + std::to_string(k) + " element " + std::to_string(port / ports) +
+         (s.f.links[k] > 1 ? " cable " + std::to_string(port % s.f.links[k]) : "");
 }
 
 std::span<const Path> Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
@@ -262,24 +262,27 @@ void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, Pat
   std::size_t h = 1; // the lowest level whose pod holds both
   while (a / s.below[h] != b / s.below[h])
     ++h;
-  const long long count = s.choices[h];
+  // A path: its top switch (`top`, the up choices on the way) and, at each level, which of the
+  // parallel cables it takes, the same one up on a's side and down on b's.
+  const long long count = s.choices[h] * s.cables[h];
   const long long taken = std::min<long long>(count, static_cast<long long>(max_paths));
   for (long long i = 0; i < taken && !out.full(); ++i) {
-    const long long top = i * count / taken; // evenly spread when there are more than max_paths
+    const long long index = i * count / taken; // evenly spread when there are more than max_paths
+    const long long top = index % s.choices[h];
+    const long long cables = index / s.choices[h];
     Path& p = out.next(true);
     p.router_hops = 2 * static_cast<int>(h) - 2;
-    for (std::size_t k = 0; k < h; ++k) { // up from a's side
+    const auto link = [&](std::size_t k, long long slot, bool down) {
       const long long choice = top % s.choices[k];
       const long long u = top / s.choices[k] % f.up[k];
-      const long long element = a / s.below[k] * s.choices[k] + choice;
-      p.links.push_back(static_cast<std::uint32_t>(s.up_base[k] + element * f.up[k] + u));
-    }
-    for (std::size_t k = h; k-- > 0;) { // down to b's side
-      const long long choice = top % s.choices[k];
-      const long long u = top / s.choices[k] % f.up[k];
-      const long long element = b / s.below[k] * s.choices[k] + choice;
-      p.links.push_back(static_cast<std::uint32_t>(s.up_base[k] + (s.elements[k] + element) * f.up[k] + u));
-    }
+      const long long cable = cables / s.cables[k] % f.links[k];
+      const long long element = slot / s.below[k] * s.choices[k] + choice + (down ? s.elements[k] : 0);
+      return static_cast<std::uint32_t>(s.up_base[k] + (element * f.up[k] + u) * f.links[k] + cable);
+    };
+    for (std::size_t k = 0; k < h; ++k) // up from a's side
+      p.links.push_back(link(k, a, false));
+    for (std::size_t k = h; k-- > 0;) // down to b's side
+      p.links.push_back(link(k, b, true));
   }
 }
 

@@ -40,15 +40,19 @@ struct FatTreeShape {
   std::vector<long long> below;       ///< slots below one element of level k: prod(down[0..k-1])
   std::vector<long long> choices;     ///< up choices below level k: prod(up[0..k-1])
   std::vector<long long> elements;    ///< elements of level k
-  std::vector<std::uint32_t> up_base; ///< first id of level k's up links; its down links follow
+  std::vector<long long> cables;      ///< cable choices below level k: prod(links[0..k-1])
+  /// First id of level k's up links (element by element, parent by parent, cable by cable); its
+  /// down links follow.
+  std::vector<std::uint32_t> up_base;
 };
 } // namespace detail
 
 /// The links of a dragonfly or a fat-tree and the paths between node slots, for routing that
 /// SimGrid 3.32's builders cannot do (platform::Routing::Adaptive and Ecmp). Each direction
-/// of a cable is its own link; k parallel cables between two routers are one link of k times
-/// the bandwidth, as in SimGrid, except a dragonfly's global cables, which are spread over
-/// routers one by one. Link latency is the interconnect's, per link.
+/// of a cable is its own link; k parallel cables between two dragonfly routers are one link of k
+/// times the bandwidth, as in SimGrid's DragonflyZone, except the global cables, which are spread
+/// over routers one by one; a fat-tree's parallel cables are links of their own, as in SimGrid's
+/// FatTreeZone, a path taking one of them at each level. Link latency is the interconnect's, per link.
 ///
 /// Dragonfly (Cray Aries, as Piz Daint is cabled; platforms/README.md): router q of a chassis
 /// has a green link to every other router of its chassis, a black link to the router in its
@@ -62,8 +66,9 @@ struct FatTreeShape {
 ///
 /// Fat-tree (the extended generalised fat-tree of SimGrid's FatTreeZone): a level-k element is
 /// known by its pod (slot / down[0] x ... x down[k-1]) and its up choices below it; it has up[k]
-/// parents. Minimal paths climb to the lowest level whose pod holds both slots, by any up
-/// choices, and come down the only way; there are no non-minimal paths.
+/// parents, `links[k]` cables to each. Minimal paths climb to the lowest level whose pod holds
+/// both slots, by any up choices and cables, and come down the only way (on the cables of the
+/// same index); there are no non-minimal paths.
 class Fabric {
 public:
   /// The fabric of `net`, or nullopt for a single switch or a torus (static routing only).

@@ -150,6 +150,29 @@ TEST_CASE("a fat-tree's minimal paths climb to the lowest common level by every 
   CHECK(up_links.size() == 4);
 }
 
+TEST_CASE("a fat-tree's parallel cables are links of their own, one cable's bandwidth each, and paths spread over them") {
+  // The fat-tree above with 3 cables from each leaf to each spine (SimGrid's FatTreeZone makes a
+  // link per cable). Expectation: 2 x 16 node links, 2 x 16 x 3 leaf-spine links, each of one
+  // cable's bandwidth; between leaves 4 spines x 3 cables = 12 paths, each taking one cable up
+  // and the cable of the same index down, every up cable of the leaf on one path.
+  auto net = fat_tree();
+  std::get<platform::FatTree>(net.topology).links = {1, 3};
+  const auto f = *Fabric::of(net);
+  CHECK(f.link_count() == 2 * 16 + 2 * 16 * 3);
+  for (std::uint32_t id = 0; id < f.link_count(); ++id)
+    CHECK(f.link_bandwidth_bytes_per_s(id) == cable_bytes_per_s);
+  const auto across = paths(f, 0, 15);
+  CHECK(across.size() == 12);
+  std::set<std::uint32_t> up_links;
+  for (const Path& p : across) {
+    REQUIRE(p.links.size() == 4);
+    up_links.insert(p.links[1]);
+    CHECK((p.links[1] - 32) % 3 == (p.links[2] - 32 - 48) % 3); // the same cable index down
+  }
+  CHECK(up_links.size() == 12);
+  CHECK(f.link_name(across[4].links[1]) == "up level 1 element 0 cable 1"); // spine 0 again, on cable 1
+}
+
 TEST_CASE("asking for the first k paths gives the first k of them, in the same order, from reused memory") {
   // Pairs inside a router's chassis, across chassis, across groups (dragonfly) and across the
   // spines (fat-tree); each answer written over the last one's scratch.
