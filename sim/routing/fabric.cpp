@@ -230,8 +230,20 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     }
     return;
   }
-  // Between groups: one minimal path per global cable joining them.
-  for (Id j = 0; j < global_links && !out.full(); ++j) {
+  // Between groups: one minimal path per global cable joining them, then a Valiant path through
+  // each third group. Where they number more than the paths asked for, the minimal ones keep
+  // at least half the room, and each kind is a sample spread evenly over its cables or groups
+  // from a hashed start, so that every cable and group carries some pair's paths.
+  // (Decided on max_paths, not on the paths asked for: the first k are those of the whole list.)
+  const long long thirds = minimal_only ? 0 : groups - 2;
+  const auto most = static_cast<long long>(max_paths);
+  const long long minimal = global_links + thirds <= most ? global_links
+                                                          : std::min<long long>(global_links, std::max(most - thirds, most / 2));
+  const long long room = most - minimal; // for Valiant paths
+  const std::uint64_t spread = mix(salt, {a, b});
+  for (long long i = 0; i < minimal && !out.full(); ++i) {
+    const Id j = minimal == global_links ? static_cast<Id>(i)
+                                         : static_cast<Id>((spread + static_cast<std::uint64_t>(i * global_links / minimal)) % global_links);
     Path& p = start(true);
     inside(ra, gateway(ga, gb, j), true, p);
     p.links.push_back(global(ga, gb, j));
@@ -239,10 +251,14 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     inside(gateway(gb, ga, j), rb, true, p);
     finish(p);
   }
-  // Valiant: through each third group, on hashed cables.
-  for (Id gi = 0; gi < groups && !out.full() && !minimal_only; ++gi) {
-    if (gi == ga || gi == gb)
-      continue;
+  // Valiant: through third groups, on hashed cables.
+  for (long long i = 0; i < std::min(thirds, room) && !out.full(); ++i) {
+    // The i-th third group, or the i-th of an even sample of them where they outnumber the room.
+    const Id k = thirds <= room ? static_cast<Id>(i)
+                                : static_cast<Id>(((spread >> 32) + static_cast<std::uint64_t>(i * thirds / room)) % thirds);
+    Id gi = k;
+    for (Id skipped : {std::min(ga, gb), std::max(ga, gb)}) // the k-th group that is neither end
+      gi += gi >= skipped ? 1 : 0;
     const std::uint64_t h = mix(salt, {a, b, static_cast<long long>(gi)});
     const Id j1 = static_cast<Id>(h % global_links);
     const Id j2 = static_cast<Id>((h >> 32) % global_links);

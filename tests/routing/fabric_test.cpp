@@ -122,6 +122,27 @@ TEST_CASE("between groups there is a minimal path per global cable and a Valiant
   }
 }
 
+TEST_CASE("groups joined by more cables than a pair's paths spread their pairs over every cable, Valiant paths kept") {
+  // generic-dragonfly's 4 groups with 100 cables per group pair: 100 minimal and 2 Valiant paths
+  // are more than max_paths (64). Expectation: each pair gets 62 minimal paths (the room the 2
+  // Valiant paths leave) and both Valiant ones; over the pairs of a group's 16 nodes with
+  // another group's, every one of the 100 cables carries some pair's minimal path.
+  const auto f = *Fabric::of(dragonfly(100));
+  std::set<std::string> cables;
+  for (long long a = 0; a < 16; ++a)
+    for (long long b = 48; b < 64; ++b) {
+      const auto p = paths(f, a, b);
+      REQUIRE(p.size() == Fabric::max_paths);
+      CHECK(minimal_count(p) == 62);
+      for (const Path& path : p)
+        if (path.minimal)
+          for (std::uint32_t link : path.links)
+            if (f.link_name(link).starts_with("global"))
+              cables.insert(f.link_name(link));
+    }
+  CHECK(cables.size() == 100);
+}
+
 TEST_CASE("a group's global cables are dealt evenly over its routers") {
   const auto f = *Fabric::of(dragonfly(2)); // 3 peers x 2 cables over 8 routers: 6 routers hold one
   std::map<std::string, int> cables_at; // the router a path's global link leaves from
