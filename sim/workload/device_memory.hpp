@@ -18,10 +18,10 @@ namespace ceiling::workload {
 /// - gradients: every parameter at the gradient precision;
 /// - optimizer state: the workload's state per trained parameter (momentum, Adam's m and v), where
 ///   the rank applies the update itself (not where parameter servers do);
-/// - activations: each layer's output kept for backward, `batch` samples. A layer's memory
-///   bytes count its input and output once each, and one layer's output is the next one's
-///   input, so half the sum over layers is the outputs, at the workload's precision, scaled to
-///   the compute precision;
+/// - activations: each layer's output kept for backward, `batch` samples, at the compute
+///   precision: a layer's memory bytes count its inputs and its output, so its output is its
+///   memory bytes less its inputs' layers' outputs; the sum of these, or half the memory bytes
+///   of all layers (a chain's count, one layer's output the next one's input), the lesser;
 /// - inputs: the batch being computed, `batch` times the input bytes per sample.
 /// A batch whose estimate exceeds the device's memory cannot run; one within it may still not.
 struct DeviceMemory {

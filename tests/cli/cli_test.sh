@@ -188,11 +188,11 @@ expect 0 "" -- cmp "$tmp/r3.json" "$tmp/r3b.json"
 expect 1 "" -- cmp -s "$tmp/r3.json" "$tmp/r4.json"
 # Device memory: a batch whose lower-bound estimate exceeds the GPU's memory is refused with the
 # numbers, or runs with a warning when allowed; a sweep records such points as not fitting.
-expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 79.34 GB of device memory (weights 102.2 MB, gradients 102.2 MB, optimizer state 102.2 MB, activations 78.41 GB, inputs 616.6 MB), more than the 17.18 GB of the NVIDIA Tesla P100 PCIe 16 GB: use a smaller batch per rank" -- \
+expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB of device memory (weights 102.2 MB, gradients 102.2 MB, optimizer state 102.2 MB, activations 66.79 GB, inputs 616.6 MB), more than the 17.18 GB of the NVIDIA Tesla P100 PCIe 16 GB: use a smaller batch per rank" -- \
   "${one[@]}" -n 1 --global-batch 1024
-expect 0 "device memory: at least 79.34 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
-expect 0 "device memory: at least 5.246 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
-expect 0 "note: 12 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+expect 0 "device memory: at least 67.72 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
+expect 0 "device memory: at least 4.52 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
+expect 0 "note: 10 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 cat >"$tmp/too_big.toml" <<EOF
 [experiment]
 title = "Too big"
@@ -337,7 +337,7 @@ expect 0 "E = delivered/peak" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p
 expect 0 "" -- bash -c "! '$ceiling' hpc -w '$root/workloads/hpl.toml' -p '$root/platforms/piz-daint-xc30-cpu.toml' -n 16 | grep -q 'base clock'"
 expect 0 '"model_peak_efficiency"' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json
 expect 0 "lender's data din's measurement" -- "$ceiling" workload show "$root/workloads/wide_deep_census.toml"
-expect 0 "20.6 GB of device memory" -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
+expect 0 "17.7 GB of device memory" -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
 expect 0 "does not fit: not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 expect 0 "" -- bash -c "! '$ceiling' run -p '$root/platforms/piz-daint-xc30-cpu.toml' -w '$root/workloads/resnet50_v1.toml' -n 2 --iterations 1 | head -1 | grep -q staging"
 # A workload's device calibration names its platform's device, and a borrow an existing file;

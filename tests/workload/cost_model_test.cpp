@@ -135,6 +135,18 @@ TEST_CASE("device memory holds weights, gradients and half the layers' bytes per
   CHECK(mixed.activations.bytes() == 32 * 2e6);
 }
 
+TEST_CASE("a join's inputs are its predecessors' outputs, kept once for backward") {
+  // a reads the 1 MB sample and writes 2 MB (3 MB); b reads a's output and writes 2 MB (4 MB);
+  // c adds a's and b's outputs into 2 MB (6 MB). Expectation: the outputs 2 + 2 + 2 = 6 MB per
+  // sample, where half the memory bytes (a chain's count) would say 6.5 MB.
+  WorkloadSpec w = one_layer(1e9, 3e6, 1000);
+  w.input_per_sample = units::DataSize::from_bytes(1e6);
+  w.layers.push_back({.name = "b", .memory_per_sample = units::DataSize::from_bytes(4e6), .after = {0}});
+  w.layers.push_back({.name = "c", .memory_per_sample = units::DataSize::from_bytes(6e6), .after = {0, 1}});
+  const auto m = device_memory(w, 8, platform::Precision::Fp32, platform::Precision::Fp32, OptimizerState::OnDevice);
+  CHECK(m.activations.bytes() == doctest::Approx(8 * 6e6).epsilon(1e-12));
+}
+
 TEST_CASE("the optimizer's state takes device memory per trained parameter, unless parameter servers update") {
   WorkloadSpec w = one_layer(1e9, 6e6, 1000);
   w.layers.push_back({.name = "m", .memory_per_sample = units::DataSize::from_bytes(2e6), .params = 500, .frozen = true});
