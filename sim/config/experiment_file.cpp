@@ -256,10 +256,24 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
 
   const bool strong =
       std::find(e.scalings.begin(), e.scalings.end(), analysis::Scaling::Strong) != e.scalings.end();
+  const bool weak = std::find(e.scalings.begin(), e.scalings.end(), analysis::Scaling::Weak) != e.scalings.end();
   for (std::size_t i = 0; i < e.workloads.size(); ++i)
     if (strong && !e.workloads[i].global_batch && !e.global_batch)
       workload_readers[i].fail_here(
           "strong scaling needs a global batch: give global_batch here or in [experiment]");
+  // A batch that no curve would use is a mistake, not a default.
+  const std::string no_strong = "sets the strong curves' global batch, but scaling has no \"strong\": remove it or add \"strong\"";
+  const std::string no_weak = "sets the weak curves' batch per rank, but scaling has no \"weak\": remove it or add \"weak\"";
+  if (!strong && e.global_batch)
+    head.fail("global_batch", no_strong);
+  if (!weak && e.batch)
+    head.fail("batch", no_weak);
+  for (std::size_t i = 0; i < e.workloads.size(); ++i) {
+    if (!strong && e.workloads[i].global_batch)
+      workload_readers[i].fail("global_batch", no_strong);
+    if (!weak && e.workloads[i].batch)
+      workload_readers[i].fail("batch", no_weak);
+  }
   if (!e.cost_unit.empty() || std::any_of(e.platforms.begin(), e.platforms.end(),
                                           [](const auto& p) { return p.cost_per_node; })) {
     for (std::size_t i = 0; i < e.platforms.size(); ++i)

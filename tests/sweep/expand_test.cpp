@@ -99,6 +99,13 @@ TEST_CASE("a bad experiment names file, line, column and key") {
         "after 4");
   CHECK(error_of(testing::edited(experiment, "\"strong\"]", "\"strnog\"]")) ==
         "e.toml:5:20: error: experiment.scaling: expected \"weak\" or \"strong\", got \"strnog\"");
+  // A batch no curve would use: global_batch without strong scaling, batch without weak.
+  CHECK(error_of(testing::edited(experiment, "[\"weak\", \"strong\"]", "[\"weak\"]")) ==
+        "e.toml:6:16: error: experiment.global_batch: sets the strong curves' global batch, but scaling has no "
+        "\"strong\": remove it or add \"strong\"");
+  CHECK(error_of(testing::edited(experiment, "[\"weak\", \"strong\"]", "[\"strong\"]")) ==
+        "e.toml:17:9: error: workloads[0].batch: sets the weak curves' batch per rank, but scaling has no "
+        "\"weak\": remove it or add \"weak\"");
   CHECK(error_of(testing::edited(experiment, "seeds", "seeda")) ==
         "e.toml:7:1: error: experiment.seeda: unknown key (did you mean \"seeds\"?)");
   CHECK(error_of(testing::edited(experiment, "seeds = [3, 4]", "seeds = [3, 4, 3]")) ==
