@@ -43,6 +43,12 @@ std::vector<const sg4::Link*> route_links(const sg4::Host* src, const sg4::Host*
   return {links.begin(), links.end()};
 }
 
+/// Whether a host's route to itself is SimGrid's default, its loopback link alone (or nothing),
+/// which a loaded platform has without a route: a CPU's through its node's memory is written.
+bool loopback(const std::vector<const sg4::Link*>& links) {
+  return links.empty() || (links.size() == 1 && links.front()->get_name() == "__loopback__");
+}
+
 /// Opening tag of a route and its links.
 using Routes = std::vector<std::pair<std::string, std::vector<const sg4::Link*>>>;
 
@@ -99,10 +105,10 @@ void export_xml(const Machine& machine, std::ostream& out) {
     Routes routes;
     for (const sg4::Host* a : hosts) {
       for (const sg4::Host* b : hosts)
-        if (a != b)
+        if (auto between = route_links(a, b); a != b || !loopback(between)) // a host's own: its memory, if any
           routes.emplace_back("<route src=\"" + a->get_name() + "\" dst=\"" + b->get_name() +
                                   "\" symmetrical=\"NO\">",
-                              route_links(a, b));
+                              std::move(between));
       if (n > 1) {
         // Inside the node, a route out ends with the NIC's UP half, one in starts with DOWN.
         auto out_links = route_links(a, remote);
