@@ -1004,7 +1004,8 @@ private:
   }
 
   /// A cycle begins: its negotiation, then the units ready on every rank, fused in order into
-  /// responses of up to the fusion threshold (a larger unit alone; a sparse one alone), which
+  /// responses of up to the fusion threshold (a larger unit alone), dense ones with dense ones and
+  /// sparse ones (all-gathers) with sparse ones (controller.cc FuseResponses, v0.16-0.19), which
   /// every rank runs one after the other.
   void cycle_tick() {
     tick_set_ = false;
@@ -1021,7 +1022,7 @@ private:
     double bytes = 0;
     for (int u = fused_units_; u < ready_units_; ++u) {
       const Reduction& unit = plan_.reductions[static_cast<std::size_t>(u)];
-      if (u > first && (unit.sparse || plan_.reductions[static_cast<std::size_t>(first)].sparse ||
+      if (u > first && (unit.sparse != plan_.reductions[static_cast<std::size_t>(first)].sparse ||
                         bytes + unit.bytes > threshold)) {
         add_response(first, u - first);
         first = u;

@@ -352,6 +352,15 @@ Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::stri
   return r;
 }
 
+/// The ring all-gather of a sparse gradient's touched rows, `bytes` per rank (or of several,
+/// fused into one response: Horovod fuses all-gathers with each other, controller.cc
+/// FuseResponses, v0.16-0.19).
+Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes) {
+  return {std::move(name), bytes, bytes * c.group.ranks, true,
+          c.exact ? collectives::allgather_steps(c.group, bytes) : collectives::allgather_phases(c.group, bytes),
+          collectives::Algorithm::Ring, "sparse: ring all-gather"};
+}
+
 /// Parameter servers as TensorFlow runs them: each variable (a layer's `tensors`, or the layer as
 /// one; an embedding table the stack densifies as one) placed by the stack's rule on servers
 /// 0..k-1 (ranks), pushed by every other rank and pulled back; a server sums the pushes and
@@ -504,7 +513,7 @@ bool fuses_by_cycle(const Scenario& s) {
 
 Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count) {
   const Reduction& unit = plan.reductions[static_cast<std::size_t>(first)];
-  if (unit.sparse) // an all-gather: planned already, never fused
+  if (count == 1 && unit.sparse) // an all-gather alone: planned already
     return unit;
   double bytes = 0;
   for (int u = first; u < first + count; ++u)
@@ -513,6 +522,8 @@ Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first,
   std::string name = unit.name;
   if (count > 1)
     name += " + " + std::to_string(count - 1) + " more";
+  if (unit.sparse) // all-gathers fused into one
+    return sparse_allgather(context, std::move(name), bytes);
   return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
 }
 
@@ -589,7 +600,6 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   if (plan.ranks == 1) // one rank alone has nothing to reduce: backward is one segment
     buckets = {};
   const AllreduceContext context = allreduce_context(s, plan.ranks, plan.ranks_per_node);
-  const bool exact = context.exact;
   const collectives::Group group = context.group;
   const ParameterServers servers(s, exchanged, group, gradient_element_bytes);
   plan.server_rank_stride = stack.local_aggregation ? std::max(1, group.ranks_per_node) : 1;
@@ -621,11 +631,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   for (const auto& sparse : buckets.sparse) {
     const double bytes = sparse.bytes.bytes();
     ready.push_back({backward_position[static_cast<std::size_t>(sparse.layer)],
-                     {"sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes,
-                      bytes * plan.ranks, true,
-                      exact ? collectives::allgather_steps(group, bytes)
-                            : collectives::allgather_phases(group, bytes),
-                      collectives::Algorithm::Ring, "sparse: ring all-gather"}});
+                     sparse_allgather(context, "sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes)});
   }
   std::stable_sort(ready.begin(), ready.end(),
                    [](const Ready& a, const Ready& b) { return a.position < b.position; });
