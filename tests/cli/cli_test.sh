@@ -117,6 +117,8 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
 expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --json
+# The P100 PCIe is priced by ResNet-50's device calibration (the SXM2's): [calibration] changes nothing there.
+expect 2 "by the workload's [[device_calibration]] for the NVIDIA Tesla P100 SXM2 16 GB, which [calibration] does not change" -- "${daint[@]}" --set calibration.compute_efficiency=0.1
 # Horovod fuses all-gathers with all-gathers: DIN's three tables' touched rows in one response.
 expect 0 '"name": "sparse item_bias + 2 more"' -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4 --iterations 2 --software horovod-nccl --set software.fusion=by-cycle --jitter 0 --json
 # A framework stack's jitter (platforms/software/README.md, "Jitter"), said before the iterations.

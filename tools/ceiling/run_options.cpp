@@ -162,6 +162,27 @@ double simulation_memory_estimate(const replay::Scenario& s) {
   return bytes;
 }
 
+/// A run prices compute by a fitted efficiency, never by fitting one: an override of the
+/// calibration's measurement changes nothing, nor one of [calibration]'s efficiency where the
+/// run's device has a [[device_calibration]] of its own. Both are refused, not ignored.
+void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std::string>& overrides) {
+  for (const std::string& o : overrides) {
+    std::string key = o.substr(0, o.find('='));
+    key.erase(std::remove(key.begin(), key.end(), ' '), key.end());
+    if (key == "calibration.measured_throughput" || key == "calibration.batch")
+      throw UsageError("--set " + key + ": a run does not fit the calibration again: it computes at " +
+                       "calibration.compute_efficiency, which `ceiling workload calibrate --write` fits from the " +
+                       "measurement; set that instead");
+    if (key == "calibration.compute_efficiency") {
+      const auto device = workload::compute_device(s.platform.node);
+      const auto mode = replay::to_string(replay::resolved_precision(s));
+      if (const auto* own = workload::efficiency_for(s.workload, device, mode).device_calibration)
+        throw UsageError("--set " + key + ": this run prices the " + device.name + " by the workload's " +
+                         "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
+    }
+  }
+}
+
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory) {
   for (const char* required : {"platform", "workload", "nodes"})
     if (!cli.has(required))
@@ -311,6 +332,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   if (auto problem = replay::scenario_problem(s))
     throw UsageError(*problem);
   o.allow_oversubscribed_memory = allowed;
+  refuse_unused_calibration(s, overrides);
   const double limit = cli.has("max-memory") ? cli.positive_size("max-memory").bytes() : physical_memory_bytes();
   const double estimate = simulation_memory_estimate(s);
   if (estimate > limit)
