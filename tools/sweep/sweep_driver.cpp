@@ -7,6 +7,7 @@
 #include "config/software_file.hpp"
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
+#include "source_id.hpp"
 #include "sweep/point_codec.hpp"
 
 #include <algorithm>
@@ -90,7 +91,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
                      (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string());
 
   io::ResultFile& r = setup.results;
-  r.tool_version = CEILING_VERSION;
+  r.tool_version = CEILING_VERSION "+" CEILING_SOURCE_ID; // (resume refuses another build's store)
   r.simgrid_version = CEILING_SIMGRID_VERSION;
   r.command_line = command_line;
   r.experiment_path = experiment_path;
