@@ -618,9 +618,9 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
 /// node as for the rings), each carrying its share of the buffer: channel c's chain starts at
 /// local rank c, where rings() has ring c enter the node. With `two` (the double binary tree),
 /// NCCL's tree across nodes and its complement, in which inner nodes of one are leaves of the
-/// other (ncclGetDtree: the first mirrored, or shifted by one node, by the parity of the node
-/// count and the version: Group::second_tree_mirrored_when_even), channels below half the count,
-/// rounded up, taking the first (setupChannel): on every ring where NCCL duplicates the rings
+/// other (ncclGetDtree, NCCL 2.4 to 2.7: the first shifted by one node on an even node count,
+/// mirrored on an odd one; 2.8 swapped them), channels below half the count, rounded up, taking
+/// the first (setupChannel): on every ring where NCCL duplicates the rings
 /// (Group::rings_duplicated) or runs one, each tree with half the ring's share; else the first
 /// half of the rings take the first tree and the others the second.
 void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
@@ -628,7 +628,7 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double
   const int nodes = (g.ranks + per_node - 1) / per_node;
   const int channels = g.ranks <= per_node ? 1 : std::clamp(g.rings, 1, per_node);
   const auto heap = [](int k) { return k; };
-  const bool mirror_second = (nodes % 2 == 0) == g.second_tree_mirrored_when_even;
+  const bool mirror_second = nodes % 2 == 1;
   const auto mirrored = [nodes, mirror_second](int k) { return mirror_second ? nodes - 1 - k : (k + 1) % nodes; };
   const bool both_on_each = two && (channels == 1 || g.rings_duplicated);
   std::vector<std::vector<int>> parents;

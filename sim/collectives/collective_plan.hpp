@@ -102,10 +102,6 @@ struct Group {
   /// The gradients' sum is an operation MPI has built in: not for fp16, which MPI 3 has no type
   /// for (Horovod sums it with an MPI_Op of its own). MPICH's reduce inside a node picks by it.
   bool builtin_sum = true;
-  /// NCCL's second tree is its first mirrored (position k on node n-1-k) on an even node count and
-  /// shifted by one node (k on node k+1 mod n) on an odd one, as NCCL 2.5 and later build it
-  /// (src/graph/trees.cc, ncclGetDtree); NCCL 2.4 the other way round (src/misc/trees.cc).
-  bool second_tree_mirrored_when_even = false;
 };
 
 enum class Algorithm {

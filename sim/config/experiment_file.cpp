@@ -125,7 +125,7 @@ sweep::VariantSpec read_variant(TableReader& t) {
     if (option.key == "software") { // a software file beside the experiment, as its other files
       auto reference = software_reference(t.file(), option.text);
       if (reference.problem)
-        throw LoadError(option.where, "options.software", *reference.problem);
+        throw LoadError(option.where, t.full_key("options.software"), *reference.problem);
       v.run_args.push_back(reference.name_or_path);
     } else {
       v.run_args.push_back(option.text);

@@ -85,10 +85,10 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   if (s.channels && !s.runs_nccl())
     t.fail("channels", "NCCL's channels (rings side by side), but library = \"" + library +
                            "\" runs one ring: expected no channels, or an NCCL library");
+  t.reject_unknown_keys(); // first: a misspelt key explains a combination's problem
+  file.reject_unknown_keys();
   if (const auto problem = stack::exchange_problem(s))
     t.fail(problem->key, problem->message);
-  t.reject_unknown_keys();
-  file.reject_unknown_keys();
   return s;
 }
 

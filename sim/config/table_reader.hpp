@@ -89,6 +89,8 @@ public:
   SourceLocation location() const { return location_of(table_.source()); }
   /// Where `key`'s value is written; the table's place when it is absent.
   SourceLocation location_of_key(std::string_view key) const;
+  /// `key` with the table's path before it ("variants[0].options"), as errors name keys.
+  std::string full_key(std::string_view key) const;
 
 private:
   /// The array under `key`, or null when the key is absent; throws when it is not an array
@@ -97,7 +99,6 @@ private:
   /// Throws for an absent required key `key`, or at a present key that looks like a misspelling
   /// of it (a `quantity`'s key also with a unit in its name that is none of its units).
   [[noreturn]] void missing(std::string_view key, std::string_view expected, bool quantity = false) const;
-  std::string full_key(std::string_view key) const;
   /// `key` as the file writes it: a quantity's key with its unit in the name where it was read so.
   std::string_view written_key(std::string_view key) const;
   SourceLocation location_of(const toml::source_region& region) const;

@@ -48,15 +48,27 @@ void replace_durably(const std::string& temporary, const std::string& path) {
 }
 
 std::string output_target(const std::string& path) {
+  if (path.empty())
+    throw store_error(in_quotes(path), "an empty name: expected a file's path");
+  // Follow the links by hand: a link to a file not there yet names where to write it, and a
+  // loop must be refused, not written beside (canonical forms fail on both).
+  std::filesystem::path target = path;
   std::error_code ignored;
-  const std::string target =
-      std::filesystem::is_symlink(path, ignored) ? std::filesystem::weakly_canonical(path, ignored).string() : path;
+  for (int links = 0; std::filesystem::is_symlink(target, ignored); ++links) {
+    if (links == 40)
+      throw store_error(path, "too many levels of symbolic links: expected a file's path");
+    std::error_code error;
+    const auto next = std::filesystem::read_symlink(target, error);
+    if (error)
+      throw store_error(path, "cannot read the symbolic link " + in_quotes(target.string()) + ": " + error.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
   const auto status = std::filesystem::status(target, ignored);
   if (std::filesystem::is_directory(status))
     throw store_error(path, "is a folder: expected a file's path");
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
     throw store_error(path, "is not a regular file (a device, a FIFO or a socket): expected a file's path");
-  return target;
+  return target.lexically_normal().string();
 }
 
 AtomicOutput::AtomicOutput(std::string path) : path_(output_target(path)) {

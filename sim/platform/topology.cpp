@@ -294,16 +294,18 @@ std::optional<units::FlopRate> node_rpeak(const NodeSpec& node) {
 units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) {
   const double link = spec.interconnect.link_bandwidth.bytes_per_second();
   const double nic = spec.node.nic.bandwidth.bytes_per_second();
-  // Node level: half the nodes inject towards the other half.
-  double best = half_floor(nodes) * std::min(nic, link);
+  // Node level: half the nodes inject towards the other half, each through its NIC and its
+  // cables to the fabric (a fat-tree node's up[0] x links[0], one elsewhere).
+  const auto* f = std::get_if<FatTree>(&spec.interconnect.topology);
+  const double node_cables = f ? static_cast<double>(f->up[0]) * f->links[0] : 1.0;
+  double best = half_floor(nodes) * std::min(nic, node_cables * link);
 
   // Each topology adds the cut of its own levels that the allocation spans. Nodes are placed
   // contiguously, so the worst balanced cut follows the topology's own grouping.
-  if (const auto* f = std::get_if<FatTree>(&spec.interconnect.topology)) {
+  if (f) {
     // A pod of level k holds the nodes below one level-k switch: prod(down[0..k-1]) nodes,
     // prod(up[0..k-1]) level-k switches, each with up[k] * links[k] cables to level k+1.
     const std::size_t levels = f->down.size();
-    best = std::min(best, half_floor(nodes) * f->up[0] * f->links[0] * link);
     for (std::size_t k = 1; k < levels; ++k) {
       const long long pod_size = product(f->down, k);
       if (nodes <= pod_size)

@@ -147,7 +147,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   if (background.fabric > 0 && !platform::has_fabric_links(topology))
     return "--background-load: fabric loads the links between routers or switches, and " + s.platform.name +
            " has none (a single switch): the load would change nothing";
-  if (background.global && !platform::has_global_links(topology))
+  if (background.global.value_or(0) > 0 && !platform::has_global_links(topology))
     return "--background-load: a load on global links needs a dragonfly of two or more groups (its links between "
            "groups); " + s.platform.name + " is a " + std::string(platform::topology_name(topology)) +
            (std::holds_alternative<platform::Dragonfly>(topology) ? " of one group" : "") + ": use fabric=SHARE";
@@ -313,14 +313,15 @@ struct AllreduceContext {
 AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_node) {
   const auto& stack = s.options.software;
   const double element_bytes = workload::element_bytes(gradient_precision(resolved_precision(s)));
+  // MPI 3 has no half-precision type: an MPI library sums fp16 by an operation of the framework's.
+  const bool mpi_library = stack.library == collectives::Library::Mpich || stack.library == collectives::Library::OpenMpi;
   // NCCL runs its ring as one ring per channel (src/graph/search.cc, connect.cc), leaving the
   // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
   return {{.ranks = ranks,
            .ranks_per_node = ranks_per_node,
            .rings = stack.runs_nccl() ? nccl_rings(s) : 1,
            .rings_duplicated = rings_duplicated(s),
-           .builtin_sum = element_bytes != 2,
-           .second_tree_mirrored_when_even = stack.library == collectives::Library::Nccl27},
+           .builtin_sum = element_bytes != 2 || !mpi_library},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};
 }

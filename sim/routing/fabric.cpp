@@ -231,11 +231,12 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     return;
   }
   // Between groups: one minimal path per global cable joining them, then a Valiant path through
-  // each third group. Where they number more than the paths asked for, the minimal ones keep
-  // at least half the room, and each kind is a sample spread evenly over its cables or groups
-  // from a hashed start, so that every cable and group carries some pair's paths.
-  // (Decided on max_paths, not on the paths asked for: the first k are those of the whole list.)
-  const long long thirds = minimal_only ? 0 : groups - 2;
+  // each third group. Where they number more than max_paths, the minimal ones keep the room the
+  // third groups leave, or half of it if that is more, and each kind is a sample spread evenly
+  // over its cables or groups from a hashed start, so that every cable and group carries some
+  // pair's paths. (Decided on max_paths and every third group, whatever is asked for: the first
+  // k paths, and the minimal ones alone, are those of the whole list.)
+  const long long thirds = groups - 2;
   const auto most = static_cast<long long>(max_paths);
   const long long minimal = global_links + thirds <= most ? global_links
                                                           : std::min<long long>(global_links, std::max(most - thirds, most / 2));
@@ -252,7 +253,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     finish(p);
   }
   // Valiant: through third groups, on hashed cables.
-  for (long long i = 0; i < std::min(thirds, room) && !out.full(); ++i) {
+  for (long long i = 0; i < std::min(thirds, room) && !out.full() && !minimal_only; ++i) {
     // The i-th third group, or the i-th of an even sample of them where they outnumber the room.
     const Id k = thirds <= room ? static_cast<Id>(i)
                                 : static_cast<Id>(((spread >> 32) + static_cast<std::uint64_t>(i * thirds / room)) % thirds);
@@ -279,13 +280,29 @@ void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, Pat
   while (a / s.below[h] != b / s.below[h])
     ++h;
   // A path: its top switch (`top`, the up choices on the way) and, at each level, which of the
-  // parallel cables it takes, the same one up on a's side and down on b's.
+  // parallel cables it takes, the same one up on a's side and down on b's. All of them in order,
+  // the first up choice varying fastest, where they are at most max_paths; else the first
+  // max_paths in an order where the highest level's up choice varies fastest, then the levels
+  // below, then the cables from the highest level down, so that the sample reaches every top
+  // switch (up to max_paths of them) before a second cable.
   const long long count = s.choices[h] * s.cables[h];
   const long long taken = std::min<long long>(count, static_cast<long long>(max_paths));
   for (long long i = 0; i < taken && !out.full(); ++i) {
-    const long long index = i * count / taken; // evenly spread when there are more than max_paths
-    const long long top = index % s.choices[h];
-    const long long cables = index / s.choices[h];
+    long long top = i % s.choices[h];
+    long long cables = i / s.choices[h];
+    if (count > taken) {
+      long long rest = i;
+      top = 0;
+      for (std::size_t k = h; k-- > 0;) { // up choices, highest level first
+        top += rest % f.up[k] * s.choices[k];
+        rest /= f.up[k];
+      }
+      cables = 0;
+      for (std::size_t k = h; k-- > 0;) { // then cables, highest level first
+        cables += rest % f.links[k] * s.cables[k];
+        rest /= f.links[k];
+      }
+    }
     Path& p = out.next(true);
     p.router_hops = 2 * static_cast<int>(h) - 2;
     const auto link = [&](std::size_t k, long long slot, bool down) {

@@ -62,7 +62,9 @@ struct FatTreeShape {
 /// paths: inside a group green then black, or black then green; between groups one per global
 /// cable joining them. Non-minimal (Valiant) paths: inside a group through each other router of
 /// the source chassis (then black first, each over a black link of its own); between groups
-/// through each third group, on cables picked by a seeded hash.
+/// through each third group, on cables picked by a seeded hash. Where cables and third groups
+/// outnumber max_paths, each kind is an even sample of them (fabric.cpp, dragonfly_paths); the
+/// minimal paths alone are always the first paths of the whole list.
 ///
 /// Fat-tree (the extended generalised fat-tree of SimGrid's FatTreeZone): a level-k element is
 /// known by its pod (slot / down[0] x ... x down[k-1]) and its up choices below it; it has up[k]

@@ -108,9 +108,9 @@ std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const 
   }
   constexpr double min_compute_efficiency = 1e-6;
   if (rate(min_compute_efficiency) > measured_samples_per_s) {
-    why = "even at a compute efficiency of 1e-6 the model predicts " +
-          std::to_string(rate(min_compute_efficiency)) + " samples/s, above the measured " +
-          std::to_string(measured_samples_per_s) + ": check the measured throughput, its batch and its unit";
+    why = "even at a compute efficiency of 1e-6 the model predicts " + units::number_text(rate(min_compute_efficiency)) +
+          " samples/s, above the measured " + units::number_text(measured_samples_per_s) +
+          ": check the measured throughput, its batch and its unit";
     return std::nullopt;
   }
   // Throughput rises monotonically with the compute efficiency: bisect on it.

@@ -2,6 +2,7 @@
 #include "workload/device_memory.hpp"
 
 #include "units/parse.hpp"
+#include "workload/layer_graph.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -21,7 +22,8 @@ double output_bytes_per_sample(const WorkloadSpec& w) {
   double half = 0;
   std::vector<double> output(w.layers.size(), 0.0);
   double outputs = 0;
-  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+  for (const int layer : LayerGraph(w.layers).topological_order()) { // (a file may list a layer before what it reads)
+    const auto l = static_cast<std::size_t>(layer);
     const double memory = w.layers[l].memory_per_sample.bytes();
     half += memory / 2;
     double inputs = w.layers[l].after.empty() ? w.input_per_sample.bytes() : 0.0;

@@ -177,7 +177,7 @@ for args, option in [
         (["-n", "2", "--frobnicate"], "--frobnicate"), (["-n", "2", "--max-memory", "-1 GiB"], "--max-memory"),
         (["-n", "2", "--servers", "0", "--collective", "parameter-server"], "servers"),
         (["-n", "2", "--servers", "2"], "--servers: counts parameter servers, but the collective is"),
-        (["-n", "2", "--iterations", "many"], "--iterations: expected a number, got \"many\""),
+        (["-n", "2", "--iterations", "many"], "--iterations: expected a number of the kind and range it takes (--help), got \"many\""),
         (["-n", "2", "--set", "calibration.measured_throughput=100"], "a run does not fit the calibration again"),
         (["-n", "2", "--software", "horovod-mpi", "--set", "software.cycle=0 s"], "software.negotiation")]:
     cases.append((f"run {' '.join(args)}", run + args, None, option))

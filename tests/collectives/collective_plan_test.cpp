@@ -279,7 +279,7 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
       const Flow& up = aggregated[0].flows[i];
       const Flow& down = aggregated[1].flows[i];
       CHECK((up.src == down.dst && up.dst == down.src));
-      if (i >= 15) // the mirrored tree's
+      if (i >= 15) // the second tree's
         continue;
       if (up.src == 15 && up.dst == 14) // depth 4
         CHECK((aggregated[0].first_round[i] == 0 && aggregated[1].first_round[i] == 3));
@@ -391,8 +391,8 @@ TEST_CASE("a pipelined tree sends every chunk up a chain and tree, then back dow
     // A rank sends a chunk down to all its children as one (NCCL's one call to every child), up
     // to its one parent alone; every chunk names its pipeline, a tree's way up or down.
     // Expectation: chunk 8 from the root to 1 and 8 one group, led by the first of them;
-    // 2 -> 0 alone; the first tree's flows up in pipeline 0, down in 1, the mirrored tree's in 2
-    // and 3 (node 7's chain, 14 and 15, in both trees: 15 -> 14 up, 14 -> 15 down).
+    // 8 -> 0 alone; the first tree's flows up in pipeline 0, down in 1, the second (shifted) tree's
+    // in 2 and 3 (node 7's chain, 14 and 15, in both trees: 15 -> 14 up, 14 -> 15 down).
     REQUIRE(exact[0].sent_with.size() == exact[0].flows.size());
     REQUIRE(exact[0].stream.size() == exact[0].flows.size());
     const auto with = [&](int flow) { return exact[0].sent_with[static_cast<std::size_t>(flow)]; };

@@ -55,6 +55,10 @@ TEST_CASE("bisection bandwidth follows each topology's closed form") {
     CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 2}, {1, 1}}, 64, 12.5, 25), 64) == 200);
     // Inside one leaf switch only the node level counts: 4 * 12.5.
     CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 8}, {1, 2}, {1, 1}}, 64, 12.5, 25), 8) == 50);
+    // Two cables from each node to its leaf (links[0] = 2), a NIC of 100: each node injects
+    // min(100, 2 x 25) = 50, 8 of 16 nodes: 400 (200 if one cable counted); the spine level (one of
+    // the 2 pods: 8 x 2 x 25 = 400) as wide.
+    CHECK(bisection_gb_per_s(spec_with(FatTree{{8, 2}, {1, 8}, {2, 2}}, 16, 100, 25), 16) == 400);
   }
   SUBCASE("torus: the least cut across any dimension, whichever order the file gives them") {
     // Expectation: 8x2x2 and 2x2x8, 32 nodes, 10 GB/s links: across the 8-long dimension

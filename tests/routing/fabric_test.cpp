@@ -143,6 +143,21 @@ TEST_CASE("groups joined by more cables than a pair's paths spread their pairs o
   CHECK(cables.size() == 100);
 }
 
+TEST_CASE("a dragonfly pair's minimal paths alone are the first paths of the whole list") {
+  // The adaptive choice picks among the minimal paths by index into the whole list. Expectation:
+  // with 100 cables (sampled) and with 2, the minimal-only list is the whole list's prefix.
+  for (int cables : {2, 100}) {
+    CAPTURE(cables);
+    const auto f = *Fabric::of(dragonfly(cables));
+    std::vector<Path> scratch;
+    const auto all = paths(f, 0, 63);
+    const auto minimal = f.paths(0, 63, 1, scratch, true);
+    REQUIRE(minimal.size() == static_cast<std::size_t>(minimal_count(all)));
+    for (std::size_t i = 0; i < minimal.size(); ++i)
+      CHECK(minimal[i].links == all[i].links);
+  }
+}
+
 TEST_CASE("a group's global cables are dealt evenly over its routers") {
   const auto f = *Fabric::of(dragonfly(2)); // 3 peers x 2 cables over 8 routers: 6 routers hold one
   std::map<std::string, int> cables_at; // the router a path's global link leaves from
@@ -192,6 +207,22 @@ TEST_CASE("a fat-tree's parallel cables are links of their own, one cable's band
   }
   CHECK(up_links.size() == 12);
   CHECK(f.link_name(across[4].links[1]) == "up level 1 element 0 cable 1"); // spine 0 again, on cable 1
+}
+
+TEST_CASE("where a fat-tree pair has more paths than max_paths, the sample reaches every spine") {
+  // 4 cables from each node to its leaf, 8 from each leaf to each of 4 spines: 4 x 4 x 8 = 128
+  // paths between two leaves. Expectation: 64 of them, over all 4 spines (an even stride over the
+  // paths' numbering reached spines 0 and 2 alone). A leaf's up link to spine u on cable c is
+  // 2 x 16 x 4 (the node links) + (u x 8 + c) for node 0's leaf.
+  auto net = fat_tree();
+  std::get<platform::FatTree>(net.topology).links = {4, 8};
+  const auto f = *Fabric::of(net);
+  const auto across = paths(f, 0, 15);
+  REQUIRE(across.size() == Fabric::max_paths);
+  std::set<std::uint32_t> spines;
+  for (const Path& p : across)
+    spines.insert((p.links[1] - 2 * 16 * 4) / 8);
+  CHECK(spines == std::set<std::uint32_t>{0, 1, 2, 3});
 }
 
 TEST_CASE("asking for the first k paths gives the first k of them, in the same order, from reused memory") {

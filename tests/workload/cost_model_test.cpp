@@ -145,6 +145,11 @@ TEST_CASE("a join's inputs are its predecessors' outputs, kept once for backward
   w.layers.push_back({.name = "c", .memory_per_sample = units::DataSize::from_bytes(6e6), .after = {0, 1}});
   const auto m = device_memory(w, 8, platform::Precision::Fp32, platform::Precision::Fp32, OptimizerState::OnDevice);
   CHECK(m.activations.bytes() == doctest::Approx(8 * 6e6).epsilon(1e-12));
+  // The same graph listed with the join before one of its inputs: the same outputs.
+  std::swap(w.layers[1], w.layers[2]); // c (after a and b) now second, b third
+  w.layers[1].after = {0, 2};
+  const auto listed = device_memory(w, 8, platform::Precision::Fp32, platform::Precision::Fp32, OptimizerState::OnDevice);
+  CHECK(listed.activations.bytes() == doctest::Approx(8 * 6e6).epsilon(1e-12));
 }
 
 TEST_CASE("the optimizer's state takes device memory per trained parameter, unless parameter servers update") {

@@ -84,15 +84,8 @@ int main(int argc, char** argv) {
   } catch (const ceiling::tools::UsageError& e) {
     std::cerr << "ceiling: error: " << e.what() << "\n";
     return 2;
-  } catch (const boost::program_options::invalid_option_value& e) {
-    // Only numeric options have typed values: "the argument ('abc') for option '--jobs' is invalid".
-    const std::string what = e.what();
-    const auto from = what.find("('"), to = what.find("')");
-    const std::string value = from != std::string::npos && to > from ? what.substr(from + 2, to - from - 2) : "";
-    std::cerr << "ceiling: error: " << e.get_option_name() << ": expected a number, got \"" << value << "\"\n";
-    return 2;
   } catch (const boost::program_options::error& e) {
-    std::cerr << "ceiling: error: " << e.what() << "\n";
+    std::cerr << "ceiling: error: " << ceiling::tools::error_text(e) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "ceiling: internal error: " << e.what() << "\n";

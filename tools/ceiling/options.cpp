@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 
 namespace po = boost::program_options;
@@ -98,6 +99,27 @@ std::optional<CommandLine> parse_command_line(const std::vector<std::string>& ar
 std::optional<CommandLine> parse_command_line_files(const std::vector<std::string>& args, const std::string& usage,
                                                     po::options_description options) {
   return parse(args, usage, std::move(options), -1);
+}
+
+std::string error_text(const std::exception& e) {
+  // Only numeric options have typed values: "the argument ('abc') for option '--jobs' is invalid".
+  const auto* invalid = dynamic_cast<const po::invalid_option_value*>(&e);
+  if (!invalid)
+    return e.what();
+  const std::string what = e.what();
+  const auto from = what.find("('"), to = what.find("')");
+  const std::string value = from != std::string::npos && to > from ? what.substr(from + 2, to - from - 2) : "";
+  return invalid->get_option_name() + ": expected a number of the kind and range it takes (--help), got \"" + value + "\"";
+}
+
+void refuse_output_over_inputs(std::string_view option, const std::string& path,
+                               std::initializer_list<std::pair<std::string_view, std::string>> inputs) {
+  for (const auto& [kind, input] : inputs) {
+    std::error_code ignored;
+    if (!input.empty() && std::filesystem::equivalent(path, input, ignored))
+      throw UsageError(std::string(option) + ": " + path + " is the " + std::string(kind) +
+                       " file it reads, which it would write over: name another file");
+  }
 }
 
 int dispatch(const std::string& command, const std::vector<std::string>& args,

@@ -66,6 +66,15 @@ std::optional<CommandLine> parse_command_line_files(const std::vector<std::strin
 void refuse_unread_overrides(std::span<const std::string> overrides, std::string_view command,
                              std::initializer_list<config::OverrideTarget> reads);
 
+/// The message of `e` as the commands print it: a numeric option's bad value in the --OPTION:
+/// form (Boost's own names neither), any other error's text as it is.
+std::string error_text(const std::exception& e);
+
+/// Refuses an output (`option`, at `path`) that is one of the command's input files, which it
+/// would write over: each of `inputs` is a kind ("platform") and its path.
+void refuse_output_over_inputs(std::string_view option, const std::string& path,
+                               std::initializer_list<std::pair<std::string_view, std::string>> inputs);
+
 /// A subcommand: its name and the function that runs it on the remaining arguments.
 struct Subcommand {
   const char* name;

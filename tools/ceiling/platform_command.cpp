@@ -348,6 +348,7 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(platform::max_xml_export_nodes) + " nodes, got " +
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
+  refuse_output_over_inputs("-o", output, {{"platform", parsed->file}});
   io::AtomicOutput out(output); // checked before the build; whole or not at all
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);

@@ -372,8 +372,13 @@ int run_command(const std::vector<std::string>& args) {
   // The trace's file is opened before the simulation, so that a path that cannot be written
   // is refused at once, and renamed into place only once written whole.
   std::optional<io::AtomicOutput> trace;
-  if (auto path = cli->optional<std::string>("trace"))
+  if (auto path = cli->optional<std::string>("trace")) {
+    refuse_output_over_inputs("--trace", *path,
+                              {{"platform", cli->vm["platform"].as<std::string>()},
+                               {"workload", cli->vm["workload"].as<std::string>()},
+                               {"software", cli->optional<std::string>("software").value_or("")}});
     trace.emplace(*path);
+  }
   // The text output streams: the header once the machine is built, each iteration's row when
   // it ends. JSON is one document, written at the end.
   replay::Progress progress;

@@ -141,8 +141,8 @@ double physical_memory_bytes() {
 /// machine and the replay's state, about 14 KiB per node on 16,384 ring nodes, beyond 64 MiB of
 /// program; a result per iteration; with a trace, each rank's events of every iteration (two per
 /// layer for forward and backward and a few per collective, about 64 bytes each); at exact
-/// fidelity with pipelined trees (a fixed one, or NCCL's choice), each chunk of the gradient a flow
-/// up and one down on every rank (at least 2 bytes a parameter, about 64 bytes a flow).
+/// fidelity with a pipelined tree fixed as the collective, each chunk of the gradient a flow up
+/// and one down on every rank (at least 2 bytes a parameter, about 64 bytes a flow).
 double simulation_memory_estimate(const replay::Scenario& s) {
   const double nodes = static_cast<double>(s.nodes);
   const double iterations = s.options.iterations;
@@ -151,9 +151,10 @@ double simulation_memory_estimate(const replay::Scenario& s) {
   if (s.options.record_timeline)
     bytes += ranks * iterations * (2.0 * static_cast<double>(s.workload.layers.size()) + 8) * 64;
   const auto& stack = s.options.software;
-  const bool pipelined = stack.collective ? (*stack.collective == collectives::Algorithm::PipelinedTree ||
-                                             *stack.collective == collectives::Algorithm::PipelinedDoubleTree)
-                                          : stack.runs_nccl();
+  // (A library's own choice is not known before the plan: counted only where fixed, so that the
+  // estimate stays a lower one.)
+  const bool pipelined = stack.collective && (*stack.collective == collectives::Algorithm::PipelinedTree ||
+                                              *stack.collective == collectives::Algorithm::PipelinedDoubleTree);
   if (s.options.fidelity == replay::Fidelity::Exact && pipelined) {
     const double chunks = std::ceil(2.0 * static_cast<double>(workload::total_trained_params(s.workload)) /
                                     stack.pipeline_chunk.bytes());

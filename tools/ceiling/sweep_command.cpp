@@ -132,9 +132,10 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
                           " nodes): " + *problem);
       costs.too_big.push_back(std::move(problem));
     } catch (const std::exception& error) {
-      throw config::LoadError(at(failure_where(e, curve, error.what())), "",
+      const std::string why = error_text(error);
+      throw config::LoadError(at(failure_where(e, curve, why)), "",
                               "point " + std::to_string(p.index) + " (" + curve.id + ", " +
-                                  std::to_string(p.nodes) + " nodes) cannot run: " + error.what());
+                                  std::to_string(p.nodes) + " nodes) cannot run: " + why);
     }
   }
   if (!too_big.empty())

@@ -204,7 +204,8 @@ int validate_command(const std::vector<std::string>& args) {
       "Predicts each validation case's measured series (default: validation/*.toml; a CASE is\n"
       "a case file, or the id of one in validation/) with `ceiling run`, and prints measured\n"
       "against predicted throughput and efficiency per N, the error in efficiency points, the\n"
-      "median and worst per case and overall.\n",
+      "median and worst per case and overall. Interrupted (SIGINT, SIGTERM), it prints the cases\n"
+      "whose every point finished and exits 128 + the signal.\n",
       options);
   if (!cli)
     return 0;

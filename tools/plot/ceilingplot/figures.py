@@ -71,6 +71,9 @@ def draw_all(out):
     for name, draw, _, _ in FIGURES:
         try:
             draw(out, curves)
+        except OSError:  # the output cannot be written: the caller says why and stops
+            plt.close("all")
+            raise
         except Exception as e:  # a bug, not bad input: say which figure and carry on
             plt.close("all")
             print(f"ceiling: error: internal error while drawing {name}: "

@@ -18,10 +18,30 @@ def say(text):
         sys.stdout = open(os.devnull, "w")
 
 
+def output_target(path):
+    """The file an output named PATH replaces, as the C++ writers find it (sim/io/atomic_output.cpp):
+    the file a symbolic link names (the link stays), followed by hand so that a link to a file
+    not there yet names where to write it; refuses a loop, a folder, and a file that is not a
+    regular one (a device, a FIFO or a socket, which the rename would replace)."""
+    target = Path(path)
+    for _ in range(40):
+        if not target.is_symlink():
+            break
+        link = Path(os.readlink(target))
+        target = link if link.is_absolute() else target.parent / link
+    else:
+        raise OSError(0, "too many levels of symbolic links: expected a file's path", str(path))
+    if target.exists() and not target.is_file():
+        raise OSError(0, "is not a regular file (a folder, a device, a FIFO or a socket): expected a file's path",
+                      str(path))
+    return target
+
+
 def write_atomically(path, data):
-    """Writes `data` (bytes or text) to PATH.tmp, flushes it to disk and renames it over PATH:
-    an interruption leaves the old file or the new one, never a part of one."""
-    path = Path(path)
+    """Writes `data` (bytes or text) to PATH.tmp, flushes it to disk and renames it over PATH
+    (output_target(): the file a link names): an interruption leaves the old file or the new one,
+    never a part of one."""
+    path = output_target(path)
     temporary = path.with_name(path.name + ".tmp")
     try:
         with open(temporary, "wb") as f:
