@@ -307,7 +307,9 @@ int show(const std::vector<std::string>& args) {
                             "bandwidth,\nbisection bandwidth, and the node-to-node route latency "
                             "range SimGrid resolves\n(exact over all pairs while N x N <= " +
                                 std::to_string(latency_query_budget) +
-                                ", else from 100,000 / N evenly spaced sources).\n",
+                                ", else from 100,000 / N evenly spaced sources, at least 8:\n"
+                                "building and sampling a whole machine of 30,000 nodes or more takes tens of "
+                                "seconds;\n--nodes N samples an allocation of N).\n",
                             options);
   if (!parsed)
     return 0;
