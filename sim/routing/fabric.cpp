@@ -122,6 +122,7 @@ std::string Fabric::link_name(std::uint32_t id) const {
   const bool up = within < s.elements[k] * ports;
   const long long port = up ? within : within - s.elements[k] * ports;
   return std::string(up ? "up" : "down") + " level " + std::to_string(k) + " element " + std::to_string(port / ports) +
+         " parent " + std::to_string(port / s.f.links[k] % s.f.up[k]) +
          (s.f.links[k] > 1 ? " cable " + std::to_string(port % s.f.links[k]) : "");
 }
 
@@ -136,7 +137,7 @@ std::span<const Path> Fabric::paths(long long a, long long b, std::uint64_t salt
   if (const auto* s = std::get_if<DragonflyShape>(&shape_))
     dragonfly_paths(*s, a, b, salt, out, minimal_only);
   else
-    fat_tree_paths(std::get<FatTreeShape>(shape_), a, b, out);
+    fat_tree_paths(std::get<FatTreeShape>(shape_), a, b, salt, out);
   return {scratch.data(), out.count};
 }
 
@@ -274,24 +275,26 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
   }
 }
 
-void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, Paths& out) const {
+void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::uint64_t salt, Paths& out) const {
   const auto& f = s.f;
   std::size_t h = 1; // the lowest level whose pod holds both
   while (a / s.below[h] != b / s.below[h])
     ++h;
   // A path: its top switch (`top`, the up choices on the way) and, at each level, which of the
   // parallel cables it takes, the same one up on a's side and down on b's. All of them in order,
-  // the first up choice varying fastest, where they are at most max_paths; else the first
-  // max_paths in an order where the highest level's up choice varies fastest, then the levels
-  // below, then the cables from the highest level down, so that the sample reaches every top
-  // switch (up to max_paths of them) before a second cable.
+  // the first up choice varying fastest, where they are at most max_paths; else max_paths of
+  // them in a row, from a start hashed from the pair, in an order where the highest level's up
+  // choice varies fastest, then the levels below, then the cables from the highest level down:
+  // each pair's sample reaches as many top switches as it can, and the pairs together every
+  // switch and cable.
   const long long count = s.choices[h] * s.cables[h];
   const long long taken = std::min<long long>(count, static_cast<long long>(max_paths));
+  const long long start = count > taken ? static_cast<long long>(mix(salt, {a, b}) % static_cast<std::uint64_t>(count)) : 0;
   for (long long i = 0; i < taken && !out.full(); ++i) {
     long long top = i % s.choices[h];
     long long cables = i / s.choices[h];
     if (count > taken) {
-      long long rest = i;
+      long long rest = (start + i) % count;
       top = 0;
       for (std::size_t k = h; k-- > 0;) { // up choices, highest level first
         top += rest % f.up[k] * s.choices[k];

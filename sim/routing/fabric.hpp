@@ -113,7 +113,7 @@ private:
   Fabric() = default;
   void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt, Paths& out,
                        bool minimal_only) const;
-  void fat_tree_paths(const FatTreeShape& s, long long a, long long b, Paths& out) const;
+  void fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::uint64_t salt, Paths& out) const;
 
   std::variant<DragonflyShape, FatTreeShape> shape_;
   long long slots_ = 0;

@@ -206,7 +206,7 @@ TEST_CASE("a fat-tree's parallel cables are links of their own, one cable's band
     CHECK((p.links[1] - 32) % 3 == (p.links[2] - 32 - 48) % 3); // the same cable index down
   }
   CHECK(up_links.size() == 12);
-  CHECK(f.link_name(across[4].links[1]) == "up level 1 element 0 cable 1"); // spine 0 again, on cable 1
+  CHECK(f.link_name(across[4].links[1]) == "up level 1 element 0 parent 0 cable 1"); // spine 0 again, on cable 1
 }
 
 TEST_CASE("where a fat-tree pair has more paths than max_paths, the sample reaches every spine") {
@@ -223,6 +223,27 @@ TEST_CASE("where a fat-tree pair has more paths than max_paths, the sample reach
   for (const Path& p : across)
     spines.insert((p.links[1] - 2 * 16 * 4) / 8);
   CHECK(spines == std::set<std::uint32_t>{0, 1, 2, 3});
+}
+
+TEST_CASE("over the pairs, a fat-tree's sampled paths use every spine and every cable of a node") {
+  // 2 leaves of 16 nodes, 128 spines: 128 paths per pair across the leaves, 64 taken from a start
+  // hashed from the pair. Expectation: over node 0's 16 pairs across, all 128 spines; with 4
+  // cables from each node to its leaf and 64 spines (256 paths), all 4 of node 0's cables.
+  auto net = fat_tree();
+  net.topology = platform::FatTree{.down = {16, 2}, .up = {1, 128}, .links = {1, 1}};
+  const auto spines = *Fabric::of(net);
+  std::set<std::uint32_t> used;
+  for (long long b = 16; b < 32; ++b)
+    for (const Path& p : paths(spines, 0, b))
+      used.insert(p.links[1]); // node 0's leaf's up link: one per spine
+  CHECK(used.size() == 128);
+  net.topology = platform::FatTree{.down = {16, 2}, .up = {1, 64}, .links = {4, 1}};
+  const auto cables = *Fabric::of(net);
+  used.clear();
+  for (long long b = 16; b < 32; ++b)
+    for (const Path& p : paths(cables, 0, b))
+      used.insert(p.links[0]); // node 0's own cables: ids 0 to 3
+  CHECK(used == std::set<std::uint32_t>{0, 1, 2, 3});
 }
 
 TEST_CASE("asking for the first k paths gives the first k of them, in the same order, from reused memory") {
