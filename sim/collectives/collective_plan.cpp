@@ -134,6 +134,23 @@ std::vector<int> fold_in(std::vector<Phase>& plan, int n, double bytes, Phase& u
   return member;
 }
 
+/// A reduce-scatter by recursive halving over `member` (a power of two of them): partners at
+/// distance 1, 2, 4, ... exchange half, a quarter, ... of `bytes`, each reducing what arrives
+/// (MPICH 3.2 allreduce.c and reduce.c, `mask` from 0x1 up).
+std::vector<Phase> recursive_halving(const std::vector<int>& member, double bytes) {
+  const int p = static_cast<int>(member.size());
+  std::vector<Phase> halving;
+  double chunk = bytes;
+  for (int distance = 1; distance < p; distance *= 2) {
+    chunk /= 2;
+    Phase step;
+    for (int i = 0; i < p; ++i)
+      step.flows.push_back(flow(member[i], member[i ^ distance], chunk, Combine::Reduce));
+    halving.push_back(std::move(step));
+  }
+  return halving;
+}
+
 /// Rabenseifner (Thakur, Rabenseifner and Gropp 2005; MPICH's long-message all-reduce): for a
 /// power of two p, log2 p halving steps (partner at distance 1, 2, 4, ..., bytes B/2, B/4, ...,
 /// each reducing what arrives) then the mirror doubling steps, an all-gather: the largest halves
@@ -144,17 +161,7 @@ void halving_doubling(std::vector<Phase>& plan, int n, double bytes) {
   if (n < 2)
     return;
   Phase unfold;
-  const std::vector<int> member = fold_in(plan, n, bytes, unfold);
-  const int p = static_cast<int>(member.size());
-  std::vector<Phase> halving;
-  double chunk = bytes;
-  for (int distance = 1; distance < p; distance *= 2) {
-    chunk /= 2;
-    Phase step;
-    for (int i = 0; i < p; ++i)
-      step.flows.push_back(flow(member[i], member[i ^ distance], chunk, Combine::Reduce));
-    halving.push_back(step);
-  }
+  const std::vector<Phase> halving = recursive_halving(fold_in(plan, n, bytes, unfold), bytes);
   plan.insert(plan.end(), halving.begin(), halving.end());
   // Doubling: the halving steps' exchanges in reverse order, copying what arrives.
   for (auto it = halving.rbegin(); it != halving.rend(); ++it) {
@@ -306,15 +313,7 @@ std::vector<Phase> mpich_node_reduce(int q, double bytes, bool builtin_sum) {
   constexpr double short_message_bytes = 2048;
   if (bytes <= short_message_bytes || !builtin_sum || !std::has_single_bit(static_cast<unsigned>(q)))
     return binomial_reduce(q, bytes);
-  std::vector<Phase> steps;
-  double chunk = bytes;
-  for (int distance = 1; distance < q; distance *= 2) {
-    chunk /= 2;
-    Phase step;
-    for (int r = 0; r < q; ++r)
-      step.flows.push_back(flow(r, r ^ distance, chunk, Combine::Reduce));
-    steps.push_back(std::move(step));
-  }
+  std::vector<Phase> steps = recursive_halving(iota(q), bytes);
   for (int distance = q / 2; distance >= 1; distance /= 2) {
     Phase step;
     for (int r = distance; r < 2 * distance; ++r) // those still holding blocks: below 2 x distance
