@@ -219,8 +219,13 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     // Valiant inside the group: through each other router q of the source's chassis, then
     // black first (to q's position in the destination's chassis), so that each q crosses a
     // black link of its own; the q at the destination's position is the minimal path itself.
+    // Where the routers outnumber the room max_paths leaves, from a position hashed from the pair,
+    // so that the pairs together pass through every router.
     const bool other_chassis = chassis(ra) != chassis(rb);
-    for (Id q = 0; q < per_chassis && !out.full(); ++q) {
+    const bool sampled = per_chassis > max_paths - out.count + 1;
+    const Id offset = sampled ? static_cast<Id>(mix(salt, {a, b}) % per_chassis) : 0;
+    for (Id j = 0; j < per_chassis && !out.full(); ++j) {
+      const Id q = (offset + j) % per_chassis;
       const Id via = router_at(ga, chassis(ra), q);
       if (via == ra || via == rb || (other_chassis && q == position(rb)))
         continue;

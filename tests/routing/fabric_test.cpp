@@ -158,6 +158,22 @@ TEST_CASE("a dragonfly pair's minimal paths alone are the first paths of the who
   }
 }
 
+TEST_CASE("routers of a chassis larger than a pair's paths are all Valiant intermediates over the pairs") {
+  // One chassis of 100 routers of one node: 98 intermediates per pair, more than the 63 paths
+  // the minimal one leaves. Expectation: over node 0's pairs, every other router is some pair's
+  // intermediate (the first hop of a Valiant path is the green link to its position).
+  auto net = dragonfly();
+  net.topology = platform::Dragonfly{.groups = 1, .global_links = 1, .chassis_per_group = 1, .chassis_links = 1,
+                                     .routers_per_chassis = 100, .router_links = 1, .nodes_per_router = 1};
+  const auto f = *Fabric::of(net);
+  std::set<std::string> via;
+  for (long long b = 1; b < 100; ++b)
+    for (const Path& p : paths(f, 0, b))
+      if (!p.minimal)
+        via.insert(f.link_name(p.links[1]));
+  CHECK(via.size() == 99); // "green router 0->position q" for q = 1..99
+}
+
 TEST_CASE("a group's global cables are dealt evenly over its routers") {
   const auto f = *Fabric::of(dragonfly(2)); // 3 peers x 2 cables over 8 routers: 6 routers hold one
   std::map<std::string, int> cables_at; // the router a path's global link leaves from

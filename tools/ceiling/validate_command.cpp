@@ -152,8 +152,11 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
               "ratio = predicted / measured throughput\n");
 }
 
+/// `stopped_by_signal`: the signal that interrupted the run (its cases then those whose every
+/// point finished), 0 when every point ran.
 void print_json(const std::vector<analysis::ValidationCase>& cases,
-                const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
+                const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all,
+                int stopped_by_signal) {
   io::JsonWriter json(std::cout);
   // (median and worst are null where no point follows the reference)
   const auto errors = [&json](bool any, double median, double worst) {
@@ -189,6 +192,7 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
   }
   json.end_array().key("points").value(all.points);
   errors(all.points > 0, all.median_abs_error_points, all.worst_error_points);
+  json.key("stopped_by_signal").value(stopped_by_signal);
   json.end_object();
 }
 
@@ -290,7 +294,7 @@ int validate_command(const std::vector<std::string>& args) {
                  static_cast<int>(stop_signal), points_done, points.size(), finished.size(), cases.size());
     const auto all = analysis::summarize(results);
     if (cli->has("json"))
-      print_json(finished, results, all);
+      print_json(finished, results, all, static_cast<int>(stop_signal));
     else
       print_table(finished, results, all);
     return 128 + stop_signal;
@@ -307,7 +311,7 @@ int validate_command(const std::vector<std::string>& args) {
     results.push_back(analysis::compare(cases[c], predicted[c]));
   const auto all = analysis::summarize(results);
   if (cli->has("json"))
-    print_json(cases, results, all);
+    print_json(cases, results, all, 0);
   else
     print_table(cases, results, all);
   return 0;
