@@ -59,6 +59,16 @@ std::optional<StackProblem> exchange_problem(const SoftwareStack& s) {
       return StackProblem{"fusion", needs + ", not per-variable exchanges, DDP's buckets (first_bucket) or parameter "
                                             "servers: expected \"by-size\""};
   }
+  // What only parameter servers use is refused elsewhere rather than dropped.
+  if (s.collective != collectives::Algorithm::ParameterServer && s.exchange != Exchange::PerVariable) {
+    const std::string no_servers = ", but the collective is not \"parameter-server\": ";
+    if (s.local_aggregation)
+      return StackProblem{"local_aggregation", "gathers each node's gradients for the parameter servers" + no_servers +
+                                                   "expected false or no key"};
+    if (s.placement != Placement::Even)
+      return StackProblem{"placement", "places the variables on the parameter servers" + no_servers +
+                                           "expected \"even\" or no key"};
+  }
   if (s.negotiation && !(s.cycle.seconds() > 0) && s.exchange != Exchange::PerVariable)
     return StackProblem{"negotiation", "Horovod negotiates once per framework cycle: it needs a cycle (such as "
                                        "cycle = \"5 ms\"), or negotiation = false"};

@@ -179,6 +179,7 @@ for args, option in [
         (["-n", "2", "--servers", "2"], "--servers: counts parameter servers, but the collective is"),
         (["-n", "2", "--iterations", "many"], "--iterations: expected a number of the kind and range it takes (--help), got \"many\""),
         (["-n", "2", "--set", "calibration.measured_throughput=100"], "a run does not fit the calibration again"),
+        (["-n", "2", "--set", "software.placement=greedy"], "software.placement: places the variables on the parameter servers"),
         (["-n", "2", "--software", "horovod-mpi", "--set", "software.cycle=0 s"], "software.negotiation")]:
     cases.append((f"run {' '.join(args)}", run + args, None, option))
 hpc = ["hpc", "-w", f"{root}/workloads/hpl.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]
