@@ -626,16 +626,16 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
   const int channels = g.ranks <= per_node ? 1 : std::clamp(g.rings, 1, per_node);
-  const auto heap = [](int k) { return k; };
-  const bool mirror_second = nodes % 2 == 1;
-  const auto mirrored = [nodes, mirror_second](int k) { return mirror_second ? nodes - 1 - k : (k + 1) % nodes; };
+  // Which node sits at position k of each tree.
+  const auto first = [](int k) { return k; };
+  const auto second = [nodes](int k) { return nodes % 2 == 1 ? nodes - 1 - k : (k + 1) % nodes; };
   const bool both_on_each = two && (channels == 1 || g.rings_duplicated);
   std::vector<std::vector<int>> parents;
   for (int c = 0; c < channels; ++c) {
-    const bool mirror = two && !both_on_each && c >= (channels + 1) / 2;
-    parents.push_back(mirror ? chain_and_tree(g, c, mirrored) : chain_and_tree(g, c, heap));
+    const bool second_tree = two && !both_on_each && c >= (channels + 1) / 2;
+    parents.push_back(second_tree ? chain_and_tree(g, c, second) : chain_and_tree(g, c, first));
     if (both_on_each)
-      parents.push_back(chain_and_tree(g, c, mirrored));
+      parents.push_back(chain_and_tree(g, c, second));
   }
   pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunk_bytes, aggregate,
                   g.trees_up_and_down_together);

@@ -5,6 +5,7 @@
 #include "config/overrides_internal.hpp"
 #include "config/table_reader.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace ceiling::config {
@@ -47,6 +48,12 @@ void merge(toml::table& base, toml::table& over) {
 }
 
 } // namespace
+
+bool overrides_set(std::span<const std::string> overrides, std::string_view dotted_key) {
+  return std::any_of(overrides.begin(), overrides.end(), [&](const std::string& o) {
+    return static_cast<bool>(parse_override(o, "--set").at_path(dotted_key));
+  });
+}
 
 OverrideTarget override_target(std::string_view text, const std::string& origin) {
   const auto equals = text.find('=');

@@ -17,4 +17,8 @@ enum class OverrideTarget { Platform, Workload, Software };
 /// `origin` names where it was given in messages ("--set").
 OverrideTarget override_target(std::string_view text, const std::string& origin = "--set");
 
+/// Whether one of `overrides` (each "KEY=VALUE", already applied without error) sets the value
+/// at `dotted_key` ("calibration.compute_efficiency"), however its key is written.
+bool overrides_set(std::span<const std::string> overrides, std::string_view dotted_key);
+
 } // namespace ceiling::config

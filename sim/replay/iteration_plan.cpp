@@ -68,10 +68,6 @@ long long parameter_server_workers(const Scenario& s) {
   return s.options.software.local_aggregation ? s.nodes : rank_count(s);
 }
 
-} // namespace
-
-namespace {
-
 /// Why the replay leaves flows to SimGrid (replay_times_flows() is false).
 std::string simgrid_timing_reason(const Scenario& s) {
   const auto& network = s.options.network;
@@ -372,7 +368,7 @@ public:
   ParameterServers(const Scenario& s, const workload::WorkloadSpec& exchanged, collectives::Group group,
                    double element_bytes)
       : group_(group), local_(s.options.software.local_aggregation),
-        workers_(local_ ? (group.ranks + group.ranks_per_node - 1) / group.ranks_per_node : group.ranks),
+        workers_(static_cast<int>(parameter_server_workers(s))),
         count_(std::clamp(s.options.servers, 1, std::max(workers_, 1))),
         placement_(s.options.software.placement),
         pull_next_forward_(s.options.software.pull == stack::Pull::NextForward),

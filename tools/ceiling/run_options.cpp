@@ -1,6 +1,7 @@
 // The options of `ceiling run` and the scenario they describe (shared with sweep points).
 #include "tools/ceiling/run_options.hpp"
 
+#include "config/overrides.hpp"
 #include "config/platform_file.hpp"
 #include "config/software_file.hpp"
 #include "config/workload_file.hpp"
@@ -167,20 +168,17 @@ double simulation_memory_estimate(const replay::Scenario& s) {
 /// calibration's measurement changes nothing, nor one of [calibration]'s efficiency where the
 /// run's device has a [[device_calibration]] of its own. Both are refused, not ignored.
 void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std::string>& overrides) {
-  for (const std::string& o : overrides) {
-    std::string key = o.substr(0, o.find('='));
-    key.erase(std::remove(key.begin(), key.end(), ' '), key.end());
-    if (key == "calibration.measured_throughput" || key == "calibration.batch")
-      throw UsageError("--set " + key + ": a run does not fit the calibration again: it computes at " +
+  for (const char* key : {"calibration.measured_throughput", "calibration.batch"})
+    if (config::overrides_set(overrides, key))
+      throw UsageError(std::string("--set ") + key + ": a run does not fit the calibration again: it computes at " +
                        "calibration.compute_efficiency, which `ceiling workload calibrate --write` fits from the " +
                        "measurement; set that instead");
-    if (key == "calibration.compute_efficiency") {
-      const auto device = workload::compute_device(s.platform.node);
-      const auto mode = replay::to_string(replay::resolved_precision(s));
-      if (const auto* own = workload::efficiency_for(s.workload, device, mode).device_calibration)
-        throw UsageError("--set " + key + ": this run prices the " + device.name + " by the workload's " +
-                         "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
-    }
+  if (config::overrides_set(overrides, "calibration.compute_efficiency")) {
+    const auto device = workload::compute_device(s.platform.node);
+    const auto mode = replay::to_string(replay::resolved_precision(s));
+    if (const auto* own = workload::efficiency_for(s.workload, device, mode).device_calibration)
+      throw UsageError("--set calibration.compute_efficiency: this run prices the " + device.name + " by the workload's " +
+                       "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
   }
 }
 
