@@ -125,6 +125,45 @@ store() {
   same a f
   expect 2 "--resume and --overwrite exclude each other" -- \
     mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --resume --overwrite -o mpi1.h5
+  # Interrupted, rank 0 stops handing out points, keeps those that finished and removes its lock;
+  # --resume completes the store. A signal to rank 0 ends the job with 128 + the signal; an
+  # interrupted mpirun kills its ranks itself (its own exit status), the store intact.
+  mpi_interrupted() { # mpi_interrupted FILE rank0|mpirun SIGNAL: runs the MPI sweep, signals one after 2 points
+    env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=0.5 \
+      mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" -o "$1" >"$tmp/$1.log" 2>&1 &
+    local pid=$!
+    for _ in $(seq 1 600); do
+      [ "$(grep -o 'seed' "$tmp/$1.log" | wc -l)" -ge 2 ] && break
+      sleep 0.05
+    done
+    if [ "$2" = mpirun ]; then
+      kill "-$3" "$pid"
+    else # (every rank has the same command line; Open MPI tells each its rank)
+      for p in $(pgrep -f "^$mpi_sweep $small -o $1"); do
+        grep -qxz OMPI_COMM_WORLD_RANK=0 "/proc/$p/environ" 2>/dev/null && kill "-$3" "$p"
+      done
+    fi
+    wait "$pid"
+    echo $? >"$tmp/$1.status"
+  }
+  mpi_interrupted mpi_term.h5 rank0 TERM
+  expect 0 "143" -- cat "$tmp/mpi_term.h5.status"
+  expect 0 "interrupted: " -- cat "$tmp/mpi_term.h5.log"
+  expect 1 "" -- test -e mpi_term.h5.lock
+  n=$(stored mpi_term.h5)
+  expect 0 "" -- test "$n" -ge 2 -a "$n" -lt 64
+  expect 0 "wrote mpi_term.h5: 64 points, 0 failed" -- \
+    mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" --resume -o mpi_term.h5
+  tables h mpi_term.h5
+  same a h
+  mpi_interrupted mpi_int.h5 mpirun INT
+  expect 1 "" -- test "$(cat "$tmp/mpi_int.h5.status")" = 0
+  n=$(stored mpi_int.h5)
+  expect 0 "" -- test "$n" -ge 2 -a "$n" -lt 64
+  expect 0 "wrote mpi_int.h5: 64 points, 0 failed" -- \
+    mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" --resume -o mpi_int.h5
+  tables i mpi_int.h5
+  same a i
   # --help over several ranks ends (its workers waited for work forever).
   expect 0 "usage: " -- timeout 60 mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" --help
 

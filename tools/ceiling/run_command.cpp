@@ -10,7 +10,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
-#include "tools/ceiling/stop_signals.hpp"
+#include "tools/sweep/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 #include "units/parse.hpp"
 

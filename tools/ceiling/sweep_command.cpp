@@ -7,7 +7,7 @@
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
-#include "tools/ceiling/stop_signals.hpp"
+#include "tools/sweep/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 #include "workload/cost_model.hpp"
 
@@ -279,9 +279,7 @@ int sweep_main(const std::vector<std::string>& args) {
       store_finished(finished);
     progress.finish();
     pool.terminate_all();
-    std::printf("interrupted: %zu of %zu points are stored in %s (%s); run again with --resume to "
-                "continue\n",
-                setup.results.points.size(), points.size(), setup.output.c_str(), failures(setup.results).c_str());
+    std::printf("%s\n", interrupted_message(setup).c_str());
     return 128 + stop_signal;
   }
   progress.finish();

@@ -4,15 +4,16 @@
 // program does not link SimGrid, whose library exports MPI symbols of its own (SMPI).
 #include "config/load_error.hpp"
 #include "io/result_store.hpp"
+#include "tools/sweep/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 
 #include <mpi.h>
+#include <poll.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -27,7 +28,10 @@ constexpr const char* usage =
     "usage: mpirun -n K ceiling-mpi-sweep EXPERIMENT.toml [--resume | --overwrite] [-o OUT.h5]\n\n"
     "Runs the experiment's points on ranks 1..K-1 (rank 0 alone when K = 1), each point in a\n"
     "process of its own, and writes the same result file as `ceiling sweep`, from rank 0.\n"
-    "Exit status as `ceiling sweep`: 0, 3 when a point failed, 2 bad input.\n";
+    "Exit status as `ceiling sweep`: 0, 3 when a point failed, 2 bad input. SIGINT or SIGTERM to\n"
+    "rank 0 stops the sweep: the store keeps every finished point, and the job ends with 128 + the\n"
+    "signal. An interrupted mpirun sends SIGTERM to every rank, kills them milliseconds later and\n"
+    "exits 1 (Open MPI's own status): the store keeps every finished point there too.\n";
 
 /// Strings with their lengths in front, so any bytes survive the trip.
 void put(std::string& out, const std::string& s) {
@@ -45,13 +49,19 @@ void send(const std::string& message, int to, int tag) {
 }
 
 /// Receives the next message (from anyone), sleeping between probes instead of spinning: the
-/// cores belong to the points' processes.
-std::string receive(int& from, int& tag) {
+/// cores belong to the points' processes. Nullopt once a signal asked rank 0 to stop, which
+/// `wake_fd` (catch_stop_signals()'s; -1 on the workers, which do not catch signals) ends the
+/// sleep for at once.
+std::optional<std::string> receive(int& from, int& tag, int wake_fd = -1) {
   MPI_Status status;
   for (int flag = 0; !flag;) {
+    if (tools::stop_signal != 0)
+      return std::nullopt;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (!flag)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!flag) {
+      pollfd wake{.fd = wake_fd, .events = POLLIN, .revents = 0};
+      poll(&wake, 1, 5); // (a negative fd is ignored: a 5 ms sleep)
+    }
   }
   int size = 0;
   MPI_Get_count(&status, MPI_CHAR, &size);
@@ -63,19 +73,25 @@ std::string receive(int& from, int& tag) {
   return message;
 }
 
-sweep::WorkerPool::Finished run_here(int tag, const std::vector<std::string>& argv) {
+/// Runs `argv` here and waits for it; nullopt when a signal asked rank 0 to stop (`wake_fd`:
+/// catch_stop_signals()'s, -1 on the workers), the process then terminated.
+std::optional<sweep::WorkerPool::Finished> run_here(int tag, const std::vector<std::string>& argv, int wake_fd = -1) {
   sweep::WorkerPool pool;
+  pool.set_wake_fd(wake_fd);
   pool.start(tag, argv);
   std::optional<sweep::WorkerPool::Finished> f;
-  while (!(f = pool.wait_one())) {
-  }
-  return *f;
+  while (!(f = pool.wait_one()))
+    if (tools::stop_signal != 0) {
+      pool.terminate_all(0.5); // (mpirun kills its ranks 1 s after its SIGTERM)
+      return std::nullopt;
+    }
+  return f;
 }
 
 void worker() {
   for (;;) {
     int from = 0, tag = 0;
-    const std::string work = receive(from, tag);
+    const std::string work = *receive(from, tag);
     if (tag == tag_stop)
       return;
     std::size_t at = 0;
@@ -83,7 +99,7 @@ void worker() {
     std::vector<std::string> argv;
     while (at < work.size())
       argv.push_back(take(work, at));
-    const auto f = run_here(index, argv);
+    const auto f = *run_here(index, argv);
     std::string result;
     for (const std::string& s : {std::to_string(index), std::to_string(f.exit_status),
                                  std::to_string(f.signal), f.out, f.err})
@@ -124,10 +140,13 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     command_line += " " + a;
   // The checks of `ceiling sweep` need SimGrid (each point's scenario): `ceiling experiment
   // show` makes them, in a process of its own, before anything runs.
-  const auto check = run_here(0, {tools::ceiling_program_path(), "experiment", "show", experiment});
-  if (check.exit_status != 0) {
-    std::fprintf(stderr, "%s", check.err.c_str());
-    return check.exit_status == 2 ? 2 : 1;
+  const int wake_fd = tools::catch_stop_signals();
+  const auto check = run_here(0, {tools::ceiling_program_path(), "experiment", "show", experiment}, wake_fd);
+  if (!check)
+    return 128 + tools::stop_signal;
+  if (check->exit_status != 0) {
+    std::fprintf(stderr, "%s", check->err.c_str());
+    return check->exit_status == 2 ? 2 : 1;
   }
   tools::SweepSetup setup = tools::prepare_sweep(experiment, output, existing, command_line);
   const auto& points = setup.expansion.points;
@@ -152,11 +171,19 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     tools::store_point(setup, std::move(record));
     progress.point_done(result, weight, weight_left, line);
   };
+  const auto interrupted = [&] {
+    progress.finish();
+    std::printf("%s\n", tools::interrupted_message(setup).c_str());
+    return 128 + tools::stop_signal;
+  };
   std::size_t next = 0;
   if (ranks == 1) {
     for (; next < setup.to_run.size(); ++next) {
       const int i = setup.to_run[next];
-      finished(run_here(i, tools::point_command(program, points[static_cast<std::size_t>(i)])));
+      const auto f = run_here(i, tools::point_command(program, points[static_cast<std::size_t>(i)]), wake_fd);
+      if (!f)
+        return interrupted();
+      finished(*f);
     }
   } else {
     const auto hand_out = [&](int to) {
@@ -177,7 +204,10 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
       busy += hand_out(r) ? 1 : 0;
     while (busy > 0) {
       int from = 0, tag = 0;
-      const std::string message = receive(from, tag);
+      const auto received = receive(from, tag, wake_fd);
+      if (!received)
+        return interrupted(); // (main aborts the job: the workers' points die with them)
+      const std::string& message = *received;
       std::size_t at = 0;
       sweep::WorkerPool::Finished f;
       f.tag = std::stoi(take(message, at));
@@ -222,8 +252,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ceiling-mpi-sweep: internal error: %s\n", e.what());
       status = 1;
     }
-    if ((status == 2 || status == 1) && ranks > 1)
-      MPI_Abort(MPI_COMM_WORLD, status); // the workers wait for work that will not come
+    // The workers wait for work that will not come, or run points no one will store. (The
+    // coordinator has returned: its lock is gone and its store holds every finished point.)
+    if (status != 0 && status != 3 && ranks > 1) {
+      std::fflush(stdout);
+      MPI_Abort(MPI_COMM_WORLD, status);
+    }
   }
   MPI_Finalize();
   return status;

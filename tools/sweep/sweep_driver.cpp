@@ -157,6 +157,12 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   return setup;
 }
 
+std::string interrupted_message(const SweepSetup& setup) {
+  return "interrupted: " + std::to_string(setup.results.points.size()) + " of " +
+         std::to_string(setup.expansion.points.size()) + " points are stored in " + setup.output + " (" +
+         failures(setup.results) + "); run again with --resume to continue";
+}
+
 void analyse_curves(io::ResultFile& results) {
   std::vector<std::vector<analysis::CurvePoint>> per_curve(results.curves.size());
   for (const sweep::PointRecord& p : results.points) {

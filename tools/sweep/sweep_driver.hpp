@@ -71,6 +71,10 @@ void store_point(SweepSetup& setup, sweep::PointRecord record);
 /// stored in `results` (those of earlier runs of a resumed sweep too).
 std::string failures(const io::ResultFile& results);
 
+/// What a sweep stopped by a signal prints last: how many points its store holds, and that
+/// --resume continues.
+std::string interrupted_message(const SweepSetup& setup);
+
 /// Recomputes the analysis of every curve from the points in `results`.
 void analyse_curves(io::ResultFile& results);
 

@@ -1,4 +1,5 @@
-// SIGINT and SIGTERM for the commands that wait for child processes (`sweep`, `run --seeds`).
+// SIGINT and SIGTERM for the commands that wait for child processes (`sweep`, `run --seeds`,
+// `validate`, `ceiling-mpi-sweep`).
 #pragma once
 
 #include <csignal>

@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM set a flag and wake the wait for children through a pipe.
-#include "tools/ceiling/stop_signals.hpp"
+#include "tools/sweep/stop_signals.hpp"
 
 #include <cerrno>
 #include <cstring>
