@@ -58,6 +58,7 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.copy_overheads = t.boolean_or("copy_overheads", false);
   s.collective_launch = t.quantity<Duration>("collective_launch", Sign::NonNegative);
   s.reducer = named(t, "reducer", stack::reducer_from_string, stack::reducer_names_list());
+  s.needs_gpus = t.boolean_or("needs_gpus", false);
   s.exchange = named(t, "exchange", stack::exchange_from_string, stack::exchange_names(), std::optional(s.exchange));
   if (s.exchange == stack::Exchange::Buckets)
     s.fusion_threshold = t.quantity<DataSize>("fusion_threshold", Sign::Positive);

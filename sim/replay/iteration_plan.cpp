@@ -95,8 +95,9 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
   if (!stack.collective && !stack.library)
     return "software stack " + stack.name + " names neither a collective algorithm nor a library to choose one";
   const bool nccl = stack.runs_nccl();
-  if (nccl && !s.platform.node.is_gpu_node())
-    return "software stack " + stack.name + " runs NCCL, a GPU library, but " + s.platform.name + " has CPU nodes";
+  if (stack.runs_on_gpus_only() && !s.platform.node.is_gpu_node())
+    return "software stack " + stack.name + (nccl ? " runs NCCL, a GPU library," : " runs on GPUs only (needs_gpus),") +
+           " but " + s.platform.name + " has CPU nodes";
   if (nccl && s.platform.node.gpu->compute_capability == 0)
     return "software stack " + stack.name + " runs NCCL, whose rules depend on the GPU's compute capability, but " +
            s.platform.name + " gives no node.gpu.compute_capability (such as 6.0 for a P100)";

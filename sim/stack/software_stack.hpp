@@ -93,6 +93,9 @@ struct SoftwareStack {
   /// launch (NCCL).
   units::Duration collective_launch;
   Reducer reducer = Reducer::None;
+  /// The stack's own code needs GPUs (a GPU collective library that the `library` key does not
+  /// name, such as TensorFlow 1.x's NCCL 1): CPU nodes are refused.
+  bool needs_gpus = false;
   /// The framework's cycle (Horovod's HOROVOD_CYCLE_TIME): its background loop wakes every
   /// cycle, or as soon as the last cycle's collectives are done, and takes the buckets ready by
   /// then; 0: collectives start as soon as every rank is ready.
@@ -145,6 +148,9 @@ struct SoftwareStack {
   bool runs_nccl() const {
     return library == collectives::Library::Nccl || library == collectives::Library::Nccl27;
   }
+  /// Whether the stack runs on GPUs only: an NCCL library, or `needs_gpus` (NCCL 1's ring
+  /// under the fixed algorithm of `tf-replicated-nccl`).
+  bool runs_on_gpus_only() const { return runs_nccl() || needs_gpus; }
   bool operator==(const SoftwareStack&) const = default;
 };
 

@@ -677,13 +677,17 @@ TEST_CASE("NCCL's LL protocol sends twice the bytes: a 4-byte flag with every 4 
     }
 }
 
-TEST_CASE("NCCL needs GPU nodes and their compute capability") {
+TEST_CASE("a GPU-only stack needs GPU nodes, and NCCL their compute capability") {
   Scenario s = eight_staged_nodes_in_turn();
   s.options.software.library = collectives::Library::Nccl;
   CHECK(replay::scenario_problem(s).value_or("").find("node.gpu.compute_capability") != std::string::npos);
   Scenario cpu = cpu_nodes_reducing_after_backward(2);
   cpu.options.software.library = collectives::Library::Nccl27;
   CHECK(replay::scenario_problem(cpu).value_or("").find("CPU nodes") != std::string::npos);
+  cpu.options.software.library.reset();
+  CHECK(!replay::scenario_problem(cpu));
+  cpu.options.software.needs_gpus = true; // (tf-replicated-nccl: NCCL 1 under a fixed ring)
+  CHECK(replay::scenario_problem(cpu).value_or("").find("runs on GPUs only (needs_gpus), but") != std::string::npos);
 }
 
 TEST_CASE("a library's selection gives every bucket the algorithm its rule names") {
