@@ -62,6 +62,12 @@ run=("${base[@]}" -n 8 --iterations 3)
 expect 0 "mean" -- "${run[@]}"
 expect 0 '"iteration_time_s"' -- "${run[@]}" --json --trace "$tmp/trace.json"
 expect 0 '"traceEvents"' -- cat "$tmp/trace.json"
+# Bytes are whole (6 ranks divide a ResNet-50 bucket into chunks of fractional bytes).
+"${base[@]}" -n 6 --iterations 2 --json >"$tmp/six.json"
+expect 0 "whole bytes" -- python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+every = [d['warmup'], d['mean'], *d['iterations']]
+assert all(float(b).is_integer() for it in every for b in it['bytes'].values()) and d['mean']['bytes']['nic'] > 0
+print('whole bytes')" "$tmp/six.json"
 # Each activity of a trace is named by its kind: parameter servers' pulls copy host->device,
 # their pushes device->host, the optimizer computes (and no activity goes unnamed).
 "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 \

@@ -40,12 +40,14 @@ void write_iteration_json(io::JsonWriter& json, const replay::IterationResult& i
       .key("communication").value(it.breakdown.communication_s)
       .key("synchronisation").value(it.breakdown.synchronisation_s)
       .end_object();
+  // Whole bytes: a ring's chunks divide a bucket by the ranks, so the sums over links carry
+  // fractions of a byte that no wire does.
   json.key("bytes").begin_object()
-      .key("pcie").value(it.bytes.pcie)
-      .key("nic").value(it.bytes.nic)
-      .key("fabric").value(it.bytes.fabric)
-      .key("gpu_link").value(it.bytes.gpu_link)
-      .key("host_memory").value(it.bytes.host_memory)
+      .key("pcie").value(std::round(it.bytes.pcie))
+      .key("nic").value(std::round(it.bytes.nic))
+      .key("fabric").value(std::round(it.bytes.fabric))
+      .key("gpu_link").value(std::round(it.bytes.gpu_link))
+      .key("host_memory").value(std::round(it.bytes.host_memory))
       .end_object();
   json.end_object();
 }
