@@ -3,6 +3,8 @@
 
 #include "io/store_error.hpp"
 
+#include <cstdlib>
+
 namespace ceiling::io {
 namespace {
 
@@ -33,9 +35,22 @@ Hdf5Failure last_failure() {
   Hdf5Failure failure;
   // Walking upward starts at the most specific error, where HDF5 first detected it.
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_failure, &failure);
-  if (failure.description.empty())
-    failure.description = "HDF5 call failed";
+  failure.description = failure.description.empty() ? "HDF5 call failed" : plain_failure_text(failure.description);
   return failure;
+}
+
+std::string plain_failure_text(const std::string& description) {
+  // A system call's failure (a full disk) comes as "file write failed: time = ..., filename =
+  // ..., errno = 28, error message = '...', buf = 0x..., ...": its first words and the
+  // system's own text say it.
+  const std::size_t at = description.find(", errno = ");
+  if (at == std::string::npos)
+    return description;
+  const int error = std::atoi(description.c_str() + at + 10);
+  const std::size_t colon = description.find(':');
+  if (error <= 0 || colon > at)
+    return description;
+  return description.substr(0, colon) + ": " + system_error_text(error);
 }
 
 Handle file_access(const std::string& where) {

@@ -48,6 +48,11 @@ struct Hdf5Failure {
 /// The failure of the last HDF5 call, read from the default error stack.
 Hdf5Failure last_failure();
 
+/// An HDF5 error description as a person reads it: a failed system call's (its words before
+/// the first colon, then the system's text for its errno) without the call's time, buffer and
+/// sizes; any other as it is.
+std::string plain_failure_text(const std::string& description);
+
 /// A file access list that tolerates file systems without locks (NFS, Lustre) instead of
 /// failing on them; `where` names the file in messages. Throws StoreError.
 Handle file_access(const std::string& where);

@@ -1,5 +1,6 @@
 // The HDF5 result store: round trips, byte-identical rewrites, the shell-quoted command, and a
 // pinned message for every kind of file it refuses.
+#include "io/hdf5_handle.hpp"
 #include "io/result_store.hpp"
 #include "support/temporary_directory.hpp"
 
@@ -369,6 +370,15 @@ TEST_CASE("each point's command is `ceiling run` with its arguments quoted for t
                       "--seed 1 --set 'nic.bandwidth=10 GB/s' --title 'it'\\''s \"q\"' ''");
   CHECK(run_arguments[0] ==
         "platforms/piz-daint.toml\nworkloads/resnet50.toml\n--nodes\n1\n--seed\n1");
+}
+
+TEST_CASE("a failed system call's HDF5 description reads as its words and the system's text") {
+  // HDF5 1.10's sec2 driver, writing to a full disk.
+  CHECK(io::plain_failure_text("file write failed: time = Sat Dec  5 09:55:26 2026\n, filename = '/d/s.h5.tmp', "
+                               "file descriptor = 4, errno = 28, error message = 'No space left on device', "
+                               "buf = 0x7f8b89d9e7ff, total write size = 2681") == "file write failed: no space left on device");
+  CHECK(io::plain_failure_text("unable to open file") == "unable to open file");
+  CHECK(io::plain_failure_text("odd, errno = x") == "odd, errno = x");
 }
 
 TEST_CASE("a file that is not a readable result file throws StoreError saying why") {
