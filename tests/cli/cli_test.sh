@@ -347,7 +347,14 @@ expect 0 "E = delivered/peak" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p
 expect 0 "" -- bash -c "! '$ceiling' hpc -w '$root/workloads/hpl.toml' -p '$root/platforms/piz-daint-xc30-cpu.toml' -n 16 | grep -q 'base clock'"
 expect 0 '"model_peak_efficiency"' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json
 expect 0 "lender's data din's measurement" -- "$ceiling" workload show "$root/workloads/wide_deep_census.toml"
-expect 0 "17.7 GB of device memory" -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
+# A validation entry whose batch exceeds its GPU's memory says so (ResNet-50 v1.5's FP32 V100 entry at 256).
+mkdir -p "$tmp/w"
+ln -sf "$root/platforms" "$tmp/platforms"
+ln -sf "$root/validation" "$tmp/validation"
+ln -sf "$root/workloads/resnet50_v1.toml" "$tmp/w/resnet50_v1.toml"
+sed 's/^batch = 112$/batch = 256/' "$root/workloads/resnet50_v1.5.toml" >"$tmp/w/resnet50_v1.5.toml"
+expect 0 "17.7 GB of device memory" -- "$ceiling" workload show "$tmp/w/resnet50_v1.5.toml"
+expect 1 "" -- grep -q "of device memory" <("$ceiling" workload show "$root/workloads/resnet50_v1.5.toml")
 expect 0 "does not fit: not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 expect 0 "" -- bash -c "! '$ceiling' run -p '$root/platforms/piz-daint-xc30-cpu.toml' -w '$root/workloads/resnet50_v1.toml' -n 2 --iterations 1 | head -1 | grep -q staging"
 # A workload's device calibration names its platform's device, and a borrow an existing file;
