@@ -333,19 +333,7 @@ LoadError platform_key_error(const std::string& path, std::span<const std::strin
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
   apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
-  const auto dot = dotted_key.rfind('.');
-  const std::string table_path(dot == std::string_view::npos ? "" : dotted_key.substr(0, dot));
-  const std::string_view key = dotted_key.substr(dot == std::string_view::npos ? 0 : dot + 1);
-  const toml::table* table = &root;
-  if (!table_path.empty())
-    if (const auto* inner = root.at_path(table_path).as_table())
-      table = inner;
-  try {
-    TableReader(*table, table == &root ? "" : table_path, path).fail(key, message);
-  } catch (const LoadError& e) {
-    return e;
-  }
-  return LoadError({path, 0, 0}, dotted_key, message); // (fail() always throws)
+  return key_error(root, path, dotted_key, message);
 }
 
 platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path,

@@ -464,4 +464,21 @@ toml::table parse_toml_file(const std::string& path) {
   return parse_toml_text(read_input_file(path), path);
 }
 
+LoadError key_error(const toml::table& root, const std::string& path, std::string_view dotted_key,
+                    std::string_view message) {
+  const auto dot = dotted_key.rfind('.');
+  const std::string table_path(dot == std::string_view::npos ? "" : dotted_key.substr(0, dot));
+  const std::string_view key = dotted_key.substr(dot == std::string_view::npos ? 0 : dot + 1);
+  const toml::table* table = &root;
+  if (!table_path.empty())
+    if (const auto* inner = root.at_path(table_path).as_table())
+      table = inner;
+  try {
+    TableReader(*table, table == &root ? "" : table_path, path).fail(key, message);
+  } catch (const LoadError& e) {
+    return e;
+  }
+  return LoadError({path, 0, 0}, std::string(dotted_key), std::string(message)); // (fail() always throws)
+}
+
 } // namespace ceiling::config

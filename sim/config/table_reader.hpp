@@ -34,6 +34,11 @@ struct ScalarEntry {
 /// both "input"; "memory_bandwidth" stays itself, "bandwidth" being no unit).
 std::string quantity_key_stem(std::string_view key);
 
+/// The error for `dotted_key` ("node.cpu.dgemm") of the document `root` read from `path`, located
+/// at the key, or at its table where the key is absent (for a check made after the file was read).
+LoadError key_error(const toml::table& root, const std::string& path, std::string_view dotted_key,
+                    std::string_view message);
+
 class TableReader {
 public:
   /// `key_path` is the dotted path of the table in the file ("" for the root, "node.nic").

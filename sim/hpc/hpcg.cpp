@@ -28,7 +28,6 @@
 // gave halo times within 10 % of these on 256 to 2,240 Piz Daint nodes.
 #include "hpc/hpcg.hpp"
 
-#include "hpc/hpl.hpp" // idle_allowed
 #include "units/parse.hpp"
 
 #include <algorithm>
@@ -100,31 +99,27 @@ HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nod
       throw std::invalid_argument("local grid side " + std::to_string(side) + ": HPCG needs at least 16 points a side, " +
                                   "divisible by 2^(levels - 1) = " + std::to_string(halvings));
   HpcgSetup s{.spec = spec, .node = node, .nodes = nodes, .grid = {}};
-  // The most cubic grid: the largest smallest side, then the smallest largest side, then the
-  // most nodes used.
-  auto better = [](const Grid3& a, const Grid3& b) {
-    if (a.x != b.x)
-      return a.x > b.x;
-    if (a.z != b.z)
-      return a.z < b.z;
-    return a.size() > b.size();
-  };
-  bool found = false;
+  // Every node runs a process, on the grid of least surface x y + y z + z x with x y z = N: the
+  // factors HPCG 3.1's ComputeOptimalShapeXYZ picks (src/ComputeOptimalShapeXYZ.cpp: its cases of
+  // one, two and three prime factors are the least-surface ones; beyond, it searches for the
+  // least surface), here with the sides ascending and the first of equal surfaces taken.
+  double least_surface = 0;
   for (long long x = 1; x * x * x <= nodes; ++x)
     for (long long y = x; x * y * y <= nodes; ++y) {
-      const long long z = nodes / (x * y);
-      if (nodes - x * y * z > idle_allowed(nodes))
+      if (nodes % (x * y) != 0)
         continue;
-      const Grid3 g{.x = static_cast<int>(x), .y = static_cast<int>(y), .z = static_cast<int>(z)};
-      if (!found || better(g, s.grid))
-        s.grid = g;
-      found = true;
+      const long long z = nodes / (x * y);
+      const double surface = static_cast<double>(x * y + y * z + z * x);
+      if (least_surface == 0 || surface < least_surface) {
+        least_surface = surface;
+        s.grid = {.x = static_cast<int>(x), .y = static_cast<int>(y), .z = static_cast<int>(z)};
+      }
     }
   // Memory: the finest level's CSR rows (27 x 12 bytes), its vectors and the coarser levels'.
   const double rows = static_cast<double>(spec.nx) * spec.ny * spec.nz;
   const double memory = node.gpu ? node.gpu_memory : node.host_memory;
   if (memory > 0 && rows * bytes_per_row > memory)
-    throw std::invalid_argument("a local grid of " + std::to_string(spec.nx) + " x " + std::to_string(spec.ny) + " x " +
+    throw KeyRefusal(KeyRefusal::File::Workload, "hpcg.nx", "a local grid of " + std::to_string(spec.nx) + " x " + std::to_string(spec.ny) + " x " +
                                 std::to_string(spec.nz) + " needs about " +
                                 units::to_string(units::DataSize::from_bytes(rows * bytes_per_row)) + " per process, more than the " +
                                 (node.gpu ? "GPU" : "host") + " memory (" +

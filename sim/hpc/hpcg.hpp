@@ -34,8 +34,9 @@ struct HpcgSetup {
 
 /// Resolves `spec` on `nodes` nodes; throws std::invalid_argument when it cannot run (a local
 /// grid that the levels cannot halve, one below 16 points a side, as HPCG's init.cpp raises,
-/// one that does not fit in the memory it runs from). Default grid: at most idle_allowed(N)
-/// nodes idle (hpl.hpp), then the most cubic: the largest smallest side, the smallest largest.
+/// one that does not fit in the memory it runs from). The grid: every node, x y z = N of least
+/// surface x y + y z + z x, as HPCG 3.1's ComputeOptimalShapeXYZ factors the processes (a prime
+/// N runs on 1 x 1 x N), the sides ascending.
 HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nodes);
 
 /// Seconds of one CG iteration, by what it waits for.

@@ -86,24 +86,28 @@ std::vector<Send> ring_sends(Broadcast b, int q) {
       chain(2, q - 1);
     }
     break;
-  case Broadcast::TwoRing: { // 0 -> 1 and 0 -> a + 1, then two rings
-    const int a = q / 2;
-    sends.push_back({0, 1});
-    if (a + 1 <= q - 1)
-      sends.push_back({0, a + 1});
-    chain(1, a);
-    chain(a + 1, q - 1);
-    break;
-  }
-  case Broadcast::TwoRingModified: { // 0 -> 1 first, then two rings over 2 .. q - 1
-    const int a = 1 + (q - 1) / 2;
+  case Broadcast::TwoRing: { // 0 -> 1 and 0 -> a, then the rings 1 .. a - 1 and a .. q - 1
+    // HPL_2ring.c: roo2 = root + (size + 1) / 2; a process forwards unless next is roo2 or root.
+    const int a = (q + 1) / 2;
     sends.push_back({0, 1});
     if (q > 2)
-      sends.push_back({0, 2});
-    if (a + 1 <= q - 1)
-      sends.push_back({0, a + 1});
-    chain(2, a);
-    chain(a + 1, q - 1);
+      sends.push_back({0, a});
+    chain(1, a - 1);
+    chain(a, q - 1);
+    break;
+  }
+  case Broadcast::TwoRingModified: { // 0 -> 1, 0 -> 2 (unless 2 is a), 0 -> a, then the rings 2 .. a - 1 and a .. q - 1
+    // HPL_2rinM.c: the root sends to its right neighbour, then to the one after it unless that
+    // is roo2 = root + (size + 1) / 2, then to roo2; the first neighbour forwards nothing.
+    const int a = (q + 1) / 2;
+    sends.push_back({0, 1});
+    if (q > 2) {
+      if (a != 2)
+        sends.push_back({0, 2});
+      sends.push_back({0, a});
+    }
+    chain(2, a - 1);
+    chain(a, q - 1);
     break;
   }
   case Broadcast::Long:
@@ -445,8 +449,8 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   HplSetup s{.spec = spec, .node = node, .nodes = nodes};
   if (spec.grid_rows > 0) {
     if (spec.grid_rows > nodes)
-      throw std::invalid_argument("grid_rows " + std::to_string(spec.grid_rows) + " exceeds the " +
-                                  std::to_string(nodes) + " nodes");
+      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.grid_rows",
+                       "grid_rows " + std::to_string(spec.grid_rows) + " exceeds the " + std::to_string(nodes) + " nodes");
     s.grid = {.rows = spec.grid_rows, .columns = static_cast<int>(nodes / spec.grid_rows)};
   } else {
     for (long long p = 1; p * p <= nodes; ++p) {
@@ -464,31 +468,44 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   long long order = spec.matrix_order;
   const bool on_device = spec.matrix_memory == MatrixMemory::Device;
   if (on_device && !node.gpu)
-    throw std::invalid_argument("matrix_memory = \"device\" needs GPU nodes; this platform's nodes have no GPU");
+    throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_memory",
+                     "matrix_memory = \"device\" needs GPU nodes; this platform's nodes have no GPU");
   if (order == 0) {
     const double memory = on_device ? node.gpu_memory : node.host_memory;
     if (memory <= 0)
-      throw std::invalid_argument(std::string("the platform gives no ") +
-                                  (on_device ? "node.gpu.memory" : "node.cpu.host_memory") +
-                                  ": HPL sizes its matrix to memory_fraction of it; give it or matrix_order");
+      throw KeyRefusal(KeyRefusal::File::Platform, on_device ? "node.gpu.memory" : "node.cpu.host_memory",
+                       "missing key: HPL sizes its matrix to memory_fraction of it; give it, or the workload's "
+                       "matrix_order");
     order = static_cast<long long>(std::floor(std::sqrt(spec.memory_fraction * memory * processes / 8)));
   } else if (node.host_memory > 0) {
     const double local = static_cast<double>(order) * static_cast<double>(order) * 8 / processes;
     if (local > node.host_memory)
-      throw std::invalid_argument("matrix_order " + std::to_string(order) + " needs " +
-                                  units::to_string(units::DataSize::from_bytes(local)) +
-                                  " per process, more than the node's host memory (" +
-                                  units::to_string(units::DataSize::from_bytes(node.host_memory)) + ")");
+      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
+                       "matrix_order " + std::to_string(order) + " needs " +
+                           units::to_string(units::DataSize::from_bytes(local)) +
+                           " per process, more than the node's host memory (" +
+                           units::to_string(units::DataSize::from_bytes(node.host_memory)) + ")");
+    if (order % s.block_size != 0) {
+      const long long below = order / s.block_size * s.block_size;
+      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
+                       "matrix_order " + std::to_string(order) + " is not a multiple of the block size " +
+                           std::to_string(s.block_size) + ": the model runs whole blocks; give " +
+                           (below > 0 ? std::to_string(below) + " or " : std::string()) +
+                           std::to_string(below + s.block_size));
+    }
   }
   s.matrix_order = order / s.block_size * s.block_size;
   s.steps = s.matrix_order / s.block_size;
   const long long widest = std::max(s.grid.rows, s.grid.columns);
-  if (s.steps < widest)
-    throw std::invalid_argument("matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) +
-                                " blocks of " + std::to_string(s.block_size) + ", fewer than the " +
-                                std::to_string(widest) + " process rows or columns of the " +
-                                std::to_string(s.grid.rows) + " x " + std::to_string(s.grid.columns) +
-                                " grid: give a larger matrix_order or a smaller block_size");
+  if (s.steps < widest) {
+    const std::string why = "matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) +
+                            " blocks of " + std::to_string(s.block_size) + ", fewer than the " + std::to_string(widest) +
+                            " process rows or columns of the " + std::to_string(s.grid.rows) + " x " +
+                            std::to_string(s.grid.columns) + " grid: give a larger matrix_order or a smaller block_size";
+    if (spec.matrix_order > 0)
+      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order", why);
+    throw std::invalid_argument(why);
+  }
   const double process_steps = static_cast<double>(s.steps) * processes;
   if (process_steps > max_process_steps)
     throw std::invalid_argument(std::to_string(s.steps) + " steps on " + std::to_string(s.grid.size()) +

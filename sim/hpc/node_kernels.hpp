@@ -41,11 +41,19 @@ struct NodeKernels {
 /// What a workload needs of the platform file.
 enum class Needs { Dgemm, Stream };
 
-/// A platform key the workload needs that the platform does not give (what() says why it is
-/// needed; `key` is its dotted name, "node.cpu.dgemm").
-struct MissingRate : std::invalid_argument {
-  MissingRate(std::string key_, const std::string& why) : std::invalid_argument(why), key(std::move(key_)) {}
+/// A run refused for one key of a file, which the command locates there: the platform's
+/// ("node.cpu.dgemm") or the HPC workload's ("hpl.grid_rows"); what() says why.
+struct KeyRefusal : std::invalid_argument {
+  enum class File { Platform, Workload };
+  KeyRefusal(File file_, std::string key_, const std::string& why)
+      : std::invalid_argument(why), file(file_), key(std::move(key_)) {}
+  File file;
   std::string key;
+};
+
+/// A platform key the workload needs that the platform does not give.
+struct MissingRate : KeyRefusal {
+  MissingRate(std::string key_, const std::string& why) : KeyRefusal(File::Platform, std::move(key_), why) {}
 };
 
 /// The node's kernels; throws MissingRate for a platform key that is missing: HPL needs the

@@ -185,7 +185,9 @@ for args, option in [
 hpc = ["hpc", "-w", f"{root}/workloads/hpl.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]
 for args, option in [(["-n", "0"], "--nodes"), (["--message-sizes", "0"], "--message-sizes"),
                      (["--set", "hpl.block_size=0"], "hpl.block_size"), (["--set", "hpl.lookahead=2"], "hpl.lookahead"),
-                     (["--set", "hpl.matrix_order=1"], "matrix order"), (["--set", "hpl.block_size=8"], "hpl.block_size"),
+                     (["--set", "hpl.matrix_order=1"], "hpl.matrix_order"), (["--set", "hpl.block_size=8"], "hpl.block_size"),
+                     (["-n", "16", "--set", "hpl.grid_rows=17"], "hpl.grid_rows"),
+                     (["-n", "16", "--set", "hpl.matrix_order=100000"], "hpl.matrix_order: matrix_order 100000 is not a multiple"),
                      (["--set", "hpcg.nx=8"], "an HPL workload (kind = \"hpl\") has no [hpcg] table")]:
     cases.append((f"hpc {' '.join(args)}", hpc + args, None, option))
 hpcg = ["hpc", "-w", f"{root}/workloads/hpcg.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]

@@ -92,16 +92,18 @@ TEST_CASE("HPCG's messages: halo exchanges axis by axis and 3 recursive-doubling
   CHECK(r.breakdown.allreduce == doctest::Approx(3 * 3 * (1e-5 + 1e-9 * 8 + 1e-6)).epsilon(1e-12));
 }
 
-TEST_CASE("the default HPCG grid is the most cubic with at most 1 % of the nodes, or one, idle") {
+TEST_CASE("the HPCG grid uses every node, factored to the least surface as HPCG's ComputeOptimalShapeXYZ does") {
   HpcgSpec spec;
   auto grid = [&](long long n) {
     const auto g = plan_hpcg(spec, cpu_node(1e10), n).grid;
     return std::vector<int>{g.x, g.y, g.z};
   };
   CHECK(grid(64) == std::vector<int>{4, 4, 4});
-  CHECK(grid(5320) == std::vector<int>{15, 16, 22}); // 5,280 processes; 16 x 18 x 18 leaves 2.6 % idle
+  CHECK(grid(5320) == std::vector<int>{14, 19, 20}); // 2^3 x 5 x 7 x 19: surface 926
+  CHECK(grid(5272) == std::vector<int>{2, 4, 659});  // 2^3 x 659: HPCG's skinny grid
   CHECK(grid(1) == std::vector<int>{1, 1, 1});
   CHECK(grid(4) == std::vector<int>{1, 2, 2});
-  CHECK(grid(6) == std::vector<int>{1, 2, 3});
-  CHECK(grid(7) == std::vector<int>{1, 2, 3}); // one node idle
+  CHECK(grid(6) == std::vector<int>{1, 2, 3});        // two distinct primes: z = 1 in HPCG's order
+  CHECK(grid(12) == std::vector<int>{2, 2, 3});       // one repeated: HPCG's 2 x 3 x 2
+  CHECK(grid(7) == std::vector<int>{1, 1, 7});        // a prime
 }

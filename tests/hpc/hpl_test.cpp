@@ -115,10 +115,16 @@ TEST_CASE("the panel broadcast reaches each process of the row in its variant's 
   // 1ring-modified: 0 -> 1, 0 -> 2, 2 -> 3 ...: the next root (1) does not forward.
   CHECK(receipts(Broadcast::RingModified) == std::vector<double>{10, 13, 16, 19, 22, 25});
   CHECK(busy(Broadcast::RingModified) == std::vector<double>{2 * h, 0, h, h, h, 0});
-  // 2ring: 0 -> 1 and 0 -> 4, then 1 -> 2 -> 3 and 4 -> 5.
-  CHECK(receipts(Broadcast::TwoRing) == std::vector<double>{10, 13, 16, 19, 16, 19});
-  // 2ring-modified: 0 -> 1, 0 -> 2, 0 -> 4, then 2 -> 3 and 4 -> 5.
-  CHECK(receipts(Broadcast::TwoRingModified) == std::vector<double>{10, 13, 16, 19, 19, 22});
+  // 2ring (HPL_2ring.c, the second ring's head roo2 = (q + 1) / 2 = 3): 0 -> 1 and 0 -> 3,
+  // then 1 -> 2 and 3 -> 4 -> 5.
+  CHECK(receipts(Broadcast::TwoRing) == std::vector<double>{10, 13, 16, 16, 19, 22});
+  // 2ring-modified (HPL_2rinM.c): 0 -> 1, 0 -> 2, 0 -> 3, then 3 -> 4 -> 5 (2's next is roo2).
+  CHECK(receipts(Broadcast::TwoRingModified) == std::vector<double>{10, 13, 16, 19, 22, 25});
+  CHECK(busy(Broadcast::TwoRingModified) == std::vector<double>{3 * h, 0, 0, h, h, 0});
+  // On 4 processes roo2 = 2: the root skips its send to 2 as the first ring's head, sends to it
+  // as roo2, and 2 -> 3; on 5 (roo2 = 3) the rings are 1 -> 2 and 3 -> 4.
+  CHECK(broadcast_times(Broadcast::TwoRingModified, 4, h, pieces_s, 10.0).receipt_s == std::vector<double>{10, 13, 16, 19});
+  CHECK(broadcast_times(Broadcast::TwoRing, 5, h, pieces_s, 10.0).receipt_s == std::vector<double>{10, 13, 16, 16, 19});
   // long: spread in q pieces then rolled: 2 (q - 1) pieces; every member rolls q - 1 of them.
   CHECK(receipts(Broadcast::Long) == std::vector<double>{10, 15, 15, 15, 15, 15});
   CHECK(busy(Broadcast::Long)[3] == doctest::Approx(5 * piece));
@@ -212,21 +218,38 @@ TEST_CASE("the default HPL grid is the squarest with at most 1 % of the nodes, o
   CHECK(grid(1) == std::pair{1, 1});
 }
 
-TEST_CASE("HPL refuses what cannot run, saying why") {
+TEST_CASE("HPL refuses what cannot run, saying why and, where one key is the cause, which") {
   const auto node = cpu_node(1e11, 1e10);
+  const auto key_of = [](auto plan) {
+    try {
+      plan();
+    } catch (const KeyRefusal& e) {
+      return (e.file == KeyRefusal::File::Platform ? "platform " : "workload ") + e.key;
+    }
+    return std::string("none");
+  };
   HplSpec spec;
-  spec.matrix_order = 1000;
+  spec.matrix_order = 768;
   spec.block_size = 256;
   CHECK_THROWS_WITH_AS(plan_hpl(spec, node, 64), doctest::Contains("fewer than the 8 process rows"), std::invalid_argument);
+  CHECK(key_of([&] { plan_hpl(spec, node, 64); }) == "workload hpl.matrix_order");
+  spec.matrix_order = 1000; // HPL's last block may be partial; the model runs whole ones
+  CHECK_THROWS_WITH_AS(plan_hpl(spec, node, 4), doctest::Contains("not a multiple of the block size 256"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plan_hpl(spec, node, 4), doctest::Contains("give 768 or 1024"), std::invalid_argument);
   auto no_memory = node;
   no_memory.host_memory = 0;
-  CHECK_THROWS_WITH_AS(plan_hpl(HplSpec{}, no_memory, 4), doctest::Contains("node.cpu.host_memory"), std::invalid_argument);
+  CHECK(key_of([&] { plan_hpl(HplSpec{}, no_memory, 4); }) == "platform node.cpu.host_memory");
   HplSpec huge;
   huge.matrix_order = 100'000'000;
   CHECK_THROWS_WITH_AS(plan_hpl(huge, node, 4), doctest::Contains("more than the node's host memory"), std::invalid_argument);
+  CHECK(key_of([&] { plan_hpl(huge, node, 4); }) == "workload hpl.matrix_order");
   HplSpec device;
   device.matrix_memory = MatrixMemory::Device;
   CHECK_THROWS_WITH_AS(plan_hpl(device, node, 4), doctest::Contains("needs GPU nodes"), std::invalid_argument);
+  CHECK(key_of([&] { plan_hpl(device, node, 4); }) == "workload hpl.matrix_memory");
+  HplSpec rows;
+  rows.grid_rows = 5;
+  CHECK(key_of([&] { plan_hpl(rows, node, 4); }) == "workload hpl.grid_rows");
 }
 
 namespace {

@@ -83,12 +83,15 @@ std::string si(double value, const char* unit) {
 void print_payload(const Payload& p, const std::string& flop_rule) {
   std::printf("time               %.6g s\n", p.seconds);
   std::printf("delivered          %s  (%s)\n", si(p.delivered(), "FLOP/s").c_str(), flop_rule.c_str());
-  if (auto base = p.base_peak())
+  // The model's own peak beside TOP500's where the GPUs' base clock makes them differ.
+  const auto base = p.base_peak();
+  const bool differ = base && *base != p.peak();
+  if (differ)
     std::printf("peak               %s (TOP500's R_peak: GPUs at base clock); %s as the model runs them\n",
                 si(*base, "FLOP/s").c_str(), si(p.peak(), "FLOP/s").c_str());
   else
-    std::printf("peak               %s\n", si(p.peak(), "FLOP/s").c_str());
-  if (p.base_peak())
+    std::printf("peak               %s%s\n", si(p.peak(), "FLOP/s").c_str(), base ? " (TOP500's R_peak: GPUs at base clock)" : "");
+  if (differ)
     std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f)\n", p.efficiency(), p.delivered() / p.peak());
   else
     std::printf("E = delivered/peak %.4f\n", p.efficiency());
@@ -103,7 +106,9 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
   }
 }
 
-void json_payload(io::JsonWriter& json, const Payload& p) {
+/// `per`: what `seconds` and `flops` count, "run" (HPL) or "iteration" (HPCG's one CG iteration).
+void json_payload(io::JsonWriter& json, const Payload& p, const char* per) {
+  json.key("per").value(per);
   json.key("seconds").value(p.seconds).key("flops").value(p.flops).key("delivered_flop_per_s").value(p.delivered());
   // The peak that `efficiency` divides by is `top500_peak_flop_per_s` where the platform gives
   // the GPUs' base clock, else `peak_flop_per_s`; `model_peak_efficiency` divides by the latter
@@ -134,13 +139,16 @@ hpc::Sampling sampling_from(const std::string& text) {
       return {.every = false, .samples = n};
   } catch (const std::exception&) {
   }
-  throw UsageError("--message-sizes: expected \"every\" or a number of sizes of at least 2, got \"" + text + "\"");
+  throw UsageError("--message-sizes: expected \"every\" or a whole number of sizes from 2 to 2147483647, got \"" + text + "\"");
 }
 
-/// Runs `plan`, turning the model's refusals (std::invalid_argument) into usage errors.
+/// Runs `plan`, turning the model's refusals (std::invalid_argument) into usage errors; those of
+/// one key of a file (KeyRefusal) go on to be located there.
 template <class Plan> auto refusing(Plan plan) {
   try {
     return plan();
+  } catch (const hpc::KeyRefusal&) {
+    throw;
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("hpc: ") + e.what());
   }
@@ -174,7 +182,7 @@ int hpl(const config::HpcWorkload& w, const hpc::HplSpec& spec, const platform::
     out.key("matrix_order").value(setup.matrix_order).key("block_size").value(setup.block_size);
     out.key("lookahead").value(spec.lookahead).key("broadcast").value(std::string(hpc::to_string(spec.broadcast)));
     out.key("swap").value(std::string(hpc::to_string(spec.swap))).key("resident_at_start").value(setup.resident_at_start);
-    json_payload(out, p);
+    json_payload(out, p, "run");
     out.key("breakdown_s").begin_object();
     for (const auto& [name, s] : parts)
       out.key(name).value(s);
@@ -230,7 +238,7 @@ int hpcg(const config::HpcWorkload& w, const hpc::HpcgSpec& spec, const platform
     out.begin_object().key("workload").value(w.name).key("kind").value("hpcg").key("platform").value(platform.name);
     out.key("nodes").value(nodes).key("grid").begin_array().value(setup.grid.x).value(setup.grid.y).value(setup.grid.z).end_array();
     out.key("local_grid").begin_array().value(spec.nx).value(spec.ny).value(spec.nz).end_array();
-    json_payload(out, p);
+    json_payload(out, p, "iteration");
     out.key("bytes_per_process").value(r.bytes_per_process);
     out.key("breakdown_s").begin_object();
     for (const auto& [name, s] : parts)
@@ -243,13 +251,13 @@ int hpcg(const config::HpcWorkload& w, const hpc::HpcgSpec& spec, const platform
     std::cout << "\n";
     return 0;
   }
-  std::printf("%s on %s: %lld nodes, grid %d x %d x %d (%lld idle), local grid %d x %d x %d, %d levels, routing %s\n",
+  std::printf("%s on %s: %lld nodes, grid %d x %d x %d, local grid %d x %d x %d, %d levels, routing %s\n",
               w.title.c_str(), platform.name.c_str(), nodes, setup.grid.x, setup.grid.y, setup.grid.z,
-              nodes - setup.grid.size(), spec.nx, spec.ny, spec.nz, spec.levels,
+              spec.nx, spec.ny, spec.nz, spec.levels,
               std::string(platform::to_string(platform.interconnect.routing)).c_str());
-  std::printf("kernels on the %s at %s (measured STREAM rate); %.3g MB of memory traffic per process and iteration\n",
+  std::printf("kernels on the %s at %s (measured STREAM rate); %s of memory traffic per process and iteration\n",
               node.gpu ? "GPU" : "CPU", si(node.gpu ? node.gpu_stream : node.cpu_stream, "B/s").c_str(),
-              r.bytes_per_process / 1e6);
+              si(r.bytes_per_process, "B").c_str());
   std::printf("one CG iteration:\n");
   print_payload(p, "HPCG's own count, src/ReportResults.cpp");
   std::printf("\nper iteration, seconds and share:\n");
@@ -306,6 +314,10 @@ int hpc_command(const std::vector<std::string>& args) {
   } catch (const hpc::MissingRate& e) {
     throw config::platform_key_error(platform_path, overrides, e.key, e.what());
   }
+  const auto located = [&](const hpc::KeyRefusal& e) {
+    return e.file == hpc::KeyRefusal::File::Platform ? config::platform_key_error(platform_path, overrides, e.key, e.what())
+                                                     : config::hpc_key_error(workload_path, overrides, e.key, e.what());
+  };
   const auto start = std::chrono::steady_clock::now();
   platform::start_engine({});
   const auto machine = platform::Machine::build(platform, nodes);
@@ -313,9 +325,13 @@ int hpc_command(const std::vector<std::string>& args) {
   const auto seed = parsed->vm["seed"].as<Seed>().value;
   const bool json = parsed->has("json");
   const double shown_build_s = parsed->has("timing") ? build_s : -1; // < 0: not shown (outputs stay bit for bit)
-  if (const auto* spec = std::get_if<hpc::HplSpec>(&w.spec))
-    return hpl(w, *spec, platform, machine, nodes, sampling, seed, json, shown_build_s);
-  return hpcg(w, std::get<hpc::HpcgSpec>(w.spec), platform, machine, nodes, sampling, seed, json, shown_build_s);
+  try {
+    if (const auto* spec = std::get_if<hpc::HplSpec>(&w.spec))
+      return hpl(w, *spec, platform, machine, nodes, sampling, seed, json, shown_build_s);
+    return hpcg(w, std::get<hpc::HpcgSpec>(w.spec), platform, machine, nodes, sampling, seed, json, shown_build_s);
+  } catch (const hpc::KeyRefusal& e) {
+    throw located(e);
+  }
 }
 
 } // namespace ceiling::tools
