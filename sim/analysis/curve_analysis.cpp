@@ -195,18 +195,20 @@ double measured_n_half(const std::vector<PointMetrics>& points) {
   return nan;
 }
 
-/// The first n whose doubling, measured at exactly 2n, gains less than 10 %; NaN when none.
+/// The first n from which the next measured n gains less than 10 % per doubling,
+/// (S(n') / S(n))^(1 / log2(n' / n)) < 1.1 (at n' = 2n, S(2n) / S(n) < 1.1); NaN when none.
 double measured_n_doubling(const std::vector<PointMetrics>& points) {
-  for (const PointMetrics& p : points) {
-    const auto twice = std::find_if(points.begin(), points.end(),
-                                    [&](const PointMetrics& q) { return q.n == 2 * p.n; });
-    if (twice != points.end() && twice->speedup / p.speedup < 1.1)
-      return p.n;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const PointMetrics& lo = points[i - 1];
+    const PointMetrics& hi = points[i];
+    if (std::pow(hi.speedup / lo.speedup, 1 / std::log2(hi.n / lo.n)) < 1.1)
+      return lo.n;
   }
   return nan;
 }
 
-/// The largest part of (1 - alpha_eff) at `p`; the first of equals in the order listed.
+/// The largest part of (1 - alpha_eff) at `p`, the first of equals in the order listed; "none"
+/// when no part is positive (a curve at or above perfect scaling).
 std::string dominant(const PointMetrics& p) {
   const std::pair<double, const char*> parts[] = {
       {p.nonpar_communication, "communication"},
@@ -217,7 +219,7 @@ std::string dominant(const PointMetrics& p) {
   for (const auto& part : parts)
     if (part.first > best->first)
       best = &part;
-  return best->second;
+  return best->first > 0 ? best->second : "none";
 }
 
 } // namespace

@@ -104,12 +104,14 @@ struct CurveAnalysis {
   std::vector<PointMetrics> points;      ///< one per distinct n, ascending
   AmdahlFit fit;
   /// Measured (interpolated in log n) where the efficiency first falls to 0.5, and the
-  /// first n from which the next measured doubling gains less than 10 %; NaN when not reached.
+  /// first n from which the next measured n gains less than 10 % per doubling (node counts
+  /// that are not powers of two apart counted in doublings, log2 of their ratio); NaN when
+  /// not reached.
   double n_half_efficiency_measured = 0;
   double n_doubling_below_10pct_measured = 0;
   double alpha_eff_at_largest_n = 0;
   /// "communication", "copy", "synchronisation" or "compute": the largest part of
-  /// (1 - alpha_eff) at the largest n; "none" when the curve has one n.
+  /// (1 - alpha_eff) at the largest n; "none" when the curve has one n or no part is positive.
   std::string dominant_term;
 };
 

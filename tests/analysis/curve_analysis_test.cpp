@@ -529,14 +529,21 @@ TEST_CASE("the measured n_half is interpolated in log2(n) where the efficiency r
   }
 }
 
-TEST_CASE("the measured n_doubling needs a point at exactly twice n") {
-  // 1 -> 2 gains 50 %, 2 has no double, 3 -> 6 gains 5 %.
+TEST_CASE("the measured n_doubling is the first n whose next node count gains less than 10 % per doubling") {
+  // 1 -> 2 gains 50 %, 2 -> 3 33 % (63 % per doubling), 3 -> 6 5 %.
   const std::vector<std::pair<double, double>> table{{1, 1}, {2, 1.5}, {3, 2.0}, {6, 2.1}};
   const CurveAnalysis a = analyse(curve_with_speedups(table, Scaling::Strong), Scaling::Strong);
   CHECK(a.n_doubling_below_10pct_measured == 3);
-  SUBCASE("none") {
-    const std::vector<std::pair<double, double>> odd{{1, 1}, {3, 1.01}, {5, 1.02}};
-    const auto b = analyse(curve_with_speedups(odd, Scaling::Strong), Scaling::Strong);
+  SUBCASE("node counts three times apart: Amdahl's alpha = 0.5 gains 1.5^0.63 = 1.29, 1.2^0.63 = 1.12, then 1.07^0.63 = 1.04 per doubling") {
+    std::vector<std::pair<double, double>> triples;
+    for (double n : {1.0, 3.0, 9.0, 27.0})
+      triples.emplace_back(n, amdahl_speedup(n, 0.5));
+    const auto b = analyse(curve_with_speedups(triples, Scaling::Strong), Scaling::Strong);
+    CHECK(b.n_doubling_below_10pct_measured == 9);
+  }
+  SUBCASE("never") {
+    const std::vector<std::pair<double, double>> steep{{1, 1}, {3, 2.9}, {5, 4.8}};
+    const auto b = analyse(curve_with_speedups(steep, Scaling::Strong), Scaling::Strong);
     CHECK(std::isnan(b.n_doubling_below_10pct_measured));
   }
 }
@@ -551,6 +558,7 @@ TEST_CASE("a superlinear curve's alpha is clamped to 1 and its ceiling is infini
   CHECK(std::isinf(a.fit.ceiling_speedup));
   CHECK(std::isinf(a.fit.n_half_efficiency));
   CHECK(std::isinf(a.fit.n_doubling_below_10pct));
+  CHECK(a.dominant_term == "none"); // every part of 1 - alpha_eff is negative: none dominates
 }
 
 TEST_CASE("a curve that never speeds up fits alpha 0 and gains less than 10 % from its first doubling") {

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -145,40 +147,59 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
   return costs;
 }
 
-/// Per curve: the efficiency and alpha_eff at the largest N, the measured and fitted N at
-/// E = 0.5, the fitted ceiling (with the fit's shape) and the dominant part of 1 - alpha_eff.
+/// Per curve: its reference N, the efficiency and alpha_eff at the largest N, the measured and
+/// fitted N at E = 0.5, the fitted ceiling (with the fit's shape) and the dominant part of
+/// 1 - alpha_eff; a dash where one node count leaves nothing to compare.
 void print_headlines(const io::ResultFile& r) {
-  std::printf("\n%-52s %9s %8s %8s %12s %10s %s\n", "curve", "largest N", "E there",
+  std::printf("\n%-52s %6s %9s %8s %8s %12s %10s %s\n", "curve", "N ref", "largest N", "E there",
               "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
+  // Per scaling mode, the least and most reference N (a weak and a strong curve never compare).
+  std::map<std::string, std::pair<double, double>> references;
   for (std::size_t c = 0; c < r.curves.size(); ++c) {
     const auto& a = r.analyses[c];
     if (a.points.empty()) {
       std::printf("%-52s (no finished point)\n", r.curves[c].id.c_str());
       continue;
     }
+    auto& range = references.try_emplace(std::string(analysis::to_string(a.scaling)), a.n_reference, a.n_reference)
+                      .first->second;
+    range = {std::min(range.first, a.n_reference), std::max(range.second, a.n_reference)};
     const auto& last = a.points.back();
+    const bool compared = a.points.size() > 1;
     // Measured when the curve reaches E = 0.5; else the fit's, when the curve is Amdahl-shaped;
     // else only that it lies beyond the largest N.
     char n_half[32];
-    if (!std::isnan(a.n_half_efficiency_measured))
+    if (!compared)
+      std::snprintf(n_half, sizeof n_half, "-");
+    else if (!std::isnan(a.n_half_efficiency_measured))
       std::snprintf(n_half, sizeof n_half, "%.4g m", a.n_half_efficiency_measured);
     else if (a.fit.amdahl_shaped)
       std::snprintf(n_half, sizeof n_half, "%.4g f", a.fit.n_half_efficiency);
     else
       std::snprintf(n_half, sizeof n_half, "> %.0f", last.n);
     char ceiling[32];
-    if (a.fit.alpha > 0 || std::isnan(a.fit.alpha))
+    if (!compared || std::isnan(a.fit.alpha))
+      std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
+    else if (a.fit.alpha > 0)
       std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, a.fit.amdahl_shaped ? " " : "*");
     else // no speedup over the smallest N: no ceiling to speak of
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none ");
-    std::printf("%-52s %9.0f %8.3f %8.2g %12s %s %s\n", r.curves[c].id.c_str(), last.n, last.efficiency,
-                1 - last.alpha_eff, n_half, ceiling, a.dominant_term.c_str());
+    char nonparallel[16];
+    std::snprintf(nonparallel, sizeof nonparallel, compared ? "%.2g" : "-", 1 - last.alpha_eff);
+    std::printf("%-52s %6.0f %9.0f %8.3f %8s %12s %s %s\n", r.curves[c].id.c_str(), a.n_reference, last.n,
+                last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
-  std::printf("N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit, "
-              "over the curve's smallest N (none: no speedup over it, alpha <= 0);\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
+  std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are over; "
+              "N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit "
+              "(none: no speedup over N ref, alpha <= 0; -: one N);\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
               "3 node counts, or 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
               "1/N: no ceiling within the sweep, and the fitted one grows with the largest N): read it with care\n",
               analysis::amdahl_residual_limit);
+  for (const auto& [scaling, range] : references)
+    if (range.first < range.second)
+      std::printf("note: the %s curves' N ref differ (%.0f to %.0f: points that failed or do not fit in device "
+                  "memory): speedups and ceilings over different N ref do not compare\n",
+                  scaling.c_str(), range.first, range.second);
 }
 
 int sweep_main(const std::vector<std::string>& args) {

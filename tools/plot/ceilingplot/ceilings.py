@@ -12,7 +12,7 @@ from matplotlib.patches import Patch
 from . import costs
 from .axes import figure_legend, question, scaling_panels
 from .facets import Looks, columns_legend, legend_height, many, unique
-from .text import fmt, mpl_text, plain_tick, wrap
+from .text import fmt, fmt_n, mpl_text, plain_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
@@ -45,6 +45,7 @@ def _clear(width, start, marker, lo, hi, axis_in):
 def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     y = np.arange(len(group))[::-1]
     labels = [wrap(label(c), 34) for c in group]
+    mixed_references = len({c.n_reference for c in group}) > 1
     fig = ax.figure
     # The axis is about the panel less its tick labels.
     axis_in = panel_w - 0.45 - max(_width_in(fig, t) for t in "\n".join(labels).split("\n"))
@@ -76,6 +77,8 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
         if math.isfinite(c.ceiling):
             text = f"{fmt(c.ceiling)}×" + ("" if c.amdahl_shaped or not suffix
                                            else " (not Amdahl-shaped)")
+            if mixed_references:  # a ceiling is over its own curve's smallest N
+                text += f" over N = {fmt_n(c.n_reference)}"
             # After the bar, or after the marker where the marker would cover the text.
             at = value * 1.08
             if math.isfinite(b) and not _clear(_width_in(fig, text), at, b, lo, right,
@@ -92,7 +95,8 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)
     ax.grid(axis="y", visible=False)
-    ax.set_xlabel("speedup over the smallest N (ratio, log scale)")
+    ax.set_xlabel("speedup over each curve's smallest N (ratio, log scale)" if mixed_references
+                  else f"speedup over N = {fmt_n(group[0].n_reference)} (ratio, log scale)")
 
 
 def _cost_panel(ax, group, colour, scaling, cost_unit, ylim):

@@ -89,7 +89,8 @@ def fig_efficiency(out, curves):
             top = max(top, finite.max() if finite.size else 1.0)
             measured = (fmt_n(c.n_half_measured) if math.isfinite(c.n_half_measured)
                         else "not reached")
-            label = (f"{c.label} — E = 0.5 at N ≈ {fmt_n(c.n_half_fit)} (fit), {measured} "
+            fit = "fit" if c.amdahl_shaped else "fit, not Amdahl-shaped"
+            label = (f"{c.label} — E = 0.5 at N ≈ {fmt_n(c.n_half_fit)} ({fit}), {measured} "
                      "(simulated)")
             h, = ax.plot(n, e, **grid.line(c), label=label, zorder=3)
             handles.append(h)

@@ -100,8 +100,13 @@ def _summary_row(c):
     key = dict(_key_numbers(c))
     ceiling = key["ceiling speedup 1 / (1 − α) (fit)"]
     measured = _fmt_or_dash(c.n_half_measured)
-    return [Code(c.id), c.scaling, "—" if ceiling.startswith("—") else ceiling,
-            f"{_fitted(c.n_half_fit, short=True)} / {measured}",
+    # The fit's numbers extrapolate where the curve is not Amdahl-shaped (as the sweep's
+    # headline stars them).
+    star = "" if c.amdahl_shaped or math.isnan(c.residual) else "*"
+    n_half_fit = _fitted(c.n_half_fit, short=True)
+    return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
+            "—" if ceiling.startswith("—") else ceiling + star,
+            f"{n_half_fit}{star if n_half_fit != '—' else ''} / {measured}",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
             c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
 
@@ -137,15 +142,26 @@ def write_report(out):
 
     doc.heading(2, "Summary")
     if r.curves:
-        headers = ["curve", "scaling", "ceiling (fit)", "N at E = 0.5 (fit / simulated)",
+        units = {c.n_unit for c in r.curves}
+        n_ref = f"N ref ({units.pop()})" if len(units) == 1 else "N ref"
+        headers = ["curve", "scaling", n_ref, "ceiling (fit)", "N at E = 0.5 (fit / simulated)",
                    "α_eff at largest N", "dominant term", "Amdahl-shaped"]
         rows = [_summary_row(c) for c in r.curves]
         if cost_unit:
             headers.append("cost figure at largest N")
             rows = [row + [costs.summary_text(c, cost_unit)] for row, c in zip(rows, r.curves)]
         doc.table(headers, rows)
-        doc.para("A dash: no fit (fewer than two finished node counts) or, for a simulated N, not "
-                 "reached within the node counts simulated.")
+        doc.para("N ref: the curve's smallest finished N, which its speedup, efficiency and ceiling are "
+                 "over. A dash: no fit (fewer than two finished node counts) or, for a simulated N, not "
+                 "reached within the node counts simulated. *: the curve is not Amdahl-shaped, and the "
+                 "fit's numbers extrapolate a shape the curve does not have: read the simulated N at "
+                 "E = 0.5 and α_eff at the largest N.")
+        for scaling in sorted({c.scaling for c in r.curves}):
+            references = sorted({c.n_reference for c in r.curves if c.rows and c.scaling == scaling})
+            if len(references) > 1:
+                doc.para(f"Note: the {scaling} curves' N ref differ (" + ", ".join(fmt_n(n) for n in references) +
+                         "; a point that failed or does not fit in device memory moves a curve's N ref up): "
+                         "speedups, efficiencies and ceilings over different N ref do not compare directly.")
     else:
         doc.para("The file has no curves.")
 
