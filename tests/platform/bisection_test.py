@@ -12,11 +12,12 @@ bisection and by each node's NIC; on a dragonfly its traffic inside a half also 
 links, so it is held within 10 % above the bound.
 Halving-doubling (Rabenseifner, step by step) is bounded below by the sum over its steps of the
 largest exchange over the NIC or the step's bytes across the cut over the bisection bandwidth.
-Where one path per pair is enough (fat-tree, torus) it comes within 5 % of that; on a dragonfly
-a step that pairs whole groups needs non-minimal paths to use the cut's other global links, each
-byte then crossing two global links, so adaptive routing is held within 2x of the bound (at 1.45
-and 1.63 when written: UGAL chooses per flow, not per packet), and static minimal routing, one
-global link per pair of groups, must fall outside its 1.5x.
+Where one path per pair is enough (fat-tree, torus) it comes within 5 % of that. On a dragonfly
+MPICH's order (partners at distance 1 first, the largest exchanges inside a chassis or group)
+leaves the steps across the cut small; adaptive routing is held within 15 % of the bound (1.074
+and 1.017 at 10 MB when measured: UGAL chooses per flow, not per packet, and a step that pairs
+groups takes some non-minimal paths), and static minimal routing, one global link per pair of
+groups, must fall outside its 1.5x.
 usage: bisection_test.py CEILING ROOT
 """
 import json
@@ -44,8 +45,8 @@ cases = [("bisection exchange", *c) for c in [
 ]] + [("halving-doubling all-reduce", *c) for c in [
     ("generic-fat-tree", 64, "static-minimal", 1.0, 1.05),
     ("generic-torus", 64, "static-minimal", 1.0, 1.05),
-    ("generic-dragonfly", 64, "adaptive", 1.0, 2.0),
-    ("piz-daint-xc50-p100", 256, "adaptive", 1.0, 2.0),
+    ("generic-dragonfly", 64, "adaptive", 1.0, 1.15),
+    ("piz-daint-xc50-p100", 256, "adaptive", 1.0, 1.15),
     ("piz-daint-xc50-p100", 256, "static-minimal", 1.5, 10.0),
 ]]
 
