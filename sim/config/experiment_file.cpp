@@ -207,9 +207,11 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
     head.fail("output", "\"" + e.output + "\" names no file: expected the result file's path, such as \"out/sweep.h5\"");
   e.nodes = read_nodes(head);
   check_ascending(head, e.nodes);
+  if (!head.has("scaling"))
+    head.missing("scaling", "expected [\"weak\"], [\"strong\"] or both");
   const auto scalings = head.string_list("scaling");
   if (scalings.empty())
-    head.fail("scaling", "missing key: expected [\"weak\"], [\"strong\"] or both");
+    head.fail("scaling", "empty: expected [\"weak\"], [\"strong\"] or both");
   for (std::size_t i = 0; i < scalings.size(); ++i) {
     if (scalings[i] != "weak" && scalings[i] != "strong")
       head.fail_element("scaling", i, "expected \"weak\" or \"strong\", got \"" + scalings[i] + "\"");
@@ -238,9 +240,9 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   auto workload_readers = file.table_array("workloads");
   auto variant_readers = file.table_array("variants");
   if (platform_readers.empty())
-    file.fail("platforms", "missing key: expected [[platforms]] tables (name, file, set)");
+    file.missing("platforms", "expected [[platforms]] tables (name, file, set)");
   if (workload_readers.empty())
-    file.fail("workloads", "missing key: expected [[workloads]] tables (name, file, set)");
+    file.missing("workloads", "expected [[workloads]] tables (name, file, set)");
   for (auto& t : platform_readers)
     e.platforms.push_back(read_input(t, false));
   for (auto& t : workload_readers)
@@ -274,8 +276,12 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
     if (!weak && e.workloads[i].batch)
       workload_readers[i].fail("batch", no_weak);
   }
-  if (!e.cost_unit.empty() || std::any_of(e.platforms.begin(), e.platforms.end(),
-                                          [](const auto& p) { return p.cost_per_node; })) {
+  const bool any_cost =
+      std::any_of(e.platforms.begin(), e.platforms.end(), [](const auto& p) { return p.cost_per_node; });
+  if (!e.cost_unit.empty() && !any_cost)
+    head.fail("cost_unit", "names the unit of the platforms' cost_per_node, but no platform gives one: give "
+                           "cost_per_node for every platform, or remove cost_unit");
+  if (any_cost) {
     for (std::size_t i = 0; i < e.platforms.size(); ++i)
       if (!e.platforms[i].cost_per_node)
         platform_readers[i].fail_here("cost_per_node missing: give it for every platform, or "

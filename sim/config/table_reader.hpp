@@ -97,13 +97,15 @@ public:
   /// `key` with the table's path before it ("variants[0].options"), as errors name keys.
   std::string full_key(std::string_view key) const;
 
+  /// Throws for an absent required key `key` ("missing key: <expected>"), or at a present key that
+  /// looks like a misspelling of it (a `quantity`'s key also with a unit in its name that is none
+  /// of its units).
+  [[noreturn]] void missing(std::string_view key, std::string_view expected, bool quantity = false) const;
+
 private:
   /// The array under `key`, or null when the key is absent; throws when it is not an array
   /// ("expected an array of <of_what>").
   const toml::array* optional_array(std::string_view key, std::string_view of_what);
-  /// Throws for an absent required key `key`, or at a present key that looks like a misspelling
-  /// of it (a `quantity`'s key also with a unit in its name that is none of its units).
-  [[noreturn]] void missing(std::string_view key, std::string_view expected, bool quantity = false) const;
   /// `key` as the file writes it: a quantity's key with its unit in the name where it was read so.
   std::string_view written_key(std::string_view key) const;
   SourceLocation location_of(const toml::source_region& region) const;

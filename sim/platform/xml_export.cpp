@@ -6,6 +6,7 @@
 
 #include <cassert>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -96,8 +97,21 @@ void export_xml(const Machine& machine, std::ostream& out) {
     const std::string name = machine.node_name(rank);
     const auto hosts = endpoints(machine.node(rank));
     out << "  <zone id=\"" << name << "\" routing=\"Full\">\n";
-    for (const sg4::Host* h : hosts)
-      out << "    <host id=\"" << h->get_name() << "\" speed=\"" << speeds(h) << "\"/>\n";
+    for (const sg4::Host* h : hosts) {
+      out << "    <host id=\"" << h->get_name() << "\" speed=\"" << speeds(h) << "\"";
+      // Its properties (the CPU's `cores`), by name.
+      std::map<std::string, std::string> properties;
+      if (const auto* given = h->get_properties())
+        properties.insert(given->begin(), given->end());
+      if (properties.empty()) {
+        out << "/>\n";
+        continue;
+      }
+      out << ">\n";
+      for (const auto& [key, value] : properties)
+        out << "      <prop id=\"" << key << "\" value=\"" << value << "\"/>\n";
+      out << "    </host>\n";
+    }
     out << "    <router id=\"" << name << "-nic\"/>\n";
     // Internal links, then internal routes: host <-> host and host <-> NIC router. A route to
     // the router is the route to any host of another node minus what lies beyond the NIC.

@@ -265,6 +265,10 @@ TEST_CASE("the exported XML platform loads back in SimGrid with the same routes"
   }
   CHECK(checked == 18 * 17 + loops); // 6 nodes x (CPU + 2 GPUs), ordered pairs
   CHECK(loops == 6);
+  // The hosts' properties come along: a CPU's cores.
+  const char* cores = simgrid::s4u::Host::by_name("node00-cpu")->get_property("cores");
+  REQUIRE(cores != nullptr);
+  CHECK(std::string(cores) == "8"); // platform_text(): 1 socket of 8 cores
   std::filesystem::remove_all(dir);
 }
 

@@ -274,7 +274,7 @@ outputs() {
   sed -i 's/^scaling = \["strong"\]$/scaling = ["weak"]/' "$tmp/bad.toml"
   printf '[[variants]]\nname = "v"\noptions = { colective = "ring" }\n' >>"$tmp/bad.toml"
   # (each option is placed where it is written, not at its variant's header)
-  expect 2 'bad.toml:14:13: error: variants[0].options.colective: not an option of `ceiling run`' -- \
+  expect 2 'bad.toml:14:13: error: variants[0].options.colective: not an option of `ceiling run` (did you mean "collective"?)' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
   # (a point that cannot run is placed at the option its error names)
@@ -291,6 +291,16 @@ outputs() {
   expect 0 "[experiment]" -- cat "$tmp/input.toml"
   sed -i 's/collective = "rign"/nodes = 4/' "$tmp/bad.toml"
   expect 2 "bad.toml:14:13: error: variants[0].options.nodes: set by the experiment for each point" -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  # A misspelt required key is named where it is written, rather than said missing.
+  bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 2]' 'scalng = ["weak"]' \
+    '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
+    '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\""
+  expect 2 'bad.toml:5:1: error: experiment.scalng: unknown key (did you mean "scaling"?)' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  # A cost unit without costs is refused at the unit.
+  sed -i 's/^scalng = /scaling = /; s/^question = "q"$/question = "q"\ncost_unit = "kUSD"/' "$tmp/bad.toml"
+  expect 2 "bad.toml:4:13: error: experiment.cost_unit: names the unit of the platforms' cost_per_node, but no platform gives one" -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   # A node count beyond the machine is said at `nodes`, with the machine's size.
   bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 128]' 'scaling = ["weak"]' \

@@ -285,7 +285,10 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
   std::cout << "route latency min " << to_string(units::Duration::from_seconds(latency.min_s))
             << ", max " << to_string(units::Duration::from_seconds(latency.max_s))
             << " (node to node, NIC and fabric, minimal routes"
-            << (spec.interconnect.routing == platform::Routing::Adaptive ? ": adaptive routing's longer paths add more" : "")
+            << (spec.interconnect.routing == platform::Routing::Adaptive &&
+                            std::holds_alternative<platform::Dragonfly>(spec.interconnect.topology)
+                    ? ": adaptive routing's longer paths add more"
+                    : "")
             << "; "
             << (latency.sampled ? "sampled from " + std::to_string(latency.sources) + " sources"
                                 : std::string("all pairs"))

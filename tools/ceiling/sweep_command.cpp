@@ -1,6 +1,7 @@
 // `ceiling sweep`, `ceiling experiment show` and `ceiling sweep-point` (one point, in a child).
 #include "config/experiment_file.hpp"
 #include "config/load_error.hpp"
+#include "config/table_reader.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 #include "sweep/point_codec.hpp"
@@ -112,8 +113,14 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       if (per_point_options.contains(name))
         throw config::LoadError(at(where), key, "set by the experiment for each point, not by a variant");
       const auto* option = run_option_set.find_nothrow(name, false);
-      if (!option)
-        throw config::LoadError(at(where), key, "not an option of `ceiling run` (see ceiling run --help)");
+      if (!option) {
+        std::vector<std::string> names;
+        for (const auto& o : run_option_set.options())
+          names.push_back(o->long_name());
+        throw config::LoadError(at(where), key,
+                                "not an option of `ceiling run`" + config::did_you_mean(name, names) +
+                                    " (see ceiling run --help)");
+      }
       // (a sweep records a batch that does not fit as such, status does-not-fit, never run)
       if (option->semantic()->max_tokens() == 0)
         throw config::LoadError(at(where), key, "a switch of `ceiling run`, which a variant cannot set");
