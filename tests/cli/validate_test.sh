@@ -80,7 +80,9 @@ f=$(edited short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/')
 expect 2 'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself' -- "$ceiling" validate "$f"
 f=$(edited abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/')
 # (an abbreviation is no option: every command line takes options written in full)
-expect 2 "abbreviated.toml (1 worker): the run refused the case's input: ceiling: error: unrecognised option '--iter=9'" -- "$ceiling" validate "$f"
+expect 2 "abbreviated.toml (1 worker): the run refused the case's input: unrecognised option '--iter=9'" -- "$ceiling" validate "$f"
+f=$(edited repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/')
+expect 2 'repeated.toml:24:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already' -- "$ceiling" validate "$f"
 f=$(edited stack TF_DGX1_P100_VGG16 's/^software = .*$/software = "horovod-ncc"/')
 expect 2 'case.software: "horovod-ncc" is neither a bundled stack (' -- "$ceiling" validate "$f"
 cp validation/TF_DGX1_P100_VGG16.toml "$tmp/relative.toml"

@@ -299,8 +299,14 @@ int validate_command(const std::vector<std::string>& args) {
       print_table(finished, results, all);
     return 128 + stop_signal;
   }
-  if (failure && failure->status == 2)
-    throw UsageError(failure->where + ": the run refused the case's input: " + failure->err);
+  if (failure && failure->status == 2) {
+    // (the run's own "ceiling: error: " would come after this command's)
+    const std::string_view prefix = "ceiling: error: ";
+    const std::string_view why = std::string_view(failure->err).starts_with(prefix)
+                                     ? std::string_view(failure->err).substr(prefix.size())
+                                     : std::string_view(failure->err);
+    throw UsageError(failure->where + ": the run refused the case's input: " + std::string(why));
+  }
   if (failure)
     throw std::runtime_error(failure->where + ": the run failed (" +
                              (failure->status < 0 ? std::string("ended by a signal")
