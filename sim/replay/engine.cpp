@@ -641,8 +641,8 @@ private:
     case Kind::StageIn:
     case Kind::PullIn: return "host->device";
     case Kind::Optimizer: return "optimizer";
+    case Kind::FlowDelay: return "latency"; // the merged steps', the software's and the pipeline's, after the bytes
     case Kind::FlowSent:
-    case Kind::FlowDelay:
     case Kind::Launch:
     case Kind::Tick: break;
     }
@@ -656,9 +656,12 @@ private:
     std::string name = timeline_name(t.kind);
     if (t.kind == Kind::Backward || (t.kind == Kind::Forward && plan_.pulls > 0))
       name += " " + std::to_string(t.index);
-    if (t.kind == Kind::Flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
+    const bool is_flow = t.kind == Kind::Flow || t.kind == Kind::FlowDelay;
+    if (is_flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
       name += " " + reduction(t.index).name;
-    result_.timeline.push_back({t.rank, is_compute ? "compute" : (t.kind == Kind::Flow ? "communication" : "copy"),
+    if (t.kind == Kind::FlowDelay && t.start_s == now())
+      return; // (nothing to draw)
+    result_.timeline.push_back({t.rank, is_compute ? "compute" : (is_flow ? "communication" : "copy"),
                                 name, t.start_s, now(), t.kind == Kind::StageOut});
   }
 
