@@ -619,9 +619,9 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
 /// NCCL's tree across nodes and its complement, in which inner nodes of one are leaves of the
 /// other (ncclGetDtree, NCCL 2.4 to 2.7: the first shifted by one node on an even node count,
 /// mirrored on an odd one; 2.8 swapped them), channels below half the count, rounded up, taking
-/// the first (setupChannel): on every ring where NCCL duplicates the rings
-/// (Group::rings_duplicated) or runs one, each tree with half the ring's share; else the first
-/// half of the rings take the first tree and the others the second.
+/// the first (setupChannel): on every ring where NCCL runs each ring as two channels
+/// (Group::both_trees_on_each_ring), each tree with half the ring's share; else the first half
+/// of the rings take the first tree and the others the second, a lone ring the first alone.
 void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
@@ -629,7 +629,7 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double
   // Which node sits at position k of each tree.
   const auto first = [](int k) { return k; };
   const auto second = [nodes](int k) { return nodes % 2 == 1 ? nodes - 1 - k : (k + 1) % nodes; };
-  const bool both_on_each = two && (channels == 1 || g.rings_duplicated);
+  const bool both_on_each = two && g.both_trees_on_each_ring;
   std::vector<std::vector<int>> parents;
   for (int c = 0; c < channels; ++c) {
     const bool second_tree = two && !both_on_each && c >= (channels + 1) / 2;

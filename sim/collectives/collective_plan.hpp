@@ -90,11 +90,15 @@ struct Group {
   /// one node, one. The pipelined trees take as many channels, each tree's chain inside a node
   /// following its ring (NCCL 2.4.8 src/init.cc setupChannel).
   int rings = 1;
-  /// Each ring copied into a second channel, the double binary tree then running both its trees
-  /// on every ring, where otherwise half the rings take each tree: NCCL 2.4 on several nodes of
-  /// GPUs joined by NVLink (src/misc/rings.cc, copyRings), NCCL 2.7 always (src/graph/connect.cc,
-  /// connectTrees and "Duplicate channels rings/trees").
-  bool rings_duplicated = false;
+  /// The double binary tree runs both its trees on every ring, each with half the ring's share,
+  /// where otherwise the first half of the rings (rounded up) take the first tree and the others
+  /// the second, and a lone ring the first alone (NCCL 2.4.8 src/init.cc setupChannel: channel c
+  /// takes the first tree while c < DIVUP(nChannels, 2)). NCCL runs both on every ring where it
+  /// runs each ring as two channels: 2.4 on several nodes of GPUs joined by NVLink
+  /// (src/misc/rings.cc, copyRings) and on Kepler, whose two channels at least copy a lone ring
+  /// (defaultMinNrings), 2.7 always (src/graph/connect.cc, connectTrees and "Duplicate channels
+  /// rings/trees"). True for the double tree as an algorithm of its own (no NCCL stack).
+  bool both_trees_on_each_ring = true;
   /// The pipelined trees stream up and down at once, as NCCL 2.7's LL128 tree kernel does (its
   /// block split in two, NCCL_LL128_SPLIT; src/collectives/device/all_reduce.h,
   /// ncclAllReduceTreeLL128Kernel), where otherwise they reduce every chunk up, then broadcast.

@@ -317,7 +317,9 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
   return {{.ranks = ranks,
            .ranks_per_node = ranks_per_node,
            .rings = stack.runs_nccl() ? nccl_rings(s) : 1,
-           .rings_duplicated = rings_duplicated(s),
+           // (NCCL runs twice as many channels as rings: 2.7 always, 2.4 where nccl_channels() says)
+           .both_trees_on_each_ring = !stack.runs_nccl() || stack.library == collectives::Library::Nccl27 ||
+                                      nccl_channels(s, ranks, ranks_per_node) >= 2 * nccl_rings(s),
            .builtin_sum = element_bytes != 2 || !mpi_library},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact};

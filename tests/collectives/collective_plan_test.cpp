@@ -459,7 +459,7 @@ TEST_CASE("each NCCL channel's tree enters the node where its ring does, both tr
       {{4, 7}, 4e6}, {{4, 0}, 2e6}, {{0, 4}, 2e6}, {{5, 1}, 2e6}, {{1, 5}, 2e6}};
   for (bool duplicated : {false, true}) {
     CAPTURE(duplicated);
-    const Group g{.ranks = 8, .ranks_per_node = 4, .rings = 2, .rings_duplicated = duplicated};
+    const Group g{.ranks = 8, .ranks_per_node = 4, .rings = 2, .both_trees_on_each_ring = duplicated};
     const auto plan = allreduce_phases(Algorithm::PipelinedDoubleTree, g, 8e6);
     REQUIRE(plan.size() == 2); // up, then down
     std::map<std::pair<int, int>, double> up;
@@ -471,6 +471,27 @@ TEST_CASE("each NCCL channel's tree enters the node where its ring does, both tr
     CHECK(plan[0].flows.size() == (duplicated ? 4u : 2u) * 7); // per tree, 7 non-root ranks
     CHECK(plan[1].flows.size() == plan[0].flows.size());
   }
+}
+
+TEST_CASE("NCCL 2.4 on a lone channel runs the first tree alone, with the whole buffer") {
+  // 4 nodes of one rank, one ring, not run as two channels (one NIC, no NVLink, not Kepler):
+  // setupChannel gives channel 0 < DIVUP(1, 2) the first tree. Expectation: 3 flows up of the
+  // whole 8 MB (ncclGetBtree on 4 nodes: 2 -> 0, 1 -> 2, 3 -> 2), where the double tree as an
+  // algorithm of its own runs both trees, 6 flows of 4 MB.
+  const Group lone{.ranks = 4, .ranks_per_node = 1, .rings = 1, .both_trees_on_each_ring = false};
+  const auto one = allreduce_phases(Algorithm::PipelinedDoubleTree, lone, 8e6);
+  REQUIRE(one.size() == 2);
+  std::set<std::pair<int, int>> up;
+  for (const auto& f : one[0].flows) {
+    CHECK(f.bytes == 8e6);
+    up.insert({f.src, f.dst});
+  }
+  CHECK(up == std::set<std::pair<int, int>>{{2, 0}, {1, 2}, {3, 2}});
+  const auto both = allreduce_phases(Algorithm::PipelinedDoubleTree, {.ranks = 4, .ranks_per_node = 1}, 8e6);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].flows.size() == 6);
+  for (const auto& f : both[0].flows)
+    CHECK(f.bytes == 4e6);
 }
 
 TEST_CASE("a last node with fewer ranks chains them from its channel's rank, and every rank but a tree's root sends up once") {
