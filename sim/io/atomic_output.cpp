@@ -7,11 +7,34 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 namespace ceiling::io {
 namespace {
+
+/// The temporary file that a signal removes (remove_on_signal), "" when none.
+char removed_on_signal[4096] = "";
+
+extern "C" void remove_and_exit(int signal) {
+  if (removed_on_signal[0] != '\0')
+    ::unlink(removed_on_signal);
+  static constexpr char message[] = "ceiling: interrupted while writing an output: its unfinished file is removed\n";
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, message, sizeof message - 1);
+  ::_exit(128 + signal);
+}
+
+void handle_stop_signals(void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 /// fsync() of a file or folder: a rename after it cannot land before the data.
 void sync_to_disk(const std::string& where, const std::string& path, int flags) {
@@ -26,6 +49,16 @@ void sync_to_disk(const std::string& where, const std::string& path, int flags) 
 }
 
 } // namespace
+
+void remove_on_signal(const AtomicOutput* output) {
+  if (output == nullptr || output->temporary().size() >= sizeof removed_on_signal) {
+    handle_stop_signals(SIG_DFL);
+    removed_on_signal[0] = '\0';
+    return;
+  }
+  std::memcpy(removed_on_signal, output->temporary().c_str(), output->temporary().size() + 1);
+  handle_stop_signals(remove_and_exit);
+}
 
 void replace_durably(const std::string& temporary, const std::string& path) {
   try {

@@ -19,6 +19,8 @@ public:
 
   std::ostream& stream() { return out_; }
   void commit();
+  /// The file written until commit() renames it over the output: the output's path + ".tmp".
+  const std::string& temporary() const { return temporary_; }
 
 private:
   std::string path_;
@@ -26,6 +28,11 @@ private:
   std::ofstream out_;
   bool committed_ = false;
 };
+
+/// While `output` is written (not null): SIGINT and SIGTERM remove its temporary file, say so on
+/// stderr and end the process with 128 + the signal (for an output written after the results are
+/// printed, a run's trace). Null gives both signals back their default action.
+void remove_on_signal(const AtomicOutput* output);
 
 /// The file an output named `path` replaces: the file a symbolic link names (the link stays),
 /// or `path` itself. Throws StoreError when that is a folder, or exists and is not a regular file

@@ -885,8 +885,9 @@ private:
       start_iteration();
       return;
     }
-    if (iteration_ < scenario_.options.iterations)
-      result_.stopped_by = interrupt_signal;
+    // A signal counts even in the last iteration (which it let finish): the run says so and
+    // ends with 128 + the signal, as a shell expects of a command it interrupted.
+    result_.stopped_by = interrupt_signal;
     transfers_.stop();
   }
 

@@ -303,6 +303,29 @@ expect 0 "of 100000 iterations finished" -- cat "$tmp/int.txt"
 expect 0 "mean " -- cat "$tmp/int.txt"
 expect 0 "stopping after the current iteration" -- cat "$tmp/int.err"
 
+# The results come before the trace, whose writing takes a while here (every message of 128
+# nodes, three iterations): a signal then removes its unfinished file, the run ends with 143; a
+# trace finished before the signal is whole. Never a partial trace, never a temporary left.
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 128 \
+  --fidelity exact --iterations 3 --trace "$tmp/cut.json" >"$tmp/cut.txt" 2>"$tmp/cut.err" &
+pid=$!
+for _ in $(seq 1 3000); do
+  grep -q "^breakdown columns" "$tmp/cut.txt" 2>/dev/null && break
+  sleep 0.01
+done
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+expect 0 "bytes per iteration (mean)" -- cat "$tmp/cut.txt"
+expect 1 "" -- test -e "$tmp/cut.json.tmp"
+if [ "$status" -eq 143 ]; then
+  expect 1 "" -- test -e "$tmp/cut.json"
+  expect 0 "its unfinished file is removed" -- cat "$tmp/cut.err"
+else
+  expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/cut.json"
+fi
+echo "trace cut by SIGTERM: exit $status"
+
 # The text output streams: a run killed outright (SIGKILL, nothing handled) has printed its
 # header and the rows of the iterations it finished.
 "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 16 \
