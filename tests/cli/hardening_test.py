@@ -63,17 +63,18 @@ def mean_time(*extra):
     return json.loads(out)["mean"]["iteration_time_s"] if out else float("nan")
 
 
-# Network factors reach SimGrid as doubles: 6e-7 is not 1e-6, 1.0000004 is not 1 (std::to_string
-# kept six decimals), and factors below 5e-7 no longer abort.
-check(mean_time("--bandwidth-factor", "6e-7") != mean_time("--bandwidth-factor", "1e-6"),
-      "--bandwidth-factor 6e-7 and 1e-6 give different times")
+# Network factors reach SimGrid as doubles: 0.0010000006 is not 0.001, 1.0000004 is not 1
+# (std::to_string kept six decimals), and the least factor accepted runs.
+check(mean_time("--bandwidth-factor", "0.0010000006") != mean_time("--bandwidth-factor", "0.001"),
+      "--bandwidth-factor 0.0010000006 and 0.001 give different times")
 check(mean_time("--bandwidth-factor", "1.0000004") != mean_time("--bandwidth-factor", "1"),
       "--bandwidth-factor 1.0000004 and 1 give different times")
-mean_time("--bandwidth-factor", "1e-7")
-check(mean_time("--latency-factor", "4e-7") != mean_time("--latency-factor", "1e-6"),
-      "--latency-factor 4e-7 is not rounded (to 0 or 1e-6)")
+check(mean_time("--latency-factor", "0.0010000004") != mean_time("--latency-factor", "0.001"),
+      "--latency-factor 0.0010000004 is not rounded (to 0.001)")
 refused([*small, "--jitter", "1e308"], "--jitter: must be a number from 0 to 10", "--jitter 1e308")
-refused([*small, "--bandwidth-factor", "0"], "--bandwidth-factor: must be a positive number", "--bandwidth-factor 0")
+refused([*small, "--bandwidth-factor", "0"], "--bandwidth-factor: expected a factor from 0.001 to 1000", "--bandwidth-factor 0")
+refused([*small, "--latency-factor", "1e300"], "--latency-factor: expected a factor from 0.001 to 1000, got 1e+300",
+        "--latency-factor 1e300 (times of 300 digits, compute drowned)")
 
 # Topology products that overflowed a signed 64-bit integer.
 for topology, keys in (("torus", 'dimensions = [1000000, 1000000, 1000000, 1000000]'),

@@ -47,7 +47,12 @@ void set_batch(replay::Scenario& s, const CommandLine& cli) {
     if (auto problem = platform::allocation_problem(s.platform, s.nodes))
       throw UsageError(*problem);
     const long long ranks = replay::rank_count(s);
-    if (*global < 1 || *global % ranks != 0 || *global / ranks > max_batch)
+    if (*global >= 1 && *global % ranks == 0 && *global / ranks > max_batch)
+      throw UsageError("--global-batch: " + std::to_string(*global) + " samples make " +
+                       std::to_string(*global / ranks) + " per rank on the " + std::to_string(ranks) +
+                       " ranks of " + std::to_string(s.nodes) + " nodes, more than the " + std::to_string(max_batch) +
+                       " a rank may take");
+    if (*global < 1 || *global % ranks != 0)
       throw UsageError("--global-batch: " + std::to_string(*global) +
                        " samples do not divide evenly among the " + std::to_string(ranks) +
                        " ranks of " + std::to_string(s.nodes) + " nodes: give a positive multiple "
@@ -112,8 +117,8 @@ po::options_description run_options() {
       ("fusion-threshold", po::value<std::string>(), "gradient bucket size, with a unit; default: the stack's")
       ("network-model", po::value<std::string>()->default_value("CM02"),
        "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB")
-      ("latency-factor", po::value<double>(), "multiply every route latency (default: the model's, 1 for CM02)")
-      ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth (default: the model's, 1 for CM02)")
+      ("latency-factor", po::value<double>(), "multiply every route latency, 0.001 to 1000 (default: the model's, 1 for CM02)")
+      ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth, 0.001 to 1000 (default: the model's, 1 for CM02)")
       ("json", "print one JSON object instead of a table")
       ("trace", po::value<std::string>(), "write a Chrome trace (JSON) of every activity to this file")
       ("timing", "print to stderr the wall-clock time of the build (the plan and machine, the routes and flows) and of each iteration, and the simulation's work (transfers, clock advances, the shared flows' solves)")
@@ -309,8 +314,10 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   o.network.bandwidth_factor = cli.optional<double>("bandwidth-factor");
   for (auto [name, factor] : {std::pair{"--latency-factor", o.network.latency_factor},
                               std::pair{"--bandwidth-factor", o.network.bandwidth_factor}})
-    if (factor && !(*factor > 0 && std::isfinite(*factor)))
-      throw UsageError(std::string(name) + ": must be a positive number, got " + units::number_text(*factor));
+    // (SimGrid's own factors lie within 0.1 and 20: a factor outside these bounds is a slip, and
+    // would make times whose digits drown each other)
+    if (factor && !(*factor >= 1e-3 && *factor <= 1e3))
+      throw UsageError(std::string(name) + ": expected a factor from 0.001 to 1000, got " + units::number_text(*factor));
   o.stop_at_interrupt = true;
   const auto driver = cli.vm["transfer-driver"].as<std::string>();
   if (driver != "auto" && driver != "maestro" && driver != "couriers")
