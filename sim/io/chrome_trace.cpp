@@ -27,8 +27,12 @@ void write_chrome_trace(const std::vector<replay::TimelineEvent>& timeline, std:
   name_process(1, "copies host->device");
   name_process(2, "copies device->host");
   name_process(3, "communication");
+  name_process(4, "collectives");
   const auto pid_of = [](const replay::TimelineEvent& e) {
-    return e.category == "copy" ? (e.to_host ? 2 : 1) : e.category == "communication" ? 3 : 0;
+    return e.category == "copy"            ? (e.to_host ? 2 : 1)
+           : e.category == "communication" ? 3
+           : e.category == "collective"    ? 4
+                                           : 0;
   };
   // Each event's track: the first of its (process, rank) whose last slice has ended, in order of
   // start (ties: the longer first).

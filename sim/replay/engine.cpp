@@ -939,6 +939,7 @@ private:
       k = rank.next_collective++;
     }
     rank.in_collective = k;
+    joined(r, k);
     if (++arrived_[static_cast<std::size_t>(k)] < plan_.ranks)
       return; // waiting for the others to join is synchronisation
     for (int q = 0; q < plan_.ranks; ++q) {
@@ -955,6 +956,7 @@ private:
   /// A rank joins concurrent exchange `k` on its own, as soon as its gradient is staged: its
   /// flows start once their other ends have joined too (CollectiveProgress's rendezvous).
   void join_exchange(int r, int k) {
+    joined(r, k);
     auto& progress = progress_[static_cast<std::size_t>(k)];
     if (arrived_[static_cast<std::size_t>(k)]++ == 0)
       progress.reset();
@@ -1322,8 +1324,21 @@ private:
     advance(k, to_start, done);
   }
 
+  /// For the timeline: when rank `r` joined collective `k`.
+  void joined(int r, int k) {
+    if (scenario_.options.record_timeline)
+      joined_at_s_[{r, k}] = now();
+  }
+
   void collective_done(int k, int r) {
     RankState& rank = ranks_[static_cast<std::size_t>(r)];
+    if (scenario_.options.record_timeline) {
+      // A rank's time in the collective, waiting for the others to join included: what the
+      // breakdown counts as synchronisation and communication, beside its own flows' slices.
+      const auto joined = joined_at_s_.extract({r, k});
+      result_.timeline.push_back({r, "collective", "collective " + reduction(k).name,
+                                  joined ? joined.mapped() : now(), now(), false});
+    }
     responses_end_s_ = now();
     clock(r).mark(now());
     --clock(r).communicating;
@@ -1350,6 +1365,7 @@ private:
   std::vector<std::uint32_t> pcie_wakeups_; ///< per link: the number of its latest wakeup
   std::vector<RankState> ranks_;
   double latency_factor_ = 1; ///< SimGrid's network/latency-factor, for merged steps' latency
+  std::map<std::pair<int, int>, double> joined_at_s_; ///< (rank, collective): when it joined, for the timeline
   double bandwidth_factor_ = 1; ///< SimGrid's network/bandwidth-factor, for flows in closed form
   /// Per reduction, phase and flow: how it is timed (empty when the replay times none: every
   /// flow goes through SimGrid).

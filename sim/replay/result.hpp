@@ -62,7 +62,7 @@ struct IterationResult {
 /// One activity of one rank, for traces.
 struct TimelineEvent {
   int rank = 0;
-  std::string category; ///< compute, copy, communication
+  std::string category; ///< compute, copy, communication, collective (a rank's time in one: joining to its end)
   std::string name;
   double start_s = 0;
   double end_s = 0;

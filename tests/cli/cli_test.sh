@@ -64,6 +64,9 @@ expect 0 '"iteration_time_s"' -- "${run[@]}" --json --trace "$tmp/trace.json"
 expect 0 '"traceEvents"' -- cat "$tmp/trace.json"
 # The latencies of the ring steps an aggregated flow stands for are drawn after its bytes.
 expect 0 '"name": "latency bucket 0"' -- cat "$tmp/trace.json"
+# Each rank's time in each collective, joining to its end, on a process of its own.
+expect 0 '"cat": "collective"' -- cat "$tmp/trace.json"
+expect 0 '"name": "collective bucket 0"' -- cat "$tmp/trace.json"
 expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/trace.json"
 # Bytes are whole (6 ranks divide a ResNet-50 bucket into chunks of fractional bytes).
 "${base[@]}" -n 6 --iterations 2 --json >"$tmp/six.json"
