@@ -146,8 +146,10 @@ double nccl27_time_s(const SelectionContext& c, Algorithm algorithm, Protocol pr
   const int ranks = c.ranks;
   const int nodes = nodes_of(c);
   const double ppn = static_cast<double>(ranks) / nodes;
-  // LL128 only on Volta or Ampere GPUs joined by NVLink (the NIC assumed near the GPU).
-  if (protocol == Protocol::LL128 && !(c.nvlink && (c.compute_capability == 70 || c.compute_capability == 80)))
+  // LL128 only on Volta or Ampere GPUs whose path inside the node is NVLink or nothing (tuning.cc:
+  // typeIntra <= PATH_NVL, a lone GPU's PATH_LOC included; the NIC assumed near the GPU).
+  if (protocol == Protocol::LL128 &&
+      !((c.nvlink || c.ranks_per_node == 1) && (c.compute_capability == 70 || c.compute_capability == 80)))
     return std::numeric_limits<double>::infinity();
   const bool ampere = c.compute_capability == 80;
   // The bus bandwidth in GB/s: the graph's channels x their speed, here the platform's. Its intra

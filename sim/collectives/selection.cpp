@@ -54,6 +54,10 @@ Selection mpich(const SelectionContext& c, double bytes) {
     return mpich_flat(c.ranks, bytes, c.element_bytes);
   const int nodes = (c.ranks + c.ranks_per_node - 1) / c.ranks_per_node;
   const auto across = mpich_flat(nodes, bytes, c.element_bytes);
+  if (nodes == 1) // (the roots' communicator has one rank: nothing runs among the nodes)
+    return {across.algorithm == Algorithm::RecursiveDoubling ? Algorithm::HierarchicalRecursiveDoubling
+                                                             : Algorithm::HierarchicalHalvingDoubling,
+            "one node: SMP path, reduce and broadcast inside the node"};
   if (across.algorithm == Algorithm::RecursiveDoubling)
     return {Algorithm::HierarchicalRecursiveDoubling, "several ranks per node: SMP path, recursive doubling among the nodes"};
   return {Algorithm::HierarchicalHalvingDoubling, "several ranks per node: SMP path, Rabenseifner among the nodes"};

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <limits>
 
 using namespace ceiling::collectives;
@@ -66,8 +67,14 @@ TEST_CASE("NCCL 2.7's estimate is its latency plus the bytes over its algorithm 
   // 0.5 at 1 MiB (log2(2^20 / 64) = 14).
   CHECK(nccl27_time_s(daint, Algorithm::PipelinedDoubleTree, Protocol::LL, mib) ==
         doctest::Approx((44.4 + mib / (1000 * 12.5 * 0.9 / 3.8 * 0.5 * 0.5)) * 1e-6).epsilon(1e-6));
-  // LL128 only on Volta or Ampere with NVLink.
+  // LL128 only on Volta or Ampere whose path inside the node is NVLink or none (typeIntra <=
+  // PATH_NVL): not on Pascal, not on Volta joined through PCIe, but on lone Volta GPUs.
   CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::LL128, mib) == std::numeric_limits<double>::infinity());
+  auto volta = daint;
+  volta.compute_capability = 70;
+  CHECK(std::isfinite(nccl27_time_s(volta, Algorithm::Ring, Protocol::LL128, mib)));
+  volta.ranks_per_node = 2;
+  CHECK(nccl27_time_s(volta, Algorithm::Ring, Protocol::LL128, mib) == std::numeric_limits<double>::infinity());
   // The choice is the fastest estimate: 8 bytes go by the tree's LL (44.4 us against the ring
   // LL's 3.6 + 30 x 2.7 = 84.6 us); 100 MB by the ring's Simple.
   const auto small = select_allreduce(Library::Nccl27, daint, 8);

@@ -60,4 +60,7 @@ TEST_CASE("MPICH takes its SMP path with several ranks per node: the flat rule a
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8};
   CHECK(select_allreduce(Library::Mpich, dgx, 8).algorithm == Algorithm::HierarchicalRecursiveDoubling);
   CHECK(select_allreduce(Library::Mpich, dgx, 100e6).algorithm == Algorithm::HierarchicalHalvingDoubling);
+  // On one node the roots' communicator has one rank: the rule says the reduce and broadcast alone.
+  const SelectionContext one{.ranks = 8, .ranks_per_node = 8};
+  CHECK(select_allreduce(Library::Mpich, one, 100e6).rule == "one node: SMP path, reduce and broadcast inside the node");
 }
