@@ -119,7 +119,9 @@ HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nod
   const double rows = static_cast<double>(spec.nx) * spec.ny * spec.nz;
   const double memory = node.gpu ? node.gpu_memory : node.host_memory;
   if (memory > 0 && rows * bytes_per_row > memory)
-    throw KeyRefusal(KeyRefusal::File::Workload, "hpcg.nx", "a local grid of " + std::to_string(spec.nx) + " x " + std::to_string(spec.ny) + " x " +
+    throw KeyRefusal(KeyRefusal::File::Workload,
+                     spec.nz > std::max(spec.nx, spec.ny) ? "hpcg.nz" : spec.ny > spec.nx ? "hpcg.ny" : "hpcg.nx",
+                     "a local grid of " + std::to_string(spec.nx) + " x " + std::to_string(spec.ny) + " x " +
                                 std::to_string(spec.nz) + " needs about " +
                                 units::to_string(units::DataSize::from_bytes(rows * bytes_per_row)) + " per process, more than the " +
                                 (node.gpu ? "GPU" : "host") + " memory (" +

@@ -485,14 +485,14 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
                            units::to_string(units::DataSize::from_bytes(local)) +
                            " per process, more than the node's host memory (" +
                            units::to_string(units::DataSize::from_bytes(node.host_memory)) + ")");
-    if (order % s.block_size != 0) {
-      const long long below = order / s.block_size * s.block_size;
-      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
-                       "matrix_order " + std::to_string(order) + " is not a multiple of the block size " +
-                           std::to_string(s.block_size) + ": the model runs whole blocks; give " +
-                           (below > 0 ? std::to_string(below) + " or " : std::string()) +
-                           std::to_string(below + s.block_size));
-    }
+  }
+  if (spec.matrix_order > 0 && order % s.block_size != 0) {
+    const long long below = order / s.block_size * s.block_size;
+    throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
+                     "matrix_order " + std::to_string(order) + " is not a multiple of the block size " +
+                         std::to_string(s.block_size) + ": the model runs whole blocks; give " +
+                         (below > 0 ? std::to_string(below) + " or " : std::string()) +
+                         std::to_string(below + s.block_size));
   }
   s.matrix_order = order / s.block_size * s.block_size;
   s.steps = s.matrix_order / s.block_size;

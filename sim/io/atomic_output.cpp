@@ -2,12 +2,12 @@
 #include "io/atomic_output.hpp"
 
 #include "io/store_error.hpp"
+#include "support/stop_signals.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,25 +15,17 @@
 namespace ceiling::io {
 namespace {
 
-/// The temporary file that a signal removes (remove_on_signal), "" when none.
+/// The temporary file that a signal removes (RemovedOnSignal), "" when none.
 char removed_on_signal[4096] = "";
 
 extern "C" void remove_and_exit(int signal) {
-  if (removed_on_signal[0] != '\0')
-    ::unlink(removed_on_signal);
-  static constexpr char message[] = "ceiling: interrupted while writing an output: its unfinished file is removed\n";
-  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, message, sizeof message - 1);
+  // (a signal after the rename finds no temporary: the output is whole)
+  static constexpr char removed[] = "ceiling: interrupted while writing an output: its unfinished file is removed\n";
+  static constexpr char whole[] = "ceiling: interrupted once an output was written\n";
+  const bool unfinished = removed_on_signal[0] != '\0' && ::unlink(removed_on_signal) == 0;
+  [[maybe_unused]] const auto written = unfinished ? ::write(STDERR_FILENO, removed, sizeof removed - 1)
+                                                   : ::write(STDERR_FILENO, whole, sizeof whole - 1);
   ::_exit(128 + signal);
-}
-
-void handle_stop_signals(void (*handler)(int)) {
-  struct sigaction action {};
-  action.sa_handler = handler;
-  sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, SIGINT);
-  sigaddset(&action.sa_mask, SIGTERM);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
 }
 
 /// fsync() of a file or folder: a rename after it cannot land before the data.
@@ -50,14 +42,19 @@ void sync_to_disk(const std::string& where, const std::string& path, int flags) 
 
 } // namespace
 
-void remove_on_signal(const AtomicOutput* output) {
-  if (output == nullptr || output->temporary().size() >= sizeof removed_on_signal) {
-    handle_stop_signals(SIG_DFL);
-    removed_on_signal[0] = '\0';
+RemovedOnSignal::RemovedOnSignal(const AtomicOutput& output) {
+  armed_ = output.temporary().size() < sizeof removed_on_signal;
+  if (!armed_) // (a path too long to keep: the signals keep their action)
     return;
-  }
-  std::memcpy(removed_on_signal, output->temporary().c_str(), output->temporary().size() + 1);
-  handle_stop_signals(remove_and_exit);
+  std::memcpy(removed_on_signal, output.temporary().c_str(), output.temporary().size() + 1);
+  support::handle_stop_signals(remove_and_exit, 0, &former_);
+}
+
+RemovedOnSignal::~RemovedOnSignal() {
+  if (!armed_)
+    return;
+  support::restore_stop_signals(former_);
+  removed_on_signal[0] = '\0';
 }
 
 void replace_durably(const std::string& temporary, const std::string& path) {

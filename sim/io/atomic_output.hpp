@@ -1,6 +1,7 @@
 // A file written whole or not at all: written to PATH.tmp, renamed over PATH on commit().
 #pragma once
 
+#include <csignal>
 #include <fstream>
 #include <string>
 
@@ -29,10 +30,20 @@ private:
   bool committed_ = false;
 };
 
-/// While `output` is written (not null): SIGINT and SIGTERM remove its temporary file, say so on
-/// stderr and end the process with 128 + the signal (for an output written after the results are
-/// printed, a run's trace). Null gives both signals back their default action.
-void remove_on_signal(const AtomicOutput* output);
+/// While it lives: SIGINT and SIGTERM remove `output`'s temporary file (none once committed), say
+/// so on stderr and end the process with 128 + the signal (for an output written after the
+/// results are printed, a run's trace); then the signals' former actions come back.
+class RemovedOnSignal {
+public:
+  explicit RemovedOnSignal(const AtomicOutput& output);
+  ~RemovedOnSignal();
+  RemovedOnSignal(const RemovedOnSignal&) = delete;
+  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
+
+private:
+  struct sigaction former_[2] {};
+  bool armed_ = false;
+};
 
 /// The file an output named `path` replaces: the file a symbolic link names (the link stays),
 /// or `path` itself. Throws StoreError when that is a folder, or exists and is not a regular file

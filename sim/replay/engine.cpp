@@ -12,6 +12,7 @@
 #include "replay/routes.hpp"
 #include "replay/shared_link.hpp"
 #include "replay/transfers.hpp"
+#include "support/stop_signals.hpp"
 
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -53,16 +54,9 @@ volatile std::sig_atomic_t interrupt_signal = 0;
 constexpr std::chrono::milliseconds interrupt_grace{500};
 
 void handle_interrupts(void (*handler)(int)) {
-  struct sigaction action {};
-  action.sa_handler = handler;
-  sigemptyset(&action.sa_mask);
-  sigaddset(&action.sa_mask, SIGINT); // one handler at a time, whichever signal came first
-  sigaddset(&action.sa_mask, SIGTERM);
   // SA_RESTART: output being written when a signal comes is not cut short. SA_ONSTACK: on
   // SimGrid's alternate signal stack, not on a courier actor's small one.
-  action.sa_flags = SA_RESTART | SA_ONSTACK;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  support::handle_stop_signals(handler, SA_RESTART | SA_ONSTACK);
 }
 
 void on_interrupt(int signal) {
@@ -334,8 +328,11 @@ public:
     bool actors_left = false; // SimGrid only logs it, kills them and returns
     sg4::Engine::on_deadlock_cb([&actors_left] { actors_left = true; });
     sg4::Engine::get_instance()->run();
-    if (scenario_.options.stop_at_interrupt)
+    if (scenario_.options.stop_at_interrupt) {
       handle_interrupts(SIG_DFL); // from here on (printing the results) a signal acts at once
+      if (result_.stopped_by == 0) // (one that came after the last iteration ended)
+        result_.stopped_by = interrupt_signal;
+    }
     if (result_.stopped_by == 0 && static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
       throw std::logic_error("the replay stopped after " + std::to_string(result_.iterations.size()) +
                              " of " + std::to_string(scenario_.options.iterations) +

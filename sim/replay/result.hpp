@@ -98,7 +98,7 @@ struct RunResult {
   double samples_per_iteration = 0;      ///< batch x ranks
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up
-  int stopped_by = 0; ///< the signal that stopped the run before all its iterations, or 0
+  int stopped_by = 0; ///< the signal that interrupted the run (even one that let it finish), or 0
   /// The signal came while an iteration was under way that took too long to finish: it was
   /// dropped (the finished ones are all in `iterations`).
   bool dropped_iteration = false;

@@ -83,6 +83,9 @@ f=$(edited abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter
 expect 2 "abbreviated.toml (1 worker): the run refused the case's input: unrecognised option '--iter=9'" -- "$ceiling" validate "$f"
 f=$(edited repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/')
 expect 2 'repeated.toml:24:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already' -- "$ceiling" validate "$f"
+# (but --set, which `ceiling run` takes repeatedly, may come in both)
+f=$(edited sets TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "software.jitter=0.01"]/; s/^workers = 2$/workers = 2\noptions = ["--set", "software.jitter=0.02"]/')
+expect 0 "TF_DGX1_P100_VGG16" -- "$ceiling" validate "$f"
 f=$(edited stack TF_DGX1_P100_VGG16 's/^software = .*$/software = "horovod-ncc"/')
 expect 2 'case.software: "horovod-ncc" is neither a bundled stack (' -- "$ceiling" validate "$f"
 cp validation/TF_DGX1_P100_VGG16.toml "$tmp/relative.toml"

@@ -146,24 +146,24 @@ store() {
     wait "$pid"
     echo $? >"$tmp/$1.status"
   }
+  # resumed_as_whole FILE PREFIX: FILE holds some of the points, and --resume over MPI completes
+  # it as the uninterrupted sweep's store.
+  resumed_as_whole() {
+    n=$(stored "$1")
+    expect 0 "" -- test "$n" -ge 2 -a "$n" -lt 64
+    expect 0 "wrote $1: 64 points, 0 failed" -- \
+      mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" --resume -o "$1"
+    tables "$2" "$1"
+    same a "$2"
+  }
   mpi_interrupted mpi_term.h5 rank0 TERM
   expect 0 "143" -- cat "$tmp/mpi_term.h5.status"
   expect 0 "interrupted: " -- cat "$tmp/mpi_term.h5.log"
   expect 1 "" -- test -e mpi_term.h5.lock
-  n=$(stored mpi_term.h5)
-  expect 0 "" -- test "$n" -ge 2 -a "$n" -lt 64
-  expect 0 "wrote mpi_term.h5: 64 points, 0 failed" -- \
-    mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" --resume -o mpi_term.h5
-  tables h mpi_term.h5
-  same a h
+  resumed_as_whole mpi_term.h5 h
   mpi_interrupted mpi_int.h5 mpirun INT
   expect 1 "" -- test "$(cat "$tmp/mpi_int.h5.status")" = 0
-  n=$(stored mpi_int.h5)
-  expect 0 "" -- test "$n" -ge 2 -a "$n" -lt 64
-  expect 0 "wrote mpi_int.h5: 64 points, 0 failed" -- \
-    mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" "$small" --resume -o mpi_int.h5
-  tables i mpi_int.h5
-  same a i
+  resumed_as_whole mpi_int.h5 i
   # --help over several ranks ends (its workers waited for work forever).
   expect 0 "usage: " -- timeout 60 mpirun --allow-run-as-root --oversubscribe -n 3 "$mpi_sweep" --help
 

@@ -535,10 +535,9 @@ int run_command(const std::vector<std::string>& args) {
   if (trace) {
     std::cout.flush();
     std::fflush(stdout);
-    io::remove_on_signal(&*trace);
+    const io::RemovedOnSignal guard(*trace);
     io::write_chrome_trace(r.timeline, trace->stream());
     trace->commit();
-    io::remove_on_signal(nullptr);
   }
   return status;
 }

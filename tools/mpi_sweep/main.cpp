@@ -48,21 +48,14 @@ void send(const std::string& message, int to, int tag) {
   MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD);
 }
 
-/// Receives the next message (from anyone), sleeping between probes instead of spinning: the
-/// cores belong to the points' processes. Nullopt once a signal asked rank 0 to stop, which
-/// `wake_fd` (catch_stop_signals()'s; -1 on the workers, which do not catch signals) ends the
-/// sleep for at once.
-std::optional<std::string> receive(int& from, int& tag, int wake_fd = -1) {
+/// A message of `tag` (MPI_ANY_TAG: any) that has arrived, from anyone, without waiting; nullopt
+/// when none has.
+std::optional<std::string> arrived(int& from, int& tag) {
   MPI_Status status;
-  for (int flag = 0; !flag;) {
-    if (tools::stop_signal != 0)
-      return std::nullopt;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-    if (!flag) {
-      pollfd wake{.fd = wake_fd, .events = POLLIN, .revents = 0};
-      poll(&wake, 1, 5); // (a negative fd is ignored: a 5 ms sleep)
-    }
-  }
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &status);
+  if (!flag)
+    return std::nullopt;
   int size = 0;
   MPI_Get_count(&status, MPI_CHAR, &size);
   std::string message(static_cast<std::size_t>(size), '\0');
@@ -71,6 +64,22 @@ std::optional<std::string> receive(int& from, int& tag, int wake_fd = -1) {
   from = status.MPI_SOURCE;
   tag = status.MPI_TAG;
   return message;
+}
+
+/// Receives the next message (from anyone), sleeping between probes instead of spinning: the
+/// cores belong to the points' processes. Nullopt once a signal asked rank 0 to stop, which
+/// `wake_fd` (catch_stop_signals()'s; -1 on the workers, which do not catch signals) ends the
+/// sleep for at once.
+std::optional<std::string> receive(int& from, int& tag, int wake_fd = -1) {
+  for (;;) {
+    if (tools::stop_signal != 0)
+      return std::nullopt;
+    tag = MPI_ANY_TAG;
+    if (auto message = arrived(from, tag))
+      return message;
+    pollfd wake{.fd = wake_fd, .events = POLLIN, .revents = 0};
+    poll(&wake, 1, 5); // (a negative fd is ignored: a 5 ms sleep)
+  }
 }
 
 /// Runs `argv` here and waits for it; nullopt when a signal asked rank 0 to stop (`wake_fd`:
@@ -82,8 +91,10 @@ std::optional<sweep::WorkerPool::Finished> run_here(int tag, const std::vector<s
   std::optional<sweep::WorkerPool::Finished> f;
   while (!(f = pool.wait_one()))
     if (tools::stop_signal != 0) {
-      pool.terminate_all(0.5); // (mpirun kills its ranks 1 s after its SIGTERM)
-      return std::nullopt;
+      // A point that ended before the stop is kept (its result may still sit in its pipe).
+      auto ended = pool.take_finished();
+      pool.terminate_all(0.5); // (an interrupted mpirun kills its ranks milliseconds after its SIGTERM)
+      return ended.empty() ? std::nullopt : std::optional(std::move(ended.front()));
     }
   return f;
 }
@@ -178,13 +189,13 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   };
   std::size_t next = 0;
   if (ranks == 1) {
-    for (; next < setup.to_run.size(); ++next) {
+    for (; next < setup.to_run.size() && tools::stop_signal == 0; ++next) {
       const int i = setup.to_run[next];
-      const auto f = run_here(i, tools::point_command(program, points[static_cast<std::size_t>(i)]), wake_fd);
-      if (!f)
-        return interrupted();
-      finished(*f);
+      if (const auto f = run_here(i, tools::point_command(program, points[static_cast<std::size_t>(i)]), wake_fd))
+        finished(*f);
     }
+    if (tools::stop_signal != 0)
+      return interrupted();
   } else {
     const auto hand_out = [&](int to) {
       if (next == setup.to_run.size()) {
@@ -202,12 +213,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     int busy = 0;
     for (int r = 1; r < ranks; ++r)
       busy += hand_out(r) ? 1 : 0;
-    while (busy > 0) {
-      int from = 0, tag = 0;
-      const auto received = receive(from, tag, wake_fd);
-      if (!received)
-        return interrupted(); // (main aborts the job: the workers' points die with them)
-      const std::string& message = *received;
+    const auto result_of = [](const std::string& message) {
       std::size_t at = 0;
       sweep::WorkerPool::Finished f;
       f.tag = std::stoi(take(message, at));
@@ -215,8 +221,20 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
       f.signal = std::stoi(take(message, at));
       f.out = take(message, at);
       f.err = take(message, at);
+      return f;
+    };
+    while (busy > 0) {
+      int from = 0, tag = 0;
+      const auto received = receive(from, tag, wake_fd);
+      if (!received) {
+        // The results that arrived before the stop are kept; the points under way die with
+        // their ranks (main aborts the job).
+        for (tag = tag_result; const auto message = arrived(from, tag); tag = tag_result)
+          finished(result_of(*message));
+        return interrupted();
+      }
       --busy;
-      finished(f);
+      finished(result_of(*received));
       busy += hand_out(from) ? 1 : 0;
     }
   }

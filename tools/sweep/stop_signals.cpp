@@ -1,6 +1,8 @@
 // SIGINT and SIGTERM set a flag and wake the wait for children through a pipe.
 #include "tools/sweep/stop_signals.hpp"
 
+#include "support/stop_signals.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -27,11 +29,7 @@ extern "C" void on_stop(int signal) {
 int catch_stop_signals() {
   if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
     throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
-  struct sigaction action {};
-  action.sa_handler = on_stop;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  support::handle_stop_signals(on_stop);
   return wake_pipe[0];
 }
 

@@ -1,0 +1,28 @@
+// SIGINT and SIGTERM, the two signals that ask a command to stop: where their handler is set.
+#pragma once
+
+#include <csignal>
+
+namespace ceiling::support {
+
+/// Gives SIGINT and SIGTERM `handler` (SIG_DFL: their default action), either blocking the other
+/// while it runs, with sigaction's `flags`; `former`, where given, receives their actions before
+/// (SIGINT's, then SIGTERM's), for restore_stop_signals().
+inline void handle_stop_signals(void (*handler)(int), int flags = 0, struct sigaction (*former)[2] = nullptr) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
+  action.sa_flags = flags;
+  sigaction(SIGINT, &action, former ? &(*former)[0] : nullptr);
+  sigaction(SIGTERM, &action, former ? &(*former)[1] : nullptr);
+}
+
+/// Gives SIGINT and SIGTERM back the actions handle_stop_signals() saved.
+inline void restore_stop_signals(const struct sigaction (&former)[2]) {
+  sigaction(SIGINT, &former[0], nullptr);
+  sigaction(SIGTERM, &former[1], nullptr);
+}
+
+} // namespace ceiling::support
