@@ -695,17 +695,57 @@ std::vector<Phase> node_parameter_server_phases(Group g, double bytes, const std
   return plan;
 }
 
-std::vector<Phase> allgather_steps(Group g, double bytes) {
+std::string_view to_string(Gather g) {
+  switch (g) {
+  case Gather::Ring: return "ring";
+  case Gather::RecursiveDoubling: return "recursive-doubling";
+  case Gather::Bruck: return "bruck";
+  }
+  return "?";
+}
+
+namespace {
+
+/// The all-gather's plan: the ring's N-1 steps (or aggregated, one phase); MPICH 3.2's recursive
+/// doubling (src/mpi/coll/allgather.c, allgatherv.c: mask from 1, each step swapping what a rank
+/// holds, `mask` blocks, with rank ^ mask); Bruck's (the same files, and Open MPI's
+/// coll_base_allgatherv.c: step k sends min(2^k, N - 2^k) blocks to rank - 2^k, receives from
+/// rank + 2^k; the final local rotation moves no bytes).
+std::vector<Phase> allgather(Group g, double bytes, Gather how, bool aggregate) {
+  const int n = g.ranks;
   std::vector<Phase> plan;
-  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, Combine::Copy, false);
+  if (n < 2)
+    return plan;
+  switch (how) {
+  case Gather::Ring:
+    ring_rounds(plan, iota(n), n - 1, bytes, Combine::Copy, aggregate);
+    break;
+  case Gather::RecursiveDoubling:
+    assert(std::has_single_bit(static_cast<unsigned>(n)) && "recursive doubling needs a power of two");
+    for (int mask = 1; mask < n; mask *= 2) {
+      Phase step;
+      for (int i = 0; i < n; ++i)
+        step.flows.push_back(flow(i, i ^ mask, mask * bytes, Combine::Copy));
+      plan.push_back(std::move(step));
+    }
+    break;
+  case Gather::Bruck:
+    for (int distance = 1; distance < n; distance *= 2) {
+      Phase step;
+      for (int i = 0; i < n; ++i)
+        step.flows.push_back(flow(i, (i - distance + n) % n, std::min(distance, n - distance) * bytes, Combine::Copy));
+      plan.push_back(std::move(step));
+    }
+    break;
+  }
   return plan;
 }
 
-std::vector<Phase> allgather_phases(Group g, double bytes) {
-  std::vector<Phase> plan;
-  ring_rounds(plan, iota(g.ranks), g.ranks - 1, bytes, Combine::Copy, true);
-  return plan;
-}
+} // namespace
+
+std::vector<Phase> allgather_steps(Group g, double bytes, Gather how) { return allgather(g, bytes, how, false); }
+
+std::vector<Phase> allgather_phases(Group g, double bytes, Gather how) { return allgather(g, bytes, how, true); }
 
 std::vector<Phase> merge_equal_patterns(const std::vector<Phase>& steps) {
   std::vector<Phase> merged;

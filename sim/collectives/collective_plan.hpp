@@ -119,7 +119,7 @@ enum class Algorithm {
   HierarchicalRecursiveDoubling, ///< reduce inside each node, recursive doubling across nodes, broadcast inside (MPICH's SMP path)
   ParameterServer,    ///< every rank pushes B/k to each of k servers, then pulls it back
   PipelinedTree,      ///< NCCL 2.4's tree: a chain inside each node, a binary tree across, chunks streaming; one per channel (Group::rings)
-  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: both trees on each ring where NCCL copies its rings or runs one, else half the rings on the mirrored tree
+  PipelinedDoubleTree ///< NCCL 2.4's double binary tree: both trees on each ring where NCCL runs each ring as two channels (or outside NCCL), else half the rings on the mirrored tree (one channel: the first tree alone)
 };
 
 /// NCCL 2.4's tree chunk before halving: its Simple buffer (4 MiB) over NCCL_STEPS (8).
@@ -161,10 +161,20 @@ std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>&
 /// worker aggregate locally, the worker exchanges with the servers).
 std::vector<Phase> node_parameter_server_phases(Group g, double bytes, const std::vector<double>& server_bytes);
 
-/// Ring all-gather in which every rank contributes `bytes` (sparse gradients): N-1 steps in
-/// which rank i passes `bytes` to rank i+1; aggregated, one phase of (N-1) `bytes` per flow.
-std::vector<Phase> allgather_steps(Group g, double bytes);
-std::vector<Phase> allgather_phases(Group g, double bytes);
+/// How an all-gather runs (sparse gradients: every rank contributes its rows).
+enum class Gather {
+  Ring,              ///< N-1 steps in which rank i passes one block to rank i+1
+  RecursiveDoubling, ///< log2 N steps, partners at distance 1, 2, 4, ... swapping all they hold (a power of two)
+  Bruck,             ///< ceil(log2 N) steps: rank i sends min(2^k, N - 2^k) blocks to rank i - 2^k
+};
+/// "ring", "recursive-doubling", "bruck".
+std::string_view to_string(Gather g);
+
+/// The all-gather in which every rank contributes `bytes`, as `how` runs it (RecursiveDoubling
+/// needs a power of two of ranks); aggregated, the ring is one phase of (N-1) `bytes` per flow,
+/// the others their few steps.
+std::vector<Phase> allgather_steps(Group g, double bytes, Gather how = Gather::Ring);
+std::vector<Phase> allgather_phases(Group g, double bytes, Gather how = Gather::Ring);
 
 /// Merges consecutive phases whose flows have the same (src, dst) pattern; used by tests to
 /// hold the direct aggregated plans against the exact ones.

@@ -98,6 +98,24 @@ Selection select_allreduce(Library library, const SelectionContext& c, double by
   return {};
 }
 
+GatherSelection select_allgather(std::optional<Library> library, int ranks, double bytes) {
+  const double total = bytes * ranks;
+  if (library == Library::Mpich) {
+    if (total < 524288 && std::has_single_bit(static_cast<unsigned>(ranks)))
+      return {Gather::RecursiveDoubling, "sparse all-gather, MPICH: below 524,288 bytes in all on a power of two of ranks: recursive doubling"};
+    if (total < 81920)
+      return {Gather::Bruck, "sparse all-gather, MPICH: below 81,920 bytes in all: Bruck"};
+    return {Gather::Ring, "sparse all-gather, MPICH: ring"};
+  }
+  if (library == Library::OpenMpi) {
+    if (ranks > 2 && total < 50000)
+      return {Gather::Bruck, "sparse all-gather, Open MPI: below 50,000 bytes in all: Bruck"};
+    return {Gather::Ring, ranks % 2 == 0 && ranks > 2 ? "sparse all-gather, Open MPI: neighbour exchange, timed as the ring"
+                                                       : "sparse all-gather, Open MPI: ring"};
+  }
+  return {Gather::Ring, library ? "sparse all-gather, NCCL: ring" : "sparse: ring all-gather"};
+}
+
 std::string_view to_string(Protocol p) { return protocol_names.name(p); }
 
 } // namespace ceiling::collectives

@@ -350,7 +350,8 @@ public:
 
 private:
   void report_reduction(const Reduction& k) {
-    result_.reductions.push_back({k.name, k.bytes, std::string(collectives::to_string(k.algorithm)),
+    result_.reductions.push_back({k.name, k.bytes,
+                                  std::string(k.gather ? collectives::to_string(*k.gather) : collectives::to_string(k.algorithm)),
                                   std::string(k.rule),
                                   k.protocol ? std::string(collectives::to_string(*k.protocol)) : std::string(),
                                   k.sparse});

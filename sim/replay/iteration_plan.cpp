@@ -305,6 +305,7 @@ struct AllreduceContext {
   collectives::Group group;
   collectives::SelectionContext selection;
   bool exact = false;
+  std::optional<collectives::Library> library; ///< the stack's (its all-gathers' rule too)
 };
 
 AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_node) {
@@ -322,7 +323,8 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
                                       nccl_channels(s, ranks, ranks_per_node) >= 2 * nccl_rings(s),
            .builtin_sum = element_bytes != 2 || !mpi_library},
           selection_context(s, ranks, ranks_per_node, element_bytes),
-          s.options.fidelity == Fidelity::Exact};
+          s.options.fidelity == Fidelity::Exact,
+          stack.library};
 }
 
 /// The algorithm (and NCCL's protocol) the stack runs an all-reduce of `bytes` per rank with.
@@ -352,13 +354,17 @@ Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::stri
   return r;
 }
 
-/// The ring all-gather of a sparse gradient's touched rows, `bytes` per rank (or of several,
-/// fused into one response: Horovod fuses all-gathers with each other, controller.cc
-/// FuseResponses, v0.16-0.19).
+/// The all-gather of a sparse gradient's touched rows, `bytes` per rank (or of several, fused
+/// into one response: Horovod fuses all-gathers with each other, controller.cc FuseResponses,
+/// v0.16-0.19), as the stack's library picks it (collectives::select_allgather).
 Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes) {
-  return {std::move(name), bytes, bytes * c.group.ranks, true,
-          c.exact ? collectives::allgather_steps(c.group, bytes) : collectives::allgather_phases(c.group, bytes),
-          collectives::Algorithm::Ring, "sparse: ring all-gather"};
+  const auto choice = collectives::select_allgather(c.library, c.group.ranks, bytes);
+  Reduction r{std::move(name), bytes, bytes * c.group.ranks, true,
+              c.exact ? collectives::allgather_steps(c.group, bytes, choice.gather)
+                      : collectives::allgather_phases(c.group, bytes, choice.gather),
+              collectives::Algorithm::Ring, choice.rule};
+  r.gather = choice.gather;
+  return r;
 }
 
 /// Parameter servers as TensorFlow runs them: each variable (a layer's `tensors`, or the layer as

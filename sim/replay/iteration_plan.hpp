@@ -20,9 +20,11 @@ struct Reduction {
   bool sparse = false;
   std::vector<collectives::Phase> plan;  ///< over ranks 0..N-1
   /// A dense bucket's all-reduce algorithm and why the stack ran it (the library's rule, or
-  /// fixed by the stack or --collective); a sparse gradient's all-gather is a ring.
+  /// fixed by the stack or --collective); a sparse gradient's all-gather's rule.
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   std::string_view rule;
+  /// A sparse gradient's all-gather, as the stack's library runs it (collectives::select_allgather).
+  std::optional<collectives::Gather> gather;
   /// NCCL's protocol (NCCL stacks, ring and pipelined trees); the plan's flow bytes are its wire
   /// bytes (collectives::ProtocolCosts).
   std::optional<collectives::Protocol> protocol;

@@ -178,6 +178,36 @@ TEST_CASE("aggregated plans are the exact steps with equal patterns merged") {
   CHECK(merge_equal_patterns(allgather_steps({9, 1}, 1e3)) == allgather_phases({9, 1}, 1e3));
 }
 
+TEST_CASE("recursive doubling and Bruck gather every rank's block in log2 N steps") {
+  // Recursive doubling on 8 ranks, 1 kB each: steps at distance 1, 2, 4 swapping 1, 2, 4 kB with
+  // rank ^ distance. Bruck on 6 ranks: steps at distance 1, 2, 4 sending min(d, 6 - d) = 1, 2, 2
+  // blocks to rank - d; each rank receives the 5 blocks it lacks. Nothing is reduced.
+  const auto doubling = allgather_phases({.ranks = 8}, 1e3, Gather::RecursiveDoubling);
+  REQUIRE(doubling.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const int distance = 1 << k;
+    REQUIRE(doubling[k].flows.size() == 8);
+    for (const auto& f : doubling[k].flows) {
+      CHECK(f.dst == (f.src ^ distance));
+      CHECK(f.bytes == distance * 1e3);
+      CHECK(f.reduce_bytes == 0);
+    }
+  }
+  const auto bruck = allgather_steps({.ranks = 6}, 1e3, Gather::Bruck);
+  REQUIRE(bruck.size() == 3);
+  std::vector<double> received(6, 0.0);
+  for (std::size_t k = 0; k < 3; ++k)
+    for (const auto& f : bruck[k].flows) {
+      const int distance = 1 << k;
+      CHECK(f.dst == (f.src - distance + 6) % 6);
+      CHECK(f.bytes == std::min(distance, 6 - distance) * 1e3);
+      received[static_cast<std::size_t>(f.dst)] += f.bytes;
+    }
+  for (double r : received)
+    CHECK(r == 5e3);
+  CHECK(to_string(Gather::Bruck) == "bruck");
+}
+
 TEST_CASE("NCCL's rings side by side leave each node at a different rank, each with its share of the buffer") {
   // Expectation: 2 nodes of 4 ranks, 3 rings: ring j visits local ranks j, j+1, ... of each
   // node, so it crosses from node 0 to node 1 at rank 4 + j and back at rank j; every flow

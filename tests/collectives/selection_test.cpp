@@ -64,3 +64,20 @@ TEST_CASE("MPICH takes its SMP path with several ranks per node: the flat rule a
   const SelectionContext one{.ranks = 8, .ranks_per_node = 8};
   CHECK(select_allreduce(Library::Mpich, one, 100e6).rule == "one node: SMP path, reduce and broadcast inside the node");
 }
+
+TEST_CASE("an all-gather runs as the library picks it by its total bytes and rank count") {
+  // MPICH 3.2 allgatherv.c: recursive doubling below 524,288 bytes on a power of two, Bruck
+  // below 81,920, else the ring. Open MPI 4.0: Bruck below 50,000 bytes, else the ring (the
+  // neighbour exchange on an even count, timed as the ring). NCCL and the stacks' own: the ring.
+  CHECK(select_allgather(Library::Mpich, 8, 1024).gather == Gather::RecursiveDoubling);    // 8 KiB in all
+  CHECK(select_allgather(Library::Mpich, 64, 8191).gather == Gather::RecursiveDoubling);   // just below 512 KiB
+  CHECK(select_allgather(Library::Mpich, 64, 8192).gather == Gather::Ring);                // 512 KiB
+  CHECK(select_allgather(Library::Mpich, 6, 1024).gather == Gather::Bruck);                // not a power of two
+  CHECK(select_allgather(Library::Mpich, 10, 8191).gather == Gather::Bruck);               // 81,910 bytes
+  CHECK(select_allgather(Library::Mpich, 10, 8192).gather == Gather::Ring);                // 81,920
+  CHECK(select_allgather(Library::OpenMpi, 6, 8000).gather == Gather::Bruck);              // 48,000 bytes
+  CHECK(select_allgather(Library::OpenMpi, 8, 1e5).gather == Gather::Ring);
+  CHECK(select_allgather(Library::OpenMpi, 8, 1e5).rule == "sparse all-gather, Open MPI: neighbour exchange, timed as the ring");
+  CHECK(select_allgather(Library::Nccl, 8, 1024).gather == Gather::Ring);
+  CHECK(select_allgather(std::nullopt, 8, 1024).gather == Gather::Ring);
+}
