@@ -108,12 +108,14 @@ GatherSelection select_allgather(std::optional<Library> library, int ranks, doub
     return {Gather::Ring, "sparse all-gather, MPICH: ring"};
   }
   if (library == Library::OpenMpi) {
-    if (ranks > 2 && total < 50000)
+    if (ranks == 2)
+      return {Gather::Ring, "sparse all-gather, Open MPI: two processes, one exchange"};
+    if (total < 50000)
       return {Gather::Bruck, "sparse all-gather, Open MPI: below 50,000 bytes in all: Bruck"};
-    return {Gather::Ring, ranks % 2 == 0 && ranks > 2 ? "sparse all-gather, Open MPI: neighbour exchange, timed as the ring"
-                                                       : "sparse all-gather, Open MPI: ring"};
+    return {Gather::Ring, ranks % 2 == 0 ? "sparse all-gather, Open MPI: neighbour exchange, timed as the ring"
+                                         : "sparse all-gather, Open MPI: ring"};
   }
-  return {Gather::Ring, library ? "sparse all-gather, NCCL: ring" : "sparse: ring all-gather"};
+  return {Gather::Ring, library ? "sparse all-gather: no MPI library named: ring" : "sparse: ring all-gather"};
 }
 
 std::string_view to_string(Protocol p) { return protocol_names.name(p); }

@@ -65,9 +65,10 @@ struct GatherSelection {
 /// How `library` (none: the stack's own, a ring) gathers `bytes` from each of `ranks`: MPICH 3.2
 /// (src/mpi/coll/allgatherv.c: below 524,288 bytes in all on a power of two of ranks,
 /// recursive doubling; else below 81,920 bytes in all, Bruck; else the ring), Open MPI 4.0
-/// (coll_tuned_decision_fixed.c, ompi_coll_tuned_allgatherv_intra_dec_fixed: below 50,000 bytes
-/// in all, Bruck; else the ring on an odd count, the neighbour exchange on an even one, which
-/// moves the ring's bytes in N/2 steps and is timed as the ring), NCCL (its all-gather is a ring).
+/// (coll_tuned_decision_fixed.c, ompi_coll_tuned_allgatherv_intra_dec_fixed: on two processes
+/// one exchange; below 50,000 bytes in all, Bruck; else the ring on an odd count, the neighbour
+/// exchange on an even one, which moves the ring's bytes in N/2 steps and is timed as the ring);
+/// an NCCL stack names no MPI library for them (Horovod 0.19 runs them through MPI): the ring.
 GatherSelection select_allgather(std::optional<Library> library, int ranks, double bytes);
 
 } // namespace ceiling::collectives

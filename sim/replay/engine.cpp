@@ -1026,13 +1026,16 @@ private:
     double bytes = 0;
     for (int u = fused_units_; u < ready_units_; ++u) {
       const Reduction& unit = plan_.reductions[static_cast<std::size_t>(u)];
+      // (an all-gather's size is what it gathers from every rank: controller.cc
+      // TotalByteSizeOfAllgatherOutput, Horovod 0.16-0.19)
+      const double unit_bytes = unit.sparse ? unit.result_bytes : unit.bytes;
       if (u > first && (unit.sparse != plan_.reductions[static_cast<std::size_t>(first)].sparse ||
-                        bytes + unit.bytes > threshold)) {
+                        bytes + unit_bytes > threshold)) {
         add_response(first, u - first);
         first = u;
         bytes = 0;
       }
-      bytes += unit.bytes;
+      bytes += unit_bytes;
     }
     add_response(first, ready_units_ - first);
     fused_units_ = ready_units_;

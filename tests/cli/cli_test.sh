@@ -68,6 +68,14 @@ expect 0 '"name": "latency bucket 0"' -- cat "$tmp/trace.json"
 expect 0 '"cat": "collective"' -- cat "$tmp/trace.json"
 expect 0 '"name": "collective bucket 0"' -- cat "$tmp/trace.json"
 expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/trace.json"
+# A sparse gradient's all-gather as the stack's MPI library picks it: DIN's 1 kB item_bias
+# table on 16 ranks under MPICH (16 kB in all, a power of two) by recursive doubling, its large
+# tables by the ring.
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 16 --software mpich \
+  --iterations 1 --json >"$tmp/din.json"
+expect 0 "recursive-doubling, ring" -- python3 -c "import json, sys
+r = {x['name']: x['algorithm'] for x in json.load(open(sys.argv[1]))['reductions']}
+print(r['sparse item_bias'] + ', ' + r['sparse item_emb'])" "$tmp/din.json"
 # Bytes are whole (6 ranks divide a ResNet-50 bucket into chunks of fractional bytes).
 "${base[@]}" -n 6 --iterations 2 --json >"$tmp/six.json"
 expect 0 "whole bytes" -- python3 -c "import json, sys; d = json.load(open(sys.argv[1]))

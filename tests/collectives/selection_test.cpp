@@ -78,6 +78,7 @@ TEST_CASE("an all-gather runs as the library picks it by its total bytes and ran
   CHECK(select_allgather(Library::OpenMpi, 6, 8000).gather == Gather::Bruck);              // 48,000 bytes
   CHECK(select_allgather(Library::OpenMpi, 8, 1e5).gather == Gather::Ring);
   CHECK(select_allgather(Library::OpenMpi, 8, 1e5).rule == "sparse all-gather, Open MPI: neighbour exchange, timed as the ring");
+  CHECK(select_allgather(Library::OpenMpi, 2, 100).rule == "sparse all-gather, Open MPI: two processes, one exchange");
   CHECK(select_allgather(Library::Nccl, 8, 1024).gather == Gather::Ring);
   CHECK(select_allgather(std::nullopt, 8, 1024).gather == Gather::Ring);
 }

@@ -371,15 +371,16 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (auto problem = replay::memory_problem(s)) // allowed, or scenario_from would have refused it
     std::fprintf(stderr, "ceiling: warning: %s\n", problem->c_str());
-  // The trace's file is opened before the simulation, so that a path that cannot be written
-  // is refused at once, and renamed into place only once written whole.
-  std::optional<io::AtomicOutput> trace;
-  if (auto path = cli->optional<std::string>("trace")) {
-    refuse_output_over_inputs("--trace", *path,
+  // A trace's path that cannot be written is refused before the simulation (its temporary file
+  // opened and gone at once, so that no signal during the run leaves it behind); the trace is
+  // written after the results, and renamed into place only once whole.
+  const auto trace_path = cli->optional<std::string>("trace");
+  if (trace_path) {
+    refuse_output_over_inputs("--trace", *trace_path,
                               {{"platform", cli->vm["platform"].as<std::string>()},
                                {"workload", cli->vm["workload"].as<std::string>()},
                                {"software", cli->optional<std::string>("software").value_or("")}});
-    trace.emplace(*path);
+    io::AtomicOutput{*trace_path};
   }
   // The text output streams: the header once the machine is built, each iteration's row when
   // it ends. JSON is one document, written at the end.
@@ -532,12 +533,13 @@ int run_command(const std::vector<std::string>& args) {
     return interrupted(r, o);
   };
   const int status = print_results();
-  if (trace) {
+  if (trace_path) {
     std::cout.flush();
     std::fflush(stdout);
-    const io::RemovedOnSignal guard(*trace);
-    io::write_chrome_trace(r.timeline, trace->stream());
-    trace->commit();
+    io::AtomicOutput trace(*trace_path);
+    const io::RemovedOnSignal guard(trace);
+    io::write_chrome_trace(r.timeline, trace.stream());
+    trace.commit();
   }
   return status;
 }

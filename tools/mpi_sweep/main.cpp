@@ -153,7 +153,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   // show` makes them, in a process of its own, before anything runs.
   const int wake_fd = tools::catch_stop_signals();
   const auto check = run_here(0, {tools::ceiling_program_path(), "experiment", "show", experiment}, wake_fd);
-  if (!check)
+  if (!check || tools::stop_signal != 0) // (stopped as the check ended: nothing is written)
     return 128 + tools::stop_signal;
   if (check->exit_status != 0) {
     std::fprintf(stderr, "%s", check->err.c_str());
