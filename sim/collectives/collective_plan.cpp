@@ -26,6 +26,12 @@ constexpr support::EnumNames<Algorithm, 11> names{{{
     {Algorithm::PipelinedDoubleTree, "pipelined-double-tree"},
 }}};
 
+constexpr support::EnumNames<Gather, 3> gather_names{{{
+    {Gather::Ring, "ring"},
+    {Gather::RecursiveDoubling, "recursive-doubling"},
+    {Gather::Bruck, "bruck"},
+}}};
+
 /// Whether the receiver of a step combines what arrives into its buffer.
 enum class Combine : bool { Copy, Reduce };
 
@@ -695,14 +701,7 @@ std::vector<Phase> node_parameter_server_phases(Group g, double bytes, const std
   return plan;
 }
 
-std::string_view to_string(Gather g) {
-  switch (g) {
-  case Gather::Ring: return "ring";
-  case Gather::RecursiveDoubling: return "recursive-doubling";
-  case Gather::Bruck: return "bruck";
-  }
-  return "?";
-}
+std::string_view to_string(Gather g) { return gather_names.name(g); }
 
 namespace {
 

@@ -330,7 +330,9 @@ public:
     sg4::Engine::get_instance()->run();
     if (scenario_.options.stop_at_interrupt) {
       handle_interrupts(SIG_DFL); // from here on (printing the results) a signal acts at once
-      if (result_.stopped_by == 0) // (one that came after the last iteration ended)
+      // A signal counts even when it let every iteration finish: the run says so and ends with
+      // 128 + the signal, as a shell expects of a command it interrupted.
+      if (result_.stopped_by == 0)
         result_.stopped_by = interrupt_signal;
     }
     if (result_.stopped_by == 0 && static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
@@ -651,14 +653,14 @@ private:
     if (!scenario_.options.record_timeline || *timeline_name(t.kind) == '\0')
       return;
     const bool is_compute = t.kind == Kind::Forward || t.kind == Kind::Backward || t.kind == Kind::Optimizer;
+    if (t.kind == Kind::FlowDelay && t.start_s == now())
+      return; // (nothing to draw)
     std::string name = timeline_name(t.kind);
     if (t.kind == Kind::Backward || (t.kind == Kind::Forward && plan_.pulls > 0))
       name += " " + std::to_string(t.index);
     const bool is_flow = t.kind == Kind::Flow || t.kind == Kind::FlowDelay;
     if (is_flow || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)
       name += " " + reduction(t.index).name;
-    if (t.kind == Kind::FlowDelay && t.start_s == now())
-      return; // (nothing to draw)
     result_.timeline.push_back({t.rank, is_compute ? "compute" : (is_flow ? "communication" : "copy"),
                                 name, t.start_s, now(), t.kind == Kind::StageOut});
   }
@@ -883,10 +885,7 @@ private:
       start_iteration();
       return;
     }
-    // A signal counts even in the last iteration (which it let finish): the run says so and
-    // ends with 128 + the signal, as a shell expects of a command it interrupted.
-    result_.stopped_by = interrupt_signal;
-    transfers_.stop();
+    transfers_.stop(); // (a signal that came meanwhile is counted once the run returns)
   }
 
   /// After a signal: whether the iteration under way has had its grace (interrupt_grace), in

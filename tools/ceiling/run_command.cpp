@@ -335,6 +335,129 @@ void print_iteration(const replay::RunResult& r) {
   std::fflush(stdout);
 }
 
+/// The run's results once it has ended: the JSON document, or the text's mean row and bytes
+/// (its header and iterations' rows were printed as the run went); the exit status.
+int print_results(const replay::Scenario& s, const replay::RunResult& r, bool json_output) {
+  const auto& o = s.options;
+  const auto mean = r.measured_mean();
+  if (json_output) {
+    io::JsonWriter json(std::cout);
+    json.begin_object();
+    json.key("platform").value(s.platform.name).key("workload").value(s.workload.name);
+    json.key("nodes").value(s.nodes).key("ranks").value(r.ranks);
+    json.key("batch_per_rank").value(s.workload.batch_per_worker);
+    json.key("calibration").value(r.calibration);
+    json.key("software").value(o.software.name);
+    json.key("provenance").value(provenance(s, r));
+    json.key("routing").value(std::string(platform::to_string(s.platform.interconnect.routing)));
+    json.key("allocation").value(std::string(platform::to_string(o.allocation.policy)));
+    json.key("seed").value(static_cast<long long>(o.seed));
+    json.key("domain").value(std::string(platform::domain_name(s.platform.interconnect.topology)));
+    json.key("domains_spanned").value(r.domains_spanned);
+    if (const auto memory = replay::device_memory_estimate(s)) {
+      json.key("device_memory_estimate_bytes").value(memory->total().bytes());
+      json.key("device_memory_bytes").value(s.platform.node.gpu->memory.bytes());
+    }
+    json.key("background_load").begin_object();
+    json.key("fabric").value(o.background.fabric);
+    json.key("global").value(o.background.of(platform::FabricLinkKind::Global));
+    json.end_object();
+    json.key("node_slots").begin_array();
+    for (long long slot : r.slots)
+      json.value(slot);
+    json.end_array();
+    json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
+    json.key("collective").value(collective_name(o.software));
+    json.key("reductions").begin_array();
+    for (const auto& k : r.reductions) {
+      json.begin_object()
+          .key("name").value(k.name)
+          .key("bytes").value(k.bytes)
+          .key("algorithm").value(k.algorithm)
+          .key("rule").value(k.rule)
+          .key("protocol");
+      if (k.protocol.empty())
+        json.null();
+      else
+        json.value(k.protocol);
+      json.end_object();
+    }
+    json.end_array();
+    if (!r.server_bytes.empty()) {
+      json.key("placement").value(stack::to_string(o.software.placement));
+      json.key("server_bytes").begin_array();
+      for (double b : r.server_bytes)
+        json.value(b);
+      json.end_array().key("server_ranks").begin_array();
+      for (std::size_t q = 0; q < r.server_bytes.size(); ++q)
+        json.value(static_cast<long long>(q) * r.server_rank_stride);
+      json.end_array();
+    }
+    json.key("nccl_rings");
+    if (o.software.runs_nccl())
+      json.value(replay::nccl_rings(s));
+    else
+      json.null();
+    json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
+    json.key("staging"); // null on CPU nodes, which send from host memory (as the header says)
+    if (s.platform.node.is_gpu_node())
+      json.value(replay::to_string(replay::resolved_staging(s)));
+    else
+      json.null();
+    json.key("overlap").value(o.overlaps_backward()).key("input_overlap").value(o.input_overlap);
+    json.key("fidelity").value(replay::to_string(o.fidelity));
+    json.key("fusion").value(stack::to_string(o.software.fusion));
+    json.key("fusion_threshold_bytes");
+    if (o.software.exchange == stack::Exchange::PerVariable) // nothing is fused
+      json.null();
+    else
+      json.value(o.software.fusion_threshold.bytes());
+    json.key("jitter").value(o.compute_jitter()); // (the seed is given with the routing, above)
+    json.key("network_model").value(o.network.model);
+    if (o.network.latency_factor)
+      json.key("latency_factor").value(*o.network.latency_factor);
+    if (o.network.bandwidth_factor)
+      json.key("bandwidth_factor").value(*o.network.bandwidth_factor);
+    json.key("iterations_requested").value(o.iterations);
+    json.key("stopped_by_signal").value(r.stopped_by);
+    json.key("dropped_iteration").value(r.dropped_iteration);
+    json.key("samples_per_iteration").value(r.samples_per_iteration);
+    json.key("flop_per_iteration").value(r.flop_per_iteration);
+    // A run stopped before its first iteration ended has no warm-up and no mean: null.
+    json.key("warmup");
+    if (r.iterations.empty())
+      json.null();
+    else
+      write_iteration_json(json, r.iterations.front(), r.samples_per_iteration, r.flop_per_iteration);
+    json.key("iterations").begin_array();
+    for (const auto& it : r.iterations)
+      write_iteration_json(json, it, r.samples_per_iteration, r.flop_per_iteration);
+    json.end_array();
+    json.key("mean");
+    if (r.iterations.empty())
+      json.null();
+    else
+      write_iteration_json(json, mean, r.samples_per_iteration, r.flop_per_iteration);
+    json.end_object();
+    return exit_status(r);
+  }
+  // The header and the iterations' rows were printed as the run went (print_started,
+  // print_iteration); the mean and the bytes come once it has ended.
+  if (r.iterations.empty()) {
+    std::printf("(no iteration finished)\n");
+    return interrupted(r, o);
+  }
+  print_row("mean", mean, r);
+  std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
+              units::to_string(units::DataSize::from_bytes(mean.bytes.pcie)).c_str(),
+              units::to_string(units::DataSize::from_bytes(mean.bytes.nic)).c_str(),
+              units::to_string(units::DataSize::from_bytes(mean.bytes.fabric)).c_str(),
+              units::to_string(units::DataSize::from_bytes(mean.bytes.gpu_link)).c_str(),
+              units::to_string(units::DataSize::from_bytes(mean.bytes.host_memory)).c_str());
+  std::printf("breakdown columns are seconds per iteration, averaged over ranks; they sum to the time\n");
+  return interrupted(r, o);
+}
+
 } // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -355,7 +478,6 @@ int run_command(const std::vector<std::string>& args) {
   if (!cli)
     return 0;
   const replay::Scenario s = scenario_from(*cli);
-  const auto& o = s.options;
   if (!cli->vm["jobs"].defaulted() && !cli->has("seeds"))
     throw UsageError("--jobs goes with --seeds (the runs at once), not with a single run");
   if (cli->has("seeds")) {
@@ -410,129 +532,9 @@ int run_command(const std::vector<std::string>& args) {
                  w.events, w.solves, w.overtaken_rounds, w.unbound_rounds, w.slack_rounds, per_solve(w.flows_solved),
                  per_solve(w.links_solved), w.alone_starts);
   }
-  // The results first (the text's last rows, or the JSON document), then the trace, whose
-  // writing may take seconds: a signal then removes its unfinished file and ends the run, the
-  // results already out.
-  const auto print_results = [&]() -> int {
-    const auto mean = r.measured_mean();
-    if (cli->has("json")) {
-      io::JsonWriter json(std::cout);
-      json.begin_object();
-      json.key("platform").value(s.platform.name).key("workload").value(s.workload.name);
-      json.key("nodes").value(s.nodes).key("ranks").value(r.ranks);
-      json.key("batch_per_rank").value(s.workload.batch_per_worker);
-      json.key("calibration").value(r.calibration);
-      json.key("software").value(o.software.name);
-      json.key("provenance").value(provenance(s, r));
-      json.key("routing").value(std::string(platform::to_string(s.platform.interconnect.routing)));
-      json.key("allocation").value(std::string(platform::to_string(o.allocation.policy)));
-      json.key("seed").value(static_cast<long long>(o.seed));
-      json.key("domain").value(std::string(platform::domain_name(s.platform.interconnect.topology)));
-      json.key("domains_spanned").value(r.domains_spanned);
-      if (const auto memory = replay::device_memory_estimate(s)) {
-        json.key("device_memory_estimate_bytes").value(memory->total().bytes());
-        json.key("device_memory_bytes").value(s.platform.node.gpu->memory.bytes());
-      }
-      json.key("background_load").begin_object();
-      json.key("fabric").value(o.background.fabric);
-      json.key("global").value(o.background.of(platform::FabricLinkKind::Global));
-      json.end_object();
-      json.key("node_slots").begin_array();
-      for (long long slot : r.slots)
-        json.value(slot);
-      json.end_array();
-      json.key("library").value(o.software.library ? collectives::to_string(*o.software.library) : "none");
-      json.key("collective").value(collective_name(o.software));
-      json.key("reductions").begin_array();
-      for (const auto& k : r.reductions) {
-        json.begin_object()
-            .key("name").value(k.name)
-            .key("bytes").value(k.bytes)
-            .key("algorithm").value(k.algorithm)
-            .key("rule").value(k.rule)
-            .key("protocol");
-        if (k.protocol.empty())
-          json.null();
-        else
-          json.value(k.protocol);
-        json.end_object();
-      }
-      json.end_array();
-      if (!r.server_bytes.empty()) {
-        json.key("placement").value(stack::to_string(o.software.placement));
-        json.key("server_bytes").begin_array();
-        for (double b : r.server_bytes)
-          json.value(b);
-        json.end_array().key("server_ranks").begin_array();
-        for (std::size_t q = 0; q < r.server_bytes.size(); ++q)
-          json.value(static_cast<long long>(q) * r.server_rank_stride);
-        json.end_array();
-      }
-      json.key("nccl_rings");
-      if (o.software.runs_nccl())
-        json.value(replay::nccl_rings(s));
-      else
-        json.null();
-      json.key("precision").value(replay::to_string(replay::resolved_precision(s)));
-      json.key("staging"); // null on CPU nodes, which send from host memory (as the header says)
-      if (s.platform.node.is_gpu_node())
-        json.value(replay::to_string(replay::resolved_staging(s)));
-      else
-        json.null();
-      json.key("overlap").value(o.overlaps_backward()).key("input_overlap").value(o.input_overlap);
-      json.key("fidelity").value(replay::to_string(o.fidelity));
-      json.key("fusion").value(stack::to_string(o.software.fusion));
-      json.key("fusion_threshold_bytes");
-      if (o.software.exchange == stack::Exchange::PerVariable) // nothing is fused
-        json.null();
-      else
-        json.value(o.software.fusion_threshold.bytes());
-      json.key("jitter").value(o.compute_jitter()); // (the seed is given with the routing, above)
-      json.key("network_model").value(o.network.model);
-      if (o.network.latency_factor)
-        json.key("latency_factor").value(*o.network.latency_factor);
-      if (o.network.bandwidth_factor)
-        json.key("bandwidth_factor").value(*o.network.bandwidth_factor);
-      json.key("iterations_requested").value(o.iterations);
-      json.key("stopped_by_signal").value(r.stopped_by);
-      json.key("dropped_iteration").value(r.dropped_iteration);
-      json.key("samples_per_iteration").value(r.samples_per_iteration);
-      json.key("flop_per_iteration").value(r.flop_per_iteration);
-      // A run stopped before its first iteration ended has no warm-up and no mean: null.
-      json.key("warmup");
-      if (r.iterations.empty())
-        json.null();
-      else
-        write_iteration_json(json, r.iterations.front(), r.samples_per_iteration, r.flop_per_iteration);
-      json.key("iterations").begin_array();
-      for (const auto& it : r.iterations)
-        write_iteration_json(json, it, r.samples_per_iteration, r.flop_per_iteration);
-      json.end_array();
-      json.key("mean");
-      if (r.iterations.empty())
-        json.null();
-      else
-        write_iteration_json(json, mean, r.samples_per_iteration, r.flop_per_iteration);
-      json.end_object();
-      return exit_status(r);
-    }
-    // The header and the iterations' rows were printed as the run went (print_started,
-    // print_iteration); the mean and the bytes come once it has ended.
-    if (r.iterations.empty()) {
-      std::printf("(no iteration finished)\n");
-      return interrupted(r, o);
-    }
-    print_row("mean", mean, r);
-    std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
-                units::to_string(units::DataSize::from_bytes(mean.bytes.pcie)).c_str(),
-                units::to_string(units::DataSize::from_bytes(mean.bytes.nic)).c_str(),
-                units::to_string(units::DataSize::from_bytes(mean.bytes.fabric)).c_str(),
-                units::to_string(units::DataSize::from_bytes(mean.bytes.gpu_link)).c_str(),
-                units::to_string(units::DataSize::from_bytes(mean.bytes.host_memory)).c_str());
-    std::printf("breakdown columns are seconds per iteration, averaged over ranks; they sum to the time\n");
-    return interrupted(r, o);
-  };
-  const int status = print_results();
+  // The results first, then the trace, whose writing may take seconds: a signal then removes
+  // its unfinished file and ends the run, the results already out.
+  const int status = print_results(s, r, cli->has("json"));
   if (trace_path) {
     std::cout.flush();
     std::fflush(stdout);
