@@ -47,7 +47,6 @@ std::uint32_t FlowSharing::add_link(double bytes_per_s) {
   links_.push_back({.bytes_per_s = bytes_per_s});
   coupling_.push_back(false);
   leaving_.push_back(0);
-  weights_.push_back(0.0);
   return static_cast<std::uint32_t>(links_.size() - 1);
 }
 
@@ -223,7 +222,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
     f.position[h] = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back({flow, h});
     link.demand_bytes_per_s += on_link(f, h, most);
-    weights_[hops[h]] += on_link(f, h, f.weight);
+    link.weight += on_link(f, h, f.weight);
     link.pipelines += f.pipeline ? 1 : 0;
     coupling_[hops[h]] = couples(link);
     if (!coupled && coupling_[hops[h]]) // a link new to sharing: walk it until a solve has seen it
@@ -252,7 +251,7 @@ void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
       link.flows.clear();
       link.pipelines = 0;
       link.demand_bytes_per_s = 0.0;
-      weights_[hops[h]] = 0.0;
+      link.weight = 0.0;
       coupling_[hops[h]] = false;
       link.emptied = leaving_[hops[h]] > 0;
       continue;
@@ -264,7 +263,7 @@ void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
     link.pipelines -= f.pipeline ? 1 : 0;
     // An empty link starts again from 0, so that rounding never piles up.
     link.demand_bytes_per_s = link.flows.empty() ? 0.0 : link.demand_bytes_per_s - on_link(f, h, most);
-    weights_[hops[h]] = link.flows.empty() ? 0.0 : weights_[hops[h]] - on_link(f, h, f.weight);
+    link.weight = link.flows.empty() ? 0.0 : link.weight - on_link(f, h, f.weight);
     coupling_[hops[h]] = couples(link);
   }
 }
@@ -565,7 +564,7 @@ double FlowSharing::joined_floor() {
       double read = 0; // the weight read from its flows
       for (const Member m : link.flows)
         read += on_link(flows_[m.flow], m.hop, flows_[m.flow].weight);
-      assert(std::abs(read - weights_[l]) <= 1e-3 * read && "the kept weight is its flows', well within the margin below");
+      assert(std::abs(read - link.weight) <= 1e-3 * read && "the kept weight is its flows', well within the margin below");
 #endif
       // It fills at no less than its bandwidth over all its flows' weight (all of them rising):
       // where that is at least twice the floor found so far (a worker's NIC beside a parameter
@@ -573,7 +572,7 @@ double FlowSharing::joined_floor() {
       // factor 2 for the kept sum, which only returns to 0 when the link empties: weights of
       // flows whose latencies differ a millionfold leave it rounding errors of about 1e-10 of
       // itself per join or leave.)
-      if (full >= 2 * floor * weights_[l])
+      if (full >= 2 * floor * link.weight)
         continue;
       by_level_.clear();
       double rising = 0; // the summed weight of the flows still rising

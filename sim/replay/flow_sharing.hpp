@@ -134,34 +134,42 @@ private:
     std::uint32_t hop;
   };
 
-  struct Link {
+  /// A link, on two cache lines of its own: what flows joining and leaving it read and write on
+  /// the first (a flow's end is the first touch of each of its links, far apart in memory:
+  /// leave_links waited on that miss for three quarters of its time, halving-doubling on the
+  /// 16,384-node bench fat-tree), the solver's scratch on the second.
+  struct alignas(64) Link {
     double bytes_per_s;
     std::vector<Member> flows; ///< sharing now
     /// The most its flows could take: the sum of their paths' narrowest bandwidths (a
     /// pipeline's times its crossings of the link). A link
     /// whose flows cannot fill it never limits any of them, so it couples none.
     double demand_bytes_per_s = 0;
-    // The solver's scratch.
-    double remaining = 0;
-    double usage = 0;
-    std::uint32_t seen = 0;     ///< the component walk that reached it last
-    std::uint32_t round = 0;    ///< the saturation round that changed it last
-    bool light = false;         ///< not saturated yet in this solve
+    /// Its flows' summed weight (each flow's weight times its crossings), kept as flows join
+    /// and leave, so that joined_floor() passes over a link that cannot fill below the floor
+    /// without reading its flows.
+    double weight = 0;
+    std::uint32_t pipelines = 0; ///< pipelines' flows sharing it
     /// Emptied at once by advance() (leave_links), while flows that finish now and left it so
     /// have still to pass it.
     bool emptied = false;
-    std::uint32_t slot = 0;     ///< its index in light_ in this solve
     bool modified = false;      ///< in modified_links_
     /// Full in the current sharing (within twice SimGrid's precision), or coupling since the
     /// last solve that saw it: a flow leaving it makes it modified, and the walk crosses it.
     /// Set by the last solve that had it in its component, so it may stay true on a link
     /// whose flows have since been given less elsewhere (which only costs a solve).
     bool saturated = false;
+    // The solver's scratch, on the second line.
+    alignas(64) double remaining = 0;
+    double usage = 0;
+    std::uint32_t seen = 0;     ///< the component walk that reached it last
+    std::uint32_t round = 0;    ///< the saturation round that changed it last
+    std::uint32_t slot = 0;     ///< its index in light_ in this solve
+    bool light = false;         ///< not saturated yet in this solve
     bool bound = false;         ///< it fixed flows in this solve, at `level`
     /// Left out of this solve (the walk `seen` names): coupling, but not full when last solved,
     /// and no pipeline crosses it. Its flows' shares are checked against it after the solve.
     bool slack = false;
-    std::uint32_t pipelines = 0; ///< pipelines' flows sharing it
     double level = 0;
     double frozen_bytes_per_s = 0; ///< taken by flows outside the component
   };
@@ -216,7 +224,7 @@ private:
     std::uint32_t hop_count = 0;      ///< Path::count
     std::uint32_t hops[inline_hops];  ///< the path's hops, where hop_count is at most inline_hops
   };
-  static_assert(sizeof(Link) == 96, "a link keeps to 96 bytes");
+  static_assert(offsetof(Link, remaining) == 64 && sizeof(Link) == 128, "a link keeps to two cache lines");
   static_assert(sizeof(Path) == 40, "a path keeps to 40 bytes");
   static_assert(offsetof(Flow, coupling_hops) + sizeof(std::uint64_t) <= 64, "the solver's fields span one cache line");
   static_assert(offsetof(Flow, narrowest_bytes_per_s) == 128, "the path's copy starts the third cache line");
@@ -350,10 +358,6 @@ private:
   /// them are still to leave it (kept apart from the links, which the count would bring into
   /// the cache twice).
   std::vector<std::uint32_t> leaving_;
-  /// By link: its flows' summed weight (each flow's weight times its crossings), kept as flows
-  /// join and leave, so that joined_floor() passes over a link that cannot fill below the floor
-  /// without reading its flows.
-  std::vector<double> weights_;
   std::vector<Flow> flows_;
   /// The free flow ids, the least taken first, so that the flows in flight keep to the front of
   /// flows_ (iteration after iteration of a parameter server's 65,536 flows, the ids of a stack
