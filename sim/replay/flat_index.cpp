@@ -22,6 +22,19 @@ std::pair<std::uint32_t, bool> FlatIndex::find_or_add(std::uint64_t key, std::ui
   }
 }
 
+std::optional<std::uint32_t> FlatIndex::find(std::uint64_t key) const {
+  if (slots_.empty())
+    return std::nullopt;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = mixed(key) & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.key == key)
+      return slot.id;
+    if (slot.key == empty)
+      return std::nullopt;
+  }
+}
+
 void FlatIndex::grow() {
   std::vector<Slot> old(slots_.empty() ? 16 : 2 * slots_.size());
   old.swap(slots_);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,8 @@ class FlatIndex {
 public:
   /// The id of `key`, and false; where the key has none yet, it gets `fresh`: `fresh` and true.
   std::pair<std::uint32_t, bool> find_or_add(std::uint64_t key, std::uint32_t fresh);
+  /// The id of `key`, or nullopt where it has none.
+  std::optional<std::uint32_t> find(std::uint64_t key) const;
   std::size_t size() const { return size_; }
 
   /// Mixes the key's bits (splitmix64's finaliser): keys a constant apart (src x ranks + dst of

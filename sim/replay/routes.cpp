@@ -5,6 +5,11 @@
 #include "platform/machine.hpp"
 #include "routing/spread.hpp"
 
+#include <simgrid/kernel/routing/DragonflyZone.hpp>
+#include <simgrid/kernel/routing/FatTreeZone.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/kernel/routing/TorusZone.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
@@ -13,6 +18,7 @@
 #include <stdexcept>
 
 namespace sg4 = simgrid::s4u;
+namespace sgr = simgrid::kernel::routing;
 
 namespace ceiling::replay {
 
@@ -21,9 +27,9 @@ constexpr std::uint32_t none = ~std::uint32_t{0};
 }
 
 Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, const platform::PlatformSpec& spec,
-               std::uint64_t seed, platform::BackgroundLoad background)
+               std::uint64_t seed, platform::BackgroundLoad background, bool compose_routes)
     : hosts_(std::move(hosts)), slots_(std::move(slots)), spec_(spec), background_(background),
-      routing_(spec.interconnect.routing), seed_(seed) {
+      routing_(spec.interconnect.routing), seed_(seed), composes_(compose_routes) {
   if (routing_ != platform::Routing::StaticMinimal) {
     fabric_ = routing::Fabric::of(spec.interconnect);
     fabric_ids_.assign(fabric_ ? fabric_->link_count() : 0, none);
@@ -31,7 +37,7 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
 }
 
 std::uint32_t Routes::id_of(const sg4::Link* link) {
-  const auto [id, met] = link_ids_.find_or_add(reinterpret_cast<std::uintptr_t>(link), link_count());
+  const auto [id, met] = link_ids_.find_or_add(reinterpret_cast<std::uintptr_t>(link->get_impl()), link_count());
   if (met) {
     LinkFacts facts{link->get_bandwidth(), link->get_latency(), {},
                     link->get_sharing_policy() == sg4::Link::SharingPolicy::SHARED};
@@ -90,11 +96,97 @@ void Routes::read_simgrid(Route& route, const sg4::Host* src, const sg4::Host* d
   finish(route);
 }
 
+bool Routes::compose(Route& route, int src, int dst) {
+  if (!composes_)
+    return false;
+  const sgr::NetPoint* from = hosts_[static_cast<std::size_t>(src)]->get_netpoint();
+  const sgr::NetPoint* to = hosts_[static_cast<std::size_t>(dst)]->get_netpoint();
+  const sgr::NetZoneImpl* from_zone = from->get_englobing_zone();
+  const sgr::NetZoneImpl* to_zone = to->get_englobing_zone();
+  sgr::NetZoneImpl* fabric = from_zone->get_parent();
+  if (from_zone == to_zone || fabric == nullptr || fabric != to_zone->get_parent())
+    return false;
+  if (!fabric_route_) { // the fabric Machine built of the spec's topology (libsimgrid exports no
+                        // type information of its zones to check it by)
+    using Local = decltype(fabric_route_);
+    const auto local = [](auto* zone) -> Local {
+      return [zone](const sgr::NetPoint* a, const sgr::NetPoint* b, sgr::Route* into, double* latency) {
+        zone->get_local_route(a, b, into, latency);
+      };
+    };
+    const platform::Topology& topology = spec_.interconnect.topology;
+    if (std::holds_alternative<platform::FatTree>(topology) || std::holds_alternative<platform::SingleSwitch>(topology))
+      fabric_route_ = local(static_cast<sgr::FatTreeZone*>(fabric));
+    else if (std::holds_alternative<platform::Dragonfly>(topology))
+      fabric_route_ = local(static_cast<sgr::DragonflyZone*>(fabric));
+    else if (std::holds_alternative<platform::Torus>(topology))
+      fabric_route_ = local(static_cast<sgr::TorusZone*>(fabric));
+    composes_ = static_cast<bool>(fabric_route_);
+    fabric_zone_ = fabric;
+    if (!composes_)
+      return false;
+  }
+  if (fabric != fabric_zone_)
+    return false;
+  // NetZoneImpl::get_global_route_with_netzones, between two node zones of the fabric: the
+  // fabric's route between them first, its latencies summed as it lists its links; then the
+  // source's links up to its gateway, the fabric's links, the destination's from its gateway,
+  // each of the nodes' latencies added in that order.
+  sgr::Route between_zones;
+  double latency_s = 0;
+  fabric_route_(from_zone->get_netpoint(), to_zone->get_netpoint(), &between_zones, &latency_s);
+  if (between_zones.gw_src_ == nullptr || between_zones.gw_dst_ == nullptr)
+    return false;
+  const auto& up = node_part(src, between_zones.gw_src_, true);
+  const auto& down = node_part(dst, between_zones.gw_dst_, false);
+  const auto known = [this](const auto* link) {
+    return link_ids_.find(reinterpret_cast<std::uintptr_t>(link)).has_value();
+  };
+  if (!std::all_of(up.begin(), up.end(), known) || !std::all_of(down.begin(), down.end(), known) ||
+      !std::all_of(between_zones.link_list_.begin(), between_zones.link_list_.end(), known))
+    return false;
+  const auto add = [&](const auto* link, bool sums_latency) {
+    const std::uint32_t id = *link_ids_.find(reinterpret_cast<std::uintptr_t>(link));
+    append(route, id);
+    if (sums_latency)
+      latency_s += link_facts_[id].latency_s;
+  };
+  for (const auto* link : up)
+    add(link, true);
+  for (const auto* link : between_zones.link_list_)
+    add(link, false); // (summed by the fabric)
+  for (const auto* link : down)
+    add(link, true);
+  route.latency_s = latency_s;
+  finish(route);
+  return true;
+}
+
+const std::vector<const simgrid::kernel::resource::StandardLinkImpl*>&
+Routes::node_part(int rank, const sgr::NetPoint* gateway, bool up) {
+  auto& parts = up ? up_parts_ : down_parts_;
+  if (parts.empty())
+    parts.resize(hosts_.size());
+  NodePart& part = parts[static_cast<std::size_t>(rank)];
+  if (part.gateway != gateway) {
+    part.gateway = gateway;
+    part.links.clear();
+    const sgr::NetPoint* host = hosts_[static_cast<std::size_t>(rank)]->get_netpoint();
+    if (host != gateway) { // (SimGrid asks nothing of a host that is its node's gateway)
+      std::vector<simgrid::kernel::resource::StandardLinkImpl*> links;
+      double unused_s = 0; // (compose() sums the latencies link by link, as the whole route does)
+      sgr::NetZoneImpl::get_global_route(up ? host : gateway, up ? gateway : host, links, &unused_s);
+      part.links.assign(links.begin(), links.end());
+    }
+  }
+  return part.links;
+}
+
 const Route& Routes::between(int src, int dst) {
   const auto ranks = static_cast<std::uint64_t>(hosts_.size());
   const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
   const auto [route, fresh] = found_route(pair_routes_.find_or_add(pair, route_count()));
-  if (fresh)
+  if (fresh && !compose(route, src, dst))
     read_simgrid(route, hosts_[static_cast<std::size_t>(src)], hosts_[static_cast<std::size_t>(dst)]);
   return route;
 }

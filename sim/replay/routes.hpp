@@ -11,6 +11,10 @@
 
 #include <simgrid/forward.h>
 
+namespace simgrid::kernel::routing {
+class Route; // SimGrid's (kernel/routing/NetZoneImpl.hpp)
+}
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -37,7 +41,8 @@ struct Route {
   std::uint32_t id = 0;
 };
 
-/// Routes between ranks, asked of SimGrid once per pair and kept. Under a routing other than
+/// Routes between ranks, asked of SimGrid once per pair and kept: composed as SimGrid composes
+/// them (compose()) where every link is one met before, else read whole. Under a routing other than
 /// static-minimal, a flow's fabric links are the fabric's own (routing::Fabric) instead of
 /// SimGrid's: the node's links before and after the fabric stay SimGrid's, and the links in
 /// between are one of the fabric's paths, numbered after SimGrid's as they are met.
@@ -45,10 +50,12 @@ class Routes {
 public:
   Routes() = default;
   /// `hosts[r]` is where rank r sends from and receives at, on node slot `slots[r]` of
-  /// `spec`, which routes by its interconnect.routing; `seed` salts ECMP's and Valiant's
-  /// hashes; other jobs' `background` load takes its share of every fabric link's bandwidth.
+  /// `spec` (a machine platform::Machine built), which routes by its interconnect.routing;
+  /// `seed` salts ECMP's and Valiant's hashes; other jobs' `background` load takes its share
+  /// of every fabric link's bandwidth. `compose_routes` false reads every route whole from
+  /// SimGrid (the reference the tests hold compose() to).
   Routes(std::vector<simgrid::s4u::Host*> hosts, std::vector<long long> slots, const platform::PlatformSpec& spec,
-         std::uint64_t seed, platform::BackgroundLoad background = {});
+         std::uint64_t seed, platform::BackgroundLoad background = {}, bool compose_routes = true);
 
   /// SimGrid's route from rank `src` to rank `dst` (static routing).
   const Route& between(int src, int dst);
@@ -86,6 +93,20 @@ private:
   std::pair<Route&, bool> found_route(std::pair<std::uint32_t, bool> found);
   /// Fills a new `route` with SimGrid's from `src` to `dst`.
   void read_simgrid(Route& route, const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
+  /// Fills a new `route` from rank `src` to rank `dst` of another node zone of the fabric as
+  /// SimGrid 3.32's NetZoneImpl::get_global_route_with_netzones builds it, without its
+  /// walk up the zones, its set of zones and its recursion: the fabric zone's own route between
+  /// the two node zones (its latency summed there first), then each node's links between its
+  /// host and its gateway, kept per rank, their latencies added link by link in SimGrid's
+  /// order, so that links and latency are SimGrid's to the bit (tests/replay/routes_test.cpp).
+  /// Machine adds no bypass route, which SimGrid would try first. False, the route left empty,
+  /// where a link has not been met yet (read_simgrid() numbers it in the order SimGrid lists it)
+  /// or the hosts are not in two node zones of one fabric zone that Routes knows.
+  bool compose(Route& route, int src, int dst);
+  /// Rank `rank`'s links, as SimGrid's implementations, from its host to `gateway` (`up`) or
+  /// back; empty where the host is the gateway.
+  const std::vector<const simgrid::kernel::resource::StandardLinkImpl*>&
+  node_part(int rank, const simgrid::kernel::routing::NetPoint* gateway, bool up);
   /// The id of link `link` of SimGrid, numbered the first time it is met.
   std::uint32_t id_of(const simgrid::s4u::Link* link);
   /// Appends link `id` to the route being built (its links wait in building_ until finish()).
@@ -120,7 +141,21 @@ private:
   std::vector<std::uint32_t> fabric_ids_; ///< by fabric link id: ours, or none yet
   std::vector<routing::Path> paths_; ///< scratch
   std::vector<simgrid::s4u::Link*> simgrid_links_; ///< scratch
-  FlatIndex link_ids_;               ///< by SimGrid's link's address
+  FlatIndex link_ids_;               ///< by the address of SimGrid's link's implementation
+  // compose()'s.
+  bool composes_ = true; ///< false where asked, or once the fabric proved of a kind compose() does not know
+  /// The fabric zone's own route between two of its node zones (get_local_route, public in the
+  /// concrete zones), set at the first compose().
+  std::function<void(const simgrid::kernel::routing::NetPoint*, const simgrid::kernel::routing::NetPoint*,
+                     simgrid::kernel::routing::Route*, double*)>
+      fabric_route_;
+  const simgrid::kernel::routing::NetZoneImpl* fabric_zone_ = nullptr;
+  /// By rank: its links from its host to its gateway and back, and that gateway.
+  struct NodePart {
+    const simgrid::kernel::routing::NetPoint* gateway = nullptr;
+    std::vector<const simgrid::kernel::resource::StandardLinkImpl*> links;
+  };
+  std::vector<NodePart> up_parts_, down_parts_;
   std::vector<LinkFacts> link_facts_; ///< by link id
 };
 

@@ -8,6 +8,7 @@
 #include "platform/machine.hpp"
 #include "platform/probe.hpp"
 #include "platform/xml_export.hpp"
+#include "replay/routes.hpp"
 #include "replay/traffic.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
@@ -92,6 +93,47 @@ void check_ring(const Machine& m) {
                                   << expected << " s, relative error "
                                   << (simulated - expected) / expected);
   CHECK(std::abs(simulated - expected) / expected <= 1e-6);
+}
+
+/// Every route between the machine's hosts (each node's CPU and GPUs), asked of Routes, which
+/// composes those between two nodes, against the same routes read whole from SimGrid: the same
+/// links in the same order (numbered alike: the two ask for them in the same order) and the
+/// same latency to the bit (summed in SimGrid's order: the fabric's links first).
+void check_composed_routes(const std::string& interconnect, int nodes, bool gpus) {
+  const auto spec = config::load_platform_text(platform_text(interconnect, nodes, gpus), "t.toml");
+  platform::start_engine({});
+  const Machine m = Machine::build(spec, nodes);
+  std::vector<simgrid::s4u::Host*> hosts;
+  std::vector<long long> slots;
+  for (long long r = 0; r < m.size(); ++r) {
+    hosts.push_back(m.node(r).cpu);
+    slots.push_back(r);
+    for (auto* gpu : m.node(r).gpus) {
+      hosts.push_back(gpu);
+      slots.push_back(r);
+    }
+  }
+  replay::Routes composed(hosts, slots, spec, 1);
+  replay::Routes whole(hosts, slots, spec, 1, {}, false);
+  const auto n = static_cast<int>(hosts.size());
+  int differ = 0, pairs = 0;
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      if (a == b)
+        continue;
+      const replay::Route& x = composed.between(a, b);
+      const replay::Route& y = whole.between(a, b);
+      const bool same = std::equal(x.link_ids.begin(), x.link_ids.end(), y.link_ids.begin(), y.link_ids.end()) &&
+                        x.latency_s == y.latency_s && x.bandwidth_bytes_per_s == y.bandwidth_bytes_per_s &&
+                        x.shared_links_only == y.shared_links_only;
+      if (!same && differ++ < 5)
+        MESSAGE("route " << a << " -> " << b << " differs: " << x.link_ids.size() << " / " << y.link_ids.size()
+                         << " links, latency " << x.latency_s << " / " << y.latency_s << " s");
+      ++pairs;
+    }
+  MESSAGE(pairs << " routes compared, " << differ << " differ");
+  CHECK(differ == 0);
+  CHECK(composed.link_count() == whole.link_count());
 }
 
 } // namespace
@@ -289,4 +331,20 @@ TEST_CASE("HPC message patterns on a machine: a row shift and a column exchange 
       latency = std::max(latency, platform::route_between(m.node(f.src).cpu, m.node(f.dst).cpu).latency_s);
     CHECK(timer.seconds(flows) == testing::relative(latency + bytes / nic_bytes_per_s, 1e-9));
   }
+}
+
+TEST_CASE("composed routes are SimGrid's, links and latency to the bit: fat-tree with GPU nodes") {
+  check_composed_routes(fat_tree, 16, true);
+}
+
+TEST_CASE("composed routes are SimGrid's, links and latency to the bit: dragonfly with GPU nodes") {
+  check_composed_routes(dragonfly, 16, true);
+}
+
+TEST_CASE("composed routes are SimGrid's, links and latency to the bit: torus of CPU nodes") {
+  check_composed_routes(torus, 16, false);
+}
+
+TEST_CASE("composed routes are SimGrid's, links and latency to the bit: single switch of CPU nodes") {
+  check_composed_routes(single_switch, 16, false);
 }

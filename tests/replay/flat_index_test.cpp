@@ -31,3 +31,15 @@ TEST_CASE("a key keeps the id it was first given, through the table's growths") 
   CHECK(index.find_or_add(~std::uint64_t{0} - 1, 7).first == keys);
   CHECK(index.size() == keys + 1);
 }
+
+TEST_CASE("finding a key gives its id and adds nothing; a key never added is not found") {
+  FlatIndex index;
+  CHECK_FALSE(index.find(42).has_value()); // an empty table
+  for (std::uint32_t i = 0; i < 1000; ++i)
+    index.find_or_add(std::uint64_t{i} * 3, i);
+  CHECK(index.find(999 * 3) == 999u);
+  CHECK(index.find(0) == 0u);
+  CHECK_FALSE(index.find(1).has_value()); // between two keys
+  CHECK_FALSE(index.find(3000).has_value()); // past the last
+  CHECK(index.size() == 1000);
+}
