@@ -115,7 +115,9 @@ GatherSelection select_allgather(std::optional<Library> library, int ranks, doub
     return {Gather::Ring, ranks % 2 == 0 ? "sparse all-gather, Open MPI: neighbour exchange, timed as the ring"
                                          : "sparse all-gather, Open MPI: ring"};
   }
-  return {Gather::Ring, library ? "sparse all-gather: no MPI library named: ring" : "sparse: ring all-gather"};
+  if (library == Library::Nccl || library == Library::Nccl27)
+    return {Gather::Ring, "sparse all-gather, NCCL: ring"};
+  return {Gather::Ring, "sparse: ring all-gather"};
 }
 
 std::string_view to_string(Protocol p) { return protocol_names.name(p); }

@@ -68,7 +68,8 @@ struct GatherSelection {
 /// (coll_tuned_decision_fixed.c, ompi_coll_tuned_allgatherv_intra_dec_fixed: on two processes
 /// one exchange; below 50,000 bytes in all, Bruck; else the ring on an odd count, the neighbour
 /// exchange on an even one, which moves the ring's bytes in N/2 steps and is timed as the ring);
-/// an NCCL stack names no MPI library for them (Horovod 0.19 runs them through MPI): the ring.
+/// NCCL, or no library: the ring (an NCCL stack names its MPI library for them apart:
+/// stack::SoftwareStack::gather_library).
 GatherSelection select_allgather(std::optional<Library> library, int ranks, double bytes);
 
 } // namespace ceiling::collectives

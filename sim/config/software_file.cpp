@@ -86,6 +86,14 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   if (s.channels && !s.runs_nccl())
     t.fail("channels", "NCCL's channels (rings side by side), but library = \"" + library +
                            "\" runs one ring: expected no channels, or an NCCL library");
+  if (auto gather = t.optional_string("gather_library")) {
+    s.gather_library = collectives::library_from_string(*gather);
+    if (s.gather_library != collectives::Library::Mpich && s.gather_library != collectives::Library::OpenMpi)
+      t.fail("gather_library", "expected mpich or openmpi (the MPI library of the sparse all-gathers), got \"" + *gather + "\"");
+    if (!s.runs_nccl())
+      t.fail("gather_library", "the MPI library that gathers sparse gradients beside an NCCL library, but library = \"" +
+                                   library + "\" gathers them itself: expected no gather_library, or an NCCL library");
+  }
   t.reject_unknown_keys(); // first: a misspelt key explains a combination's problem
   file.reject_unknown_keys();
   if (const auto problem = stack::exchange_problem(s))

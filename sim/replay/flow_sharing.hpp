@@ -134,10 +134,11 @@ private:
     std::uint32_t hop;
   };
 
-  /// A link, on two cache lines of its own: what flows joining and leaving it read and write on
-  /// the first (a flow's end is the first touch of each of its links, far apart in memory:
+  /// A link, on two cache lines of its own: on the first what flows joining and leaving it read
+  /// and write (a flow's end is the first touch of each of its links, far apart in memory:
   /// leave_links waited on that miss for three quarters of its time, halving-doubling on the
-  /// 16,384-node bench fat-tree), the solver's scratch on the second.
+  /// 16,384-node bench fat-tree) and what classify_hops() reads to take it into a component; the
+  /// solver's arithmetic on the second.
   struct alignas(64) Link {
     double bytes_per_s;
     std::vector<Member> flows; ///< sharing now
@@ -150,6 +151,7 @@ private:
     /// without reading its flows.
     double weight = 0;
     std::uint32_t pipelines = 0; ///< pipelines' flows sharing it
+    std::uint32_t seen = 0;     ///< the component walk that reached it last
     /// Emptied at once by advance() (leave_links), while flows that finish now and left it so
     /// have still to pass it.
     bool emptied = false;
@@ -159,17 +161,16 @@ private:
     /// Set by the last solve that had it in its component, so it may stay true on a link
     /// whose flows have since been given less elsewhere (which only costs a solve).
     bool saturated = false;
-    // The solver's scratch, on the second line.
+    /// Left out of this solve (the walk `seen` names): coupling, but not full when last solved,
+    /// and no pipeline crosses it. Its flows' shares are checked against it after the solve.
+    bool slack = false;
+    // The solver's arithmetic, on the second line.
     alignas(64) double remaining = 0;
     double usage = 0;
-    std::uint32_t seen = 0;     ///< the component walk that reached it last
     std::uint32_t round = 0;    ///< the saturation round that changed it last
     std::uint32_t slot = 0;     ///< its index in light_ in this solve
     bool light = false;         ///< not saturated yet in this solve
     bool bound = false;         ///< it fixed flows in this solve, at `level`
-    /// Left out of this solve (the walk `seen` names): coupling, but not full when last solved,
-    /// and no pipeline crosses it. Its flows' shares are checked against it after the solve.
-    bool slack = false;
     double level = 0;
     double frozen_bytes_per_s = 0; ///< taken by flows outside the component
   };

@@ -305,7 +305,8 @@ struct AllreduceContext {
   collectives::Group group;
   collectives::SelectionContext selection;
   bool exact = false;
-  std::optional<collectives::Library> library; ///< the stack's (its all-gathers' rule too)
+  /// The library whose rule gathers sparse gradients: the stack's gather_library, else its library.
+  std::optional<collectives::Library> gather_library;
 };
 
 AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_node) {
@@ -324,7 +325,7 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
            .builtin_sum = element_bytes != 2 || !mpi_library},
           selection_context(s, ranks, ranks_per_node, element_bytes),
           s.options.fidelity == Fidelity::Exact,
-          stack.library};
+          stack.gather_library ? stack.gather_library : stack.library};
 }
 
 /// The algorithm (and NCCL's protocol) the stack runs an all-reduce of `bytes` per rank with.
@@ -356,9 +357,9 @@ Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::stri
 
 /// The all-gather of a sparse gradient's touched rows, `bytes` per rank (or of several, fused
 /// into one response: Horovod fuses all-gathers with each other, controller.cc FuseResponses,
-/// v0.16-0.19), as the stack's library picks it (collectives::select_allgather).
+/// v0.16-0.19), as the stack's gather library or its library picks it (collectives::select_allgather).
 Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes) {
-  const auto choice = collectives::select_allgather(c.library, c.group.ranks, bytes);
+  const auto choice = collectives::select_allgather(c.gather_library, c.group.ranks, bytes);
   Reduction r{std::move(name), bytes, bytes * c.group.ranks, true,
               c.exact ? collectives::allgather_steps(c.group, bytes, choice.gather)
                       : collectives::allgather_phases(c.group, bytes, choice.gather),

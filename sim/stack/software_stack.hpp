@@ -127,6 +127,12 @@ struct SoftwareStack {
   /// iteration, the warm-up included, runs them.
   bool rebuild_buckets = false;
   SparseGradients sparse = SparseGradients::AllGather;
+  /// The MPI library (MPICH or Open MPI) that gathers sparse gradients' rows where an NCCL
+  /// library runs the all-reduces: Horovod 0.19 has no NCCL all-gather and gathers through
+  /// MPI_Allgatherv (horovod/common/operations.cc, CreateOperationManager: MPI_CUDAAllgather,
+  /// MPIHierarchicalAllgather or MPIAllgather). None: the library's own rule (an MPI library's,
+  /// or NCCL's ring).
+  std::optional<collectives::Library> gather_library;
   /// How a parameter server's variables are placed (parameter-server collective).
   Placement placement = Placement::Even;
   /// Parameter servers: the GPUs of a node first reduce their gradients to its first rank, which

@@ -76,6 +76,15 @@ expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/trace.json"
 expect 0 "recursive-doubling, ring" -- python3 -c "import json, sys
 r = {x['name']: x['algorithm'] for x in json.load(open(sys.argv[1]))['reductions']}
 print(r['sparse item_bias'] + ', ' + r['sparse item_emb'])" "$tmp/din.json"
+# Over NCCL, Horovod gathers through MPI: horovod-nccl's all-gathers by MPICH's rules, or Open
+# MPI's where the stack names it (16 kB in all, below its 50,000: Bruck).
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 16 --software horovod-nccl \
+  --iterations 1 --json >"$tmp/din_nccl.json"
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 16 --software horovod-nccl \
+  --set software.gather_library=openmpi --iterations 1 --json >"$tmp/din_ompi.json"
+expect 0 "recursive-doubling, bruck" -- python3 -c "import json, sys
+r = [{x['name']: x['algorithm'] for x in json.load(open(f))['reductions']}['sparse item_bias'] for f in sys.argv[1:]]
+print(', '.join(r))" "$tmp/din_nccl.json" "$tmp/din_ompi.json"
 # Bytes are whole (6 ranks divide a ResNet-50 bucket into chunks of fractional bytes).
 "${base[@]}" -n 6 --iterations 2 --json >"$tmp/six.json"
 expect 0 "whole bytes" -- python3 -c "import json, sys; d = json.load(open(sys.argv[1]))

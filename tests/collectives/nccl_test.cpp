@@ -91,7 +91,7 @@ TEST_CASE("NCCL 2.7's estimate is its latency plus the bytes over its algorithm 
   CHECK(select_allreduce(Library::Nccl27, dgx, 100e6).protocol == Protocol::LL128);
 }
 
-TEST_CASE("a protocol's costs: LL sends twice the bytes, LL128 128 for 120; the tree's Simple steps take the ring's latency") {
+TEST_CASE("a protocol's costs: LL sends twice the bytes, LL128 128 for 120, the tree's Simple steps take the ring's latency") {
   // Expectation: src/include/devcomm.h line formats; tuning.cc hwLat (2.7.8; 2.5.6 for NCCL 2.4).
   const auto ll = protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, false);
   CHECK(ll.wire_bytes_per_byte == 2);

@@ -26,7 +26,7 @@ std::string error_of(const std::string& text) {
 
 } // namespace
 
-TEST_CASE("TensorFlow's stacks exchange each variable on its own; parameter_server mode reads them at the next step") {
+TEST_CASE("TensorFlow's stacks exchange each variable on its own, parameter_server mode reads them at the next step") {
   const auto ps = config::load_software("tf-parameter-server");
   CHECK(ps.exchange == stack::Exchange::PerVariable);
   CHECK(ps.pull == stack::Pull::NextForward);
@@ -98,7 +98,7 @@ TEST_CASE("reading the variables at the next forward needs the per-variable exch
         "software/bad.toml:8:8: error: software.pull: expected one of after-push, next-forward, got \"later\"");
 }
 
-TEST_CASE("a stack's jitter is 0 unless it gives one from 0 to 10; the framework stacks give tf_cnn_benchmarks' step spread") {
+TEST_CASE("a stack's jitter is 0 unless it gives one from 0 to 10, the framework stacks give tf_cnn_benchmarks' step spread") {
   CHECK(config::load_software_text(per_variable, "software/ok.toml").jitter == 0);
   CHECK(config::load_software_text(per_variable + "jitter = 0.02\n", "software/ok.toml").jitter == 0.02);
   CHECK(config::load_software("ideal").jitter == 0);
@@ -137,4 +137,20 @@ negotiation = true
 )";
   CHECK(error_of(buckets).find("software.negotiation: Horovod negotiates once per framework cycle") != std::string::npos);
   CHECK(config::load_software_text(buckets + "cycle = \"5 ms\"\n", "software/ok.toml").negotiation);
+}
+
+TEST_CASE("an NCCL stack names the MPI library of its sparse all-gathers, which an MPI library gathers itself") {
+  const std::string nccl = testing::edited(testing::edited(testing::edited(per_variable, "exchange = \"per-variable\"\npull = \"next-forward\"\n",
+                                                                           "fusion_threshold = \"64 MiB\"\n"),
+                                                           "\"parameter-server\"", "\"ring\""),
+                                           "\"none\"\ncollective", "\"nccl\"\ncollective");
+  CHECK_FALSE(config::load_software_text(nccl, "software/ok.toml").gather_library.has_value());
+  CHECK(config::load_software_text(nccl + "gather_library = \"openmpi\"\n", "software/ok.toml").gather_library ==
+        collectives::Library::OpenMpi);
+  CHECK(error_of(nccl + "gather_library = \"nccl\"\n") ==
+        "software/bad.toml:8:18: error: software.gather_library: expected mpich or openmpi (the MPI library of the "
+        "sparse all-gathers), got \"nccl\"");
+  CHECK(error_of(testing::edited(nccl, "\"nccl\"", "\"mpich\"") + "gather_library = \"openmpi\"\n") ==
+        "software/bad.toml:8:18: error: software.gather_library: the MPI library that gathers sparse gradients beside "
+        "an NCCL library, but library = \"mpich\" gathers them itself: expected no gather_library, or an NCCL library");
 }

@@ -107,7 +107,7 @@ TEST_CASE("precision names read back") {
   CHECK_FALSE(precision_from_string("fp8").has_value());
 }
 
-TEST_CASE("a contiguous job takes the first slots; spread deals one node per domain in turn") {
+TEST_CASE("a contiguous job takes the first slots, spread deals one node per domain in turn") {
   // 4 groups of 16 slots; 60 nodes: the last group has 12.
   const auto spec = spec_with(Dragonfly{4, 2, 2, 1, 4, 1, 2}, 60, 12.5, 25);
   CHECK(domain_size(spec.interconnect.topology) == 16);

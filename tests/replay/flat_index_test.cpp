@@ -32,7 +32,7 @@ TEST_CASE("a key keeps the id it was first given, through the table's growths") 
   CHECK(index.size() == keys + 1);
 }
 
-TEST_CASE("finding a key gives its id and adds nothing; a key never added is not found") {
+TEST_CASE("finding a key gives its id and adds nothing, a key never added is not found") {
   FlatIndex index;
   CHECK_FALSE(index.find(42).has_value()); // an empty table
   for (std::uint32_t i = 0; i < 1000; ++i)

@@ -97,7 +97,7 @@ TEST_CASE("the latency and bandwidth factors scale the latency and every rate") 
   CHECK(drain(net).at(&a) == relative(2.5 * 2e-6 + 1e9 / (0.8 * 10e9), 1e-15));
 }
 
-TEST_CASE("flows of equal latency on one link share it equally; the last speeds up as others end") {
+TEST_CASE("flows of equal latency on one link share it equally, the last speeds up as others end") {
   FlowSharing net(1.0, 1.0);
   const std::vector<std::uint32_t> links{net.add_link(10e9)};
   const auto path = net.add_path(links, 1e-6);
@@ -261,7 +261,7 @@ TEST_CASE("a flow whose latency is zero shares from the start with a weight of o
   CHECK(done.at(&b) == relative(0.2, 1e-15));
 }
 
-TEST_CASE("a link that its flows cannot fill limits none; once they can, it shares them out") {
+TEST_CASE("a link that its flows cannot fill limits none, once they can, it shares them out") {
   // Three flows, each behind its own 10 GB/s access link, into one 25 GB/s link (latencies 1 us).
   // Expectation: together they could take 30 GB/s, so the shared link binds: 25/3 GB/s each
   // until a (1 GB) ends at 0.12 s; then b and c could take 20 GB/s of its 25: each runs at its
@@ -326,7 +326,7 @@ TEST_CASE("a flow that started later takes its share once its latency is paid, a
   CHECK(done.at(&b) == relative(a_ends + (2e9 - 5e9 * (a_ends - b_shares_at)) / 10e9, 1e-12));
 }
 
-TEST_CASE("a flow that ends re-shares the flows at or above its level; those held lower keep their shares") {
+TEST_CASE("a flow that ends re-shares the flows at or above its level, those held lower keep their shares") {
   // Links A (2 GB/s: p, q), B (12 GB/s: q, r, s) and C (9 GB/s: r, t), latencies 1 us. Max-min:
   // A saturates first, p and q at 1 GB/s; then C, r and t at 4.5; s takes B's 6.5 left.
   // Expectation: t (4.5 GB) ends at 1 s; r, alone on C, and s share B's 11 GB/s at 5.5 each,
@@ -343,7 +343,7 @@ TEST_CASE("a flow that ends re-shares the flows at or above its level; those hel
   CHECK(ends[q] == relative(1e-6 + 2.0, 1e-12));
 }
 
-TEST_CASE("a flow that starts sharing re-shares the flows at or above the level its links fill at; those held lower keep their shares") {
+TEST_CASE("a flow that starts sharing re-shares the flows at or above the level its links fill at, those held lower keep their shares") {
   // Links A (2 GB/s: p, q), B (20 GB/s: q, u, s) and C (16 GB/s: u, v), latencies 1 us. Max-min:
   // p and q at 1 GB/s (A), then u and v at 8 (C), s at the 11 B has left. At 0.1 s, t starts on
   // B. Expectation: after A, B now fills before C, at 19/3 GB/s for u, s and t (q held by A at

@@ -964,7 +964,7 @@ TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees
   }
 }
 
-TEST_CASE("NCCL 2.4's rules count its copied rings, at least 2 on Kepler and at most 16; NCCL 2.7's count the rings") {
+TEST_CASE("NCCL 2.4's rules count its copied rings, at least 2 on Kepler and at most 16, NCCL 2.7's count the rings") {
   // NCCL 2.4.8 src/misc/rings.cc ncclGetRings (copyRings on several NVLink nodes,
   // defaultMinNrings 2 on compute capability 3.x) and MAXCHANNELS 16 (src/include/comm.h).
   // Expectation, 8 GPUs per node: 2 rings count 4 on 16 nodes, 2 on one node; 12 rings count 16;

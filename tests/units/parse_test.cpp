@@ -72,7 +72,7 @@ TEST_CASE("bad quantity text is refused with a message naming the text and the e
   }
 }
 
-TEST_CASE("negative quantities parse; the caller decides whether a sign is allowed") {
+TEST_CASE("negative quantities parse, the caller decides whether a sign is allowed") {
   CHECK(parse<Bandwidth>("-3 GB/s").value->bytes_per_second() == -3e9);
 }
 
@@ -84,7 +84,7 @@ TEST_CASE("quantities print with an SI prefix and four significant digits") {
   CHECK(to_string(DataSize::from_bytes(100)) == "100 B");
 }
 
-TEST_CASE("quantities of one dimension combine; size over rate is a duration") {
+TEST_CASE("quantities of one dimension combine, size over rate is a duration") {
   const auto time = DataSize::from_bytes(100e6) / Bandwidth::from_bytes_per_second(12.5e9);
   CHECK(time.seconds() == doctest::Approx(8e-3).epsilon(1e-15));
   CHECK((Flops::from_flop(9.3e12) / FlopRate::from_flop_per_second(9.3e12)).seconds() == 1.0);
