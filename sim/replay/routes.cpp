@@ -30,6 +30,10 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
                std::uint64_t seed, platform::BackgroundLoad background, bool compose_routes)
     : hosts_(std::move(hosts)), slots_(std::move(slots)), spec_(spec), background_(background),
       routing_(spec.interconnect.routing), seed_(seed), composes_(compose_routes) {
+  if (composes_) {
+    up_parts_.resize(hosts_.size());
+    down_parts_.resize(hosts_.size());
+  }
   if (routing_ != platform::Routing::StaticMinimal) {
     fabric_ = routing::Fabric::of(spec.interconnect);
     fabric_ids_.assign(fabric_ ? fabric_->link_count() : 0, none);
@@ -126,7 +130,9 @@ bool Routes::compose(Route& route, int src, int dst) {
     if (!composes_)
       return false;
   }
-  if (fabric != fabric_zone_)
+  const NodePart& up = up_parts_[static_cast<std::size_t>(src)];
+  const NodePart& down = down_parts_[static_cast<std::size_t>(dst)];
+  if (fabric != fabric_zone_ || !up.known || !down.known)
     return false;
   // NetZoneImpl::get_global_route_with_netzones, between two node zones of the fabric: the
   // fabric's route between them first, its latencies summed as it lists its links; then the
@@ -137,57 +143,54 @@ bool Routes::compose(Route& route, int src, int dst) {
   fabric_route_(from_zone->get_netpoint(), to_zone->get_netpoint(), &between_zones, &latency_s);
   if (between_zones.gw_src_ == nullptr || between_zones.gw_dst_ == nullptr)
     return false;
-  const auto& up = node_part(src, between_zones.gw_src_, true);
-  const auto& down = node_part(dst, between_zones.gw_dst_, false);
-  const auto known = [this](const auto* link) {
-    return link_ids_.find(reinterpret_cast<std::uintptr_t>(link)).has_value();
-  };
-  if (!std::all_of(up.begin(), up.end(), known) || !std::all_of(down.begin(), down.end(), known) ||
-      !std::all_of(between_zones.link_list_.begin(), between_zones.link_list_.end(), known))
-    return false;
-  const auto add = [&](const auto* link, bool sums_latency) {
-    const std::uint32_t id = *link_ids_.find(reinterpret_cast<std::uintptr_t>(link));
+  composed_ids_.clear();
+  for (const auto* link : between_zones.link_list_) {
+    const auto id = link_ids_.find(reinterpret_cast<std::uintptr_t>(link));
+    if (!id)
+      return false;
+    composed_ids_.push_back(*id);
+  }
+  for (std::uint32_t id : up.link_ids) {
     append(route, id);
-    if (sums_latency)
-      latency_s += link_facts_[id].latency_s;
-  };
-  for (const auto* link : up)
-    add(link, true);
-  for (const auto* link : between_zones.link_list_)
-    add(link, false); // (summed by the fabric)
-  for (const auto* link : down)
-    add(link, true);
+    latency_s += link_facts_[id].latency_s;
+  }
+  for (std::uint32_t id : composed_ids_) // (their latencies summed by the fabric)
+    append(route, id);
+  for (std::uint32_t id : down.link_ids) {
+    append(route, id);
+    latency_s += link_facts_[id].latency_s;
+  }
   route.latency_s = latency_s;
   finish(route);
   return true;
 }
 
-const std::vector<const simgrid::kernel::resource::StandardLinkImpl*>&
-Routes::node_part(int rank, const sgr::NetPoint* gateway, bool up) {
-  auto& parts = up ? up_parts_ : down_parts_;
-  if (parts.empty())
-    parts.resize(hosts_.size());
-  NodePart& part = parts[static_cast<std::size_t>(rank)];
-  if (part.gateway != gateway) {
-    part.gateway = gateway;
-    part.links.clear();
-    const sgr::NetPoint* host = hosts_[static_cast<std::size_t>(rank)]->get_netpoint();
-    if (host != gateway) { // (SimGrid asks nothing of a host that is its node's gateway)
-      std::vector<simgrid::kernel::resource::StandardLinkImpl*> links;
-      double unused_s = 0; // (compose() sums the latencies link by link, as the whole route does)
-      sgr::NetZoneImpl::get_global_route(up ? host : gateway, up ? gateway : host, links, &unused_s);
-      part.links.assign(links.begin(), links.end());
-    }
-  }
-  return part.links;
+void Routes::keep_node_parts(const Route& route, int src, int dst) {
+  if (!composes_ || hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone() ==
+                        hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone())
+    return;
+  const auto ids = route.link_ids;
+  const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
+  const auto first = std::find_if(ids.begin(), ids.end(), is_fabric);
+  const auto last = std::find_if(ids.rbegin(), ids.rend(), is_fabric).base();
+  if (first == ids.end())
+    return; // (no fabric link: not a route between two node zones of the fabric)
+  NodePart& up = up_parts_[static_cast<std::size_t>(src)];
+  NodePart& down = down_parts_[static_cast<std::size_t>(dst)];
+  if (!up.known)
+    up = {true, {ids.begin(), first}};
+  if (!down.known)
+    down = {true, {last, ids.end()}};
 }
 
 const Route& Routes::between(int src, int dst) {
   const auto ranks = static_cast<std::uint64_t>(hosts_.size());
   const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
   const auto [route, fresh] = found_route(pair_routes_.find_or_add(pair, route_count()));
-  if (fresh && !compose(route, src, dst))
+  if (fresh && !compose(route, src, dst)) {
     read_simgrid(route, hosts_[static_cast<std::size_t>(src)], hosts_[static_cast<std::size_t>(dst)]);
+    keep_node_parts(route, src, dst);
+  }
   return route;
 }
 

@@ -97,16 +97,17 @@ private:
   /// SimGrid 3.32's NetZoneImpl::get_global_route_with_netzones builds it, without its
   /// walk up the zones, its set of zones and its recursion: the fabric zone's own route between
   /// the two node zones (its latency summed there first), then each node's links between its
-  /// host and its gateway, kept per rank, their latencies added link by link in SimGrid's
-  /// order, so that links and latency are SimGrid's to the bit (tests/replay/routes_test.cpp).
-  /// Machine adds no bypass route, which SimGrid would try first. False, the route left empty,
-  /// where a link has not been met yet (read_simgrid() numbers it in the order SimGrid lists it)
-  /// or the hosts are not in two node zones of one fabric zone that Routes knows.
+  /// host and its gateway, as an earlier route read whole from SimGrid gave them (its links
+  /// before the first fabric link, after the last), their latencies added link by link in
+  /// SimGrid's order, so that links and latency are SimGrid's to the bit
+  /// (tests/platform/network_test.cpp). Machine adds no bypass route, which SimGrid would try
+  /// first, and a node zone's gateway is its own. False, the route left empty, where a fabric link
+  /// has not been met yet or a node's part is not known yet (read_simgrid() numbers the links in
+  /// the order SimGrid lists them), or the hosts are not in two node zones of one fabric.
   bool compose(Route& route, int src, int dst);
-  /// Rank `rank`'s links, as SimGrid's implementations, from its host to `gateway` (`up`) or
-  /// back; empty where the host is the gateway.
-  const std::vector<const simgrid::kernel::resource::StandardLinkImpl*>&
-  node_part(int rank, const simgrid::kernel::routing::NetPoint* gateway, bool up);
+  /// Keeps the node parts of `route`, read whole from SimGrid from rank `src` to rank `dst` on
+  /// another node, where not known yet.
+  void keep_node_parts(const Route& route, int src, int dst);
   /// The id of link `link` of SimGrid, numbered the first time it is met.
   std::uint32_t id_of(const simgrid::s4u::Link* link);
   /// Appends link `id` to the route being built (its links wait in building_ until finish()).
@@ -150,12 +151,13 @@ private:
                      simgrid::kernel::routing::Route*, double*)>
       fabric_route_;
   const simgrid::kernel::routing::NetZoneImpl* fabric_zone_ = nullptr;
-  /// By rank: its links from its host to its gateway and back, and that gateway.
+  /// By rank: its links from its host to its gateway (up) or back, once a route gave them.
   struct NodePart {
-    const simgrid::kernel::routing::NetPoint* gateway = nullptr;
-    std::vector<const simgrid::kernel::resource::StandardLinkImpl*> links;
+    bool known = false;
+    std::vector<std::uint32_t> link_ids;
   };
   std::vector<NodePart> up_parts_, down_parts_;
+  std::vector<std::uint32_t> composed_ids_; ///< compose()'s scratch: the fabric's links
   std::vector<LinkFacts> link_facts_; ///< by link id
 };
 
