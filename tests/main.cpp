@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <iostream>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -36,10 +37,14 @@ int main(int argc, char** argv) {
   const int failed = context.run();
   if (context.shouldExit() || failed != 0)
     return failed;
-  bool named = false;
+  bool named = false; // a test case or suite filter given (doctest's "dt-" prefixed forms too)
   for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    named = named || arg.starts_with("--test-case=") || arg.starts_with("-tc=");
+    std::string arg = argv[i];
+    for (const std::string prefix : {"--dt-", "-dt-"})
+      if (arg.starts_with(prefix))
+        arg = prefix.substr(0, prefix.size() - 3) + arg.substr(prefix.size());
+    for (std::string_view option : {"--test-case=", "-tc=", "--test-suite=", "-ts="})
+      named = named || arg.starts_with(option);
   }
   if (named && selected_test_cases == 0) {
     std::cerr << "no test case matches the names given: nothing was run\n";

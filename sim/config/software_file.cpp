@@ -92,7 +92,8 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
       t.fail("gather_library", "expected mpich or openmpi (the MPI library of the sparse all-gathers), got \"" + *gather + "\"");
     if (!s.runs_nccl())
       t.fail("gather_library", "the MPI library that gathers sparse gradients beside an NCCL library, but library = \"" +
-                                   library + "\" gathers them itself: expected no gather_library, or an NCCL library");
+                                   library + (s.library ? "\" gathers them itself" : "\" runs no NCCL") +
+                                   ": expected no gather_library, or an NCCL library");
   }
   t.reject_unknown_keys(); // first: a misspelt key explains a combination's problem
   file.reject_unknown_keys();

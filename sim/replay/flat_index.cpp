@@ -23,6 +23,7 @@ std::pair<std::uint32_t, bool> FlatIndex::find_or_add(std::uint64_t key, std::ui
 }
 
 std::optional<std::uint32_t> FlatIndex::find(std::uint64_t key) const {
+  assert(key != empty && "~0 marks a free slot");
   if (slots_.empty())
     return std::nullopt;
   const std::size_t mask = slots_.size() - 1;

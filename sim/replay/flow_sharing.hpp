@@ -135,7 +135,8 @@ private:
   };
 
   /// A link, on two cache lines of its own: on the first what flows joining and leaving it read
-  /// and write (a flow's end is the first touch of each of its links, far apart in memory:
+  /// and write (beside coupling_ and leaving_, kept apart for the solve's and advance()'s own
+  /// passes; a flow's end is the first touch of each of its links, far apart in memory:
   /// leave_links waited on that miss for three quarters of its time, halving-doubling on the
   /// 16,384-node bench fat-tree) and what classify_hops() reads to take it into a component; the
   /// solver's arithmetic on the second.

@@ -23,7 +23,8 @@ struct Reduction {
   /// fixed by the stack or --collective); a sparse gradient's all-gather's rule.
   collectives::Algorithm algorithm = collectives::Algorithm::Ring;
   std::string_view rule;
-  /// A sparse gradient's all-gather, as the stack's library runs it (collectives::select_allgather).
+  /// A sparse gradient's all-gather, as the stack's gather_library, else its library, runs it
+  /// (collectives::select_allgather).
   std::optional<collectives::Gather> gather;
   /// NCCL's protocol (NCCL stacks, ring and pipelined trees); the plan's flow bytes are its wire
   /// bytes (collectives::ProtocolCosts).

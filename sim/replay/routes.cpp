@@ -5,11 +5,9 @@
 #include "platform/machine.hpp"
 #include "routing/spread.hpp"
 
-#include <simgrid/kernel/routing/DragonflyZone.hpp>
-#include <simgrid/kernel/routing/FatTreeZone.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
-#include <simgrid/kernel/routing/TorusZone.hpp>
+#include <simgrid/version.h>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 
@@ -30,6 +28,9 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
                std::uint64_t seed, platform::BackgroundLoad background, bool compose_routes)
     : hosts_(std::move(hosts)), slots_(std::move(slots)), spec_(spec), background_(background),
       routing_(spec.interconnect.routing), seed_(seed), composes_(compose_routes) {
+  // compose() repeats SimGrid 3.32's composition of a route: under another SimGrid, every
+  // route is read whole.
+  composes_ = composes_ && SIMGRID_VERSION_MAJOR == 3 && SIMGRID_VERSION_MINOR == 32;
   if (composes_) {
     up_parts_.resize(hosts_.size());
     down_parts_.resize(hosts_.size());
@@ -103,48 +104,24 @@ void Routes::read_simgrid(Route& route, const sg4::Host* src, const sg4::Host* d
 bool Routes::compose(Route& route, int src, int dst) {
   if (!composes_)
     return false;
-  const sgr::NetPoint* from = hosts_[static_cast<std::size_t>(src)]->get_netpoint();
-  const sgr::NetPoint* to = hosts_[static_cast<std::size_t>(dst)]->get_netpoint();
-  const sgr::NetZoneImpl* from_zone = from->get_englobing_zone();
-  const sgr::NetZoneImpl* to_zone = to->get_englobing_zone();
-  sgr::NetZoneImpl* fabric = from_zone->get_parent();
-  if (from_zone == to_zone || fabric == nullptr || fabric != to_zone->get_parent())
-    return false;
-  if (!fabric_route_) { // the fabric Machine built of the spec's topology (libsimgrid exports no
-                        // type information of its zones to check it by)
-    using Local = decltype(fabric_route_);
-    const auto local = [](auto* zone) -> Local {
-      return [zone](const sgr::NetPoint* a, const sgr::NetPoint* b, sgr::Route* into, double* latency) {
-        zone->get_local_route(a, b, into, latency);
-      };
-    };
-    const platform::Topology& topology = spec_.interconnect.topology;
-    if (std::holds_alternative<platform::FatTree>(topology) || std::holds_alternative<platform::SingleSwitch>(topology))
-      fabric_route_ = local(static_cast<sgr::FatTreeZone*>(fabric));
-    else if (std::holds_alternative<platform::Dragonfly>(topology))
-      fabric_route_ = local(static_cast<sgr::DragonflyZone*>(fabric));
-    else if (std::holds_alternative<platform::Torus>(topology))
-      fabric_route_ = local(static_cast<sgr::TorusZone*>(fabric));
-    composes_ = static_cast<bool>(fabric_route_);
-    fabric_zone_ = fabric;
-    if (!composes_)
-      return false;
-  }
   const NodePart& up = up_parts_[static_cast<std::size_t>(src)];
   const NodePart& down = down_parts_[static_cast<std::size_t>(dst)];
-  if (fabric != fabric_zone_ || !up.known || !down.known)
+  if (!up.known || !down.known) // (known only for hosts in node zones of one fabric zone)
     return false;
-  // NetZoneImpl::get_global_route_with_netzones, between two node zones of the fabric: the
-  // fabric's route between them first, its latencies summed as it lists its links; then the
-  // source's links up to its gateway, the fabric's links, the destination's from its gateway,
-  // each of the nodes' latencies added in that order.
-  sgr::Route between_zones;
+  const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
+  const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
+  if (from_zone == to_zone) // inside one node: no fabric between them
+    return false;
+  // NetZoneImpl::get_global_route_with_netzones between two node zones of the fabric: the
+  // fabric's route between them first (SimGrid's public get_global_route between the two zones'
+  // netpoints runs the fabric zone's get_local_route alone), its latencies summed as it lists
+  // its links; then the source's links up to its gateway, the fabric's links, the destination's
+  // from its gateway, each of the nodes' latencies added in that order.
+  fabric_links_.clear();
   double latency_s = 0;
-  fabric_route_(from_zone->get_netpoint(), to_zone->get_netpoint(), &between_zones, &latency_s);
-  if (between_zones.gw_src_ == nullptr || between_zones.gw_dst_ == nullptr)
-    return false;
+  sgr::NetZoneImpl::get_global_route(from_zone->get_netpoint(), to_zone->get_netpoint(), fabric_links_, &latency_s);
   composed_ids_.clear();
-  for (const auto* link : between_zones.link_list_) {
+  for (const auto* link : fabric_links_) {
     const auto id = link_ids_.find(reinterpret_cast<std::uintptr_t>(link));
     if (!id)
       return false;
@@ -162,17 +139,26 @@ bool Routes::compose(Route& route, int src, int dst) {
   }
   route.latency_s = latency_s;
   finish(route);
+  ++composed_;
   return true;
 }
 
-void Routes::keep_node_parts(const Route& route, int src, int dst) {
-  if (!composes_ || hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone() ==
-                        hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone())
-    return;
-  const auto ids = route.link_ids;
+std::pair<std::span<const std::uint32_t>::iterator, std::span<const std::uint32_t>::iterator>
+Routes::fabric_part(std::span<const std::uint32_t> ids) const {
   const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
   const auto first = std::find_if(ids.begin(), ids.end(), is_fabric);
   const auto last = std::find_if(ids.rbegin(), ids.rend(), is_fabric).base();
+  return {first, first == ids.end() ? ids.end() : last};
+}
+
+void Routes::keep_node_parts(const Route& route, int src, int dst) {
+  const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
+  const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
+  if (!composes_ || from_zone == to_zone || from_zone->get_parent() == nullptr ||
+      from_zone->get_parent() != to_zone->get_parent())
+    return;
+  const auto ids = route.link_ids;
+  const auto [first, last] = fabric_part(ids);
   if (first == ids.end())
     return; // (no fabric link: not a route between two node zones of the fabric)
   NodePart& up = up_parts_[static_cast<std::size_t>(src)];
@@ -214,9 +200,7 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
   if (!found.second)
     return route;
   const auto ids = simgrid_route.link_ids;
-  const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
-  const auto first = std::find_if(ids.begin(), ids.end(), is_fabric);
-  const auto last = std::find_if(ids.rbegin(), ids.rend(), is_fabric).base();
+  const auto [first, last] = fabric_part(ids);
   const auto add = [&](std::uint32_t id) {
     append(route, id);
     route.latency_s += link_facts_[id].latency_s;

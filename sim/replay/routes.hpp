@@ -11,9 +11,6 @@
 
 #include <simgrid/forward.h>
 
-namespace simgrid::kernel::routing {
-class Route; // SimGrid's (kernel/routing/NetZoneImpl.hpp)
-}
 
 #include <cstdint>
 #include <deque>
@@ -70,6 +67,9 @@ public:
   /// it equally), at most its node's port into the fabric; other jobs' background load counts.
   std::vector<const Route*> spread(std::span<const collectives::Flow> flows);
 
+  /// How many routes compose() built rather than SimGrid's routing whole (the tests').
+  std::uint64_t composed_routes() const { return composed_; }
+
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).
   bool routes_itself() const { return fabric_.has_value(); }
 
@@ -95,16 +95,20 @@ private:
   void read_simgrid(Route& route, const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst);
   /// Fills a new `route` from rank `src` to rank `dst` of another node zone of the fabric as
   /// SimGrid 3.32's NetZoneImpl::get_global_route_with_netzones builds it, without its
-  /// walk up the zones, its set of zones and its recursion: the fabric zone's own route between
-  /// the two node zones (its latency summed there first), then each node's links between its
+  /// walk up the zones and its recursion into the nodes: the fabric zone's own route between the
+  /// two node zones (its latencies summed there first), then each node's links between its
   /// host and its gateway, as an earlier route read whole from SimGrid gave them (its links
   /// before the first fabric link, after the last), their latencies added link by link in
   /// SimGrid's order, so that links and latency are SimGrid's to the bit
   /// (tests/platform/network_test.cpp). Machine adds no bypass route, which SimGrid would try
-  /// first, and a node zone's gateway is its own. False, the route left empty, where a fabric link
-  /// has not been met yet or a node's part is not known yet (read_simgrid() numbers the links in
-  /// the order SimGrid lists them), or the hosts are not in two node zones of one fabric.
+  /// first, and a node zone's gateway is its own. False, the route left empty, where a node's
+  /// part is not known yet or a fabric link has not been met yet (read_simgrid() numbers the
+  /// links in the order SimGrid lists them).
   bool compose(Route& route, int src, int dst);
+  /// Where the fabric's links of `ids` (a route's) begin and end: the node's links before and
+  /// after; both ends where it has none.
+  std::pair<std::span<const std::uint32_t>::iterator, std::span<const std::uint32_t>::iterator>
+  fabric_part(std::span<const std::uint32_t> ids) const;
   /// Keeps the node parts of `route`, read whole from SimGrid from rank `src` to rank `dst` on
   /// another node, where not known yet.
   void keep_node_parts(const Route& route, int src, int dst);
@@ -144,13 +148,9 @@ private:
   std::vector<simgrid::s4u::Link*> simgrid_links_; ///< scratch
   FlatIndex link_ids_;               ///< by the address of SimGrid's link's implementation
   // compose()'s.
-  bool composes_ = true; ///< false where asked, or once the fabric proved of a kind compose() does not know
-  /// The fabric zone's own route between two of its node zones (get_local_route, public in the
-  /// concrete zones), set at the first compose().
-  std::function<void(const simgrid::kernel::routing::NetPoint*, const simgrid::kernel::routing::NetPoint*,
-                     simgrid::kernel::routing::Route*, double*)>
-      fabric_route_;
-  const simgrid::kernel::routing::NetZoneImpl* fabric_zone_ = nullptr;
+  bool composes_ = true; ///< false where asked, or under a SimGrid other than 3.32
+  std::uint64_t composed_ = 0; ///< routes composed so far
+  std::vector<simgrid::kernel::resource::StandardLinkImpl*> fabric_links_; ///< scratch
   /// By rank: its links from its host to its gateway (up) or back, once a route gave them.
   struct NodePart {
     bool known = false;
