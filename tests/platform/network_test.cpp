@@ -99,18 +99,23 @@ void check_ring(const Machine& m) {
 /// composes those between two nodes, against the same routes read whole from SimGrid: the same
 /// links in the same order (numbered alike: the two ask for them in the same order) and the
 /// same latency to the bit (summed in SimGrid's order: the fabric's links first).
-void check_composed_routes(const std::string& interconnect, int nodes, bool gpus) {
+/// `allocated`: the slots of the machine's `nodes` that get nodes (the others stay bare
+/// routers), all where empty.
+void check_composed_routes(const std::string& interconnect, int nodes, bool gpus, std::vector<long long> allocated = {}) {
   const auto spec = config::load_platform_text(platform_text(interconnect, nodes, gpus), "t.toml");
   platform::start_engine({});
-  const Machine m = Machine::build(spec, nodes);
+  if (allocated.empty())
+    for (long long slot = 0; slot < nodes; ++slot)
+      allocated.push_back(slot);
+  const Machine m = Machine::build(spec, allocated);
   std::vector<simgrid::s4u::Host*> hosts;
   std::vector<long long> slots;
   for (long long r = 0; r < m.size(); ++r) {
     hosts.push_back(m.node(r).cpu);
-    slots.push_back(r);
+    slots.push_back(allocated[static_cast<std::size_t>(r)]);
     for (auto* gpu : m.node(r).gpus) {
       hosts.push_back(gpu);
-      slots.push_back(r);
+      slots.push_back(allocated[static_cast<std::size_t>(r)]);
     }
   }
   replay::Routes composed(hosts, slots, spec, 1);
@@ -350,4 +355,12 @@ TEST_CASE("composed routes are SimGrid's, links and latency to the bit: torus of
 
 TEST_CASE("composed routes are SimGrid's, links and latency to the bit: single switch of CPU nodes") {
   check_composed_routes(single_switch, 16, false);
+}
+
+TEST_CASE("composed routes are SimGrid's, links and latency to the bit: a dragonfly with bare slots between the nodes") {
+  check_composed_routes(dragonfly, 16, true, {0, 2, 5, 7, 8, 11, 13, 15});
+}
+
+TEST_CASE("composed routes are SimGrid's, links and latency to the bit: a fat-tree with bare slots between the nodes") {
+  check_composed_routes(fat_tree, 16, false, {1, 3, 4, 6, 9, 10, 12, 14});
 }
