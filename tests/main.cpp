@@ -4,8 +4,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <iostream>
-#include <string>
 #include <string_view>
 
 namespace {
@@ -37,13 +37,15 @@ int main(int argc, char** argv) {
   const int failed = context.run();
   if (context.shouldExit() || failed != 0)
     return failed;
-  bool named = false; // a test case or suite filter given (doctest's "dt-" prefixed forms too)
+  // A test case, suite or source file filter given: doctest takes any number of leading
+  // dashes, and an optional "dt-" after them.
+  bool named = false;
   for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    for (const std::string prefix : {"--dt-", "-dt-"})
-      if (arg.starts_with(prefix))
-        arg = prefix.substr(0, prefix.size() - 3) + arg.substr(prefix.size());
-    for (std::string_view option : {"--test-case=", "-tc=", "--test-suite=", "-ts="})
+    std::string_view arg = argv[i];
+    arg.remove_prefix(std::min(arg.find_first_not_of('-'), arg.size()));
+    if (arg.starts_with("dt-"))
+      arg.remove_prefix(3);
+    for (std::string_view option : {"test-case=", "tc=", "test-suite=", "ts=", "source-file=", "sf="})
       named = named || arg.starts_with(option);
   }
   if (named && selected_test_cases == 0) {

@@ -110,7 +110,7 @@ bool Routes::compose(Route& route, int src, int dst) {
     return false;
   const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
   const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
-  if (from_zone == to_zone) // inside one node: no fabric between them
+  if (from_zone == to_zone || from_zone->get_parent() != to_zone->get_parent()) // one node, or two fabrics
     return false;
   // NetZoneImpl::get_global_route_with_netzones between two node zones of the fabric: the
   // fabric's route between them first (SimGrid's public get_global_route between the two zones'

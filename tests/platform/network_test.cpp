@@ -102,7 +102,16 @@ void check_ring(const Machine& m) {
 /// `allocated`: the slots of the machine's `nodes` that get nodes (the others stay bare
 /// routers), all where empty.
 void check_composed_routes(const std::string& interconnect, int nodes, bool gpus, std::vector<long long> allocated = {}) {
-  const auto spec = config::load_platform_text(platform_text(interconnect, nodes, gpus), "t.toml");
+  // Latencies whose sums depend on their order (those of platform_text mostly add up alike either way).
+  std::string text = platform_text(interconnect, nodes, gpus);
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"\"100 ns\"", "\"170 ns\""},
+                                 {"latency = \"1 us\"", "latency = \"0.9 us\""},
+                                 {"latency = \"2 us\"", "latency = \"2.9 us\""}}) {
+    const auto at = text.find(from);
+    if (at != std::string::npos)
+      text.replace(at, from.size(), to);
+  }
+  const auto spec = config::load_platform_text(text, "t.toml");
   platform::start_engine({});
   if (allocated.empty())
     for (long long slot = 0; slot < nodes; ++slot)
