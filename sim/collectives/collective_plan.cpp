@@ -329,6 +329,8 @@ std::vector<Phase> mpich_node_reduce(int q, double bytes, bool builtin_sum) {
   return steps;
 }
 
+std::vector<Phase> allgather(Group g, double bytes, Gather how, bool aggregate); // (below)
+
 /// MPICH 3.2's broadcast from a node's root (bcast.c, MPIR_Bcast_intra): below 12288 bytes
 /// (MPIR_CVAR_BCAST_SHORT_MSG_SIZE) or on fewer than 8 ranks (MPIR_CVAR_BCAST_MIN_PROCS), the
 /// binomial tree (the binomial reduce mirrored); else a binomial scatter (the root sends half the
@@ -353,17 +355,9 @@ std::vector<Phase> mpich_node_bcast(int q, double bytes) {
       step.flows.push_back(flow(r, r + mask, block * (std::min(q, r + 2 * mask) - (r + mask)), Combine::Copy));
     steps.push_back(std::move(step));
   }
-  if (bytes < long_message_bytes && std::has_single_bit(static_cast<unsigned>(q))) {
-    for (int distance = 1; distance < q; distance *= 2) {
-      Phase step;
-      for (int r = 0; r < q; ++r)
-        step.flows.push_back(flow(r, r ^ distance, block * distance, Combine::Copy));
-      steps.push_back(std::move(step));
-    }
-  } else {
-    for (int s = 0; s < q - 1; ++s)
-      steps.push_back(ring_step(iota(q), block, Combine::Copy));
-  }
+  const bool doubling = bytes < long_message_bytes && std::has_single_bit(static_cast<unsigned>(q));
+  const auto gather = allgather({.ranks = q}, block, doubling ? Gather::RecursiveDoubling : Gather::Ring, false);
+  steps.insert(steps.end(), gather.begin(), gather.end());
   return steps;
 }
 

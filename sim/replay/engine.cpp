@@ -332,8 +332,7 @@ public:
       handle_interrupts(SIG_DFL); // from here on (printing the results) a signal acts at once
       // A signal counts even when it let every iteration finish: the run says so and ends with
       // 128 + the signal, as a shell expects of a command it interrupted.
-      if (result_.stopped_by == 0)
-        result_.stopped_by = interrupt_signal;
+      result_.stopped_by = interrupt_signal; // (the signal abandon() or the build noted, if any)
     }
     if (result_.stopped_by == 0 && static_cast<int>(result_.iterations.size()) != scenario_.options.iterations)
       throw std::logic_error("the replay stopped after " + std::to_string(result_.iterations.size()) +
@@ -605,8 +604,7 @@ private:
     free_tags_.push_back(const_cast<Tag*>(&done));
     // After a signal, only an iteration still under way has a grace to run out (the last
     // iteration's prefetch may still arrive once the run has ended).
-    if (abandoned_ || (interrupt_signal != 0 && iteration_ < scenario_.options.iterations &&
-                       result_.stopped_by == 0 && grace_over()))
+    if (abandoned_ || (interrupt_signal != 0 && !ended_ && grace_over()))
       return;
     if (!t.launched &&
         (t.kind == Kind::InputCopy || t.kind == Kind::StageOut || t.kind == Kind::StageIn || t.kind == Kind::PullIn)) {
@@ -885,6 +883,7 @@ private:
       start_iteration();
       return;
     }
+    ended_ = true;
     transfers_.stop(); // (a signal that came meanwhile is counted once the run returns)
   }
 
@@ -1442,6 +1441,8 @@ private:
   /// the iteration under way since (abandon()).
   std::optional<std::chrono::steady_clock::time_point> interrupt_seen_;
   bool abandoned_ = false;
+  /// No iteration starts any more: the last ended, or a signal came before the next.
+  bool ended_ = false;
   double iteration_start_s_ = 0;
 };
 

@@ -37,6 +37,8 @@ private:
   static constexpr std::uint64_t empty = ~std::uint64_t{0};
   /// Twice the slots, every key moved to its place among them.
   void grow();
+  /// The slot that holds `key`, or the free one where it would go (the table must have slots).
+  std::size_t place_of(std::uint64_t key) const;
 
   std::vector<Slot> slots_;
   std::size_t size_ = 0;

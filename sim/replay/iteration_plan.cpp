@@ -226,11 +226,19 @@ SoftwareCosts software_costs(const Scenario& s) {
   return costs;
 }
 
+namespace {
+
+/// Whether NCCL copies each ring into a second channel (nccl_channels() counts them; whether the
+/// double tree runs both trees on every ring is AllreduceContext's both_trees_on_each_ring):
+/// NCCL 2.4 on several nodes of GPUs joined by NVLink (src/misc/rings.cc, copyRings), NCCL 2.7
+/// always (src/graph/connect.cc).
 bool rings_duplicated(const Scenario& s) {
   const auto library = s.options.software.library;
   return library == collectives::Library::Nccl27 ||
          (library == collectives::Library::Nccl && s.platform.node.gpu_link.has_value());
 }
+
+} // namespace
 
 int nccl_rings(const Scenario& s) {
   // (ring j leaves each node through GPU j: no more rings than GPUs, whatever the stack asks)
@@ -314,16 +322,18 @@ AllreduceContext allreduce_context(const Scenario& s, int ranks, int ranks_per_n
   const double element_bytes = workload::element_bytes(gradient_precision(resolved_precision(s)));
   // MPI 3 has no half-precision type: an MPI library sums fp16 by an operation of the framework's.
   const bool mpi_library = stack.library == collectives::Library::Mpich || stack.library == collectives::Library::OpenMpi;
+  auto selection = selection_context(s, ranks, ranks_per_node, element_bytes);
   // NCCL runs its ring as one ring per channel (src/graph/search.cc, connect.cc), leaving the
   // nodes through different GPUs and NICs; MPI libraries and NCCL 1 (library none) run one.
+  const int rings = stack.runs_nccl() ? nccl_rings(s) : 1;
   return {{.ranks = ranks,
            .ranks_per_node = ranks_per_node,
-           .rings = stack.runs_nccl() ? nccl_rings(s) : 1,
+           .rings = rings,
            // (NCCL runs twice as many channels as rings: 2.7 always, 2.4 where nccl_channels() says)
            .both_trees_on_each_ring = !stack.runs_nccl() || stack.library == collectives::Library::Nccl27 ||
-                                      nccl_channels(s, ranks, ranks_per_node) >= 2 * nccl_rings(s),
+                                      selection.channels >= 2 * rings,
            .builtin_sum = element_bytes != 2 || !mpi_library},
-          selection_context(s, ranks, ranks_per_node, element_bytes),
+          std::move(selection),
           s.options.fidelity == Fidelity::Exact,
           stack.gather_library ? stack.gather_library : stack.library};
 }

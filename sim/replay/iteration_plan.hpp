@@ -124,11 +124,6 @@ bool fuses_by_cycle(const Scenario& s);
 /// as planned.
 Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count);
 
-/// Whether NCCL copies each ring into a second channel, the double binary tree then running both
-/// its trees on every ring: NCCL 2.4 on several nodes of GPUs joined by NVLink
-/// (src/misc/rings.cc, copyRings), NCCL 2.7 always (src/graph/connect.cc).
-bool rings_duplicated(const Scenario& s);
-
 /// The rings NCCL runs side by side: the stack's `channels`, else one per NIC port of the node
 /// (NCCL 2.4 builds one ring per NIC across nodes: src/misc/rings.cc, src/transport/net.cc
 /// netGetRings; on one node it builds NVLink rings, which the model does not derive); at most

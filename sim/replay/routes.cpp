@@ -106,12 +106,10 @@ bool Routes::compose(Route& route, int src, int dst) {
     return false;
   const NodePart& up = up_parts_[static_cast<std::size_t>(src)];
   const NodePart& down = down_parts_[static_cast<std::size_t>(dst)];
-  if (!up.known || !down.known) // (known only for hosts in node zones of one fabric zone)
+  if (!up.known || !down.known || !across_one_fabric(src, dst))
     return false;
   const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
   const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
-  if (from_zone == to_zone || from_zone->get_parent() != to_zone->get_parent()) // one node, or two fabrics
-    return false;
   // NetZoneImpl::get_global_route_with_netzones between two node zones of the fabric: the
   // fabric's route between them first (SimGrid's public get_global_route between the two zones'
   // netpoints runs the fabric zone's get_local_route alone), its latencies summed as it lists
@@ -151,11 +149,14 @@ Routes::fabric_part(std::span<const std::uint32_t> ids) const {
   return {first, first == ids.end() ? ids.end() : last};
 }
 
-void Routes::keep_node_parts(const Route& route, int src, int dst) {
+bool Routes::across_one_fabric(int src, int dst) const {
   const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
   const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
-  if (!composes_ || from_zone == to_zone || from_zone->get_parent() == nullptr ||
-      from_zone->get_parent() != to_zone->get_parent())
+  return from_zone != to_zone && from_zone->get_parent() != nullptr && from_zone->get_parent() == to_zone->get_parent();
+}
+
+void Routes::keep_node_parts(const Route& route, int src, int dst) {
+  if (!composes_ || !across_one_fabric(src, dst))
     return;
   const auto ids = route.link_ids;
   const auto [first, last] = fabric_part(ids);

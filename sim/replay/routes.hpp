@@ -11,7 +11,6 @@
 
 #include <simgrid/forward.h>
 
-
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -39,7 +38,7 @@ struct Route {
 };
 
 /// Routes between ranks, asked of SimGrid once per pair and kept: composed as SimGrid composes
-/// them (compose()) where every link is one met before, else read whole. Under a routing other than
+/// them (compose()) where their links and their nodes' parts are known, else read whole. Under a routing other than
 /// static-minimal, a flow's fabric links are the fabric's own (routing::Fabric) instead of
 /// SimGrid's: the node's links before and after the fabric stay SimGrid's, and the links in
 /// between are one of the fabric's paths, numbered after SimGrid's as they are met.
@@ -109,6 +108,8 @@ private:
   /// after; both ends where it has none.
   std::pair<std::span<const std::uint32_t>::iterator, std::span<const std::uint32_t>::iterator>
   fabric_part(std::span<const std::uint32_t> ids) const;
+  /// Whether ranks `src` and `dst` are in two node zones of one fabric zone.
+  bool across_one_fabric(int src, int dst) const;
   /// Keeps the node parts of `route`, read whole from SimGrid from rank `src` to rank `dst` on
   /// another node, where not known yet.
   void keep_node_parts(const Route& route, int src, int dst);

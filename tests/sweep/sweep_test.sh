@@ -247,6 +247,7 @@ outputs() {
   expect 0 "" -- diff -r plots plots-again
   expect 0 "report.html" -- "$ceiling" report pictures.h5 -o report
   expect 0 "Ceiling" -- cat report/report.md
+  expect 0 "N ref: the curve's smallest finished N" -- cat report/report.md
   expect 0 "data:image/png;base64," -- cat report/report.html
 
   # Bad result files: a clear error and exit 2 from plot, report and export.

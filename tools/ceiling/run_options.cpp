@@ -47,17 +47,17 @@ void set_batch(replay::Scenario& s, const CommandLine& cli) {
     if (auto problem = platform::allocation_problem(s.platform, s.nodes))
       throw UsageError(*problem);
     const long long ranks = replay::rank_count(s);
-    if (*global >= 1 && *global % ranks == 0 && *global / ranks > max_batch)
-      throw UsageError("--global-batch: " + std::to_string(*global) + " samples make " +
-                       std::to_string(*global / ranks) + " per rank on the " + std::to_string(ranks) +
-                       " ranks of " + std::to_string(s.nodes) + " nodes, more than the " + std::to_string(max_batch) +
-                       " a rank may take");
     if (*global < 1 || *global % ranks != 0)
       throw UsageError("--global-batch: " + std::to_string(*global) +
                        " samples do not divide evenly among the " + std::to_string(ranks) +
                        " ranks of " + std::to_string(s.nodes) + " nodes: give a positive multiple "
                        "of " + std::to_string(ranks) + " (at most " +
                        std::to_string(max_batch) + " samples per rank)");
+    if (*global / ranks > max_batch)
+      throw UsageError("--global-batch: " + std::to_string(*global) + " samples make " +
+                       std::to_string(*global / ranks) + " per rank on the " + std::to_string(ranks) +
+                       " ranks of " + std::to_string(s.nodes) + " nodes, more than the " + std::to_string(max_batch) +
+                       " a rank may take");
     s.workload.batch_per_worker = static_cast<int>(*global / ranks);
   }
 }

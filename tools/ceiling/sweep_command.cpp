@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <filesystem>
 #include <cstdio>
@@ -192,7 +191,10 @@ void print_headlines(const io::ResultFile& r) {
     else // no speedup over the smallest N: no ceiling to speak of
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none ");
     char nonparallel[16];
-    std::snprintf(nonparallel, sizeof nonparallel, compared ? "%.2g" : "-", 1 - last.alpha_eff);
+    if (compared)
+      std::snprintf(nonparallel, sizeof nonparallel, "%.2g", 1 - last.alpha_eff);
+    else
+      std::snprintf(nonparallel, sizeof nonparallel, "-");
     std::printf("%-52s %6.0f %9.0f %8.3f %8s %12s %s %s\n", r.curves[c].id.c_str(), a.n_reference, last.n,
                 last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }

@@ -82,8 +82,9 @@ std::optional<std::string> receive(int& from, int& tag, int wake_fd = -1) {
   }
 }
 
-/// Runs `argv` here and waits for it; nullopt when a signal asked rank 0 to stop (`wake_fd`:
-/// catch_stop_signals()'s, -1 on the workers), the process then terminated.
+/// Runs `argv` here and waits for it. When a signal asks rank 0 to stop (`wake_fd`:
+/// catch_stop_signals()'s, -1 on the workers), the process is terminated: what it gave if it had
+/// ended by then, else nullopt.
 std::optional<sweep::WorkerPool::Finished> run_here(int tag, const std::vector<std::string>& argv, int wake_fd = -1) {
   sweep::WorkerPool pool;
   pool.set_wake_fd(wake_fd);

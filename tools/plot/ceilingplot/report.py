@@ -106,7 +106,7 @@ def _summary_row(c):
     n_half_fit = _fitted(c.n_half_fit, short=True)
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + star,
-            f"{n_half_fit}{star if n_half_fit != '—' else ''} / {measured}",
+            f"{n_half_fit}{star} / {measured}",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
             c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
 
