@@ -1334,9 +1334,9 @@ private:
     if (scenario_.options.record_timeline) {
       // A rank's time in the collective, waiting for the others to join included: what the
       // breakdown counts as synchronisation and communication, beside its own flows' slices.
-      const auto joined = joined_at_s_.extract({r, k});
+      const auto since = joined_at_s_.extract({r, k});
       result_.timeline.push_back({r, "collective", "collective " + reduction(k).name,
-                                  joined ? joined.mapped() : now(), now(), false});
+                                  since ? since.mapped() : now(), now(), false});
     }
     responses_end_s_ = now();
     clock(r).mark(now());
