@@ -20,20 +20,14 @@ constexpr Algorithm all[] = {Algorithm::Ring, Algorithm::HalvingDoubling, Algori
                              Algorithm::HierarchicalHalvingDoubling, Algorithm::HierarchicalRecursiveDoubling,
                              Algorithm::ParameterServer};
 
-std::map<int, double> sent_per_rank(const std::vector<Phase>& plan) {
-  std::map<int, double> sent;
+/// The bytes of `plan` by rank at one end of its flows: what each sends (`end` = &Flow::src) or
+/// receives (&Flow::dst).
+std::map<int, double> bytes_per_rank(const std::vector<Phase>& plan, int Flow::*end = &Flow::src) {
+  std::map<int, double> bytes;
   for (const auto& p : plan)
     for (const auto& f : p.flows)
-      sent[f.src] += f.bytes;
-  return sent;
-}
-
-std::map<int, double> received_per_rank(const std::vector<Phase>& plan) {
-  std::map<int, double> received;
-  for (const auto& p : plan)
-    for (const auto& f : p.flows)
-      received[f.dst] += f.bytes;
-  return received;
+      bytes[f.*end] += f.bytes;
+  return bytes;
 }
 
 int step_count(const std::vector<Phase>& plan) {
@@ -49,11 +43,11 @@ TEST_CASE("ring and halving-doubling send 2(N-1)/N of the buffer per rank") {
   for (int n : {2, 3, 8, 13, 64}) {
     CAPTURE(n);
     // Expectation: bandwidth-optimal all-reduce, each rank sends 2(N-1)/N B (Thakur et al. 2005).
-    for (const auto& [rank, bytes] : sent_per_rank(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)))
+    for (const auto& [rank, bytes] : bytes_per_rank(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)))
       CHECK(bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
     CHECK(step_count(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)) == 2 * (n - 1));
     if ((n & (n - 1)) == 0) {
-      for (const auto& [rank, bytes] : sent_per_rank(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)))
+      for (const auto& [rank, bytes] : bytes_per_rank(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)))
         CHECK(bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
       CHECK(step_count(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)) == 2 * std::log2(n));
     }
@@ -210,7 +204,7 @@ TEST_CASE("recursive doubling and Bruck gather every rank's block in log2 N step
       CHECK(f.bytes == std::min(distance, 6 - distance) * 1e3);
     }
   }
-  const auto received = received_per_rank(bruck);
+  const auto received = bytes_per_rank(bruck, &Flow::dst);
   CHECK(received.size() == 6);
   for (const auto& [rank, bytes] : received)
     CHECK(bytes == 5e3);
