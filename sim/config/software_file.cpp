@@ -4,6 +4,7 @@
 #include "config/overrides_internal.hpp"
 #include "config/table_reader.hpp"
 #include "config/bundled_software.hpp"
+#include "workload/workload_spec.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -36,6 +37,8 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   stack::SoftwareStack s;
   s.name = t.string("name");
   s.description = t.optional_string("description").value_or("");
+  if (t.has("framework"))
+    s.framework = t.choice("framework", workload::framework_names);
   const std::string library = t.string("library");
   if (library != "none") {
     s.library = collectives::library_from_string(library);

@@ -44,7 +44,7 @@ template <class Range> std::string did_you_mean(std::string_view word, const Ran
   return best.empty() ? "" : " (did you mean " + quoted(best) + "?)";
 }
 template std::string did_you_mean(std::string_view, const std::vector<std::string>&);
-template std::string did_you_mean(std::string_view, const std::initializer_list<std::string_view>&);
+template std::string did_you_mean(std::string_view, const std::span<const std::string_view>&);
 template std::string did_you_mean(std::string_view, const std::set<std::string, std::less<>>&);
 
 namespace {
@@ -302,8 +302,7 @@ std::string TableReader::string(std::string_view key) {
   missing(key, "expected a string");
 }
 
-std::string TableReader::choice(std::string_view key,
-                                std::initializer_list<std::string_view> choices) {
+std::string TableReader::choice(std::string_view key, std::span<const std::string_view> choices) {
   std::string listed;
   for (std::string_view c : choices)
     listed += (listed.empty() ? "" : ", ") + quoted(c);

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,7 +61,10 @@ public:
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
   /// One of `choices`; the message lists them all.
-  std::string choice(std::string_view key, std::initializer_list<std::string_view> choices);
+  std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) {
+    return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()));
+  }
+  std::string choice(std::string_view key, std::span<const std::string_view> choices);
   bool boolean_or(std::string_view key, bool fallback);
   /// An array of strings (empty when the key is absent).
   std::vector<std::string> string_list(std::string_view key);

@@ -189,11 +189,15 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
       c.precision = d.choice("precision", {"fp64", "fp32", "fp16", "mixed"});
     if (c.precision == platform::to_string(w.precision))
       c.precision.clear(); // the workload's own precision
+    if (d.has("framework"))
+      c.framework = d.choice("framework", workload::framework_names);
     c.compute_efficiency = d.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
     for (const auto& other : w.device_calibrations)
-      if (other.device == c.device && other.precision == c.precision)
+      if (other.device == c.device && other.precision == c.precision && other.framework == c.framework)
         d.fail("device", "a second calibration for \"" + c.device + "\"" +
-                             (c.precision.empty() ? "" : " in " + c.precision) + ": one per device and precision");
+                             (c.precision.empty() ? "" : " in " + c.precision) +
+                             (c.framework.empty() ? "" : " under " + c.framework) +
+                             ": one per device, precision and framework");
     d.reject_unknown_keys();
     w.device_calibrations.push_back(std::move(c));
   }

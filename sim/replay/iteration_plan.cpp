@@ -556,13 +556,14 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto device = workload::compute_device(s.platform.node);
   // The device's own calibration where the workload has one for it, else the workload's.
   const std::string_view run_precision = to_string(mode);
-  const auto chosen = workload::efficiency_for(w, device, run_precision);
+  const auto chosen = workload::efficiency_for(w, device, run_precision, s.options.software.framework);
   const workload::Efficiency efficiency = chosen.efficiency;
   if (const auto* c = chosen.device_calibration) {
     const bool stand_in = c->device != device.model;
     plan.calibration = (stand_in ? "calibrated on its stand-in (node.gpu.calibration_device: " + c->device + ")"
                                  : "calibrated on this device (" + c->device + ")") +
-                       (c->precision.empty() ? std::string() : " in " + c->precision);
+                       (c->precision.empty() ? std::string() : " in " + c->precision) +
+                       (c->framework.empty() ? std::string() : " under " + c->framework);
   } else {
     plan.calibration = "the workload's calibration" +
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");

@@ -79,6 +79,10 @@ inline constexpr double default_fusion_threshold_bytes = 64.0 * 1024 * 1024;
 struct SoftwareStack {
   std::string name = "ideal";
   std::string description = "no software costs, a fixed ring all-reduce";
+  /// The framework the stack computes with (one of workload::framework_names): a workload's
+  /// device calibration measured under it prices the run before one of another framework's.
+  /// Empty: none named (a stack that several frameworks run, such as Horovod's).
+  std::string framework;
   /// The collective library; its selection rule picks each bucket's algorithm when
   /// `collective` is empty ("auto"). Empty for the ideal stack, which needs a fixed algorithm.
   std::optional<collectives::Library> library;

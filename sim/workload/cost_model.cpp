@@ -22,12 +22,14 @@ platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view
   return *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
 }
 
-ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode) {
+ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode,
+                                std::string_view framework) {
   ChosenEfficiency chosen{efficiency_of(w.calibration)};
   // A calibration without precision is in the workload's own. The device's own model before its
   // stand-in; for each, one in the run's mode before one in another mode that computes in the
   // same precision (mixed and fp16 both compute in fp16: they differ in the gradients'
-  // precision, not in the device's work).
+  // precision, not in the device's work); among those, the run's framework's, else the first
+  // listed.
   const auto mode_of = [&](const DeviceCalibration& c) {
     return c.precision.empty() ? platform::to_string(w.precision) : std::string_view(c.precision);
   };
@@ -36,10 +38,12 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
     for (int pass = 0; pass < 2 && !name.empty() && !chosen.device_calibration; ++pass)
       for (const auto& c : w.device_calibrations)
         if (c.device == name &&
-            (pass == 0 ? mode_of(c) == mode : compute_precision_of(w, mode_of(c)) == computes)) {
-          chosen.efficiency.compute = c.compute_efficiency;
+            (pass == 0 ? mode_of(c) == mode : compute_precision_of(w, mode_of(c)) == computes) &&
+            (!chosen.device_calibration || (!framework.empty() && c.framework == framework &&
+                                            chosen.device_calibration->framework != framework)))
           chosen.device_calibration = &c;
-        }
+  if (chosen.device_calibration)
+    chosen.efficiency.compute = chosen.device_calibration->compute_efficiency;
   return chosen;
 }
 

@@ -39,14 +39,17 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
   return {c.compute_efficiency, c.memory_efficiency, c.half_batch};
 }
 
-/// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...): the
-/// workload's [[device_calibration]] for that device's model and mode when it has one
-/// (`device_calibration` points at it), else for its stand-in's, else its own calibration's.
+/// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...) under
+/// `framework` (its software stack's; empty: none named): the workload's [[device_calibration]]
+/// for that device's model and mode when it has one (`device_calibration` points at it; of
+/// several, the one measured under `framework`, else the first listed), else for its
+/// stand-in's, else its own calibration's.
 struct ChosenEfficiency {
   Efficiency efficiency;
   const DeviceCalibration* device_calibration = nullptr;
 };
-ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode);
+ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode,
+                                std::string_view framework);
 
 /// The precision a device computes in for precision mode `mode` ("fp32", "mixed", ...; empty: the
 /// workload's own): mixed precision computes in fp16 (its fp32 gradients are not compute).

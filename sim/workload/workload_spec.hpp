@@ -4,8 +4,10 @@
 #include "platform/platform_spec.hpp"
 #include "units/quantity.hpp"
 
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ceiling::workload {
@@ -79,10 +81,17 @@ struct DeviceCalibration {
   /// applies to runs in that mode, and to runs in a mode computing in the same precision that
   /// no calibration of their own covers (efficiency_for). Empty: the workload's precision.
   std::string precision;
+  /// The framework whose code was measured (one of framework_names): a run whose software stack
+  /// names it takes this calibration before another framework's for the same device and mode
+  /// (the same model runs at another speed under another framework's kernels). Empty: not named.
+  std::string framework;
   Measurement measured;
   double compute_efficiency = 1;   ///< fitted by `ceiling workload calibrate --write`
   bool operator==(const DeviceCalibration&) const = default;
 };
+
+/// The frameworks a device calibration and a software stack may name (their `framework` key).
+inline constexpr std::array<std::string_view, 5> framework_names{"caffe", "caffe2", "mxnet", "pytorch", "tensorflow"};
 
 /// Published totals the layers must add up to.
 struct ReferenceTotals {

@@ -154,3 +154,17 @@ TEST_CASE("an NCCL stack names the MPI library of its sparse all-gathers, which 
         "software/bad.toml:8:18: error: software.gather_library: the MPI library that gathers sparse gradients beside "
         "an NCCL library, but library = \"mpich\" gathers them itself: expected no gather_library, or an NCCL library");
 }
+
+TEST_CASE("a stack names the framework that computes, one of those device calibrations name, or none") {
+  CHECK(config::load_software_text(per_variable, "software/ok.toml").framework.empty());
+  CHECK(config::load_software_text(per_variable + "framework = \"mxnet\"\n", "software/ok.toml").framework == "mxnet");
+  CHECK(error_of(per_variable + "framework = \"pytorh\"\n") ==
+        "software/bad.toml:9:13: error: software.framework: unknown value \"pytorh\": expected one of \"caffe\", "
+        "\"caffe2\", \"mxnet\", \"pytorch\", \"tensorflow\" (did you mean \"pytorch\"?)");
+  // The bundled stacks: the frameworks' own name theirs; Horovod's and MPI's, which several run under, none.
+  CHECK(config::load_software("tf-parameter-server").framework == "tensorflow");
+  CHECK(config::load_software("pytorch-ddp").framework == "pytorch");
+  CHECK(config::load_software("caffe2-gloo").framework == "caffe2");
+  CHECK(config::load_software("horovod-nccl").framework.empty());
+  CHECK(config::load_software("ideal").framework.empty());
+}

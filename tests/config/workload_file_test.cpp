@@ -171,6 +171,21 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
               .find("device_calibration[1].device: a second calibration for \"NVIDIA Tesla V100 SXM2 16 GB\": one per device") !=
           std::string::npos);
   }
+  SUBCASE("one device calibrated under two frameworks, or twice under one") {
+    const std::string device = "\n[[device_calibration]]\ndevice = \"NVIDIA Tesla V100 SXM2 16 GB\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
+                               "measured_throughput = 1\nbatch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
+    const auto under = [&](const std::string& framework) { return device + "framework = \"" + framework + "\"\n"; };
+    const auto w = config::load_workload_text(valid + under("mxnet") + device + under("pytorch"), "workloads/ok.toml");
+    REQUIRE(w.device_calibrations.size() == 3);
+    CHECK(w.device_calibrations[0].framework == "mxnet");
+    CHECK(w.device_calibrations[1].framework.empty());
+    CHECK(error_of(valid + under("mxnet") + under("mxnet"))
+              .find("device_calibration[1].device: a second calibration for \"NVIDIA Tesla V100 SXM2 16 GB\" under mxnet: "
+                    "one per device, precision and framework") != std::string::npos);
+    CHECK(error_of(valid + under("jax")).find("device_calibration[0].framework: unknown value \"jax\": expected one of "
+                                              "\"caffe\", \"caffe2\", \"mxnet\", \"pytorch\", \"tensorflow\"") !=
+          std::string::npos);
+  }
   SUBCASE("a device that is not its platform's") {
     const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
                                "measured_throughput = 1\nbatch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
@@ -311,7 +326,7 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
     }
     for (const auto& v : w.validations) { // never fitted: predicted with the device's calibration, if any
       const auto other = workload::compute_device(config::load_platform(v.platform_path).node);
-      const auto chosen = workload::efficiency_for(w, other, platform::to_string(w.precision));
+      const auto chosen = workload::efficiency_for(w, other, platform::to_string(w.precision), "");
       const auto it = workload::device_iteration(w, other, w.precision, v.batch, chosen.efficiency);
       REQUIRE(it.has_value());
       const double error = (it->samples_per_second(v.batch) - v.samples_per_second) / v.samples_per_second;
@@ -321,6 +336,29 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
       // Expectation: a single-device prediction lands within 10 % of the measurement (issue 12's target).
       CHECK(std::abs(error) <= 0.10);
     }
+  }
+}
+
+TEST_CASE("ResNet-50 v1.5 computes at DeepLearningExamples' MXNet rates under MXNet, at its PyTorch rates otherwise") {
+  // Expectation: each framework's fit reproduces its own single-GPU figure on the V100 and the A100
+  // (mixed precision), and a stack naming no framework takes the PyTorch fits, listed first.
+  const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/resnet50_v1.5.toml");
+  const std::map<std::pair<std::string, std::string>, double> measured{
+      {{"dgx1-v100", "pytorch"}, 747.3}, {{"dgx1-v100", "mxnet"}, 1376}, {{"dgx1-v100", ""}, 747.3},
+      {{"dgxa100", "pytorch"}, 1240.81}, {{"dgxa100", "mxnet"}, 2180},  {{"dgxa100", ""}, 1240.81}};
+  for (const auto& [key, img_per_s] : measured) {
+    const auto& [platform, framework] = key;
+    CAPTURE(platform);
+    CAPTURE(framework);
+    const std::string file = platform == "dgxa100" ? CEILING_SOURCE_DIR "/validation/platforms/dgxa100.toml"
+                                                   : CEILING_SOURCE_DIR "/platforms/dgx1-v100.toml";
+    const auto device = workload::compute_device(config::load_platform(file).node);
+    const auto chosen = workload::efficiency_for(w, device, "mixed", framework);
+    REQUIRE(chosen.device_calibration != nullptr);
+    CHECK(chosen.device_calibration->measured.samples_per_second == img_per_s);
+    const int batch = chosen.device_calibration->measured.batch;
+    const auto it = workload::device_iteration(w, device, platform::Precision::Fp16, batch, chosen.efficiency);
+    CHECK(it->samples_per_second(batch) == doctest::Approx(img_per_s).epsilon(0.01));
   }
 }
 

@@ -181,7 +181,7 @@ void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std:
   if (config::overrides_set(overrides, "calibration.compute_efficiency")) {
     const auto device = workload::compute_device(s.platform.node);
     const auto mode = replay::to_string(replay::resolved_precision(s));
-    if (const auto* own = workload::efficiency_for(s.workload, device, mode).device_calibration)
+    if (const auto* own = workload::efficiency_for(s.workload, device, mode, s.options.software.framework).device_calibration)
       throw UsageError("--set calibration.compute_efficiency: this run prices the " + device.name + " by the workload's " +
                        "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
   }

@@ -57,8 +57,9 @@ workload::Efficiency efficiency_of(const WorkloadSpec& w) {
 }
 
 /// The prediction for measurement `m`, in precision mode `mode` (empty: the workload's), with the
-/// efficiency a run on that device uses (its device calibration, if any).
-DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std::string mode = "") {
+/// efficiency a run on that device under `framework` uses (its device calibration, if any).
+DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std::string mode = "",
+                     std::string_view framework = {}) {
   const auto spec = config::load_platform(m.platform_path);
   const auto device = workload::compute_device(spec.node);
   const bool own_mode = mode.empty();
@@ -66,11 +67,13 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
     mode = platform::to_string(w.precision);
   const auto precision = workload::compute_precision_of(w, mode);
   const auto it = workload::device_iteration(w, device, precision, m.batch,
-                                             workload::efficiency_for(w, device, mode).efficiency);
+                                             workload::efficiency_for(w, device, mode, framework).efficiency);
   if (!it)
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
                      " peak");
-  return {spec.name, device.name + (own_mode ? "" : " in " + mode), it->samples_per_second(m.batch),
+  return {spec.name,
+          device.name + (own_mode ? "" : " in " + mode) + (framework.empty() ? "" : " under " + std::string(framework)),
+          it->samples_per_second(m.batch),
           m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node)};
 }
 
@@ -139,7 +142,7 @@ int show(const std::vector<std::string>& args) {
   const DeviceCheck calibrated = check_on(w, w.calibration.measured);
   std::vector<DeviceCheck> device_calibrations;
   for (const auto& c : w.device_calibrations)
-    device_calibrations.push_back(check_on(w, c.measured, c.precision));
+    device_calibrations.push_back(check_on(w, c.measured, c.precision, c.framework));
   std::vector<DeviceCheck> validations;
   for (const auto& v : w.validations)
     validations.push_back(check_on(w, v));
@@ -150,7 +153,7 @@ int show(const std::vector<std::string>& args) {
     const auto device = workload::compute_device(on->node);
     for (Precision p : platform::all_precisions)
       rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker,
-                                                    workload::efficiency_for(w, device, platform::to_string(p)).efficiency),
+                                                    workload::efficiency_for(w, device, platform::to_string(p), "").efficiency),
                       memory_exceeded(w, w.batch_per_worker, p, on->node)});
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
@@ -335,26 +338,26 @@ int calibrate(const std::vector<std::string>& args) {
   // The fitted values: [calibration]'s (unless borrowed), then each [[device_calibration]]'s in
   // the file's order.
   std::vector<std::string> values;
-  const auto fit = [&](const workload::Measurement& m, const std::string& mode) {
+  const auto fit = [&](const workload::Measurement& m, const std::string& mode, const std::string& framework) {
     const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
     std::string why;
     const auto precision = workload::compute_precision_of(w, mode);
-    const auto efficiency = workload::calibrate_compute_efficiency(
-        w, device, precision, m.batch, efficiency_of(w), m.samples_per_second, why);
+    const auto efficiency = workload::calibrate_compute_efficiency(w, device, precision, m.batch, efficiency_of(w),
+                                                                   m.samples_per_second, why);
     if (!efficiency)
       throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", *efficiency);
     std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
-              << (mode.empty() ? "" : " in " + mode) << " (measured "
+              << (mode.empty() ? "" : " in " + mode) << (framework.empty() ? "" : " under " + framework) << " (measured "
               << m.samples_per_second << " " << w.sample << "s/s at batch " << m.batch << ")\n";
     values.emplace_back(value);
   };
   const bool own = w.calibration.borrowed_from.empty();
   if (own)
-    fit(w.calibration.measured, "");
+    fit(w.calibration.measured, "", "");
   for (const auto& c : w.device_calibrations)
-    fit(c.measured, c.precision);
+    fit(c.measured, c.precision, c.framework);
   if (values.empty())
     throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
                      " and there is no [[device_calibration]]; calibrate that workload instead");
