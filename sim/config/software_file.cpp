@@ -192,4 +192,13 @@ std::string software_text(const std::string& name_or_path) {
   return text.str();
 }
 
+LoadError software_key_error(const std::string& name_or_path, std::span<const std::string> overrides,
+                             std::string_view dotted_key, std::string_view message) {
+  const bool is_bundled = is_bundled_name(name_or_path);
+  const std::string path = is_bundled ? std::string(bundled(name_or_path)->path) : name_or_path;
+  toml::table root = parse_toml_text(software_text(name_or_path), path);
+  apply_overrides(root, overrides, OverrideTarget::Software, "--set");
+  return key_error(root, path, dotted_key, message);
+}
+
 } // namespace ceiling::config

@@ -1,6 +1,7 @@
 // Software files (TOML) -> SoftwareStack. The format is documented in platforms/software/README.md.
 #pragma once
 
+#include "config/load_error.hpp"
 #include "stack/software_stack.hpp"
 
 #include <optional>
@@ -40,6 +41,12 @@ stack::SoftwareStack load_software(const std::string& name_or_path,
 /// The same from TOML text that claims to come from `path`.
 stack::SoftwareStack load_software_text(std::string_view text, const std::string& path,
                                         std::span<const std::string> overrides = {});
+
+/// The error for key `dotted_key` ("software.library") of the stack load_software() reads from
+/// `name_or_path` with `overrides`, located at the key, or at its table where the key is absent
+/// (for a check made outside the file reader: what the run's platform cannot run).
+LoadError software_key_error(const std::string& name_or_path, std::span<const std::string> overrides,
+                             std::string_view dotted_key, std::string_view message);
 
 /// The text the stack was read from: the bundled file's, or the file's (for result stores).
 std::string software_text(const std::string& name_or_path);

@@ -81,9 +81,10 @@ std::string simgrid_timing_reason(const Scenario& s) {
 
 } // namespace
 
-std::optional<std::string> scenario_problem(const Scenario& s) {
+std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
+  using Input = ScenarioProblem::Input;
   if (auto problem = platform::allocation_problem(s.platform, s.nodes, s.options.allocation))
-    return problem;
+    return *problem;
   const auto device = workload::compute_device(s.platform.node);
   const platform::Precision p = compute_precision(resolved_precision(s));
   if (!device.peak.at(p))
@@ -92,18 +93,24 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            s.platform.name + " does not have";
   const long long ranks = rank_count(s);
   const auto& stack = s.options.software;
-  if (!stack.collective && !stack.library)
-    return "software stack " + stack.name + " names neither a collective algorithm nor a library to choose one";
+  if (!stack.collective && !stack.library) // (a stack built in code: a file's reader refuses it)
+    return ScenarioProblem(Input::Software, "software.collective",
+                           "\"auto\" lets the library choose, but the stack names none: expected an algorithm (" +
+                               collectives::algorithm_names() + ")");
   const bool nccl = stack.runs_nccl();
   if (stack.runs_on_gpus_only() && !s.platform.node.is_gpu_node())
-    return "software stack " + stack.name + (nccl ? " runs NCCL, a GPU library," : " runs on GPUs only (needs_gpus),") +
-           " but " + s.platform.name + " has CPU nodes";
+    return ScenarioProblem(Input::Software, nccl ? "software.library" : "software.needs_gpus",
+                           std::string(nccl ? "NCCL runs on GPUs" : "the stack's code runs on GPUs only") + ", but " +
+                               s.platform.name + " has CPU nodes: expected a stack that runs on CPUs (such as mpich or "
+                               "horovod-mpi), or a platform with GPUs");
   if (nccl && s.platform.node.gpu->compute_capability == 0)
-    return "software stack " + stack.name + " runs NCCL, whose rules depend on the GPU's compute capability, but " +
-           s.platform.name + " gives no node.gpu.compute_capability (such as 6.0 for a P100)";
+    return ScenarioProblem(Input::Platform, "node.gpu.compute_capability",
+                           "the stack " + stack.name + " runs NCCL, whose rules depend on the GPU's compute capability: "
+                           "expected one (such as 6.0 for a P100)");
   if (stack.reducer == stack::Reducer::HostCore && !s.platform.node.cpu.core_memory_bandwidth)
-    return "software stack " + stack.name + " reduces on a host core, but " + s.platform.name +
-           " gives no node.cpu.core_memory_bandwidth (a one-thread STREAM rate, such as \"13 GB/s\")";
+    return ScenarioProblem(Input::Platform, "node.cpu.core_memory_bandwidth",
+                           "the stack " + stack.name + " reduces on a host core: expected that core's memory bandwidth "
+                           "(a one-thread STREAM rate, such as \"13 GB/s\")");
   const long long workers = parameter_server_workers(s);
   if (s.options.software.collective == collectives::Algorithm::ParameterServer &&
       (s.options.servers < 1 || s.options.servers > workers))
@@ -116,7 +123,7 @@ std::optional<std::string> scenario_problem(const Scenario& s) {
            "collective is " + (stack.collective ? std::string(collectives::to_string(*stack.collective)) : "auto") +
            ": drop --collective, or use --collective parameter-server";
   if (const auto problem = stack::exchange_problem(stack))
-    return "software stack " + stack.name + ": " + std::string(problem->key) + ": " + problem->message;
+    return ScenarioProblem(Input::Software, "software." + std::string(problem->key), problem->message);
   if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)
     return "exact fidelity simulates every message (a ring is 2(N-1) steps of N flows): at most " +
            std::to_string(max_exact_ranks) + " ranks, got " + std::to_string(ranks) +

@@ -96,9 +96,24 @@ inline constexpr int max_iterations = 1'000'000;
 /// The largest jitter accepted (see scenario_problem()).
 using stack::max_jitter;
 
+/// Why a scenario cannot run, and the input that holds the cause: a key of its software stack's
+/// file or of its platform file (the caller locates it there: file, line and column), else a run
+/// option (the message names it).
+struct ScenarioProblem {
+  enum class Input { Options, Software, Platform };
+  /// A run option's problem.
+  ScenarioProblem(std::string message_) : message(std::move(message_)) {}
+  ScenarioProblem(Input input_, std::string key_, std::string message_)
+      : input(input_), key(std::move(key_)), message(std::move(message_)) {}
+  Input input = Input::Options;
+  std::string key; ///< the dotted key in that file ("software.library", "node.gpu.compute_capability"); empty: an option's
+  std::string message;
+  bool operator==(const ScenarioProblem&) const = default;
+};
+
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter
-/// server count outside 1..N), or nullopt.
-std::optional<std::string> scenario_problem(const Scenario& s);
+/// server count outside 1..N, a stack its platform cannot run), or nullopt.
+std::optional<ScenarioProblem> scenario_problem(const Scenario& s);
 
 /// One rank's device-memory lower bound (workload/device_memory.hpp) for `s`'s batch and
 /// precisions; nullopt on CPU nodes, whose host memory the platform files do not give.

@@ -128,8 +128,11 @@ for bad, expect in (("nowhere.toml", "(no such file)"), ("/tmp", "(a folder, a F
 cpu = ["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"), "-n", "4", "--iterations", "1"]
 refused([*cpu, "--servers", "4"], "--servers: counts parameter servers", "--servers without a parameter server")
 refused([*cpu, "--staging", "direct"], "--staging: stages messages between host and GPU memory", "--staging on CPU nodes")
-refused([*cpu, "--software", "tf-replicated-nccl"], "software stack tf-replicated-nccl runs on GPUs only (needs_gpus), but",
+refused([*cpu, "--software", "tf-replicated-nccl"],
+        "platforms/software/tf-replicated-nccl.toml:15:14: error: software.needs_gpus: the stack's code runs on GPUs only, but",
         "a GPU-only stack without an NCCL library on CPU nodes")
+refused([*cpu, "--software", "horovod-nccl"],
+        "platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but", "an NCCL stack on CPU nodes")
 # A missing quantity beside another whose name starts with it, written with its unit in the key:
 # the error names the missing key (it named memory_bandwidth_GB_per_s, at its line).
 nomem = os.path.join(tempfile.mkdtemp(), "dgx1-no-memory.toml")

@@ -199,6 +199,17 @@ Scenario two_servers_and_a_big_layer(std::vector<long long> tensors) {
   return s;
 }
 
+/// What scenario_problem() says of `s`: "" when nothing, else the message, after "FILE KEY: "
+/// where the problem is a key of the software or platform file ("software software.library: ...").
+std::string problem_of(const Scenario& s) {
+  const auto problem = replay::scenario_problem(s);
+  if (!problem)
+    return "";
+  using Input = replay::ScenarioProblem::Input;
+  const std::string file = problem->input == Input::Software ? "software" : problem->input == Input::Platform ? "platform" : "";
+  return file.empty() ? problem->message : file + " " + problem->key + ": " + problem->message;
+}
+
 } // namespace
 
 TEST_CASE("one rank computing alone takes the roofline time of its layers") {
@@ -424,13 +435,13 @@ TEST_CASE("a stack built in code is held to the same rules as a software file") 
   Scenario s = two_nodes_exchanging_per_variable();
   s.options.software.pull = stack::Pull::NextForward;
   s.options.software.local_aggregation = true;
-  CHECK(replay::scenario_problem(s) ==
-        "software stack ideal: pull: \"next-forward\" with local_aggregation is not modelled (the GPUs of a worker "
+  CHECK(problem_of(s) ==
+        "software software.pull: \"next-forward\" with local_aggregation is not modelled (the GPUs of a worker "
         "would read the variables from its CPU): expected \"after-push\"");
   s.options.software.local_aggregation = false;
   s.options.software.cycle = units::Duration::from_seconds(5e-3);
-  CHECK(replay::scenario_problem(s) ==
-        "software stack ideal: cycle: exchange = \"per-variable\" (TensorFlow's sends to parameter servers) has no "
+  CHECK(problem_of(s) ==
+        "software software.cycle: exchange = \"per-variable\" (TensorFlow's sends to parameter servers) has no "
         "framework cycle: expected \"0 s\" or no key");
   // Fused by cycle, the responses are planned as they form, beside GPU-direct copies or host staging.
   Scenario horovod = scenario(topologies[0].second, 2, gpus(1));
@@ -710,14 +721,15 @@ TEST_CASE("NCCL's LL protocol sends twice the bytes: a 4-byte flag with every 4 
 TEST_CASE("a GPU-only stack needs GPU nodes, and NCCL their compute capability") {
   Scenario s = eight_staged_nodes_in_turn();
   s.options.software.library = collectives::Library::Nccl;
-  CHECK(replay::scenario_problem(s).value_or("").find("node.gpu.compute_capability") != std::string::npos);
+  CHECK(problem_of(s).starts_with("platform node.gpu.compute_capability: the stack ideal runs NCCL"));
   Scenario cpu = cpu_nodes_reducing_after_backward(2);
   cpu.options.software.library = collectives::Library::Nccl27;
-  CHECK(replay::scenario_problem(cpu).value_or("").find("CPU nodes") != std::string::npos);
+  CHECK(problem_of(cpu).starts_with("software software.library: NCCL runs on GPUs, but"));
+  CHECK(problem_of(cpu).find("has CPU nodes") != std::string::npos);
   cpu.options.software.library.reset();
   CHECK(!replay::scenario_problem(cpu));
   cpu.options.software.needs_gpus = true; // (tf-replicated-nccl: NCCL 1 under a fixed ring)
-  CHECK(replay::scenario_problem(cpu).value_or("").find("runs on GPUs only (needs_gpus), but") != std::string::npos);
+  CHECK(problem_of(cpu).starts_with("software software.needs_gpus: the stack's code runs on GPUs only, but"));
 }
 
 TEST_CASE("a library's selection gives every bucket the algorithm its rule names") {
@@ -735,7 +747,7 @@ TEST_CASE("a library's selection gives every bucket the algorithm its rule names
     CHECK(r.bytes <= 2048);
   }
   s.options.software.library.reset(); // neither an algorithm nor a library to choose one
-  CHECK(replay::scenario_problem(s).value_or("").find("names neither") != std::string::npos);
+  CHECK(problem_of(s).starts_with("software software.collective: \"auto\" lets the library choose, but the stack names none"));
 }
 
 namespace {
@@ -1322,7 +1334,7 @@ TEST_CASE("GPU-direct runs on an adaptively routed dragonfly") {
   CHECK(r.transfers == 0);
   CHECK(r.flows_shared > 0);
   s.options.copies_through_simgrid = true;
-  CHECK(replay::scenario_problem(s).value_or("").find("routing \"adaptive\"") != std::string::npos);
+  CHECK(problem_of(s).find("routing \"adaptive\"") != std::string::npos);
 }
 
 TEST_CASE("flows timed by the replay apply the latency and bandwidth factors as SimGrid does") {
@@ -1400,9 +1412,9 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
 
 TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   Scenario s = scenario(topologies[0].second, 65, "");
-  CHECK(replay::scenario_problem(s).value() == "the machine t has 64 nodes, cannot run on 65");
+  CHECK(problem_of(s) == "the machine t has 64 nodes, cannot run on 65");
   s.nodes = 4;
   s.options.precision = replay::PrecisionMode::Fp16;
-  CHECK(replay::scenario_problem(s).value() ==
+  CHECK(problem_of(s) ==
         "precision fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
 }

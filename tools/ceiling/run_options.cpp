@@ -335,8 +335,14 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   o.record_timeline = cli.has("trace");
   const bool allowed = o.allow_oversubscribed_memory;
   o.allow_oversubscribed_memory = allowed || !refuse_oversubscribed_memory;
-  if (auto problem = replay::scenario_problem(s))
-    throw UsageError(*problem);
+  if (auto problem = replay::scenario_problem(s)) {
+    using Input = replay::ScenarioProblem::Input;
+    if (problem->input == Input::Software)
+      throw config::software_key_error(software, overrides, problem->key, problem->message);
+    if (problem->input == Input::Platform)
+      throw config::platform_key_error(cli.vm["platform"].as<std::string>(), overrides, problem->key, problem->message);
+    throw UsageError(problem->message);
+  }
   o.allow_oversubscribed_memory = allowed;
   refuse_unused_calibration(s, overrides);
   const double limit = cli.has("max-memory") ? cli.positive_size("max-memory").bytes() : physical_memory_bytes();
