@@ -571,6 +571,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                                  : "calibrated on this device (" + c->device + ")") +
                        (c->precision.empty() ? std::string() : " in " + c->precision) +
                        (c->framework.empty() ? std::string() : " under " + c->framework);
+    const std::string& framework = s.options.software.framework;
+    if (!c->framework.empty() && !framework.empty() && c->framework != framework)
+      plan.calibration += " (none under " + framework + ")";
   } else {
     plan.calibration = "the workload's calibration" +
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");

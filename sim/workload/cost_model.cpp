@@ -28,10 +28,13 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
   // A calibration without precision is in the workload's own. The device's own model before its
   // stand-in; for each, one in the run's mode before one in another mode that computes in the
   // same precision (mixed and fp16 both compute in fp16: they differ in the gradients'
-  // precision, not in the device's work); among those, the run's framework's, else the first
-  // listed.
+  // precision, not in the device's work); among those, the one measured under the run's
+  // framework, else one that names no framework, else the first listed.
   const auto mode_of = [&](const DeviceCalibration& c) {
     return c.precision.empty() ? platform::to_string(w.precision) : std::string_view(c.precision);
+  };
+  const auto rank = [&](const DeviceCalibration& c) {
+    return !framework.empty() && c.framework == framework ? 2 : c.framework.empty() ? 1 : 0;
   };
   const auto computes = compute_precision_of(w, mode);
   for (const std::string& name : {device.model, device.stand_in})
@@ -39,8 +42,7 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
       for (const auto& c : w.device_calibrations)
         if (c.device == name &&
             (pass == 0 ? mode_of(c) == mode : compute_precision_of(w, mode_of(c)) == computes) &&
-            (!chosen.device_calibration || (!framework.empty() && c.framework == framework &&
-                                            chosen.device_calibration->framework != framework)))
+            (!chosen.device_calibration || rank(c) > rank(*chosen.device_calibration)))
           chosen.device_calibration = &c;
   if (chosen.device_calibration)
     chosen.efficiency.compute = chosen.device_calibration->compute_efficiency;

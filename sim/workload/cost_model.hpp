@@ -42,7 +42,8 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
 /// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...) under
 /// `framework` (its software stack's; empty: none named): the workload's [[device_calibration]]
 /// for that device's model and mode when it has one (`device_calibration` points at it; of
-/// several, the one measured under `framework`, else the first listed), else for its
+/// several, the one measured under `framework`, else one naming no framework, else the first
+/// listed), else for its
 /// stand-in's, else its own calibration's.
 struct ChosenEfficiency {
   Efficiency efficiency;

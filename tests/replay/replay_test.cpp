@@ -589,34 +589,52 @@ TEST_CASE("a device with a calibration of its own is priced with it, the others 
   CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU) in fp16");
 }
 
-TEST_CASE("of a device's calibrations under several frameworks, the stack's framework's prices the run, else the first listed") {
-  // Expectation: as above, a calibration at half the efficiency doubles the compute-bound forward
-  // time; the one measured under the stack's framework is taken wherever it is listed, and a stack
-  // that names no framework, or one no calibration names, takes the first listed.
+TEST_CASE("of a device's calibrations under several frameworks, the stack's framework's prices the run, else one naming none, else the first listed") {
+  // Expectation: compute-bound time is inversely proportional to the compute efficiency: each
+  // calibration's efficiency gives its own forward time. The one measured under the stack's
+  // framework is taken wherever it is listed; a stack that names none, or one no calibration
+  // names, takes a calibration naming no framework, else the first listed.
   Scenario s = scenario(topologies[0].second, 1, gpus(1));
   s.platform.node.gpu->model = "test GPU";
   const double e = s.workload.calibration.compute_efficiency;
-  s.workload.device_calibrations.push_back({.device = "test GPU", .framework = "pytorch", .compute_efficiency = e});
+  s.workload.device_calibrations.push_back({.device = "test GPU", .framework = "pytorch", .compute_efficiency = 0.75 * e});
   s.workload.device_calibrations.push_back({.device = "test GPU", .framework = "mxnet", .compute_efficiency = e / 2});
+  const auto workload_s = [&] {
+    auto own = s;
+    own.workload.device_calibrations.clear();
+    return replay::make_iteration_plan(own).forward_s;
+  }();
   const auto first = replay::make_iteration_plan(s);
   CHECK(first.calibration == "calibrated on this device (test GPU) under pytorch");
+  CHECK(first.forward_s > 1.2 * workload_s);
   s.options.software.framework = "tensorflow";
-  CHECK(replay::make_iteration_plan(s).forward_s == first.forward_s);
+  const auto tensorflow = replay::make_iteration_plan(s);
+  CHECK(tensorflow.forward_s == first.forward_s);
+  CHECK(tensorflow.calibration == "calibrated on this device (test GPU) under pytorch (none under tensorflow)");
   s.options.software.framework = "mxnet";
   const auto mxnet = replay::make_iteration_plan(s);
   CHECK(mxnet.calibration == "calibrated on this device (test GPU) under mxnet");
-  CHECK(mxnet.forward_s > 1.5 * first.forward_s);
+  CHECK(mxnet.forward_s > 1.3 * first.forward_s);
   std::swap(s.workload.device_calibrations[0], s.workload.device_calibrations[1]);
   CHECK(replay::make_iteration_plan(s).forward_s == mxnet.forward_s);
   s.options.software.framework = "pytorch";
   CHECK(replay::make_iteration_plan(s).forward_s == first.forward_s);
-  s.options.software.framework.clear();
+  s.options.software.framework = "tensorflow";
   CHECK(replay::make_iteration_plan(s).forward_s == mxnet.forward_s); // now listed first
+  s.options.software.framework.clear();
+  CHECK(replay::make_iteration_plan(s).forward_s == mxnet.forward_s);
+  // One naming no framework goes before another framework's, wherever it is listed.
+  s.workload.device_calibrations.push_back({.device = "test GPU", .compute_efficiency = e});
+  CHECK(replay::make_iteration_plan(s).forward_s == workload_s);
+  s.options.software.framework = "tensorflow";
+  CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU)");
+  s.options.software.framework = "pytorch";
+  CHECK(replay::make_iteration_plan(s).forward_s == first.forward_s);
   // The device's own model still goes before its stand-in's, whatever their frameworks.
   s.platform.node.gpu->calibration_device = "measured GPU";
   s.workload.device_calibrations.push_back({.device = "measured GPU", .framework = "tensorflow", .compute_efficiency = e / 4});
   s.options.software.framework = "tensorflow";
-  CHECK(replay::make_iteration_plan(s).forward_s == mxnet.forward_s);
+  CHECK(replay::make_iteration_plan(s).forward_s == workload_s);
 }
 
 TEST_CASE("a CPU node named by a device calibration is priced with it and called calibrated") {

@@ -281,6 +281,13 @@ outputs() {
   # (a point that cannot run is placed at the option its error names)
   expect 2 'bad.toml:14:13: error: point 0 (p / w / v / weak, 1 nodes) cannot run: --collective: unknown algorithm "rign"' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
+  # (and at --software where a key of the stack's file stands in the way)
+  sed -i 's/collective = "rign"/software = "horovod-nccl"/; s|platforms/generic-fat-tree.toml|platforms/piz-daint-xc30-cpu.toml|' \
+    "$tmp/bad.toml"
+  expect 2 'bad.toml:14:13: error: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/software = "horovod-nccl"/collective = "rign"/; s|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|' \
+    "$tmp/bad.toml"
   sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
   expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \
     "$ceiling" experiment show "$tmp/bad.toml"

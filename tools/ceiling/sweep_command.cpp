@@ -65,7 +65,8 @@ double estimated_seconds(const replay::Scenario& s) {
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
 /// Where the experiment makes a point of `curve` fail with `message`: at the option the message
-/// names ("--NAME: ...") where the curve's variant writes it, at the global batch that
+/// names ("--NAME: ...", or --software for a key of the software file, "FILE:L:C: error:
+/// software.KEY: ...") where the curve's variant writes it, at the global batch that
 /// `--global-batch` comes from, else at the variant when it sets options (they may be the
 /// cause), else at [experiment].
 sweep::EntryLocation failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
@@ -75,8 +76,9 @@ sweep::EntryLocation failure_where(const sweep::ExperimentSpec& e, const sweep::
   };
   const auto& variant = *named(e.variants, curve.variant);
   const auto& workload = *named(e.workloads, curve.workload);
-  const std::string_view option =
-      message.starts_with("--") ? message.substr(0, message.find(':')) : std::string_view{};
+  const std::string_view option = message.starts_with("--")                             ? message.substr(0, message.find(':'))
+                                  : message.find(": error: software.") != std::string::npos ? "--software"
+                                                                                            : std::string_view{};
   if (option == "--global-batch")
     return workload.global_batch ? workload.global_batch_where : e.global_batch_where;
   for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)

@@ -57,22 +57,26 @@ workload::Efficiency efficiency_of(const WorkloadSpec& w) {
 }
 
 /// The prediction for measurement `m`, in precision mode `mode` (empty: the workload's), with the
-/// efficiency a run on that device under `framework` uses (its device calibration, if any).
+/// efficiency a run on that device uses (its device calibration, if any), or that of
+/// `calibration`, the device calibration `m` belongs to.
 DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std::string mode = "",
-                     std::string_view framework = {}) {
+                     const workload::DeviceCalibration* calibration = nullptr) {
   const auto spec = config::load_platform(m.platform_path);
   const auto device = workload::compute_device(spec.node);
   const bool own_mode = mode.empty();
   if (own_mode)
     mode = platform::to_string(w.precision);
   const auto precision = workload::compute_precision_of(w, mode);
-  const auto it = workload::device_iteration(w, device, precision, m.batch,
-                                             workload::efficiency_for(w, device, mode, framework).efficiency);
+  auto efficiency = workload::efficiency_for(w, device, mode, "").efficiency;
+  if (calibration)
+    efficiency.compute = calibration->compute_efficiency;
+  const auto it = workload::device_iteration(w, device, precision, m.batch, efficiency);
   if (!it)
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
                      " peak");
   return {spec.name,
-          device.name + (own_mode ? "" : " in " + mode) + (framework.empty() ? "" : " under " + std::string(framework)),
+          device.name + (own_mode ? "" : " in " + mode) +
+              (calibration && !calibration->framework.empty() ? " under " + calibration->framework : ""),
           it->samples_per_second(m.batch),
           m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node)};
 }
@@ -142,7 +146,7 @@ int show(const std::vector<std::string>& args) {
   const DeviceCheck calibrated = check_on(w, w.calibration.measured);
   std::vector<DeviceCheck> device_calibrations;
   for (const auto& c : w.device_calibrations)
-    device_calibrations.push_back(check_on(w, c.measured, c.precision, c.framework));
+    device_calibrations.push_back(check_on(w, c.measured, c.precision, &c));
   std::vector<DeviceCheck> validations;
   for (const auto& v : w.validations)
     validations.push_back(check_on(w, v));
