@@ -42,6 +42,10 @@ for f in "$root"/workloads/*.toml; do
   expect 0 "calibration" -- "$ceiling" workload show "$f" --platform "$root/platforms/piz-daint-xc50-p100.toml"
   expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
 done
+# A device calibration says the framework it was measured under (JSON and text).
+expect 0 '"framework": "mxnet"' -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" --json
+expect 0 "A100 SXM4 40 GB in mixed under mxnet, batch 256: predicted 2180" -- \
+  "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
 # A batch beyond the device's memory: the JSON names the device and says why, as the text does.
 expect 0 '"device": "NVIDIA Tesla K20X",' -- "$ceiling" workload show "$root/workloads/resnet50_v1.toml" \
   --platform "$root/platforms/piz-daint-xc30-k20x.toml" --batch 256 --json

@@ -36,6 +36,7 @@ struct DeviceCheck {
   /// Where the batch exceeds the device's memory by the estimate `ceiling run` refuses it by
   /// (memory_exceeded()), why; else empty.
   std::string over_memory;
+  std::string framework; ///< a device calibration's, where it names one
   double relative_error() const {
     return (predicted_samples_per_s - measured_samples_per_s) / measured_samples_per_s;
   }
@@ -78,7 +79,8 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
           device.name + (own_mode ? "" : " in " + mode) +
               (calibration && !calibration->framework.empty() ? " under " + calibration->framework : ""),
           it->samples_per_second(m.batch),
-          m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node)};
+          m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node),
+          calibration ? calibration->framework : std::string()};
 }
 
 /// " (N frozen: no gradient)" where some layers are frozen, else nothing.
@@ -220,6 +222,11 @@ int show(const std::vector<std::string>& args) {
           .key("relative_error").value(c.relative_error())
           .key("exceeds_device_memory").value(!c.over_memory.empty());
       write_shortfall(c.over_memory);
+      json.key("framework");
+      if (c.framework.empty())
+        json.null();
+      else
+        json.value(c.framework);
       json.end_object();
     };
     if (w.calibration.borrowed_from.empty())
