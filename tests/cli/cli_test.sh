@@ -150,6 +150,13 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
 expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --json
+# A combination that --collective makes is the option's error; one of the stack on its platform,
+# the stack file's, at its key, whatever --collective says.
+expect 2 "ceiling: error: --collective parameter-server: the software stack horovod-mpi's software.fusion: \"by-cycle\" fuses" -- \
+  "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --collective parameter-server
+expect 2 "horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but piz-daint-xc30-cpu has CPU nodes" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 \
+  --software horovod-nccl --set software.fusion=by-cycle --collective parameter-server
 # The P100 PCIe is priced by ResNet-50's device calibration (the SXM2's): [calibration] changes nothing there.
 expect 2 "by the workload's [[device_calibration]] for the NVIDIA Tesla P100 SXM2 16 GB, which [calibration] does not change" -- "${daint[@]}" --set calibration.compute_efficiency=0.1
 # Horovod fuses all-gathers with all-gathers: DIN's three tables' touched rows in one response.

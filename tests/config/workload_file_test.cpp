@@ -346,8 +346,10 @@ TEST_CASE("ResNet-50 v1.5 computes at DeepLearningExamples' MXNet rates under MX
   const std::map<std::pair<std::string, std::string>, double> measured{
       {{"dgx1-v100", "pytorch"}, 747.3}, {{"dgx1-v100", "mxnet"}, 1376}, {{"dgx1-v100", ""}, 747.3},
       {{"dgxa100", "pytorch"}, 1240.81}, {{"dgxa100", "mxnet"}, 2180},  {{"dgxa100", ""}, 1240.81}};
-  for (const auto& [key, img_per_s] : measured) {
-    const auto& [platform, framework] = key;
+  for (const auto& entry : measured) {
+    const std::string platform = entry.first.first; // (not structured bindings: clang 14 cannot capture one)
+    const std::string framework = entry.first.second;
+    const double img_per_s = entry.second;
     CAPTURE(platform);
     CAPTURE(framework);
     const std::string file = platform == "dgxa100" ? CEILING_SOURCE_DIR "/validation/platforms/dgxa100.toml"

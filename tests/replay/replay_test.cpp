@@ -630,6 +630,18 @@ TEST_CASE("of a device's calibrations under several frameworks, the stack's fram
   CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU)");
   s.options.software.framework = "pytorch";
   CHECK(replay::make_iteration_plan(s).forward_s == first.forward_s);
+  // A calibration in the run's mode goes before the stack's framework's in another mode that
+  // computes alike (mixed and fp16): the mode first, then the framework.
+  {
+    auto modes = s;
+    modes.workload.device_calibrations = {{.device = "test GPU", .precision = "mixed", .framework = "mxnet", .compute_efficiency = e / 2},
+                                          {.device = "test GPU", .precision = "fp16", .framework = "pytorch", .compute_efficiency = e}};
+    modes.options.precision = replay::PrecisionMode::Mixed;
+    CHECK(replay::make_iteration_plan(modes).calibration ==
+          "calibrated on this device (test GPU) in mixed under mxnet (none under pytorch)");
+    modes.options.precision = replay::PrecisionMode::Fp16;
+    CHECK(replay::make_iteration_plan(modes).calibration == "calibrated on this device (test GPU) in fp16 under pytorch");
+  }
   // The device's own model still goes before its stand-in's, whatever their frameworks.
   s.platform.node.gpu->calibration_device = "measured GPU";
   s.workload.device_calibrations.push_back({.device = "measured GPU", .framework = "tensorflow", .compute_efficiency = e / 4});

@@ -288,6 +288,13 @@ outputs() {
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/software = "horovod-nccl"/collective = "rign"/; s|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|' \
     "$tmp/bad.toml"
+  # (at the platform where it names the stack and the variant names none)
+  printf '%s\n' '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 2]' 'scaling = ["weak"]' \
+    '[[platforms]]' 'name = "p"' "file = \"$root/platforms/piz-daint-xc30-cpu.toml\"" 'set = ["platform.software=horovod-nccl"]' \
+    '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\"" \
+    '[[variants]]' 'name = "v"' 'options = { collective = "ring" }' >"$tmp/bad-stack.toml"
+  expect 2 'bad-stack.toml:6:1: error: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs' -- \
+    "$ceiling" experiment show "$tmp/bad-stack.toml"
   sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
   expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \
     "$ceiling" experiment show "$tmp/bad.toml"

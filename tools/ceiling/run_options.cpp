@@ -203,7 +203,6 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   const std::string software = cli.optional<std::string>("software").value_or(
       s.platform.software.empty() ? std::string("ideal") : s.platform.software);
   o.software = config::load_software(software, overrides);
-  const bool file_exchange_problem = stack::exchange_problem(o.software).has_value(); // (before --collective)
   if (auto collective = cli.optional<std::string>("collective")) {
     if (*collective == "auto") {
       if (!o.software.library)
@@ -338,9 +337,11 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   o.allow_oversubscribed_memory = allowed || !refuse_oversubscribed_memory;
   if (auto problem = replay::scenario_problem(s)) {
     using Input = replay::ScenarioProblem::Input;
-    // A combination that --collective made, not the file: the option's problem.
-    if (problem->input == Input::Software && cli.has("collective") && !file_exchange_problem &&
-        stack::exchange_problem(o.software))
+    // A combination the exchange forbids is --collective's: the file (its --set overrides
+    // applied) was refused with any such problem when it was read, and no other option changes
+    // what exchange_problem reads.
+    if (const auto exchange = stack::exchange_problem(o.software);
+        exchange && problem->input == Input::Software && problem->key == "software." + std::string(exchange->key))
       throw UsageError("--collective " + cli.vm["collective"].as<std::string>() + ": the software stack " +
                        o.software.name + "'s " + problem->key + ": " + problem->message);
     if (problem->input == Input::Software)

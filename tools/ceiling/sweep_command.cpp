@@ -67,8 +67,9 @@ config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.lin
 /// Where the experiment makes a point of `curve` fail with `message`: at the option the message
 /// names ("--NAME: ...", or --software for a key of the software file, "FILE:L:C: error:
 /// software.KEY: ...") where the curve's variant writes it, at the global batch that
-/// `--global-batch` comes from, else at the variant when it sets options (they may be the
-/// cause), else at [experiment].
+/// `--global-batch` comes from; at the curve's platform for a key of its file, or of the stack
+/// it names where the variant names none; else at the variant when it sets options (they may be
+/// the cause), else at [experiment].
 sweep::EntryLocation failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
                                    std::string_view message) {
   const auto named = [](const auto& entries, const std::string& name) {
@@ -84,6 +85,9 @@ sweep::EntryLocation failure_where(const sweep::ExperimentSpec& e, const sweep::
   for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)
     if (variant.run_args[i] == option && i / 2 < variant.option_where.size())
       return variant.option_where[i / 2];
+  const auto& platform = *named(e.platforms, curve.platform);
+  if (option == "--software" || message.starts_with(platform.file + ":"))
+    return platform.where;
   return variant.run_args.empty() ? e.where : variant.where;
 }
 

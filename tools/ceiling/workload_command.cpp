@@ -75,10 +75,7 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
   if (!it)
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
                      " peak");
-  return {spec.name,
-          device.name + (own_mode ? "" : " in " + mode) +
-              (calibration && !calibration->framework.empty() ? " under " + calibration->framework : ""),
-          it->samples_per_second(m.batch),
+  return {spec.name, device.name + (own_mode ? "" : " in " + mode), it->samples_per_second(m.batch),
           m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node),
           calibration ? calibration->framework : std::string()};
 }
@@ -235,7 +232,7 @@ int show(const std::vector<std::string>& args) {
       json.begin_object().key("role").value("borrowed calibration").key("lender").value(w.calibration.borrowed_from)
           .key("platform").value(calibrated.platform).key("device").value(calibrated.device)
           .key("batch").value(calibrated.batch).key("lender_measured_samples_per_s")
-          .value(calibrated.measured_samples_per_s).end_object();
+          .value(calibrated.measured_samples_per_s).key("framework").null().end_object();
     for (const auto& c : device_calibrations)
       write_check(c, "device calibration");
     for (const auto& v : validations)
@@ -295,8 +292,9 @@ int show(const std::vector<std::string>& args) {
                   : (" (borrowed from " + w.calibration.borrowed_from + ")").c_str());
   std::cout << "  source      " << w.calibration.measured.source << "\n";
   const auto print_check = [&](const DeviceCheck& c, const char* role) {
-    std::printf("%-13s %s, %s, batch %d: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
-                c.platform.c_str(), c.device.c_str(), c.batch, c.predicted_samples_per_s,
+    std::printf("%-13s %s, %s%s, batch %d: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
+                c.platform.c_str(), c.device.c_str(), c.framework.empty() ? "" : (" under " + c.framework).c_str(),
+                c.batch, c.predicted_samples_per_s,
                 c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
     if (!c.over_memory.empty())
       std::printf("              (%s)\n", c.over_memory.c_str());
