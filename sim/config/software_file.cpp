@@ -163,10 +163,14 @@ std::string bundled_software_list() {
   return list;
 }
 
-stack::SoftwareStack load_software(const std::string& name_or_path, std::span<const std::string> overrides) {
+namespace {
+
+/// The TOML of the stack `name_or_path` names, and the path its errors cite (a bundled stack's
+/// source file).
+std::pair<toml::table, std::string> software_root(const std::string& name_or_path) {
   if (is_bundled_name(name_or_path)) {
     const BundledFile& f = *bundled(name_or_path);
-    return read_with_overrides(parse_toml_text(f.text, std::string(f.path)), std::string(f.path), overrides);
+    return {parse_toml_text(f.text, std::string(f.path)), std::string(f.path)};
   }
   if (!std::filesystem::exists(name_or_path) && name_or_path.find('/') == std::string::npos) {
     // (a bundled stack named as its file: "horovod-nccl.toml")
@@ -175,7 +179,14 @@ stack::SoftwareStack load_software(const std::string& name_or_path, std::span<co
       throw LoadError({name_or_path, 0, 0}, "", "no such software file; the bundled stack is named " + stem + ", without .toml");
     unknown(name_or_path);
   }
-  return read_with_overrides(parse_toml_file(name_or_path), name_or_path, overrides);
+  return {parse_toml_file(name_or_path), name_or_path};
+}
+
+} // namespace
+
+stack::SoftwareStack load_software(const std::string& name_or_path, std::span<const std::string> overrides) {
+  auto [root, path] = software_root(name_or_path);
+  return read_with_overrides(std::move(root), path, overrides);
 }
 
 stack::SoftwareStack load_software_text(std::string_view text, const std::string& path,
@@ -194,9 +205,7 @@ std::string software_text(const std::string& name_or_path) {
 
 LoadError software_key_error(const std::string& name_or_path, std::span<const std::string> overrides,
                              std::string_view dotted_key, std::string_view message) {
-  const bool is_bundled = is_bundled_name(name_or_path);
-  const std::string path = is_bundled ? std::string(bundled(name_or_path)->path) : name_or_path;
-  toml::table root = parse_toml_text(software_text(name_or_path), path);
+  auto [root, path] = software_root(name_or_path);
   apply_overrides(root, overrides, OverrideTarget::Software, "--set");
   return key_error(root, path, dotted_key, message);
 }

@@ -117,11 +117,12 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
     return "--servers: parameter servers must number 1 to " + std::to_string(workers) +
            (stack.local_aggregation ? " (the nodes: each node's first rank serves)" : " (the ranks)") + ", got " +
            std::to_string(s.options.servers);
-  // Before exchange_problem, which says the same for files: a run's --collective is the usual cause.
+  // Before exchange_problem, which says the same for files: a file with it is refused as it is
+  // read, so the run's --collective made it.
   if (stack.exchange == stack::Exchange::PerVariable && stack.collective != collectives::Algorithm::ParameterServer)
-    return "software stack " + stack.name + " exchanges every variable on its own with parameter servers, but the " +
-           "collective is " + (stack.collective ? std::string(collectives::to_string(*stack.collective)) : "auto") +
-           ": drop --collective, or use --collective parameter-server";
+    return "--collective " + (stack.collective ? std::string(collectives::to_string(*stack.collective)) : "auto") +
+           ": the software stack " + stack.name + " exchanges every variable on its own with parameter servers: " +
+           "drop --collective, or use --collective parameter-server";
   if (const auto problem = stack::exchange_problem(stack))
     return ScenarioProblem(Input::Software, "software." + std::string(problem->key), problem->message);
   if (s.options.fidelity == Fidelity::Exact && ranks > max_exact_ranks)

@@ -108,7 +108,6 @@ struct ScenarioProblem {
   Input input = Input::Options;
   std::string key; ///< the dotted key in that file ("software.library", "node.gpu.compute_capability"); empty: an option's
   std::string message;
-  bool operator==(const ScenarioProblem&) const = default;
 };
 
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter

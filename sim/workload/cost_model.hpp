@@ -41,10 +41,10 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
 
 /// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...) under
 /// `framework` (its software stack's; empty: none named): the workload's [[device_calibration]]
-/// for that device's model and mode when it has one (`device_calibration` points at it; of
-/// several, the one measured under `framework`, else one naming no framework, else the first
-/// listed), else for its
-/// stand-in's, else its own calibration's.
+/// for that device's model when it has one in the run's compute precision
+/// (`device_calibration` points at it), else for its stand-in's, else its own calibration's.
+/// Of several: the one measured under `framework`, else one naming no framework, else another
+/// framework's; within each, one in the run's mode before one in another; then the first listed.
 struct ChosenEfficiency {
   Efficiency efficiency;
   const DeviceCalibration* device_calibration = nullptr;

@@ -43,7 +43,7 @@ for f in "$root"/workloads/*.toml; do
   expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
 done
 # A device calibration says the framework it was measured under (JSON and text).
-expect 0 '"framework": "mxnet"' -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" --json
+expect 0 '"calibration_framework": "mxnet"' -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" --json
 expect 0 "A100 SXM4 40 GB in mixed under mxnet, batch 256: predicted 2180" -- \
   "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
 # A batch beyond the device's memory: the JSON names the device and says why, as the text does.
@@ -150,6 +150,15 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
 expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --json
+# What a stack needs of its platform is refused at the platform's table that lacks it.
+expect 2 "generic-fat-tree.toml:17:1: error: node.gpu.compute_capability: the stack horovod-nccl runs NCCL" -- \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 --software horovod-nccl
+expect 2 "generic-fat-tree.toml:10:1: error: node.cpu.core_memory_bandwidth: the stack horovod-mpi reduces on a host core" -- \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 --software horovod-mpi
+# The MLPerf ResNet-50 stack computes under MXNet, at the workload's MXNet fit.
+expect 0 "compute: calibrated on this device (NVIDIA Tesla V100 SXM2 16 GB) in mixed under mxnet" -- \
+  "$ceiling" run -p "$root/platforms/dgx1-v100.toml" -w "$root/workloads/resnet50_v1.5.toml" -n 1 --iterations 1 \
+  --precision fp16 --software "$root/validation/software/mxnet-horovod-mlperf.toml"
 # A combination that --collective makes is the option's error; one of the stack on its platform,
 # the stack file's, at its key, whatever --collective says.
 expect 2 "ceiling: error: --collective parameter-server: the software stack horovod-mpi's software.fusion: \"by-cycle\" fuses" -- \

@@ -360,6 +360,7 @@ TEST_CASE("ResNet-50 v1.5 computes at DeepLearningExamples' MXNet rates under MX
     CHECK(chosen.device_calibration->measured.samples_per_second == img_per_s);
     const int batch = chosen.device_calibration->measured.batch;
     const auto it = workload::device_iteration(w, device, platform::Precision::Fp16, batch, chosen.efficiency);
+    REQUIRE(it.has_value());
     CHECK(it->samples_per_second(batch) == doctest::Approx(img_per_s).epsilon(0.01));
   }
 }

@@ -589,7 +589,7 @@ TEST_CASE("a device with a calibration of its own is priced with it, the others 
   CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU) in fp16");
 }
 
-TEST_CASE("of a device's calibrations under several frameworks, the stack's framework's prices the run, else one naming none, else the first listed") {
+TEST_CASE("of a device's calibrations under several frameworks, the stack's framework's prices the run, else one naming none, then the run's mode, then the first listed") {
   // Expectation: compute-bound time is inversely proportional to the compute efficiency: each
   // calibration's efficiency gives its own forward time. The one measured under the stack's
   // framework is taken wherever it is listed; a stack that names none, or one no calibration
@@ -630,17 +630,25 @@ TEST_CASE("of a device's calibrations under several frameworks, the stack's fram
   CHECK(replay::make_iteration_plan(s).calibration == "calibrated on this device (test GPU)");
   s.options.software.framework = "pytorch";
   CHECK(replay::make_iteration_plan(s).forward_s == first.forward_s);
-  // A calibration in the run's mode goes before the stack's framework's in another mode that
-  // computes alike (mixed and fp16): the mode first, then the framework.
+  // The framework goes before the mode: mixed and fp16 compute alike, frameworks do not; between
+  // two frameworks other than the stack's, the run's mode decides.
   {
     auto modes = s;
     modes.workload.device_calibrations = {{.device = "test GPU", .precision = "mixed", .framework = "mxnet", .compute_efficiency = e / 2},
                                           {.device = "test GPU", .precision = "fp16", .framework = "pytorch", .compute_efficiency = e}};
     modes.options.precision = replay::PrecisionMode::Mixed;
-    CHECK(replay::make_iteration_plan(modes).calibration ==
-          "calibrated on this device (test GPU) in mixed under mxnet (none under pytorch)");
-    modes.options.precision = replay::PrecisionMode::Fp16;
+    modes.options.software.framework = "pytorch";
     CHECK(replay::make_iteration_plan(modes).calibration == "calibrated on this device (test GPU) in fp16 under pytorch");
+    modes.options.precision = replay::PrecisionMode::Fp16;
+    modes.options.software.framework = "mxnet";
+    CHECK(replay::make_iteration_plan(modes).calibration == "calibrated on this device (test GPU) in mixed under mxnet");
+    modes.options.software.framework.clear();
+    CHECK(replay::make_iteration_plan(modes).calibration == "calibrated on this device (test GPU) in fp16 under pytorch");
+    modes.options.precision = replay::PrecisionMode::Mixed;
+    CHECK(replay::make_iteration_plan(modes).calibration == "calibrated on this device (test GPU) in mixed under mxnet");
+    modes.options.software.framework = "tensorflow"; // (neither is its: the mode decides, and the run says so)
+    CHECK(replay::make_iteration_plan(modes).calibration ==
+          "calibrated on this device (test GPU) in mixed under mxnet (none under tensorflow)");
   }
   // The device's own model still goes before its stand-in's, whatever their frameworks.
   s.platform.node.gpu->calibration_device = "measured GPU";

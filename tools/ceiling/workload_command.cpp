@@ -219,7 +219,7 @@ int show(const std::vector<std::string>& args) {
           .key("relative_error").value(c.relative_error())
           .key("exceeds_device_memory").value(!c.over_memory.empty());
       write_shortfall(c.over_memory);
-      json.key("framework");
+      json.key("calibration_framework"); // (the workload's own `framework` is its free-text description)
       if (c.framework.empty())
         json.null();
       else
@@ -232,7 +232,7 @@ int show(const std::vector<std::string>& args) {
       json.begin_object().key("role").value("borrowed calibration").key("lender").value(w.calibration.borrowed_from)
           .key("platform").value(calibrated.platform).key("device").value(calibrated.device)
           .key("batch").value(calibrated.batch).key("lender_measured_samples_per_s")
-          .value(calibrated.measured_samples_per_s).key("framework").null().end_object();
+          .value(calibrated.measured_samples_per_s).key("calibration_framework").null().end_object();
     for (const auto& c : device_calibrations)
       write_check(c, "device calibration");
     for (const auto& v : validations)

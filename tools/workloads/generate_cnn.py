@@ -855,6 +855,7 @@ def p100_calibration(row, compute_efficiency):
     in the file, so that a later run with --keep-calibration can find and replace it."""
     lines = ["[[device_calibration]]",
              kv("device", q(P100_DEVICE)),
+             kv("framework", q("tensorflow"), "AI Matrix v1.0.2 ran TensorFlow 1.10"),
              kv("platform", q(P100_PLATFORM)),
              kv("measured_throughput", row["p100_train_throughput"], "img/s, models.csv p100_train_throughput"),
              kv("batch", "64"),
