@@ -46,6 +46,11 @@ done
 expect 0 '"calibration_framework": "mxnet"' -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" --json
 expect 0 "A100 SXM4 40 GB in mixed under mxnet, batch 256: predicted 2180" -- \
   "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml"
+# The per-precision prediction says which calibration priced it (a stack naming no framework's).
+expect 0 "(priced by NVIDIA A100 SXM4 40 GB in mixed under pytorch)" -- \
+  "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" -p "$root/validation/platforms/dgxa100.toml"
+expect 0 '"calibration": "the workload'"'"'s calibration"' -- \
+  "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" -p "$root/validation/platforms/dgxa100.toml" --json
 # A batch beyond the device's memory: the JSON names the device and says why, as the text does.
 expect 0 '"device": "NVIDIA Tesla K20X",' -- "$ceiling" workload show "$root/workloads/resnet50_v1.toml" \
   --platform "$root/platforms/piz-daint-xc30-k20x.toml" --batch 256 --json

@@ -99,7 +99,18 @@ struct PrecisionRow {
   Precision precision;
   std::optional<workload::DeviceIteration> iteration;
   std::string over_memory; ///< memory_exceeded() at the batch shown
+  std::string calibration; ///< what priced it, as a run whose stack names no framework takes it
 };
+
+/// What prices a run in `mode` on `device` whose stack names no framework: a device calibration
+/// ("NVIDIA A100 SXM4 40 GB in mixed under pytorch") or "the workload's calibration".
+std::string priced_by(const WorkloadSpec& w, const workload::DeviceRates& device, std::string_view mode) {
+  const auto* c = workload::efficiency_for(w, device, mode, "").device_calibration;
+  if (!c)
+    return "the workload's calibration";
+  return c->device + (c->precision.empty() ? "" : " in " + c->precision) +
+         (c->framework.empty() ? "" : " under " + c->framework);
+}
 
 int show(const std::vector<std::string>& args) {
   po::options_description options("options");
@@ -157,7 +168,7 @@ int show(const std::vector<std::string>& args) {
     for (Precision p : platform::all_precisions)
       rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker,
                                                     workload::efficiency_for(w, device, platform::to_string(p), "").efficiency),
-                      memory_exceeded(w, w.batch_per_worker, p, on->node)});
+                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(w, device, platform::to_string(p))});
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
 
@@ -255,6 +266,7 @@ int show(const std::vector<std::string>& args) {
             .key("samples_per_s").value(row.iteration->samples_per_second(w.batch_per_worker))
             .key("exceeds_device_memory").value(!row.over_memory.empty());
         write_shortfall(row.over_memory);
+        json.key("calibration").value(row.calibration);
         json.end_object();
       }
       json.end_object().end_object();
@@ -325,6 +337,7 @@ int show(const std::vector<std::string>& args) {
                   row.iteration->forward.seconds(), row.iteration->backward.seconds(),
                   row.iteration->optimizer.seconds(),
                   row.iteration->samples_per_second(w.batch_per_worker), w.sample.c_str());
+      std::printf("  %-9s (priced by %s)\n", "", row.calibration.c_str());
       if (!row.over_memory.empty())
         std::printf("  %-9s (%s)\n", "", row.over_memory.c_str());
     }
