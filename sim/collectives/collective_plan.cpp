@@ -329,8 +329,6 @@ std::vector<Phase> mpich_node_reduce(int q, double bytes, bool builtin_sum) {
   return steps;
 }
 
-std::vector<Phase> allgather(Group g, double bytes, Gather how, bool aggregate); // (below)
-
 /// MPICH 3.2's broadcast from a node's root (bcast.c, MPIR_Bcast_intra): below 12288 bytes
 /// (MPIR_CVAR_BCAST_SHORT_MSG_SIZE) or on fewer than 8 ranks (MPIR_CVAR_BCAST_MIN_PROCS), the
 /// binomial tree (the binomial reduce mirrored); else a binomial scatter (the root sends half the
@@ -356,7 +354,7 @@ std::vector<Phase> mpich_node_bcast(int q, double bytes) {
     steps.push_back(std::move(step));
   }
   const bool doubling = bytes < long_message_bytes && std::has_single_bit(static_cast<unsigned>(q));
-  const auto gather = allgather({.ranks = q}, block, doubling ? Gather::RecursiveDoubling : Gather::Ring, false);
+  const auto gather = allgather_steps({.ranks = q}, block, doubling ? Gather::RecursiveDoubling : Gather::Ring);
   steps.insert(steps.end(), gather.begin(), gather.end());
   return steps;
 }

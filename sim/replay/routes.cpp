@@ -108,8 +108,7 @@ bool Routes::compose(Route& route, int src, int dst) {
   const NodePart& down = down_parts_[static_cast<std::size_t>(dst)];
   if (!up.known || !down.known || !across_one_fabric(src, dst))
     return false;
-  const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
-  const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
+  const auto [from_zone, to_zone] = node_zones(src, dst);
   // NetZoneImpl::get_global_route_with_netzones between two node zones of the fabric: the
   // fabric's route between them first (SimGrid's public get_global_route between the two zones'
   // netpoints runs the fabric zone's get_local_route alone), its latencies summed as it lists
@@ -149,9 +148,13 @@ Routes::fabric_part(std::span<const std::uint32_t> ids) const {
   return {first, first == ids.end() ? ids.end() : last};
 }
 
+std::pair<const sgr::NetZoneImpl*, const sgr::NetZoneImpl*> Routes::node_zones(int src, int dst) const {
+  return {hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone(),
+          hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone()};
+}
+
 bool Routes::across_one_fabric(int src, int dst) const {
-  const sgr::NetZoneImpl* from_zone = hosts_[static_cast<std::size_t>(src)]->get_netpoint()->get_englobing_zone();
-  const sgr::NetZoneImpl* to_zone = hosts_[static_cast<std::size_t>(dst)]->get_netpoint()->get_englobing_zone();
+  const auto [from_zone, to_zone] = node_zones(src, dst);
   return from_zone != to_zone && from_zone->get_parent() != nullptr && from_zone->get_parent() == to_zone->get_parent();
 }
 

@@ -108,6 +108,9 @@ private:
   /// after; both ends where it has none.
   std::pair<std::span<const std::uint32_t>::iterator, std::span<const std::uint32_t>::iterator>
   fabric_part(std::span<const std::uint32_t> ids) const;
+  /// The zones that hold ranks `src` and `dst` (their nodes').
+  std::pair<const simgrid::kernel::routing::NetZoneImpl*, const simgrid::kernel::routing::NetZoneImpl*>
+  node_zones(int src, int dst) const;
   /// Whether ranks `src` and `dst` are in two node zones of one fabric zone.
   bool across_one_fabric(int src, int dst) const;
   /// Keeps the node parts of `route`, read whole from SimGrid from rank `src` to rank `dst` on

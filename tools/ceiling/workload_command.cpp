@@ -102,10 +102,9 @@ struct PrecisionRow {
   std::string calibration; ///< what priced it, as a run whose stack names no framework takes it
 };
 
-/// What prices a run in `mode` on `device` whose stack names no framework: a device calibration
-/// ("NVIDIA A100 SXM4 40 GB in mixed under pytorch") or "the workload's calibration".
-std::string priced_by(const WorkloadSpec& w, const workload::DeviceRates& device, std::string_view mode) {
-  const auto* c = workload::efficiency_for(w, device, mode, "").device_calibration;
+/// What a chosen device calibration `c` is ("NVIDIA A100 SXM4 40 GB in mixed under pytorch"), or
+/// "the workload's calibration" where none was chosen.
+std::string priced_by(const workload::DeviceCalibration* c) {
   if (!c)
     return "the workload's calibration";
   return c->device + (c->precision.empty() ? "" : " in " + c->precision) +
@@ -165,10 +164,11 @@ int show(const std::vector<std::string>& args) {
   if (auto path = cli->optional<std::string>("platform")) {
     on = config::load_platform(*path);
     const auto device = workload::compute_device(on->node);
-    for (Precision p : platform::all_precisions)
-      rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker,
-                                                    workload::efficiency_for(w, device, platform::to_string(p), "").efficiency),
-                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(w, device, platform::to_string(p))});
+    for (Precision p : platform::all_precisions) {
+      const auto chosen = workload::efficiency_for(w, device, platform::to_string(p), ""); // (a stack naming no framework)
+      rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker, chosen.efficiency),
+                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(chosen.device_calibration)});
+    }
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
 
