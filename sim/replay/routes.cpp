@@ -3,6 +3,7 @@
 #include "replay/routes.hpp"
 
 #include "platform/machine.hpp"
+#include "platform/topology.hpp"
 #include "routing/spread.hpp"
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -34,6 +35,15 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
   if (composes_) {
     up_parts_.resize(hosts_.size());
     down_parts_.resize(hosts_.size());
+    // Machine builds a single switch as a one-level fat-tree of SimGrid's.
+    platform::InterconnectSpec tree = spec.interconnect;
+    if (std::holds_alternative<platform::SingleSwitch>(tree.topology)) {
+      tree.topology = platform::FatTree{{static_cast<int>(platform::slot_count(spec))}, {1}, {1}};
+    }
+    if (std::holds_alternative<platform::FatTree>(tree.topology)) {
+      tree_ = routing::Fabric::of(tree);
+      tree_ids_.assign(tree_->link_count(), none);
+    }
   }
   if (routing_ != platform::Routing::StaticMinimal) {
     fabric_ = routing::Fabric::of(spec.interconnect);
@@ -114,15 +124,18 @@ bool Routes::compose(Route& route, int src, int dst) {
   // netpoints runs the fabric zone's get_local_route alone), its latencies summed as it lists
   // its links; then the source's links up to its gateway, the fabric's links, the destination's
   // from its gateway, each of the nodes' latencies added in that order.
-  fabric_links_.clear();
   double latency_s = 0;
-  sgr::NetZoneImpl::get_global_route(from_zone->get_netpoint(), to_zone->get_netpoint(), fabric_links_, &latency_s);
   composed_ids_.clear();
-  for (const auto* link : fabric_links_) {
-    const auto id = link_ids_.find(reinterpret_cast<std::uintptr_t>(link));
-    if (!id)
-      return false;
-    composed_ids_.push_back(*id);
+  if (!computed_fabric_part(src, dst, latency_s)) {
+    fabric_links_.clear();
+    sgr::NetZoneImpl::get_global_route(from_zone->get_netpoint(), to_zone->get_netpoint(), fabric_links_, &latency_s);
+    for (const auto* link : fabric_links_) {
+      const auto id = link_ids_.find(reinterpret_cast<std::uintptr_t>(link));
+      if (!id)
+        return false;
+      composed_ids_.push_back(*id);
+    }
+    learn_tree_links(src, dst, composed_ids_);
   }
   for (std::uint32_t id : up.link_ids) {
     append(route, id);
@@ -171,6 +184,39 @@ void Routes::keep_node_parts(const Route& route, int src, int dst) {
     up = {true, {ids.begin(), first}};
   if (!down.known)
     down = {true, {last, ids.end()}};
+  learn_tree_links(src, dst, {first, last});
+}
+
+bool Routes::computed_fabric_part(int src, int dst, double& latency_s) {
+  if (!tree_)
+    return false;
+  tree_->simgrid_static_path(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], tree_path_);
+  for (std::uint32_t link : tree_path_)
+    if (tree_ids_[link] == none)
+      return false;
+  // (Summed in the order SimGrid's FatTreeZone lists them, from 0, as compose() is given them.)
+  for (std::uint32_t link : tree_path_) {
+    composed_ids_.push_back(tree_ids_[link]);
+    latency_s += link_facts_[tree_ids_[link]].latency_s;
+  }
+  ++computed_;
+  return true;
+}
+
+void Routes::learn_tree_links(int src, int dst, std::span<const std::uint32_t> ids) {
+  if (!tree_)
+    return;
+  tree_->simgrid_static_path(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], tree_path_);
+  bool same = tree_path_.size() == ids.size();
+  for (std::size_t i = 0; same && i < ids.size(); ++i) {
+    std::uint32_t& ours = tree_ids_[tree_path_[i]];
+    if (ours == none)
+      ours = ids[i];
+    same = ours == ids[i];
+  }
+  assert(same && "SimGrid's fat-tree routes are the paths Fabric::simgrid_static_path computes");
+  if (!same) // (never, but where it is, SimGrid's routes win: every later one is asked of it)
+    tree_.reset();
 }
 
 const Route& Routes::between(int src, int dst) {

@@ -68,6 +68,9 @@ public:
 
   /// How many routes compose() built rather than SimGrid's routing whole (the tests').
   std::uint64_t composed_routes() const { return composed_; }
+  /// How many of those had their fabric links computed (a fat-tree's: tree_), not asked of
+  /// SimGrid (the tests').
+  std::uint64_t computed_routes() const { return computed_; }
 
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).
   bool routes_itself() const { return fabric_.has_value(); }
@@ -114,8 +117,17 @@ private:
   /// Whether ranks `src` and `dst` are in two node zones of one fabric zone.
   bool across_one_fabric(int src, int dst) const;
   /// Keeps the node parts of `route`, read whole from SimGrid from rank `src` to rank `dst` on
-  /// another node, where not known yet.
+  /// another node, where not known yet, and learns the fat-tree links of its fabric part.
   void keep_node_parts(const Route& route, int src, int dst);
+  /// The fabric part of the route from rank `src` to rank `dst` of a fat-tree, computed
+  /// (Fabric::simgrid_static_path) into composed_ids_, its latencies summed in order into
+  /// `latency_s`; false, nothing written, where there is no fat-tree or one of its links has
+  /// not been learned yet.
+  bool computed_fabric_part(int src, int dst, double& latency_s);
+  /// Learns which of our links the fat-tree's links on the path from rank `src` to rank `dst`
+  /// are, from that route's fabric part `ids` as SimGrid gave it; a path that does not match
+  /// what was learned before (it never should) stops the computing.
+  void learn_tree_links(int src, int dst, std::span<const std::uint32_t> ids);
   /// The id of link `link` of SimGrid, numbered the first time it is met.
   std::uint32_t id_of(const simgrid::s4u::Link* link);
   /// Appends link `id` to the route being built (its links wait in building_ until finish()).
@@ -162,6 +174,12 @@ private:
   };
   std::vector<NodePart> up_parts_, down_parts_;
   std::vector<std::uint32_t> composed_ids_; ///< compose()'s scratch: the fabric's links
+  /// A fat-tree's (or a single switch's, a one-level fat-tree) fabric, whose static paths
+  /// compose() computes instead of asking SimGrid, once it has learned their links.
+  std::optional<routing::Fabric> tree_;
+  std::vector<std::uint32_t> tree_ids_;  ///< by the tree's link id: ours, or none yet
+  std::vector<std::uint32_t> tree_path_; ///< scratch
+  std::uint64_t computed_ = 0;           ///< routes whose fabric part was computed
   std::vector<LinkFacts> link_facts_; ///< by link id
 };
 

@@ -327,4 +327,52 @@ void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std
   }
 }
 
+bool Fabric::simgrid_static_path(long long a, long long b, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  const auto* s = std::get_if<FatTreeShape>(&shape_);
+  if (s == nullptr)
+    return false;
+  if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
+    throw std::invalid_argument("Fabric::simgrid_static_path: slots " + std::to_string(a) + " and " +
+                                std::to_string(b) + " are not two distinct slots below " + std::to_string(slots_));
+  const auto& f = s->f;
+  std::size_t h = 1; // the lowest level whose pod holds both
+  while (a / s->below[h] != b / s->below[h])
+    ++h;
+  // The link of level k's element (pod, choice) to its parent `u` on `cable`, up or down.
+  const auto link = [&](std::size_t k, long long pod, long long choice, long long u, long long cable, bool down) {
+    const long long element = pod * s->choices[k] + choice + (down ? s->elements[k] : 0);
+    return static_cast<std::uint32_t>(s->up_base[k] + (element * f.up[k] + u) * f.links[k] + cable);
+  };
+  // Up: the parent port d-mod-k picks, level by level; `choice` gathers the parents taken (the
+  // switch's label below its level), as the fabric numbers its elements.
+  const auto parent_port = [&](std::size_t l) { return b / s->choices[l] % (f.up[l] * f.links[l]); };
+  long long choice = 0;
+  for (std::size_t l = 0; l < h; ++l) {
+    const long long port = parent_port(l);
+    out.push_back(link(l, a / s->below[l], choice, port % f.up[l], port / f.up[l], false));
+    choice += port % f.up[l] * s->choices[l];
+  }
+  // Down: the loop over the switch's child ports, port i being child i mod down[k] on cable
+  // i / down[k], carried on from switch to switch as get_local_route carries it: from port i, the
+  // next port to b's child is the first at or after it that is b's digit modulo down[k].
+  std::size_t level = h;
+  long long i = a % f.links[h - 1] * f.down[h - 1]; // where the loop starts at a switch
+  while (level > 0) {
+    const std::size_t k = level - 1;
+    const long long digit = b / s->below[k] % f.down[k];
+    i += (digit - i % f.down[k] + f.down[k]) % f.down[k];
+    if (i >= f.down[k] * f.links[k]) { // past the switch's last port: the loop starts again below
+      i = a % f.links[k] * f.down[k];
+      continue;
+    }
+    const long long parent = parent_port(k) % f.up[k];
+    choice -= parent * s->choices[k]; // the child's label keeps the parents below level k
+    out.push_back(link(k, b / s->below[k], choice, parent, i / f.down[k], true));
+    level = k;
+    ++i; // (the loop's next port, at the switch below)
+  }
+  return true;
+}
+
 } // namespace ceiling::routing

@@ -85,6 +85,22 @@ public:
   std::string link_name(std::uint32_t id) const;
   long long slot_count() const { return slots_; }
 
+  /// The fabric links of the route SimGrid 3.32's FatTreeZone gives slot `a` to slot `b` (a != b,
+  /// both below slot_count()) under static routing, into `out` (cleared first); false, `out`
+  /// empty, where the fabric is not a fat-tree. As its get_local_route walks them, slots being
+  /// its leaves' positions (it numbers them with a counter of the process: the slots of the
+  /// process's first fat-tree, the only one a machine of this program has):
+  /// - up: at each level l below the lowest that holds both, the port
+  ///   (b / (up[0] x ... x up[l-1])) mod (up[l] x links[l]), which is parent
+  ///   port mod up[l] on cable port / up[l];
+  /// - down: from that switch, at each level the child link (b's digit there) on cable
+  ///   a mod links[l-1], where its loop over the switch's child ports starts; the loop goes on
+  ///   over the next switch's ports from the port after the one taken (that code does not restart
+  ///   it), so a cable after the first may be taken further down.
+  /// Routes learns which of SimGrid's links each id stands for from routes it read whole, and
+  /// tests/platform/network_test.cpp holds what it composes to SimGrid's routes.
+  bool simgrid_static_path(long long a, long long b, std::vector<std::uint32_t>& out) const;
+
   /// The most paths paths() returns for one pair.
   static constexpr std::size_t max_paths = 64;
 

@@ -7,6 +7,8 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -38,10 +40,41 @@ Exit status: 0 success, 2 bad input (file, option or value), 1 internal error; `
 a point failed; a run or sweep stopped by a signal 128 + the signal.
 )";
 
+/// Whether this build checks memory (AddressSanitizer, whose leak check runs at exit).
+constexpr bool sanitized =
+#if defined(__SANITIZE_ADDRESS__)
+    true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
+int dispatch(const std::vector<std::string>& args);
+
 } // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  const int status = dispatch({argv + 1, argv + argc});
+  // Every output is written and closed by now (files by their handles, HDF5 without its atexit:
+  // io/hdf5_handle.cpp): what is left is freeing memory, which SimGrid's engine does at exit,
+  // link by link (0.1-0.2 s for a 16,384-node machine). The process ends without it, as LLVM's
+  // tools do (clang's -disable-free), but where a sanitizer checks for leaks at exit.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  if (!sanitized)
+    std::_Exit(status);
+  return status;
+}
+
+namespace {
+
+int dispatch(const std::vector<std::string>& args) {
   try {
     if (args.empty()) {
       std::cerr << "ceiling: error: no command given\n\n" << usage;
@@ -92,3 +125,5 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+
+} // namespace
