@@ -238,24 +238,35 @@ const Route& Routes::inside_node(const sg4::Host* src, const sg4::Host* dst) {
   return route;
 }
 
-const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
+Routes::NodeEnds Routes::node_ends(int src, int dst) {
+  // Once both nodes' parts are known (the first route read whole from and to each), SimGrid's
+  // route between them is not needed: its links before and after the fabric are those parts.
+  if (composes_ && across_one_fabric(src, dst)) {
+    const NodePart& up = up_parts_[static_cast<std::size_t>(src)];
+    const NodePart& down = down_parts_[static_cast<std::size_t>(dst)];
+    if (up.known && down.known)
+      return {up.link_ids, down.link_ids, nullptr};
+  }
+  const Route& route = between(src, dst);
+  const auto ids = route.link_ids;
+  const auto [first, last] = fabric_part(ids);
+  if (first == ids.end())
+    return {{}, {}, &route}; // inside one node
+  return {{ids.begin(), first}, {last, ids.end()}, nullptr};
+}
+
+const Route& Routes::over_path(int src, int dst, std::uint32_t path, const NodeEnds& ends) {
   const auto ranks = static_cast<std::uint64_t>(hosts_.size());
   const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
-  // SimGrid's links before its first fabric link and after its last are the nodes' own.
-  const Route& simgrid_route = between(src, dst); // (first: it builds a route of its own)
-  // (A plain reference, not a structured binding: the lambda below captures it, which clang
-  // before 16 refuses for a binding.)
   const auto found = found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
   Route& route = found.first;
   if (!found.second)
     return route;
-  const auto ids = simgrid_route.link_ids;
-  const auto [first, last] = fabric_part(ids);
   const auto add = [&](std::uint32_t id) {
     append(route, id);
     route.latency_s += link_facts_[id].latency_s;
   };
-  std::for_each(ids.begin(), first, add);
+  std::for_each(ends.up.begin(), ends.up.end(), add);
   const auto paths = fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)],
                                     seed_, paths_, false, std::size_t{path} + 1);
   if (path >= paths.size())
@@ -270,39 +281,46 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path) {
     }
     add(fabric_ids_[link]);
   }
-  std::for_each(last, ids.end(), add);
+  std::for_each(ends.down.begin(), ends.down.end(), add);
   finish(route);
   return route;
 }
 
 std::vector<const Route*> Routes::spread(std::span<const collectives::Flow> flows) {
   std::vector<const Route*> routes;
-  for (const auto& flow : flows)
-    routes.push_back(&between(flow.src, flow.dst));
-  if (!fabric_)
+  if (!fabric_) {
+    for (const auto& flow : flows)
+      routes.push_back(&between(flow.src, flow.dst));
     return routes;
-  const auto is_fabric = [this](std::uint32_t id) { return link_facts_[id].per_byte.fabric > 0; };
+  }
+  // Each flow's links outside the fabric: its nodes' (a flow inside one node: its whole route's).
+  std::vector<NodeEnds> ends;
+  for (const auto& flow : flows)
+    ends.push_back(node_ends(flow.src, flow.dst));
   std::vector<int> crossings(link_count(), 0); // of node links, by the flows
-  for (const Route* route : routes)
-    for (std::uint32_t id : route->link_ids)
-      if (!is_fabric(id))
+  for (const NodeEnds& e : ends)
+    for (const auto part : {e.inside ? e.inside->link_ids : e.up, e.down})
+      for (std::uint32_t id : part)
         ++crossings[id];
   std::vector<routing::Demand> demands;
   std::vector<std::size_t> routed; // the flows in demands
   for (std::size_t f = 0; f < flows.size(); ++f) {
-    const auto& ids = routes[f]->link_ids;
-    if (std::none_of(ids.begin(), ids.end(), is_fabric))
-      continue; // inside one node
+    if (ends[f].inside)
+      continue;
     double rate = fabric_->link_bandwidth_bytes_per_s(0); // a node's port into the fabric
-    for (std::uint32_t id : ids)
-      if (!is_fabric(id))
+    for (const auto part : {ends[f].up, ends[f].down})
+      for (std::uint32_t id : part)
         rate = std::min(rate, link_facts_[id].bandwidth_bytes_per_s / crossings[id]);
     demands.push_back({slots_[static_cast<std::size_t>(flows[f].src)], slots_[static_cast<std::size_t>(flows[f].dst)], rate});
     routed.push_back(f);
   }
   const auto paths = routing::spread(*fabric_, routing_, demands, seed_, background_);
+  routes.assign(flows.size(), nullptr);
+  for (std::size_t f = 0; f < flows.size(); ++f)
+    if (ends[f].inside)
+      routes[f] = ends[f].inside;
   for (std::size_t i = 0; i < routed.size(); ++i)
-    routes[routed[i]] = &over_path(flows[routed[i]].src, flows[routed[i]].dst, paths[i]);
+    routes[routed[i]] = &over_path(flows[routed[i]].src, flows[routed[i]].dst, paths[i], ends[routed[i]]);
   return routes;
 }
 

@@ -88,8 +88,18 @@ public:
   std::vector<std::vector<char>> alone(const std::vector<std::vector<const Route*>>& routes) const;
 
 private:
-  /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()).
-  const Route& over_path(int src, int dst, std::uint32_t path);
+  /// A route's links outside the fabric: the source node's before it and the destination's
+  /// after (spans into Routes' own storage), or, for a route inside one node, that route.
+  struct NodeEnds {
+    std::span<const std::uint32_t> up, down;
+    const Route* inside = nullptr;
+  };
+  /// The node links of the route from rank `src` to rank `dst`: the nodes' parts where both are
+  /// known, else those of SimGrid's route, read (between()).
+  NodeEnds node_ends(int src, int dst);
+  /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()), with the
+  /// nodes' links `ends`.
+  const Route& over_path(int src, int dst, std::uint32_t path, const NodeEnds& ends);
   /// Route `found.first`, or where `found.second` (a lookup that gave the id of the next route)
   /// a new one of that id, empty, that the caller fills (append(), finish()); whether it is new.
   std::pair<Route&, bool> found_route(std::pair<std::uint32_t, bool> found);
