@@ -1,4 +1,4 @@
-// A binary heap of flows' next events, each flow holding its place.
+// A 4-ary heap of flows' next events, each flow holding its place.
 #include "replay/flow_events.hpp"
 
 #include <algorithm>
@@ -30,9 +30,11 @@ void FlowEvents::set_unordered(std::uint32_t flow, double at_s, std::uint64_t ti
 }
 
 void FlowEvents::restore() {
-  std::make_heap(heap_.begin(), heap_.end(), [](const Event& a, const Event& b) { return b < a; });
+  // Floyd's construction: every inner node sifted down, the last first.
   for (std::size_t i = 0; i < heap_.size(); ++i)
     place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = (heap_.size() + arity - 2) / arity; i-- > 0;)
+    sift_down(i);
 }
 
 void FlowEvents::sort_due(std::vector<Event>& out, std::ptrdiff_t first) {
@@ -115,10 +117,10 @@ void FlowEvents::clear() {
 
 void FlowEvents::sift_up(std::size_t i) {
   const Event e = heap_[i];
-  while (i > 0 && e < heap_[(i - 1) / 2]) {
-    heap_[i] = heap_[(i - 1) / 2];
+  while (i > 0 && e < heap_[(i - 1) / arity]) {
+    heap_[i] = heap_[(i - 1) / arity];
     place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
-    i = (i - 1) / 2;
+    i = (i - 1) / arity;
   }
   heap_[i] = e;
   place_[e.flow] = static_cast<std::uint32_t>(i);
@@ -126,17 +128,20 @@ void FlowEvents::sift_up(std::size_t i) {
 
 void FlowEvents::sift_down(std::size_t i) {
   const Event e = heap_[i];
+  const std::size_t n = heap_.size();
   for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= heap_.size())
+    const std::size_t first = arity * i + 1;
+    if (first >= n)
       break;
-    if (child + 1 < heap_.size() && heap_[child + 1] < heap_[child])
-      ++child;
-    if (!(heap_[child] < e))
+    std::size_t least = first;
+    for (std::size_t c = first + 1; c < std::min(first + arity, n); ++c)
+      if (heap_[c] < heap_[least])
+        least = c;
+    if (!(heap_[least] < e))
       break;
-    heap_[i] = heap_[child];
+    heap_[i] = heap_[least];
     place_[heap_[i].flow] = static_cast<std::uint32_t>(i);
-    i = child;
+    i = least;
   }
   heap_[i] = e;
   place_[e.flow] = static_cast<std::uint32_t>(i);

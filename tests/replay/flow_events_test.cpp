@@ -3,6 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <optional>
+#include <random>
+#include <set>
+#include <tuple>
 #include <vector>
 
 using ceiling::replay::FlowEvents;
@@ -92,6 +96,72 @@ TEST_CASE("a fan of events at one instant leaves by tie, whether its ties are a 
     REQUIRE(all.size() == 1000);
     for (std::size_t i = 1; i < all.size(); ++i)
       CHECK(all[i - 1] < all[i]);
+    CHECK(events.empty());
+  }
+}
+
+TEST_CASE("any mix of moves, unordered moves rebuilt at once, erasures and pops leaves events in the order of a sorted set") {
+  // Against std::set, the events' total order (time, tie, flow): heaps of every size from 0
+  // up, each inner node's children all present or some missing, rebuilt by restore() too.
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    FlowEvents events;
+    std::set<std::tuple<double, std::uint64_t, std::uint32_t>> expected;
+    std::vector<std::optional<std::pair<double, std::uint64_t>>> at(64); // by flow: its event
+    const auto drop = [&](std::uint32_t f) {
+      if (at[f])
+        expected.erase({at[f]->first, at[f]->second, f});
+      at[f].reset();
+    };
+    const int steps = 1 + static_cast<int>(rng() % 120);
+    for (int step = 0; step < steps; ++step) {
+      const auto f = static_cast<std::uint32_t>(rng() % at.size());
+      const double time = static_cast<double>(rng() % 16); // many equal times: ties decide
+      const std::uint64_t tie = rng() % 4;
+      switch (rng() % 5) {
+      case 0:
+      case 1:
+        drop(f);
+        events.set(f, time, tie);
+        at[f] = {time, tie};
+        expected.insert({time, tie, f});
+        break;
+      case 2: { // several moved unordered, then restored
+        for (int k = 0; k < 1 + static_cast<int>(rng() % 8); ++k) {
+          const auto g = static_cast<std::uint32_t>(rng() % at.size());
+          const double t = static_cast<double>(rng() % 16);
+          drop(g);
+          events.set_unordered(g, t, tie);
+          at[g] = {t, tie};
+          expected.insert({t, tie, g});
+        }
+        events.restore();
+        break;
+      }
+      case 3:
+        if (events.contains(f)) {
+          events.erase(f);
+          drop(f);
+        }
+        break;
+      default:
+        if (!events.empty()) {
+          const auto& [t, ti, g] = *expected.begin();
+          REQUIRE(events.front().at_s == t);
+          REQUIRE(events.front().tie == ti);
+          REQUIRE(events.front().flow == g);
+          const std::uint32_t popped = g;
+          events.pop();
+          drop(popped);
+        }
+      }
+      REQUIRE(events.size() == expected.size());
+    }
+    for (const auto& [t, ti, g] : expected) { // what is left, in order
+      REQUIRE(events.front().flow == g);
+      REQUIRE(events.front().at_s == t);
+      events.pop();
+    }
     CHECK(events.empty());
   }
 }
