@@ -5,6 +5,7 @@
 #include "replay/free_ids.hpp"
 #include "replay/sharing_work.hpp"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -343,6 +344,13 @@ private:
 
   /// What fixed a flow that a cap fixed.
   static constexpr std::uint32_t by_cap = std::numeric_limits<std::uint32_t>::max();
+  /// Sets `f`'s value, keeping flows_by_exponent_.
+  void set_value(Flow& f, double value);
+  /// A power of two above every flow's value (0 where none has one).
+  double value_bound();
+  /// The exponent field of a positive double (its bits above the 52 of the mantissa).
+  static std::uint32_t exponent_of(double v) { return static_cast<std::uint32_t>(std::bit_cast<std::uint64_t>(v) >> 52); }
+
   /// Fixes `flow` at `min_usage` over its penalty, held by link `bound_by` (or by_cap), and
   /// takes it off its shared links.
   void fix(std::uint32_t flow, double min_usage, std::uint32_t bound_by);
@@ -397,6 +405,12 @@ private:
   std::vector<Level> caps_;   ///< flows' caps, sorted
   std::size_t capped_flows_ = 0; ///< the first flows of component_flows_, whose caps caps_ holds
   std::uint32_t walk_ = 0;
+  /// The flows with a positive value (the solver's share) by the exponent field of that value,
+  /// and the highest field that holds one or was emptied since (value_bound() lowers it): a
+  /// bound on every value that fill_slack_links() holds a slack link's flows to before it reads
+  /// them.
+  std::vector<std::uint32_t> flows_by_exponent_ = std::vector<std::uint32_t>(2048, 0);
+  std::uint32_t highest_exponent_ = 0;
   /// The level below which no flow's share can change at the next solve: the least level of the
   /// flows that finished since the last solve, and joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();

@@ -17,6 +17,9 @@ struct SharingWork {
   long long overtaken_rounds = 0;
   long long unbound_rounds = 0;
   long long slack_rounds = 0;
+  /// Slack links checked after a solve that the bound on every flow's value showed short of
+  /// full without reading their flows (FlowSharing::fill_slack_links).
+  long long slack_passed = 0;
 };
 
 } // namespace ceiling::replay

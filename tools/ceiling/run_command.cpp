@@ -528,9 +528,10 @@ int run_command(const std::vector<std::string>& args) {
     const auto per_solve = [&w](long long n) { return w.solves > 0 ? static_cast<double>(n) / w.solves : 0.0; };
     std::fprintf(stderr, "sharing: %lld events, %lld solves (rounds after one: %lld for overtaken flows, %lld for "
                  "unbound flows, %lld for filled slack links), %.1f flows and %.1f links per solve; %lld flows "
-                 "started alone (on links that couple nothing: their caps, no solve)\n",
+                 "started alone (on links that couple nothing: their caps, no solve); %lld slack links passed "
+                 "unread (their flows' values bounded)\n",
                  w.events, w.solves, w.overtaken_rounds, w.unbound_rounds, w.slack_rounds, per_solve(w.flows_solved),
-                 per_solve(w.links_solved), w.alone_starts);
+                 per_solve(w.links_solved), w.alone_starts, w.slack_passed);
   }
   // The results first, then the trace, whose writing may take seconds: a signal then removes
   // its unfinished file and ends the run, the results already out.
