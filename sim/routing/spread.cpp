@@ -11,11 +11,12 @@ namespace ceiling::routing {
 
 namespace {
 
-/// The highest load-to-bandwidth ratio over `path`'s links with `extra` more on each, against
+/// The highest load-to-bandwidth ratio over `links` (a path's) with `extra` more on each, against
 /// each link's `available` bandwidth.
-double load_of(const std::vector<double>& available, const std::vector<double>& load, const Path& path, double extra) {
+double load_of(const std::vector<double>& available, const std::vector<double>& load,
+               std::span<const std::uint32_t> links, double extra) {
   double worst = 0;
-  for (std::uint32_t link : path.links)
+  for (std::uint32_t link : links)
     worst = std::max(worst, (load[link] + extra) / available[link]);
   return worst;
 }
@@ -32,17 +33,49 @@ struct Choice {
   double load = std::numeric_limits<double>::infinity();
 };
 
-/// UGAL's first look: the least loaded of `paths`' minimal ones for `d`, against `load` (which
-/// does not hold `d`). Within bandwidth (load at most 1), UGAL's choice.
-Choice least_loaded_minimal(const std::vector<double>& available, const std::vector<double>& load,
-                            std::span<const Path> paths, const Demand& d) {
-  Choice best;
-  for (std::uint32_t i = 0; i < paths.size(); ++i)
-    if (paths[i].minimal) {
-      const double l = load_of(available, load, paths[i], d.rate_bytes_per_s);
-      if (l < best.load)
-        best = {i, l};
+/// The minimal paths of flows, kept from the first pass for the second (generating them again
+/// was half of routing a large machine's flows): flow i's are paths first[i] to first[i + 1],
+/// path j's links begin at links[begin[j]] and end where path j + 1's begin. Up to a budget of
+/// links (16 MiB of them): a parameter server's fans on a large dragonfly would keep hundreds of
+/// MiB; the flows past it have theirs generated again.
+struct MinimalPaths {
+  static constexpr std::size_t budget = std::size_t{1} << 22;
+  std::vector<std::uint32_t> links;
+  std::vector<std::uint32_t> begin{0};
+  std::vector<std::uint32_t> first{0};
+
+  std::size_t flows() const { return first.size() - 1; }
+  bool full() const { return links.size() >= budget; }
+  void clear() {
+    links.clear();
+    begin.assign(1, 0);
+    first.assign(1, 0);
+  }
+  void add(std::span<const Path> paths) {
+    for (const Path& p : paths) {
+      links.insert(links.end(), p.links.begin(), p.links.end());
+      begin.push_back(static_cast<std::uint32_t>(links.size()));
     }
+    first.push_back(static_cast<std::uint32_t>(begin.size() - 1));
+  }
+  std::size_t count(std::size_t flow) const { return first[flow + 1] - first[flow]; }
+  /// Path `j` of flow `flow`'s.
+  std::span<const std::uint32_t> path(std::size_t flow, std::size_t j) const {
+    const std::size_t k = first[flow] + j;
+    return {links.data() + begin[k], begin[k + 1] - begin[k]};
+  }
+};
+
+/// UGAL's first look: the least loaded of flow `flow`'s minimal paths for `d`, against `load`
+/// (which does not hold `d`). Within bandwidth (load at most 1), UGAL's choice.
+Choice least_loaded_minimal(const std::vector<double>& available, const std::vector<double>& load,
+                            const MinimalPaths& minimal, std::size_t flow, const Demand& d) {
+  Choice best;
+  for (std::uint32_t j = 0; j < minimal.count(flow); ++j) {
+    const double l = load_of(available, load, minimal.path(flow, j), d.rate_bytes_per_s);
+    if (l < best.load)
+      best = {j, l};
+  }
   return best;
 }
 
@@ -53,7 +86,7 @@ std::uint32_t most_bandwidth_left(const std::vector<double>& available, const st
   std::uint32_t chosen = minimal.path;
   double best = minimal.load;
   for (std::uint32_t i = 0; i < paths.size(); ++i) {
-    const double l = std::max(load_of(available, load, paths[i], d.rate_bytes_per_s), 1.0);
+    const double l = std::max(load_of(available, load, paths[i].links, d.rate_bytes_per_s), 1.0);
     const bool equal = std::abs(l - best) <= 1e-9 * best;
     if ((l < best && !equal) || (equal && paths[i].router_hops < paths[chosen].router_hops))
       best = std::min(l, best), chosen = i;
@@ -84,31 +117,42 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
   std::vector<double> available(fabric.link_count());
   for (std::uint32_t link = 0; link < fabric.link_count(); ++link)
     available[link] = fabric.link_bandwidth_bytes_per_s(link) * (1 - background.of(fabric.link_kind(link)));
-  const auto add = [&](const Path& p, double rate) {
-    for (std::uint32_t link : p.links)
+  const auto add = [&](std::span<const std::uint32_t> links, double rate) {
+    for (std::uint32_t link : links)
       load[link] += rate;
   };
-  for (const Demand& d : demands) {
-    const auto candidates = paths_of(d, true);
-    out.push_back(least_loaded_minimal(available, load, candidates, d).path);
-    add(candidates[out.back()], d.rate_bytes_per_s);
+  MinimalPaths kept, fresh; // the first pass's, and one flow's generated again past the budget
+  const auto minimal_of = [&](std::size_t i) -> std::pair<const MinimalPaths&, std::size_t> {
+    if (i < kept.flows())
+      return {kept, i};
+    fresh.clear();
+    fresh.add(paths_of(demands[i], true));
+    return {fresh, 0};
+  };
+  for (std::size_t i = 0; i < demands.size(); ++i) {
+    if (i == kept.flows() && !kept.full())
+      kept.add(paths_of(demands[i], true));
+    const auto [minimal, j] = minimal_of(i);
+    out.push_back(least_loaded_minimal(available, load, minimal, j, demands[i]).path);
+    add(minimal.path(j, out.back()), demands[i].rate_bytes_per_s);
   }
   // The minimal paths come first among all (and each flow's path is still its minimal one of the
   // first pass): a flow whose least loaded minimal path is within bandwidth never needs the
   // others generated.
   for (std::size_t i = 0; i < demands.size(); ++i) {
     const Demand& d = demands[i];
-    auto candidates = paths_of(d, true);
-    assert(out[i] < candidates.size());
-    add(candidates[out[i]], -d.rate_bytes_per_s);
-    const Choice minimal = least_loaded_minimal(available, load, candidates, d);
-    if (minimal.load <= 1.0) {
-      out[i] = minimal.path;
+    const auto [minimal, j] = minimal_of(i);
+    assert(out[i] < minimal.count(j));
+    add(minimal.path(j, out[i]), -d.rate_bytes_per_s);
+    const Choice least = least_loaded_minimal(available, load, minimal, j, d);
+    if (least.load <= 1.0) {
+      out[i] = least.path;
+      add(minimal.path(j, out[i]), d.rate_bytes_per_s);
     } else {
-      candidates = paths_of(d); // all of them, in the scratch's memory
-      out[i] = most_bandwidth_left(available, load, candidates, d, minimal);
+      const auto candidates = paths_of(d); // all of them, in the scratch's memory
+      out[i] = most_bandwidth_left(available, load, candidates, d, least);
+      add(candidates[out[i]].links, d.rate_bytes_per_s);
     }
-    add(candidates[out[i]], d.rate_bytes_per_s);
   }
   return out;
 }
