@@ -135,7 +135,8 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   if (p.count <= inline_hops)
     std::copy_n(hops_.begin() + p.first, p.count, f.hops);
   f.remaining_bytes = bytes;
-  f.value = f.rate = 0;
+  set_value(f, 0); // (0 already: a new flow, or one that finished)
+  f.rate = 0;
   f.updated_s = now_s;
   f.token = token;
   ++in_flight_;
@@ -512,7 +513,7 @@ void FlowSharing::reschedule(std::span<const std::uint32_t> flows, double now_s)
   // update; its new rate gives its new end. Many new ends at once (a parameter server's
   // thousands of flows) rebuild the event heap instead of moving each.
   std::size_t moved = 0;
-  // (k moves cost about k log2 n, a rebuild about 2 n)
+  // (k moves cost about k log2 n compares, a rebuild about 2 n)
   const std::size_t n = events_.size();
   const bool rebuild = flows.size() * static_cast<std::size_t>(std::bit_width(n)) > 2 * n;
   for (std::uint32_t id : flows) {

@@ -207,16 +207,24 @@ void Routes::learn_tree_links(int src, int dst, std::span<const std::uint32_t> i
   if (!tree_)
     return;
   tree_->simgrid_static_path(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], tree_path_);
+  // Each of the tree's links is one of ours, a different one for each.
   bool same = tree_path_.size() == ids.size();
   for (std::size_t i = 0; same && i < ids.size(); ++i) {
     std::uint32_t& ours = tree_ids_[tree_path_[i]];
-    if (ours == none)
+    if (ours == none) {
+      if (ids[i] >= tree_link_of_.size())
+        tree_link_of_.resize(ids[i] + 1, none);
+      same = tree_link_of_[ids[i]] == none;
       ours = ids[i];
-    same = ours == ids[i];
+      tree_link_of_[ids[i]] = tree_path_[i];
+    }
+    same = same && ours == ids[i];
   }
   assert(same && "SimGrid's fat-tree routes are the paths Fabric::simgrid_static_path computes");
-  if (!same) // (never, but where it is, SimGrid's routes win: every later one is asked of it)
+  if (!same) { // (never, but where it is, every later route is asked of SimGrid)
     tree_.reset();
+    ++tree_mismatches_;
+  }
 }
 
 const Route& Routes::between(int src, int dst) {

@@ -71,6 +71,9 @@ public:
   /// How many of those had their fabric links computed (a fat-tree's: tree_), not asked of
   /// SimGrid (the tests').
   std::uint64_t computed_routes() const { return computed_; }
+  /// How many routes SimGrid gave that the computed paths did not match (never: the tests'),
+  /// after which no route is computed.
+  std::uint64_t tree_mismatches() const { return tree_mismatches_; }
 
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).
   bool routes_itself() const { return fabric_.has_value(); }
@@ -136,7 +139,8 @@ private:
   bool computed_fabric_part(int src, int dst, double& latency_s);
   /// Learns which of our links the fat-tree's links on the path from rank `src` to rank `dst`
   /// are, from that route's fabric part `ids` as SimGrid gave it; a path that does not match
-  /// what was learned before (it never should) stops the computing.
+  /// what was learned before, or that would make two of the tree's links one of ours (it never
+  /// should), stops the computing (tree_mismatches()).
   void learn_tree_links(int src, int dst, std::span<const std::uint32_t> ids);
   /// The id of link `link` of SimGrid, numbered the first time it is met.
   std::uint32_t id_of(const simgrid::s4u::Link* link);
@@ -188,6 +192,8 @@ private:
   /// compose() computes instead of asking SimGrid, once it has learned their links.
   std::optional<routing::Fabric> tree_;
   std::vector<std::uint32_t> tree_ids_;  ///< by the tree's link id: ours, or none yet
+  std::vector<std::uint32_t> tree_link_of_; ///< by our link id: the tree's, or none
+  std::uint64_t tree_mismatches_ = 0;
   std::vector<std::uint32_t> tree_path_; ///< scratch
   std::uint64_t computed_ = 0;           ///< routes whose fabric part was computed
   std::vector<LinkFacts> link_facts_; ///< by link id

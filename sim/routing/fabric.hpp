@@ -96,7 +96,8 @@ public:
   /// - down: from that switch, at each level the child link (b's digit there) on cable
   ///   a mod links[l-1], where its loop over the switch's child ports starts; the loop goes on
   ///   over the next switch's ports from the port after the one taken (that code does not restart
-  ///   it), so a cable after the first may be taken further down.
+  ///   it), so a cable after the first may be taken further down; only where it passes that
+  ///   switch's last port does it start again there, on cable a mod links[l-1].
   /// Routes learns which of SimGrid's links each id stands for from routes it read whole, and
   /// tests/platform/network_test.cpp holds what it composes to SimGrid's routes.
   bool simgrid_static_path(long long a, long long b, std::vector<std::uint32_t>& out) const;

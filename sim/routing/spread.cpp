@@ -35,11 +35,10 @@ struct Choice {
 
 /// The minimal paths of flows, kept from the first pass for the second (generating them again
 /// was half of routing a large machine's flows): flow i's are paths first[i] to first[i + 1],
-/// path j's links begin at links[begin[j]] and end where path j + 1's begin. Up to a budget of
-/// links (16 MiB of them): a parameter server's fans on a large dragonfly would keep hundreds of
-/// MiB; the flows past it have theirs generated again.
+/// path j's links begin at links[begin[j]] and end where path j + 1's begin; flows are added
+/// until `budget` link ids are kept.
 struct MinimalPaths {
-  static constexpr std::size_t budget = std::size_t{1} << 22;
+  std::size_t budget = 0;
   std::vector<std::uint32_t> links;
   std::vector<std::uint32_t> begin{0};
   std::vector<std::uint32_t> first{0};
@@ -97,7 +96,8 @@ std::uint32_t most_bandwidth_left(const std::vector<double>& available, const st
 } // namespace
 
 std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing, std::span<const Demand> demands,
-                                  std::uint64_t seed, const platform::BackgroundLoad& background) {
+                                  std::uint64_t seed, const platform::BackgroundLoad& background,
+                                  std::size_t kept_path_links) {
   if (routing == platform::Routing::StaticMinimal)
     throw std::invalid_argument("routing::spread: static routing is SimGrid's own, not spread");
   std::vector<std::uint32_t> out;
@@ -121,7 +121,7 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
     for (std::uint32_t link : links)
       load[link] += rate;
   };
-  MinimalPaths kept, fresh; // the first pass's, and one flow's generated again past the budget
+  MinimalPaths kept{kept_path_links}, fresh; // the first pass's, and one flow's generated again past the budget
   const auto minimal_of = [&](std::size_t i) -> std::pair<const MinimalPaths&, std::size_t> {
     if (i < kept.flows())
       return {kept, i};

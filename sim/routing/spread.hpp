@@ -33,9 +33,13 @@ struct Demand {
 /// This is a fluid, per-phase approximation of Aries' per-packet adaptive routing: the choice
 /// is made per flow, sees every flow of the phase at once, and holds while they run.
 /// Other jobs' `background` load takes its share of each link first: loads are weighed against
-/// what it leaves.
+/// what it leaves. The second pass reads the flows' minimal paths as the first generated them,
+/// up to `kept_path_links` link ids of them (16 MiB by default; a parameter server's fans on a
+/// large dragonfly would keep hundreds), and generates those of the flows past that again: the
+/// same choices either way.
 std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing,
                                   std::span<const Demand> demands, std::uint64_t seed,
-                                  const platform::BackgroundLoad& background = {});
+                                  const platform::BackgroundLoad& background = {},
+                                  std::size_t kept_path_links = std::size_t{1} << 22);
 
 } // namespace ceiling::routing

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
@@ -156,10 +157,59 @@ void check_composed_routes(const std::string& interconnect, int nodes, bool gpus
   if (interconnect.find("fat-tree") != std::string::npos || interconnect == single_switch) {
     MESSAGE(composed.computed_routes() << " computed");
     CHECK(composed.computed_routes() >= composed.composed_routes() / 2);
+    CHECK(composed.tree_mismatches() == 0);
   } else {
     CHECK(composed.computed_routes() == 0);
   }
   CHECK(whole.computed_routes() == 0);
+}
+
+/// Under the routing of `interconnect`, the routes spread() gives an all-to-all of the machine's
+/// hosts (GPU nodes) through Routes whose nodes' parts, once known, stand for SimGrid's route
+/// (node_ends()) and through Routes that read every route whole: the same links in the same
+/// pattern (renumbered by first appearance: the two number their links apart), latency to the
+/// bit, bandwidth, classes and sharing; the parts' way taken the second time.
+void check_spread_routes(const std::string& interconnect, int nodes) {
+  const auto spec = config::load_platform_text(platform_text(interconnect, nodes, true), "t.toml");
+  platform::start_engine({});
+  std::vector<long long> allocated;
+  for (long long slot = 0; slot < nodes; ++slot)
+    allocated.push_back(slot);
+  const Machine m = Machine::build(spec, allocated);
+  std::vector<simgrid::s4u::Host*> hosts;
+  std::vector<long long> slots;
+  for (long long r = 0; r < m.size(); ++r)
+    for (auto* gpu : m.node(r).gpus) {
+      hosts.push_back(gpu);
+      slots.push_back(allocated[static_cast<std::size_t>(r)]);
+    }
+  std::vector<collectives::Flow> flows;
+  for (int a = 0; a < static_cast<int>(hosts.size()); ++a)
+    for (int b = 0; b < static_cast<int>(hosts.size()); ++b)
+      if (a != b)
+        flows.push_back({.src = a, .dst = b, .bytes = 1e6});
+  replay::Routes parts(hosts, slots, spec, 1);
+  replay::Routes whole(hosts, slots, spec, 1, {}, false);
+  parts.spread(flows); // (the first time reads every route whole, and learns the parts)
+  const auto x = parts.spread(flows);
+  const auto y = whole.spread(flows);
+  REQUIRE(x.size() == y.size());
+  std::map<std::uint32_t, std::uint32_t> x_seen, y_seen; // link -> order of first appearance
+  int differ = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    bool same = x[i]->link_ids.size() == y[i]->link_ids.size() && x[i]->latency_s == y[i]->latency_s &&
+                x[i]->bandwidth_bytes_per_s == y[i]->bandwidth_bytes_per_s && x[i]->per_byte == y[i]->per_byte &&
+                x[i]->shared_links_only == y[i]->shared_links_only;
+    for (std::size_t h = 0; same && h < x[i]->link_ids.size(); ++h) {
+      const auto xi = x_seen.try_emplace(x[i]->link_ids[h], static_cast<std::uint32_t>(x_seen.size())).first->second;
+      const auto yi = y_seen.try_emplace(y[i]->link_ids[h], static_cast<std::uint32_t>(y_seen.size())).first->second;
+      same = xi == yi;
+    }
+    differ += same ? 0 : 1;
+  }
+  MESSAGE(x.size() << " routes spread, " << differ << " differ");
+  CHECK(differ == 0);
+  CHECK(parts.routes_itself());
 }
 
 } // namespace
@@ -381,6 +431,14 @@ TEST_CASE("composed routes are SimGrid's, links and latency to the bit: a dragon
 
 TEST_CASE("composed routes are SimGrid's, links and latency to the bit: a fat-tree with bare slots between the nodes") {
   check_composed_routes(fat_tree, 16, false, {1, 3, 4, 6, 9, 10, 12, 14});
+}
+
+TEST_CASE("routes spread adaptively from the nodes' known parts are those built from SimGrid's routes: dragonfly") {
+  check_spread_routes(dragonfly + "routing = \"adaptive\"\n", 16);
+}
+
+TEST_CASE("routes spread by ECMP from the nodes' known parts are those built from SimGrid's routes: fat-tree") {
+  check_spread_routes(fat_tree + "routing = \"ecmp\"\n", 16);
 }
 
 // SimGrid's FatTreeZone picks a parent and a cable by d-mod-k on the way up, and on the way down

@@ -538,24 +538,29 @@ TEST_CASE("the work counts each event's solve and the rounds after it, with the 
   }
   SUBCASE("slack links whose flows could not fill them together are passed unread, the sharing unchanged") {
     // Two servers' links (0, 1: 10 B/s) each carry one flow from each of eight workers, whose
-    // links (2 to 9: 15 B/s) carry one flow to each server: 20 B/s of demand, so they couple, but
-    // the flows' 10/8 B/s each leave them far from full: slack after the first solve. The flows
-    // to a server carry k B from worker k (1 to 8); each server's link is shared out as processor
-    // sharing: flow k's last byte goes at 10 / (9 - k) B/s after flow k - 1 ends, from 1 us;
-    // but the last two, worker 8's, would take 10 B/s each, more than its 15 B/s: that slack link
-    // fills (a round) and they end 1 B at 7.5 B/s later. Before, the flows' values stayed below
-    // 2 B/s and more: workers' links passed unread, never one that fills.
+    // links (2 to 9: 15 B/s, worker 8's 18) carry one flow to each server: 20 B/s of demand, so
+    // they couple, but the flows' 10/8 B/s each leave them far from full: slack after the first
+    // solve. The flows to a server carry k B from worker k (1 to 8); each server's link is shared
+    // out as processor sharing: flow k's last byte goes at 10 / (9 - k) B/s after flow k - 1
+    // ends, from 1 us; but the last two, worker 8's, would take 10 B/s each, more than its
+    // 18 B/s: that slack link fills (a round: the bound above their values, 16, times 2 flows
+    // is more than 18, where half that bound would pass it) and they end 1 B at 9 B/s later.
+    // Before, the flows' values stay below 2 B/s and more: workers' links passed unread, once a
+    // flow alone on link 10 (1,000 B/s, 10 B: its value 1,000 bounds every value until it ends
+    // at 0.01 s) has ended.
     std::vector<FlowOver> flows;
     for (std::uint32_t server = 0; server < 2; ++server)
       for (std::uint32_t k = 1; k <= 8; ++k)
         flows.push_back({{server, 1 + k}, static_cast<double>(k)});
-    const auto ends = ends_of({10, 10, 15, 15, 15, 15, 15, 15, 15, 15}, flows, &w);
+    flows.push_back({{10}, 10.0});
+    const auto ends = ends_of({10, 10, 15, 15, 15, 15, 15, 15, 15, 18, 1000}, flows, &w);
     double t = 1e-6;
     for (std::uint32_t k = 1; k <= 8; ++k) {
-      t += k < 8 ? (9.0 - k) / 10.0 : 1 / 7.5;
+      t += k < 8 ? (9.0 - k) / 10.0 : 1 / 9.0;
       CHECK(ends[k - 1] == relative(t, 1e-12));
       CHECK(ends[8 + k - 1] == relative(t, 1e-12));
     }
+    CHECK(ends[16] == relative(1e-6 + 0.01, 1e-12));
     CHECK(w.slack_rounds == 1);
     CHECK(w.slack_passed >= 8);
   }

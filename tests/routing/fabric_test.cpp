@@ -342,7 +342,7 @@ TEST_CASE("when every path is full, a flow takes the one that leaves it the most
   CHECK(by_kind[true] <= 6);
 }
 
-TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every flow generated") {
+TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every flow generated, however many it keeps") {
   // The reference: spread()'s rule as its header states it, each flow's whole path list at hand
   // (spread() generates the non-minimal paths only when a flow's minimal ones are congested).
   // 300 flows between random slots of the small dragonfly, at 0.2 to 1 of a cable: many congested.
@@ -398,6 +398,10 @@ TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every
   }
   CHECK(non_minimal > 0); // the congested branch ran
   CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1) == expected);
+  // The same choices whether the first pass's minimal paths are all kept for the second, some,
+  // or none (generated again).
+  for (std::size_t kept_links : {std::size_t{0}, std::size_t{1}, std::size_t{200}})
+    CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1, {}, kept_links) == expected);
 }
 
 TEST_CASE("ECMP puts each flow on one minimal path, the same for the same seed, spread over the spines") {

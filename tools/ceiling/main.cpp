@@ -1,6 +1,7 @@
 // The `ceiling` command line: dispatches to one subcommand; bad input exits 2.
 #include "config/load_error.hpp"
 #include "io/result_store.hpp"
+#include "support/sanitizers.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/sweep/sweep_driver.hpp"
@@ -40,20 +41,6 @@ Exit status: 0 success, 2 bad input (file, option or value), 1 internal error; `
 a point failed; a run or sweep stopped by a signal 128 + the signal.
 )";
 
-/// Whether this build checks memory (AddressSanitizer, whose leak check runs at exit).
-constexpr bool sanitized =
-#if defined(__SANITIZE_ADDRESS__)
-    true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    true;
-#else
-    false;
-#endif
-#else
-    false;
-#endif
-
 int dispatch(const std::vector<std::string>& args);
 
 } // namespace
@@ -67,7 +54,7 @@ int main(int argc, char** argv) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-  if (!sanitized)
+  if (!ceiling::support::address_sanitizer)
     std::_Exit(status);
   return status;
 }
