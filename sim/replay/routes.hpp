@@ -38,10 +38,13 @@ struct Route {
 };
 
 /// Routes between ranks, asked of SimGrid once per pair and kept: composed as SimGrid composes
-/// them (compose()) where their links and their nodes' parts are known, else read whole. Under a routing other than
+/// them (compose()) where their links and their nodes' parts are known, else read whole; on a
+/// fat-tree (or a single switch) the fabric's part computed where its links were met before
+/// (computed_fabric_part()). Under a routing other than
 /// static-minimal, a flow's fabric links are the fabric's own (routing::Fabric) instead of
-/// SimGrid's: the node's links before and after the fabric stay SimGrid's, and the links in
-/// between are one of the fabric's paths, numbered after SimGrid's as they are met.
+/// SimGrid's: the node's links before and after the fabric stay SimGrid's (the nodes' parts,
+/// once known), and the links in between are one of the fabric's paths, numbered after SimGrid's
+/// as they are met.
 class Routes {
 public:
   Routes() = default;

@@ -48,7 +48,8 @@ struct FatTreeShape {
 } // namespace detail
 
 /// The links of a dragonfly or a fat-tree and the paths between node slots, for routing that
-/// SimGrid 3.32's builders cannot do (platform::Routing::Adaptive and Ecmp). Each direction
+/// SimGrid 3.32's builders cannot do (platform::Routing::Adaptive and Ecmp), and a fat-tree's
+/// static routes as SimGrid computes them (simgrid_static_path), which Routes composes without it. Each direction
 /// of a cable is its own link; k parallel cables between two dragonfly routers are one link of k
 /// times the bandwidth, as in SimGrid's DragonflyZone, except the global cables, which are spread
 /// over routers one by one; a fat-tree's parallel cables are links of their own, as in SimGrid's
