@@ -1,6 +1,8 @@
 // Engine creation with explicit network-model settings.
 #include "platform/engine.hpp"
 
+#include "support/sanitizers.hpp"
+
 #include <simgrid/s4u/Engine.hpp>
 
 #include <memory>
@@ -31,11 +33,7 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
       "--cfg=network/optim:Full",
       // The replay's courier actors post one transfer at a time: 16 KiB stacks, not 8 MiB
       // (under AddressSanitizer, whose frames are larger, 1 MiB).
-#if defined(__SANITIZE_ADDRESS__)
-      "--cfg=contexts/stack-size:1024",
-#else
-      "--cfg=contexts/stack-size:16",
-#endif
+      support::address_sanitizer ? "--cfg=contexts/stack-size:1024" : "--cfg=contexts/stack-size:16",
       // ... and no guard page each: tens of thousands of actors would exceed the kernel's
       // per-process mapping limit (vm.max_map_count).
       "--cfg=contexts/guard-size:0"};

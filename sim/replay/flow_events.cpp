@@ -70,8 +70,8 @@ void FlowEvents::sort_due(std::vector<Event>& out, std::ptrdiff_t first) {
 
 void FlowEvents::take_due(double now_s, double within_s, std::vector<Event>& out) {
   const auto is_due = [&](const Event& e) { return e.at_s - now_s < within_s; };
-  // One by one while that costs less than a pass over the heap (a pop is about log2 n compares:
-  // log4 n levels of four children).
+  // One by one while that costs less than a pass over the heap (a pop is about 2 log2 n compares:
+  // four a level over log4 n levels).
   const std::size_t one_by_one = heap_.size() / static_cast<std::size_t>(std::bit_width(heap_.size()) + 1);
   for (std::size_t taken = 0; !heap_.empty() && is_due(heap_.front()); ++taken) {
     if (taken == one_by_one) {

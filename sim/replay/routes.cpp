@@ -1,5 +1,6 @@
-// Routes between ranks, read from SimGrid's routing once per pair, with the fabric's own paths
-// spliced in where the machine does not route statically.
+// Routes between ranks, built once per pair from SimGrid's routing (read, composed, or on a
+// fat-tree computed), with the fabric's own paths spliced in where the machine does not route
+// statically.
 #include "replay/routes.hpp"
 
 #include "platform/machine.hpp"

@@ -37,10 +37,10 @@ struct Route {
   std::uint32_t id = 0;
 };
 
-/// Routes between ranks, asked of SimGrid once per pair and kept: composed as SimGrid composes
-/// them (compose()) where their links and their nodes' parts are known, else read whole; on a
-/// fat-tree (or a single switch) the fabric's part computed where its links were met before
-/// (computed_fabric_part()). Under a routing other than
+/// Routes between ranks, built once per pair and kept: composed as SimGrid composes them
+/// (compose()) where their links and their nodes' parts are known, else read whole from SimGrid;
+/// on a fat-tree (or a single switch) the fabric's part computed, not asked of SimGrid, where
+/// its links were met before (computed_fabric_part()). Under a routing other than
 /// static-minimal, a flow's fabric links are the fabric's own (routing::Fabric) instead of
 /// SimGrid's: the node's links before and after the fabric stay SimGrid's (the nodes' parts,
 /// once known), and the links in between are one of the fabric's paths, numbered after SimGrid's
@@ -74,8 +74,9 @@ public:
   /// How many of those had their fabric links computed (a fat-tree's: tree_), not asked of
   /// SimGrid (the tests').
   std::uint64_t computed_routes() const { return computed_; }
-  /// How many routes SimGrid gave that the computed paths did not match (never: the tests'),
-  /// after which no route is computed.
+  /// 1 once a route SimGrid gave contradicted what was learned of the fat-tree's links (another
+  /// path, or two of its links taken for one of ours), after which no route is computed and
+  /// nothing more checked; 0 otherwise, always in the tests.
   std::uint64_t tree_mismatches() const { return tree_mismatches_; }
 
   /// Whether routes may differ from SimGrid's (a routing other than static-minimal).

@@ -99,8 +99,9 @@ public:
   ///   over the next switch's ports from the port after the one taken (that code does not restart
   ///   it), so a cable after the first may be taken further down; only where it passes that
   ///   switch's last port does it start again there, on cable a mod links[l-1].
-  /// Routes learns which of SimGrid's links each id stands for from routes it read whole, and
-  /// tests/platform/network_test.cpp holds what it composes to SimGrid's routes.
+  /// Routes learns which of SimGrid's links each id stands for from the routes SimGrid gives it
+  /// (read whole, or the fabric parts compose() asks for), and tests/platform/network_test.cpp
+  /// holds what it composes to SimGrid's routes.
   bool simgrid_static_path(long long a, long long b, std::vector<std::uint32_t>& out) const;
 
   /// The most paths paths() returns for one pair.

@@ -34,9 +34,9 @@ struct Demand {
 /// is made per flow, sees every flow of the phase at once, and holds while they run.
 /// Other jobs' `background` load takes its share of each link first: loads are weighed against
 /// what it leaves. The second pass reads the flows' minimal paths as the first generated them,
-/// up to `kept_path_links` link ids of them (16 MiB by default; a parameter server's fans on a
-/// large dragonfly would keep hundreds), and generates those of the flows past that again: the
-/// same choices either way.
+/// kept flow by flow until `kept_path_links` link ids are kept (16 MiB by default; a parameter
+/// server's fans on a large dragonfly would keep hundreds of MiB), and generates those of the
+/// flows past that again: the same choices either way.
 std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing,
                                   std::span<const Demand> demands, std::uint64_t seed,
                                   const platform::BackgroundLoad& background = {},

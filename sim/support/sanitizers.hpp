@@ -3,8 +3,8 @@
 
 namespace ceiling::support {
 
-/// True in a build with AddressSanitizer (GCC defines __SANITIZE_ADDRESS__; clang before 21 says
-/// it through __has_feature only): its frames are larger, and its leak check runs at exit.
+/// True in a build with AddressSanitizer (GCC defines __SANITIZE_ADDRESS__; clang 14, Debian 12's,
+/// says it through __has_feature only): its frames are larger, and its leak check runs at exit.
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool address_sanitizer = true;
 #elif defined(__has_feature)

@@ -168,7 +168,7 @@ void check_composed_routes(const std::string& interconnect, int nodes, bool gpus
 /// hosts (GPU nodes) through Routes whose nodes' parts, once known, stand for SimGrid's route
 /// (node_ends()) and through Routes that read every route whole: the same links in the same
 /// pattern (renumbered by first appearance: the two number their links apart), latency to the
-/// bit, bandwidth, classes and sharing; the parts' way taken the second time.
+/// bit, bandwidth, classes and sharing; the parts stood for SimGrid's routes (fewer routes built).
 void check_spread_routes(const std::string& interconnect, int nodes) {
   const auto spec = config::load_platform_text(platform_text(interconnect, nodes, true), "t.toml");
   platform::start_engine({});
@@ -190,7 +190,6 @@ void check_spread_routes(const std::string& interconnect, int nodes) {
         flows.push_back({.src = a, .dst = b, .bytes = 1e6});
   replay::Routes parts(hosts, slots, spec, 1);
   replay::Routes whole(hosts, slots, spec, 1, {}, false);
-  parts.spread(flows); // (the first time reads every route whole, and learns the parts)
   const auto x = parts.spread(flows);
   const auto y = whole.spread(flows);
   REQUIRE(x.size() == y.size());
@@ -209,7 +208,7 @@ void check_spread_routes(const std::string& interconnect, int nodes) {
   }
   MESSAGE(x.size() << " routes spread, " << differ << " differ");
   CHECK(differ == 0);
-  CHECK(parts.routes_itself());
+  CHECK(parts.route_count() < whole.route_count()); // SimGrid's route between two nodes not always built
 }
 
 } // namespace

@@ -545,9 +545,10 @@ TEST_CASE("the work counts each event's solve and the rounds after it, with the 
     // ends, from 1 us; but the last two, worker 8's, would take 10 B/s each, more than its
     // 18 B/s: that slack link fills (a round: the bound above their values, 16, times 2 flows
     // is more than 18, where half that bound would pass it) and they end 1 B at 9 B/s later.
-    // Before, the flows' values stay below 2 B/s and more: workers' links passed unread, once a
-    // flow alone on link 10 (1,000 B/s, 10 B: its value 1,000 bounds every value until it ends
-    // at 0.01 s) has ended.
+    // Before, the flows' values (10/n B/s for n flows on a server's link, at most 5) keep the
+    // bound at 8 or less: workers' links are passed unread (worker 7's, 15 B/s, is read at the
+    // last but one stage, 2 x 8 > 15), once a flow alone on link 10 (1,000 B/s, 10 B: its value
+    // 1,000 bounds every value until it ends at 0.01 s) has ended.
     std::vector<FlowOver> flows;
     for (std::uint32_t server = 0; server < 2; ++server)
       for (std::uint32_t k = 1; k <= 8; ++k)
