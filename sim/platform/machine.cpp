@@ -268,11 +268,7 @@ Machine Machine::build(const PlatformSpec& spec, std::vector<long long> allocate
   };
 
   sg4::NetZone* fabric = nullptr;
-  if (std::holds_alternative<SingleSwitch>(topology)) {
-    // One crossbar: a one-level fat-tree whose single switch has every node below it.
-    const auto n = static_cast<unsigned int>(slots);
-    fabric = sg4::create_fatTree_zone("fabric", nullptr, {1, {n}, {1}, {1}}, callbacks, bw, lat, policy);
-  } else if (const auto* f = std::get_if<FatTree>(&topology)) {
+  if (const auto f = simgrid_fat_tree(spec)) { // (one crossbar: a one-level fat-tree)
     fabric = sg4::create_fatTree_zone(
         "fabric", nullptr,
         {static_cast<unsigned int>(f->down.size()), to_unsigned(f->down), to_unsigned(f->up), to_unsigned(f->links)},

@@ -125,6 +125,15 @@ long long slot_count(const PlatformSpec& spec) {
   return std::holds_alternative<SingleSwitch>(t) ? spec.nodes : slot_count(t);
 }
 
+std::optional<FatTree> simgrid_fat_tree(const PlatformSpec& spec) {
+  const Topology& t = spec.interconnect.topology;
+  if (std::holds_alternative<SingleSwitch>(t))
+    return FatTree{{static_cast<int>(slot_count(spec))}, {1}, {1}};
+  if (const auto* f = std::get_if<FatTree>(&t))
+    return *f;
+  return std::nullopt;
+}
+
 long long cable_count(const PlatformSpec& spec) {
   const auto slots = static_cast<double>(slot_count(spec));
   double cables = slots; // each node's cable to its switch

@@ -25,6 +25,10 @@ long long slot_count(const Topology& t);
 /// Node slots of the machine: its topology's, or its node count on a single switch.
 long long slot_count(const PlatformSpec& spec);
 
+/// The fat-tree SimGrid builds for the machine (Machine::build): its own, or a single switch as
+/// one level with every slot below it; nullopt for a torus or a dragonfly.
+std::optional<FatTree> simgrid_fat_tree(const PlatformSpec& spec);
+
 /// The fabric's cables between switches and from nodes to them, parallel links counted, and its
 /// switches (a close estimate where the topology's grouping leaves parts empty); above
 /// max_cables: max_cables + 1 (computed in floating point: it never overflows).

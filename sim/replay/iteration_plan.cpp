@@ -570,8 +570,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     const bool stand_in = c->device != device.model;
     plan.calibration = (stand_in ? "calibrated on its stand-in (node.gpu.calibration_device: " + c->device + ")"
                                  : "calibrated on this device (" + c->device + ")") +
-                       (c->precision.empty() ? std::string() : " in " + c->precision) +
-                       (c->framework.empty() ? std::string() : " under " + c->framework);
+                       c->conditions();
     const std::string& framework = s.options.software.framework;
     if (!c->framework.empty() && !framework.empty() && c->framework != framework)
       plan.calibration += " (none under " + framework + ")";

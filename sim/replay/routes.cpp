@@ -36,12 +36,9 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
   if (composes_) {
     up_parts_.resize(hosts_.size());
     down_parts_.resize(hosts_.size());
-    // Machine builds a single switch as a one-level fat-tree of SimGrid's.
-    platform::InterconnectSpec tree = spec.interconnect;
-    if (std::holds_alternative<platform::SingleSwitch>(tree.topology)) {
-      tree.topology = platform::FatTree{{static_cast<int>(platform::slot_count(spec))}, {1}, {1}};
-    }
-    if (std::holds_alternative<platform::FatTree>(tree.topology)) {
+    if (auto fat_tree = platform::simgrid_fat_tree(spec)) {
+      platform::InterconnectSpec tree = spec.interconnect;
+      tree.topology = std::move(*fat_tree);
       tree_ = routing::Fabric::of(tree);
       tree_ids_.assign(tree_->link_count(), none);
     }
@@ -192,6 +189,7 @@ bool Routes::computed_fabric_part(int src, int dst, double& latency_s) {
   if (!tree_)
     return false;
   tree_->simgrid_static_path(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], tree_path_);
+  tree_path_of_ = {src, dst};
   for (std::uint32_t link : tree_path_)
     if (tree_ids_[link] == none)
       return false;
@@ -207,7 +205,9 @@ bool Routes::computed_fabric_part(int src, int dst, double& latency_s) {
 void Routes::learn_tree_links(int src, int dst, std::span<const std::uint32_t> ids) {
   if (!tree_)
     return;
-  tree_->simgrid_static_path(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], tree_path_);
+  if (tree_path_of_ != std::pair{src, dst}) // (compose() computed it just before asking SimGrid)
+    tree_->simgrid_static_path(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)], tree_path_);
+  tree_path_of_ = {src, dst};
   // Each of the tree's links is one of ours, a different one for each.
   bool same = tree_path_.size() == ids.size();
   for (std::size_t i = 0; same && i < ids.size(); ++i) {

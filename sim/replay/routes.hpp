@@ -198,7 +198,8 @@ private:
   std::vector<std::uint32_t> tree_ids_;  ///< by the tree's link id: ours, or none yet
   std::vector<std::uint32_t> tree_link_of_; ///< by our link id: the tree's, or none
   std::uint64_t tree_mismatches_ = 0;
-  std::vector<std::uint32_t> tree_path_; ///< scratch
+  std::vector<std::uint32_t> tree_path_; ///< scratch: the tree's path between the ranks tree_path_of_
+  std::pair<int, int> tree_path_of_{-1, -1};
   std::uint64_t computed_ = 0;           ///< routes whose fabric part was computed
   std::vector<LinkFacts> link_facts_; ///< by link id
 };

@@ -41,8 +41,10 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
   };
   const auto computes = compute_precision_of(w, mode);
   for (const std::string& name : {device.model, device.stand_in}) {
+    if (name.empty())
+      continue;
     for (const auto& c : w.device_calibrations)
-      if (!name.empty() && c.device == name && compute_precision_of(w, mode_of(c)) == computes &&
+      if (c.device == name && compute_precision_of(w, mode_of(c)) == computes &&
           (!chosen.device_calibration || rank(c) > rank(*chosen.device_calibration)))
         chosen.device_calibration = &c;
     if (chosen.device_calibration)

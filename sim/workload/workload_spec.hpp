@@ -88,6 +88,10 @@ struct DeviceCalibration {
   Measurement measured;
   double compute_efficiency = 1;   ///< fitted by `ceiling workload calibrate --write`
   bool operator==(const DeviceCalibration&) const = default;
+  /// What was measured beside the device, as messages say it: " in mixed under pytorch", or less.
+  std::string conditions() const {
+    return (precision.empty() ? std::string() : " in " + precision) + (framework.empty() ? std::string() : " under " + framework);
+  }
 };
 
 /// The frameworks a device calibration and a software stack may name (their `framework` key).

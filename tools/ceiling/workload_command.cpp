@@ -107,8 +107,7 @@ struct PrecisionRow {
 std::string priced_by(const workload::DeviceCalibration* c) {
   if (!c)
     return "the workload's calibration";
-  return c->device + (c->precision.empty() ? "" : " in " + c->precision) +
-         (c->framework.empty() ? "" : " under " + c->framework);
+  return c->device + c->conditions();
 }
 
 int show(const std::vector<std::string>& args) {
