@@ -87,6 +87,7 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .memory = t.quantity<DataSize>("memory", Sign::Positive),
                         .multiprocessors = static_cast<int>(t.optional_integer("multiprocessors", 1, 1'000'000).value_or(0)),
                         .compute_capability = read_compute_capability(t),
+                        .device_spread = t.optional_number("device_spread", 0, platform::max_device_spread).value_or(0),
                         .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
                         .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   check_measured(t, gpu.peak, gpu.memory_bandwidth, gpu.dgemm, gpu.stream_bandwidth);

@@ -53,6 +53,10 @@ struct CpuSpec {
   bool operator==(const CpuSpec&) const = default;
 };
 
+/// The largest GpuSpec::device_spread: at 10 %, the slowest of 10 million GPUs (z = 5.3)
+/// computes 1.5 times its calibrated time, the fastest half of it.
+inline constexpr double max_device_spread = 0.1;
+
 /// One accelerator; a node holds `count` identical ones.
 struct GpuSpec {
   int count = 1;
@@ -71,6 +75,11 @@ struct GpuSpec {
   /// CUDA compute capability, major x 10 + minor (60: P100, 70: V100); 0 when not given. NCCL's
   /// rules need it (thread thresholds, LL128).
   int compute_capability = 0;
+  /// How much one GPU's compute time varies from one GPU of this model to the next (the
+  /// coefficient of variation over the model's GPUs: manufacturing and power management), each
+  /// GPU keeping its own pace for the whole run; 0 (the default) where every GPU computes alike.
+  /// Synchronous training waits for the slowest GPU at every step (replay/device_spread.hpp).
+  double device_spread = 0;
   /// Measured micro-benchmarks of one GPU for the HPC workloads, as CpuSpec's.
   std::optional<units::FlopRate> dgemm;
   std::optional<units::Bandwidth> stream_bandwidth;

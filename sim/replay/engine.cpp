@@ -4,6 +4,7 @@
 #include "platform/machine.hpp"
 #include "platform/topology.hpp"
 #include "replay/collective_progress.hpp"
+#include "replay/device_spread.hpp"
 #include "replay/due_queue.hpp"
 #include "replay/flow_sharing.hpp"
 #include "replay/iteration_plan.hpp"
@@ -128,7 +129,8 @@ struct RankState {
   sg4::Host* compute = nullptr;
   sg4::Host* comm = nullptr;   // where gradients are exchanged from: host memory or the GPU
   sg4::Host* cpu = nullptr;
-  double factor = 1;           // jitter of this iteration
+  double device = 1;           // its device's pace for the whole run (device_time_factors)
+  double factor = 1;           // that times the jitter of this iteration
   std::array<char, 2> input_done{}; // by Replay::slot_of(iteration): its input batch is on the device
   bool forward_waiting = false; // forward is due but the input is not there yet
   int forward_due = 0;          // the forward segment due once its pull is in (0: none waits)
@@ -172,6 +174,10 @@ public:
         ranks_.push_back(std::move(r));
       }
     }
+    const double spread = s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0;
+    const std::vector<double> paces = device_time_factors(static_cast<std::int64_t>(ranks_.size()), spread, s.options.seed);
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      ranks_[r].device = paces[r];
     std::vector<sg4::Host*> comm_hosts;
     std::vector<long long> slots; // of each rank's node
     for (std::size_t r = 0; r < ranks_.size(); ++r) {
@@ -690,7 +696,7 @@ private:
       rank.clock.mark(now());
       rank.clock.spent = {};
       // A normal distribution needs a positive deviation: draw only with jitter.
-      rank.factor = jitter > 0 ? 1.0 + std::abs(std::normal_distribution<double>(0.0, jitter)(rng_)) : 1.0;
+      rank.factor = rank.device * (jitter > 0 ? 1.0 + std::abs(std::normal_distribution<double>(0.0, jitter)(rng_)) : 1.0);
       rank.next_segment = rank.produced = rank.staged = rank.next_collective = rank.reduced = 0;
       rank.on_comm_host.assign(plan_.reductions.size(), 0);
       rank.in_collective = -1;

@@ -151,10 +151,10 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 # Halving-doubling's flows cross links in several phases: the replay shares them out.
 # horovod-mpi's library (MPICH) picks it for ResNet-50's buckets, and says so; the platform's
 # default is the ideal stack's ring. Fused by cycle, the buckets form at run time, and the JSON
-# lists the last iteration's (here without the stack's jitter, which changes what a cycle finds ready).
+# lists the last iteration's (here without the stack's jitter and the GPUs' device spread, which change what a cycle finds ready).
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
-expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --json
+expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json
 # What a stack needs of its platform is refused at the platform's table that lacks it.
 expect 2 "generic-fat-tree.toml:17:1: error: node.gpu.compute_capability: the stack horovod-nccl runs NCCL" -- \
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 --software horovod-nccl
@@ -174,10 +174,15 @@ expect 2 "horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, bu
 # The P100 PCIe is priced by ResNet-50's device calibration (the SXM2's): [calibration] changes nothing there.
 expect 2 "by the workload's [[device_calibration]] for the NVIDIA Tesla P100 SXM2 16 GB, which [calibration] does not change" -- "${daint[@]}" --set calibration.compute_efficiency=0.1
 # Horovod fuses all-gathers with all-gathers: DIN's three tables' touched rows in one response.
-expect 0 '"name": "sparse item_bias + 2 more"' -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4 --iterations 2 --software horovod-nccl --set software.fusion=by-cycle --jitter 0 --json
+expect 0 '"name": "sparse item_bias + 2 more"' -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4 --iterations 2 --software horovod-nccl --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json
 # A framework stack's jitter (platforms/software/README.md, "Jitter"), said before the iterations.
 expect 0 "jitter: each rank computes 1 + |N(0, 0.0095)| times that, drawn per iteration (seed 1)" -- "${daint[@]/ideal/horovod-mpi}"
 expect 2 "error: software.jitter: must be at least 0 and at most 10, got 11" -- "${daint[@]}" --set software.jitter=11
+# The GPUs' device spread (platforms/README.md, "Device spread"), said with the slowest GPU's pace; the JSON
+# gives its value; a spread beyond 10 % is refused at its key.
+expect 0 "device spread: this model's GPUs differ by 0.92 % in compute time (coefficient of variation); the slowest of these 8 computes 1.41 % above its calibrated time (seed 1 deals the paces)" -- "${daint[@]}"
+expect 0 '"device_spread": 0' -- "${daint[@]}" --set node.gpu.device_spread=0 --json
+expect 2 "error: node.gpu.device_spread: must be at least 0 and at most 0.1, got 0.2" -- "${daint[@]}" --set node.gpu.device_spread=0.2
 expect 0 "software ideal, ring" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
 expect 0 "software horovod-mpi, auto" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --software horovod-mpi
 expect 2 "--collective auto: the software stack ideal has no library to choose" -- "${daint[@]}" --collective auto
@@ -274,7 +279,7 @@ expect 0 "compute: the workload's calibration, fitted on a GPU: uncalibrated on 
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
 # --seeds: a run per seed in a process of its own, then the spread; jitter makes seeds differ.
 seeds=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 --iterations 2 --jitter 0.1)
-expect 0 "spread over 2 seeds: iteration time min 0.389836 s, median 0.402353 s, max 0.414871 s (max / min 1.0642)" -- "${seeds[@]}" --seeds 5,6 --jobs 2
+expect 0 "spread over 2 seeds: iteration time min 0.390379 s, median 0.400992 s, max 0.411605 s (max / min 1.0544)" -- "${seeds[@]}" --seeds 5,6 --jobs 2
 "${seeds[@]}" --seed 6 --json >"$tmp/seed6.json"
 "${seeds[@]}" --seeds 5,6 --json >"$tmp/seeds.json"
 expect 0 "same" -- /usr/bin/python3 -c "

@@ -153,6 +153,12 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
     CHECK(error_of(edited("[node.nic]", "[node.pcie]\nlanes = 16\n\n[node.nic]")) ==
           R"(bad.toml:11:1: error: node.pcie: only a GPU node has this table; add [node.gpu] or remove it)");
   }
+  SUBCASE("a device spread beyond 10 %") {
+    CHECK(error_of(edited("[node.nic]", "[node.gpu]\ncount = 1\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
+                                        "memory = \"16 GiB\"\ndevice_spread = 0.5\n[node.pcie]\ngeneration = 3\nlanes = 16\n"
+                                        "latency = \"1 us\"\n\n[node.nic]")) ==
+          R"(bad.toml:16:17: error: node.gpu.device_spread: must be at least 0 and at most 0.1, got 0.5)");
+  }
   SUBCASE("TOML syntax") {
     CHECK(error_of(edited("nodes = 16", "nodes = = 16")) ==
           R"(bad.toml:3:9: error: invalid TOML: Error while parsing value: could not determine value type)");

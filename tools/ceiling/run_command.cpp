@@ -5,6 +5,7 @@
 #include "io/chrome_trace.hpp"
 #include "io/json_writer.hpp"
 #include "platform/topology.hpp"
+#include "replay/device_spread.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 #include "tools/ceiling/commands.hpp"
@@ -305,6 +306,15 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
   if (const double jitter = o.compute_jitter(); jitter > 0)
     std::printf("jitter: each rank computes 1 + |N(0, %s)| times that, drawn per iteration (seed %llu)\n",
                 units::number_text(jitter).c_str(), static_cast<unsigned long long>(o.seed));
+  if (const double spread = s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0; spread > 0) {
+    // The slowest device's factor, as replay::device_time_factors deals it out.
+    const long long gpus = s.nodes * s.platform.node.gpu->count;
+    const double slowest =
+        gpus > 1 ? 1 + spread * replay::standard_normal_quantile((static_cast<double>(gpus) - 0.5) / static_cast<double>(gpus)) : 1.0;
+    std::printf("device spread: this model's GPUs differ by %.2f %% in compute time (coefficient of variation); "
+                "the slowest of these %lld computes %.2f %% above its calibrated time (seed %llu deals the paces)\n",
+                100 * spread, gpus, 100 * (slowest - 1), static_cast<unsigned long long>(o.seed));
+  }
   if (const auto memory = replay::device_memory_estimate(s))
     std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, optimizer state %s, "
                 "activations %s, inputs %s; a lower bound)\n",
@@ -413,6 +423,7 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
     else
       json.value(o.software.fusion_threshold.bytes());
     json.key("jitter").value(o.compute_jitter()); // (the seed is given with the routing, above)
+    json.key("device_spread").value(s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0);
     json.key("network_model").value(o.network.model);
     if (o.network.latency_factor)
       json.key("latency_factor").value(*o.network.latency_factor);

@@ -1,0 +1,50 @@
+// Each device's compute-time factor: a stratified sample of a normal spread, dealt out by seed.
+#include "replay/device_spread.hpp"
+
+#include <cassert>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <stdexcept>
+
+namespace ceiling::replay {
+
+double standard_normal_quantile(double p) {
+  if (!(p > 0 && p < 1))
+    throw std::invalid_argument("standard_normal_quantile: p must lie strictly between 0 and 1");
+  // The lower tail, then the sign: q = min(p, 1 - p) keeps the cumulative probability where
+  // doubles resolve it (1 - p loses digits near 1).
+  const double q = p < 0.5 ? p : 1 - p;
+  // A start within 4.5e-4 (Abramowitz and Stegun 26.2.23), then Newton's steps on
+  // Phi(z) = erfc(-z / sqrt 2) / 2, whose error each step squares.
+  const double t = std::sqrt(-2 * std::log(q));
+  double z = -(t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1 + t * (1.432788 + t * (0.189269 + t * 0.001308))));
+  for (int step = 0; step < 4; ++step) {
+    const double cdf = 0.5 * std::erfc(-z / std::numbers::sqrt2);
+    const double density = std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi);
+    z -= (cdf - q) / density;
+  }
+  return p < 0.5 ? z : -z;
+}
+
+std::vector<double> device_time_factors(std::int64_t devices, double spread, std::uint64_t seed) {
+  assert(devices >= 0 && spread >= 0 && spread <= platform::max_device_spread);
+  const auto n = static_cast<std::size_t>(devices);
+  std::vector<double> factors(n, 1.0);
+  if (spread == 0)
+    return factors;
+  // The quantiles are symmetric: each pair computed once.
+  for (std::size_t k = 0; k < n / 2; ++k) {
+    const double z = standard_normal_quantile((static_cast<double>(k) + 0.5) / static_cast<double>(n));
+    factors[k] = 1 + spread * z;
+    factors[n - 1 - k] = 1 - spread * z;
+  }
+  // Fisher-Yates with the generator's own bits (the standard's distributions differ from one
+  // library to the next; the modulo's bias is below 2^-40 for any count of devices).
+  std::mt19937_64 rng(seed ^ 0x6465766963657321ULL); // apart from the engine's draws of the same seed
+  for (std::size_t i = n; i > 1; --i)
+    std::swap(factors[i - 1], factors[rng() % i]);
+  return factors;
+}
+
+} // namespace ceiling::replay
