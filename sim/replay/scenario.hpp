@@ -43,8 +43,8 @@ struct ReplayOptions {
   bool input_overlap = true;                ///< copy the next batch during this iteration
   Fidelity fidelity = Fidelity::Aggregated;
   int iterations = 5;                       ///< the first is reported apart as warm-up
-  /// The seed of everything drawn: compute jitter, a random allocation, ECMP's and Valiant
-  /// routing's hashes.
+  /// The seed of everything drawn: compute jitter, which GPU gets which pace of the device
+  /// spread (device_time_factors), a random allocation, ECMP's and Valiant routing's hashes.
   std::uint64_t seed = 1;
   /// How the job's nodes are chosen among the machine's (platform::allocate()).
   platform::Allocation allocation;

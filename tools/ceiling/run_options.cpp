@@ -97,7 +97,7 @@ po::options_description run_options() {
        "aggregated (one flow per rank per collective phase) or exact (every message; slow above ~1,000 ranks)")
       ("iterations", po::value<int>()->default_value(5), "iterations; the first is reported apart as warm-up")
       ("seed", po::value<Seed>()->default_value(Seed{1}, "1"),
-       "seed of everything drawn: compute jitter, a random allocation, ECMP's and Valiant routing's hashes")
+       "seed of everything drawn: compute jitter, which GPU gets which pace of the device spread, a random allocation, ECMP's and Valiant routing's hashes")
       ("allocation", po::value<std::string>()->default_value("contiguous"),
        "how the job's nodes are chosen: contiguous (the first N), random (N of the machine's, seeded), "
        "spread (round-robin over dragonfly groups, fat-tree leaf switches or torus planes) or list (--node-list)")
