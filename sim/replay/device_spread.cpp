@@ -1,17 +1,25 @@
-// Each device's compute-time factor: a stratified sample of a normal spread, dealt out by seed.
+// Each device's compute-time factor: the expected order statistics of a normal spread, dealt out
+// by seed.
 #include "replay/device_spread.hpp"
 
 #include <cassert>
 #include <cmath>
 #include <numbers>
 #include <random>
-#include <stdexcept>
 
 namespace ceiling::replay {
+namespace {
+
+/// Blom's position of the k-th smallest of n (from 0): its expected normal order statistic's
+/// cumulative probability.
+double blom_position(std::int64_t k, std::int64_t n) {
+  return (static_cast<double>(k) + 0.625) / (static_cast<double>(n) + 0.25);
+}
+
+} // namespace
 
 double standard_normal_quantile(double p) {
-  if (!(p > 0 && p < 1))
-    throw std::invalid_argument("standard_normal_quantile: p must lie strictly between 0 and 1");
+  assert(p > 0 && p < 1 && "a probability strictly between 0 and 1");
   // The lower tail, then the sign: q = min(p, 1 - p) keeps the cumulative probability where
   // doubles resolve it (1 - p loses digits near 1).
   const double q = p < 0.5 ? p : 1 - p;
@@ -33,18 +41,25 @@ std::vector<double> device_time_factors(std::int64_t devices, double spread, std
   std::vector<double> factors(n, 1.0);
   if (spread == 0)
     return factors;
-  // The quantiles are symmetric: each pair computed once.
+  // The positions are symmetric: each pair computed once (the middle one of an odd count is 1).
   for (std::size_t k = 0; k < n / 2; ++k) {
-    const double z = standard_normal_quantile((static_cast<double>(k) + 0.5) / static_cast<double>(n));
+    const double z = standard_normal_quantile(blom_position(static_cast<std::int64_t>(k), devices));
     factors[k] = 1 + spread * z;
     factors[n - 1 - k] = 1 - spread * z;
   }
   // Fisher-Yates with the generator's own bits (the standard's distributions differ from one
-  // library to the next; the modulo's bias is below 2^-40 for any count of devices).
+  // library to the next; the modulo's bias is below 2^-40 for fewer than 2^24 devices, the most
+  // a platform has). Bit for bit on one C library, as the rest of the replay (erfc, exp, log).
   std::mt19937_64 rng(seed ^ 0x6465766963657321ULL); // apart from the engine's draws of the same seed
   for (std::size_t i = n; i > 1; --i)
     std::swap(factors[i - 1], factors[rng() % i]);
   return factors;
+}
+
+double slowest_device_factor(std::int64_t devices, double spread) {
+  assert(devices >= 1);
+  return devices < 2 || spread == 0 ? 1.0
+                                    : 1 + spread * standard_normal_quantile(blom_position(devices - 1, devices));
 }
 
 } // namespace ceiling::replay

@@ -38,6 +38,14 @@ std::string edited(const std::string& from, const std::string& to) {
   return testing::edited(valid, from, to);
 }
 
+/// A [node.gpu] and [node.pcie] before [node.nic], the GPU's device_spread `spread` (line 16),
+/// or none where empty.
+std::string gpu_with_spread(const std::string& spread) {
+  return "[node.gpu]\ncount = 1\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\nmemory = \"16 GiB\"\n" +
+         (spread.empty() ? std::string() : "device_spread = " + spread + "\n") +
+         "[node.pcie]\ngeneration = 3\nlanes = 16\nlatency = \"1 us\"\n\n[node.nic]";
+}
+
 std::string error_of(const std::string& text) {
   return testing::error_of([&] { config::load_platform_text(text, "bad.toml"); });
 }
@@ -71,6 +79,11 @@ TEST_CASE("a valid platform reads into the spec it describes") {
   CHECK(spec.node.nic.ports == 1);        // documented default
   CHECK(config::load_platform_text(edited("latency = \"1 us\"\n", "latency = \"1 us\"\nports = 8\n"), "ok.toml").node.nic.ports == 8);
   CHECK(std::holds_alternative<platform::SingleSwitch>(spec.interconnect.topology));
+}
+
+TEST_CASE("a GPU's device spread reads as given, 0 where not given") {
+  CHECK(config::load_platform_text(edited("[node.nic]", gpu_with_spread("0.0092")), "t.toml").node.gpu->device_spread == 0.0092);
+  CHECK(config::load_platform_text(edited("[node.nic]", gpu_with_spread("")), "t.toml").node.gpu->device_spread == 0.0);
 }
 
 TEST_CASE("a unit in the key name replaces the unit in the text") {
@@ -153,11 +166,11 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
     CHECK(error_of(edited("[node.nic]", "[node.pcie]\nlanes = 16\n\n[node.nic]")) ==
           R"(bad.toml:11:1: error: node.pcie: only a GPU node has this table; add [node.gpu] or remove it)");
   }
-  SUBCASE("a device spread beyond 10 %") {
-    CHECK(error_of(edited("[node.nic]", "[node.gpu]\ncount = 1\npeak_fp32 = \"10 TFLOP/s\"\nmemory_bandwidth = \"900 GB/s\"\n"
-                                        "memory = \"16 GiB\"\ndevice_spread = 0.5\n[node.pcie]\ngeneration = 3\nlanes = 16\n"
-                                        "latency = \"1 us\"\n\n[node.nic]")) ==
+  SUBCASE("a device spread beyond 10 % or below 0") {
+    CHECK(error_of(edited("[node.nic]", gpu_with_spread("0.5"))) ==
           R"(bad.toml:16:17: error: node.gpu.device_spread: must be at least 0 and at most 0.1, got 0.5)");
+    CHECK(error_of(edited("[node.nic]", gpu_with_spread("-0.01"))) ==
+          R"(bad.toml:16:17: error: node.gpu.device_spread: must be at least 0 and at most 0.1, got -0.01)");
   }
   SUBCASE("TOML syntax") {
     CHECK(error_of(edited("nodes = 16", "nodes = = 16")) ==

@@ -37,6 +37,13 @@ long long checked_nodes(const PlatformSpec& spec, std::optional<long long> nodes
   return n;
 }
 
+/// A fraction as a percentage with two decimals: "0.92 %".
+std::string percent_text(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f %%", 100 * fraction);
+  return text;
+}
+
 std::string peaks_text(const platform::PeakRates& peaks, double multiplier) {
   std::string text;
   for (platform::Precision p : platform::all_precisions)
@@ -142,6 +149,7 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
       json.key("compute_capability").value(node.gpu->compute_capability / 10.0);
     if (node.gpu->multiprocessors > 0)
       json.key("multiprocessors").value(node.gpu->multiprocessors);
+    json.key("device_spread").value(node.gpu->device_spread);
     if (node.gpu->dgemm)
       json.key("dgemm_flop_per_s").value(node.gpu->dgemm->flop_per_second());
     if (node.gpu->stream_bandwidth)
@@ -237,7 +245,9 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
                             std::to_string(node.gpu->compute_capability % 10)
                       : std::string())
               << (node.gpu->multiprocessors > 0 ? ", " + std::to_string(node.gpu->multiprocessors) + " SMs" : std::string())
-              << measured_text(*node.gpu, std::nullopt, " each") << "\n";
+              << measured_text(*node.gpu, std::nullopt, " each")
+              << (node.gpu->device_spread > 0 ? "; device spread " + percent_text(node.gpu->device_spread) : std::string())
+              << "\n";
     std::cout << "  PCIe        host->device " << to_string(node.pcie->host_to_device)
               << ", device->host " << to_string(node.pcie->device_to_host) << ", latency "
               << to_string(node.pcie->latency) << " (per GPU); copy call overhead "

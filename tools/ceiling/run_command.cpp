@@ -307,13 +307,13 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
     std::printf("jitter: each rank computes 1 + |N(0, %s)| times that, drawn per iteration (seed %llu)\n",
                 units::number_text(jitter).c_str(), static_cast<unsigned long long>(o.seed));
   if (const double spread = s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0; spread > 0) {
-    // The slowest device's factor, as replay::device_time_factors deals it out.
     const long long gpus = s.nodes * s.platform.node.gpu->count;
-    const double slowest =
-        gpus > 1 ? 1 + spread * replay::standard_normal_quantile((static_cast<double>(gpus) - 0.5) / static_cast<double>(gpus)) : 1.0;
-    std::printf("device spread: this model's GPUs differ by %.2f %% in compute time (coefficient of variation); "
-                "the slowest of these %lld computes %.2f %% above its calibrated time (seed %llu deals the paces)\n",
-                100 * spread, gpus, 100 * (slowest - 1), static_cast<unsigned long long>(o.seed));
+    std::printf("device spread: this model's GPUs differ by %.2f %% in compute time (coefficient of variation); ", 100 * spread);
+    if (gpus == 1)
+      std::printf("one GPU computes at its calibration\n");
+    else
+      std::printf("the slowest of these %lld computes %.2f %% above its calibrated time (seed %llu deals the paces)\n", gpus,
+                  100 * (replay::slowest_device_factor(gpus, spread) - 1), static_cast<unsigned long long>(o.seed));
   }
   if (const auto memory = replay::device_memory_estimate(s))
     std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, optimizer state %s, "
