@@ -48,8 +48,8 @@ std::vector<double> device_time_factors(std::int64_t devices, double spread, std
     factors[n - 1 - k] = 1 - spread * z;
   }
   // Fisher-Yates with the generator's own bits (the standard's distributions differ from one
-  // library to the next; the modulo's bias is below 2^-40 for fewer than 2^24 devices, the most
-  // a platform has). Bit for bit on one C library, as the rest of the replay (erfc, exp, log).
+  // library to the next; the modulo's bias is below 2^-40 for at most 2^24 devices, the most a
+  // platform has). Bit for bit on one C library, as the rest of the replay (erfc, exp, log).
   std::mt19937_64 rng(seed ^ 0x6465766963657321ULL); // apart from the engine's draws of the same seed
   for (std::size_t i = n; i > 1; --i)
     std::swap(factors[i - 1], factors[rng() % i]);
@@ -58,8 +58,9 @@ std::vector<double> device_time_factors(std::int64_t devices, double spread, std
 
 double slowest_device_factor(std::int64_t devices, double spread) {
   assert(devices >= 1);
-  return devices < 2 || spread == 0 ? 1.0
-                                    : 1 + spread * standard_normal_quantile(blom_position(devices - 1, devices));
+  // The mirror of the fastest, as device_time_factors deals it (the quantile near p = 1 would
+  // lose digits to p's rounding).
+  return devices < 2 || spread == 0 ? 1.0 : 1 - spread * standard_normal_quantile(blom_position(0, devices));
 }
 
 } // namespace ceiling::replay

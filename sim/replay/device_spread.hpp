@@ -11,8 +11,8 @@
 namespace ceiling::replay {
 
 /// The standard normal quantile: the z at which the standard normal distribution's cumulative
-/// probability is `p`, for p in (0, 1), within about 1e-16 absolute (and 1e-15 relative away from
-/// p = 1/2).
+/// probability is `p`, for p in (0, 1), to a few ulp relative (about 1e-16 absolute near p = 1/2,
+/// where z is near 0).
 double standard_normal_quantile(double p);
 
 /// Each of `devices` devices' compute-time factor, for a spread (coefficient of variation of one

@@ -137,6 +137,12 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
   if (const double jitter = s.options.compute_jitter(); !(jitter >= 0 && jitter <= max_jitter))
     return "--jitter: must be a number from 0 to " + std::to_string(static_cast<int>(max_jitter)) + ", got " +
            units::number_text(jitter);
+  // The platform file's reader checks the key; a scenario built in code is checked here too.
+  if (const double spread = s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0;
+      !(spread >= 0 && spread <= platform::max_device_spread))
+    return ScenarioProblem(Input::Platform, "node.gpu.device_spread",
+                           "must be a number from 0 to " + units::number_text(platform::max_device_spread) + ", got " +
+                               units::number_text(spread));
   if (!s.options.allow_oversubscribed_memory)
     if (auto problem = memory_problem(s))
       return *problem + ": use a smaller batch per rank, spread the global batch over more nodes, or allow "

@@ -16,6 +16,14 @@ for f in "$root"/platforms/*.toml; do
   expect 0 "route latency" -- "$ceiling" platform show "$f"
   expect 0 '"bisection_bandwidth_bytes_per_s"' -- "$ceiling" platform show "$f" --json --nodes 2
 done
+# The GPUs' device spread (platforms/README.md, "Device spread"), in text and JSON; none on a generic accelerator.
+expect 0 "STREAM 499 GB/s each; device spread 0.92 %" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml"
+expect 0 '"device_spread": 0.0091999999999999998' -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" --json
+expect 0 "device_spread 0 0.0092" -- /usr/bin/python3 -c "
+import json, subprocess, sys
+show = lambda f: json.loads(subprocess.run([sys.argv[1], 'platform', 'show', f, '--json'], capture_output=True, text=True, check=True).stdout)
+print('device_spread', show(sys.argv[2])['gpu']['device_spread'], show(sys.argv[3])['gpu']['device_spread'])" \
+  "$ceiling" "$root/platforms/generic-fat-tree.toml" "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 "wrote" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 8 -o "$tmp/m.xml"
 expect 0 "ring all-reduce" -- "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --nodes 8
 

@@ -1,6 +1,7 @@
 // The replay engine against closed forms, fidelities against each other, and its invariants.
 // Every simulation runs in a child process (SimGrid allows one engine per process).
 #include "config/platform_file.hpp"
+#include "replay/device_spread.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 
@@ -1203,7 +1204,14 @@ TEST_CASE("the slowest of the devices sets every step: ranks in turn take comput
     CHECK(spread.breakdown.communication_s == testing::relative(plain.breakdown.communication_s, 1e-9));
     CHECK(spread.breakdown.synchronisation_s ==
           testing::relative(plain.breakdown.synchronisation_s + slower_s, 1e-9));
-    s.options.seed = 12345; // another rank is the slowest
+    // Another seed makes another rank the slowest (the engine deals device_time_factors to
+    // ranks in order): the same times.
+    const auto slowest = [](std::uint64_t seed) {
+      const auto paces = replay::device_time_factors(8, 0.02, seed);
+      return std::max_element(paces.begin(), paces.end()) - paces.begin();
+    };
+    REQUIRE(slowest(4) != slowest(1));
+    s.options.seed = 4;
     const auto reseeded = run_isolated(s).iteration_s;
     for (std::size_t i = 0; i < reseeded.size(); ++i)
       CHECK(reseeded[i] == testing::relative(spread.iteration_s[i], 1e-12));
@@ -1213,6 +1221,9 @@ TEST_CASE("the slowest of the devices sets every step: ranks in turn take comput
   const auto calibrated = run_isolated(alone).iteration_s;
   alone.platform.node.gpu->device_spread = 0.1;
   CHECK(run_isolated(alone).iteration_s == calibrated);
+  // A spread beyond 10 % set in code is refused as the platform file's key would be.
+  alone.platform.node.gpu->device_spread = 0.5;
+  CHECK(problem_of(alone) == "platform node.gpu.device_spread: must be a number from 0 to 0.1, got 0.5");
 }
 
 TEST_CASE("transfers carried by couriers give the same iterations as transfers started by maestro") {

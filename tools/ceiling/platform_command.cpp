@@ -37,10 +37,10 @@ long long checked_nodes(const PlatformSpec& spec, std::optional<long long> nodes
   return n;
 }
 
-/// A fraction as a percentage with two decimals: "0.92 %".
+/// A fraction as a percentage of three significant digits: "0.92 %".
 std::string percent_text(double fraction) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.2f %%", 100 * fraction);
+  std::snprintf(text, sizeof text, "%.3g %%", 100 * fraction);
   return text;
 }
 

@@ -308,11 +308,11 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
                 units::number_text(jitter).c_str(), static_cast<unsigned long long>(o.seed));
   if (const double spread = s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0; spread > 0) {
     const long long gpus = s.nodes * s.platform.node.gpu->count;
-    std::printf("device spread: this model's GPUs differ by %.2f %% in compute time (coefficient of variation); ", 100 * spread);
+    std::printf("device spread: this model's GPUs differ by %.3g %% in compute time (coefficient of variation); ", 100 * spread);
     if (gpus == 1)
       std::printf("one GPU computes at its calibration\n");
     else
-      std::printf("the slowest of these %lld computes %.2f %% above its calibrated time (seed %llu deals the paces)\n", gpus,
+      std::printf("the slowest of these %lld computes %.3g %% above its calibrated time (seed %llu deals the paces)\n", gpus,
                   100 * (replay::slowest_device_factor(gpus, spread) - 1), static_cast<unsigned long long>(o.seed));
   }
   if (const auto memory = replay::device_memory_estimate(s))

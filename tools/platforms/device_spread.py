@@ -53,10 +53,15 @@ def main():
         conditions.append(tuple(w.split("=", 1)))
     runs = defaultdict(list)
     with open(args.csv, newline="") as f:
-        for line, row in enumerate(csv.DictReader(f), start=2):
-            for column in [args.column, args.gpu] + [c for c, _ in conditions]:
-                if column not in row:
-                    sys.exit(f"device_spread.py: {args.csv}:{line}: no column {column!r}")
+        reader = csv.DictReader(f)
+        header = reader.fieldnames or []
+        for column in [args.column, args.gpu] + [c for c, _ in conditions]:
+            if column not in header:
+                sys.exit(f"device_spread.py: {args.csv}:1: no column {column!r} in the header")
+        for row in reader:
+            line = reader.line_num  # the row's last line in the file
+            if None in row.values():
+                sys.exit(f"device_spread.py: {args.csv}:{line}: {len(header)} fields expected, fewer given")
             if any(row[c] != v for c, v in conditions):
                 continue
             try:
