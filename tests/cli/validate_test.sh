@@ -12,6 +12,19 @@ cd "$root" || exit 1
 expect 0 "median |error|" -- "$ceiling" validate -j 2
 expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
 expect 0 "no point after the reference" -- "$ceiling" validate validation/MLPERF_v07_RESNET50_DGX1.toml
+# Each point says where its predicted iteration went: the breakdown adds up to the iteration,
+# workers x batch / predicted throughput (the run's mean, averaged over ranks).
+"$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml --json > "$tmp/breakdown.json"
+expect 0 "breakdowns add up" -- python3 -c "
+import json, sys
+ok = True
+for c in json.load(open('$tmp/breakdown.json'))['cases']:
+    for p in c['points']:
+        b = p['predicted_breakdown_s']
+        iteration = p['workers'] * p['batch_per_worker'] / p['predicted_throughput']
+        ok = ok and abs(sum(b.values()) / iteration - 1) < 1e-9 and b['compute'] > 0
+ok = ok and any(p['predicted_breakdown_s']['communication'] > 0 for c in json.load(open('$tmp/breakdown.json'))['cases'] for p in c['points'])
+print('breakdowns add up' if ok else 'breakdowns do not add up')"
 # Same inputs, same table, whatever the jobs (three cases of three kinds: the full set runs above).
 some=(validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml
       validation/DLE_BERTLARGE_PRETRAIN_SEQ128_DGX2H_FP16.toml)

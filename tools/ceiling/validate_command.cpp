@@ -69,12 +69,20 @@ void check_options(const analysis::ValidationCase& c, const po::options_descript
     check(m.options);
 }
 
-/// The mean throughput `ceiling run --json` printed, once its ranks are checked against the
-/// point's workers (a platform whose nodes have another number of GPUs than gpus_per_node, or an
-/// option that changes it, would simulate another number of GPUs).
-double throughput_of(const std::string& json, const analysis::ValidationCase& c, const analysis::MeasuredPoint& m,
-                     const std::string& where) {
+/// What `ceiling run --json` printed of one point: the mean throughput, and where the mean
+/// iteration's time went (its breakdown, averaged over ranks).
+struct Prediction {
+  double throughput = 0;
+  double compute_s = 0, copy_s = 0, communication_s = 0, synchronisation_s = 0;
+};
+
+/// The point's prediction from the run's JSON, once its ranks are checked against the point's
+/// workers (a platform whose nodes have another number of GPUs than gpus_per_node, or an option
+/// that changes it, would simulate another number of GPUs).
+Prediction prediction_of(const std::string& json, const analysis::ValidationCase& c, const analysis::MeasuredPoint& m,
+                         const std::string& where) {
   static const std::regex mean(R"("mean":\s*\{\s*"iteration_time_s":\s*[^,]*,\s*"samples_per_s":\s*([-+0-9.eE]+))");
+  static const std::regex breakdown(R"re("breakdown_s":\s*\{\s*"compute":\s*([-+0-9.eE]+),\s*"copy":\s*([-+0-9.eE]+),\s*"communication":\s*([-+0-9.eE]+),\s*"synchronisation":\s*([-+0-9.eE]+))re");
   static const std::regex ranks(R"("ranks":\s*([0-9]+))");
   std::smatch match;
   if (!std::regex_search(json, match, ranks) || std::stoll(match[1].str()) != m.workers)
@@ -84,7 +92,23 @@ double throughput_of(const std::string& json, const analysis::ValidationCase& c,
                      " (1 for CPU nodes), and no option may change it");
   if (!std::regex_search(json, match, mean))
     throw std::runtime_error(where + ": no mean throughput in the run's output");
-  return std::stod(match[1].str());
+  Prediction p{.throughput = std::stod(match[1].str())};
+  const auto rest = json.cbegin() + match.position(0) + match.length(0); // the mean's own breakdown follows
+  if (!std::regex_search(rest, json.cend(), match, breakdown))
+    throw std::runtime_error(where + ": no mean breakdown in the run's output");
+  p.compute_s = std::stod(match[1].str());
+  p.copy_s = std::stod(match[2].str());
+  p.communication_s = std::stod(match[3].str());
+  p.synchronisation_s = std::stod(match[4].str());
+  return p;
+}
+
+/// The throughputs of `predictions`, in order (analysis::compare's input).
+std::vector<double> throughputs(const std::vector<Prediction>& predictions) {
+  std::vector<double> x;
+  for (const auto& p : predictions)
+    x.push_back(p.throughput);
+  return x;
 }
 
 /// "1 case", "3 points": `n` and the noun, plural but for one.
@@ -155,6 +179,7 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
 /// `stopped_by_signal`: the signal that interrupted the run (its cases then those whose every
 /// point finished), 0 when every point ran.
 void print_json(const std::vector<analysis::ValidationCase>& cases,
+                const std::vector<std::vector<Prediction>>& predictions,
                 const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all,
                 int stopped_by_signal) {
   io::JsonWriter json(std::cout);
@@ -183,7 +208,14 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
           .key("measured_efficiency").value(p.measured_efficiency)
           .key("measured_efficiency_reported").value(!p.measured_throughput.has_value())
           .key("predicted_efficiency").value(p.predicted_efficiency)
-          .key("error_points").value(p.error_points)
+          .key("error_points").value(p.error_points);
+      const Prediction& x = predictions[c][i];
+      json.key("predicted_breakdown_s").begin_object()
+          .key("compute").value(x.compute_s)
+          .key("copy").value(x.copy_s)
+          .key("communication").value(x.communication_s)
+          .key("synchronisation").value(x.synchronisation_s)
+          .end_object()
           .end_object();
     }
     json.end_array();
@@ -234,9 +266,9 @@ int validate_command(const std::vector<std::string>& args) {
   for (std::size_t c = 0; c < cases.size(); ++c)
     for (std::size_t m = 0; m < cases[c].measured.size(); ++m)
       points.push_back({c, m});
-  std::vector<std::vector<double>> predicted(cases.size());
+  std::vector<std::vector<Prediction>> predicted(cases.size());
   for (std::size_t c = 0; c < cases.size(); ++c)
-    predicted[c].assign(cases[c].measured.size(), 0.0);
+    predicted[c].assign(cases[c].measured.size(), Prediction{});
   const std::string program = ceiling_program_path();
   sweep::WorkerPool pool;
   pool.set_wake_fd(catch_stop_signals());
@@ -263,7 +295,7 @@ int validate_command(const std::vector<std::string>& args) {
     if (done.exit_status != 0 && (!failure || index < failure->point))
       failure = Failure{index, done.exit_status, where, done.err};
     if (done.exit_status == 0 && !failure) {
-      predicted[p.c][p.m] = throughput_of(done.out, c, c.measured[p.m], where);
+      predicted[p.c][p.m] = prediction_of(done.out, c, c.measured[p.m], where);
       --unfinished[p.c];
     }
   };
@@ -281,20 +313,22 @@ int validate_command(const std::vector<std::string>& args) {
       take(done);
     pool.terminate_all();
     std::vector<analysis::ValidationCase> finished;
+    std::vector<std::vector<Prediction>> finished_predictions;
     std::vector<analysis::CaseComparison> results;
     std::size_t points_done = 0;
     for (std::size_t c = 0; c < cases.size(); ++c) {
       points_done += cases[c].measured.size() - unfinished[c];
       if (unfinished[c] == 0) {
         finished.push_back(cases[c]);
-        results.push_back(analysis::compare(cases[c], predicted[c]));
+        finished_predictions.push_back(predicted[c]);
+        results.push_back(analysis::compare(cases[c], throughputs(predicted[c])));
       }
     }
     std::fprintf(stderr, "ceiling validate: interrupted by signal %d: %zu of %zu points finished; %zu of %zu cases whole, printed\n",
                  static_cast<int>(stop_signal), points_done, points.size(), finished.size(), cases.size());
     const auto all = analysis::summarize(results);
     if (cli->has("json"))
-      print_json(finished, results, all, static_cast<int>(stop_signal));
+      print_json(finished, finished_predictions, results, all, static_cast<int>(stop_signal));
     else
       print_table(finished, results, all);
     return 128 + stop_signal;
@@ -314,10 +348,10 @@ int validate_command(const std::vector<std::string>& args) {
                              "): " + failure->err);
   std::vector<analysis::CaseComparison> results;
   for (std::size_t c = 0; c < cases.size(); ++c)
-    results.push_back(analysis::compare(cases[c], predicted[c]));
+    results.push_back(analysis::compare(cases[c], throughputs(predicted[c])));
   const auto all = analysis::summarize(results);
   if (cli->has("json"))
-    print_json(cases, results, all, 0);
+    print_json(cases, predicted, results, all, 0);
   else
     print_table(cases, results, all);
   return 0;
