@@ -141,7 +141,7 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
   if (const double spread = s.platform.node.gpu ? s.platform.node.gpu->device_spread : 0.0;
       !(spread >= 0 && spread <= platform::max_device_spread))
     return ScenarioProblem(Input::Platform, "node.gpu.device_spread",
-                           "must be a number from 0 to " + units::number_text(platform::max_device_spread) + ", got " +
+                           "must be at least 0 and at most " + units::number_text(platform::max_device_spread) + ", got " +
                                units::number_text(spread));
   if (!s.options.allow_oversubscribed_memory)
     if (auto problem = memory_problem(s))

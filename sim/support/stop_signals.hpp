@@ -3,6 +3,8 @@
 
 #include <csignal>
 
+#include <pthread.h>
+
 namespace ceiling::support {
 
 /// Gives SIGINT and SIGTERM `handler` (SIG_DFL: their default action), either blocking the other
@@ -24,5 +26,25 @@ inline void restore_stop_signals(const struct sigaction (&former)[2]) {
   sigaction(SIGINT, &former[0], nullptr);
   sigaction(SIGTERM, &former[1], nullptr);
 }
+
+/// Holds SIGINT and SIGTERM back while it lives (blocked: one that comes meanwhile waits), and
+/// lets them through when it ends, so that a piece of work the signals' action would cut short
+/// (output flushed, then a handler armed) happens whole.
+class StopSignalsHeld {
+public:
+  StopSignalsHeld() {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &former_);
+  }
+  ~StopSignalsHeld() { pthread_sigmask(SIG_SETMASK, &former_, nullptr); }
+  StopSignalsHeld(const StopSignalsHeld&) = delete;
+  StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+private:
+  sigset_t former_;
+};
 
 } // namespace ceiling::support

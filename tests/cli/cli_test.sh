@@ -18,6 +18,8 @@ for f in "$root"/platforms/*.toml; do
 done
 # The GPUs' device spread (platforms/README.md, "Device spread"), in text and JSON; none on a generic accelerator.
 expect 0 "STREAM 499 GB/s each; device spread 0.92 %" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml"
+sed 's/^device_spread = 0.0092 /device_spread = 0.00123/' "$root/platforms/piz-daint-xc50-p100.toml" > "$tmp/daint_spread.toml"
+expect 0 "device spread 0.123 %" -- "$ceiling" platform show "$tmp/daint_spread.toml"
 expect 0 '"device_spread": 0.0091999999999999998' -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" --json
 expect 0 "device_spread 0 0.0092" -- /usr/bin/python3 -c "
 import json, subprocess, sys
@@ -189,6 +191,7 @@ expect 2 "error: software.jitter: must be at least 0 and at most 10, got 11" -- 
 # The GPUs' device spread (platforms/README.md, "Device spread"), said with the slowest GPU's pace; the JSON
 # gives its value; a spread beyond 10 % is refused at its key.
 expect 0 "device spread: this model's GPUs differ by 0.92 % in compute time (coefficient of variation); the slowest of these 8 computes 1.32 % above its calibrated time (seed 1 deals the paces)" -- "${daint[@]}"
+expect 0 "differ by 0.123 % in compute time (coefficient of variation); the slowest of these 8 computes 0.176 % above" -- "${daint[@]}" --set node.gpu.device_spread=0.00123
 expect 0 "device spread: this model's GPUs differ by 0.92 % in compute time (coefficient of variation); one GPU computes at its calibration" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
 expect 0 '"device_spread": 0.0091999999999999998,' -- "${daint[@]}" --json

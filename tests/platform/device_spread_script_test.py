@@ -43,6 +43,7 @@ expect(run(rows + "a,500,TRUE\n", "--where", "warmup=FALSE"), 0, "2 GPUs, 4 runs
 expect(run(rows, "--column", "time"), 1, ".csv:1: no column 'time' in the header")
 expect(run("uuid,perf\n", "--column", "time"), 1, ".csv:1: no column 'time' in the header")
 expect(run(rows + "b\n"), 1, ".csv:7: 3 fields expected, fewer given")
+expect(run(rows + "b,1,FALSE,x\n"), 1, ".csv:7: 3 fields expected, more given")
 expect(run(rows.replace("\na,12,", "\n\na,12,") + "a,fast,FALSE\n"), 1, ".csv:8: perf = 'fast': expected a number")
 expect(run(rows + "a,fast,FALSE\n"), 1, ".csv:7: perf = 'fast': expected a number")
 expect(run("uuid,perf\na,1\na,2\n"), 1, "need two GPUs or more")

@@ -8,6 +8,7 @@
 #include "replay/device_spread.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
+#include "support/stop_signals.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "tools/ceiling/run_options.hpp"
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -544,17 +546,21 @@ int run_command(const std::vector<std::string>& args) {
                  w.events, w.solves, w.overtaken_rounds, w.unbound_rounds, w.slack_rounds, per_solve(w.flows_solved),
                  per_solve(w.links_solved), w.alone_starts, w.slack_passed);
   }
-  // The results first, then the trace, whose writing may take seconds: a signal then removes
-  // its unfinished file and ends the run, the results already out.
+  // The results first, whole: a signal while they are printed and flushed waits (the run's own
+  // handler is gone, and its default action would lose what stdout still buffers). Then the
+  // trace, whose writing may take seconds: a signal then removes its unfinished file and ends
+  // the run, the results already out.
+  std::optional<support::StopSignalsHeld> held(std::in_place);
   const int status = print_results(s, r, cli->has("json"));
-  if (trace_path) {
-    std::cout.flush();
-    std::fflush(stdout);
-    io::AtomicOutput trace(*trace_path);
-    const io::RemovedOnSignal guard(trace);
-    io::write_chrome_trace(r.timeline, trace.stream());
-    trace.commit();
-  }
+  std::cout.flush();
+  std::fflush(stdout);
+  if (!trace_path)
+    return status; // (a signal that came meanwhile acts now, the results out)
+  io::AtomicOutput trace(*trace_path);
+  const io::RemovedOnSignal guard(trace);
+  held.reset(); // a signal that came meanwhile removes the trace's temporary file now
+  io::write_chrome_trace(r.timeline, trace.stream());
+  trace.commit();
   return status;
 }
 

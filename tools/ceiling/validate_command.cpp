@@ -72,8 +72,11 @@ void check_options(const analysis::ValidationCase& c, const po::options_descript
 /// What `ceiling run --json` printed of one point: the mean throughput, and where the mean
 /// iteration's time went (its breakdown, averaged over ranks).
 struct Prediction {
-  double throughput = 0;
-  double compute_s = 0, copy_s = 0, communication_s = 0, synchronisation_s = 0;
+  double samples_per_s = 0;
+  double compute_s = 0;
+  double copy_s = 0;
+  double communication_s = 0;
+  double synchronisation_s = 0;
 };
 
 /// The point's prediction from the run's JSON, once its ranks are checked against the point's
@@ -82,7 +85,7 @@ struct Prediction {
 Prediction prediction_of(const std::string& json, const analysis::ValidationCase& c, const analysis::MeasuredPoint& m,
                          const std::string& where) {
   static const std::regex mean(R"("mean":\s*\{\s*"iteration_time_s":\s*[^,]*,\s*"samples_per_s":\s*([-+0-9.eE]+))");
-  static const std::regex breakdown(R"re("breakdown_s":\s*\{\s*"compute":\s*([-+0-9.eE]+),\s*"copy":\s*([-+0-9.eE]+),\s*"communication":\s*([-+0-9.eE]+),\s*"synchronisation":\s*([-+0-9.eE]+))re");
+  static const std::regex breakdown(R"re("delivered_flop_per_s":\s*[^,]*,\s*"breakdown_s":\s*\{\s*"compute":\s*([-+0-9.eE]+),\s*"copy":\s*([-+0-9.eE]+),\s*"communication":\s*([-+0-9.eE]+),\s*"synchronisation":\s*([-+0-9.eE]+))re");
   static const std::regex ranks(R"("ranks":\s*([0-9]+))");
   std::smatch match;
   if (!std::regex_search(json, match, ranks) || std::stoll(match[1].str()) != m.workers)
@@ -92,7 +95,7 @@ Prediction prediction_of(const std::string& json, const analysis::ValidationCase
                      " (1 for CPU nodes), and no option may change it");
   if (!std::regex_search(json, match, mean))
     throw std::runtime_error(where + ": no mean throughput in the run's output");
-  Prediction p{.throughput = std::stod(match[1].str())};
+  Prediction p{.samples_per_s = std::stod(match[1].str())};
   const auto rest = json.cbegin() + match.position(0) + match.length(0); // the mean's own breakdown follows
   if (!std::regex_search(rest, json.cend(), match, breakdown))
     throw std::runtime_error(where + ": no mean breakdown in the run's output");
@@ -105,10 +108,10 @@ Prediction prediction_of(const std::string& json, const analysis::ValidationCase
 
 /// The throughputs of `predictions`, in order (analysis::compare's input).
 std::vector<double> throughputs(const std::vector<Prediction>& predictions) {
-  std::vector<double> x;
+  std::vector<double> samples_per_s;
   for (const auto& p : predictions)
-    x.push_back(p.throughput);
-  return x;
+    samples_per_s.push_back(p.samples_per_s);
+  return samples_per_s;
 }
 
 /// "1 case", "3 points": `n` and the noun, plural but for one.
@@ -209,12 +212,12 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
           .key("measured_efficiency_reported").value(!p.measured_throughput.has_value())
           .key("predicted_efficiency").value(p.predicted_efficiency)
           .key("error_points").value(p.error_points);
-      const Prediction& x = predictions[c][i];
+      const Prediction& prediction = predictions[c][i];
       json.key("predicted_breakdown_s").begin_object()
-          .key("compute").value(x.compute_s)
-          .key("copy").value(x.copy_s)
-          .key("communication").value(x.communication_s)
-          .key("synchronisation").value(x.synchronisation_s)
+          .key("compute").value(prediction.compute_s)
+          .key("copy").value(prediction.copy_s)
+          .key("communication").value(prediction.communication_s)
+          .key("synchronisation").value(prediction.synchronisation_s)
           .end_object()
           .end_object();
     }

@@ -60,8 +60,9 @@ def main():
                 sys.exit(f"device_spread.py: {args.csv}:1: no column {column!r} in the header")
         for row in reader:
             line = reader.line_num  # the row's last line in the file
-            if None in row.values():
-                sys.exit(f"device_spread.py: {args.csv}:{line}: {len(header)} fields expected, fewer given")
+            if None in row.values() or None in row:
+                sys.exit(f"device_spread.py: {args.csv}:{line}: {len(header)} fields expected, "
+                         f"{'fewer' if None in row.values() else 'more'} given")
             if any(row[c] != v for c, v in conditions):
                 continue
             try:
