@@ -51,8 +51,24 @@ def main():
         if "=" not in w:
             sys.exit(f"device_spread.py: --where {w}: expected COLUMN=VALUE")
         conditions.append(tuple(w.split("=", 1)))
+    try:
+        runs = read_runs(args, conditions)
+    except OSError as e:
+        sys.exit(f"device_spread.py: {args.csv}: cannot read: {e.strerror}")
+    except (csv.Error, UnicodeDecodeError) as e:
+        sys.exit(f"device_spread.py: {args.csv}: not a CSV file: {e}")
+    groups = [g for g in runs.values() if len(g) >= 2]
+    try:
+        gpus, count, between, within = spread(groups)
+    except ValueError as e:
+        sys.exit(f"device_spread.py: {args.csv}: {e}")
+    print(f"{gpus} GPUs, {count} runs: between GPUs {100 * between:.2f} %, run to run {100 * within:.2f} %")
+
+
+def read_runs(args, conditions):
+    """The runs' values of `args.column` by GPU, the rows kept by `conditions` and --below."""
     runs = defaultdict(list)
-    with open(args.csv, newline="") as f:
+    with open(args.csv, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         header = reader.fieldnames or []
         for column in [args.column, args.gpu] + [c for c, _ in conditions]:
@@ -71,12 +87,7 @@ def main():
                 sys.exit(f"device_spread.py: {args.csv}:{line}: {args.column} = {row[args.column]!r}: expected a number")
             if args.below is None or value < args.below:
                 runs[row[args.gpu]].append(value)
-    groups = [g for g in runs.values() if len(g) >= 2]
-    try:
-        gpus, count, between, within = spread(groups)
-    except ValueError as e:
-        sys.exit(f"device_spread.py: {args.csv}: {e}")
-    print(f"{gpus} GPUs, {count} runs: between GPUs {100 * between:.2f} %, run to run {100 * within:.2f} %")
+    return runs
 
 
 if __name__ == "__main__":
