@@ -37,12 +37,8 @@ void write_iteration_json(io::JsonWriter& json, const replay::IterationResult& i
   json.key("iteration_time_s").value(it.time_s);
   json.key("samples_per_s").value(samples / it.time_s);
   json.key("delivered_flop_per_s").value(flop / it.time_s);
-  json.key("breakdown_s").begin_object()
-      .key("compute").value(it.breakdown.compute_s)
-      .key("copy").value(it.breakdown.copy_s)
-      .key("communication").value(it.breakdown.communication_s)
-      .key("synchronisation").value(it.breakdown.synchronisation_s)
-      .end_object();
+  json.key("breakdown_s");
+  write_breakdown_json(json, it.breakdown);
   // Whole bytes: a ring's chunks divide a bucket by the ranks, so the sums over links carry
   // fractions of a byte that no wire does.
   json.key("bytes").begin_object()

@@ -5,6 +5,7 @@
 #include "config/platform_file.hpp"
 #include "config/software_file.hpp"
 #include "config/workload_file.hpp"
+#include "io/json_writer.hpp"
 #include "platform/topology.hpp"
 #include "replay/iteration_plan.hpp"
 #include "tools/ceiling/commands.hpp"
@@ -63,6 +64,15 @@ void set_batch(replay::Scenario& s, const CommandLine& cli) {
 }
 
 } // namespace
+
+void write_breakdown_json(io::JsonWriter& json, const replay::Breakdown& b) {
+  json.begin_object()
+      .key("compute").value(b.compute_s)
+      .key("copy").value(b.copy_s)
+      .key("communication").value(b.communication_s)
+      .key("synchronisation").value(b.synchronisation_s)
+      .end_object();
+}
 
 po::options_description run_options() {
   po::options_description options("options");

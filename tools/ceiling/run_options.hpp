@@ -7,7 +7,15 @@
 
 #include <boost/program_options.hpp>
 
+namespace ceiling::io {
+class JsonWriter;
+}
+
 namespace ceiling::tools {
+
+/// `b` as the object `ceiling run --json` writes under "breakdown_s" (and `validate --json` per
+/// point): compute, copy, communication and synchronisation, in seconds.
+void write_breakdown_json(io::JsonWriter& json, const replay::Breakdown& b);
 
 /// Every option of `ceiling run`, with its unit and default.
 boost::program_options::options_description run_options();

@@ -73,10 +73,7 @@ void check_options(const analysis::ValidationCase& c, const po::options_descript
 /// iteration's time went (its breakdown, averaged over ranks).
 struct Prediction {
   double samples_per_s = 0;
-  double compute_s = 0;
-  double copy_s = 0;
-  double communication_s = 0;
-  double synchronisation_s = 0;
+  replay::Breakdown breakdown_s;
 };
 
 /// The point's prediction from the run's JSON, once its ranks are checked against the point's
@@ -99,10 +96,10 @@ Prediction prediction_of(const std::string& json, const analysis::ValidationCase
   const auto rest = json.cbegin() + match.position(0) + match.length(0); // the mean's own breakdown follows
   if (!std::regex_search(rest, json.cend(), match, breakdown))
     throw std::runtime_error(where + ": no mean breakdown in the run's output");
-  p.compute_s = std::stod(match[1].str());
-  p.copy_s = std::stod(match[2].str());
-  p.communication_s = std::stod(match[3].str());
-  p.synchronisation_s = std::stod(match[4].str());
+  p.breakdown_s = {.compute_s = std::stod(match[1].str()),
+                   .copy_s = std::stod(match[2].str()),
+                   .communication_s = std::stod(match[3].str()),
+                   .synchronisation_s = std::stod(match[4].str())};
   return p;
 }
 
@@ -212,14 +209,9 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
           .key("measured_efficiency_reported").value(!p.measured_throughput.has_value())
           .key("predicted_efficiency").value(p.predicted_efficiency)
           .key("error_points").value(p.error_points);
-      const Prediction& prediction = predictions[c][i];
-      json.key("predicted_breakdown_s").begin_object()
-          .key("compute").value(prediction.compute_s)
-          .key("copy").value(prediction.copy_s)
-          .key("communication").value(prediction.communication_s)
-          .key("synchronisation").value(prediction.synchronisation_s)
-          .end_object()
-          .end_object();
+      json.key("predicted_breakdown_s");
+      write_breakdown_json(json, predictions[c][i].breakdown_s);
+      json.end_object();
     }
     json.end_array();
     errors(r.points.size() >= 2, r.median_abs_error_points, r.worst_error_points);
