@@ -94,8 +94,8 @@ struct Tag {
   bool launched = false; // a copy whose call overhead is paid: its transfer is under way
 };
 
-/// What the due queue wakes: a tag to dispatch, a PCIe link at its next event, or the shared
-/// flows at theirs (a link or flows wakeup is stale once a later one was set for them).
+/// What the due queue wakes: a tag to dispatch, a PCIe link at its next event (stale once a
+/// later one was set for it), or the shared flows at theirs (the queue's moving item).
 struct Wakeup {
   const Tag* tag = nullptr;
   std::uint32_t link = 0;
@@ -407,11 +407,11 @@ private:
     settle_alarm();
   }
 
-  /// A link or flows wakeup is stale once they have been given a later one.
+  /// A link's wakeup is stale once it has been given a later one (the flows' one is moved).
   bool is_stale(const Wakeup& w) const {
-    if (w.tag)
+    if (w.tag || w.flows)
       return false;
-    return w.generation != (w.flows ? flows_wakeups_ : pcie_wakeups_[w.link]);
+    return w.generation != pcie_wakeups_[w.link];
   }
 
   /// Keeps the one kernel timer of the due queue at its earliest live item (none when empty):
@@ -570,21 +570,21 @@ private:
       dispatch(*static_cast<Tag*>(token));
   }
 
-  /// Wakes the shared flows at their next event, unless a live wakeup is set for that instant.
+  /// Wakes the shared flows at their next event (the due queue's moving item), unless their
+  /// wakeup is set for that instant already.
   void wake_flows_at_next_event() {
     const double at = sharing_->next_event_s();
-    if (flows_wakeup_set_ && at == flows_wakeup_at_s_)
+    if (due_.moving_at() == std::optional<double>(at))
       return;
-    ++flows_wakeups_;
-    flows_wakeup_set_ = !std::isinf(at);
-    flows_wakeup_at_s_ = at;
-    if (flows_wakeup_set_)
-      due_.add(at, {.generation = flows_wakeups_, .flows = true});
+    if (std::isinf(at))
+      due_.clear_moving();
+    else
+      due_.set_moving(at, {.flows = true});
     settle_alarm();
   }
 
   void flows_woken() {
-    flows_wakeup_set_ = false;
+    due_.clear_moving(); // woken now (also when due within SimGrid's precision only)
     finished_flows_.clear();
     sharing_->advance(now(), finished_flows_);
     wake_flows_at_next_event();
@@ -1380,9 +1380,6 @@ private:
   bool copies_shared_ = false; ///< GPU-direct: PCIe copies are FlowSharing flows (replay_shares_copies)
   std::optional<SharingPaths> sharing_paths_; ///< of the routes of flows in sharing_
   std::optional<FlowPlanner> planner_;       ///< how each flow is timed, over sharing_paths_
-  std::uint32_t flows_wakeups_ = 0; ///< the number of the shared flows' latest wakeup
-  bool flows_wakeup_set_ = false;   ///< ... and whether it is still due
-  double flows_wakeup_at_s_ = 0;
   std::vector<void*> finished_flows_;
   /// The input batches' PCIe bytes of the iteration under way and of the next (prefetched),
   /// by slot_of(iteration); RankState::input_done is kept the same way.

@@ -88,6 +88,40 @@ TEST_CASE("a drain before anything is due hands out nothing") {
   CHECK(q.earliest() == std::optional<double>(2.0));
 }
 
+TEST_CASE("a moving item set again replaces the one set before, and comes out as if added then") {
+  DueQueue<std::string> q;
+  q.set_moving(1.0, "flows at 1");
+  q.add(2.0, "compute a");
+  q.set_moving(2.0, "flows at 2"); // after "compute a": at its instant, it comes out second
+  q.add(2.0, "compute b");
+  CHECK(q.moving_at() == std::optional<double>(2.0));
+  const Out expected{{"compute a", 2.0}, {"flows at 2", 2.0}, {"compute b", 2.0}};
+  CHECK(run(q, nothing) == expected);
+  CHECK_FALSE(q.moving_at().has_value()); // it came out
+}
+
+TEST_CASE("a cleared moving item never comes out, and the earliest instant passes it by") {
+  DueQueue<std::string> q;
+  q.set_moving(1.0, "flows");
+  q.add(3.0, "compute");
+  q.clear_moving();
+  q.clear_moving(); // cleared again: nothing left to clear
+  CHECK(q.earliest() == std::optional<double>(3.0));
+  const Out expected{{"compute", 3.0}};
+  CHECK(run(q, nothing) == expected);
+}
+
+TEST_CASE("a moving item set while draining comes out in the same drain when due by then") {
+  DueQueue<std::string> q;
+  q.add(1.0, "flow starts");
+  const auto out = run(q, [](DueQueue<std::string>& queue, const std::string& item, double now) {
+    if (item == "flow starts")
+      queue.set_moving(now, "flows now");
+  });
+  const Out expected{{"flow starts", 1.0}, {"flows now", 1.0}};
+  CHECK(out == expected);
+}
+
 TEST_CASE("stale items at the front are dropped, so the earliest instant is one someone waits for") {
   DueQueue<std::string> q;
   q.add(1.0, "stale wakeup");
