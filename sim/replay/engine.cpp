@@ -209,7 +209,12 @@ public:
     pipelines_.resize(plan_.reductions.size());
     if (s.options.software.negotiation)
       negotiation_s_ = negotiation_seconds();
-    sg4::Engine::on_time_advance_cb([this](double) { ++result_.clock_advances; });
+    sg4::Engine::on_time_advance_cb([this](double) {
+      // SimGrid 3.32 moves its clock there only (EngineImpl::solve), before it ends activities
+      // and rings timers: a copy read inline spares now() a call into the library.
+      simgrid_clock_s_ = sg4::Engine::get_clock();
+      ++result_.clock_advances;
+    });
     // Under CM02 without cross-traffic or window cap, what only shares a link with its own kind,
     // or with nothing, has a closed form. With host staging no network flow crosses a PCIe link:
     // only copies share it, equally after their latency (SharedLink).
@@ -373,7 +378,7 @@ private:
   }
 
   /// The simulated time: SimGrid's clock, or the replay's own while it runs ahead of it.
-  [[gnu::always_inline]] double now() const { return std::max(ahead_s_, sg4::Engine::get_clock()); }
+  [[gnu::always_inline]] double now() const { return std::max(ahead_s_, simgrid_clock_s_); }
 
   static double wall_seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -1434,6 +1439,7 @@ private:
   /// its own too, with the replay's clock at ahead_s_ and SimGrid's left behind.
   bool simgrid_free_ = false;
   double ahead_s_ = 0;
+  double simgrid_clock_s_ = 0; ///< SimGrid's clock, as it last moved (0 before it first does)
   std::deque<Tag> tags_;
   std::vector<Tag*> free_tags_;
   RunResult result_;
