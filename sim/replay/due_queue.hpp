@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace ceiling::replay {
 
@@ -14,9 +15,7 @@ namespace ceiling::replay {
 /// thousands of ranks that compute alike end at one instant and one alarm serves them all, in
 /// rank order. It keeps no clock: the owner passes the simulated time.
 ///
-/// The items added wait in a radix heap (MonotoneQueue), which hands them out in the order the
-/// standard library's binary heap did, for less (its pops were a third of the ring's replay on
-/// 4,096 Piz Daint nodes).
+/// The items added wait in a radix heap (MonotoneQueue: by instant, then in the order added).
 /// One item, the moving one, is held apart (set_moving): its owner's next event moves at
 /// almost every event (the shared flows'), and each move replaces it, where an added item would
 /// stay behind, stale, for the queue to carry (it was half the items of a tree's iteration, and
@@ -109,10 +108,12 @@ private:
   /// Whether the moving item comes before the first added one (both set, both due).
   bool moving_first() {
     const auto& first = fixed_.top();
-    return moving_.at_s != first.at_s ? moving_.at_s < first.at_s : moving_.order < first.value.order;
+    if (moving_.at_s != first.at_s)
+      return moving_.at_s < first.at_s;
+    return moving_.order < first.value.order;
   }
 
-  MonotoneQueue<Added> fixed_; ///< by instant, then by order: none is added before the present
+  MonotoneQueue<Added> fixed_; ///< the items added, by instant, then by order
   Due moving_{};              ///< the moving item, while moving_set_
   bool moving_set_ = false;
   std::uint64_t next_order_ = 0; ///< shared by both kinds

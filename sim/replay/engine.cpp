@@ -378,7 +378,10 @@ private:
   }
 
   /// The simulated time: SimGrid's clock, or the replay's own while it runs ahead of it.
-  [[gnu::always_inline]] double now() const { return std::max(ahead_s_, simgrid_clock_s_); }
+  [[gnu::always_inline]] double now() const {
+    assert(simgrid_clock_s_ == sg4::Engine::get_clock() && "now: SimGrid's clock moved unannounced");
+    return std::max(ahead_s_, simgrid_clock_s_);
+  }
 
   static double wall_seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -412,9 +415,11 @@ private:
     settle_alarm();
   }
 
-  /// A link's wakeup is stale once it has been given a later one (the flows' one is moved).
+  /// A link's wakeup is stale once it has been given a later one (the flows' one is the due
+  /// queue's moving item, replaced when it moves).
   bool is_stale(const Wakeup& w) const {
-    if (w.tag || w.flows)
+    assert(!w.flows && "is_stale: the flows' wakeup is never stale");
+    if (w.tag)
       return false;
     return w.generation != pcie_wakeups_[w.link];
   }
@@ -470,11 +475,9 @@ private:
     due_.drain(now(), [this](const Wakeup& w) {
       if (w.tag)
         dispatch(*w.tag);
-      else if (is_stale(w))
-        return;
       else if (w.flows)
         flows_woken();
-      else
+      else if (!is_stale(w))
         link_woken(w.link);
     });
   }

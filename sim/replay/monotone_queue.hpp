@@ -1,4 +1,4 @@
-// Items by instant, for a clock that never goes back: a radix heap.
+// Items by instant, for a clock that mostly moves forward: a radix heap.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -14,29 +15,39 @@
 namespace ceiling::replay {
 
 /// Items handed out by instant, and those of one instant in the order they were pushed (a
-/// simulated clock's queue: the replay's DueQueue). A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms
-/// for the shortest path problem", J. ACM 37(2), 1990) on the instant's bits (a non-negative
-/// double's bits order as its value): an item goes to the bucket of the highest bit in which
-/// its instant differs from the last minimum's, so a push appends to a vector and each item
-/// moves down at most 64 times in all, where a binary heap sifts log2(n) levels of scattered
-/// 40-byte items at every push and pop (a third of the ring's replay on 4,096 Piz Daint nodes).
-/// Items of one instant are always in one bucket, in the order they came: a bucket is only
-/// ever refilled empty, from the items of a higher one in their order, and pushes append.
-/// A radix heap takes no item before its last minimum, which top() moves to the first item's
-/// instant (and a caller may take out an item ahead of its clock: a stale wakeup): an item
-/// pushed before it waits in a small binary heap of its own, whose items all come first.
+/// stable sort's order; the replay's DueQueue, whose instants are seldom before its present).
+///
+/// A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms for the shortest path
+/// problem", J. ACM 37(2), 1990) on the instant's bits, which order as the non-negative instants
+/// do: an item goes to the bucket of the highest bit in which its instant differs from the last
+/// minimum's, so a push appends to a vector and an item moves down at most 64 times in all,
+/// where a binary heap sifts log2(n) levels of scattered 40-byte items at every push and pop
+/// (a third of the ring's replay on 4,096 Piz Daint nodes). Why the order is exact:
+/// - the buckets hold no instant before the last minimum, and a lower bucket only earlier
+///   instants than a higher one; the last minimum moves only in settle(), to the least instant
+///   of the lowest bucket that holds items, whose items then go down to buckets that are all
+///   empty (lower than theirs);
+/// - so one instant's items are always in one bucket, in the order they came: a bucket is only
+///   ever refilled empty, from the items of a higher one in their order, and pushes append;
+/// - an item pushed before the last minimum (top() moved it to a later first item, or an item
+///   ahead of the caller's clock was taken out: a stale wakeup) waits in a small binary heap of
+///   its own, ordered by instant and then by when it came. Its items all come first: they are
+///   earlier than the last minimum, which moves only while that heap is empty.
 template <class T> class MonotoneQueue {
 public:
+  /// An item and its instant.
   struct Item {
     double at_s;
     T value;
   };
 
   bool empty() const { return size_ == 0; }
+  /// How many items it holds.
   std::size_t size() const { return size_; }
 
-  /// Adds `value` at `at_s` (not before the instant of the last item taken out, and not negative).
+  /// Adds `value` at `at_s` (non-negative, not NaN; +infinity comes last).
   void push(double at_s, T value) {
+    assert(at_s >= 0 && "push: an instant is non-negative (and not NaN)");
     const std::uint64_t k = key(at_s);
     if (k < last_)
       early_.push({{at_s, std::move(value)}, pushed_});
@@ -48,6 +59,7 @@ public:
 
   /// The first item; the queue must not be empty.
   const Item& top() {
+    assert(size_ > 0 && "top: the queue is empty");
     if (!early_.empty())
       return early_.top().item;
     settle();
@@ -56,15 +68,17 @@ public:
 
   /// Takes out the first item; the queue must not be empty.
   void pop() {
-    --size_;
+    assert(size_ > 0 && "pop: the queue is empty");
     if (!early_.empty()) {
       early_.pop();
-      return;
+    } else {
+      settle();
+      ++first_;
     }
-    settle();
-    ++first_;
+    --size_;
   }
 
+  /// Takes out every item (the buckets keep their capacity).
   void clear() {
     for (auto& b : buckets_)
       b.clear();
@@ -75,7 +89,7 @@ public:
   }
 
 private:
-  /// The instant's bits (+0.0 for -0.0): they order as the non-negative instants do.
+  /// The instant's bits (+0.0's for -0.0): they order as the non-negative instants do.
   static std::uint64_t key(double at_s) { return std::bit_cast<std::uint64_t>(at_s + 0.0); }
 
   std::size_t bucket_of(std::uint64_t k) const {
@@ -84,9 +98,9 @@ private:
 
   /// Makes bucket 0 hold the first item: when it is used up, the lowest bucket that holds items
   /// gives its least instant as the new minimum, and its items go down to the buckets that
-  /// instant puts them in (all lower, all empty).
+  /// instant puts them in. Only while the side heap is empty (its items come first).
   void settle() {
-    assert(size_ > early_.size());
+    assert(early_.empty() && size_ > 0 && "settle: only for the buckets' first item");
     if (first_ < buckets_[0].size())
       return;
     buckets_[0].clear();
@@ -112,7 +126,7 @@ private:
     }
   };
 
-  std::array<std::vector<Item>, 65> buckets_;
+  std::array<std::vector<Item>, 65> buckets_; ///< by the highest bit that differs from last_
   std::priority_queue<Early, std::vector<Early>, std::greater<>> early_;
   std::uint64_t pushed_ = 0;
   std::size_t first_ = 0;  ///< bucket 0's first item not taken out yet

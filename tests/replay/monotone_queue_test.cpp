@@ -4,7 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <cstdint>
+#include <cstddef>
+#include <limits>
 #include <random>
 #include <utility>
 #include <vector>
@@ -23,20 +24,47 @@ std::vector<int> take_due(MonotoneQueue<int>& q, double now) {
   return out;
 }
 
-/// Sorts (instant, value) pairs by instant, those of one instant kept in the order they were pushed.
-void by_instant(std::vector<std::pair<double, int>>& items) {
-  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+/// Sorts (instant, value) pairs by instant, those of one instant in the order they were pushed.
+void sort_by_instant(std::vector<std::pair<double, int>>& items) {
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 } // namespace
 
 TEST_CASE("items come out by instant, and items of one instant in the order they were pushed") {
   MonotoneQueue<int> q;
-  for (auto [at, v] : std::vector<std::pair<double, int>>{{2.0, 3}, {0.5, 1}, {2.0, 4}, {0.5, 2}, {1e9, 5}})
+  const std::vector<std::pair<double, int>> items{{2.0, 3}, {0.5, 1}, {2.0, 4}, {0.5, 2}, {1e9, 5}};
+  for (auto [at, v] : items)
     q.push(at, v);
   CHECK(q.size() == 5);
   CHECK(take_due(q, 1e9) == std::vector<int>{1, 2, 3, 4, 5});
   CHECK(q.empty());
+}
+
+TEST_CASE("zero and minus zero are one instant, and an infinite one comes last") {
+  // -0.0's bits would order it after every positive instant, were it not taken as +0.0.
+  MonotoneQueue<int> q;
+  const double inf = std::numeric_limits<double>::infinity();
+  q.push(inf, 4);
+  q.push(0.0, 1);
+  q.push(1.0, 3);
+  q.push(-0.0, 2);
+  CHECK(take_due(q, inf) == std::vector<int>{1, 2, 3, 4});
+}
+
+TEST_CASE("a cleared queue holds nothing and serves again from instant 0") {
+  MonotoneQueue<int> q;
+  q.push(8.0, 80);
+  q.push(9.0, 90);
+  CHECK(q.top().value == 80); // the minimum moves to 8
+  q.clear();
+  CHECK(q.empty());
+  CHECK(q.size() == 0);
+  q.push(2.0, 20);
+  q.push(1.0, 10);
+  CHECK(q.size() == 2);
+  CHECK(take_due(q, 10.0) == std::vector<int>{10, 20});
 }
 
 TEST_CASE("an item pushed before the instant the queue last looked at still comes out first") {
@@ -53,7 +81,7 @@ TEST_CASE("an item pushed before the instant the queue last looked at still come
   CHECK(take_due(q, 10.0) == std::vector<int>{40, 41, 50, 51, 70});
 }
 
-TEST_CASE("an item taken out ahead of the clock leaves the queue in order for what comes after it") {
+TEST_CASE("after an item taken out ahead of the clock, what comes later is still in order") {
   // The replay drops a stale wakeup at 9 while its clock is at 2: items pushed after that, at 3
   // to 9, still come out by instant.
   MonotoneQueue<int> q;
@@ -72,6 +100,7 @@ TEST_CASE("any mix of pushes at or after the clock, looks and takes gives a stab
   // and now and then the first item taken out ahead of the clock (pushes then come before it).
   std::mt19937_64 rng(11);
   for (int round = 0; round < 300; ++round) {
+    CAPTURE(round);
     MonotoneQueue<int> q;
     std::vector<std::pair<double, int>> pending; // pushed, not taken out, in push order
     std::vector<int> got, expected;
@@ -82,22 +111,23 @@ TEST_CASE("any mix of pushes at or after the clock, looks and takes gives a stab
       switch (rng() % 5) {
       case 0:
       case 1: { // a push at or after the clock
-        const double at = clock + (rng() % 2 ? static_cast<double>(rng() % 8) * 0.25
-                                              : std::uniform_real_distribution<double>(0, 3)(rng));
+        const double step_s = rng() % 2 ? static_cast<double>(rng() % 8) * 0.25
+                                        : std::uniform_real_distribution<double>(0, 3)(rng);
+        const double at = clock + step_s;
         q.push(at, next);
         pending.push_back({at, next++});
         break;
       }
       case 2: // a look at the first item
         if (!q.empty()) {
-          by_instant(pending);
+          sort_by_instant(pending);
           CHECK(q.top().at_s == pending.front().first);
           CHECK(q.top().value == pending.front().second);
         }
         break;
       case 3: // the first item taken out wherever it lies (a stale wakeup ahead of the clock)
         if (!q.empty() && rng() % 3 == 0) {
-          by_instant(pending);
+          sort_by_instant(pending);
           expected.push_back(pending.front().second);
           pending.erase(pending.begin());
           got.push_back(q.top().value);
@@ -106,7 +136,7 @@ TEST_CASE("any mix of pushes at or after the clock, looks and takes gives a stab
         break;
       case 4: // the clock moves to the first item's instant and takes out what is due
         if (!q.empty()) {
-          by_instant(pending);
+          sort_by_instant(pending);
           clock = pending.front().first;
           std::size_t due = 0;
           while (due < pending.size() && pending[due].first <= clock)
@@ -118,11 +148,12 @@ TEST_CASE("any mix of pushes at or after the clock, looks and takes gives a stab
         break;
       }
     }
-    by_instant(pending);
+    sort_by_instant(pending);
     for (const auto& p : pending)
       expected.push_back(p.second);
     const auto rest = take_due(q, 1e300);
     got.insert(got.end(), rest.begin(), rest.end());
     REQUIRE(got == expected);
+    CHECK(q.empty());
   }
 }
