@@ -30,6 +30,18 @@ template <class OnItem> Out run(DueQueue<std::string>& queue, OnItem on_item) {
 
 void nothing(DueQueue<std::string>&, const std::string&, double) {}
 
+/// One drain at `now`, as one ring of the alarm; `on_item(queue, item)` may add or set more.
+/// Returns the items handed out, in order.
+template <class OnItem>
+std::vector<std::string> one_drain(DueQueue<std::string>& queue, double now, OnItem on_item) {
+  std::vector<std::string> out;
+  queue.drain(now, [&](const std::string& item) {
+    out.push_back(item);
+    on_item(queue, item);
+  });
+  return out;
+}
+
 } // namespace
 
 TEST_CASE("items come out by instant, and items of one instant in the order they were added") {
@@ -55,12 +67,10 @@ TEST_CASE("the earliest instant is the first item's, whenever it was added") {
 TEST_CASE("an item added with a zero delay while draining comes out in the same drain") {
   DueQueue<std::string> q;
   q.add(1.0, "compute");
-  std::vector<std::string> out;
-  q.drain(1.0, [&](const std::string& item) { // one drain, as one ring of the alarm
-    out.push_back(item);
+  const auto out = one_drain(q, 1.0, [](DueQueue<std::string>& queue, const std::string& item) {
     if (item == "compute") {
-      q.add(1.0, "zero-length optimizer");
-      q.add(2.0, "next");
+      queue.add(1.0, "zero-length optimizer");
+      queue.add(2.0, "next");
     }
   });
   CHECK(out == std::vector<std::string>{"compute", "zero-length optimizer"});
@@ -116,11 +126,9 @@ TEST_CASE("a cleared moving item never comes out, and the earliest instant passe
 TEST_CASE("a moving item set while draining comes out in the same drain when due by then") {
   DueQueue<std::string> q;
   q.add(1.0, "flow starts");
-  std::vector<std::string> out;
-  q.drain(1.0, [&](const std::string& item) { // one drain, as one ring of the alarm
-    out.push_back(item);
+  const auto out = one_drain(q, 1.0, [](DueQueue<std::string>& queue, const std::string& item) {
     if (item == "flow starts")
-      q.set_moving(1.0, "flows now");
+      queue.set_moving(1.0, "flows now");
   });
   CHECK(out == std::vector<std::string>{"flow starts", "flows now"});
   CHECK_FALSE(q.earliest().has_value());
