@@ -33,7 +33,7 @@ public:
   /// Sets the moving item to `item` at `at_s`, in place of the one set before (if it has not
   /// come out yet).
   void set_moving(double at_s, T item) {
-    moving_ = Due{at_s, next_order_++, std::move(item)};
+    moving_ = {at_s, {next_order_++, std::move(item)}};
     moving_set_ = true;
   }
 
@@ -60,7 +60,7 @@ public:
       const bool fixed_due = !fixed_.empty() && fixed_.top().at_s <= now_s;
       if (moving_.at_s <= now_s && (!fixed_due || moving_first())) {
         moving_set_ = false;
-        const T item = moving_.item;
+        const T item = moving_.value.item;
         handle(item);
       } else if (fixed_due) {
         const T item = fixed_.top().value.item;
@@ -99,22 +99,17 @@ private:
     std::uint64_t order;
     T item;
   };
-  struct Due {
-    double at_s;
-    std::uint64_t order;
-    T item;
-  };
 
   /// Whether the moving item comes before the first added one (both set, both due).
   bool moving_first() {
     const auto& first = fixed_.top();
     if (moving_.at_s != first.at_s)
       return moving_.at_s < first.at_s;
-    return moving_.order < first.value.order;
+    return moving_.value.order < first.value.order;
   }
 
   MonotoneQueue<Added> fixed_; ///< the items added, by instant, then by order
-  Due moving_{};              ///< the moving item, while moving_set_
+  typename MonotoneQueue<Added>::Item moving_{}; ///< the moving item, while moving_set_
   bool moving_set_ = false;
   std::uint64_t next_order_ = 0; ///< shared by both kinds
 };
