@@ -422,16 +422,6 @@ std::vector<int> chain_and_tree(Group g, int first, auto node_of) {
   return parent;
 }
 
-/// NCCL 2.4's tree chunk (src/enqueue.cc): the step size, halved while the buffer would give
-/// fewer than 8 chunks per tree level (down to 128 KiB), 4 (64 KiB), 1 (32 KiB).
-double pipeline_chunk(double bytes, double largest, int depth) {
-  double chunk = largest;
-  for (auto [per_level, floor] : {std::pair{8, 131072.0}, {4, 65536.0}, {1, 32768.0}})
-    while (bytes / chunk < depth * per_level && chunk / 2 >= floor)
-      chunk /= 2;
-  return chunk;
-}
-
 /// The depth of each rank in the tree given by `parent` (-1: root), and the deepest.
 std::pair<std::vector<int>, int> depths(const std::vector<int>& parent) {
   std::vector<int> depth(parent.size(), 0);
@@ -472,7 +462,7 @@ constexpr int fifo_chunks = 8;
 /// and drain), paying the latencies of the first chunk's way; together, one phase of K + 2D - 1
 /// rounds.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
-                     double largest_chunk, bool aggregate, bool together) {
+                     const TreeChunks& chunking, int nodes, bool aggregate, bool together) {
   const std::size_t n = parents.front().size();
   if (n < 2)
     return;
@@ -483,7 +473,7 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
     depth.push_back(std::move(d));
     deepest = std::max(deepest, deepest_here);
   }
-  const double chunk = pipeline_chunk(bytes, largest_chunk, deepest);
+  const double chunk = chunking.chunk_bytes(bytes, deepest, static_cast<int>(n), nodes);
   const int chunks = static_cast<int>(std::ceil(bytes / chunk));
   if (aggregate) {
     // Up, the edge from a rank at depth d carries chunk j in round j + D - d; down, the edge to
@@ -620,7 +610,7 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
 /// the first (setupChannel): on every ring where NCCL runs each ring as two channels
 /// (Group::both_trees_on_each_ring), each tree with half the ring's share; else the first half
 /// of the rings take the first tree and the others the second, a lone ring the first alone.
-void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double chunk_bytes, bool aggregate) {
+void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, const TreeChunks& chunks, bool aggregate) {
   const int per_node = std::max(1, g.ranks_per_node);
   const int nodes = (g.ranks + per_node - 1) / per_node;
   const int channels = g.ranks <= per_node ? 1 : std::clamp(g.rings, 1, per_node);
@@ -635,11 +625,11 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, double
     if (both_on_each)
       parents.push_back(chain_and_tree(g, c, second));
   }
-  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunk_bytes, aggregate,
+  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunks, nodes, aggregate,
                   g.trees_up_and_down_together);
 }
 
-std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, double chunk_bytes, bool aggregate) {
+std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, const TreeChunks& chunks, bool aggregate) {
   std::vector<Phase> plan;
   switch (a) {
   case Algorithm::Ring: rings(plan, g, bytes, aggregate); break;
@@ -651,8 +641,8 @@ std::vector<Phase> allreduce(Algorithm a, Group g, double bytes, int servers, do
   case Algorithm::HierarchicalHalvingDoubling: hierarchical_doubling(plan, g, bytes, halving_doubling); break;
   case Algorithm::HierarchicalRecursiveDoubling: hierarchical_doubling(plan, g, bytes, recursive_doubling); break;
   case Algorithm::ParameterServer: parameter_server(plan, g.ranks, bytes, servers); break;
-  case Algorithm::PipelinedTree: pipelined(plan, g, bytes, false, chunk_bytes, aggregate); break;
-  case Algorithm::PipelinedDoubleTree: pipelined(plan, g, bytes, true, chunk_bytes, aggregate); break;
+  case Algorithm::PipelinedTree: pipelined(plan, g, bytes, false, chunks, aggregate); break;
+  case Algorithm::PipelinedDoubleTree: pipelined(plan, g, bytes, true, chunks, aggregate); break;
   }
   // The ring is aggregated as it is built (its exact plan is O(N^2)); the others have O(log N)
   // or O(1) steps, some of which repeat a pattern (halving-doubling on two ranks).
@@ -665,12 +655,44 @@ std::string_view to_string(Algorithm a) { return names.name(a); }
 std::optional<Algorithm> algorithm_from_string(std::string_view text) { return names.parse(text); }
 std::string algorithm_names() { return names.list(); }
 
-std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers, double chunk_bytes) {
-  return allreduce(a, g, bytes, servers, chunk_bytes, false);
+std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers, const TreeChunks& chunks) {
+  return allreduce(a, g, bytes, servers, chunks, false);
 }
 
-std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers, double chunk_bytes) {
-  return allreduce(a, g, bytes, servers, chunk_bytes, true);
+std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers, const TreeChunks& chunks) {
+  return allreduce(a, g, bytes, servers, chunks, true);
+}
+
+double TreeChunks::chunk_bytes(double share_bytes, int deepest, int ranks, int nodes) const {
+  double chunk = step_bytes;
+  // NCCL compares the chunks the share holds whole: an integer quotient, nBytes / (nChannels x
+  // chunkSize), a channel's share being nBytes / nChannels.
+  const auto held = [&] { return std::floor(share_bytes / chunk); };
+  switch (rule) {
+  case Rule::Step: break;
+  case Rule::HalvedByDepth: {
+    const double levels = depth.value_or(deepest);
+    for (auto [per_level, least] : {std::pair{8.0, 131072.0}, {4.0, 65536.0}, {1.0, 32768.0}})
+      while (held() < levels * per_level && chunk > least)
+        chunk /= 2;
+    break;
+  }
+  case Rule::LL128: {
+    // NCCL 2.7.8 computeColl: float ppn = nRanks / (float)nNodes; float nstepsLL128 = 1 +
+    // log2i(nNodes) + 0.1 * ppn; then nstepsLL128 * 64 / ppn and * 16 / ppn, in floats.
+    const int safe_nodes = std::max(1, nodes);
+    const float ppn = static_cast<float>(ranks) / static_cast<float>(safe_nodes);
+    const int log2_nodes = std::bit_width(static_cast<unsigned>(safe_nodes)) - 1; // NCCL's log2i
+    const auto steps = static_cast<float>(1 + log2_nodes + 0.1 * ppn);
+    for (auto [per_step, least] : {std::pair{64.0f, 131072.0}, {16.0f, 32768.0}})
+      while (static_cast<float>(held()) < steps * per_step / ppn && chunk > least)
+        chunk /= 2;
+    // A line of 128 bytes carries 120 (NCCL_LL128_DATAELEMS of NCCL_LL128_LINEELEMS).
+    chunk = chunk * 15 / 16;
+    break;
+  }
+  }
+  return chunk;
 }
 
 std::vector<Phase> parameter_server_phases(int ranks, const std::vector<double>& server_bytes, int stride) {

@@ -125,6 +125,33 @@ enum class Algorithm {
 /// NCCL 2.4's tree chunk before halving: its Simple buffer (4 MiB) over NCCL_STEPS (8).
 inline constexpr double default_pipeline_chunk_bytes = 512.0 * 1024;
 
+/// How a pipelined tree cuts its share of the buffer into chunks, as NCCL sizes a tree's chunk
+/// by its protocol (src/enqueue.cc: 2.4.8 ncclSaveKernel, 2.7.8 computeColl; the tree kernels of
+/// src/collectives/device/all_reduce.h). A share smaller than a chunk is one chunk.
+struct TreeChunks {
+  enum class Rule {
+    /// Simple: a step of the buffer, halved while the share holds fewer than 8 chunks per level
+    /// of `depth` (not below 128 KiB), then 4 (64 KiB), then 1 (32 KiB).
+    HalvedByDepth,
+    /// LL: one step of the LL buffer's lines, whatever the share (the LL tree kernels).
+    Step,
+    /// NCCL 2.7's LL128: a step of lines, halved while the share holds fewer chunks than
+    /// s x 64 / ppn (not below 128 KiB), then s x 16 / ppn (32 KiB), with ppn the ranks per node
+    /// and s = 1 + log2i(nodes) + ppn / 10, in NCCL's single precision.
+    LL128,
+  };
+  Rule rule = Rule::HalvedByDepth;
+  /// A step as the rule halves it: data bytes, or (LL128) the bytes of its 128-byte lines.
+  double step_bytes = default_pipeline_chunk_bytes;
+  /// HalvedByDepth's depth: NCCL's estimate of its trees' (nccl_tree_chunks); empty: the
+  /// deepest rank's depth in the trees planned (the pipelined trees outside NCCL).
+  std::optional<int> depth;
+  /// The data bytes of a chunk of a tree's `share_bytes`, the trees' deepest rank at depth
+  /// `deepest`, `ranks` ranks on `nodes` nodes.
+  double chunk_bytes(double share_bytes, int deepest, int ranks, int nodes) const;
+  bool operator==(const TreeChunks&) const = default;
+};
+
 /// "ring", "halving-doubling", "recursive-doubling", "binary-tree", "double-binary-tree",
 /// "hierarchical", "hierarchical-halving-doubling", "hierarchical-recursive-doubling",
 /// "parameter-server", "pipelined-tree", "pipelined-double-tree".
@@ -138,15 +165,13 @@ std::string algorithm_names();
 /// parameter-server count (ignored by the others). One rank: no phases. Ring, halving-doubling
 /// and the trees cost O(N) flows per step; the ring has 2(N-1) steps, so its exact plan holds
 /// O(N^2) flows.
-/// `chunk_bytes` is the pipelined trees' largest chunk (halved for small buffers, as NCCL does).
-std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers = 1,
-                                   double chunk_bytes = default_pipeline_chunk_bytes);
+/// `chunks` cuts the pipelined trees' shares.
+std::vector<Phase> allreduce_steps(Algorithm a, Group g, double bytes, int servers = 1, const TreeChunks& chunks = {});
 
 /// The same all-reduce with consecutive steps of the same pattern merged (see Phase): a ring
 /// becomes one phase of N flows carrying 2(N-1)/N B each. Built directly, without the exact
 /// steps, so that it stays O(N) for a ring of any size.
-std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers = 1,
-                                    double chunk_bytes = default_pipeline_chunk_bytes);
+std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int servers = 1, const TreeChunks& chunks = {});
 
 /// A parameter-server exchange in which server s (rank s) holds `server_bytes[s]` of the
 /// buffer, placed whole or split: every other rank pushes each server its part, then pulls it

@@ -109,6 +109,31 @@ Selection select_nccl(Library library, const SelectionContext& c, double bytes) 
   return library == Library::Nccl27 ? nccl27(c, bytes) : nccl24(c, bytes);
 }
 
+TreeChunks nccl_tree_chunks(Library library, Protocol protocol, const SelectionContext& c, double simple_step_bytes) {
+  const bool nccl27 = library == Library::Nccl27;
+  switch (protocol) {
+  case Protocol::LL:
+    // The LL tree kernels' chunk, one step of lines of 8 data bytes (and 8 of flags): 2.4.8
+    // NCCL_LL_SLICE_LINES = 8 lines x 256 threads (src/include/devcomm.h); 2.7.8 the LL buffer
+    // (DEFAULT_LL_BUFFSIZE: 8 lines x 512 threads x NCCL_STEPS, src/init.cc) over NCCL_STEPS.
+    return {.rule = TreeChunks::Rule::Step, .step_bytes = (nccl27 ? 512.0 : 256.0) * 8 * 8};
+  case Protocol::LL128:
+    // DEFAULT_LL128_BUFFSIZE over NCCL_STEPS (2.7.8 src/init.cc): 120 elements x 640 threads of
+    // 8 bytes.
+    return {.rule = TreeChunks::Rule::LL128, .step_bytes = 120.0 * 640 * 8};
+  case Protocol::Simple: break;
+  }
+  // The depth NCCL's halving counts, its estimate "consistent across nodes": 2.7.8 nRanks / nNodes
+  // - 1 + log2i(nNodes) (src/graph/connect.cc connectTrees); 2.4.8 nranks / nMasters +
+  // log2(nMasters), truncated, set only where the tree threshold is positive (src/init.cc
+  // setupChannel: else 0, and the step is never halved). One master per node.
+  const int nodes = nodes_of(c);
+  const int depth = nccl27                                   ? c.ranks / nodes - 1 + log2i(nodes)
+                    : nccl_tree_threshold_bytes(c) > 0 ? c.ranks / nodes + log2i(nodes)
+                                                             : 0;
+  return {.rule = TreeChunks::Rule::HalvedByDepth, .step_bytes = simple_step_bytes, .depth = depth};
+}
+
 double nccl_tree_threshold_bytes(const SelectionContext& c) {
   // ncclTreeThreshold, src/init.cc 354-377 (v2.4.8-1): bandwidths in MB/s = bytes/us, latencies in us.
   const int nodes = nodes_of(c);

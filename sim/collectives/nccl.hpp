@@ -17,6 +17,12 @@ Selection select_nccl(Library library, const SelectionContext& c, double bytes);
 std::optional<Protocol> select_protocol(Library library, const SelectionContext& c, Algorithm algorithm,
                                         double bytes);
 
+/// How NCCL `library` (Nccl or Nccl27) cuts a pipelined tree's share into chunks under
+/// `protocol`: Simple's step (`simple_step_bytes`: its 4 MiB buffer over NCCL_STEPS, by default)
+/// halved by NCCL's estimate of the trees' depth; one step of the LL buffer; NCCL 2.7's LL128
+/// step halved by its own rule (TreeChunks).
+TreeChunks nccl_tree_chunks(Library library, Protocol protocol, const SelectionContext& c, double simple_step_bytes);
+
 /// NCCL 2.4.8's tree threshold in bytes (src/init.cc ncclTreeThreshold): all-reduces up to it
 /// take the tree; 0: never, infinity: always.
 double nccl_tree_threshold_bytes(const SelectionContext& c);

@@ -366,13 +366,17 @@ collectives::Selection choose_allreduce(const Scenario& s, const AllreduceContex
 Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::string name, double bytes,
                          const collectives::Selection& choice) {
   const auto& stack = s.options.software;
-  const double chunk = stack.pipeline_chunk.bytes();
+  // The pipelined trees' chunks: NCCL's by protocol, else the stack's largest halved by depth.
+  const auto chunks = stack.runs_nccl() && choice.protocol
+                          ? collectives::nccl_tree_chunks(*stack.library, *choice.protocol, c.selection,
+                                                          stack.pipeline_chunk.bytes())
+                          : collectives::TreeChunks{.step_bytes = stack.pipeline_chunk.bytes()};
   collectives::Group group = c.group;
   group.trees_up_and_down_together =
       stack.library == collectives::Library::Nccl27 && choice.protocol == collectives::Protocol::LL128;
   Reduction r{std::move(name), bytes, bytes, false,
-              c.exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers, chunk)
-                      : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers, chunk),
+              c.exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers, chunks)
+                      : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers, chunks),
               choice.algorithm, choice.rule};
   if (choice.protocol)
     apply_protocol(s, *stack.library, *choice.protocol, c.group.ranks_per_node, r);

@@ -152,7 +152,8 @@ struct SoftwareStack {
   /// and its host's step-time spread; synchronous training waits for the slowest). 0: none.
   /// `--jitter` overrides it.
   double jitter = 0;
-  /// The pipelined trees' largest chunk (NCCL 2.4: 512 KiB, halved for small buffers).
+  /// The pipelined trees' largest chunk (NCCL: Simple's, 512 KiB, halved for small buffers; its
+  /// LL and LL128 chunks are its own: collectives::nccl_tree_chunks).
   units::DataSize pipeline_chunk = units::DataSize::from_bytes(collectives::default_pipeline_chunk_bytes);
   /// Whether the library is NCCL (2.4 or 2.7): its protocols, channels and rules apply.
   bool runs_nccl() const {

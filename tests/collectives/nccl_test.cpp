@@ -127,3 +127,53 @@ TEST_CASE("NCCL 2.7 on two nodes: the ring at the network's speed, the tree at u
   // A size past 2^63 bytes keeps the estimate defined (no correction beyond the table).
   CHECK(nccl27_time_s(two, Algorithm::PipelinedDoubleTree, Protocol::Simple, 1e20) > 0);
 }
+
+TEST_CASE("NCCL halves a Simple tree's chunk by its own depth estimate: 2.4 ranks per node + log2 nodes, 2.7 one less") {
+  // Expectation: 2.4.8 src/init.cc setupChannel (nranks / nMasters + log2(nMasters), truncated)
+  // and 2.7.8 src/graph/connect.cc (nRanks / nNodes - 1 + log2i(nNodes)). 16 nodes of 4 ranks
+  // (NVLink, 4 channels: the 2.4 tree threshold is positive): 4 + 4 = 8, and 7.
+  const SelectionContext dgx{.ranks = 64, .ranks_per_node = 4, .nvlink = true, .channels = 4};
+  REQUIRE(nccl_tree_threshold_bytes(dgx) > 0);
+  const TreeChunks nccl24 = nccl_tree_chunks(Library::Nccl, Protocol::Simple, dgx, 524288);
+  CHECK(nccl24.rule == TreeChunks::Rule::HalvedByDepth);
+  CHECK(nccl24.step_bytes == 524288);
+  CHECK(nccl24.depth == 8);
+  CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::Simple, dgx, 524288).depth == 7);
+  // 6 nodes: log2 truncated to 2 (4 + 2; 2.7: 3 + 2).
+  const SelectionContext six{.ranks = 24, .ranks_per_node = 4, .nvlink = true, .channels = 4};
+  REQUIRE(nccl_tree_threshold_bytes(six) > 0);
+  CHECK(nccl_tree_chunks(Library::Nccl, Protocol::Simple, six, 524288).depth == 6);
+  CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::Simple, six, 524288).depth == 5);
+  // 2.4 sets the depth only where its tree threshold is positive; one node: 0, never halved.
+  const SelectionContext one_node{.ranks = 8, .ranks_per_node = 8, .nvlink = true, .channels = 2};
+  const TreeChunks single = nccl_tree_chunks(Library::Nccl, Protocol::Simple, one_node, 524288);
+  CHECK(single.depth == 0);
+  CHECK(single.chunk_bytes(40000, 7, 8, 1) == 524288);
+}
+
+TEST_CASE("NCCL's LL trees move one step of the LL buffer a chunk: 16 KiB of data in 2.4, 32 KiB in 2.7") {
+  // Expectation: 2.4.8 NCCL_LL_SLICE_LINES = 8 lines x 256 threads of 8 data bytes; 2.7.8 the
+  // LL buffer (8 lines x 512 threads x 8 steps) over 8 steps; whatever the share.
+  const SelectionContext daint{.ranks = 16, .ranks_per_node = 1, .compute_capability = 60};
+  for (const double share : {1000.0, 1e5, 1e8}) {
+    CHECK(nccl_tree_chunks(Library::Nccl, Protocol::LL, daint, 524288).chunk_bytes(share, 4, 16, 16) == 16384);
+    CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::LL, daint, 524288).chunk_bytes(share, 4, 16, 16) == 32768);
+  }
+}
+
+TEST_CASE("NCCL 2.7's LL128 tree halves its step by 1 + log2 nodes + ppn / 10, and carries 120 bytes in 128") {
+  // Expectation: 2.7.8 src/enqueue.cc computeColl. Step: 120 x 640 x 8 = 614,400 bytes of lines.
+  // 8 nodes of 8: s = 1 + 3 + 0.8 = 4.8; halved while the share holds fewer than 4.8 x 64 / 8 =
+  // 38.4 chunks (and it is above 128 KiB), then 9.6 (above 32 KiB). 8 MiB: 13 whole steps < 38.4,
+  // 307,200: 27 < 38.4, 153,600: 54, neither; of which 15/16 is data: 144,000 bytes.
+  const SelectionContext dgx{.ranks = 64, .ranks_per_node = 8, .nvlink = true, .channels = 8, .compute_capability = 80};
+  const TreeChunks ll128 = nccl_tree_chunks(Library::Nccl27, Protocol::LL128, dgx, 524288);
+  CHECK(ll128.rule == TreeChunks::Rule::LL128);
+  CHECK(ll128.step_bytes == 614400);
+  CHECK(ll128.chunk_bytes(8388608, 5, 64, 8) == 144000);
+  // A large share keeps the step: 100 MB holds 162 steps: 614,400 x 15 / 16 = 576,000.
+  CHECK(ll128.chunk_bytes(1e8, 5, 64, 8) == 576000);
+  // A small one: 100 kB holds none: to 76,800 (the first floor), then 38,400 and 19,200 (2 < 9.6,
+  // but not above 32,768): 18,000 bytes of data.
+  CHECK(ll128.chunk_bytes(1e5, 5, 64, 8) == 18000);
+}
