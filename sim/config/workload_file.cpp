@@ -56,9 +56,23 @@ workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
                                    std::to_string(*rows) + ")");
     layer.embedding = workload::EmbeddingSpec{
         .rows = *rows, .rows_per_sample = t.number("rows_per_sample", 0, 1e12, true)};
-  } else if (t.has("rows_per_sample")) {
-    t.fail("rows_per_sample", "rows touched per sample of an embedding table: expected embedding_rows beside it "
-                              "(the table's rows), or no rows_per_sample on a dense layer");
+    if (auto lookup = t.optional_string("embedding_lookup")) {
+      if (*lookup != "gather" && *lookup != "unique")
+        t.fail("embedding_lookup", "expected \"gather\" (a row of gradient per lookup, repeats kept: tf.gather) or "
+                                   "\"unique\" (the batch's ids made unique first: embedding_lookup_sparse), got \"" +
+                                       *lookup + "\"");
+      layer.embedding->unique_rows = *lookup == "unique";
+    }
+    if (auto id_bytes = t.optional_integer("embedding_id_bytes", 1, 8)) {
+      if (*id_bytes != 4 && *id_bytes != 8)
+        t.fail("embedding_id_bytes", "expected 4 (int32 ids) or 8 (int64 ids), got " + std::to_string(*id_bytes));
+      layer.embedding->id_bytes = static_cast<int>(*id_bytes);
+    }
+  } else {
+    for (std::string_view key : {"rows_per_sample", "embedding_lookup", "embedding_id_bytes"})
+      if (t.has(key))
+        t.fail(key, "a key of embedding tables: expected embedding_rows beside it (the table's rows), or none of "
+                    "rows_per_sample, embedding_lookup, embedding_id_bytes on a dense layer");
   }
   if (auto tensors = t.optional_integer_list("tensors", 1, max_count)) {
     if (layer.embedding)

@@ -1033,34 +1033,21 @@ private:
       return;
     cycle_start_s_ = now();
     negotiated_s_ = now() + negotiation_s_;
-    const double threshold = scenario_.options.software.fusion_threshold.bytes();
-    int first = fused_units_;
-    double bytes = 0;
-    for (int u = fused_units_; u < ready_units_; ++u) {
-      const Reduction& unit = plan_.reductions[static_cast<std::size_t>(u)];
-      // (an all-gather's size is what it gathers from every rank: controller.cc
-      // TotalByteSizeOfAllgatherOutput, Horovod 0.16-0.19)
-      const double unit_bytes = unit.sparse ? unit.result_bytes : unit.bytes;
-      if (u > first && (unit.sparse != plan_.reductions[static_cast<std::size_t>(first)].sparse ||
-                        bytes + unit_bytes > threshold)) {
-        add_response(first, u - first);
-        first = u;
-        bytes = 0;
-      }
-      bytes += unit_bytes;
-    }
-    add_response(first, ready_units_ - first);
+    for (auto& units : fuse_responses(plan_, fused_units_, ready_units_,
+                                      scenario_.options.software.fusion_threshold.bytes()))
+      add_response(std::move(units));
     fused_units_ = ready_units_;
     for (int r = 0; r < plan_.ranks; ++r)
       try_arrive(r);
   }
 
-  /// Queues the response of units [first, first + count), planned the first time it is formed.
-  void add_response(int first, int count) {
-    auto [at, fresh] = response_ids_.try_emplace({first, count}, 0);
+  /// Queues the response of `units`, planned the first time it is formed.
+  void add_response(std::vector<int> units) {
+    const auto count = static_cast<int>(units.size());
+    auto [at, fresh] = response_ids_.try_emplace(std::move(units), 0);
     if (fresh) {
       at->second = static_cast<int>(plan_.reductions.size() + responses_.size());
-      responses_.push_back(plan_response(scenario_, plan_, first, count));
+      responses_.push_back(plan_response(scenario_, plan_, at->first));
       response_units_.push_back(count);
       progress_.emplace_back(responses_.back().plan, plan_.ranks);
       pipelines_.emplace_back();
@@ -1402,7 +1389,7 @@ private:
   bool has_concurrent_ = false;
   std::deque<Reduction> responses_;   ///< collectives plan_.reductions.size() on, each planned once
   std::vector<int> response_units_;   ///< per response: its units
-  std::map<std::pair<int, int>, int> response_ids_; ///< (first unit, units) -> collective
+  std::map<std::vector<int>, int> response_ids_; ///< a response's units -> its collective
   std::vector<int> order_;            ///< this iteration's responses, in the order every rank runs them
   std::vector<int> last_order_;       ///< ... of the last complete iteration
   std::vector<int> finished_by_;      ///< per response: ranks done with it this iteration

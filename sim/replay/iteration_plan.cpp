@@ -7,7 +7,9 @@
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <deque>
 
 namespace ceiling::replay {
 
@@ -383,15 +385,17 @@ Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::stri
   return r;
 }
 
-/// The all-gather of a sparse gradient's touched rows, `bytes` per rank (or of several, fused
-/// into one response: Horovod fuses all-gathers with each other, controller.cc FuseResponses,
-/// v0.16-0.19), as the stack's gather library or its library picks it (collectives::select_allgather).
-Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes) {
+/// The all-gather of a sparse gradient's touched rows, or of their ids (`indices`), `bytes` per
+/// rank (or of several, fused into one response: Horovod fuses all-gathers of one dtype with
+/// each other, controller.cc FuseResponses, v0.16-0.19), as the stack's gather library or its
+/// library picks it (collectives::select_allgather).
+Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes, bool indices) {
   const auto choice = collectives::select_allgather(c.gather_library, c.group.ranks, bytes);
   Reduction r{std::move(name), bytes, bytes * c.group.ranks, true,
               c.exact ? collectives::allgather_steps(c.group, bytes, choice.gather)
                       : collectives::allgather_phases(c.group, bytes, choice.gather),
               collectives::Algorithm::Ring, choice.rule};
+  r.indices = indices;
   r.gather = choice.gather;
   return r;
 }
@@ -520,8 +524,8 @@ private:
 
 /// The workload with the embedding tables whose gradient the stack exchanges dense made dense
 /// layers: all of them (Dense), none (AllGather), or those for which a dense all-reduce moves
-/// fewer bytes per rank, 2 (N-1)/N of the table, than the all-gather, (N-1) x the rows a batch
-/// touches (Cheaper).
+/// fewer bytes per rank, 2 (N-1)/N of the table, than the all-gathers, (N-1) x the rows a batch
+/// looks up and their ids (Cheaper).
 workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
   workload::WorkloadSpec w = s.workload;
   const auto rule = s.options.software.sparse;
@@ -533,9 +537,8 @@ workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
     if (!layer.embedding)
       continue;
     const double table = static_cast<double>(layer.params) * element;
-    const double rows = std::min(layer.embedding->rows_per_sample * w.batch_per_worker,
-                                 static_cast<double>(layer.embedding->rows));
-    const double touched = rows * table / static_cast<double>(layer.embedding->rows);
+    const double rows = layer.embedding->gradient_rows(w.batch_per_worker);
+    const double touched = rows * (table / static_cast<double>(layer.embedding->rows) + layer.embedding->id_bytes);
     if (rule == stack::SparseGradients::Dense || 2 * (n - 1) / n * table < (n - 1) * touched)
       layer.embedding.reset();
   }
@@ -546,19 +549,52 @@ bool fuses_by_cycle(const Scenario& s) {
   return s.options.software.fusion == stack::Fusion::ByCycle; // with a cycle and buckets: exchange_problem
 }
 
-Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count) {
-  const Reduction& unit = plan.reductions[static_cast<std::size_t>(first)];
-  if (count == 1 && unit.sparse) // an all-gather alone: planned already
+std::vector<std::vector<int>> fuse_responses(const IterationPlan& plan, int first, int last, double threshold_bytes) {
+  const auto unit = [&](int u) -> const Reduction& { return plan.reductions[static_cast<std::size_t>(u)]; };
+  const auto size = [&](int u) { return unit(u).sparse ? unit(u).result_bytes : unit(u).bytes; };
+  std::deque<int> left;
+  for (int u = first; u < last; ++u)
+    left.push_back(u);
+  std::vector<std::vector<int>> responses;
+  while (!left.empty()) {
+    std::vector<int> response{left.front()};
+    left.pop_front();
+    double bytes = size(response.front());
+    std::vector<int> passed;
+    double passed_bytes = 0;
+    while (!left.empty()) {
+      const int next = left.front();
+      if (fuse_together(unit(response.front()), unit(next)) && bytes + size(next) <= threshold_bytes) {
+        bytes += size(next);
+        response.push_back(next);
+      } else if (passed_bytes += size(next); bytes + passed_bytes <= threshold_bytes) {
+        passed.push_back(next);
+      } else {
+        break;
+      }
+      left.pop_front();
+    }
+    left.insert(left.begin(), passed.begin(), passed.end());
+    responses.push_back(std::move(response));
+  }
+  return responses;
+}
+
+Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<const int> units) {
+  const Reduction& unit = plan.reductions[static_cast<std::size_t>(units.front())];
+  if (units.size() == 1 && unit.sparse) // an all-gather alone: planned already
     return unit;
   double bytes = 0;
-  for (int u = first; u < first + count; ++u)
+  for (int u : units) {
+    assert(fuse_together(unit, plan.reductions[static_cast<std::size_t>(u)]) && "a response fuses units of one kind");
     bytes += plan.reductions[static_cast<std::size_t>(u)].bytes;
+  }
   const AllreduceContext context = allreduce_context(s, plan.ranks, plan.ranks_per_node);
   std::string name = unit.name;
-  if (count > 1)
-    name += " + " + std::to_string(count - 1) + " more";
+  if (units.size() > 1)
+    name += " + " + std::to_string(units.size() - 1) + " more";
   if (unit.sparse) // all-gathers fused into one
-    return sparse_allgather(context, std::move(name), bytes);
+    return sparse_allgather(context, std::move(name), bytes, unit.indices);
   return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
 }
 
@@ -666,10 +702,13 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   }
   if (all_on_servers && servers.exchange()) // the servers apply the update; the workers pull the weights
     plan.optimizer_s = 0;
+  // Each sparse gradient's rows, then their ids: two all-gathers, ready together (Horovod 0.19
+  // horovod/tensorflow/__init__.py allreduce: allgather(values), then allgather(indices)).
   for (const auto& sparse : buckets.sparse) {
-    const double bytes = sparse.bytes.bytes();
-    ready.push_back({backward_position[static_cast<std::size_t>(sparse.layer)],
-                     sparse_allgather(context, "sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name, bytes)});
+    const int position = backward_position[static_cast<std::size_t>(sparse.layer)];
+    const std::string name = "sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name;
+    ready.push_back({position, sparse_allgather(context, name, sparse.bytes.bytes(), false)});
+    ready.push_back({position, sparse_allgather(context, name + " ids", sparse.index_bytes.bytes(), true)});
   }
   std::stable_sort(ready.begin(), ready.end(),
                    [](const Ready& a, const Ready& b) { return a.position < b.position; });

@@ -7,6 +7,7 @@
 #include "workload/device_memory.hpp"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct Reduction {
   /// NCCL's base latency of the protocol (0 without one): the collective's launch is the larger
   /// of it and the stack's (SoftwareCosts::collective_launch_s).
   double protocol_base_s = 0;
+  /// A sparse gradient's ids (its indices), gathered apart from its rows' values (Horovod's
+  /// allreduce of an IndexedSlices: two all-gathers, horovod/tensorflow/__init__.py, 0.19).
+  bool indices = false;
 };
 
 /// What the software stack costs, in seconds, derived from the stack and the platform.
@@ -129,14 +133,30 @@ IterationPlan make_iteration_plan(const Scenario& s);
 /// Whether `s`'s stack fuses at run time what is ready within each cycle (stack::Fusion::ByCycle,
 /// Horovod's way): its background loop wakes every cycle, takes
 /// the tensors every rank has ready and fuses them, in order, into responses of up to the fusion
-/// threshold (a larger tensor alone); sparse gradients go alone (horovod/common/operations.cc,
+/// threshold (a larger tensor alone), each with tensors of its own kind (fuse_together()),
+/// looking past others while they fit the threshold too (horovod/common/operations.cc,
 /// controller.cc FuseResponses, v0.16-0.19).
 bool fuses_by_cycle(const Scenario& s);
 
-/// The collective of `plan`'s units [first, first + count), fused: one all-reduce of their summed
-/// bytes, the algorithm (and protocol) the stack picks for that size; a sparse unit (count 1)
-/// as planned.
-Reduction plan_response(const Scenario& s, const IterationPlan& plan, int first, int count);
+/// Whether Horovod fuses units `a` and `b` into one response: one response type (all-reduce or
+/// all-gather) and one dtype (gradients, or a sparse gradient's integer ids).
+inline bool fuse_together(const Reduction& a, const Reduction& b) {
+  return a.sparse == b.sparse && a.indices == b.indices;
+}
+
+/// The responses Horovod makes of `plan`'s units [first, last), ready at one cycle, in order
+/// (controller.cc FuseResponses, 0.16-0.19): the first unit left takes each later one that fuses
+/// with it (fuse_together) while their sizes stay within `threshold_bytes`; it looks past one
+/// that does not while its size and those passed over do too, and stops at the first that
+/// neither fuses nor is passed over. Those passed over come first in the next response. A unit's
+/// size is its bytes, an all-gather's what it gathers from every rank
+/// (TotalByteSizeOfAllgatherOutput).
+std::vector<std::vector<int>> fuse_responses(const IterationPlan& plan, int first, int last, double threshold_bytes);
+
+/// The collective of `plan`'s `units` (fuse_together() alike), fused: one all-reduce of their
+/// summed bytes, the algorithm (and protocol) the stack picks for that size, or one all-gather
+/// of their rows; a sparse unit alone as planned.
+Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<const int> units);
 
 /// The rings NCCL runs side by side: the stack's `channels`, else one per NIC port of the node
 /// (NCCL 2.4 builds one ring per NIC across nodes: src/misc/rings.cc, src/transport/net.cc

@@ -78,7 +78,7 @@ struct ReductionSummary {
   std::string algorithm; ///< "halving-doubling", ...
   std::string rule;      ///< why: the library's rule in words, or "fixed"
   std::string protocol;  ///< NCCL's protocol ("LL", "LL128", "Simple"); empty for other libraries
-  bool sparse = false;   ///< a sparse gradient's all-gather (bytes: the rows this rank touched)
+  bool sparse = false;   ///< a sparse gradient's all-gather (bytes: the rows this rank looked up, or their ids)
 };
 
 struct RunResult {

@@ -7,11 +7,13 @@ namespace ceiling::workload {
 
 namespace {
 
-/// The sparse gradient of an embedding layer: the rows a batch touches.
+/// The sparse gradient of an embedding layer: the rows of a batch's lookups, and their ids.
 SparseGradient sparse_gradient(const LayerSpec& layer, int index, double bytes_per_element, int batch) {
-  const double rows = std::min(layer.embedding->rows_per_sample * batch, static_cast<double>(layer.embedding->rows));
-  const double row_elements = static_cast<double>(layer.params) / layer.embedding->rows;
-  return {index, units::DataSize::from_bytes(rows * row_elements * bytes_per_element)};
+  const EmbeddingSpec& table = *layer.embedding;
+  const double rows = table.gradient_rows(batch);
+  const double row_elements = static_cast<double>(layer.params) / static_cast<double>(table.rows);
+  return {index, units::DataSize::from_bytes(rows * row_elements * bytes_per_element),
+          units::DataSize::from_bytes(rows * table.id_bytes)};
 }
 
 } // namespace

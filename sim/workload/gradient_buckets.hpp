@@ -14,10 +14,12 @@ struct GradientBucket {
   bool operator==(const GradientBucket&) const = default;
 };
 
-/// A sparse (embedding) gradient, exchanged by all-gather of the rows a batch touched.
+/// A sparse (embedding) gradient, exchanged by all-gather of the rows a batch touched
+/// (EmbeddingSpec::gradient_rows) and of their ids.
 struct SparseGradient {
   int layer = 0;
-  units::DataSize bytes;     ///< per worker and iteration
+  units::DataSize bytes;       ///< the rows' values, per worker and iteration
+  units::DataSize index_bytes; ///< the rows' ids (the gradient's indices), per worker and iteration
   bool operator==(const SparseGradient&) const = default;
 };
 
@@ -31,7 +33,7 @@ struct BucketPlan {
 /// layers): a bucket is closed before a layer whose gradient would push it past `threshold`,
 /// so a layer larger than the threshold gets a bucket of its own. Layers without parameters
 /// are skipped. Gradient elements take element_bytes(`precision`); `batch` sizes the sparse
-/// gradients: min(rows_per_sample x batch, rows) rows.
+/// gradients (EmbeddingSpec::gradient_rows).
 BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_order,
                         units::DataSize threshold, platform::Precision precision, int batch);
 

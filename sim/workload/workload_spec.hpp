@@ -4,6 +4,7 @@
 #include "platform/platform_spec.hpp"
 #include "units/quantity.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -18,8 +19,20 @@ double element_bytes(platform::Precision p);
 /// An embedding table: its gradient touches only the rows a batch looked up.
 struct EmbeddingSpec {
   long long rows = 0;            ///< rows of the table; params / rows elements per row
-  double rows_per_sample = 0;    ///< rows one sample looks up
+  double rows_per_sample = 0;    ///< rows one sample looks up, repeats included
+  /// The lookup makes the batch's ids unique first (TensorFlow's embedding_lookup_sparse, which
+  /// feature columns use: tensorflow/python/ops/embedding_ops.py, array_ops.unique), so that its
+  /// gradient holds each row once; else a gather (tf.gather, tf.nn.embedding_lookup), whose
+  /// gradient holds a row per lookup, repeats kept (array_grad.py _GatherV2Grad).
+  bool unique_rows = false;
+  int id_bytes = 4;              ///< bytes of one looked-up id: 4 (int32) or 8 (int64)
   bool operator==(const EmbeddingSpec&) const = default;
+  /// The rows of the sparse gradient of a batch of `batch` samples: rows_per_sample x batch,
+  /// at most the table's rows where the lookup makes them unique (an upper bound then).
+  double gradient_rows(int batch) const {
+    const double looked_up = rows_per_sample * batch;
+    return unique_rows ? std::min(looked_up, static_cast<double>(rows)) : looked_up;
+  }
 };
 
 /// One layer (or block of layers) of the model, per sample.

@@ -183,8 +183,16 @@ expect 2 "horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, bu
   --software horovod-nccl --set software.fusion=by-cycle --collective parameter-server
 # The P100 PCIe is priced by ResNet-50's device calibration (the SXM2's): [calibration] changes nothing there.
 expect 2 "by the workload's [[device_calibration]] for the NVIDIA Tesla P100 SXM2 16 GB, which [calibration] does not change" -- "${daint[@]}" --set calibration.compute_efficiency=0.1
-# Horovod fuses all-gathers with all-gathers: DIN's three tables' touched rows in one response.
-expect 0 '"name": "sparse item_bias + 2 more"' -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4 --iterations 2 --software horovod-nccl --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json
+# Horovod fuses all-gathers of one dtype: DIN's two history tables' rows (a row per lookup, 2 x 25,856 x 64 x 4 bytes)
+# in one response, past the first table's ids, and their ids (2 x 25,856 int32) in the next.
+din_fused() { # (its JSON on one line, so that a pattern holds a name and its bytes)
+  local out
+  out=$("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4 --iterations 2 \
+    --software horovod-nccl --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json) || return
+  tr -d '\n' <<<"$out"
+}
+expect 0 '"name": "sparse cate_emb + 1 more",      "bytes": 13238272,' -- din_fused
+expect 0 '"name": "sparse cate_emb ids + 1 more",      "bytes": 206848,' -- din_fused
 # A framework stack's jitter (platforms/software/README.md, "Jitter"), said before the iterations.
 expect 0 "jitter: each rank computes 1 + |N(0, 0.0095)| times that, drawn per iteration (seed 1)" -- "${daint[@]/ideal/horovod-mpi}"
 expect 2 "error: software.jitter: must be at least 0 and at most 10, got 11" -- "${daint[@]}" --set software.jitter=11

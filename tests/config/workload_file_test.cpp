@@ -225,8 +225,29 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
   SUBCASE("rows touched per sample of a layer that is no embedding table") {
     CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
                           R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, rows_per_sample = 2 })"))
-              .find("graph.layers[1].rows_per_sample: rows touched per sample of an embedding table: expected "
-                    "embedding_rows beside it") != std::string::npos);
+              .find("graph.layers[1].rows_per_sample: a key of embedding tables: expected embedding_rows beside it") !=
+          std::string::npos);
+    CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                          R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_id_bytes = 8 })"))
+              .find("graph.layers[1].embedding_id_bytes: a key of embedding tables") != std::string::npos);
+  }
+  SUBCASE("an embedding table's lookup and id width") {
+    const std::string table = R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = 2)";
+    const auto with = [&](const std::string& keys) {
+      return edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })", table + keys + " }");
+    };
+    const auto plain = config::load_workload_text(with(""), "workloads/ok.toml").layers[1].embedding;
+    REQUIRE(plain.has_value());
+    CHECK_FALSE(plain->unique_rows); // a gather by default, int32 ids
+    CHECK(plain->id_bytes == 4);
+    const auto unique = config::load_workload_text(with(R"(, embedding_lookup = "unique", embedding_id_bytes = 8)"),
+                                                   "workloads/ok.toml").layers[1].embedding;
+    CHECK(unique->unique_rows);
+    CHECK(unique->id_bytes == 8);
+    CHECK(error_of(with(R"(, embedding_lookup = "dedup")")).find("graph.layers[1].embedding_lookup: expected \"gather\"") !=
+          std::string::npos);
+    CHECK(error_of(with(", embedding_id_bytes = 2")).find("graph.layers[1].embedding_id_bytes: expected 4 (int32 ids) or 8") !=
+          std::string::npos);
   }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==

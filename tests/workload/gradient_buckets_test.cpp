@@ -59,19 +59,27 @@ TEST_CASE("the bucket bytes add up to the dense gradient at the gradient precisi
   }
 }
 
-TEST_CASE("embedding gradients are sparse: the rows a batch touches, at most the table") {
+TEST_CASE("embedding gradients are sparse: a row per lookup and its id, or each row once where the lookup makes them unique") {
   WorkloadSpec w = chain({1000, 64});
   w.layers[0].embedding = EmbeddingSpec{.rows = 100, .rows_per_sample = 3};
-  // Expectation: 10 elements per row; batch 8 touches 24 rows = 960 bytes; batch 64 would touch
-  // 192 rows but the table has 100: 4000 bytes.
+  // Expectation: 10 elements per row; batch 8 looks up 24 rows = 960 bytes and 24 int32 ids = 96.
   const auto small = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 8);
   REQUIRE(small.sparse.size() == 1);
   CHECK(small.sparse[0].layer == 0);
   CHECK(small.sparse[0].bytes.bytes() == 960);
+  CHECK(small.sparse[0].index_bytes.bytes() == 96);
   CHECK(small.dense.size() == 1);
   CHECK(small.dense[0].layers == std::vector<int>{1});
+  // Batch 64 looks up 192 rows of a 100-row table: a gather's gradient keeps the repeats, 7,680
+  // bytes and 768 of ids; a unique lookup's holds the table at most, 4,000 bytes, 800 of int64 ids.
   const auto large = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
-  CHECK(large.sparse[0].bytes.bytes() == 4000);
+  CHECK(large.sparse[0].bytes.bytes() == 7680);
+  CHECK(large.sparse[0].index_bytes.bytes() == 768);
+  w.layers[0].embedding->unique_rows = true;
+  w.layers[0].embedding->id_bytes = 8;
+  const auto unique = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
+  CHECK(unique.sparse[0].bytes.bytes() == 4000);
+  CHECK(unique.sparse[0].index_bytes.bytes() == 800);
 }
 
 TEST_CASE("DDP fills buckets in parameter order, the first to its own limit, each closed once it reaches its limit") {

@@ -83,7 +83,7 @@ void print_collectives(const replay::RunResult& r) {
     if (k.sparse)
       sparse += k.bytes;
   if (sparse > 0)
-    std::printf("  sparse gradients: each rank receives %s per iteration from the others' touched rows\n",
+    std::printf("  sparse gradients: each rank receives %s per iteration from the others' touched rows and their ids\n",
                 units::to_string(units::DataSize::from_bytes(sparse * (r.ranks - 1))).c_str());
 }
 
