@@ -1185,7 +1185,7 @@ private:
     const auto& collective = reduction(k);
     const auto& phase = collective.plan[static_cast<std::size_t>(p)];
     const auto& flow = phase.flows[static_cast<std::size_t>(f)];
-    double delay_s = phase.steps * plan_.costs.message_overhead_s + flow.reduce_bytes * plan_.costs.reduce_s_per_byte;
+    double delay_s = phase.steps * plan_.costs.message_overhead_of(collective) + flow.reduce_bytes * plan_.costs.reduce_s_per_byte;
     if (!collective.protocol_step_s.empty()) {
       // (a pipeline: its first chunk's hops, D each way; as NCCL's tuning model counts them)
       const int rounds = phase.chunks > 0 ? phase.steps - phase.chunks + 1 : phase.steps;
@@ -1230,9 +1230,8 @@ private:
                          // once the message overheads are paid too (o_s + o_r per chunk: a rank
                          // of the pipeline receives and sends each, as the aggregated form charges)
       delay_s += wire_s;
-      if (plan_.costs.message_overhead_s > 0)
-        after(plan_.costs.message_overhead_s,
-              {Kind::FlowSent, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
+      if (const double overhead_s = plan_.costs.message_overhead_of(reduction(k)); overhead_s > 0)
+        after(overhead_s, {Kind::FlowSent, phase.flows[static_cast<std::size_t>(f)].src, k, p, f});
       else
         flow_sent(k, p, f);
     }

@@ -223,8 +223,10 @@ SoftwareCosts software_costs(const Scenario& s) {
   const auto& stack = s.options.software;
   const auto& node = s.platform.node;
   SoftwareCosts costs;
+  const double loggp_s = node.nic.send_overhead.seconds() + node.nic.receive_overhead.seconds();
   if (stack.message_overheads)
-    costs.message_overhead_s = node.nic.send_overhead.seconds() + node.nic.receive_overhead.seconds();
+    costs.message_overhead_s = loggp_s;
+  costs.gather_message_overhead_s = stack.gather_library ? loggp_s : costs.message_overhead_s;
   if (stack.copy_overheads && node.pcie)
     costs.copy_overhead_s = node.pcie->copy_overhead.seconds();
   costs.collective_launch_s = stack.collective_launch.seconds();

@@ -50,6 +50,15 @@ struct Reduction {
 /// What the software stack costs, in seconds, derived from the stack and the platform.
 struct SoftwareCosts {
   double message_overhead_s = 0;  ///< per message: the LogGP send + receive overhead
+  /// Per message of a sparse gradient's all-gather: the same, or the MPI library's where one
+  /// gathers beside NCCL (the stack's gather_library: Horovod 0.19 runs its all-gathers through
+  /// MPI_Allgatherv, whose messages pay the platform's LogGP overheads, node.nic.send_overhead
+  /// and receive_overhead, even where NCCL's kernels drive the all-reduces).
+  double gather_message_overhead_s = 0;
+  /// The per-message overhead of collective `r`.
+  double message_overhead_of(const Reduction& r) const {
+    return r.sparse ? gather_message_overhead_s : message_overhead_s;
+  }
   double reduce_s_per_byte = 0;   ///< per byte a receiver combines: the gamma term
   double collective_launch_s = 0; ///< per collective, before its first message
   double copy_overhead_s = 0;     ///< per host<->device copy, before it starts

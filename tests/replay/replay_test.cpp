@@ -286,6 +286,36 @@ TEST_CASE("a software stack adds its launch, message overheads and reduction ari
       }
 }
 
+TEST_CASE("the sparse all-gathers of an MPI library beside NCCL pay MPI's message overheads, the all-reduces none") {
+  // CPU nodes on one switch, reductions after backward; layer 0 a table (a row each of 8 samples,
+  // then its ids). The stack charges no message overheads (NCCL's kernels drive its all-reduces),
+  // but gathers through MPICH (Horovod 0.19's MPI_Allgatherv). Expectation: every collective its
+  // closed form, the all-gathers' steps each with the LogGP overheads (0.3 + 0.2 us), the
+  // all-reduces' without.
+  for (int n : {2, 8}) {
+    CAPTURE(n);
+    Scenario s = cpu_nodes_reducing_after_backward(n);
+    s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
+    s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
+    s.workload.layers[0].embedding = workload::EmbeddingSpec{.rows = 1000, .rows_per_sample = 1};
+    s.options.software.gather_library = collectives::Library::Mpich;
+    const auto plan = replay::make_iteration_plan(s);
+    CHECK(plan.costs.message_overhead_s == 0);
+    CHECK(plan.costs.gather_message_overhead_s == testing::relative(0.5e-6, 1e-12));
+    double communication = 0;
+    int gathers = 0;
+    for (const auto& r : plan.reductions) {
+      gathers += r.sparse ? 1 : 0;
+      communication += collectives::alpha_beta_seconds(r.plan, switch_alpha_s, 12.5e9, r.sparse ? 0.5e-6 : 0.0);
+    }
+    REQUIRE(gathers == 2); // the rows, then the ids
+    CHECK(mean_time(run_isolated(s)) - compute_seconds(plan) == testing::relative(communication, 1e-7));
+    // Without a gather library the all-gathers pay what the stack's messages pay: nothing here.
+    s.options.software.gather_library.reset();
+    CHECK(replay::make_iteration_plan(s).costs.gather_message_overhead_s == 0);
+  }
+}
+
 TEST_CASE("a framework cycle starts the reductions at the next tick, after one negotiation per cycle") {
   // Eight CPU nodes on one switch, reductions after backward (all ready at once): Horovod's
   // loop ticks every 5 ms from time 0. Expectation for the first iteration: backward ends at
