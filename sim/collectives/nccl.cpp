@@ -125,12 +125,10 @@ TreeChunks nccl_tree_chunks(Library library, Protocol protocol, const SelectionC
   }
   // The depth NCCL's halving counts, its estimate "consistent across nodes": 2.7.8 nRanks / nNodes
   // - 1 + log2i(nNodes) (src/graph/connect.cc connectTrees); 2.4.8 nranks / nMasters +
-  // log2(nMasters), truncated, set only where the tree threshold is positive (src/init.cc
-  // setupChannel: else 0, and the step is never halved). One master per node.
+  // log2(nMasters), truncated, one master per node (src/init.cc setupChannel, which sets it
+  // wherever a tree can run: its threshold positive, computed or forced by NCCL_TREE_THRESHOLD).
   const int nodes = nodes_of(c);
-  const int depth = nccl27                                   ? c.ranks / nodes - 1 + log2i(nodes)
-                    : nccl_tree_threshold_bytes(c) > 0 ? c.ranks / nodes + log2i(nodes)
-                                                             : 0;
+  const int depth = c.ranks / nodes + (nccl27 ? -1 : 0) + log2i(nodes);
   return {.rule = TreeChunks::Rule::HalvedByDepth, .step_bytes = simple_step_bytes, .depth = depth};
 }
 

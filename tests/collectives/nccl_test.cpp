@@ -131,9 +131,8 @@ TEST_CASE("NCCL 2.7 on two nodes: the ring at the network's speed, the tree at u
 TEST_CASE("NCCL halves a Simple tree's chunk by its own depth estimate: 2.4 ranks per node + log2 nodes, 2.7 one less") {
   // Expectation: 2.4.8 src/init.cc setupChannel (nranks / nMasters + log2(nMasters), truncated)
   // and 2.7.8 src/graph/connect.cc (nRanks / nNodes - 1 + log2i(nNodes)). 16 nodes of 4 ranks
-  // (NVLink, 4 channels: the 2.4 tree threshold is positive): 4 + 4 = 8, and 7.
+  // (NVLink, 4 channels): 4 + 4 = 8, and 7.
   const SelectionContext dgx{.ranks = 64, .ranks_per_node = 4, .nvlink = true, .channels = 4};
-  REQUIRE(nccl_tree_threshold_bytes(dgx) > 0);
   const TreeChunks nccl24 = nccl_tree_chunks(Library::Nccl, Protocol::Simple, dgx, 524288);
   CHECK(nccl24.rule == TreeChunks::Rule::HalvedByDepth);
   CHECK(nccl24.step_bytes == 524288);
@@ -141,14 +140,14 @@ TEST_CASE("NCCL halves a Simple tree's chunk by its own depth estimate: 2.4 rank
   CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::Simple, dgx, 524288).depth == 7);
   // 6 nodes: log2 truncated to 2 (4 + 2; 2.7: 3 + 2).
   const SelectionContext six{.ranks = 24, .ranks_per_node = 4, .nvlink = true, .channels = 4};
-  REQUIRE(nccl_tree_threshold_bytes(six) > 0);
   CHECK(nccl_tree_chunks(Library::Nccl, Protocol::Simple, six, 524288).depth == 6);
   CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::Simple, six, 524288).depth == 5);
-  // 2.4 sets the depth only where its tree threshold is positive; one node: 0, never halved.
+  // One node of 8: its chain, 8 (2.4) and 7 (2.7) deep, whatever the tree threshold (a tree runs
+  // there only where NCCL_TREE_THRESHOLD forces it, and 2.4 then sets the depth too).
   const SelectionContext one_node{.ranks = 8, .ranks_per_node = 8, .nvlink = true, .channels = 2};
-  const TreeChunks single = nccl_tree_chunks(Library::Nccl, Protocol::Simple, one_node, 524288);
-  CHECK(single.depth == 0);
-  CHECK(single.chunk_bytes(40000, 7, 8, 1) == 524288);
+  REQUIRE(nccl_tree_threshold_bytes(one_node) == 0);
+  CHECK(nccl_tree_chunks(Library::Nccl, Protocol::Simple, one_node, 524288).depth == 8);
+  CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::Simple, one_node, 524288).depth == 7);
 }
 
 TEST_CASE("NCCL's LL trees move one step of the LL buffer a chunk: 16 KiB of data in 2.4, 32 KiB in 2.7") {

@@ -811,6 +811,30 @@ TEST_CASE("NCCL's LL protocol sends twice the bytes: a 4-byte flag with every 4 
     }
 }
 
+TEST_CASE("NCCL's pipelined trees cut their shares as NCCL does for the protocol each bucket runs") {
+  // Eight P100 nodes of one GPU, NCCL 2.4 forced to its pipelined tree (one ring, one tree of the
+  // whole bucket). Expectation: 20 kB buckets go by LL (below 2.4's LL threshold for a tree:
+  // nccl_test), in 16 KiB chunks: ceil(20,000 / 16,384) = 2; 12 MB buckets by Simple, 512 KiB
+  // halved while the share holds fewer than 8 x NCCL's depth (1 + log2 8 = 4: 32) chunks: 22 at
+  // 512 KiB, 45 at 256 KiB, so 256 KiB chunks: ceil(12e6 / 262,144) = 46.
+  Scenario s = eight_staged_nodes_in_turn();
+  s.platform.node.gpu->compute_capability = 60;
+  s.options.software.library = collectives::Library::Nccl;
+  s.options.software.collective = collectives::Algorithm::PipelinedTree;
+  const auto chunks_of = [&](long long params_per_layer) {
+    for (auto& layer : s.workload.layers)
+      layer.params = params_per_layer;
+    s.options.software.fusion_threshold = units::DataSize::from_bytes(static_cast<double>(params_per_layer) * 4);
+    const auto plan = replay::make_iteration_plan(s);
+    REQUIRE_FALSE(plan.reductions.empty());
+    const auto& r = plan.reductions[0];
+    REQUIRE(r.bytes == static_cast<double>(params_per_layer) * 4); // one layer a bucket
+    return std::pair{r.protocol, r.plan.front().chunks};
+  };
+  CHECK(chunks_of(5000) == std::pair{std::optional{collectives::Protocol::LL}, 2});
+  CHECK(chunks_of(3'000'000) == std::pair{std::optional{collectives::Protocol::Simple}, 46});
+}
+
 TEST_CASE("a GPU-only stack needs GPU nodes, and NCCL their compute capability") {
   Scenario s = eight_staged_nodes_in_turn();
   s.options.software.library = collectives::Library::Nccl;
