@@ -462,7 +462,7 @@ constexpr int fifo_chunks = 8;
 /// and drain), paying the latencies of the first chunk's way; together, one phase of K + 2D - 1
 /// rounds.
 void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int>>& parents, double bytes,
-                     const TreeChunks& chunking, int nodes, bool aggregate, bool together) {
+                     const TreeChunks& chunking, bool aggregate, bool together) {
   const std::size_t n = parents.front().size();
   if (n < 2)
     return;
@@ -473,7 +473,7 @@ void pipelined_trees(std::vector<Phase>& plan, const std::vector<std::vector<int
     depth.push_back(std::move(d));
     deepest = std::max(deepest, deepest_here);
   }
-  const double chunk = chunking.chunk_bytes(bytes, deepest, static_cast<int>(n), nodes);
+  const double chunk = chunking.chunk_bytes(bytes, deepest);
   const int chunks = static_cast<int>(std::ceil(bytes / chunk));
   if (aggregate) {
     // Up, the edge from a rank at depth d carries chunk j in round j + D - d; down, the edge to
@@ -625,7 +625,7 @@ void pipelined(std::vector<Phase>& plan, Group g, double bytes, bool two, const 
     if (both_on_each)
       parents.push_back(chain_and_tree(g, c, second));
   }
-  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunks, nodes, aggregate,
+  pipelined_trees(plan, parents, bytes / static_cast<double>(parents.size()), chunks, aggregate,
                   g.trees_up_and_down_together);
 }
 
@@ -663,7 +663,7 @@ std::vector<Phase> allreduce_phases(Algorithm a, Group g, double bytes, int serv
   return allreduce(a, g, bytes, servers, chunks, true);
 }
 
-double TreeChunks::chunk_bytes(double share_bytes, int deepest, int ranks, int nodes) const {
+double TreeChunks::chunk_bytes(double share_bytes, int deepest) const {
   double chunk = step_bytes;
   // NCCL compares the chunks the share holds whole: an integer quotient, nBytes / (nChannels x
   // chunkSize), a channel's share being nBytes / nChannels.
@@ -678,14 +678,9 @@ double TreeChunks::chunk_bytes(double share_bytes, int deepest, int ranks, int n
     break;
   }
   case Rule::LL128: {
-    // NCCL 2.7.8 computeColl: float ppn = nRanks / (float)nNodes; float nstepsLL128 = 1 +
-    // log2i(nNodes) + 0.1 * ppn; then nstepsLL128 * 64 / ppn and * 16 / ppn, in floats.
-    const int safe_nodes = std::max(1, nodes);
-    const float ppn = static_cast<float>(ranks) / static_cast<float>(safe_nodes);
-    const int log2_nodes = std::bit_width(static_cast<unsigned>(safe_nodes)) - 1; // NCCL's log2i
-    const auto steps = static_cast<float>(1 + log2_nodes + 0.1 * ppn);
-    for (auto [per_step, least] : {std::pair{64.0f, 131072.0}, {16.0f, 32768.0}})
-      while (static_cast<float>(held()) < steps * per_step / ppn && chunk > least)
+    // (NCCL 2.7.8 computeColl compares its integer quotient with float counts)
+    for (auto [chunks, least] : {std::pair{ll128_chunks[0], 131072.0}, {ll128_chunks[1], 32768.0}})
+      while (static_cast<float>(held()) < chunks && chunk > least)
         chunk /= 2;
     // A line of 128 bytes carries 120 (NCCL_LL128_DATAELEMS of NCCL_LL128_LINEELEMS).
     chunk = chunk * 15 / 16;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cassert>
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -131,13 +132,12 @@ inline constexpr double default_pipeline_chunk_bytes = 512.0 * 1024;
 struct TreeChunks {
   enum class Rule {
     /// Simple: a step of the buffer, halved while the share holds fewer than 8 chunks per level
-    /// of `depth` (not below 128 KiB), then 4 (64 KiB), then 1 (32 KiB).
+    /// of `depth` and the chunk is above 128 KiB, then 4 (above 64 KiB), then 1 (32 KiB).
     HalvedByDepth,
     /// LL: one step of the LL buffer's lines, whatever the share (the LL tree kernels).
     Step,
-    /// NCCL 2.7's LL128: a step of lines, halved while the share holds fewer chunks than
-    /// s x 64 / ppn (not below 128 KiB), then s x 16 / ppn (32 KiB), with ppn the ranks per node
-    /// and s = 1 + log2i(nodes) + ppn / 10, in NCCL's single precision.
+    /// NCCL 2.7's LL128: a step of lines, halved while the share holds fewer chunks than the
+    /// first of `ll128_chunks` and the chunk is above 128 KiB, then the second (above 32 KiB).
     LL128,
   };
   Rule rule = Rule::HalvedByDepth;
@@ -146,9 +146,12 @@ struct TreeChunks {
   /// HalvedByDepth's depth: NCCL's estimate of its trees' (nccl_tree_chunks); empty: the
   /// deepest rank's depth in the trees planned (the pipelined trees outside NCCL).
   std::optional<int> depth;
+  /// LL128's chunk counts: s x 64 / ppn and s x 16 / ppn, with ppn the ranks per node and s = 1 +
+  /// log2i(nodes) + ppn / 10, in NCCL's single precision (nccl_tree_chunks).
+  std::array<float, 2> ll128_chunks{};
   /// The data bytes of a chunk of a tree's `share_bytes`, the trees' deepest rank at depth
-  /// `deepest`, `ranks` ranks on `nodes` nodes.
-  double chunk_bytes(double share_bytes, int deepest, int ranks, int nodes) const;
+  /// `deepest`.
+  double chunk_bytes(double share_bytes, int deepest) const;
   bool operator==(const TreeChunks&) const = default;
 };
 

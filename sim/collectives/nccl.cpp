@@ -117,10 +117,15 @@ TreeChunks nccl_tree_chunks(Library library, Protocol protocol, const SelectionC
     // NCCL_LL_SLICE_LINES = 8 lines x 256 threads (src/include/devcomm.h); 2.7.8 the LL buffer
     // (DEFAULT_LL_BUFFSIZE: 8 lines x 512 threads x NCCL_STEPS, src/init.cc) over NCCL_STEPS.
     return {.rule = TreeChunks::Rule::Step, .step_bytes = (nccl27 ? 512.0 : 256.0) * 8 * 8};
-  case Protocol::LL128:
+  case Protocol::LL128: {
     // DEFAULT_LL128_BUFFSIZE over NCCL_STEPS (2.7.8 src/init.cc): 120 elements x 640 threads of
-    // 8 bytes.
-    return {.rule = TreeChunks::Rule::LL128, .step_bytes = 120.0 * 640 * 8};
+    // 8 bytes; halved by computeColl's counts: float ppn = nRanks / (float)nNodes; float
+    // nstepsLL128 = 1 + log2i(nNodes) + 0.1 * ppn; nstepsLL128 * 64 / ppn and * 16 / ppn.
+    const int nodes = nodes_of(c);
+    const float ppn = static_cast<float>(c.ranks) / static_cast<float>(nodes);
+    const auto steps = static_cast<float>(1 + log2i(nodes) + 0.1 * ppn);
+    return {.rule = TreeChunks::Rule::LL128, .step_bytes = 120.0 * 640 * 8, .ll128_chunks = {steps * 64 / ppn, steps * 16 / ppn}};
+  }
   case Protocol::Simple: break;
   }
   // The depth NCCL's halving counts, its estimate "consistent across nodes": 2.7.8 nRanks / nNodes

@@ -1019,10 +1019,8 @@ private:
     after(std::max(0.0, next_s - now()), {Kind::Tick, 0});
   }
 
-  /// A cycle begins: its negotiation, then the units ready on every rank, fused in order into
-  /// responses of up to the fusion threshold (a larger unit alone), dense ones with dense ones and
-  /// sparse ones (all-gathers) with sparse ones (controller.cc FuseResponses, v0.16-0.19), which
-  /// every rank runs one after the other.
+  /// A cycle begins: its negotiation, then the units ready on every rank, fused into responses as
+  /// Horovod fuses them (fuse_responses), which every rank runs one after the other.
   void cycle_tick() {
     tick_set_ = false;
     for (int q = 0; q < plan_.ranks; ++q) { // (the wait for this tick ends)

@@ -387,17 +387,18 @@ Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::stri
   return r;
 }
 
-/// The all-gather of a sparse gradient's touched rows, or of their ids (`indices`), `bytes` per
-/// rank (or of several, fused into one response: Horovod fuses all-gathers of one dtype with
-/// each other, controller.cc FuseResponses, v0.16-0.19), as the stack's gather library or its
-/// library picks it (collectives::select_allgather).
-Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes, bool indices) {
+/// The all-gather of `rows` rows of a sparse gradient, `bytes` per rank: their values, or their ids
+/// of `id_bytes` each (or of several, fused into one response: Horovod fuses all-gathers of one
+/// dtype with each other, controller.cc FuseResponses, v0.16-0.19), as the stack's gather library
+/// or its library picks it (collectives::select_allgather).
+Reduction sparse_allgather(const AllreduceContext& c, std::string name, double bytes, double rows, int id_bytes) {
   const auto choice = collectives::select_allgather(c.gather_library, c.group.ranks, bytes);
   Reduction r{std::move(name), bytes, bytes * c.group.ranks, true,
               c.exact ? collectives::allgather_steps(c.group, bytes, choice.gather)
                       : collectives::allgather_phases(c.group, bytes, choice.gather),
               collectives::Algorithm::Ring, choice.rule};
-  r.indices = indices;
+  r.rows = rows;
+  r.id_bytes = id_bytes;
   r.gather = choice.gather;
   return r;
 }
@@ -553,7 +554,11 @@ bool fuses_by_cycle(const Scenario& s) {
 
 std::vector<std::vector<int>> fuse_responses(const IterationPlan& plan, int first, int last, double threshold_bytes) {
   const auto unit = [&](int u) -> const Reduction& { return plan.reductions[static_cast<std::size_t>(u)]; };
-  const auto size = [&](int u) { return unit(u).sparse ? unit(u).result_bytes : unit(u).bytes; };
+  const auto size = [&](int leader, int u) {
+    if (!unit(u).sparse)
+      return unit(u).bytes;
+    return unit(leader).sparse ? unit(u).result_bytes : unit(u).rows;
+  };
   std::deque<int> left;
   for (int u = first; u < last; ++u)
     left.push_back(u);
@@ -561,15 +566,16 @@ std::vector<std::vector<int>> fuse_responses(const IterationPlan& plan, int firs
   while (!left.empty()) {
     std::vector<int> response{left.front()};
     left.pop_front();
-    double bytes = size(response.front());
+    const int leader = response.front();
+    double bytes = size(leader, leader);
     std::vector<int> passed;
     double passed_bytes = 0;
     while (!left.empty()) {
       const int next = left.front();
-      if (fuse_together(unit(response.front()), unit(next)) && bytes + size(next) <= threshold_bytes) {
-        bytes += size(next);
+      if (fuse_together(unit(leader), unit(next)) && bytes + size(leader, next) <= threshold_bytes) {
+        bytes += size(leader, next);
         response.push_back(next);
-      } else if (passed_bytes += size(next); bytes + passed_bytes <= threshold_bytes) {
+      } else if (passed_bytes += size(leader, next); bytes + passed_bytes <= threshold_bytes) {
         passed.push_back(next);
       } else {
         break;
@@ -586,17 +592,18 @@ Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<
   const Reduction& unit = plan.reductions[static_cast<std::size_t>(units.front())];
   if (units.size() == 1 && unit.sparse) // an all-gather alone: planned already
     return unit;
-  double bytes = 0;
+  double bytes = 0, rows = 0;
   for (int u : units) {
     assert(fuse_together(unit, plan.reductions[static_cast<std::size_t>(u)]) && "a response fuses units of one kind");
     bytes += plan.reductions[static_cast<std::size_t>(u)].bytes;
+    rows += plan.reductions[static_cast<std::size_t>(u)].rows;
   }
   const AllreduceContext context = allreduce_context(s, plan.ranks, plan.ranks_per_node);
   std::string name = unit.name;
   if (units.size() > 1)
     name += " + " + std::to_string(units.size() - 1) + " more";
   if (unit.sparse) // all-gathers fused into one
-    return sparse_allgather(context, std::move(name), bytes, unit.indices);
+    return sparse_allgather(context, std::move(name), bytes, rows, unit.id_bytes);
   return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
 }
 
@@ -709,8 +716,9 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   for (const auto& sparse : buckets.sparse) {
     const int position = backward_position[static_cast<std::size_t>(sparse.layer)];
     const std::string name = "sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name;
-    ready.push_back({position, sparse_allgather(context, name, sparse.bytes.bytes(), false)});
-    ready.push_back({position, sparse_allgather(context, name + " ids", sparse.index_bytes.bytes(), true)});
+    ready.push_back({position, sparse_allgather(context, name, sparse.bytes.bytes(), sparse.rows, 0)});
+    ready.push_back(
+        {position, sparse_allgather(context, name + " ids", sparse.index_bytes().bytes(), sparse.rows, sparse.id_bytes)});
   }
   std::stable_sort(ready.begin(), ready.end(),
                    [](const Ready& a, const Ready& b) { return a.position < b.position; });

@@ -13,11 +13,12 @@
 
 namespace ceiling::replay {
 
-/// One gradient exchange: a dense bucket's all-reduce or a sparse table's all-gather.
+/// One gradient exchange: a dense bucket's all-reduce, or a sparse table's all-gather of the rows
+/// a batch touched or of their ids.
 struct Reduction {
   std::string name;
-  double bytes = 0;                      ///< per rank: the bucket, or the rows it touched
-  double result_bytes = 0;               ///< per rank afterwards: the bucket, or all ranks' rows
+  double bytes = 0;                      ///< per rank: the bucket, or the rows (ids) it touched
+  double result_bytes = 0;               ///< per rank afterwards: the bucket, or all ranks' rows (ids)
   bool sparse = false;
   std::vector<collectives::Phase> plan;  ///< over ranks 0..N-1
   /// A dense bucket's all-reduce algorithm and why the stack ran it (the library's rule, or
@@ -42,9 +43,12 @@ struct Reduction {
   /// NCCL's base latency of the protocol (0 without one): the collective's launch is the larger
   /// of it and the stack's (SoftwareCosts::collective_launch_s).
   double protocol_base_s = 0;
+  /// A sparse all-gather's rows per rank: the first dimension of what it gathers.
+  double rows = 0;
   /// A sparse gradient's ids (its indices), gathered apart from its rows' values (Horovod's
-  /// allreduce of an IndexedSlices: two all-gathers, horovod/tensorflow/__init__.py, 0.19).
-  bool indices = false;
+  /// allreduce of an IndexedSlices: two all-gathers, horovod/tensorflow/__init__.py, 0.19): the
+  /// bytes of one id (4 or 8); 0 for the rows' values.
+  int id_bytes = 0;
 };
 
 /// What the software stack costs, in seconds, derived from the stack and the platform.
@@ -148,18 +152,22 @@ IterationPlan make_iteration_plan(const Scenario& s);
 bool fuses_by_cycle(const Scenario& s);
 
 /// Whether Horovod fuses units `a` and `b` into one response: one response type (all-reduce or
-/// all-gather) and one dtype (gradients, or a sparse gradient's integer ids).
+/// all-gather) and one dtype (gradients, or a sparse gradient's ids of one width).
 inline bool fuse_together(const Reduction& a, const Reduction& b) {
-  return a.sparse == b.sparse && a.indices == b.indices;
+  return a.sparse == b.sparse && a.id_bytes == b.id_bytes;
 }
 
 /// The responses Horovod makes of `plan`'s units [first, last), ready at one cycle, in order
-/// (controller.cc FuseResponses, 0.16-0.19): the first unit left takes each later one that fuses
+/// (controller.cc FuseResponses, v0.19.0): the first unit left takes each later one that fuses
 /// with it (fuse_together) while their sizes stay within `threshold_bytes`; it looks past one
 /// that does not while its size and those passed over do too, and stops at the first that
-/// neither fuses nor is passed over. Those passed over come first in the next response. A unit's
-/// size is its bytes, an all-gather's what it gathers from every rank
-/// (TotalByteSizeOfAllgatherOutput).
+/// neither fuses nor is passed over. Those passed over come first in the next response. Sizes
+/// as Horovod counts them for the response's first unit: behind an all-reduce, a unit's bytes,
+/// an all-gather's rows at a byte each (its response's tensor_sizes()[0] times the size of its
+/// type, which Horovod 0.19 leaves at UINT8 for all-gathers); behind an all-gather, what an
+/// all-gather gathers from every rank (TotalByteSizeOfAllgatherOutput), an all-reduce's bytes
+/// (Horovod multiplies its elements by its tensor's trailing dimensions, which a workload does
+/// not give: a lower bound).
 std::vector<std::vector<int>> fuse_responses(const IterationPlan& plan, int first, int last, double threshold_bytes);
 
 /// The collective of `plan`'s `units` (fuse_together() alike), fused: one all-reduce of their

@@ -23,8 +23,8 @@ std::optional<Reducer> reducer_from_string(std::string_view text);
 /// "none, host-core, device", for messages.
 std::string reducer_names_list();
 
-/// How embedding (sparse) gradients are exchanged: the rows a batch touched by all-gather
-/// (Horovod's default, sparse_as_dense = False: every rank receives every other's rows), the
+/// How embedding (sparse) gradients are exchanged: the rows a batch touched by all-gather, then
+/// their ids (Horovod's default, sparse_as_dense = False: every rank receives every other's rows), the
 /// whole table as a dense gradient in the buckets (sparse_as_dense = True; DDP with
 /// nn.Embedding's default sparse = False), or per table whichever moves fewer bytes per rank.
 enum class SparseGradients { AllGather, Dense, Cheaper };

@@ -12,8 +12,7 @@ SparseGradient sparse_gradient(const LayerSpec& layer, int index, double bytes_p
   const EmbeddingSpec& table = *layer.embedding;
   const double rows = table.gradient_rows(batch);
   const double row_elements = static_cast<double>(layer.params) / static_cast<double>(table.rows);
-  return {index, units::DataSize::from_bytes(rows * row_elements * bytes_per_element),
-          units::DataSize::from_bytes(rows * table.id_bytes)};
+  return {index, rows, units::DataSize::from_bytes(rows * row_elements * bytes_per_element), table.id_bytes};
 }
 
 } // namespace

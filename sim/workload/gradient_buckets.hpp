@@ -18,9 +18,12 @@ struct GradientBucket {
 /// (EmbeddingSpec::gradient_rows) and of their ids.
 struct SparseGradient {
   int layer = 0;
+  double rows = 0;             ///< per worker and iteration
   units::DataSize bytes;       ///< the rows' values, per worker and iteration
-  units::DataSize index_bytes; ///< the rows' ids (the gradient's indices), per worker and iteration
+  int id_bytes = 4;            ///< the bytes of a row's id (the gradient's indices)
   bool operator==(const SparseGradient&) const = default;
+  /// The rows' ids, per worker and iteration.
+  units::DataSize index_bytes() const { return units::DataSize::from_bytes(rows * id_bytes); }
 };
 
 struct BucketPlan {

@@ -619,19 +619,20 @@ TEST_CASE("a tree's Simple chunk halves while its share holds fewer whole chunks
   // Expectation: src/enqueue.cc, chunkSize halved while nBytes / (nChannels x chunkSize), an
   // integer quotient, is below depth x 8 and chunkSize > 131072; x 4 and > 65536; x 1 and > 32768.
   const TreeChunks simple{.step_bytes = 524288, .depth = 1};
-  CHECK(simple.chunk_bytes(524288 * 8.5, 9, 64, 8) == 524288); // 8 whole chunks: not below 8
-  CHECK(simple.chunk_bytes(524288 * 7.9, 9, 64, 8) == 262144); // 7 < 8, then 15
+  CHECK(simple.chunk_bytes(524288 * 8.5, 9) == 524288); // 8 whole chunks: not below 8
+  CHECK(simple.chunk_bytes(524288 * 7.9, 9) == 262144); // 7 < 8, then 15
   // Without a depth of NCCL's, the trees' deepest rank counts: 9 levels. 8 < 72, 17 < 72, 34 < 72
   // but 128 KiB is the first floor; 34 < 36, to 64 KiB: 68 chunks, enough for both rules left.
-  CHECK(TreeChunks{.step_bytes = 524288}.chunk_bytes(524288 * 8.5, 9, 64, 8) == 65536);
+  CHECK(TreeChunks{.step_bytes = 524288}.chunk_bytes(524288 * 8.5, 9) == 65536);
   // A step that is not a power of two halves while above each floor, as NCCL compares:
   // 250,000 -> 125,000 (not above 131,072), -> 62,500 (not above 65,536), -> 31,250.
-  CHECK(TreeChunks{.step_bytes = 250000, .depth = 100}.chunk_bytes(1e6, 1, 64, 8) == 31250);
+  CHECK(TreeChunks{.step_bytes = 250000, .depth = 100}.chunk_bytes(1e6, 1) == 31250);
 }
 
 TEST_CASE("a pipelined tree's chunks count as its chunking cuts the share: an LL step whatever the share") {
   // Expectation: 4 ranks on 4 nodes, one tree carrying 100 kB: in 16 KiB steps, ceil(100,000 /
-  // 16,384) = 7 chunks; in the default Simple chunking, one chunk (100 kB < 32 KiB x 2 halvings).
+  // 16,384) = 7 chunks; in the default Simple chunking (the tree's deepest rank at depth 2), 512 KiB
+  // halved to 32 KiB (the share holds none, then 3 < 4 at 32 KiB, the last floor): 4 chunks.
   const Group g{.ranks = 4, .ranks_per_node = 1};
   const TreeChunks ll{.rule = TreeChunks::Rule::Step, .step_bytes = 16384};
   CHECK(allreduce_phases(Algorithm::PipelinedTree, g, 1e5, 1, ll)[0].chunks == 7);

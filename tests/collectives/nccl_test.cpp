@@ -155,8 +155,8 @@ TEST_CASE("NCCL's LL trees move one step of the LL buffer a chunk: 16 KiB of dat
   // LL buffer (8 lines x 512 threads x 8 steps) over 8 steps; whatever the share.
   const SelectionContext daint{.ranks = 16, .ranks_per_node = 1, .compute_capability = 60};
   for (const double share : {1000.0, 1e5, 1e8}) {
-    CHECK(nccl_tree_chunks(Library::Nccl, Protocol::LL, daint, 524288).chunk_bytes(share, 4, 16, 16) == 16384);
-    CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::LL, daint, 524288).chunk_bytes(share, 4, 16, 16) == 32768);
+    CHECK(nccl_tree_chunks(Library::Nccl, Protocol::LL, daint, 524288).chunk_bytes(share, 4) == 16384);
+    CHECK(nccl_tree_chunks(Library::Nccl27, Protocol::LL, daint, 524288).chunk_bytes(share, 4) == 32768);
   }
 }
 
@@ -169,10 +169,12 @@ TEST_CASE("NCCL 2.7's LL128 tree halves its step by 1 + log2 nodes + ppn / 10, a
   const TreeChunks ll128 = nccl_tree_chunks(Library::Nccl27, Protocol::LL128, dgx, 524288);
   CHECK(ll128.rule == TreeChunks::Rule::LL128);
   CHECK(ll128.step_bytes == 614400);
-  CHECK(ll128.chunk_bytes(8388608, 5, 64, 8) == 144000);
+  CHECK(ll128.ll128_chunks[0] == doctest::Approx(38.4).epsilon(1e-6));
+  CHECK(ll128.ll128_chunks[1] == doctest::Approx(9.6).epsilon(1e-6));
+  CHECK(ll128.chunk_bytes(8388608, 5) == 144000);
   // A large share keeps the step: 100 MB holds 162 steps: 614,400 x 15 / 16 = 576,000.
-  CHECK(ll128.chunk_bytes(1e8, 5, 64, 8) == 576000);
+  CHECK(ll128.chunk_bytes(1e8, 5) == 576000);
   // A small one: 100 kB holds none: to 76,800 (the first floor), then 38,400 and 19,200 (2 < 9.6,
   // but not above 32,768): 18,000 bytes of data.
-  CHECK(ll128.chunk_bytes(1e5, 5, 64, 8) == 18000);
+  CHECK(ll128.chunk_bytes(1e5, 5) == 18000);
 }

@@ -384,23 +384,28 @@ TEST_CASE("fused by cycle, Horovod's tick fuses the gradients ready on every ran
 }
 
 TEST_CASE("Horovod's fusion takes the units of its first's kind within the threshold, looking past others while they fit") {
-  // Units in order: d0 (dense, 10 bytes), r0 (a table's rows: 5 bytes a rank, 20 gathered from 4
-  // ranks), i0 (its ids: 1 byte, 4 gathered), d1 (10), r1 (5, 20), d2 (50). Expectation
-  // (controller.cc FuseResponses, Horovod 0.19), threshold 40: d0 passes over r0 and i0 (30, 34)
-  // and takes d1 (20); r1 would make what is passed over 44: stop. Then r0 passes over i0 and
-  // takes r1 (40); d2 stops it. Then i0 alone (d2 would make 54), then d2.
+  // Units in order: d0 (dense, 10 bytes), r0 (a table's 2 rows, 8 bytes a rank, 32 gathered from
+  // 4 ranks), i0 (their int32 ids: 8, 32), d1 (10), r1 (as r0), i1 (its int64 ids: 16, 64),
+  // d2 (50). Sizes as Horovod 0.19 counts them (controller.cc FuseResponses): behind an
+  // all-reduce, an all-gather's rows at a byte each; behind an all-gather, what it gathers.
+  // Expectation, threshold 40: d0 passes over r0, i0 (2 + 2), takes d1 (20), passes over r1 and
+  // i1 (2 + 2: 28); d2 would make 78: stop. Then r0 alone (i0 would make 64), i0 alone (r1: 64),
+  // r1, i1, d2.
   replay::IterationPlan plan;
   const auto dense = [](double bytes) { return replay::Reduction{.name = "d", .bytes = bytes, .result_bytes = bytes}; };
-  const auto gather = [](double bytes, bool ids) {
-    return replay::Reduction{.name = "s", .bytes = bytes, .result_bytes = 4 * bytes, .sparse = true, .indices = ids};
+  const auto gather = [](double bytes, int id_bytes) {
+    return replay::Reduction{
+        .name = "s", .bytes = bytes, .result_bytes = 4 * bytes, .sparse = true, .rows = 2, .id_bytes = id_bytes};
   };
-  plan.reductions = {dense(10), gather(5, false), gather(1, true), dense(10), gather(5, false), dense(50)};
+  plan.reductions = {dense(10), gather(8, 0), gather(8, 4), dense(10), gather(8, 0), gather(16, 8), dense(50)};
   using Responses = std::vector<std::vector<int>>;
-  CHECK(replay::fuse_responses(plan, 0, 6, 40) == Responses{{0, 3}, {1, 4}, {2}, {5}});
-  // A threshold above everything: each kind in one response, in the order their first came.
-  CHECK(replay::fuse_responses(plan, 0, 6, 1e9) == Responses{{0, 3, 5}, {1, 4}, {2}});
-  // From the third unit on: i0 passes over d1 and r1 (10, 30) and ends at d2.
-  CHECK(replay::fuse_responses(plan, 2, 6, 40) == Responses{{2}, {3}, {4}, {5}});
+  CHECK(replay::fuse_responses(plan, 0, 7, 40) == Responses{{0, 3}, {1}, {2}, {4}, {5}, {6}});
+  // A threshold above everything: each kind in one response, in the order their first came; ids
+  // of two widths are two dtypes.
+  CHECK(replay::fuse_responses(plan, 0, 7, 1e9) == Responses{{0, 3, 6}, {1, 4}, {2}, {5}});
+  // From i0 on, threshold 100: i0 passes over d1 (its bytes: 10) and r1 (32), not i1 (106); then
+  // d1 passes over r1 and i1 (2 + 2) and takes d2 (60).
+  CHECK(replay::fuse_responses(plan, 2, 7, 100) == Responses{{2}, {3, 6}, {4}, {5}});
   // One kind: a unit past the threshold ends the response (what it would pass over is itself).
   plan.reductions = {dense(30), dense(30), dense(5)};
   CHECK(replay::fuse_responses(plan, 0, 3, 50) == Responses{{0}, {1, 2}});
@@ -594,11 +599,13 @@ TEST_CASE("an embedding table the stack densifies is a variable the parameter se
 }
 
 TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer bytes, past N = 2 x table / touched rows and ids") {
-  // Layer 0 becomes a table of 1,000 rows (10 M parameters: 40,000 bytes a row); a batch of 32
-  // touches 32 rows, with 32 int32 ids. Expectation: the all-gathers move (N - 1) x 32 x 40,004
-  // bytes per rank, a dense all-reduce 2 (N - 1) / N x 40 MB: dense is cheaper from
-  // N > 2 x 40e6 / (32 x 40,004) = 62.49 on. Each table sparse is two all-gathers, rows and ids.
-  Scenario s = scenario(topologies[0].second, 62, "");
+  // Layer 0 becomes a table of 1,000 rows of 10 parameters (40 bytes a row); a batch of 32
+  // touches 32 rows, with 32 int32 ids. Expectation: the all-gathers move (N - 1) x 32 x 44 bytes
+  // per rank, a dense all-reduce 2 (N - 1) / N x 40 kB: dense is cheaper from
+  // N > 2 x 40,000 / (32 x 44) = 56.8 on (62.5 without the ids). Each table sparse is two
+  // all-gathers, rows and ids.
+  Scenario s = scenario(topologies[0].second, 56, "");
+  s.workload.layers[0].params = 10'000;
   s.workload.layers[0].embedding = workload::EmbeddingSpec{.rows = 1000, .rows_per_sample = 1};
   const auto sparse_count = [&s] {
     int sparse = 0;
@@ -608,7 +615,7 @@ TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer byte
   };
   s.options.software.sparse = stack::SparseGradients::Cheaper;
   CHECK(sparse_count() == 2);
-  s.nodes = 63;
+  s.nodes = 57;
   CHECK(sparse_count() == 0);
   s.options.software.sparse = stack::SparseGradients::AllGather;
   CHECK(sparse_count() == 2);

@@ -67,19 +67,19 @@ TEST_CASE("embedding gradients are sparse: a row per lookup and its id, or each 
   REQUIRE(small.sparse.size() == 1);
   CHECK(small.sparse[0].layer == 0);
   CHECK(small.sparse[0].bytes.bytes() == 960);
-  CHECK(small.sparse[0].index_bytes.bytes() == 96);
+  CHECK(small.sparse[0].index_bytes().bytes() == 96);
   CHECK(small.dense.size() == 1);
   CHECK(small.dense[0].layers == std::vector<int>{1});
   // Batch 64 looks up 192 rows of a 100-row table: a gather's gradient keeps the repeats, 7,680
   // bytes and 768 of ids; a unique lookup's holds the table at most, 4,000 bytes, 800 of int64 ids.
   const auto large = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
   CHECK(large.sparse[0].bytes.bytes() == 7680);
-  CHECK(large.sparse[0].index_bytes.bytes() == 768);
+  CHECK(large.sparse[0].index_bytes().bytes() == 768);
   w.layers[0].embedding->unique_rows = true;
   w.layers[0].embedding->id_bytes = 8;
   const auto unique = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
   CHECK(unique.sparse[0].bytes.bytes() == 4000);
-  CHECK(unique.sparse[0].index_bytes.bytes() == 800);
+  CHECK(unique.sparse[0].index_bytes().bytes() == 800);
 }
 
 TEST_CASE("DDP fills buckets in parameter order, the first to its own limit, each closed once it reaches its limit") {

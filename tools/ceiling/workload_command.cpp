@@ -143,10 +143,13 @@ int show(const std::vector<std::string>& args) {
   const auto plan = workload::plan_buckets(w, order, threshold, w.precision, w.batch_per_worker);
   units::DataSize dense;
   units::DataSize sparse;
+  units::DataSize sparse_ids;
   for (const auto& b : plan.dense)
     dense = dense + b.bytes;
-  for (const auto& s : plan.sparse)
+  for (const auto& s : plan.sparse) {
     sparse = sparse + s.bytes;
+    sparse_ids = sparse_ids + s.index_bytes();
+  }
   int estimated = 0;
   for (const auto& layer : w.layers)
     estimated += layer.estimated ? 1 : 0;
@@ -185,6 +188,7 @@ int show(const std::vector<std::string>& args) {
     json.key("trained_params").value(workload::total_trained_params(w));
     json.key("dense_gradient_bytes").value(dense.bytes());
     json.key("sparse_gradient_bytes_per_iteration").value(sparse.bytes());
+    json.key("sparse_gradient_id_bytes_per_iteration").value(sparse_ids.bytes());
     json.key("forward_flop_per_sample").value(workload::total_forward(w).flop());
     json.key("backward_flop_per_sample").value(workload::total_backward(w).flop());
     json.key("input_bytes_per_sample").value(w.input_per_sample.bytes());
@@ -202,7 +206,8 @@ int show(const std::vector<std::string>& args) {
     json.end_array().key("sparse").begin_array();
     for (const auto& s : plan.sparse)
       json.begin_object().key("layer").value(w.layers[static_cast<std::size_t>(s.layer)].name)
-          .key("bytes").value(s.bytes.bytes()).end_object();
+          .key("rows").value(s.rows).key("bytes").value(s.bytes.bytes())
+          .key("id_bytes").value(s.index_bytes().bytes()).end_object();
     json.end_array().end_object();
     json.key("calibration").begin_object();
     json.key("compute_efficiency").value(w.calibration.compute_efficiency);
@@ -281,8 +286,8 @@ int show(const std::vector<std::string>& args) {
             << platform::to_string(w.precision) << ", " << w.layers.size() << " "
             << w.granularity << "s (" << estimated << " estimated)\n"
             << "parameters    " << workload::total_params(w) << frozen_note(w) << "; gradient " << to_string(dense)
-            << " dense + " << to_string(sparse) << " sparse per iteration ("
-            << plan.sparse.size() << " embedding tables)\n"
+            << " dense + " << to_string(sparse) << " sparse (rows) + " << to_string(sparse_ids)
+            << " of their ids per iteration (" << plan.sparse.size() << " embedding tables)\n"
             << "FLOPs/sample  forward " << to_string(workload::total_forward(w)) << ", backward "
             << to_string(workload::total_backward(w)) << "\n";
   std::printf("intensity     %.1f FLOP/B (forward, batch %d, weights read once)\n", intensity,
