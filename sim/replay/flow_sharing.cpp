@@ -141,16 +141,27 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   f.token = token;
   ++in_flight_;
   start_order_[id] = started_++;
-  events_.set(id, (wait_latency ? latency_s : 0.0) + now_s, start_order_[id]); // SimGrid's order: latency + last update
+  latency_ends_.push((wait_latency ? latency_s : 0.0) + now_s, id); // SimGrid's order: latency + last update
 }
 
 double FlowSharing::next_event_s() const {
-  return events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().at_s;
+  const double end_s = events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().at_s;
+  return latency_ends_.empty() ? end_s : std::min(end_s, latency_ends_.top().at_s);
 }
 
 void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
+  // What is due, in the one order of FlowEvents (by instant, then start order): the flows whose
+  // latency ends, in that order already, merged with those that finish.
   due_.clear();
+  while (!latency_ends_.empty() && latency_ends_.top().at_s - now_s < surf_precision_s) {
+    const auto& [at_s, id] = latency_ends_.top();
+    due_.push_back({at_s, start_order_[id], id});
+    latency_ends_.pop();
+  }
+  const auto latency_due = static_cast<std::ptrdiff_t>(due_.size());
   events_.take_due(now_s, surf_precision_s, due_);
+  if (latency_due > 0 && latency_due < static_cast<std::ptrdiff_t>(due_.size()))
+    std::inplace_merge(due_.begin(), due_.begin() + latency_due, due_.end());
   // Where many flows finish at once (a parameter server's fan), how many leave each link: a link
   // that they all leave is emptied at once (leave_links), sparing the moves of its other flows'
   // positions. A few leave one by one, sparing the count; so do flows whose ends come after a

@@ -3,6 +3,7 @@
 
 #include "replay/flow_events.hpp"
 #include "replay/free_ids.hpp"
+#include "replay/monotone_queue.hpp"
 #include "replay/sharing_work.hpp"
 
 #include <bit>
@@ -375,7 +376,13 @@ private:
   /// order (simultaneous events come out in start order); only caps at one level are taken by id
   /// within a solve, which may round a sum differently.
   FreeIds free_flows_;
-  FlowEvents events_; ///< each flow's next event: its latency ends, or it finishes; at one instant, in start order
+  /// Each sharing flow's end; at one instant, in start order. A flow's latency ends wait apart, in
+  /// latency_ends_: they never move, and come in start order (a radix heap's push and pop cost
+  /// less than a sift through this one, which every flow paid twice).
+  FlowEvents events_;
+  /// The flows waiting their path's latency, by its end, those of one instant in start order
+  /// (the order they were added in). Mutable: next_event_s() reads its first, which may settle it.
+  mutable MonotoneQueue<std::uint32_t> latency_ends_;
   std::uint64_t started_ = 0; ///< flows started so far
   /// By flow: how many flows started before it (its events' tie), beside flows_ so that a flow
   /// keeps to three cache lines.
