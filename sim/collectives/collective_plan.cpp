@@ -678,6 +678,7 @@ double TreeChunks::chunk_bytes(double share_bytes, int deepest) const {
     break;
   }
   case Rule::LL128: {
+    assert(ll128_chunks[0] > 0 && ll128_chunks[1] > 0 && "LL128's counts come from nccl_tree_chunks");
     // (NCCL 2.7.8 computeColl compares its integer quotient with float counts)
     for (auto [chunks, least] : {std::pair{ll128_chunks[0], 131072.0}, {ll128_chunks[1], 32768.0}})
       while (static_cast<float>(held()) < chunks && chunk > least)

@@ -132,7 +132,7 @@ inline constexpr double default_pipeline_chunk_bytes = 512.0 * 1024;
 struct TreeChunks {
   enum class Rule {
     /// Simple: a step of the buffer, halved while the share holds fewer than 8 chunks per level
-    /// of `depth` and the chunk is above 128 KiB, then 4 (above 64 KiB), then 1 (32 KiB).
+    /// of `depth` and the chunk is above 128 KiB, then 4 (above 64 KiB), then 1 (above 32 KiB).
     HalvedByDepth,
     /// LL: one step of the LL buffer's lines, whatever the share (the LL tree kernels).
     Step,

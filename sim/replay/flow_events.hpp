@@ -1,4 +1,4 @@
-// The next event of each flow in flight, earliest first, for FlowSharing.
+// The next event of each of numbered flows, earliest first: FlowSharing's flows' ends, and its solver's link levels.
 #pragma once
 
 #include <cstddef>

@@ -148,7 +148,7 @@ IterationPlan make_iteration_plan(const Scenario& s);
 /// the tensors every rank has ready and fuses them, in order, into responses of up to the fusion
 /// threshold (a larger tensor alone), each with tensors of its own kind (fuse_together()),
 /// looking past others while they fit the threshold too (horovod/common/operations.cc,
-/// controller.cc FuseResponses, v0.16-0.19).
+/// controller.cc FuseResponses, v0.19.0).
 bool fuses_by_cycle(const Scenario& s);
 
 /// Whether Horovod fuses units `a` and `b` into one response: one response type (all-reduce or

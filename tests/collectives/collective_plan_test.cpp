@@ -631,8 +631,9 @@ TEST_CASE("a tree's Simple chunk halves while its share holds fewer whole chunks
 
 TEST_CASE("a pipelined tree's chunks count as its chunking cuts the share: an LL step whatever the share") {
   // Expectation: 4 ranks on 4 nodes, one tree carrying 100 kB: in 16 KiB steps, ceil(100,000 /
-  // 16,384) = 7 chunks; in the default Simple chunking (the tree's deepest rank at depth 2), 512 KiB
-  // halved to 32 KiB (the share holds none, then 3 < 4 at 32 KiB, the last floor): 4 chunks.
+  // 16,384) = 7 chunks; in the default Simple chunking (the tree's deepest rank at depth 2: 16, 8
+  // and 2 chunks wanted), 512 KiB halved to 128 KiB by the first rule (the share holds none), to
+  // 64 KiB by the second (0 < 8), to 32 KiB by the last (1 < 2), where 3 >= 2 stops it: 4 chunks.
   const Group g{.ranks = 4, .ranks_per_node = 1};
   const TreeChunks ll{.rule = TreeChunks::Rule::Step, .step_bytes = 16384};
   CHECK(allreduce_phases(Algorithm::PipelinedTree, g, 1e5, 1, ll)[0].chunks == 7);

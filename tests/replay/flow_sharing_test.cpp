@@ -60,6 +60,22 @@ TEST_CASE("a flow alone pays its latency, then sends at its narrowest link's ban
   CHECK(done.at(&a) == relative(1.0 + 2e-6 + 1e9 / 5e9, 1e-15));
 }
 
+TEST_CASE("a flow that starts sharing at once after a look at a later latency end comes first") {
+  // A waits 1 s of latency; the owner looks at the next event (A's latency end, 1 s), then starts
+  // B at 0 sharing at once (start_sending). Expectation: B's start is the next event, at 0; B has
+  // the 1 GB/s link to itself for 1 s, so both events fall at 1 s: B ends, A starts sharing and
+  // ends 1 s later.
+  FlowSharing net(1.0, 1.0);
+  const std::vector<std::uint32_t> link{net.add_link(1e9)};
+  net.start(0, net.add_path(link, 1.0), 1e9, &a);
+  REQUIRE(net.next_event_s() == 1.0);
+  net.start_sending(0, net.add_path(link, 0.5), 1e9, &b);
+  CHECK(net.next_event_s() == 0);
+  const auto done = drain(net);
+  CHECK(done.at(&b) == relative(1.0, 1e-15));
+  CHECK(done.at(&a) == relative(2.0, 1e-15));
+}
+
 TEST_CASE("flows that end at one instant come out in the order they started, whatever ids they were given") {
   // No latency (factor 0), 1 B/s links, whole bytes: exact times. K1 (1 B) ends at 1, freeing
   // the id G then takes; K0 (2 B) ends at 2, freeing the lower id H then takes. G (3 B, started

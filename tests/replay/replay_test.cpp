@@ -406,6 +406,13 @@ TEST_CASE("Horovod's fusion takes the units of its first's kind within the thres
   // From i0 on, threshold 100: i0 passes over d1 (its bytes: 10) and r1 (32), not i1 (106); then
   // d1 passes over r1 and i1 (2 + 2) and takes d2 (60).
   CHECK(replay::fuse_responses(plan, 2, 7, 100) == Responses{{2}, {3, 6}, {4}, {5}});
+  // The rows at a byte each, behind an all-reduce. Threshold 25: d0 passes over r0 and i0 (2 + 2)
+  // and takes d1 (20); their bytes a rank (8 + 8) would stop it at i0 (26).
+  CHECK(replay::fuse_responses(plan, 0, 4, 25) == Responses{{0, 3}, {1}, {2}});
+  // Threshold 13, a dense unit of 2 after them: r0 (12) but not i0 (14) is passed over; were
+  // they counted as nothing, d0 would take the 2 bytes.
+  plan.reductions = {dense(10), gather(8, 0), gather(8, 4), dense(2)};
+  CHECK(replay::fuse_responses(plan, 0, 4, 13) == Responses{{0}, {1}, {2}, {3}});
   // One kind: a unit past the threshold ends the response (what it would pass over is itself).
   plan.reductions = {dense(30), dense(30), dense(5)};
   CHECK(replay::fuse_responses(plan, 0, 3, 50) == Responses{{0}, {1, 2}});

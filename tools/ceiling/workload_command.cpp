@@ -207,7 +207,7 @@ int show(const std::vector<std::string>& args) {
     for (const auto& s : plan.sparse)
       json.begin_object().key("layer").value(w.layers[static_cast<std::size_t>(s.layer)].name)
           .key("rows").value(s.rows).key("bytes").value(s.bytes.bytes())
-          .key("id_bytes").value(s.index_bytes().bytes()).end_object();
+          .key("ids_bytes").value(s.index_bytes().bytes()).end_object();
     json.end_array().end_object();
     json.key("calibration").begin_object();
     json.key("compute_efficiency").value(w.calibration.compute_efficiency);
