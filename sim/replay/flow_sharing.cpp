@@ -160,8 +160,11 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
   }
   const auto latency_due = static_cast<std::ptrdiff_t>(due_.size());
   events_.take_due(now_s, surf_precision_s, due_);
-  if (latency_due > 0 && latency_due < static_cast<std::ptrdiff_t>(due_.size()))
-    std::inplace_merge(due_.begin(), due_.begin() + latency_due, due_.end());
+  if (latency_due > 0 && latency_due < static_cast<std::ptrdiff_t>(due_.size())) {
+    merged_.resize(due_.size()); // (kept, not allocated at each event as inplace_merge's buffer is)
+    std::merge(due_.begin(), due_.begin() + latency_due, due_.begin() + latency_due, due_.end(), merged_.begin());
+    due_.swap(merged_);
+  }
   assert(std::is_sorted(due_.begin(), due_.end()) && "due events in FlowEvents' one order");
   // Where many flows finish at once (a parameter server's fan), how many leave each link: a link
   // that they all leave is emptied at once (leave_links), sparing the moves of its other flows'

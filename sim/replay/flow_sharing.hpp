@@ -388,6 +388,7 @@ private:
   /// keeps to three cache lines.
   std::vector<std::uint64_t> start_order_;
   std::vector<FlowEvents::Event> due_; ///< advance()'s events, in order
+  std::vector<FlowEvents::Event> merged_; ///< advance()'s scratch: latency ends and ends merged
   int in_flight_ = 0;
   SharingWork work_;
   // Solver state, kept to reuse its memory.

@@ -4,6 +4,7 @@
 #include "collectives/nccl.hpp"
 #include "platform/topology.hpp"
 #include "units/parse.hpp"
+#include "workload/gradient_buckets.hpp"
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
@@ -540,8 +541,8 @@ workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
     if (!layer.embedding)
       continue;
     const double table = static_cast<double>(layer.params) * element;
-    const double rows = layer.embedding->gradient_rows(w.batch_per_worker);
-    const double touched = rows * (table / static_cast<double>(layer.embedding->rows) + layer.embedding->id_bytes);
+    const auto gathered = workload::sparse_gradient(layer, 0, element, w.batch_per_worker);
+    const double touched = gathered.bytes.bytes() + gathered.index_bytes().bytes();
     if (rule == stack::SparseGradients::Dense || 2 * (n - 1) / n * table < (n - 1) * touched)
       layer.embedding.reset();
   }

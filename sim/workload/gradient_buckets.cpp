@@ -5,17 +5,12 @@
 
 namespace ceiling::workload {
 
-namespace {
-
-/// The sparse gradient of an embedding layer: the rows of a batch's lookups, and their ids.
 SparseGradient sparse_gradient(const LayerSpec& layer, int index, double bytes_per_element, int batch) {
   const EmbeddingSpec& table = *layer.embedding;
   const double rows = table.gradient_rows(batch);
   const double row_elements = static_cast<double>(layer.params) / static_cast<double>(table.rows);
   return {index, rows, units::DataSize::from_bytes(rows * row_elements * bytes_per_element), table.id_bytes};
 }
-
-} // namespace
 
 BucketPlan plan_buckets(const WorkloadSpec& w, const std::vector<int>& forward_order,
                         units::DataSize threshold, platform::Precision precision, int batch) {

@@ -26,6 +26,10 @@ struct SparseGradient {
   units::DataSize index_bytes() const { return units::DataSize::from_bytes(rows * id_bytes); }
 };
 
+/// The sparse gradient of embedding layer `layer` (index `index`), elements of
+/// `bytes_per_element`, for a batch of `batch` samples: the rows of its lookups, and their ids.
+SparseGradient sparse_gradient(const LayerSpec& layer, int index, double bytes_per_element, int batch);
+
 struct BucketPlan {
   std::vector<GradientBucket> dense; ///< in the order they become ready
   std::vector<SparseGradient> sparse;
