@@ -46,10 +46,14 @@ CaseComparison compare(const ValidationCase& c, const std::vector<double>& predi
     PointComparison p{.workers = m.workers, .measured_throughput = m.throughput_samples_per_s,
                       .predicted_throughput = predicted[i]};
     p.predicted_efficiency = (predicted[i] / n) / (predicted.front() / n0);
-    if (m.throughput_samples_per_s && ref.throughput_samples_per_s)
+    // The efficiency the source reports, where it does (the data's rule: it stands as given, even
+    // beside a throughput), else from the throughputs.
+    if (m.reported_efficiency)
+      p.measured_efficiency = *m.reported_efficiency;
+    else if (m.throughput_samples_per_s && ref.throughput_samples_per_s)
       p.measured_efficiency = (*m.throughput_samples_per_s / n) / (*ref.throughput_samples_per_s / n0);
     else
-      p.measured_efficiency = m.reported_efficiency.value_or(std::nan(""));
+      p.measured_efficiency = std::nan("");
     p.error_points = 100 * (p.predicted_efficiency - p.measured_efficiency);
     out.points.push_back(p);
   }

@@ -10,8 +10,9 @@
 namespace ceiling::analysis {
 
 /// One measured point of a real series: its workers (GPUs, or CPU ranks) and what the source
-/// gives, a throughput or an efficiency it reports (relative to the series' first point: one
-/// kind for the whole series, config/validation_file checks it).
+/// gives: a throughput, an efficiency it reports (relative to the series' first point), or both
+/// (the throughput for the throughput's ratio, the efficiency as the source reports it). A
+/// series gives throughputs at every point or at none (config/validation_file checks it).
 struct MeasuredPoint {
   long long workers = 1;
   std::optional<double> throughput_samples_per_s;

@@ -88,8 +88,6 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
       m.software = software_named(p, "software", *software);
     if (!m.throughput_samples_per_s && !m.reported_efficiency)
       p.fail("throughput", "missing key: give the measured throughput (samples/s) or the efficiency the source reports");
-    if (m.throughput_samples_per_s && m.reported_efficiency)
-      p.fail("efficiency", "give the throughput or the efficiency, not both (the efficiency is computed from the throughputs)");
     // One kind for the whole series: throughputs, or efficiencies relative to its first point.
     if (!c.measured.empty() && c.measured.front().throughput_samples_per_s.has_value() != m.throughput_samples_per_s.has_value())
       p.fail(m.throughput_samples_per_s ? "throughput" : "efficiency",

@@ -39,6 +39,16 @@ TEST_CASE("a series that reports efficiencies only is compared on them, from its
   CHECK(c.median_abs_error_points == doctest::Approx(0));
 }
 
+TEST_CASE("an efficiency the source reports beside a throughput stands in place of the throughputs' one") {
+  // Goyal et al.: 1104/s on 8 GPUs, 32029/s on 256 (E 0.9066 from them), whose efficiency the
+  // paper reports as 0.90. Predicted 1000 and 28000/s: E = 0.875. Expectation: measured E 0.90
+  // exactly, the error 100 x (0.875 - 0.90) = -2.5 points; the throughput kept for the ratio.
+  const auto c = compare(series({{8, 1104.0, {}}, {256, 32029.0, 0.90}}), {1000, 28000});
+  CHECK(c.points[1].measured_efficiency == 0.90);
+  CHECK(c.points[1].error_points == doctest::Approx(-2.5));
+  CHECK(c.points[1].measured_throughput == 32029.0);
+}
+
 TEST_CASE("the summary takes the median over every point after each case's reference") {
   const auto a = compare(series({{1, 1.0, {}}, {2, 2.0, {}}}), {1, 1.8});  // -10
   const auto b = compare(series({{1, 1.0, {}}, {2, 1.0, {}}}), {1, 1.2});  // +10

@@ -172,8 +172,8 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
     std::printf("%s, %s after the references: median |error| %.1f points, worst %+.1f\n",
                 counted(static_cast<long long>(results.size()), "case").c_str(), counted(all.points, "point").c_str(),
                 all.median_abs_error_points, all.worst_error_points);
-  std::printf("error = 100 x (predicted - measured efficiency), E(N) = (X(N)/N) / (X(N0)/N0), N0 the series' smallest N; "
-              "ratio = predicted / measured throughput\n");
+  std::printf("error = 100 x (predicted - measured efficiency), E(N) = (X(N)/N) / (X(N0)/N0), N0 the series' smallest N "
+              "(the measured E as the source reports it, where it does); ratio = predicted / measured throughput\n");
 }
 
 /// `stopped_by_signal`: the signal that interrupted the run (its cases then those whose every
@@ -206,7 +206,7 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
         json.key("measured_throughput").value(*p.measured_throughput);
       json.key("predicted_throughput").value(p.predicted_throughput)
           .key("measured_efficiency").value(p.measured_efficiency)
-          .key("measured_efficiency_reported").value(!p.measured_throughput.has_value())
+          .key("measured_efficiency_reported").value(m.reported_efficiency.has_value())
           .key("predicted_efficiency").value(p.predicted_efficiency)
           .key("error_points").value(p.error_points);
       json.key("predicted_breakdown_s");
