@@ -58,7 +58,7 @@ HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::stri
   TableReader head = file.table("workload");
   HpcWorkload w;
   const std::string kind = head.choice("kind", {"hpl", "hpcg"});
-  w.name = head.string("name");
+  w.name = head.name("name", "it labels the outputs");
   w.title = head.string("title");
   w.source = head.string("source");
   head.reject_unknown_keys();

@@ -90,9 +90,10 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
 toml::table parse_override(std::string_view text, const std::string& origin) {
   const auto equals = text.find('=');
   try {
-    return toml::parse(text, origin);
-  } catch (const toml::parse_error&) {
-    // Not TOML: take the value as plain text (interconnect.topology=fat-tree).
+    return parse_toml_text(text, origin);
+  } catch (const LoadError&) {
+    // Not TOML: take the value as plain text (interconnect.topology=fat-tree); a key too deep is
+    // refused again below.
   }
   const std::string as_string =
       std::string(text.substr(0, equals)) + "=" + quoted_toml(text.substr(equals + 1));

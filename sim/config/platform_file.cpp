@@ -80,7 +80,7 @@ int read_compute_capability(TableReader& t) {
 platform::GpuSpec read_gpu(TableReader t) {
   platform::GpuSpec gpu{.count = static_cast<int>(t.integer("count", 1, 64)),
                         .model = t.optional_string("model").value_or(""),
-                        .calibration_device = t.optional_string("calibration_device").value_or(""),
+                        .calibration_device = t.optional_name("calibration_device", "the device whose calibrations this one takes").value_or(""),
                         .peak = read_peaks(t),
                         .base_clock_peak_fp64 = t.optional_quantity<FlopRate>("base_clock_peak_fp64", Sign::Positive),
                         .memory_bandwidth = t.quantity<Bandwidth>("memory_bandwidth", Sign::Positive),
@@ -242,10 +242,19 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   reject_foreign(fat_tree_keys, "fat-tree");
   reject_foreign(torus_keys, "torus");
   reject_foreign(dragonfly_keys, "dragonfly");
-  // (at the key the problem is about: a dragonfly's groups, set in the file or by --set)
-  if (auto problem = platform::shape_problem(net.topology))
-    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : "topology",
-           "impossible " + kind + " shape: " + *problem);
+  // (at the key the problem is about: a dragonfly's groups, set in the file or by --set; else at
+  // a key of the shape that an override gave, where one did, else at the topology)
+  if (auto problem = platform::shape_problem(net.topology)) {
+    std::string_view at = std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : "topology";
+    if (at == "topology")
+      for (std::string_view key : kind == "torus" ? std::span<const std::string_view>(torus_keys)
+                                                  : std::span<const std::string_view>(fat_tree_keys))
+        if (t.has(key) && t.location_of_key(key).path == "--set") {
+          at = key;
+          break;
+        }
+    t.fail(at, "impossible " + kind + " shape: " + *problem);
+  }
   net.routing = platform::default_routing(net.topology);
   if (auto routing = t.optional_string("routing")) {
     const auto parsed = platform::routing_from_string(*routing);
@@ -263,7 +272,7 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   TableReader file(root, "", path);
   TableReader head = file.table("platform");
   platform::PlatformSpec spec;
-  spec.name = head.string("name");
+  spec.name = head.name("name", "it labels the outputs");
   spec.description = head.optional_string("description").value_or("");
   spec.nodes = static_cast<int>(head.integer("nodes", 1, platform::max_slots));
   if (const auto software = head.optional_string("software"); software && !software->empty())

@@ -35,7 +35,7 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   TableReader file(root, "", path);
   TableReader t = file.table("software");
   stack::SoftwareStack s;
-  s.name = t.string("name");
+  s.name = t.name("name", "it labels the outputs");
   s.description = t.optional_string("description").value_or("");
   if (t.has("framework"))
     s.framework = t.choice("framework", workload::framework_names);
@@ -112,9 +112,16 @@ const BundledFile* bundled(const std::string& name) {
   return nullptr;
 }
 
+/// Whether `path` names something (false where it cannot be looked at: a loop of links, a name too
+/// long; reading it then says why).
+bool names_something(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
 /// A bundled name is taken as such unless a file of that name exists here.
 bool is_bundled_name(const std::string& name_or_path) {
-  return bundled(name_or_path) && !std::filesystem::exists(name_or_path);
+  return bundled(name_or_path) && !names_something(name_or_path);
 }
 
 [[noreturn]] void unknown(const std::string& name_or_path) {
@@ -143,7 +150,8 @@ SoftwareReference software_reference(const std::string& file, const std::string&
   if (std::find(names.begin(), names.end(), given) != names.end())
     return {given, std::nullopt};
   const std::string path = beside(file, given);
-  if (!std::filesystem::is_regular_file(path))
+  std::error_code ec; // (a loop of links, a name too long: no such file either)
+  if (!std::filesystem::is_regular_file(path, ec))
     return {path, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
                       ") nor a software file: no such file " + path};
   return {path, std::nullopt};
@@ -172,7 +180,7 @@ std::pair<toml::table, std::string> software_root(const std::string& name_or_pat
     const BundledFile& f = *bundled(name_or_path);
     return {parse_toml_text(f.text, std::string(f.path)), std::string(f.path)};
   }
-  if (!std::filesystem::exists(name_or_path) && name_or_path.find('/') == std::string::npos) {
+  if (!names_something(name_or_path) && name_or_path.find('/') == std::string::npos) {
     // (a bundled stack named as its file: "horovod-nccl.toml")
     const std::string stem = name_or_path.substr(0, name_or_path.size() - (name_or_path.ends_with(".toml") ? 5 : 0));
     if (stem != name_or_path && is_bundled_name(stem))

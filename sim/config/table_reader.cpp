@@ -2,6 +2,7 @@
 #include "config/table_reader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -302,6 +303,19 @@ std::string TableReader::string(std::string_view key) {
   missing(key, "expected a string");
 }
 
+std::optional<std::string> TableReader::optional_name(std::string_view key, std::string_view names) {
+  auto value = optional_string(key);
+  if (value && value->find_first_not_of(" \t") == std::string::npos)
+    fail(key, "empty: expected a name (" + std::string(names) + ")");
+  return value;
+}
+
+std::string TableReader::name(std::string_view key, std::string_view names) {
+  if (auto value = optional_name(key, names))
+    return *value;
+  missing(key, "expected a name (" + std::string(names) + ")");
+}
+
 std::string TableReader::choice(std::string_view key, std::span<const std::string_view> choices) {
   std::string listed;
   for (std::string_view c : choices)
@@ -449,7 +463,50 @@ void TableReader::reject_unknown_keys() const {
   }
 }
 
+namespace {
+
+/// The most parts a dotted key may have ("a.b.c" has 3): toml++'s own bound on nested arrays and
+/// inline tables (TOML_MAX_NESTED_VALUES, 256), which it does not apply to dotted keys and table
+/// headers; it parses and frees those recursively, and some 31,000 parts overflow the stack.
+constexpr int max_key_parts = 256;
+
+/// Refuses a key of more than max_key_parts parts before toml++ sees it: dots outside strings and
+/// comments, in a run of key parts (bare or quoted, spaces between) that nothing else breaks.
+void check_key_depth(std::string_view text, const std::string& path) {
+  int dots = 0; // in the current run of key parts
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#') { // a comment, to the end of the line
+      i = std::min(text.find('\n', i), text.size()) - 1;
+    } else if (c == '"' || c == '\'') { // a string: skipped (a quoted key part keeps the run)
+      const bool multi = text.substr(i, 3) == std::string(3, c);
+      const std::size_t width = multi ? 3 : 1;
+      std::size_t j = i + width;
+      for (; j < text.size() && text.substr(j, width) != text.substr(i, width); ++j) {
+        if (text[j] == '\n' && !multi)
+          break; // (an unterminated string: toml++ says so)
+        if (c == '"' && text[j] == '\\')
+          ++j; // (an escaped character)
+      }
+      i = std::min(j + width, text.size()) - 1;
+    } else if (c == '.') {
+      if (++dots >= max_key_parts) {
+        const std::size_t line_start = text.rfind('\n', i) == std::string_view::npos ? 0 : text.rfind('\n', i) + 1;
+        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(i), '\n');
+        throw LoadError({path, static_cast<int>(line), static_cast<int>(i - line_start + 1)}, "",
+                        "a dotted key of more than " + std::to_string(max_key_parts) +
+                            " parts: nothing in a ceiling file nests that deep");
+      }
+    } else if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == ' ' || c == '\t')) {
+      dots = 0; // (=, [, ], {, }, commas, line ends: the run of key parts ends)
+    }
+  }
+}
+
+} // namespace
+
 toml::table parse_toml_text(std::string_view text, const std::string& path) {
+  check_key_depth(text, path);
   try {
     return toml::parse(text, path);
   } catch (const toml::parse_error& e) {

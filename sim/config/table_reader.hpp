@@ -60,6 +60,10 @@ public:
                                                               long long max);
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
+  /// A string that names something (a platform, a device): refused empty, `names` saying what
+  /// the name is for ("it labels the outputs").
+  std::string name(std::string_view key, std::string_view names);
+  std::optional<std::string> optional_name(std::string_view key, std::string_view names);
   /// One of `choices`; the message lists them all.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) {
     return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()));
@@ -140,7 +144,9 @@ std::string beside(const std::string& file, const std::string& relative);
 /// missing or unreadable file a LoadError naming the file.
 toml::table parse_toml_file(const std::string& path);
 
-/// Parses TOML `text` that claims to come from `path` (for tests and embedded documents).
+/// Parses TOML `text` that claims to come from `path` (for tests and embedded documents). A
+/// dotted key of more than 256 parts is refused at its place before toml++ parses it (toml++
+/// recurses on each part and overflows the stack on some 31,000).
 toml::table parse_toml_text(std::string_view text, const std::string& path);
 
 } // namespace ceiling::config

@@ -27,8 +27,12 @@ std::string_view option_named(std::string_view token) {
 
 /// `key`'s list of `ceiling run` options, none that `ceiling validate` sets itself
 /// (analysis::validate_sets_option).
-std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bool servers_given) {
+std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bool servers_given,
+                                        const RunOptionsCheck& check) {
   std::vector<std::string> options = t.string_list(key);
+  if (check)
+    if (const auto problem = check(options))
+      t.fail(key, "not options `ceiling run` takes: " + *problem);
   for (std::size_t i = 0; i < options.size(); ++i)
     if (const std::string_view name = option_named(options[i]);
         !name.empty() && analysis::validate_sets_option(name, servers_given))
@@ -41,14 +45,15 @@ std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bo
 /// `key`'s path, relative to the case file's folder; an existing file.
 std::string existing_file(TableReader& t, std::string_view key, const std::string& given) {
   const std::string path = beside(t.file(), given);
-  if (!std::filesystem::is_regular_file(path))
+  std::error_code ec; // (a loop of links, a name too long: no such file either)
+  if (!std::filesystem::is_regular_file(path, ec))
     t.fail(key, "no such file: " + path +
                     (std::filesystem::path(given).is_absolute() ? "" : " (relative to the case file's folder)"));
   return path;
 }
 
 
-analysis::ValidationCase read_case(const toml::table& root, const std::string& path) {
+analysis::ValidationCase read_case(const toml::table& root, const std::string& path, const RunOptionsCheck& check) {
   TableReader file(root, "", path);
   TableReader t = file.table("case");
   analysis::ValidationCase c;
@@ -64,7 +69,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
   c.batch_per_worker = t.integer("batch", 1, 10'000'000);
   c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
-  c.options = run_options_of(t, "options", c.servers_per_node > 0);
+  c.options = run_options_of(t, "options", c.servers_per_node > 0, check);
   t.reject_unknown_keys();
   auto points = file.table_array("measured");
   if (points.empty())
@@ -74,7 +79,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
                               .throughput_samples_per_s = p.optional_number("throughput", 0, 1e12, true),
                               .reported_efficiency = p.optional_number("efficiency", 0, 2, true),
                               .batch_per_worker = p.optional_integer("batch", 1, 10'000'000),
-                              .options = run_options_of(p, "options", c.servers_per_node > 0)};
+                              .options = run_options_of(p, "options", c.servers_per_node > 0, check)};
     // A point's options add to the case's: `ceiling run` takes an option once, but for those it
     // takes repeatedly (tools/ceiling/run_options.cpp: --set, --background-load).
     for (std::size_t i = 0; i < m.options.size(); ++i)
@@ -112,12 +117,13 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
 
 } // namespace
 
-analysis::ValidationCase load_validation_case(const std::string& path) {
-  return read_case(parse_toml_file(path), path);
+analysis::ValidationCase load_validation_case(const std::string& path, const RunOptionsCheck& check) {
+  return read_case(parse_toml_file(path), path, check);
 }
 
-analysis::ValidationCase load_validation_case_text(std::string_view text, const std::string& path) {
-  return read_case(parse_toml_text(text, path), path);
+analysis::ValidationCase load_validation_case_text(std::string_view text, const std::string& path,
+                                                   const RunOptionsCheck& check) {
+  return read_case(parse_toml_text(text, path), path, check);
 }
 
 } // namespace ceiling::config

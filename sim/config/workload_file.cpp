@@ -140,7 +140,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   if (head.has("kind"))
     head.fail("kind", "this is an HPC workload (kind = \"" + head.string("kind") +
                           "\"): run it with `ceiling hpc`, not as a training workload");
-  w.name = head.string("name");
+  w.name = head.name("name", "it labels the outputs");
   w.title = head.string("title");
   w.domain = head.string("domain");
   w.framework = head.string("framework");

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -56,6 +57,17 @@ public:
     if (points_done != static_cast<long long>(results.points.size()))
       in_.fail("\"points_done\" is " + std::to_string(points_done) + " but \"points\" has " +
                std::to_string(results.points.size()) + " rows");
+    // Each point of the experiment's expansion once: its index in it.
+    std::vector<long long> indices;
+    for (const auto& p : results.points) {
+      if (p.spec.index < 0 || p.spec.index >= results.points_total)
+        in_.fail("points/index: " + std::to_string(p.spec.index) + " is not a point of the experiment's " +
+                 std::to_string(results.points_total) + " (\"points_total\")");
+      indices.push_back(p.spec.index);
+    }
+    std::sort(indices.begin(), indices.end());
+    if (const auto twice = std::adjacent_find(indices.begin(), indices.end()); twice != indices.end())
+      in_.fail("points/index: point " + std::to_string(*twice) + " is stored twice");
     return results;
   }
 

@@ -155,6 +155,23 @@ whole("a directory as the platform", make=os.mkdir)
 whole("a FIFO as the platform", make=os.mkfifo)
 whole("a missing platform file")
 whole("a platform file 4 MB of comments", b"# x\n" * 1_000_000)
+# A key nested 60,000 deep overflowed toml++'s stack (it recurses per part): refused at its place.
+cases.append(("a dotted key of 60,000 parts", ["platform", "show", f"{tmp}/deep.toml"], None,
+              "deep.toml:1:513: error: a dotted key of more than 256 parts"))
+with open(f"{tmp}/deep.toml", "w") as f:
+    f.write("[" + ".".join(["a"] * 60000) + "]\n")
+cases.append(("a --set key of 60,000 parts", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
+              "platform." + ".".join(["a"] * 60000) + "=1"], None, "a dotted key of more than 256 parts"))
+# Names that label the outputs: never empty.
+file_case("platform", platform, "platform", "name", '""', show)
+file_case("workload", workload, "workload", "name", '" "', wshow)
+# A software file that cannot be looked at (a loop of symbolic links): an error, not an exception.
+os.symlink(f"{tmp}/loop-b.toml", f"{tmp}/loop-a.toml")
+os.symlink(f"{tmp}/loop-a.toml", f"{tmp}/loop-b.toml")
+cases.append(("a software file in a loop of links", ["run", "-p", platform, "-w", workload, "-n", "2", "--software",
+              f"{tmp}/loop-a.toml"], None, "loop-a.toml"))
+cases.append(("a software name too long", ["run", "-p", platform, "-w", workload, "-n", "2", "--software", "a" * 300],
+              None, "no such software file"))
 
 # The command line.
 run = ["run", "-p", platform, "-w", workload]
@@ -172,12 +189,14 @@ for args, option in [
         (["-n", "2", "--set", "foo.bar=1"], "foo.bar"), (["-n", "2", "--set", "node.nic.bandwidth=fast"], "node.nic.bandwidth"),
         (["-n", "2", "--allocation", "nowhere"], "--allocation"), (["-n", "2", "--allocation", "list", "--node-list", "a,b"], "--node-list"),
         (["-n", "2", "--background-load", "fabric=2"], "background"), (["-n", "2", "--fusion-threshold", "-1 MiB"], "--fusion-threshold"),
+        (["-n", "2", "--fusion-threshold", "0.5 B"], "--fusion-threshold: \"0.5 B\" is beyond what a machine"),
+        (["-n", "2", "--fusion-threshold", "1e30 B"], "--fusion-threshold: \"1e30 B\" is beyond what a machine"),
         (["-n", "2", "--trace", tmp], "is a folder"), (["-n", "2", "--seeds", "a"], "--seeds"),
         (["-n", "2", "--seeds", "1,2", "--jobs", "0"], "--jobs"), (["-n", "2", "--transfer-driver", "pigeon"], "--transfer-driver"),
         (["-n", "2", "--frobnicate"], "--frobnicate"), (["-n", "2", "--max-memory", "-1 GiB"], "--max-memory"),
         (["-n", "2", "--servers", "0", "--collective", "parameter-server"], "servers"),
         (["-n", "2", "--servers", "2"], "--servers: counts parameter servers, but the collective is"),
-        (["-n", "2", "--iterations", "many"], "--iterations: expected a number of the kind and range it takes (--help), got \"many\""),
+        (["-n", "2", "--iterations", "many"], "--iterations: expected a number it can hold (a count such as --nodes"),
         (["-n", "2", "--set", "calibration.measured_throughput=100"], "a run does not fit the calibration again"),
         (["-n", "2", "--set", "software.placement=greedy"], "software.placement: places the variables on the parameter servers"),
         (["-n", "2", "--software", "horovod-mpi", "--set", "software.cycle=0 s"], "software.negotiation")]:
@@ -194,6 +213,8 @@ hpcg = ["hpc", "-w", f"{root}/workloads/hpcg.toml", "-p", f"{root}/platforms/piz
 for args, option in [(["--set", "hpcg.nx=8"], "hpcg.nx"), (["--set", "hpcg.nx=100"], "hpcg.nx")]:
     cases.append((f"hpcg {' '.join(args)}", hpcg + args, None, option))
 for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n", "2"], "--size"),
+                     (["platform", "bench", platform, "--size", "1e20 B", "-n", "2"], "--size: \"1e20 B\" is beyond"),
+                     (["platform", "bench", platform, "--size", "0.5 B", "-n", "2"], "--size: \"0.5 B\" is beyond"),
                      (["platform", "bench", platform, "--size", "-1 MiB"], "--size"),
                      (["platform", "export", platform, "--nodes", "4"], "--output"),
                      (["sweep", f"{tmp}/no-such-experiment.toml"], "no-such-experiment.toml"),

@@ -101,7 +101,14 @@ f=$(edited short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/')
 expect 2 'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself' -- "$ceiling" validate "$f"
 f=$(edited abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/')
 # (an abbreviation is no option: every command line takes options written in full)
-expect 2 "abbreviated.toml (1 worker): the run refused the case's input: unrecognised option '--iter=9'" -- "$ceiling" validate "$f"
+expect 2 "abbreviated.toml:16:11: error: case.options: not options \`ceiling run\` takes: unrecognised option '--iter=9'" -- "$ceiling" validate "$f"
+# (a point's options too, at their place, before any point runs)
+f=$(edited unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions = ["--frob"]/')
+expect 2 "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: unrecognised option '--frob'" -- "$ceiling" validate "$f"
+# An empty validation/ folder is an error, not a table of no case.
+mkdir -p "$tmp/empty/validation"
+cd "$tmp/empty" && expect 2 "validation/ holds no case file" -- "$ceiling" validate
+cd "$root" || exit 1
 f=$(edited repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/')
 expect 2 'repeated.toml:24:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already' -- "$ceiling" validate "$f"
 # (but --set, which `ceiling run` takes repeatedly, may come in both)

@@ -38,7 +38,7 @@ commands:
 Run `ceiling <command> <subcommand> --help` for the options of each (written in full), and
 `ceiling --version` for the version.
 Exit status: 0 success, 2 bad input (file, option or value), 1 internal error; `sweep` 3 when
-a point failed; a run or sweep stopped by a signal 128 + the signal.
+a point failed; a run, sweep or validate stopped by a signal 128 + the signal.
 )";
 
 int dispatch(const std::vector<std::string>& args);

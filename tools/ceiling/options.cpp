@@ -40,6 +40,12 @@ units::DataSize CommandLine::positive_size(const char* option) const {
     throw UsageError(std::string("--") + option + ": " + size.error);
   if (!(*size.value > units::DataSize{}))
     throw UsageError(std::string("--") + option + ": must be positive, got \"" + text + "\"");
+  // The magnitudes an input file may give a data size (the same words as its error).
+  if (const auto [least, most, unit] = units::plausible_magnitudes<units::DataSize>();
+      !(size.value->bytes() >= least && size.value->bytes() <= most))
+    throw UsageError(std::string("--") + option + ": \"" + text + "\" is beyond what a machine or workload has: expected " +
+                     "a magnitude from " + units::number_text(least) + " to " + units::number_text(most) + " " +
+                     std::string(unit) + " (a slip of the unit?)");
   return *size.value;
 }
 
@@ -109,7 +115,9 @@ std::string error_text(const std::exception& e) {
   const std::string what = e.what();
   const auto from = what.find("('"), to = what.find("')");
   const std::string value = from != std::string::npos && to > from ? what.substr(from + 2, to - from - 2) : "";
-  return invalid->get_option_name() + ": expected a number of the kind and range it takes (--help), got \"" + value + "\"";
+  return invalid->get_option_name() + ": expected a number it can hold (a count such as --nodes, --batch, --servers, "
+         "--iterations or --jobs takes a whole number in digits, without a fraction or an exponent: up to 2^63 - 1 for "
+         "--nodes and the batches, 2^31 - 1 for the others; a factor such as --jitter a decimal number), got \"" + value + "\"";
 }
 
 void refuse_output_over_inputs(std::string_view option, const std::string& path,

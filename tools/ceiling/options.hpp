@@ -26,7 +26,8 @@ struct CommandLine {
   template <class T> std::optional<T> optional(const char* option) const {
     return has(option) ? std::optional<T>(vm[option].as<T>()) : std::nullopt;
   }
-  /// The data size given to `option` ("64 MiB"), which must be positive; else UsageError.
+  /// The data size given to `option` ("64 MiB"), which must be positive and of a magnitude an input
+  /// file may give (1 B to 1e18 B); else UsageError.
   units::DataSize positive_size(const char* option) const;
 };
 

@@ -30,9 +30,13 @@ int export_main(const std::vector<std::string>& args) {
     return 0;
   if (!cli->has("csv"))
     throw UsageError("--csv: required: the folder to write the tables to (export --csv DIR)");
-  const io::ResultFile r = io::read_results(cli->file);
   const std::filesystem::path dir = cli->vm["csv"].as<std::string>();
+  if (dir.empty())
+    throw UsageError("--csv: empty: expected the folder to write the tables to");
+  const io::ResultFile r = io::read_results(cli->file);
   std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw UsageError("--csv: " + dir.string() + " is a file, not a folder: --csv names the folder to write the tables to");
   std::filesystem::create_directories(dir, ec);
   if (ec)
     throw UsageError("--csv: cannot create the folder " + dir.string() + ": " + ec.message());

@@ -84,8 +84,8 @@ po::options_description run_options() {
       ("global-batch", po::value<long long>(),
        "samples per iteration over all ranks, divided evenly among them (strong scaling); must be a multiple of the ranks")
       ("set", po::value<std::vector<std::string>>()->composing(),
-       "KEY=VALUE: override a key of the platform or workload file, read as the file is "
-       "(--set interconnect.link_bandwidth=\"25 GB/s\"); repeatable")
+       "KEY=VALUE: override a key of the platform, workload or software file (software.KEY), read as "
+       "the file is (--set interconnect.link_bandwidth=\"25 GB/s\"); repeatable")
       ("software", po::value<std::string>(),
        "the training software stack: a bundled stack's name or a software file (see "
        "platforms/software/README.md); default: the platform's software, else ideal")

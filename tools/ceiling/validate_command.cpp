@@ -56,7 +56,7 @@ void check_options(const analysis::ValidationCase& c, const po::options_descript
     try {
       parsed = po::command_line_parser(options).options(run).style(command_line_style).run();
     } catch (const po::error&) {
-      return; // not options `ceiling run` takes: the run says so
+      return; // (the case file's loading refused options `ceiling run` does not take)
     }
     for (const auto& o : parsed.options)
       if (analysis::validate_sets_option(o.string_key, c.servers_per_node > 0))
@@ -118,13 +118,19 @@ std::string counted(long long n, const std::string& noun) {
 
 std::vector<std::string> default_cases() {
   const std::filesystem::path folder = "validation";
-  if (!std::filesystem::is_directory(folder))
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
     throw UsageError("validate: no case given and no validation/ folder here: give case files, or run "
                      "from the project's folder");
   std::vector<std::string> cases;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.path().extension() == ".toml")
-      cases.push_back(entry.path().string());
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".toml")
+      cases.push_back(it->path().string());
+  if (ec)
+    throw UsageError("validate: cannot list validation/: " + ec.message());
+  if (cases.empty())
+    throw UsageError("validate: validation/ holds no case file (*.toml): give case files, or run from the "
+                     "project's folder");
   std::sort(cases.begin(), cases.end());
   return cases;
 }
@@ -134,9 +140,10 @@ std::vector<std::string> default_cases() {
 std::string case_path(const std::string& given) {
   const bool id = given.find('/') == std::string::npos && !given.ends_with(".toml");
   const std::filesystem::path as_id = std::filesystem::path("validation") / (given + ".toml");
-  if (id && std::filesystem::is_regular_file(as_id))
+  std::error_code ec; // (a loop of links, a name too long: not a case file; reading a path says why)
+  if (id && std::filesystem::is_regular_file(as_id, ec))
     return as_id.string();
-  if (id && !std::filesystem::exists(given))
+  if (id && !std::filesystem::exists(given, ec))
     throw UsageError(given + ": no such case: neither a file nor " + as_id.string() + " (run from the project's folder, or give the case file)");
   return given;
 }
@@ -233,7 +240,8 @@ int validate_command(const std::vector<std::string>& args) {
       args,
       "usage: ceiling validate [CASE...] [-j JOBS] [--json]\n\n"
       "Predicts each validation case's measured series (default: validation/*.toml; a CASE is\n"
-      "a case file, or the id of one in validation/) with `ceiling run`, and prints measured\n"
+      "a case file, or the name of one in validation/ without .toml, which each bundled case\n"
+      "shares with its id) with `ceiling run`, and prints measured\n"
       "against predicted throughput and efficiency per N, the error in efficiency points, the\n"
       "median and worst per case and overall. Interrupted (SIGINT, SIGTERM), it prints the cases\n"
       "whose every point finished and exits 128 + the signal.\n",
@@ -246,7 +254,14 @@ int validate_command(const std::vector<std::string>& args) {
   std::vector<analysis::ValidationCase> cases;
   const auto run = run_options();
   for (const auto& path : cli->files.empty() ? default_cases() : cli->files) {
-    cases.push_back(config::load_validation_case(case_path(path)));
+    cases.push_back(config::load_validation_case(case_path(path), [&](const std::vector<std::string>& options) {
+      try {
+        (void)po::command_line_parser(options).options(run).style(command_line_style).run();
+      } catch (const po::error& e) {
+        return std::optional<std::string>(e.what());
+      }
+      return std::optional<std::string>();
+    }));
     check_options(cases.back(), run);
     for (std::size_t c = 0; c + 1 < cases.size(); ++c)
       if (cases[c].id == cases.back().id)

@@ -356,7 +356,8 @@ int calibrate(const std::vector<std::string>& args) {
       args, "workload FILE",
       "usage: ceiling workload calibrate FILE [--write]\n\n"
       "Finds the compute efficiency with which the calibration device ([calibration] platform)\n"
-      "reproduces the measured single-device throughput, given the memory efficiency.\n",
+      "reproduces the measured single-device throughput, given the memory efficiency, and the\n"
+      "same for each [[device_calibration]] on its own platform; --write writes them in.\n",
       options);
   if (!cli)
     return 0;

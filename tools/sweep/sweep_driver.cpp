@@ -8,6 +8,7 @@
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
 #include "source_id.hpp"
+#include "support/utf8.hpp"
 #include "sweep/point_codec.hpp"
 
 #include <algorithm>
@@ -82,6 +83,14 @@ std::string format_duration(double seconds) {
 
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
                          ExistingOutput existing, const std::string& command_line) {
+  // The store keeps the command line and the inputs' paths (the experiment's folder, then theirs)
+  // as UTF-8 text, which `report` and `plot` read as such.
+  for (const auto& [what, text] : {std::pair<const char*, const std::string&>{"the experiment file's path", experiment_path},
+                                   {"the output's path", output_override},
+                                   {"the command line", command_line}})
+    if (!support::is_utf8(text))
+      throw SweepError(std::string(what) + " is not UTF-8 text, which the result store keeps it as (report and plot "
+                       "read it so): give files and folders names in UTF-8");
   SweepSetup setup;
   setup.experiment = config::load_experiment(experiment_path);
   setup.expansion = sweep::expand(setup.experiment);
