@@ -70,8 +70,8 @@ struct CaseComparison {
 bool validate_sets_option(std::string_view name, bool servers_given);
 
 /// Efficiency E(N) = (X(N) / N) / (X(N0) / N0), N0 the smallest N of the series, from the
-/// measured throughputs, or the reported efficiency where the source gives no throughput; the
-/// same from `predicted` throughputs (one per measured point, in order).
+/// measured throughputs, but the efficiency the source reports wherever a point gives one (beside
+/// its throughput too); the same from `predicted` throughputs (one per measured point, in order).
 CaseComparison compare(const ValidationCase& c, const std::vector<double>& predicted);
 
 /// The median of the absolute errors of all points after each case's reference, and the

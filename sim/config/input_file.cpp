@@ -4,6 +4,8 @@
 #include "config/load_error.hpp"
 #include "config/table_reader.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -18,9 +20,11 @@ std::string read_input_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     throw LoadError({path, 0, 0}, "", "not a regular file (a folder, a FIFO or a device)");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw LoadError({path, 0, 0}, "", "cannot open the file for reading");
+  if (!in) // (the reason open() gave: no such file, a loop of symbolic links, a name too long, ...)
+    throw LoadError({path, 0, 0}, "",
+                    "cannot open the file for reading" + (errno != 0 ? ": " + std::string(std::strerror(errno)) : ""));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

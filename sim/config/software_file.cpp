@@ -112,11 +112,11 @@ const BundledFile* bundled(const std::string& name) {
   return nullptr;
 }
 
-/// Whether `path` names something (false where it cannot be looked at: a loop of links, a name too
-/// long; reading it then says why).
+/// Whether `path` names something: a file, or a link that cannot be followed (a loop of links),
+/// whose reading then says why; false for a name too long to look at.
 bool names_something(const std::string& path) {
   std::error_code ec;
-  return std::filesystem::exists(path, ec);
+  return std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, ec);
 }
 
 /// A bundled name is taken as such unless a file of that name exists here.

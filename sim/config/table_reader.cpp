@@ -214,11 +214,8 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
     fail(key_written, "must be positive, got " + quoted(shown));
   if (sign == Sign::NonNegative && value < Q{})
     fail(key_written, "must not be negative, got " + quoted(shown));
-  if (const auto [least, most, unit] = units::plausible_magnitudes<Q>();
-      value != Q{} && !(std::abs(value / Q::from_base(1)) >= least && std::abs(value / Q::from_base(1)) <= most))
-    fail(key_written, quoted(shown) + " is beyond what a machine or workload has: expected a magnitude from " +
-                          units::number_text(least) + " to " + units::number_text(most) + " " + std::string(unit) +
-                          " (a slip of the unit?)");
+  if (const auto beyond = units::beyond_plausible(value, shown))
+    fail(key_written, *beyond);
   return value;
 }
 
@@ -488,7 +485,15 @@ void check_key_depth(std::string_view text, const std::string& path) {
         if (c == '"' && text[j] == '\\')
           ++j; // (an escaped character)
       }
-      i = std::min(j + width, text.size()) - 1;
+      if (j < text.size() && text[j] == '\n') {
+        i = j - 1; // (the line end, read next, ends the run)
+        continue;
+      }
+      j += width;
+      // A multi-line string's closing quotes may come with up to two of the string's own: """a"""" is a".
+      for (int extra = 0; multi && extra < 2 && j < text.size() && text[j] == c; ++extra)
+        ++j;
+      i = std::min(j, text.size()) - 1;
     } else if (c == '.') {
       if (++dots >= max_key_parts) {
         const std::size_t line_start = text.rfind('\n', i) == std::string_view::npos ? 0 : text.rfind('\n', i) + 1;

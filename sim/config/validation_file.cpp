@@ -26,19 +26,19 @@ std::string_view option_named(std::string_view token) {
 }
 
 /// `key`'s list of `ceiling run` options, none that `ceiling validate` sets itself
-/// (analysis::validate_sets_option).
+/// (analysis::validate_sets_option, at the element that names it), all as `check` parses them.
 std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bool servers_given,
                                         const RunOptionsCheck& check) {
   std::vector<std::string> options = t.string_list(key);
-  if (check)
-    if (const auto problem = check(options))
-      t.fail(key, "not options `ceiling run` takes: " + *problem);
   for (std::size_t i = 0; i < options.size(); ++i)
     if (const std::string_view name = option_named(options[i]);
         !name.empty() && analysis::validate_sets_option(name, servers_given))
       t.fail_element(key, i,
                      "\"" + options[i] + "\" is set by `ceiling validate` itself (from platform, workload, software, "
                      "batch, gpus_per_node, servers_per_node and the points' workers) or would change what the run prints");
+  if (check)
+    if (const auto problem = check(options, servers_given))
+      t.fail(key, *problem);
   return options;
 }
 

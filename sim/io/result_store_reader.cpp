@@ -58,16 +58,19 @@ public:
       in_.fail("\"points_done\" is " + std::to_string(points_done) + " but \"points\" has " +
                std::to_string(results.points.size()) + " rows");
     // Each point of the experiment's expansion once: its index in it.
-    std::vector<long long> indices;
-    for (const auto& p : results.points) {
-      if (p.spec.index < 0 || p.spec.index >= results.points_total)
-        in_.fail("points/index: " + std::to_string(p.spec.index) + " is not a point of the experiment's " +
-                 std::to_string(results.points_total) + " (\"points_total\")");
-      indices.push_back(p.spec.index);
+    std::vector<std::pair<long long, std::size_t>> indices; // (index, row)
+    for (std::size_t row = 0; row < results.points.size(); ++row) {
+      const long long index = results.points[row].spec.index;
+      if (index < 0 || index >= results.points_total)
+        in_.fail("dataset \"points/index\": row " + std::to_string(row) + ": " + std::to_string(index) +
+                 " is not a point of the experiment's " + std::to_string(results.points_total) + " (\"points_total\")");
+      indices.emplace_back(index, row);
     }
     std::sort(indices.begin(), indices.end());
-    if (const auto twice = std::adjacent_find(indices.begin(), indices.end()); twice != indices.end())
-      in_.fail("points/index: point " + std::to_string(*twice) + " is stored twice");
+    const auto same = [](const auto& a, const auto& b) { return a.first == b.first; };
+    if (const auto twice = std::adjacent_find(indices.begin(), indices.end(), same); twice != indices.end())
+      in_.fail("dataset \"points/index\": rows " + std::to_string(twice->second) + " and " +
+               std::to_string(std::next(twice)->second) + " both hold point " + std::to_string(twice->first));
     return results;
   }
 

@@ -173,12 +173,22 @@ template <class Q> Magnitudes plausible_magnitudes() {
   return {dim.plausible.least, dim.plausible.most, dim.units.front().symbol};
 }
 
+template <class Q> std::optional<std::string> beyond_plausible(Q value, std::string_view shown) {
+  const auto [least, most, unit] = plausible_magnitudes<Q>();
+  const double magnitude = std::abs(value / Q::from_base(1));
+  if (value == Q{} || (magnitude >= least && magnitude <= most))
+    return std::nullopt;
+  return "\"" + std::string(shown) + "\" is beyond what a machine or workload has: expected a magnitude from " +
+         number_text(least) + " to " + number_text(most) + " " + std::string(unit) + " (a slip of the unit?)";
+}
+
 #define CEILING_UNITS_INSTANTIATE(Q)                                                               \
   template Parsed<Q> parse<Q>(std::string_view);                                                   \
   template Parsed<Q> parse_in_unit<Q>(double, std::string_view);                                   \
   template std::string_view expected_form<Q>();                                                     \
   template std::string_view key_suffix_example<Q>();                                               \
-  template Magnitudes plausible_magnitudes<Q>();
+  template Magnitudes plausible_magnitudes<Q>();                                                   \
+  template std::optional<std::string> beyond_plausible<Q>(Q, std::string_view);
 CEILING_UNITS_INSTANTIATE(DataSize)
 CEILING_UNITS_INSTANTIATE(Duration)
 CEILING_UNITS_INSTANTIATE(Bandwidth)

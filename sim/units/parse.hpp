@@ -43,6 +43,9 @@ struct Magnitudes {
   std::string_view unit; ///< the base unit they are in: "B", "s", "B/s", "FLOP", "FLOP/s"
 };
 template <class Q> Magnitudes plausible_magnitudes();
+/// Where `value` (nonzero) lies beyond plausible_magnitudes<Q>(), the one message that says so
+/// for a file's key and an option alike, `shown` being the value as written; else nothing.
+template <class Q> std::optional<std::string> beyond_plausible(Q value, std::string_view shown);
 
 /// A short human form with an SI prefix and 4 significant digits: "11.88 GB/s", "1.3 us".
 /// A plain number in the shortest form that reads back to the same double ("6e-07", "1e+308", "0.5").

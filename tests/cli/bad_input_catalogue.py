@@ -160,6 +160,13 @@ cases.append(("a dotted key of 60,000 parts", ["platform", "show", f"{tmp}/deep.
               "deep.toml:1:513: error: a dotted key of more than 256 parts"))
 with open(f"{tmp}/deep.toml", "w") as f:
     f.write("[" + ".".join(["a"] * 60000) + "]\n")
+# (also after a multi-line string whose closing quotes come with one of its own: """v"""" is v")
+for quote, kind in (('"', "basic"), ("'", "literal")):
+    name = f"deep-after-{kind}.toml"
+    cases.append((f"a dotted key of 300 parts after {quote * 4}", ["platform", "show", f"{tmp}/{name}"], None,
+                  "a dotted key of more than 256 parts"))
+    with open(f"{tmp}/{name}", "w") as f:
+        f.write(f"x = {{a = {quote * 3}v{quote * 4}, " + ".".join(["b"] * 300) + " = 1}\n")
 cases.append(("a --set key of 60,000 parts", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
               "platform." + ".".join(["a"] * 60000) + "=1"], None, "a dotted key of more than 256 parts"))
 # Names that label the outputs: never empty.

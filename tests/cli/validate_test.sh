@@ -105,6 +105,13 @@ expect 2 "abbreviated.toml:16:11: error: case.options: not options \`ceiling run
 # (a point's options too, at their place, before any point runs)
 f=$(edited unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions = ["--frob"]/')
 expect 2 "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: unrecognised option '--frob'" -- "$ceiling" validate "$f"
+# (options as `ceiling run` parses and stores them: a value of the wrong kind, a stray word, an option twice)
+f=$(edited bad_value TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jitter", "abc"]/')
+expect 2 "bad_value.toml:16:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number" -- "$ceiling" validate "$f"
+f=$(edited stray TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["stray"]/')
+expect 2 "stray.toml:16:11: error: case.options: not options \`ceiling run\` takes:" -- "$ceiling" validate "$f"
+f=$(edited twice TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host", "--staging", "direct"]/')
+expect 2 "twice.toml:16:11: error: case.options: not options \`ceiling run\` takes:" -- "$ceiling" validate "$f"
 # An empty validation/ folder is an error, not a table of no case.
 mkdir -p "$tmp/empty/validation"
 cd "$tmp/empty" && expect 2 "validation/ holds no case file" -- "$ceiling" validate

@@ -40,12 +40,8 @@ units::DataSize CommandLine::positive_size(const char* option) const {
     throw UsageError(std::string("--") + option + ": " + size.error);
   if (!(*size.value > units::DataSize{}))
     throw UsageError(std::string("--") + option + ": must be positive, got \"" + text + "\"");
-  // The magnitudes an input file may give a data size (the same words as its error).
-  if (const auto [least, most, unit] = units::plausible_magnitudes<units::DataSize>();
-      !(size.value->bytes() >= least && size.value->bytes() <= most))
-    throw UsageError(std::string("--") + option + ": \"" + text + "\" is beyond what a machine or workload has: expected " +
-                     "a magnitude from " + units::number_text(least) + " to " + units::number_text(most) + " " +
-                     std::string(unit) + " (a slip of the unit?)");
+  if (const auto beyond = units::beyond_plausible(*size.value, text)) // (the magnitudes a file may give)
+    throw UsageError(std::string("--") + option + ": " + *beyond);
   return *size.value;
 }
 

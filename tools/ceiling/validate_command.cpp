@@ -50,23 +50,26 @@ std::vector<std::string> run_arguments(const std::string& program, const analysi
 /// Refuses a case whose options name, with a value attached ("-n2", "--iterations=9"), an option
 /// that `ceiling validate` sets itself (analysis::validate_sets_option; the case file's
 /// reader refuses the names written in full, at their place in the file).
-void check_options(const analysis::ValidationCase& c, const po::options_description& run) {
-  const auto check = [&](const std::vector<std::string>& options) {
-    po::parsed_options parsed(&run);
-    try {
-      parsed = po::command_line_parser(options).options(run).style(command_line_style).run();
-    } catch (const po::error&) {
-      return; // (the case file's loading refused options `ceiling run` does not take)
-    }
-    for (const auto& o : parsed.options)
-      if (analysis::validate_sets_option(o.string_key, c.servers_per_node > 0))
-        throw UsageError(c.path + ": options: \"" + (o.original_tokens.empty() ? o.string_key : o.original_tokens.front()) +
-                         "\" is --" + o.string_key + ", which `ceiling validate` sets itself or which would change what "
-                         "the run prints");
-  };
-  check(c.options);
-  for (const auto& m : c.measured)
-    check(m.options);
+/// What is wrong with a case's list of `ceiling run` options (config::RunOptionsCheck): options
+/// `ceiling run` does not take, parsed and stored as it parses them (values converted, a repeated
+/// option, a stray word), or one that `ceiling validate` sets itself or that would change what the
+/// run prints, as it parses them (an option's short or written-out form alike).
+std::optional<std::string> run_options_problem(const po::options_description& run, const std::vector<std::string>& options,
+                                               bool servers_given) {
+  po::parsed_options parsed(&run);
+  const po::positional_options_description none; // (a word that is no option's value is an error)
+  try {
+    parsed = po::command_line_parser(options).options(run).positional(none).style(command_line_style).run();
+    po::variables_map stored;
+    po::store(parsed, stored);
+  } catch (const po::error& e) {
+    return "not options `ceiling run` takes: " + error_text(e);
+  }
+  for (const auto& o : parsed.options)
+    if (analysis::validate_sets_option(o.string_key, servers_given))
+      return "\"" + (o.original_tokens.empty() ? o.string_key : o.original_tokens.front()) + "\" is --" + o.string_key +
+             ", which `ceiling validate` sets itself or which would change what the run prints";
+  return std::nullopt;
 }
 
 /// What `ceiling run --json` printed of one point: the mean throughput, and where the mean
@@ -140,7 +143,7 @@ std::vector<std::string> default_cases() {
 std::string case_path(const std::string& given) {
   const bool id = given.find('/') == std::string::npos && !given.ends_with(".toml");
   const std::filesystem::path as_id = std::filesystem::path("validation") / (given + ".toml");
-  std::error_code ec; // (a loop of links, a name too long: not a case file; reading a path says why)
+  std::error_code ec; // (a loop of links, a name too long: not a case file here; a path given is read, which says why)
   if (id && std::filesystem::is_regular_file(as_id, ec))
     return as_id.string();
   if (id && !std::filesystem::exists(given, ec))
@@ -254,15 +257,9 @@ int validate_command(const std::vector<std::string>& args) {
   std::vector<analysis::ValidationCase> cases;
   const auto run = run_options();
   for (const auto& path : cli->files.empty() ? default_cases() : cli->files) {
-    cases.push_back(config::load_validation_case(case_path(path), [&](const std::vector<std::string>& options) {
-      try {
-        (void)po::command_line_parser(options).options(run).style(command_line_style).run();
-      } catch (const po::error& e) {
-        return std::optional<std::string>(e.what());
-      }
-      return std::optional<std::string>();
+    cases.push_back(config::load_validation_case(case_path(path), [&](const std::vector<std::string>& options, bool servers) {
+      return run_options_problem(run, options, servers);
     }));
-    check_options(cases.back(), run);
     for (std::size_t c = 0; c + 1 < cases.size(); ++c)
       if (cases[c].id == cases.back().id)
         throw UsageError(cases.back().path + ": case id " + cases.back().id + " is " + cases[c].path +
