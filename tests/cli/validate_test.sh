@@ -69,18 +69,20 @@ sys.exit(0 if a[0] == b[0] and a[2] == b[2] and a[1] < b[1] else 1)"
 # CASE edited by SED, its platform and workload made absolute so that it loads from $tmp.
 absolute="s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#"
 edited() { sed -e "$3" -e "$absolute" "validation/$2.toml" > "$tmp/$1.toml"; echo "$tmp/$1.toml"; }
+# `refused NAME CASE SED MESSAGE`: the edited case is refused with MESSAGE (exit 2).
+refused() { local f; f=$(edited "$1" "$2" "$3"); expect 2 "$4" -- "$ceiling" validate "$f"; }
 f=$(edited zero_batch TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\nbatch = 0/')
 expect 2 "zero_batch.toml:" -- "$ceiling" validate "$f"
 expect 2 "measured[1].batch: must be between 1 and 10000000, got 0" -- "$ceiling" validate "$f"
-f=$(edited bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/')
-expect 2 "expected strings only" -- "$ceiling" validate "$f"
+refused bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/' \
+  "expected strings only"
 f=$(edited descending TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 1/')
 expect 2 "descending.toml:" -- "$ceiling" validate "$f"
 expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$f"
-f=$(edited partial TF_DGX1_P100_RESNET50 's/^workers = 8$/workers = 12/')
-expect 2 "12 workers do not fill whole nodes of 8" -- "$ceiling" validate "$f"
-f=$(edited empty TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$//')
-expect 2 "give the measured throughput (samples/s) or the efficiency the source reports" -- "$ceiling" validate "$f"
+refused partial TF_DGX1_P100_RESNET50 's/^workers = 8$/workers = 12/' \
+  "12 workers do not fill whole nodes of 8"
+refused empty TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$//' \
+  "give the measured throughput (samples/s) or the efficiency the source reports"
 # A point of a throughput series may give the efficiency its source reports too: it stands as given
 # (the data's rule), the throughput still gives the ratio. Expectation: measured E 0.96 exactly, reported.
 f=$(edited both TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/throughput = 422\nefficiency = 0.96/')
@@ -91,38 +93,38 @@ p = json.load(open('$tmp/both.json'))['cases'][0]['points']
 ok = p[1]['measured_efficiency'] == 0.96 and p[1]['measured_efficiency_reported'] and p[1]['measured_throughput'] == 422
 ok = ok and not p[2]['measured_efficiency_reported'] and abs(p[2]['measured_efficiency'] - (p[2]['measured_throughput'] / 4) / (p[0]['measured_throughput'] / 1)) < 1e-12
 sys.exit(0 if ok else 1)"
-f=$(edited mixed TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/efficiency = 0.96/')
-expect 2 "measured[1].efficiency: the first point gives a throughput: give a throughput at every point" -- "$ceiling" validate "$f"
-f=$(edited reference HOROVOD_DOCS_VGG16 's/^efficiency = 1.0 .*$/efficiency = 0.9/')
-expect 2 "measured[0].efficiency: the first point is the reference of the efficiencies: give it efficiency = 1" -- "$ceiling" validate "$f"
-f=$(edited reserved TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iterations", "9"]/')
-expect 2 'reserved.toml:16:12: error: case.options: "--iterations" is set by `ceiling validate` itself' -- "$ceiling" validate "$f"
-f=$(edited short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/')
-expect 2 'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself' -- "$ceiling" validate "$f"
-f=$(edited abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/')
+refused mixed TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/efficiency = 0.96/' \
+  "measured[1].efficiency: the first point gives a throughput: give a throughput at every point"
+refused reference HOROVOD_DOCS_VGG16 's/^efficiency = 1.0 .*$/efficiency = 0.9/' \
+  "measured[0].efficiency: the first point is the reference of the efficiencies: give it efficiency = 1"
+refused reserved TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iterations", "9"]/' \
+  'reserved.toml:16:12: error: case.options: "--iterations" is set by `ceiling validate` itself'
+refused short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/' \
+  'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself'
 # (an abbreviation is no option: every command line takes options written in full)
-expect 2 "abbreviated.toml:16:11: error: case.options: not options \`ceiling run\` takes: unrecognised option '--iter=9'" -- "$ceiling" validate "$f"
+refused abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/' \
+  "abbreviated.toml:16:11: error: case.options: not options \`ceiling run\` takes: unrecognised option '--iter=9'"
 # (a point's options too, at their place, before any point runs)
-f=$(edited unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions = ["--frob"]/')
-expect 2 "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: unrecognised option '--frob'" -- "$ceiling" validate "$f"
+refused unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions = ["--frob"]/' \
+  "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: unrecognised option '--frob'"
 # (options as `ceiling run` parses and stores them: a value of the wrong kind, a stray word, an option twice)
-f=$(edited bad_value TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jitter", "abc"]/')
-expect 2 "bad_value.toml:16:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number" -- "$ceiling" validate "$f"
-f=$(edited stray TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["stray"]/')
-expect 2 "stray.toml:16:11: error: case.options: not options \`ceiling run\` takes:" -- "$ceiling" validate "$f"
-f=$(edited twice TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host", "--staging", "direct"]/')
-expect 2 "twice.toml:16:11: error: case.options: not options \`ceiling run\` takes:" -- "$ceiling" validate "$f"
+refused bad_value TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jitter", "abc"]/' \
+  "bad_value.toml:16:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number"
+refused stray TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["stray"]/' \
+  "stray.toml:16:11: error: case.options: not options \`ceiling run\` takes:"
+refused twice TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host", "--staging", "direct"]/' \
+  "twice.toml:16:11: error: case.options: not options \`ceiling run\` takes:"
 # An empty validation/ folder is an error, not a table of no case.
 mkdir -p "$tmp/empty/validation"
 cd "$tmp/empty" && expect 2 "validation/ holds no case file" -- "$ceiling" validate
 cd "$root" || exit 1
-f=$(edited repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/')
-expect 2 'repeated.toml:24:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already' -- "$ceiling" validate "$f"
+refused repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/' \
+  'repeated.toml:24:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already'
 # (but --set, which `ceiling run` takes repeatedly, may come in both)
 f=$(edited sets TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "software.jitter=0.01"]/; s/^workers = 2$/workers = 2\noptions = ["--set", "software.jitter=0.02"]/')
 expect 0 "TF_DGX1_P100_VGG16" -- "$ceiling" validate "$f"
-f=$(edited stack TF_DGX1_P100_VGG16 's/^software = .*$/software = "horovod-ncc"/')
-expect 2 'case.software: "horovod-ncc" is neither a bundled stack (' -- "$ceiling" validate "$f"
+refused stack TF_DGX1_P100_VGG16 's/^software = .*$/software = "horovod-ncc"/' \
+  'case.software: "horovod-ncc" is neither a bundled stack ('
 cp validation/TF_DGX1_P100_VGG16.toml "$tmp/relative.toml"
 expect 2 "relative.toml:" -- "$ceiling" validate "$tmp/relative.toml"
 expect 2 "case.platform: no such file: $tmp/platforms/" -- "$ceiling" validate "$tmp/relative.toml"
