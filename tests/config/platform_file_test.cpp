@@ -190,6 +190,6 @@ TEST_CASE("a missing file is an error naming the file") {
     config::load_platform("no-such-file.toml");
     FAIL("no error");
   } catch (const config::LoadError& e) {
-    CHECK(std::string(e.what()) == "no-such-file.toml: error: cannot open the file for reading");
+    CHECK(std::string(e.what()) == "no-such-file.toml: error: cannot open the file for reading: No such file or directory");
   }
 }
