@@ -93,8 +93,9 @@ double alpha_eff_drift(const std::vector<PointMetrics>& points, double n_referen
 /// within a few per cent over the n swept.
 inline constexpr double amdahl_residual_limit = 0.05;
 /// The drift of 1 - alpha_eff from which a curve does not: nearer Gustafson's -1 than Amdahl's
-/// 0 (a near-linear weak-scaling curve fits Amdahl's within the residual, at a ceiling that
-/// grows with the largest n swept: its 1 - alpha_eff falls as 1/n), or growing as sqrt(n) or
+/// 0 (a near-linear weak-scaling curve fits Amdahl's about as well as the residual limit, within
+/// it over hundreds of n, about at it over thousands, at a ceiling that grows with the largest n
+/// swept: its 1 - alpha_eff falls as 1/n), or growing as sqrt(n) or
 /// faster (a ceiling that falls as n grows).
 inline constexpr double amdahl_drift_limit = 0.5;
 

@@ -17,16 +17,16 @@ ValidationCase series(std::vector<MeasuredPoint> points) {
 
 TEST_CASE("efficiency is throughput per worker against the smallest N's, and the error is in points") {
   // Measured 100/s on 1 worker, 180/s on 2, 320/s on 4: E = 1, 0.9, 0.8. Predicted 100, 190,
-  // 300: E = 1, 0.95, 0.75. Expectation: errors 0, +5, -5 points; median |error| 5, worst
-  // -5 (the first of equal magnitude... both are 5: the larger in magnitude seen first, +5).
-  const auto c = compare(series({{1, 100.0, {}}, {2, 180.0, {}}, {4, 320.0, {}}}), {100, 190, 300});
+  // 292: E = 1, 0.95, 0.73. Expectation: errors 0, +5, -7 points; median |error| 6, worst -7
+  // (the signed error of largest magnitude).
+  const auto c = compare(series({{1, 100.0, {}}, {2, 180.0, {}}, {4, 320.0, {}}}), {100, 190, 292});
   REQUIRE(c.points.size() == 3);
   CHECK(c.points[1].measured_efficiency == doctest::Approx(0.9));
-  CHECK(c.points[2].predicted_efficiency == doctest::Approx(0.75));
+  CHECK(c.points[2].predicted_efficiency == doctest::Approx(0.73));
   CHECK(c.points[1].error_points == doctest::Approx(5));
-  CHECK(c.points[2].error_points == doctest::Approx(-5));
-  CHECK(c.median_abs_error_points == doctest::Approx(5));
-  CHECK(std::abs(c.worst_error_points) == doctest::Approx(5));
+  CHECK(c.points[2].error_points == doctest::Approx(-7));
+  CHECK(c.median_abs_error_points == doctest::Approx(6));
+  CHECK(c.worst_error_points == doctest::Approx(-7));
 }
 
 TEST_CASE("a series that reports efficiencies only is compared on them, from its own smallest N") {

@@ -21,10 +21,11 @@ FIGURES = (
      "1 / (1 − α)."),
     ("efficiency", fig_efficiency, "Efficiency",
      "Efficiency E = S / r; dashed (a wide pale band in a grid): the fitted "
-     "E = 1 / (r (1 − α) + α). Below the E = 0.5 line, doubling N gains less than a third "
-     "more speed."),
+     "E = 1 / (r (1 − α) + α). On the fitted curve, below E = 0.5 doubling N gains less than a "
+     "third more speed (4 / (4 − α) at E = 0.5); a measured doubling gains 2 E(2N) / E(N)."),
     ("nonparallel_fraction", fig_nonparallel_fraction, "Non-parallelisable fraction",
-     "1 − α_eff(N) from the simulated speedup (Végh B1, the Karp–Flatt serial fraction); a "
+     "1 − α_eff(N) from the simulated speedup (Végh B1, the Karp–Flatt serial fraction), over "
+     "the curve's N ref (per block of N ref nodes, r = N / N ref); a "
      "curve that follows Amdahl's law is flat, at the fit's 1 − α (dashed, or a wide pale "
      "band in a grid)."),
     ("breakdown", fig_breakdown, "Iteration-time breakdown",

@@ -144,11 +144,11 @@ def fig_nonparallel_fraction(out, curves):
             n_axis(ax, min(ns), max(ns), n_label(cs))
         ax.set_yscale("log")
         log_y_plain(ax)
-        grid.labels(cell, "1 − α_eff (non-parallelisable fraction, log scale)", "1 − α_eff (log scale)")
+        grid.labels(cell, "1 − α_eff over N ref (non-parallelisable fraction, log scale)", "1 − α_eff (log scale)")
         ax.set_title(cell.title("Non-parallelisable fraction"))
         if hidden:
             ax.text(0.02, 0.02, f"{hidden} point{'s' if hidden > 1 else ''} with "
-                    "1 − α_eff ≤ 0 (superlinear) not shown", transform=ax.transAxes,
+                    "1 − α_eff ≤ 0 (linear or superlinear) not shown", transform=ax.transAxes,
                     fontsize=7.5, color="0.3")
         grid.legend(cell, handles, proxies)
     grid.finish(proxies, "nonparallel_fraction")

@@ -21,7 +21,7 @@ def _measured(v, c):
 def _fitted(v, short=False):
     if math.isnan(v):
         return "—" if short else "— (no fit: fewer than 2 node counts)"
-    return "∞ (linear: α = 1)" if math.isinf(v) else fmt_n(v)
+    return "∞ (α clamped to 1: linear or superlinear)" if math.isinf(v) else fmt_n(v)
 
 
 def _key_numbers(c):
@@ -31,7 +31,7 @@ def _key_numbers(c):
         alpha_text += f" (1 − α_eff = {fmt(1 - alpha)})"
     largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
     ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
-        "∞ (linear: α = 1)" if math.isinf(c.ceiling) else
+        "∞ (α clamped to 1: linear or superlinear)" if math.isinf(c.ceiling) else
         "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else f"{fmt(c.ceiling)}×")
     return [
         ("scaling", c.scaling),
@@ -107,6 +107,7 @@ def _summary_row(c):
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + star,
             f"{n_half_fit}{star} / {measured}",
+            fmt(c.data["efficiency"][c.data["n"].argmax()]) if c.rows else "—",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
             c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
 
@@ -145,17 +146,17 @@ def write_report(out):
         units = {c.n_unit for c in r.curves}
         n_ref = f"N ref ({units.pop()})" if len(units) == 1 else "N ref"
         headers = ["curve", "scaling", n_ref, "ceiling (fit)", "N at E = 0.5 (fit / simulated)",
-                   "α_eff at largest N", "dominant term", "Amdahl-shaped"]
+                   "E at largest N", "α_eff at largest N", "dominant term", "Amdahl-shaped"]
         rows = [_summary_row(c) for c in r.curves]
         if cost_unit:
             headers.append("cost figure at largest N")
             rows = [row + [costs.summary_text(c, cost_unit)] for row, c in zip(rows, r.curves)]
         doc.table(headers, rows)
-        doc.para("N ref: the curve's smallest finished N, which its speedup, efficiency and ceiling are "
-                 "over. A dash: no fit (fewer than two finished node counts) or, for a simulated N, not "
-                 "reached within the node counts simulated. *: the curve is not Amdahl-shaped, and the "
-                 "fit's numbers extrapolate a shape the curve does not have: read the simulated N at "
-                 "E = 0.5 and α_eff at the largest N.")
+        doc.para("N ref: the curve's smallest finished N, which its speedup, efficiency, α_eff and ceiling "
+                 "are over (α_eff per block of N ref nodes, r = N / N ref). A dash: no fit (fewer than two "
+                 "finished node counts) or, for a simulated N, not reached within the node counts simulated. "
+                 "*: the curve is not Amdahl-shaped, and the fit's numbers extrapolate a shape the curve "
+                 "does not have: read the simulated N at E = 0.5 and the efficiency at the largest N.")
         for scaling in sorted({c.scaling for c in r.curves}):
             references = sorted({c.n_reference for c in r.curves if c.rows and c.scaling == scaling})
             if len(references) > 1:
