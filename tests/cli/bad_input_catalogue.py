@@ -197,6 +197,7 @@ for args, option in [
         (["-n", "2", "--allocation", "nowhere"], "--allocation"), (["-n", "2", "--allocation", "list", "--node-list", "a,b"], "--node-list"),
         (["-n", "2", "--background-load", "fabric=2"], "background"), (["-n", "2", "--fusion-threshold", "-1 MiB"], "--fusion-threshold"),
         (["-n", "2", "--fusion-threshold", "0.5 B"], "--fusion-threshold: \"0.5 B\" is beyond what a machine"),
+        (["-n", "2", "--set", "interconnect.down=[8,8,8]"], "--set:1:19: error: interconnect.down: impossible fat-tree shape"),
         (["-n", "2", "--fusion-threshold", "1e30 B"], "--fusion-threshold: \"1e30 B\" is beyond what a machine"),
         (["-n", "2", "--trace", tmp], "is a folder"), (["-n", "2", "--seeds", "a"], "--seeds"),
         (["-n", "2", "--seeds", "1,2", "--jobs", "0"], "--jobs"), (["-n", "2", "--transfer-driver", "pigeon"], "--transfer-driver"),

@@ -261,6 +261,14 @@ outputs() {
     expect 2 "text.h5: error: not an HDF5 file" -- "$ceiling" $command text.h5
     expect 2 "missing.h5: error: cannot open: no such file" -- "$ceiling" $command missing.h5
   done
+  # A store whose points repeat a point of the expansion: refused by every reader, its rows named.
+  cp pictures.h5 repeated.h5
+  python3 -c "import h5py; f = h5py.File('repeated.h5', 'r+'); i = f['points/index']; i[...] = i[0]; f.close()"
+  for command in plot report "export --csv x"; do
+    expect 2 'repeated.h5: error: dataset "points/index": rows 0 and 1 both hold point' -- "$ceiling" $command repeated.h5
+  done
+  # The store keeps paths as UTF-8, which report and plot read as such: a path that is not is refused.
+  expect 2 "the experiment file's path is not UTF-8 text" -- "$ceiling" sweep $'not-utf8-\xff.toml'
 
   # Bad experiments: located messages, exit 2.
   bad() { printf '%s\n' "$@" >"$tmp/bad.toml"; }
