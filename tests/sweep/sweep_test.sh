@@ -263,7 +263,7 @@ outputs() {
   done
   # A store whose points repeat a point of the expansion: refused by every reader, its rows named.
   cp pictures.h5 repeated.h5
-  python3 -c "import h5py; f = h5py.File('repeated.h5', 'r+'); i = f['points/index']; i[...] = i[0]; f.close()"
+  expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('repeated.h5', 'r+'); i = f['points/index']; i[...] = i[0]; f.close()"
   for command in plot report "export --csv x"; do
     expect 2 'repeated.h5: error: dataset "points/index": rows 0 and 1 both hold point' -- "$ceiling" $command repeated.h5
   done
