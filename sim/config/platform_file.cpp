@@ -245,15 +245,16 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   // (at the key the problem is about: a dragonfly's groups, set in the file or by --set; else at
   // a key of the shape that an override gave, where one did, else at the topology)
   if (auto problem = platform::shape_problem(net.topology)) {
-    std::string_view at = std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : "topology";
-    if (at == "topology")
-      for (std::string_view key : kind == "torus" ? std::span<const std::string_view>(torus_keys)
-                                                  : std::span<const std::string_view>(fat_tree_keys))
-        if (t.has(key) && t.location_of_key(key).path == "--set") {
-          at = key;
-          break;
-        }
-    t.fail(at, "impossible " + kind + " shape: " + *problem);
+    const auto overridden = [&](std::span<const std::string_view> keys) -> std::string_view {
+      for (std::string_view key : keys)
+        if (t.has(key) && t.location_of_key(key).path == "--set")
+          return key;
+      return "topology";
+    };
+    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups"
+           : kind == "torus"                                         ? overridden(torus_keys)
+                                                                     : overridden(fat_tree_keys),
+           "impossible " + kind + " shape: " + *problem);
   }
   net.routing = platform::default_routing(net.topology);
   if (auto routing = t.optional_string("routing")) {
