@@ -12,6 +12,7 @@
 #include "replay/pipeline_fill.hpp"
 #include "replay/routes.hpp"
 #include "replay/shared_link.hpp"
+#include "replay/simgrid_precision.hpp"
 #include "replay/transfers.hpp"
 #include "support/stop_signals.hpp"
 
@@ -42,9 +43,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace ceiling::replay {
 namespace {
-
-/// SimGrid's surf/precision: a comm whose end lies within this of the clock ends now.
-constexpr double surf_precision_s = 1e-9;
 
 /// The signal that asked the replay to stop (ReplayOptions::stop_at_interrupt), or 0.
 volatile std::sig_atomic_t interrupt_signal = 0;
@@ -238,6 +236,7 @@ public:
       // The other flows share links only with flows of their own collective: the replay shares
       // them out as SimGrid would (FlowSharing).
       sharing_.emplace(bandwidth_factor_, latency_factor_);
+      sharing_->clock_fans_from(s.options.fan_clock_flows);
       sharing_paths_.emplace(routes_, *sharing_);
       copies_shared_ = replay_shares_copies(s);
       planner_.emplace(routes_, *sharing_paths_, has_concurrent_, copies_shared_);

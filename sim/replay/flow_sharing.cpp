@@ -1,6 +1,8 @@
 // SimGrid's CM02 bandwidth sharing (lmm max-min with lazy, selective updates), event by event.
 #include "replay/flow_sharing.hpp"
 
+#include "replay/simgrid_precision.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -10,13 +12,6 @@
 namespace ceiling::replay {
 namespace {
 
-/// SimGrid's surf/precision: events this close to the present happen now
-/// (NetworkCm02Model::update_actions_state_lazy pops what double_equals() the clock).
-constexpr double surf_precision_s = 1e-9;
-/// SimGrid's maxmin/precision: a link with less than this share of its bandwidth left, or
-/// less summed weight than this, is saturated (maxmin.cpp).
-constexpr double maxmin_precision = 1e-5;
-
 /// A change whose flows number more than this reaches the flows on the saturated links around
 /// them at once (FlowSharing::share).
 constexpr std::size_t spreading_flows = 256;
@@ -24,16 +19,11 @@ constexpr std::size_t spreading_flows = 256;
 /// As many flows as this finishing at one instant leave their links together (FlowSharing::advance).
 constexpr std::ptrdiff_t finishing_together = 64;
 
+/// After fans failed to go on clocks, the events before they try again.
+constexpr long long fan_retry_events = 64;
+
 /// Rates closer than this, relatively, are the same rate computed in another order.
 constexpr double same_rate = 1e-14;
-
-/// SimGrid's double_update (src/surf/surf_interface.hpp): subtracts, then snaps what is left
-/// below `precision` to 0.
-void subtract_snapping(double& variable, double value, double precision) {
-  variable -= value;
-  if (variable < precision)
-    variable = 0.0;
-}
 
 } // namespace
 
@@ -145,7 +135,9 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
 }
 
 double FlowSharing::next_event_s() const {
-  const double end_s = events_.empty() ? std::numeric_limits<double>::infinity() : events_.front().at_s;
+  const double end_s = fans_             ? fans_next_s_
+                       : events_.empty() ? std::numeric_limits<double>::infinity()
+                                         : events_.front().at_s;
   return latency_ends_.empty() ? end_s : std::min(end_s, latency_ends_.top().at_s);
 }
 
@@ -157,6 +149,11 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
     const auto& [at_s, id] = latency_ends_.top();
     due_.push_back({at_s, start_order_[id], id});
     latency_ends_.pop();
+  }
+  if (fans_) {
+    if (advance_fans(now_s, finished))
+      return;
+    exit_fans(now_s); // a flow starts that no clock holds
   }
   const auto latency_due = static_cast<std::ptrdiff_t>(due_.size());
   events_.take_due(now_s, surf_precision_s, due_);
@@ -521,6 +518,9 @@ void FlowSharing::share(double now_s) {
     links_[l].saturated = links_[l].remaining <= links_[l].bytes_per_s * 2 * maxmin_precision;
   reschedule(component_flows_, now_s);
   floor_level_ = std::numeric_limits<double>::infinity();
+  if (fan_entry_flows_ > 0 && component_flows_.size() >= fan_entry_flows_ && work_.events >= fan_retry_event_ &&
+      !enter_fans(now_s))
+    fan_retry_event_ = work_.events + fan_retry_events;
 }
 
 void FlowSharing::reschedule(std::span<const std::uint32_t> flows, double now_s) {

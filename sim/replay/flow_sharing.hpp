@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <utility>
@@ -73,11 +74,28 @@ namespace ceiling::replay {
 /// FATPIPE links are not modelled. Tests hold it to SimGrid (tests/replay/replay_test.cpp)
 /// and to closed forms (tests/replay/flow_sharing_test.cpp).
 ///
+/// Fans on level clocks (flow_fans.cpp). Once a solve of `fan_flows` flows or more (default
+/// 1024) leaves every sharing flow held by a link (none by its cap, no pipeline), in few classes
+/// of flows crossing the same held links (a parameter server's fans: each server's NIC, thousands
+/// of workers' flows), the flows of a class keep one level: each sends at that level over its
+/// penalty, and its bytes follow its class's clock (the integral of the level). A change then
+/// solves the classes, not the flows, and a flow's end is read off its class's clock. This holds
+/// while no other link fills and no flow's cap binds: each class's level has a ceiling (twice its
+/// level when certified, at most its members' least cap), every other link carries at most what
+/// the members crossing it would send at those ceilings, which must leave it short of full by
+/// four times SimGrid's precision; past a ceiling the loads are certified again, and where they
+/// fail, or a flow starts that crosses none of the held links, the flows leave their clocks
+/// (each at its class's value) and the solver above takes them on. The same allocation, its
+/// sums taken in another order.
+///
 /// It keeps no clock: the owner calls start() and advance() with the simulated time and wakes
 /// it at next_event_s().
 class FlowSharing {
 public:
   FlowSharing(double bandwidth_factor, double latency_factor);
+
+  /// The least solve after which fans may go on level clocks (above); 0: never.
+  void clock_fans_from(std::size_t fan_flows) { fan_entry_flows_ = fan_flows; }
 
   /// A link of `bytes_per_s` (positive); ids count from 0 in the order added.
   std::uint32_t add_link(double bytes_per_s);
@@ -129,6 +147,30 @@ public:
 
 private:
   enum class State : std::uint8_t { Free, Latency, Sharing };
+
+  /// Flows crossing the same clock links (links that held flows when the fans went on clocks),
+  /// each sending at the class's level over its penalty.
+  struct FanClass {
+    std::vector<std::uint32_t> clocks; ///< its clock links, as indices into fan_clocks_, ascending
+    /// Its flows, a min-heap by the reading of the class's clock at which each ends (at_s), ties
+    /// in start order.
+    std::vector<FlowEvents::Event> members;
+    double weight = 0;      ///< its flows' summed weights
+    double level = 0;       ///< from the last solve of the classes
+    double level_most = 0;  ///< the ceiling its level is certified to (0: not yet)
+    double least_cap_level = std::numeric_limits<double>::infinity(); ///< its flows' least cap over weight
+    double clock = 0;       ///< the integral of level x bandwidth factor over time, at fans_clocked_s_
+    std::uint32_t bound_by = 0; ///< the clock link that fixed it in the last solve
+    bool fixed = false;     ///< solve_fans() scratch
+  };
+  /// A link that held flows when the fans went on clocks.
+  struct FanClock {
+    std::uint32_t link;
+    std::vector<std::uint32_t> classes; ///< the classes crossing it
+    double remaining = 0;   ///< solve_fans() scratch
+    double usage = 0;
+    bool light = false;
+  };
 
   /// A flow on a link: which flow, and which of its hops the link is.
   struct Member {
@@ -356,6 +398,39 @@ private:
   /// takes it off its shared links.
   void fix(std::uint32_t flow, double min_usage, std::uint32_t bound_by);
 
+  // Fans on level clocks (flow_fans.cpp).
+  /// After a solve of the component: puts every sharing flow on its class's clock where the
+  /// conditions above hold; whether it did.
+  bool enter_fans(double now_s);
+  /// Takes every flow off its clock, at its class's value, into the solver's state (its end in
+  /// events_, its links' fullness as the classes' solve left them).
+  void exit_fans(double now_s);
+  /// advance() on clocks, the latency ends due already in due_: false, changing nothing, where a
+  /// flow starting now crosses no clock link (or is a pipeline's).
+  bool advance_fans(double now_s, std::vector<void*>& finished);
+  /// The max-min allocation of the classes over the clock links.
+  void solve_fans();
+  /// Sets every class's ceiling and the loads it allows on the other links; whether no link
+  /// then fills and no cap binds.
+  bool certify_fans();
+  /// Reads every class's clock at `now_s`.
+  void clock_fans_to(double now_s);
+  /// Fills fan_key_ with `f`'s clock links; whether it crosses one.
+  bool fan_key(const Flow& f);
+  /// The class of the flows whose clock links are fan_key_, made where none is.
+  std::uint32_t fan_class();
+  /// `f`'s cap from its links that are not clocks, as a level (its bandwidth over f's weight).
+  double fan_cap_level(const Flow& f) const;
+  /// Adds `flow`, sharing from now with `remaining_bytes` to send, to class `c`: its target, its
+  /// class's weight and least cap, the loads of its other links (false where one then fills).
+  bool join_fan(std::uint32_t c, std::uint32_t flow, double remaining_bytes);
+  /// Sizes the fans' records by link to the links.
+  void size_fan_links();
+  /// Counts a flow of class `c` crossing link `l` (no clock), keeping its dominator.
+  void cross_fan_link(std::uint32_t l, const FanClass& c);
+  /// The earliest end among the classes' flows.
+  double next_fan_end_s() const;
+
   double bandwidth_factor_;
   double latency_factor_;
   std::vector<Link> links_;
@@ -422,6 +497,31 @@ private:
   /// The level below which no flow's share can change at the next solve: the least level of the
   /// flows that finished since the last solve, and joined_floor().
   double floor_level_ = std::numeric_limits<double>::infinity();
+
+  // Fans on level clocks.
+  bool fans_ = false;                 ///< the sharing flows are on their classes' clocks
+  std::size_t fan_entry_flows_ = 1024;
+  long long fan_retry_event_ = 0;     ///< after a failed entry, no other before this event
+  std::vector<FanClass> fan_classes_;
+  std::vector<FanClock> fan_clocks_;
+  std::map<std::vector<std::uint32_t>, std::uint32_t> fan_class_of_; ///< by clock links
+  std::vector<std::uint32_t> clock_of_link_;   ///< by link: its index in fan_clocks_, or none
+  std::vector<std::uint32_t> fan_class_of_flow_; ///< by flow, while it is on a clock
+  std::vector<double> fan_cap_of_flow_;          ///< by flow, while it is on a clock: fan_cap_level()
+  /// By link that is no clock: what the flows on clocks crossing it send at most (each its
+  /// class's ceiling over its penalty), and how many they are.
+  std::vector<double> fan_load_;
+  std::vector<std::uint32_t> fan_crossing_;
+  /// By link that is no clock: a clock of no more bandwidth that every flow on a clock crossing
+  /// it crosses too (so that it never fills), or none.
+  std::vector<std::uint32_t> fan_dominator_;
+  std::vector<std::uint32_t> fan_loaded_links_; ///< the links fan_crossing_ has counted, each once
+  std::vector<bool> fan_listed_;                 ///< by link: in fan_loaded_links_
+  double fans_clocked_s_ = 0;          ///< when the classes' clocks were read
+  double fans_next_s_ = std::numeric_limits<double>::infinity(); ///< next_fan_end_s(), kept
+  bool fans_uncertified_ = false;      ///< a class's level passed its ceiling, or a link its load
+  bool fans_valid_ = false;            ///< certify_fans() found the levels the allocation
+  std::vector<std::uint32_t> fan_key_; ///< scratch
 };
 
 } // namespace ceiling::replay

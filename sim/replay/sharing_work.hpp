@@ -20,6 +20,13 @@ struct SharingWork {
   /// Slack links checked after a solve that the bound on every flow's value showed short of
   /// full without reading their flows (FlowSharing::fill_slack_links).
   long long slack_passed = 0;
+  /// Fans on level clocks (FlowSharing): how often the flows went on them, the events shared out
+  /// there (not counted in `events`), the certifications of their loads after the entry's, and
+  /// how often the flows left them.
+  long long fan_entries = 0;
+  long long fan_events = 0;
+  long long fan_certifications = 0;
+  long long fan_exits = 0;
 };
 
 } // namespace ceiling::replay

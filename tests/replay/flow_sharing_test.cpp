@@ -659,3 +659,74 @@ TEST_CASE("a fan of flows that overtakes a flow on a link it shares below the fl
   const auto done = drain(net);
   CHECK(done.at(&X) == relative(1.0 + 5000 / (1e9 / (1e6 + 1)), 1e-9));
 }
+
+TEST_CASE("a fan on a level clock ends its flows at the closed form of sharing them flow by flow") {
+  // As above, 300 flows through one 300 GB/s link, flow k carrying k GB, each also through a
+  // 2 TB/s link of its own; the fan goes on a level clock after its first solve.
+  FlowSharing net(1.0, 1.0);
+  net.clock_fans_from(2);
+  const std::uint32_t server = net.add_link(300e9);
+  constexpr int fan = 300;
+  std::vector<int> tokens(fan);
+  for (int k = 1; k <= fan; ++k) {
+    const std::vector<std::uint32_t> links{net.add_link(2e12), server};
+    net.start(0, net.add_path(links, 1e-6), k * 1e9, &tokens[k - 1]);
+  }
+  const auto done = drain(net);
+  double ends = 1e-6;
+  for (int k = 1; k <= fan; ++k) {
+    CAPTURE(k);
+    ends += (301.0 - k) / 300;
+    CHECK(done.at(&tokens[k - 1]) == relative(ends, 1e-12));
+  }
+  CHECK(net.work().fan_entries == 1);
+  CHECK(net.work().fan_events >= fan - 1);
+}
+
+TEST_CASE("fans on level clocks end every flow when the solver alone would, as the shares move between the links") {
+  // Four servers' links of 10 GB/s, each fed by 64 workers (own links of 5 GB/s), the flows to
+  // servers 0 and 1 also through a 15 GB/s link, which holds them at first (20 GB/s wanted);
+  // latencies of 1 to 1.3 us (the flows start sharing at four instants, each weighing by its own
+  // latency), bytes spread over a factor of 4. As the fans drain, the shares move between the
+  // links, the middle one binding and not; the flows must end where the solver alone ends them.
+  const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
+    FlowSharing net(1.0, 1.0);
+    net.clock_fans_from(clock_from);
+    std::vector<std::uint32_t> servers;
+    for (int s = 0; s < 4; ++s)
+      servers.push_back(net.add_link(10e9));
+    const std::uint32_t middle = net.add_link(15e9);
+    constexpr int workers = 64;
+    std::vector<int> tokens(4 * workers);
+    for (int w = 0; w < workers; ++w) {
+      const std::uint32_t own = net.add_link(5e9);
+      for (int s = 0; s < 4; ++s) {
+        std::vector<std::uint32_t> links{own, servers[s]};
+        if (s < 2)
+          links.push_back(middle);
+        const double latency_s = 1e-6 + 1e-7 * ((w + s) % 4);
+        net.start(0, net.add_path(links, latency_s), 1e8 * (1 + (w * 13 + s * 5) % 4), &tokens[w * 4 + s]);
+      }
+    }
+    const auto done = drain(net);
+    work = net.work();
+    std::vector<double> out;
+    for (int& token : tokens)
+      out.push_back(done.at(&token));
+    return out;
+  };
+  ceiling::replay::SharingWork solver, clocked;
+  const auto by_solver = ends(0, solver);
+  const auto on_clocks = ends(16, clocked);
+  REQUIRE(by_solver.size() == on_clocks.size());
+  for (std::size_t i = 0; i < by_solver.size(); ++i) {
+    CAPTURE(i);
+    CHECK(on_clocks[i] == relative(by_solver[i], 1e-12));
+  }
+  CHECK(solver.fan_events == 0);
+  CHECK(clocked.fan_entries >= 1);
+  CHECK(clocked.fan_events > 0);
+  MESSAGE("on clocks: " << clocked.fan_events << " events, " << clocked.fan_entries << " entries, "
+                        << clocked.fan_certifications << " certifications, " << clocked.fan_exits << " exits; "
+                        << "the solver alone: " << solver.events << " events");
+}

@@ -32,6 +32,7 @@ struct Summary {
   long long transfers = 0;
   long long flows_in_closed_form = 0;
   long long flows_shared = 0;
+  long long fan_events = 0; ///< FlowSharing's events on level clocks
 };
 
 Summary run_isolated(const Scenario& s) {
@@ -55,7 +56,7 @@ Summary run_isolated(const Scenario& s) {
     out.insert(out.end(), {m.breakdown.compute_s, m.breakdown.copy_s, m.breakdown.communication_s,
                            m.breakdown.synchronisation_s, static_cast<double>(r.link_copies),
                            static_cast<double>(r.transfers), static_cast<double>(r.flows_in_closed_form),
-                           static_cast<double>(r.flows_shared)});
+                           static_cast<double>(r.flows_shared), static_cast<double>(r.sharing.fan_events)});
     const auto bytes = static_cast<ssize_t>(out.size() * sizeof(double));
     std::_Exit(write(fds[1], out.data(), static_cast<std::size_t>(bytes)) == bytes ? 0 : 1);
   }
@@ -79,6 +80,7 @@ Summary run_isolated(const Scenario& s) {
   summary.transfers = static_cast<long long>(b[5]);
   summary.flows_in_closed_form = static_cast<long long>(b[6]);
   summary.flows_shared = static_cast<long long>(b[7]);
+  summary.fan_events = static_cast<long long>(b[8]);
   return summary;
 }
 
@@ -1384,8 +1386,8 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   // And the exact fidelity's messages on 8 nodes (every algorithm but the pipelined trees, whose
   // exact chunks a SimGrid comm makes pay their latency before their bytes).
   using collectives::Algorithm;
-  double largest = 0;
-  long long closed_form = 0, shared = 0;
+  double largest = 0, largest_clocked = 0;
+  long long closed_form = 0, shared = 0, fan_events = 0;
   const std::pair<replay::Fidelity, int> runs[] = {
       {replay::Fidelity::Aggregated, 32}, {replay::Fidelity::Aggregated, 64}, {replay::Fidelity::Exact, 8}};
   for (const auto& [topology, text] : topologies)
@@ -1408,22 +1410,31 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
           s.options.jitter = 0.1;
           REQUIRE_FALSE(replay::scenario_problem(s).has_value());
           const auto mixed = run_isolated(s);
+          // And with the fans on level clocks from the least solve on, wherever they may go.
+          s.options.fan_clock_flows = 2;
+          const auto clocked = run_isolated(s);
           s.options.flows_through_simgrid = true;
           const auto simgrid = run_isolated(s);
           CHECK(simgrid.flows_in_closed_form + simgrid.flows_shared == 0);
           CHECK(mixed.transfers == 0);
           closed_form += mixed.flows_in_closed_form;
           shared += mixed.flows_shared;
+          fan_events += clocked.fan_events;
           REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
+          REQUIRE(clocked.iteration_s.size() == simgrid.iteration_s.size());
           for (std::size_t i = 0; i < mixed.iteration_s.size(); ++i) {
             CHECK(mixed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
+            CHECK(clocked.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
             largest = std::max(largest, std::abs(mixed.iteration_s[i] / simgrid.iteration_s[i] - 1));
+            largest_clocked = std::max(largest_clocked, std::abs(clocked.iteration_s[i] / simgrid.iteration_s[i] - 1));
           }
         }
   CHECK(closed_form > 0);
   CHECK(shared > 0);
+  CHECK(fan_events > 0);
   MESSAGE("largest relative difference, flows timed by the replay vs through SimGrid: " << largest << " ("
-          << closed_form << " flows in closed form, " << shared << " shared out by the replay)");
+          << closed_form << " flows in closed form, " << shared << " shared out by the replay); with fans on "
+          << "level clocks: " << largest_clocked << " (" << fan_events << " events on the clocks)");
 }
 
 TEST_CASE("GPU-direct flows and input copies shared out by the replay give the iterations SimGrid gives") {

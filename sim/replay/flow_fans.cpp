@@ -1,0 +1,460 @@
+// Fans on level clocks: FlowSharing's flows in a few classes of one level each (flow_sharing.hpp).
+#include "replay/flow_sharing.hpp"
+
+#include "replay/simgrid_precision.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace ceiling::replay {
+namespace {
+
+constexpr std::uint32_t no_clock = ~std::uint32_t{0};
+
+/// The most clock links and classes that fans go on clocks with, and the least flows per class:
+/// beyond, solving the classes at every change would cost about what the solver's solves do.
+constexpr std::size_t most_fan_clocks = 64;
+constexpr std::size_t most_fan_classes = 256;
+constexpr std::size_t least_flows_per_class = 16;
+
+/// A class's ceiling, when certified: its level times at most this, and at least this much
+/// room on every link that no clock dominates (else the link may soon bind: it should be a clock).
+constexpr double fan_headroom = 8.0;
+constexpr double least_fan_headroom = 1.05;
+/// A link that no flow is held by but that its flows fill this far or further (room below this)
+/// is a clock too, when fans go on clocks.
+constexpr double clock_room = 4.0;
+
+/// What a link that is no clock may carry at the ceilings, as a share of its bandwidth: short of
+/// full by four times SimGrid's precision, as a slack link must stay (fill_slack_links), less a
+/// margin for the loads' sums.
+constexpr double fan_load_limit = (1 - 4 * maxmin_precision) * (1 - 1e-9);
+
+/// Orders a class's flows as a min-heap (std::push_heap keeps the greatest first).
+bool later(const FlowEvents::Event& a, const FlowEvents::Event& b) { return b < a; }
+
+} // namespace
+
+bool FlowSharing::fan_key(const Flow& f) {
+  fan_key_.clear();
+  for (std::uint32_t l : hops_of(f))
+    if (l < clock_of_link_.size() && clock_of_link_[l] != no_clock)
+      fan_key_.push_back(clock_of_link_[l]);
+  std::sort(fan_key_.begin(), fan_key_.end());
+  return !fan_key_.empty();
+}
+
+std::uint32_t FlowSharing::fan_class() {
+  const auto [it, added] = fan_class_of_.try_emplace(fan_key_, static_cast<std::uint32_t>(fan_classes_.size()));
+  if (added) {
+    FanClass c;
+    c.clocks = fan_key_;
+    for (std::uint32_t k : c.clocks)
+      fan_clocks_[k].classes.push_back(it->second);
+    fan_classes_.push_back(std::move(c));
+    fans_uncertified_ = true; // no ceiling yet
+  }
+  return it->second;
+}
+
+double FlowSharing::fan_cap_level(const Flow& f) const {
+  double cap_bytes_per_s = std::numeric_limits<double>::infinity();
+  for (std::uint32_t l : hops_of(f))
+    if (clock_of_link_[l] == no_clock)
+      cap_bytes_per_s = std::min(cap_bytes_per_s, links_[l].bytes_per_s);
+  return cap_bytes_per_s / f.weight; // as solve_component's caps
+}
+
+void FlowSharing::size_fan_links() {
+  if (clock_of_link_.size() == links_.size())
+    return;
+  clock_of_link_.resize(links_.size(), no_clock);
+  fan_load_.resize(links_.size(), 0.0);
+  fan_crossing_.resize(links_.size(), 0);
+  fan_dominator_.resize(links_.size(), no_clock);
+  fan_listed_.resize(links_.size(), false);
+}
+
+bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining_bytes) {
+  FanClass& k = fan_classes_[c];
+  const Flow& f = flows_[flow];
+  size_fan_links(); // (links may have been added since the fans went on clocks)
+  if (fan_class_of_flow_.size() < flows_.size()) {
+    fan_class_of_flow_.resize(flows_.size());
+    fan_cap_of_flow_.resize(flows_.size());
+  }
+  fan_class_of_flow_[flow] = c;
+  // Its bytes go at its weight per unit of the class's clock (its value is level over penalty).
+  k.members.push_back({k.clock + remaining_bytes / f.weight, start_order_[flow], flow});
+  std::push_heap(k.members.begin(), k.members.end(), later);
+  k.weight += f.weight;
+  fan_cap_of_flow_[flow] = fan_cap_level(f);
+  k.least_cap_level = std::min(k.least_cap_level, fan_cap_of_flow_[flow]);
+  bool fits = k.level_most > 0 && k.least_cap_level >= k.level_most;
+  for (std::uint32_t l : hops_of(f)) {
+    if (clock_of_link_[l] != no_clock)
+      continue;
+    cross_fan_link(l, k);
+    fan_load_[l] += k.level_most / f.penalty;
+    fits = fits && (fan_dominator_[l] != no_clock || fan_load_[l] <= links_[l].bytes_per_s * fan_load_limit);
+  }
+  fans_uncertified_ = fans_uncertified_ || !fits;
+  return fits;
+}
+
+void FlowSharing::cross_fan_link(std::uint32_t l, const FanClass& c) {
+  if (fan_crossing_[l]++ == 0) {
+    if (!fan_listed_[l]) {
+      fan_listed_[l] = true;
+      fan_loaded_links_.push_back(l);
+    }
+    // A clock of the flow no wider than the link: while every flow crossing the link crosses it
+    // too, the link carries at most what that clock does, and never fills.
+    fan_dominator_[l] = no_clock;
+    for (std::uint32_t k : c.clocks)
+      if (links_[fan_clocks_[k].link].bytes_per_s <= links_[l].bytes_per_s * fan_load_limit) {
+        fan_dominator_[l] = k;
+        break;
+      }
+  } else if (fan_dominator_[l] != no_clock && !std::binary_search(c.clocks.begin(), c.clocks.end(), fan_dominator_[l])) {
+    fan_dominator_[l] = no_clock;
+  }
+}
+
+void FlowSharing::solve_fans() {
+  // MaxMin::maxmin_solve over the classes: a class weighs its flows' summed weights on each of
+  // its clock links, and the links that are no clocks never fill (certify_fans).
+  for (FanClock& k : fan_clocks_) {
+    k.remaining = links_[k.link].bytes_per_s;
+    k.usage = 0;
+  }
+  for (FanClass& c : fan_classes_) {
+    c.fixed = c.members.empty();
+    if (!c.fixed)
+      for (std::uint32_t k : c.clocks)
+        fan_clocks_[k].usage += c.weight;
+  }
+  for (FanClock& k : fan_clocks_)
+    k.light = k.usage > 0;
+  for (;;) {
+    double least = std::numeric_limits<double>::infinity();
+    for (const FanClock& k : fan_clocks_)
+      if (k.light)
+        least = std::min(least, k.remaining / k.usage);
+    if (least == std::numeric_limits<double>::infinity())
+      break;
+    for (FanClock& k : fan_clocks_) {
+      if (!k.light || k.remaining / k.usage != least)
+        continue;
+      k.light = false;
+      for (std::uint32_t id : k.classes) {
+        FanClass& c = fan_classes_[id];
+        if (c.fixed)
+          continue;
+        c.fixed = true;
+        c.level = least;
+        c.bound_by = k.link;
+        for (std::uint32_t o : c.clocks) {
+          FanClock& other = fan_clocks_[o];
+          subtract_snapping(other.remaining, least * c.weight, links_[other.link].bytes_per_s * maxmin_precision);
+          subtract_snapping(other.usage, c.weight, maxmin_precision);
+        }
+      }
+    }
+    for (FanClock& k : fan_clocks_)
+      if (k.light && (!(k.usage > maxmin_precision) || !(k.remaining > links_[k.link].bytes_per_s * maxmin_precision)))
+        k.light = false;
+  }
+  // A class that no link fixed (its weight below SimGrid's precision) has no level to keep.
+  for (const FanClass& c : fan_classes_)
+    fans_uncertified_ = fans_uncertified_ || !c.fixed;
+}
+
+bool FlowSharing::certify_fans() {
+  for (std::uint32_t l : fan_loaded_links_) {
+    fan_load_[l] = 0;
+    fan_crossing_[l] = 0;
+    fan_listed_[l] = false;
+  }
+  fan_loaded_links_.clear();
+  // What the links that are no clocks carry now, and which of them a clock dominates.
+  bool fits = true;
+  for (FanClass& c : fan_classes_) {
+    c.least_cap_level = std::numeric_limits<double>::infinity();
+    fits = fits && (c.members.empty() || c.fixed);
+    for (const FlowEvents::Event& m : c.members) {
+      const Flow& f = flows_[m.flow];
+      c.least_cap_level = std::min(c.least_cap_level, fan_cap_of_flow_[m.flow]);
+      for (std::uint32_t l : hops_of(f))
+        if (clock_of_link_[l] == no_clock) {
+          cross_fan_link(l, c);
+          fan_load_[l] += c.level / f.penalty;
+        }
+    }
+  }
+  // Whether the classes' levels are the allocation: no link that is no clock is full (it would
+  // hold flows at or below them), no cap is below its class's level.
+  fans_valid_ = fits;
+  for (std::uint32_t l : fan_loaded_links_)
+    fans_valid_ = fans_valid_ && (fan_dominator_[l] != no_clock || fan_load_[l] <= links_[l].bytes_per_s * fan_load_limit);
+  for (const FanClass& c : fan_classes_)
+    fans_valid_ = fans_valid_ && (c.members.empty() || c.level <= c.least_cap_level);
+  // Each class's ceiling: its level times the least room (at most fan_headroom) that the links
+  // its flows cross and that no clock dominates leave at the present levels, at most its least
+  // cap. A link then carries at most its present load times the most room of the classes
+  // crossing it, which is its own room or less: short of full.
+  for (FanClass& c : fan_classes_) {
+    if (c.members.empty()) {
+      c.level_most = 0;
+      continue;
+    }
+    double headroom = fan_headroom;
+    for (const FlowEvents::Event& m : c.members)
+      for (std::uint32_t l : hops_of(flows_[m.flow]))
+        if (clock_of_link_[l] == no_clock && fan_dominator_[l] == no_clock)
+          headroom = std::min(headroom, links_[l].bytes_per_s * fan_load_limit / fan_load_[l]);
+    c.level_most = std::min(headroom * c.level, c.least_cap_level);
+    // (false where a link or cap leaves too little room, or the level is NaN)
+    fits = fits && headroom >= least_fan_headroom && c.level <= c.level_most;
+  }
+  // The loads at the ceilings, which the flows that join and leave keep.
+  for (std::uint32_t l : fan_loaded_links_)
+    fan_load_[l] = 0;
+  for (const FanClass& c : fan_classes_)
+    for (const FlowEvents::Event& m : c.members) {
+      const Flow& f = flows_[m.flow];
+      for (std::uint32_t l : hops_of(f))
+        if (clock_of_link_[l] == no_clock)
+          fan_load_[l] += c.level_most / f.penalty;
+    }
+  fans_uncertified_ = !fits;
+  return fits;
+}
+
+void FlowSharing::clock_fans_to(double now_s) {
+  const double elapsed_s = now_s - fans_clocked_s_;
+  if (elapsed_s > 0)
+    for (FanClass& c : fan_classes_)
+      if (!c.members.empty())
+        c.clock += c.level * bandwidth_factor_ * elapsed_s;
+  fans_clocked_s_ = now_s;
+}
+
+double FlowSharing::next_fan_end_s() const {
+  double end_s = std::numeric_limits<double>::infinity();
+  for (const FanClass& c : fan_classes_)
+    if (!c.members.empty())
+      end_s = std::min(end_s, fans_clocked_s_ + std::max(0.0, (c.members.front().at_s - c.clock) /
+                                                                 (c.level * bandwidth_factor_)));
+  return end_s;
+}
+
+bool FlowSharing::enter_fans(double now_s) {
+  assert(!fans_ && fan_classes_.empty() && fan_clocks_.empty());
+  size_fan_links();
+  // The clock links: those holding the sharing flows, where no flow is a pipeline's or held by
+  // its cap.
+  std::size_t sharing = 0;
+  bool fits = true;
+  for (std::uint32_t id = 0; id < flows_.size() && fits; ++id) {
+    const Flow& f = flows_[id];
+    if (f.state != State::Sharing)
+      continue;
+    ++sharing;
+    fits = !f.pipeline && f.bound_by != by_cap;
+    if (fits && clock_of_link_[f.bound_by] == no_clock) {
+      fits = fan_clocks_.size() < most_fan_clocks;
+      clock_of_link_[f.bound_by] = static_cast<std::uint32_t>(fan_clocks_.size());
+      fan_clocks_.push_back({f.bound_by, {}});
+    }
+  }
+  // And the links the flows fill without any being held there (it filled in the round of another
+  // link of theirs): full, they may bind as the shares move.
+  if (fits) {
+    for (std::uint32_t id = 0; id < flows_.size(); ++id)
+      if (flows_[id].state == State::Sharing)
+        for (std::uint32_t l : hops_of(flows_[id]))
+          if (clock_of_link_[l] == no_clock)
+            fan_load_[l] += flows_[id].value;
+    for (std::uint32_t id = 0; id < flows_.size() && fits; ++id)
+      if (flows_[id].state == State::Sharing)
+        for (std::uint32_t l : hops_of(flows_[id])) {
+          if (clock_of_link_[l] != no_clock || fan_load_[l] == 0)
+            continue;
+          if (fan_load_[l] >= links_[l].bytes_per_s * fan_load_limit / clock_room) {
+            fits = fan_clocks_.size() < most_fan_clocks;
+            clock_of_link_[l] = static_cast<std::uint32_t>(fan_clocks_.size());
+            fan_clocks_.push_back({l, {}});
+          }
+          fan_load_[l] = 0;
+        }
+  }
+  // The classes, each flow at its class's clock (0 for all now) with what it has still to send.
+  for (std::uint32_t id = 0; id < flows_.size() && fits; ++id) {
+    Flow& f = flows_[id];
+    if (f.state != State::Sharing)
+      continue;
+    fan_key(f);
+    const std::uint32_t c = fan_class();
+    fits = fan_classes_.size() <= most_fan_classes;
+    double remaining_bytes = f.remaining_bytes;
+    if (remaining_bytes > 0)
+      subtract_snapping(remaining_bytes, f.rate * (now_s - f.updated_s), maxmin_precision * surf_precision_s);
+    join_fan(c, id, remaining_bytes);
+  }
+  fits = fits && sharing >= least_flows_per_class * fan_classes_.size();
+  if (fits) {
+    solve_fans();
+    // The classes' levels are the flows' (within the rounding of sums taken in another order).
+    for (const FanClass& c : fan_classes_)
+      fits = fits && c.fixed &&
+             std::abs(c.level - flows_[c.members.front().flow].level) <= 1e-9 * c.level;
+    fits = fits && certify_fans();
+  }
+  if (!fits) {
+    for (const FanClock& k : fan_clocks_)
+      clock_of_link_[k.link] = no_clock;
+    for (std::uint32_t l : fan_loaded_links_) {
+      fan_load_[l] = 0;
+      fan_crossing_[l] = 0;
+      fan_listed_[l] = false;
+    }
+    fan_loaded_links_.clear();
+    fan_clocks_.clear();
+    fan_classes_.clear();
+    fan_class_of_.clear();
+    fans_uncertified_ = false;
+    return false;
+  }
+  events_.clear(); // (every sharing flow's end is its class's now)
+  fans_ = true;
+  fans_clocked_s_ = now_s;
+  fans_next_s_ = next_fan_end_s();
+  ++work_.fan_entries;
+  return true;
+}
+
+void FlowSharing::exit_fans(double now_s) {
+  assert(fans_);
+  clock_fans_to(now_s);
+  for (const FanClass& c : fan_classes_)
+    for (const FlowEvents::Event& m : c.members) {
+      Flow& f = flows_[m.flow];
+      double remaining_bytes = (m.at_s - c.clock) * f.weight;
+      if (remaining_bytes < maxmin_precision * surf_precision_s)
+        remaining_bytes = 0;
+      f.remaining_bytes = remaining_bytes;
+      set_value(f, c.level / f.penalty);
+      f.level = c.level;
+      f.bound_by = c.bound_by;
+      f.rate = f.value * bandwidth_factor_;
+      f.updated_s = now_s;
+      events_.set_unordered(m.flow, now_s + (remaining_bytes > 0 ? remaining_bytes / f.rate : 0.0), start_order_[m.flow]);
+    }
+  events_.restore();
+  // The links as a solve leaves them: a clock full where the classes' solve filled it, the
+  // others short of full (certified; where they were not, the caller solves again).
+  for (const FanClock& k : fan_clocks_) {
+    links_[k.link].saturated = k.remaining <= links_[k.link].bytes_per_s * 2 * maxmin_precision;
+    clock_of_link_[k.link] = no_clock;
+  }
+  for (std::uint32_t l : fan_loaded_links_) {
+    links_[l].saturated = false;
+    fan_load_[l] = 0;
+    fan_crossing_[l] = 0;
+    fan_listed_[l] = false;
+  }
+  fan_loaded_links_.clear();
+  fan_clocks_.clear();
+  fan_classes_.clear();
+  fan_class_of_.clear();
+  fans_uncertified_ = false;
+  fans_ = false;
+  ++work_.fan_exits;
+}
+
+bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
+  // due_ holds the latency ends due now: each must cross a clock link.
+  for (const FlowEvents::Event& e : due_)
+    if (flows_[e.flow].pipeline || !fan_key(flows_[e.flow])) {
+      return false;
+    }
+  clock_fans_to(now_s);
+  const std::size_t latency_due = due_.size();
+  for (FanClass& c : fan_classes_) {
+    const double pace = c.level * bandwidth_factor_;
+    while (!c.members.empty() && (c.members.front().at_s - c.clock) / pace < surf_precision_s) {
+      const FlowEvents::Event& m = c.members.front();
+      due_.push_back({now_s + (m.at_s - c.clock) / pace, m.tie, m.flow});
+      std::pop_heap(c.members.begin(), c.members.end(), later);
+      c.members.pop_back();
+    }
+  }
+  if (due_.size() > latency_due)
+    std::sort(due_.begin(), due_.end()); // FlowEvents' one order, as advance() takes them
+  for (const FlowEvents::Event& e : due_) {
+    Flow& f = flows_[e.flow];
+    if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
+      f.state = State::Sharing;
+      f.updated_s = now_s;
+      join_links(e.flow);
+      fan_key(f);
+      join_fan(fan_class(), e.flow, f.remaining_bytes);
+      continue;
+    }
+    FanClass& c = fan_classes_[fan_class_of_flow_[e.flow]];
+    c.weight -= f.weight;
+    for (std::uint32_t l : hops_of(f)) {
+      if (clock_of_link_[l] != no_clock)
+        continue;
+      fan_load_[l] -= c.level_most / f.penalty;
+      if (--fan_crossing_[l] == 0)
+        fan_load_[l] = 0; // (so that rounding never piles up)
+    }
+    leave_links(e.flow, false);
+    finished.push_back(f.token);
+    set_value(f, 0);
+    f.state = State::Free;
+    free_flows_.add(e.flow);
+    --in_flight_;
+  }
+  // The solver's bookkeeping of changes, which the classes' solve replaces.
+  joined_flows_.clear();
+  for (std::uint32_t l : modified_links_)
+    links_[l].modified = false;
+  modified_links_.clear();
+  for (FanClass& c : fan_classes_)
+    if (c.members.empty()) {
+      c.weight = 0;
+      c.clock = 0;
+    }
+  solve_fans();
+  for (const FanClass& c : fan_classes_)
+    fans_uncertified_ = fans_uncertified_ || (!c.members.empty() && !(c.level <= c.level_most));
+  ++work_.fan_events;
+  if (fans_uncertified_) {
+    ++work_.fan_certifications;
+    if (!certify_fans()) {
+      // Off the clocks. Where the classes' levels are still the allocation, and only room ran
+      // short, back on them at once, a link the flows nearly fill a clock now; else the solver
+      // shares out every flow again, from the classes' values.
+      const bool valid = fans_valid_;
+      std::vector<std::uint32_t> clocks;
+      for (const FanClock& k : fan_clocks_)
+        clocks.push_back(k.link);
+      exit_fans(now_s);
+      if (valid && enter_fans(now_s))
+        return true;
+      for (std::uint32_t l : clocks)
+        mark_modified(l);
+      floor_level_ = 0;
+      share(now_s);
+      return true;
+    }
+  }
+  fans_next_s_ = next_fan_end_s();
+  return true;
+}
+
+} // namespace ceiling::replay
