@@ -24,7 +24,7 @@ constexpr double fan_headroom = 8.0;
 constexpr double least_fan_headroom = 1.05;
 /// A link that no flow is held by but that its flows fill this far or further (room below this)
 /// is a clock too, when fans go on clocks.
-constexpr double clock_room = 4.0;
+constexpr double clock_room = 2.0;
 
 /// What a link that is no clock may carry at the ceilings, as a share of its bandwidth: short of
 /// full by four times SimGrid's precision, as a slack link must stay (fill_slack_links), less a
@@ -313,18 +313,7 @@ bool FlowSharing::enter_fans(double now_s) {
     fits = fits && certify_fans();
   }
   if (!fits) {
-    for (const FanClock& k : fan_clocks_)
-      clock_of_link_[k.link] = no_clock;
-    for (std::uint32_t l : fan_loaded_links_) {
-      fan_load_[l] = 0;
-      fan_crossing_[l] = 0;
-      fan_listed_[l] = false;
-    }
-    fan_loaded_links_.clear();
-    fan_clocks_.clear();
-    fan_classes_.clear();
-    fan_class_of_.clear();
-    fans_uncertified_ = false;
+    clear_fans();
     return false;
   }
   events_.clear(); // (every sharing flow's end is its class's now)
@@ -355,12 +344,18 @@ void FlowSharing::exit_fans(double now_s) {
   events_.restore();
   // The links as a solve leaves them: a clock full where the classes' solve filled it, the
   // others short of full (certified; where they were not, the caller solves again).
-  for (const FanClock& k : fan_clocks_) {
+  for (const FanClock& k : fan_clocks_)
     links_[k.link].saturated = k.remaining <= links_[k.link].bytes_per_s * 2 * maxmin_precision;
-    clock_of_link_[k.link] = no_clock;
-  }
-  for (std::uint32_t l : fan_loaded_links_) {
+  for (std::uint32_t l : fan_loaded_links_)
     links_[l].saturated = false;
+  clear_fans();
+  ++work_.fan_exits;
+}
+
+void FlowSharing::clear_fans() {
+  for (const FanClock& k : fan_clocks_)
+    clock_of_link_[k.link] = no_clock;
+  for (std::uint32_t l : fan_loaded_links_) {
     fan_load_[l] = 0;
     fan_crossing_[l] = 0;
     fan_listed_[l] = false;
@@ -371,7 +366,6 @@ void FlowSharing::exit_fans(double now_s) {
   fan_class_of_.clear();
   fans_uncertified_ = false;
   fans_ = false;
-  ++work_.fan_exits;
 }
 
 bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {

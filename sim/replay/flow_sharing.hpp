@@ -74,8 +74,8 @@ namespace ceiling::replay {
 /// FATPIPE links are not modelled. Tests hold it to SimGrid (tests/replay/replay_test.cpp)
 /// and to closed forms (tests/replay/flow_sharing_test.cpp).
 ///
-/// Fans on level clocks (flow_fans.cpp). Once a solve of `fan_flows` flows or more (default
-/// 1024) leaves every sharing flow held by a link (none by its cap, no pipeline), in few classes
+/// Fans on level clocks (flow_fans.cpp), where asked (clock_fans_from). Once a solve of that
+/// many flows or more leaves every sharing flow held by a link (none by its cap, no pipeline), in few classes
 /// of flows crossing the same held links (a parameter server's fans: each server's NIC, thousands
 /// of workers' flows), the flows of a class keep one level: each sends at that level over its
 /// penalty, and its bytes follow its class's clock (the integral of the level). A change then
@@ -405,6 +405,8 @@ private:
   /// Takes every flow off its clock, at its class's value, into the solver's state (its end in
   /// events_, its links' fullness as the classes' solve left them).
   void exit_fans(double now_s);
+  /// Forgets the clocks and classes (no flow on a clock any more).
+  void clear_fans();
   /// advance() on clocks, the latency ends due already in due_: false, changing nothing, where a
   /// flow starting now crosses no clock link (or is a pipeline's).
   bool advance_fans(double now_s, std::vector<void*>& finished);
@@ -500,7 +502,7 @@ private:
 
   // Fans on level clocks.
   bool fans_ = false;                 ///< the sharing flows are on their classes' clocks
-  std::size_t fan_entry_flows_ = 1024;
+  std::size_t fan_entry_flows_ = 0;
   long long fan_retry_event_ = 0;     ///< after a failed entry, no other before this event
   std::vector<FanClass> fan_classes_;
   std::vector<FanClock> fan_clocks_;
