@@ -52,8 +52,9 @@ std::uint32_t FlowSharing::fan_class() {
     c.clocks = fan_key_;
     for (std::uint32_t k : c.clocks)
       fan_clocks_[k].classes.push_back(it->second);
+    c.uncertified = true; // no ceiling yet
     fan_classes_.push_back(std::move(c));
-    fans_uncertified_ = true; // no ceiling yet
+    fans_uncertified_ = true;
   }
   return it->second;
 }
@@ -74,6 +75,8 @@ void FlowSharing::size_fan_links() {
   fan_crossing_.resize(links_.size(), 0);
   fan_dominator_.resize(links_.size(), no_clock);
   fan_listed_.resize(links_.size(), false);
+  fan_level_load_.resize(links_.size(), 0.0);
+  fan_room_.resize(links_.size(), 0.0);
 }
 
 bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining_bytes) {
@@ -99,7 +102,48 @@ bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining
     fan_load_[l] += k.level_most / f.penalty;
     fits = fits && (fan_dominator_[l] != no_clock || fan_load_[l] <= links_[l].bytes_per_s * fan_load_limit);
   }
+  k.uncertified = k.uncertified || !fits;
   fans_uncertified_ = fans_uncertified_ || !fits;
+  return fits;
+}
+
+bool FlowSharing::recertify_fan(FanClass& c) {
+  // Its flows' loads at the old ceiling out; at the present level into fan_level_load_.
+  c.least_cap_level = std::numeric_limits<double>::infinity();
+  const double weight = c.weight;
+  c.weight = 0; // (summed again, so that rounding never piles up over joins and ends)
+  for (const FlowEvents::Event& m : c.members) {
+    const Flow& f = flows_[m.flow];
+    c.weight += f.weight;
+    c.least_cap_level = std::min(c.least_cap_level, fan_cap_of_flow_[m.flow]);
+    for (std::uint32_t l : hops_of(f)) {
+      if (clock_of_link_[l] != no_clock)
+        continue;
+      fan_load_[l] -= c.level_most / f.penalty;
+      if (fan_level_load_[l] == 0)
+        fan_touched_.push_back(l);
+      fan_level_load_[l] += c.level / f.penalty;
+    }
+  }
+  // The room the other classes' ceilings leave on each link that no clock dominates.
+  double headroom = fan_headroom;
+  for (std::uint32_t l : fan_touched_) {
+    if (fan_dominator_[l] == no_clock)
+      headroom = std::min(headroom, (links_[l].bytes_per_s * fan_load_limit - fan_load_[l]) / fan_level_load_[l]);
+    fan_level_load_[l] = 0;
+  }
+  fan_touched_.clear();
+  c.level_most = std::min(headroom * c.level, c.least_cap_level);
+  // (A weight summed anew that moved more than rounding would: the level is solved again.)
+  const bool fits = c.fixed && headroom >= least_fan_headroom && c.level <= c.level_most &&
+                    std::abs(c.weight - weight) <= 1e-9 * c.weight;
+  for (const FlowEvents::Event& m : c.members) {
+    const Flow& f = flows_[m.flow];
+    for (std::uint32_t l : hops_of(f))
+      if (clock_of_link_[l] == no_clock)
+        fan_load_[l] += c.level_most / f.penalty;
+  }
+  c.uncertified = !fits;
   return fits;
 }
 
@@ -110,10 +154,11 @@ void FlowSharing::cross_fan_link(std::uint32_t l, const FanClass& c) {
       fan_loaded_links_.push_back(l);
     }
     // A clock of the flow no wider than the link: while every flow crossing the link crosses it
-    // too, the link carries at most what that clock does, and never fills.
+    // too, the link carries at most what that clock does, and binds no flow that the clock does
+    // not (full at most when the clock is, at the same level).
     fan_dominator_[l] = no_clock;
     for (std::uint32_t k : c.clocks)
-      if (links_[fan_clocks_[k].link].bytes_per_s <= links_[l].bytes_per_s * fan_load_limit) {
+      if (links_[fan_clocks_[k].link].bytes_per_s <= links_[l].bytes_per_s) {
         fan_dominator_[l] = k;
         break;
       }
@@ -144,9 +189,14 @@ void FlowSharing::solve_fans() {
         least = std::min(least, k.remaining / k.usage);
     if (least == std::numeric_limits<double>::infinity())
       break;
-    for (FanClock& k : fan_clocks_) {
-      if (!k.light || k.remaining / k.usage != least)
-        continue;
+    // Every clock at exactly the least level saturates now (as solve_component's links do),
+    // taken before any of its classes is fixed, which moves the others' levels.
+    fan_saturating_.clear();
+    for (std::uint32_t i = 0; i < fan_clocks_.size(); ++i)
+      if (fan_clocks_[i].light && fan_clocks_[i].remaining / fan_clocks_[i].usage == least)
+        fan_saturating_.push_back(i);
+    for (std::uint32_t i : fan_saturating_) {
+      FanClock& k = fan_clocks_[i];
       k.light = false;
       for (std::uint32_t id : k.classes) {
         FanClass& c = fan_classes_[id];
@@ -183,8 +233,10 @@ bool FlowSharing::certify_fans() {
   for (FanClass& c : fan_classes_) {
     c.least_cap_level = std::numeric_limits<double>::infinity();
     fits = fits && (c.members.empty() || c.fixed);
+    c.weight = 0; // (summed again, so that rounding never piles up over joins and ends)
     for (const FlowEvents::Event& m : c.members) {
       const Flow& f = flows_[m.flow];
+      c.weight += f.weight;
       c.least_cap_level = std::min(c.least_cap_level, fan_cap_of_flow_[m.flow]);
       for (std::uint32_t l : hops_of(f))
         if (clock_of_link_[l] == no_clock) {
@@ -196,14 +248,20 @@ bool FlowSharing::certify_fans() {
   // Whether the classes' levels are the allocation: no link that is no clock is full (it would
   // hold flows at or below them), no cap is below its class's level.
   fans_valid_ = fits;
-  for (std::uint32_t l : fan_loaded_links_)
-    fans_valid_ = fans_valid_ && (fan_dominator_[l] != no_clock || fan_load_[l] <= links_[l].bytes_per_s * fan_load_limit);
+  for (std::uint32_t l : fan_loaded_links_) {
+    const bool dominated = fan_dominator_[l] != no_clock;
+    fans_valid_ = fans_valid_ && (dominated || fan_load_[l] <= links_[l].bytes_per_s * fan_load_limit);
+    fan_room_[l] = dominated ? std::numeric_limits<double>::infinity()
+                             : links_[l].bytes_per_s * fan_load_limit / fan_load_[l];
+    fan_load_[l] = 0; // (at the ceilings from here)
+  }
   for (const FanClass& c : fan_classes_)
     fans_valid_ = fans_valid_ && (c.members.empty() || c.level <= c.least_cap_level);
   // Each class's ceiling: its level times the least room (at most fan_headroom) that the links
   // its flows cross and that no clock dominates leave at the present levels, at most its least
   // cap. A link then carries at most its present load times the most room of the classes
-  // crossing it, which is its own room or less: short of full.
+  // crossing it, which is its own room or less: short of full. And the loads at the ceilings,
+  // which the flows that join and leave keep.
   for (FanClass& c : fan_classes_) {
     if (c.members.empty()) {
       c.level_most = 0;
@@ -212,22 +270,20 @@ bool FlowSharing::certify_fans() {
     double headroom = fan_headroom;
     for (const FlowEvents::Event& m : c.members)
       for (std::uint32_t l : hops_of(flows_[m.flow]))
-        if (clock_of_link_[l] == no_clock && fan_dominator_[l] == no_clock)
-          headroom = std::min(headroom, links_[l].bytes_per_s * fan_load_limit / fan_load_[l]);
+        if (clock_of_link_[l] == no_clock)
+          headroom = std::min(headroom, fan_room_[l]);
     c.level_most = std::min(headroom * c.level, c.least_cap_level);
     // (false where a link or cap leaves too little room, or the level is NaN)
     fits = fits && headroom >= least_fan_headroom && c.level <= c.level_most;
-  }
-  // The loads at the ceilings, which the flows that join and leave keep.
-  for (std::uint32_t l : fan_loaded_links_)
-    fan_load_[l] = 0;
-  for (const FanClass& c : fan_classes_)
     for (const FlowEvents::Event& m : c.members) {
       const Flow& f = flows_[m.flow];
       for (std::uint32_t l : hops_of(f))
         if (clock_of_link_[l] == no_clock)
           fan_load_[l] += c.level_most / f.penalty;
     }
+  }
+  for (FanClass& c : fan_classes_)
+    c.uncertified = false;
   fans_uncertified_ = !fits;
   return fits;
 }
@@ -277,12 +333,12 @@ bool FlowSharing::enter_fans(double now_s) {
         for (std::uint32_t l : hops_of(flows_[id]))
           if (clock_of_link_[l] == no_clock)
             fan_load_[l] += flows_[id].value;
-    for (std::uint32_t id = 0; id < flows_.size() && fits; ++id)
+    for (std::uint32_t id = 0; id < flows_.size(); ++id) // (every load back to 0, whatever fits)
       if (flows_[id].state == State::Sharing)
         for (std::uint32_t l : hops_of(flows_[id])) {
           if (clock_of_link_[l] != no_clock || fan_load_[l] == 0)
             continue;
-          if (fan_load_[l] >= links_[l].bytes_per_s * fan_load_limit / clock_room) {
+          if (fits && fan_load_[l] >= links_[l].bytes_per_s * fan_load_limit / clock_room) {
             fits = fan_clocks_.size() < most_fan_clocks;
             clock_of_link_[l] = static_cast<std::uint32_t>(fan_clocks_.size());
             fan_clocks_.push_back({l, {}});
@@ -307,9 +363,11 @@ bool FlowSharing::enter_fans(double now_s) {
   if (fits) {
     solve_fans();
     // The classes' levels are the flows' (within the rounding of sums taken in another order).
-    for (const FanClass& c : fan_classes_)
-      fits = fits && c.fixed &&
-             std::abs(c.level - flows_[c.members.front().flow].level) <= 1e-9 * c.level;
+    for (const FanClass& c : fan_classes_) {
+      fits = fits && c.fixed;
+      for (const FlowEvents::Event& m : c.members)
+        fits = fits && std::abs(c.level - flows_[m.flow].level) <= 1e-12 * c.level;
+    }
     fits = fits && certify_fans();
   }
   if (!fits) {
@@ -336,7 +394,7 @@ void FlowSharing::exit_fans(double now_s) {
       f.remaining_bytes = remaining_bytes;
       set_value(f, c.level / f.penalty);
       f.level = c.level;
-      f.bound_by = c.bound_by;
+      f.bound_by = c.fixed ? c.bound_by : by_cap; // (an unfixed class's flows are solved again)
       f.rate = f.value * bandwidth_factor_;
       f.updated_s = now_s;
       events_.set_unordered(m.flow, now_s + (remaining_bytes > 0 ? remaining_bytes / f.rate : 0.0), start_order_[m.flow]);
@@ -344,12 +402,18 @@ void FlowSharing::exit_fans(double now_s) {
   events_.restore();
   // The links as a solve leaves them: a clock full where the classes' solve filled it, the
   // others short of full (certified; where they were not, the caller solves again).
+  for (std::uint32_t l : fan_loaded_links_) // (a link that is a clock now may be listed)
+    links_[l].saturated = false;
   for (const FanClock& k : fan_clocks_)
     links_[k.link].saturated = k.remaining <= links_[k.link].bytes_per_s * 2 * maxmin_precision;
-  for (std::uint32_t l : fan_loaded_links_)
-    links_[l].saturated = false;
   clear_fans();
   ++work_.fan_exits;
+}
+
+void FlowSharing::back_to_solver() {
+  const bool paid = work_.fan_events - fan_stay_start_ >= paying_fan_events;
+  fan_retry_gap_ = paid ? shortest_fan_retry_gap : std::min(2 * fan_retry_gap_, longest_fan_retry_gap);
+  fan_retry_event_ = work_.events + fan_retry_gap_;
 }
 
 void FlowSharing::clear_fans() {
@@ -369,11 +433,24 @@ void FlowSharing::clear_fans() {
 }
 
 bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
-  // due_ holds the latency ends due now: each must cross a clock link.
-  for (const FlowEvents::Event& e : due_)
-    if (flows_[e.flow].pipeline || !fan_key(flows_[e.flow])) {
+  // due_ holds the latency ends due now: each must cross a clock link, or one of its narrowest
+  // links that no flow shares yet becomes a clock (a server's first pull: its NIC).
+  size_fan_links(); // (links may have been added since the fans went on clocks)
+  for (const FlowEvents::Event& e : due_) {
+    const Flow& f = flows_[e.flow];
+    if (f.pipeline)
       return false;
-    }
+    if (fan_key(f))
+      continue;
+    std::uint32_t unused = no_clock;
+    for (std::uint32_t l : hops_of(f))
+      if (links_[l].bytes_per_s == f.narrowest_bytes_per_s && links_[l].flows.empty())
+        unused = l;
+    if (unused == no_clock || fan_clocks_.size() == most_fan_clocks)
+      return false;
+    clock_of_link_[unused] = static_cast<std::uint32_t>(fan_clocks_.size());
+    fan_clocks_.push_back({unused, {}});
+  }
   clock_fans_to(now_s);
   const std::size_t latency_due = due_.size();
   for (FanClass& c : fan_classes_) {
@@ -390,9 +467,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
   for (const FlowEvents::Event& e : due_) {
     Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
-      f.state = State::Sharing;
-      f.updated_s = now_s;
-      join_links(e.flow);
+      start_sharing(e.flow, now_s);
       fan_key(f);
       join_fan(fan_class(), e.flow, f.remaining_bytes);
       continue;
@@ -406,12 +481,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       if (--fan_crossing_[l] == 0)
         fan_load_[l] = 0; // (so that rounding never piles up)
     }
-    leave_links(e.flow, false);
-    finished.push_back(f.token);
-    set_value(f, 0);
-    f.state = State::Free;
-    free_flows_.add(e.flow);
-    --in_flight_;
+    finish(e.flow, false, finished);
   }
   // The solver's bookkeeping of changes, which the classes' solve replaces.
   joined_flows_.clear();
@@ -423,23 +493,40 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       c.weight = 0;
       c.clock = 0;
     }
+  // Classes never leave while on clocks: too many of them, and the flows go back to the solver.
+  fans_uncertified_ = fans_uncertified_ || fan_classes_.size() > most_fan_classes;
   solve_fans();
-  for (const FanClass& c : fan_classes_)
-    fans_uncertified_ = fans_uncertified_ || (!c.members.empty() && !(c.level <= c.level_most));
+  for (FanClass& c : fan_classes_)
+    if (!c.members.empty() && !(c.level <= c.level_most)) {
+      c.uncertified = true;
+      fans_uncertified_ = true;
+    }
   ++work_.fan_events;
   if (fans_uncertified_) {
+    // The classes past their ceilings (or new, or whose flows filled a link at the ceilings)
+    // first, each with the others' ceilings held; where that leaves one short, all of them.
     ++work_.fan_certifications;
-    if (!certify_fans()) {
+    // (A link's load at the ceilings changes only where a class crossing it is recertified,
+    // which keeps it short of full, or where a flow joins, whose class join_fan() then marks.)
+    bool fits = fan_classes_.size() <= most_fan_classes;
+    for (FanClass& c : fan_classes_)
+      if (fits && c.uncertified && !c.members.empty())
+        fits = recertify_fan(c);
+    fans_uncertified_ = !fits;
+    if (!fits && fan_classes_.size() <= most_fan_classes)
+      fits = certify_fans();
+    if (!fits) {
       // Off the clocks. Where the classes' levels are still the allocation, and only room ran
       // short, back on them at once, a link the flows nearly fill a clock now; else the solver
       // shares out every flow again, from the classes' values.
-      const bool valid = fans_valid_;
+      const bool valid = fan_classes_.size() <= most_fan_classes && fans_valid_;
       std::vector<std::uint32_t> clocks;
       for (const FanClock& k : fan_clocks_)
         clocks.push_back(k.link);
       exit_fans(now_s);
       if (valid && enter_fans(now_s))
         return true;
+      back_to_solver();
       for (std::uint32_t l : clocks)
         mark_modified(l);
       floor_level_ = 0;

@@ -19,9 +19,6 @@ constexpr std::size_t spreading_flows = 256;
 /// As many flows as this finishing at one instant leave their links together (FlowSharing::advance).
 constexpr std::ptrdiff_t finishing_together = 64;
 
-/// After fans failed to go on clocks, the events before they try again.
-constexpr long long fan_retry_events = 64;
-
 /// Rates closer than this, relatively, are the same rate computed in another order.
 constexpr double same_rate = 1e-14;
 
@@ -154,6 +151,7 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
     if (advance_fans(now_s, finished))
       return;
     exit_fans(now_s); // a flow starts that no clock holds
+    back_to_solver();
   }
   const auto latency_due = static_cast<std::ptrdiff_t>(due_.size());
   events_.take_due(now_s, surf_precision_s, due_);
@@ -202,18 +200,11 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
     const FlowEvents::Event& e = due_[i];
     Flow& f = flows_[e.flow];
     if (f.state == State::Latency) { // the latency is paid: the flow starts sharing
-      f.state = State::Sharing;
-      f.updated_s = now_s;
-      join_links(e.flow);
+      start_sharing(e.flow, now_s);
     } else { // finished, whatever rounding left of its bytes (SimGrid's finish())
       // (less a margin: flows fixed by one link in different rounds may differ by an ulp)
       floor_level_ = std::min(floor_level_, f.level * (1 - 2e-9));
-      leave_links(e.flow, together);
-      finished.push_back(f.token);
-      set_value(f, 0);
-      f.state = State::Free;
-      free_flows_.add(e.flow);
-      --in_flight_;
+      finish(e.flow, together, finished);
     }
   }
 #ifndef NDEBUG
@@ -223,6 +214,23 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
         assert(leaving_[l] == 0 && !links_[l].emptied && "every flow that finished left its links");
 #endif
   share(now_s);
+}
+
+void FlowSharing::start_sharing(std::uint32_t flow, double now_s) {
+  Flow& f = flows_[flow];
+  f.state = State::Sharing;
+  f.updated_s = now_s;
+  join_links(flow);
+}
+
+void FlowSharing::finish(std::uint32_t flow, bool counted, std::vector<void*>& finished) {
+  Flow& f = flows_[flow];
+  leave_links(flow, counted);
+  finished.push_back(f.token);
+  set_value(f, 0);
+  f.state = State::Free;
+  free_flows_.add(flow);
+  --in_flight_;
 }
 
 void FlowSharing::join_links(std::uint32_t flow) {
@@ -518,9 +526,12 @@ void FlowSharing::share(double now_s) {
     links_[l].saturated = links_[l].remaining <= links_[l].bytes_per_s * 2 * maxmin_precision;
   reschedule(component_flows_, now_s);
   floor_level_ = std::numeric_limits<double>::infinity();
-  if (fan_entry_flows_ > 0 && component_flows_.size() >= fan_entry_flows_ && work_.events >= fan_retry_event_ &&
-      !enter_fans(now_s))
-    fan_retry_event_ = work_.events + fan_retry_events;
+  if (fan_entry_flows_ > 0 && component_flows_.size() >= fan_entry_flows_ && work_.events >= fan_retry_event_) {
+    if (enter_fans(now_s))
+      fan_stay_start_ = work_.fan_events;
+    else
+      fan_retry_event_ = work_.events + fan_retry_gap_;
+  }
 }
 
 void FlowSharing::reschedule(std::span<const std::uint32_t> flows, double now_s) {

@@ -75,18 +75,24 @@ namespace ceiling::replay {
 /// and to closed forms (tests/replay/flow_sharing_test.cpp).
 ///
 /// Fans on level clocks (flow_fans.cpp), where asked (clock_fans_from). Once a solve of that
-/// many flows or more leaves every sharing flow held by a link (none by its cap, no pipeline), in few classes
-/// of flows crossing the same held links (a parameter server's fans: each server's NIC, thousands
-/// of workers' flows), the flows of a class keep one level: each sends at that level over its
+/// many flows or more leaves every sharing flow held by a link (none by its cap, no pipeline), in
+/// few classes of flows crossing the same clock links (the links that hold flows, and those the
+/// flows fill to half or more: a parameter server's fans, each server's NIC and thousands of
+/// workers' flows), the flows of a class keep one level: each sends at that level over its
 /// penalty, and its bytes follow its class's clock (the integral of the level). A change then
-/// solves the classes, not the flows, and a flow's end is read off its class's clock. This holds
-/// while no other link fills and no flow's cap binds: each class's level has a ceiling (twice its
-/// level when certified, at most its members' least cap), every other link carries at most what
-/// the members crossing it would send at those ceilings, which must leave it short of full by
-/// four times SimGrid's precision; past a ceiling the loads are certified again, and where they
-/// fail, or a flow starts that crosses none of the held links, the flows leave their clocks
-/// (each at its class's value) and the solver above takes them on. The same allocation, its
-/// sums taken in another order.
+/// solves the classes over the clock links, not the flows, and a flow's end is read off its
+/// class's clock. This holds while no other link binds and no flow's cap does. A link that a
+/// clock of no more bandwidth dominates (every flow on it crosses that clock too) never binds a
+/// flow the clock does not. The others are certified: each class's level has a ceiling, its level
+/// times the room the links its flows cross leave (at most 8 times, at least 1.05 times), at most
+/// its flows' least cap, and each such link carries at most what its flows would send at their
+/// classes' ceilings, short of full by four times SimGrid's precision. Past a ceiling the class
+/// is certified again, the others held; where that fails, all are; where that fails, or a flow
+/// starts that crosses no clock link and no narrowest link of its own that no flow shares yet
+/// (which becomes a clock), or a pipeline's, the flows leave their clocks (each at its class's
+/// value) and the solver above takes them on (or they go on clocks again at once, a link they
+/// nearly fill a clock now). The same allocation, its sums taken in another order (ends that fall
+/// within an ulp may come out in another order).
 ///
 /// It keeps no clock: the owner calls start() and advance() with the simulated time and wakes
 /// it at next_event_s().
@@ -157,13 +163,15 @@ private:
     std::vector<FlowEvents::Event> members;
     double weight = 0;      ///< its flows' summed weights
     double level = 0;       ///< from the last solve of the classes
-    double level_most = 0;  ///< the ceiling its level is certified to (0: not yet)
+    double level_most = 0;  ///< the ceiling its level is certified to (0: not yet; see the class comment)
     double least_cap_level = std::numeric_limits<double>::infinity(); ///< its flows' least cap over weight
     double clock = 0;       ///< the integral of level x bandwidth factor over time, at fans_clocked_s_
     std::uint32_t bound_by = 0; ///< the clock link that fixed it in the last solve
     bool fixed = false;     ///< solve_fans() scratch
+    bool uncertified = false; ///< new, past its ceiling, or its flows filled a link at the ceilings
   };
-  /// A link that held flows when the fans went on clocks.
+  /// A link that may bind the flows on clocks: one that held flows or that they nearly filled when
+  /// they went on clocks, or a joining flow's narrowest that no flow shared.
   struct FanClock {
     std::uint32_t link;
     std::vector<std::uint32_t> classes; ///< the classes crossing it
@@ -321,6 +329,10 @@ private:
   /// (or nearly: within four times SimGrid's precision), the flows of the component on them
   /// coupled through them again; whether there were any.
   bool fill_slack_links();
+  /// A flow whose latency is paid starts sharing its links at `now_s`.
+  void start_sharing(std::uint32_t flow, double now_s);
+  /// A flow that finished leaves its links (leave_links) and is appended to `finished`; its id is free.
+  void finish(std::uint32_t flow, bool counted, std::vector<void*>& finished);
   void join_links(std::uint32_t flow);
   /// Takes `flow` off its links; where `counted` (leaving_ holds how many flows finishing now
   /// are on each link), a link that they all leave is emptied at once.
@@ -424,10 +436,16 @@ private:
   /// `f`'s cap from its links that are not clocks, as a level (its bandwidth over f's weight).
   double fan_cap_level(const Flow& f) const;
   /// Adds `flow`, sharing from now with `remaining_bytes` to send, to class `c`: its target, its
-  /// class's weight and least cap, the loads of its other links (false where one then fills).
+  /// class's weight and least cap, the loads of its other links; false, the class then marked
+  /// uncertified, where one of those links would fill at the ceilings, its cap is below its
+  /// class's ceiling or the class has none yet.
   bool join_fan(std::uint32_t c, std::uint32_t flow, double remaining_bytes);
   /// Sizes the fans' records by link to the links.
   void size_fan_links();
+  /// Sets class `c`'s ceiling anew, the other classes' held: its level times the room they leave
+  /// (at most fan_headroom) on the links its flows cross that no clock dominates, at most its
+  /// flows' least cap; whether that leaves room enough.
+  bool recertify_fan(FanClass& c);
   /// Counts a flow of class `c` crossing link `l` (no clock), keeping its dominator.
   void cross_fan_link(std::uint32_t l, const FanClass& c);
   /// The earliest end among the classes' flows.
@@ -503,7 +521,19 @@ private:
   // Fans on level clocks.
   bool fans_ = false;                 ///< the sharing flows are on their classes' clocks
   std::size_t fan_entry_flows_ = 0;
-  long long fan_retry_event_ = 0;     ///< after a failed entry, no other before this event
+  /// The solver's events after fans failed to go on clocks, or left them, before they try again
+  /// (a try costs a few passes over every flow, as a solve of the fans' flows does): the shortest
+  /// gap, twice as long after each stay on clocks of fewer than paying_fan_events events, up to
+  /// the longest (a fat-tree's parameter server, whose fans start and end together, has few
+  /// events to put on clocks), the shortest again after a stay of more.
+  static constexpr long long shortest_fan_retry_gap = 8;
+  static constexpr long long longest_fan_retry_gap = 256;
+  static constexpr long long paying_fan_events = 16;
+  long long fan_retry_gap_ = shortest_fan_retry_gap;
+  long long fan_retry_event_ = 0;     ///< no entry before this event of the solver's
+  long long fan_stay_start_ = 0;      ///< work_.fan_events when the flows last went on clocks from the solver
+  /// After the flows left their clocks for the solver: when the fans may try again.
+  void back_to_solver();
   std::vector<FanClass> fan_classes_;
   std::vector<FanClock> fan_clocks_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> fan_class_of_; ///< by clock links
@@ -515,15 +545,19 @@ private:
   std::vector<double> fan_load_;
   std::vector<std::uint32_t> fan_crossing_;
   /// By link that is no clock: a clock of no more bandwidth that every flow on a clock crossing
-  /// it crosses too (so that it never fills), or none.
+  /// it crosses too (so that it binds none the clock does not), or none.
   std::vector<std::uint32_t> fan_dominator_;
   std::vector<std::uint32_t> fan_loaded_links_; ///< the links fan_crossing_ has counted, each once
   std::vector<bool> fan_listed_;                 ///< by link: in fan_loaded_links_
+  std::vector<double> fan_level_load_;           ///< recertify_fan() scratch, by link: 0 outside it
+  std::vector<double> fan_room_;                 ///< certify_fans() scratch, by link: full over present load
+  std::vector<std::uint32_t> fan_touched_;       ///< recertify_fan() scratch: its links
   double fans_clocked_s_ = 0;          ///< when the classes' clocks were read
   double fans_next_s_ = std::numeric_limits<double>::infinity(); ///< next_fan_end_s(), kept
   bool fans_uncertified_ = false;      ///< a class's level passed its ceiling, or a link its load
   bool fans_valid_ = false;            ///< certify_fans() found the levels the allocation
   std::vector<std::uint32_t> fan_key_; ///< scratch
+  std::vector<std::uint32_t> fan_saturating_; ///< solve_fans() scratch: the clocks saturating in a round
 };
 
 } // namespace ceiling::replay

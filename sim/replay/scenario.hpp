@@ -68,10 +68,8 @@ struct ReplayOptions {
   /// started by maestro (same simulated result, different cost; see replay/transfers.hpp).
   int courier_transfers_from_ranks = 6144;
   /// The least solve of shared flows after which a parameter server's fans may go on level
-  /// clocks (FlowSharing::clock_fans_from; same results, different cost); 0: never, the default
-  /// until the clocks cost less than the solver on every platform (on the 16,384-node bench
-  /// fat-tree they cost 1.3 times as much per iteration; README, Speed).
-  std::size_t fan_clock_flows = 0;
+  /// clocks (FlowSharing::clock_fans_from; same results, different cost); 0: never.
+  std::size_t fan_clock_flows = 1024;
   /// Send every PCIe copy through SimGrid, even where the replay computes the copies' sharing
   /// itself (host staging under CM02 without cross-traffic: see replay/shared_link.hpp). For
   /// validation; the results agree.

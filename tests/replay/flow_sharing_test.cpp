@@ -47,6 +47,18 @@ std::vector<double> ends_of(const std::vector<double>& bandwidths, const std::ve
   return ends;
 }
 
+/// 300 flows (latency 1 us) through one 300 GB/s link, flow k carrying k GB: each remaining flow
+/// gets 300 GB/s over their number, so between the (k-1)th end and the kth each of the 301 - k
+/// left sends 1 GB in (301 - k) / 300 s.
+void check_fan_of_300(const std::map<void*, double>& done, std::vector<int>& tokens) {
+  double ends = 1e-6;
+  for (int k = 1; k <= 300; ++k) {
+    CAPTURE(k);
+    ends += (301.0 - k) / 300;
+    CHECK(done.at(&tokens[k - 1]) == relative(ends, 1e-12));
+  }
+}
+
 } // namespace
 
 TEST_CASE("a flow alone pays its latency, then sends at its narrowest link's bandwidth") {
@@ -612,9 +624,7 @@ TEST_CASE("a flow whose link is freed by less than SimGrid's precision of it, bu
 }
 
 TEST_CASE("a fan of more than 256 flows through one link shares it as a few flows do") {
-  // 300 flows (latency 1 us) through one 300 GB/s link, flow k carrying k GB. Expectation: each
-  // remaining flow gets 300 GB/s over their number, so between the (k-1)th end and the kth each
-  // of the 301 - k left sends 1 GB in (301 - k) / 300 s.
+  // 300 flows (latency 1 us) through one 300 GB/s link, flow k carrying k GB (check_fan_of_300).
   FlowSharing net(1.0, 1.0);
   const std::vector<std::uint32_t> links{net.add_link(300e9)};
   const auto path = net.add_path(links, 1e-6);
@@ -622,13 +632,7 @@ TEST_CASE("a fan of more than 256 flows through one link shares it as a few flow
   std::vector<int> tokens(fan);
   for (int k = 1; k <= fan; ++k)
     net.start(0, path, k * 1e9, &tokens[k - 1]);
-  const auto done = drain(net);
-  double ends = 1e-6;
-  for (int k = 1; k <= fan; ++k) {
-    CAPTURE(k);
-    ends += (301.0 - k) / 300;
-    CHECK(done.at(&tokens[k - 1]) == relative(ends, 1e-12));
-  }
+  check_fan_of_300(drain(net), tokens);
 }
 
 TEST_CASE("a fan of flows that overtakes a flow on a link it shares below the floor leaves that flow's bottleneck to it") {
@@ -672,23 +676,20 @@ TEST_CASE("a fan on a level clock ends its flows at the closed form of sharing t
     const std::vector<std::uint32_t> links{net.add_link(2e12), server};
     net.start(0, net.add_path(links, 1e-6), k * 1e9, &tokens[k - 1]);
   }
-  const auto done = drain(net);
-  double ends = 1e-6;
-  for (int k = 1; k <= fan; ++k) {
-    CAPTURE(k);
-    ends += (301.0 - k) / 300;
-    CHECK(done.at(&tokens[k - 1]) == relative(ends, 1e-12));
-  }
+  check_fan_of_300(drain(net), tokens);
   CHECK(net.work().fan_entries == 1);
   CHECK(net.work().fan_events >= fan - 1);
 }
 
-TEST_CASE("fans on level clocks end every flow when the solver alone would, as the shares move between the links") {
+TEST_CASE("fans on level clocks end every flow when the solver alone would, as the shares move and flows come and go") {
   // Four servers' links of 10 GB/s, each fed by 64 workers (own links of 5 GB/s), the flows to
   // servers 0 and 1 also through a 15 GB/s link, which holds them at first (20 GB/s wanted);
   // latencies of 1 to 1.3 us (the flows start sharing at four instants, each weighing by its own
-  // latency), bytes spread over a factor of 4. As the fans drain, the shares move between the
-  // links, the middle one binding and not; the flows must end where the solver alone ends them.
+  // latency), bytes spread over a factor of 32. At 0.05 s, 16 workers start flows to a fifth
+  // server, a 4 GB/s link added then (the narrowest of their paths, which no flow shares yet: a
+  // clock); at 1 s one worker starts a flow over its own link alone, which no clock holds (the
+  // flows leave their clocks). As the fans drain, the shares move between the links; every flow
+  // must end where the solver alone ends it.
   const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
     FlowSharing net(1.0, 1.0);
     net.clock_fans_from(clock_from);
@@ -697,18 +698,43 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
       servers.push_back(net.add_link(10e9));
     const std::uint32_t middle = net.add_link(15e9);
     constexpr int workers = 64;
-    std::vector<int> tokens(4 * workers);
+    std::vector<std::uint32_t> own;
+    std::vector<int> tokens(4 * workers + 16 + 1);
     for (int w = 0; w < workers; ++w) {
-      const std::uint32_t own = net.add_link(5e9);
+      own.push_back(net.add_link(5e9));
       for (int s = 0; s < 4; ++s) {
-        std::vector<std::uint32_t> links{own, servers[s]};
+        std::vector<std::uint32_t> links{own[w], servers[s]};
         if (s < 2)
           links.push_back(middle);
         const double latency_s = 1e-6 + 1e-7 * ((w + s) % 4);
-        net.start(0, net.add_path(links, latency_s), 1e8 * (1 + (w * 13 + s * 5) % 4), &tokens[w * 4 + s]);
+        net.start(0, net.add_path(links, latency_s), 2.5e7 * (1 + (w * 13 + s * 5) % 32), &tokens[w * 4 + s]);
       }
     }
-    const auto done = drain(net);
+    std::map<void*, double> done;
+    std::vector<void*> finished;
+    bool fifth = false, alone = false;
+    for (int events = 0; net.in_flight() > 0; ++events) {
+      REQUIRE(events < 10000);
+      double t = net.next_event_s();
+      if (!fifth && t >= 0.05) {
+        t = 0.05;
+        fifth = true;
+        const std::uint32_t server = net.add_link(4e9);
+        for (int w = 0; w < 16; ++w) {
+          const std::vector<std::uint32_t> links{own[w], server};
+          net.start(t, net.add_path(links, 1e-6), 5e7, &tokens[4 * workers + w]);
+        }
+      } else if (!alone && t >= 1.0) {
+        t = 1.0;
+        alone = true;
+        const std::vector<std::uint32_t> links{own[20]};
+        net.start(t, net.add_path(links, 1e-6), 1e8, &tokens.back());
+      }
+      finished.clear();
+      net.advance(t, finished);
+      for (void* token : finished)
+        done.emplace(token, t);
+    }
     work = net.work();
     std::vector<double> out;
     for (int& token : tokens)
@@ -725,8 +751,10 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
   }
   CHECK(solver.fan_events == 0);
   CHECK(clocked.fan_entries >= 1);
-  CHECK(clocked.fan_events > 0);
-  MESSAGE("on clocks: " << clocked.fan_events << " events, " << clocked.fan_entries << " entries, "
-                        << clocked.fan_certifications << " certifications, " << clocked.fan_exits << " exits; "
-                        << "the solver alone: " << solver.events << " events");
+  CHECK(clocked.fan_certifications > 0);
+  CHECK(clocked.fan_exits >= 1);
+  CHECK(clocked.fan_events >= 16); // (a stay on the clocks, not one event and out)
+  MESSAGE("on clocks: " << clocked.fan_events << " events (and " << clocked.events << " by the solver), "
+                        << clocked.fan_entries << " entries, " << clocked.fan_certifications << " certifications, "
+                        << clocked.fan_exits << " exits; the solver alone: " << solver.events << " events");
 }
