@@ -14,8 +14,8 @@ constexpr std::uint32_t no_clock = ~std::uint32_t{0};
 
 /// The most clock links and classes that fans go on clocks with, and the least flows per class:
 /// beyond, solving the classes at every change would cost about what the solver's solves do.
-constexpr std::size_t most_fan_clocks = 64;
-constexpr std::size_t most_fan_classes = 256;
+constexpr std::size_t most_fan_clocks = 128;
+constexpr std::size_t most_fan_classes = 512;
 constexpr std::size_t least_flows_per_class = 16;
 
 /// A class's ceiling, when certified: its level times at most this, and at least this much
@@ -108,9 +108,10 @@ bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining
 }
 
 bool FlowSharing::recertify_fan(FanClass& c) {
+  if (!c.fixed || !(c.level > 0))
+    return false; // (no level to certify: all are, and fail)
   // Its flows' loads at the old ceiling out; at the present level into fan_level_load_.
   c.least_cap_level = std::numeric_limits<double>::infinity();
-  const double weight = c.weight;
   c.weight = 0; // (summed again, so that rounding never piles up over joins and ends)
   for (const FlowEvents::Event& m : c.members) {
     const Flow& f = flows_[m.flow];
@@ -126,17 +127,20 @@ bool FlowSharing::recertify_fan(FanClass& c) {
     }
   }
   // The room the other classes' ceilings leave on each link that no clock dominates.
+  // (A link that leaves it less than clock_room is a candidate clock, fan_promoting_.)
   double headroom = fan_headroom;
   for (std::uint32_t l : fan_touched_) {
-    if (fan_dominator_[l] == no_clock)
-      headroom = std::min(headroom, (links_[l].bytes_per_s * fan_load_limit - fan_load_[l]) / fan_level_load_[l]);
+    if (fan_dominator_[l] == no_clock) {
+      const double room = (links_[l].bytes_per_s * fan_load_limit - fan_load_[l]) / fan_level_load_[l];
+      headroom = std::min(headroom, room);
+      if (room < clock_room)
+        fan_promoting_.push_back(l);
+    }
     fan_level_load_[l] = 0;
   }
   fan_touched_.clear();
   c.level_most = std::min(headroom * c.level, c.least_cap_level);
-  // (A weight summed anew that moved more than rounding would: the level is solved again.)
-  const bool fits = c.fixed && headroom >= least_fan_headroom && c.level <= c.level_most &&
-                    std::abs(c.weight - weight) <= 1e-9 * c.weight;
+  const bool fits = headroom >= least_fan_headroom && c.level <= c.level_most;
   for (const FlowEvents::Event& m : c.members) {
     const Flow& f = flows_[m.flow];
     for (std::uint32_t l : hops_of(f))
@@ -251,8 +255,8 @@ bool FlowSharing::certify_fans() {
   for (std::uint32_t l : fan_loaded_links_) {
     const bool dominated = fan_dominator_[l] != no_clock;
     fans_valid_ = fans_valid_ && (dominated || fan_load_[l] <= links_[l].bytes_per_s * fan_load_limit);
-    fan_room_[l] = dominated ? std::numeric_limits<double>::infinity()
-                             : links_[l].bytes_per_s * fan_load_limit / fan_load_[l];
+    fan_room_[l] = dominated || fan_load_[l] == 0 ? std::numeric_limits<double>::infinity()
+                                                  : links_[l].bytes_per_s * fan_load_limit / fan_load_[l];
     fan_load_[l] = 0; // (at the ceilings from here)
   }
   for (const FanClass& c : fan_classes_)
@@ -397,7 +401,10 @@ void FlowSharing::exit_fans(double now_s) {
       f.bound_by = c.fixed ? c.bound_by : by_cap; // (an unfixed class's flows are solved again)
       f.rate = f.value * bandwidth_factor_;
       f.updated_s = now_s;
-      events_.set_unordered(m.flow, now_s + (remaining_bytes > 0 ? remaining_bytes / f.rate : 0.0), start_order_[m.flow]);
+      const double left_s = remaining_bytes == 0 ? 0.0
+                            : f.rate > 0       ? remaining_bytes / f.rate
+                                               : std::numeric_limits<double>::infinity(); // (solved again)
+      events_.set_unordered(m.flow, now_s + left_s, start_order_[m.flow]);
     }
   events_.restore();
   // The links as a solve leaves them: a clock full where the classes' solve filled it, the
@@ -432,26 +439,88 @@ void FlowSharing::clear_fans() {
   fans_ = false;
 }
 
+void FlowSharing::leave_fan(std::uint32_t flow) {
+  const Flow& f = flows_[flow];
+  FanClass& c = fan_classes_[fan_class_of_flow_[flow]];
+  c.weight -= f.weight;
+  for (std::uint32_t l : hops_of(f)) {
+    if (clock_of_link_[l] != no_clock)
+      continue;
+    fan_load_[l] -= c.level_most / f.penalty;
+    if (--fan_crossing_[l] == 0)
+      fan_load_[l] = 0; // (so that rounding never piles up)
+  }
+}
+
+bool FlowSharing::promote_to_clock(std::uint32_t l) {
+  if (l == no_clock || fan_clocks_.size() == most_fan_clocks)
+    return false;
+  // What each flow on it (all on clocks, read at the present) has left to send.
+  if (fan_left_.size() < flows_.size())
+    fan_left_.resize(flows_.size(), -1.0);
+  fan_moving_classes_.clear();
+  for (const Member m : links_[l].flows) {
+    fan_left_[m.flow] = 0; // (moving)
+    const std::uint32_t c = fan_class_of_flow_[m.flow];
+    if (std::find(fan_moving_classes_.begin(), fan_moving_classes_.end(), c) == fan_moving_classes_.end())
+      fan_moving_classes_.push_back(c);
+  }
+  for (std::uint32_t id : fan_moving_classes_) {
+    FanClass& c = fan_classes_[id];
+    for (const FlowEvents::Event& m : c.members)
+      if (fan_left_[m.flow] >= 0)
+        fan_left_[m.flow] = std::max(0.0, (m.at_s - c.clock) * flows_[m.flow].weight);
+    std::erase_if(c.members, [&](const FlowEvents::Event& m) { return fan_left_[m.flow] >= 0; });
+    std::make_heap(c.members.begin(), c.members.end(), later);
+  }
+  // The link is a clock from here: its flows leave their classes (their other links' loads)
+  // and join those of their clocks and it.
+  clock_of_link_[l] = static_cast<std::uint32_t>(fan_clocks_.size());
+  fan_clocks_.push_back({l, {}});
+  ++work_.fan_clocks_made;
+  for (const Member m : links_[l].flows) {
+    leave_fan(m.flow);
+    fan_key(flows_[m.flow]);
+    join_fan(fan_class(), m.flow, fan_left_[m.flow]);
+    fan_left_[m.flow] = -1.0;
+  }
+  fan_load_[l] = 0;
+  fan_crossing_[l] = 0;
+  return true;
+}
+
+bool FlowSharing::make_clocks(std::span<const std::uint32_t> links) {
+  bool made = false;
+  for (std::uint32_t l : links)
+    if (clock_of_link_[l] == no_clock) { // (listed once per class that found it)
+      if (!promote_to_clock(l))
+        return false;
+      made = true;
+    }
+  return made;
+}
+
 bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
   // due_ holds the latency ends due now: each must cross a clock link, or one of its narrowest
   // links that no flow shares yet becomes a clock (a server's first pull: its NIC).
   size_fan_links(); // (links may have been added since the fans went on clocks)
+  clock_fans_to(now_s);
   for (const FlowEvents::Event& e : due_) {
     const Flow& f = flows_[e.flow];
     if (f.pipeline)
       return false;
     if (fan_key(f))
       continue;
-    std::uint32_t unused = no_clock;
+    // One of its narrowest links becomes a clock: one that no flow shares yet where there is
+    // one (a server's first pull: its NIC), else the first, its flows moved to new classes.
+    std::uint32_t narrowest = no_clock;
     for (std::uint32_t l : hops_of(f))
-      if (links_[l].bytes_per_s == f.narrowest_bytes_per_s && links_[l].flows.empty())
-        unused = l;
-    if (unused == no_clock || fan_clocks_.size() == most_fan_clocks)
+      if (links_[l].bytes_per_s == f.narrowest_bytes_per_s &&
+          (narrowest == no_clock || (links_[l].flows.empty() && !links_[narrowest].flows.empty())))
+        narrowest = l;
+    if (!promote_to_clock(narrowest))
       return false;
-    clock_of_link_[unused] = static_cast<std::uint32_t>(fan_clocks_.size());
-    fan_clocks_.push_back({unused, {}});
   }
-  clock_fans_to(now_s);
   const std::size_t latency_due = due_.size();
   for (FanClass& c : fan_classes_) {
     const double pace = c.level * bandwidth_factor_;
@@ -472,15 +541,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       join_fan(fan_class(), e.flow, f.remaining_bytes);
       continue;
     }
-    FanClass& c = fan_classes_[fan_class_of_flow_[e.flow]];
-    c.weight -= f.weight;
-    for (std::uint32_t l : hops_of(f)) {
-      if (clock_of_link_[l] != no_clock)
-        continue;
-      fan_load_[l] -= c.level_most / f.penalty;
-      if (--fan_crossing_[l] == 0)
-        fan_load_[l] = 0; // (so that rounding never piles up)
-    }
+    leave_fan(e.flow);
     finish(e.flow, false, finished);
   }
   // The solver's bookkeeping of changes, which the classes' solve replaces.
@@ -508,17 +569,40 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
     ++work_.fan_certifications;
     // (A link's load at the ceilings changes only where a class crossing it is recertified,
     // which keeps it short of full, or where a flow joins, whose class join_fan() then marks.)
-    bool fits = fan_classes_.size() <= most_fan_classes;
-    for (FanClass& c : fan_classes_)
-      if (fits && c.uncertified && !c.members.empty())
-        fits = recertify_fan(c);
+    // Where one falls short for room, the links that leave it little become clocks, their flows
+    // moved to new classes, and the classes are solved and certified again, a few times.
+    bool fits = false;
+    for (int round = 0; round < 4 && fan_classes_.size() <= most_fan_classes; ++round) {
+      fan_promoting_.clear();
+      fits = true;
+      for (FanClass& c : fan_classes_)
+        if (c.uncertified && !c.members.empty())
+          fits = recertify_fan(c) && fits;
+      if (fits || !make_clocks(fan_promoting_))
+        break;
+      solve_fans();
+      for (FanClass& c : fan_classes_)
+        c.uncertified = c.uncertified || (!c.members.empty() && !(c.level <= c.level_most));
+    }
     fans_uncertified_ = !fits;
     if (!fits && fan_classes_.size() <= most_fan_classes)
       fits = certify_fans();
+    // Where links that are no clocks are now half full or more (room below clock_room at the
+    // present levels), they become clocks, their flows moved to new classes, and all is solved again.
+    for (int round = 0; !fits && round < 4 && fan_classes_.size() <= most_fan_classes; ++round) {
+      fan_promoting_.clear();
+      for (std::uint32_t l : fan_loaded_links_)
+        if (clock_of_link_[l] == no_clock && fan_crossing_[l] > 0 && fan_room_[l] < clock_room)
+          fan_promoting_.push_back(l);
+      if (!make_clocks(fan_promoting_))
+        break;
+      solve_fans();
+      fits = fan_classes_.size() <= most_fan_classes && certify_fans();
+    }
     if (!fits) {
       // Off the clocks. Where the classes' levels are still the allocation, and only room ran
-      // short, back on them at once, a link the flows nearly fill a clock now; else the solver
-      // shares out every flow again, from the classes' values.
+      // short, back on them at once, the links the flows fill to half or more clocks now; else
+      // the solver shares out every flow again, from the classes' values.
       const bool valid = fan_classes_.size() <= most_fan_classes && fans_valid_;
       std::vector<std::uint32_t> clocks;
       for (const FanClock& k : fan_clocks_)

@@ -84,15 +84,17 @@ namespace ceiling::replay {
 /// class's clock. This holds while no other link binds and no flow's cap does. A link that a
 /// clock of no more bandwidth dominates (every flow on it crosses that clock too) never binds a
 /// flow the clock does not. The others are certified: each class's level has a ceiling, its level
-/// times the room the links its flows cross leave (at most 8 times, at least 1.05 times), at most
-/// its flows' least cap, and each such link carries at most what its flows would send at their
+/// times the room the links its flows cross leave (at most 8 times; certified only where that
+/// room is 1.05 times or more), at most its flows' least cap, and each such link carries at most what its flows would send at their
 /// classes' ceilings, short of full by four times SimGrid's precision. Past a ceiling the class
-/// is certified again, the others held; where that fails, all are; where that fails, or a flow
-/// starts that crosses no clock link and no narrowest link of its own that no flow shares yet
-/// (which becomes a clock), or a pipeline's, the flows leave their clocks (each at its class's
-/// value) and the solver above takes them on (or they go on clocks again at once, a link they
-/// nearly fill a clock now). The same allocation, its sums taken in another order (ends that fall
-/// within an ulp may come out in another order).
+/// is certified again, the others held; where that fails, all are; where that fails, the links
+/// the flows fill to half or more become clocks in place (their flows moved to new classes at
+/// what they have left to send) and all is solved and certified again. A flow that starts on no
+/// clock link makes one of its narrowest links a clock, in place. Where a cap binds, more than 64
+/// clocks or 256 classes would be needed, or a pipeline's flow starts, the flows leave their
+/// clocks (each at its class's value) and the solver above takes them on (or they go on clocks
+/// again at once where their levels still hold). The same allocation, its sums taken in another
+/// order (ends that fall within an ulp may come out in another order).
 ///
 /// It keeps no clock: the owner calls start() and advance() with the simulated time and wakes
 /// it at next_event_s().
@@ -170,8 +172,8 @@ private:
     bool fixed = false;     ///< solve_fans() scratch
     bool uncertified = false; ///< new, past its ceiling, or its flows filled a link at the ceilings
   };
-  /// A link that may bind the flows on clocks: one that held flows or that they nearly filled when
-  /// they went on clocks, or a joining flow's narrowest that no flow shared.
+  /// A link that may bind the flows on clocks: one that held flows or that they filled to half or
+  /// more when they went on clocks or since, or a joining flow's narrowest.
   struct FanClock {
     std::uint32_t link;
     std::vector<std::uint32_t> classes; ///< the classes crossing it
@@ -419,8 +421,9 @@ private:
   void exit_fans(double now_s);
   /// Forgets the clocks and classes (no flow on a clock any more).
   void clear_fans();
-  /// advance() on clocks, the latency ends due already in due_: false, changing nothing, where a
-  /// flow starting now crosses no clock link (or is a pipeline's).
+  /// advance() on clocks, the latency ends due already in due_: false where a flow starting now is
+  /// a pipeline's or needs a clock beyond the most (the clocks read at `now_s`, and the links it
+  /// made clocks before it found that, kept).
   bool advance_fans(double now_s, std::vector<void*>& finished);
   /// The max-min allocation of the classes over the clock links.
   void solve_fans();
@@ -444,8 +447,18 @@ private:
   void size_fan_links();
   /// Sets class `c`'s ceiling anew, the other classes' held: its level times the room they leave
   /// (at most fan_headroom) on the links its flows cross that no clock dominates, at most its
-  /// flows' least cap; whether that leaves room enough.
+  /// flows' least cap; whether that leaves room enough. The links that leave it little room go
+  /// to fan_promoting_.
   bool recertify_fan(FanClass& c);
+  /// Takes flow `flow`, on a clock, out of its class's weight and its other links' loads.
+  void leave_fan(std::uint32_t flow);
+  /// Makes link `l` (no clock) a clock, the flows on it (all on clocks, their classes' clocks read
+  /// at the present) moved to the classes of their clocks and it; false where no more clocks
+  /// may be (or `l` is none).
+  bool promote_to_clock(std::uint32_t l);
+  /// Makes those of `links` that are no clocks clocks (promote_to_clock); whether it made any and
+  /// none failed.
+  bool make_clocks(std::span<const std::uint32_t> links);
   /// Counts a flow of class `c` crossing link `l` (no clock), keeping its dominator.
   void cross_fan_link(std::uint32_t l, const FanClass& c);
   /// The earliest end among the classes' flows.
@@ -558,6 +571,9 @@ private:
   bool fans_valid_ = false;            ///< certify_fans() found the levels the allocation
   std::vector<std::uint32_t> fan_key_; ///< scratch
   std::vector<std::uint32_t> fan_saturating_; ///< solve_fans() scratch: the clocks saturating in a round
+  std::vector<std::uint32_t> fan_promoting_;  ///< advance_fans() scratch: the links becoming clocks
+  std::vector<std::uint32_t> fan_moving_classes_; ///< promote_to_clock() scratch
+  std::vector<double> fan_left_; ///< promote_to_clock() scratch, by flow: bytes left, or -1 (not moving)
 };
 
 } // namespace ceiling::replay

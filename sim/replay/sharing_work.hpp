@@ -27,6 +27,9 @@ struct SharingWork {
   long long fan_events = 0;
   long long fan_certifications = 0;
   long long fan_exits = 0;
+  /// Links made clocks while the flows were on clocks (a joining flow's narrowest, or one the flows
+  /// came to fill to half or more).
+  long long fan_clocks_made = 0;
 };
 
 } // namespace ceiling::replay

@@ -686,10 +686,10 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
   // servers 0 and 1 also through a 15 GB/s link, which holds them at first (20 GB/s wanted);
   // latencies of 1 to 1.3 us (the flows start sharing at four instants, each weighing by its own
   // latency), bytes spread over a factor of 32. At 0.05 s, 16 workers start flows to a fifth
-  // server, a 4 GB/s link added then (the narrowest of their paths, which no flow shares yet: a
-  // clock); at 1 s one worker starts a flow over its own link alone, which no clock holds (the
-  // flows leave their clocks). As the fans drain, the shares move between the links; every flow
-  // must end where the solver alone ends it.
+  // server, a 4 GB/s link added then (the narrowest of their paths, which no flow shares yet:
+  // made a clock); at 1 s one worker starts a flow over its own link alone, which no clock holds
+  // (the link is made a clock, the worker's flows moved to new classes). As the fans drain, the
+  // shares move between the links; every flow must end where the solver alone ends it.
   const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
     FlowSharing net(1.0, 1.0);
     net.clock_fans_from(clock_from);
@@ -752,9 +752,51 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
   CHECK(solver.fan_events == 0);
   CHECK(clocked.fan_entries >= 1);
   CHECK(clocked.fan_certifications > 0);
-  CHECK(clocked.fan_exits >= 1);
   CHECK(clocked.fan_events >= 16); // (a stay on the clocks, not one event and out)
+  CHECK(clocked.fan_clocks_made >= 2); // the fifth server's link, the worker's
   MESSAGE("on clocks: " << clocked.fan_events << " events (and " << clocked.events << " by the solver), "
                         << clocked.fan_entries << " entries, " << clocked.fan_certifications << " certifications, "
                         << clocked.fan_exits << " exits; the solver alone: " << solver.events << " events");
+}
+
+TEST_CASE("a link narrower than the clock its flows cross binds them once the clock's other flows end, as the solver has it") {
+  // A 10 GB/s link S carries 64 flows; flows 0 and 1 also cross N, 1 GB/s (narrower than S: no
+  // clock dominates it), and flows 2 to 9 cross E, 10 GB/s (as wide as S, which every flow on E
+  // crosses: dominated). At first S holds every flow at about 0.16 GB/s (N at a third of full).
+  // Flows 2 to 63 carry 0.1 to 0.4 GB, 0 and 1 carry 2 GB: once the others end, N holds 0 and 1
+  // at 0.5 GB/s each. On clocks, N must come to bind (a certification that fails, N a clock) and
+  // every flow end where the solver alone ends it.
+  const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
+    FlowSharing net(1.0, 1.0);
+    net.clock_fans_from(clock_from);
+    const std::uint32_t s = net.add_link(10e9), n = net.add_link(1e9), e = net.add_link(10e9);
+    std::vector<int> tokens(64);
+    for (int k = 0; k < 64; ++k) {
+      std::vector<std::uint32_t> links{net.add_link(20e9), s};
+      if (k < 2)
+        links.push_back(n);
+      else if (k < 10)
+        links.push_back(e);
+      const double bytes = k < 2 ? 2e9 : 1e8 * (1 + k % 4);
+      net.start(0, net.add_path(links, 1e-6 * (1 + k % 3)), bytes, &tokens[k]);
+    }
+    const auto done = drain(net);
+    work = net.work();
+    std::vector<double> out;
+    for (int& token : tokens)
+      out.push_back(done.at(&token));
+    return out;
+  };
+  ceiling::replay::SharingWork solver, clocked;
+  const auto by_solver = ends(0, solver);
+  const auto on_clocks = ends(16, clocked);
+  for (std::size_t i = 0; i < by_solver.size(); ++i) {
+    CAPTURE(i);
+    CHECK(on_clocks[i] == relative(by_solver[i], 1e-12));
+  }
+  CHECK(clocked.fan_entries >= 1);
+  CHECK(clocked.fan_clocks_made >= 1); // N
+  MESSAGE("on clocks: " << clocked.fan_events << " events, " << clocked.fan_entries << " entries, "
+                        << clocked.fan_certifications << " certifications, " << clocked.fan_clocks_made
+                        << " links made clocks, " << clocked.fan_exits << " exits");
 }

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 using namespace ceiling;
 using replay::Scenario;
@@ -1388,6 +1389,7 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   using collectives::Algorithm;
   double largest = 0, largest_clocked = 0;
   long long closed_form = 0, shared = 0, fan_events = 0;
+  std::map<std::string, long long> fan_events_by_topology;
   const std::pair<replay::Fidelity, int> runs[] = {
       {replay::Fidelity::Aggregated, 32}, {replay::Fidelity::Aggregated, 64}, {replay::Fidelity::Exact, 8}};
   for (const auto& [topology, text] : topologies)
@@ -1409,6 +1411,7 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
             s.options.staging = replay::Staging::Host;
           s.options.jitter = 0.1;
           REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+          s.options.fan_clock_flows = 0; // the solver alone
           const auto mixed = run_isolated(s);
           // And with the fans on level clocks from the least solve on, wherever they may go.
           s.options.fan_clock_flows = 2;
@@ -1420,11 +1423,14 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
           closed_form += mixed.flows_in_closed_form;
           shared += mixed.flows_shared;
           fan_events += clocked.fan_events;
+          if (a == Algorithm::ParameterServer)
+            fan_events_by_topology[topology_name] += clocked.fan_events;
           REQUIRE(mixed.iteration_s.size() == simgrid.iteration_s.size());
           REQUIRE(clocked.iteration_s.size() == simgrid.iteration_s.size());
           for (std::size_t i = 0; i < mixed.iteration_s.size(); ++i) {
             CHECK(mixed.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
             CHECK(clocked.iteration_s[i] == testing::relative(simgrid.iteration_s[i], 1e-9));
+            CHECK(clocked.iteration_s[i] == testing::relative(mixed.iteration_s[i], 1e-12));
             largest = std::max(largest, std::abs(mixed.iteration_s[i] / simgrid.iteration_s[i] - 1));
             largest_clocked = std::max(largest_clocked, std::abs(clocked.iteration_s[i] / simgrid.iteration_s[i] - 1));
           }
@@ -1432,6 +1438,10 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   CHECK(closed_form > 0);
   CHECK(shared > 0);
   CHECK(fan_events > 0);
+  for (const auto& [topology, events] : fan_events_by_topology) {
+    CAPTURE(topology);
+    CHECK(events > 0); // a parameter server's fans went on clocks there
+  }
   MESSAGE("largest relative difference, flows timed by the replay vs through SimGrid: " << largest << " ("
           << closed_form << " flows in closed form, " << shared << " shared out by the replay); with fans on "
           << "level clocks: " << largest_clocked << " (" << fan_events << " events on the clocks)");
