@@ -505,6 +505,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
   // links that no flow shares yet becomes a clock (a server's first pull: its NIC).
   size_fan_links(); // (links may have been added since the fans went on clocks)
   clock_fans_to(now_s);
+  bool made = false;
   for (const FlowEvents::Event& e : due_) {
     const Flow& f = flows_[e.flow];
     if (f.pipeline)
@@ -520,10 +521,17 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
         narrowest = l;
     if (!promote_to_clock(narrowest))
       return false;
+    made = true;
   }
+  // (The flows moved to new classes take their levels, which the new clocks leave as they were,
+  // so that their ends due now are found at their paces.)
+  if (made)
+    solve_fans();
   const std::size_t latency_due = due_.size();
   for (FanClass& c : fan_classes_) {
     const double pace = c.level * bandwidth_factor_;
+    if (!(pace > 0))
+      continue; // (a class no clock fixed: its flows leave the clocks after this event's solve)
     while (!c.members.empty() && (c.members.front().at_s - c.clock) / pace < surf_precision_s) {
       const FlowEvents::Event& m = c.members.front();
       due_.push_back({now_s + (m.at_s - c.clock) / pace, m.tie, m.flow});

@@ -1438,9 +1438,9 @@ TEST_CASE("flows timed by the replay, in closed form or shared out, give the ite
   CHECK(closed_form > 0);
   CHECK(shared > 0);
   CHECK(fan_events > 0);
-  for (const auto& [topology, events] : fan_events_by_topology) {
-    CAPTURE(topology);
-    CHECK(events > 0); // a parameter server's fans went on clocks there
+  for (const auto& by_topology : fan_events_by_topology) {
+    CAPTURE(by_topology.first);
+    CHECK(by_topology.second > 0); // a parameter server's fans went on clocks there
   }
   MESSAGE("largest relative difference, flows timed by the replay vs through SimGrid: " << largest << " ("
           << closed_form << " flows in closed form, " << shared << " shared out by the replay); with fans on "
