@@ -18,6 +18,9 @@ constexpr std::size_t most_fan_clocks = 128;
 constexpr std::size_t most_fan_classes = 512;
 constexpr std::size_t least_flows_per_class = 16;
 
+/// The most links made clocks at once while on clocks (make_clocks).
+constexpr std::size_t most_clocks_made_at_once = 8;
+
 /// A class's ceiling, when certified: its level times at most this, and at least this much
 /// room on every link that no clock dominates (else the link may soon bind: it should be a clock).
 constexpr double fan_headroom = 8.0;
@@ -418,7 +421,8 @@ void FlowSharing::exit_fans(double now_s) {
 }
 
 void FlowSharing::back_to_solver() {
-  const bool paid = work_.fan_events - fan_stay_start_ >= paying_fan_events;
+  const long long stayed = work_.fan_events - fan_stay_start_;
+  const bool paid = stayed >= paying_fan_events && 8 * fan_stay_passes_ <= stayed + 16;
   fan_retry_gap_ = paid ? shortest_fan_retry_gap : std::min(2 * fan_retry_gap_, longest_fan_retry_gap);
   fan_retry_event_ = work_.events + fan_retry_gap_;
 }
@@ -489,15 +493,18 @@ bool FlowSharing::promote_to_clock(std::uint32_t l) {
   return true;
 }
 
-bool FlowSharing::make_clocks(std::span<const std::uint32_t> links) {
-  bool made = false;
+bool FlowSharing::make_clocks(std::vector<std::uint32_t>& links) {
+  // Each link made a clock moves its flows' classes (a pass over each); more than a few at once
+  // cost more than going on clocks again from the start.
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end()); // (listed once per class that found it)
+  std::erase_if(links, [&](std::uint32_t l) { return clock_of_link_[l] != no_clock; });
+  if (links.empty() || links.size() > most_clocks_made_at_once)
+    return false;
   for (std::uint32_t l : links)
-    if (clock_of_link_[l] == no_clock) { // (listed once per class that found it)
-      if (!promote_to_clock(l))
-        return false;
-      made = true;
-    }
-  return made;
+    if (!promote_to_clock(l))
+      return false;
+  return true;
 }
 
 bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
@@ -506,6 +513,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
   size_fan_links(); // (links may have been added since the fans went on clocks)
   clock_fans_to(now_s);
   bool made = false;
+  std::size_t moving = 0; // links made clocks in place, their flows moved
   for (const FlowEvents::Event& e : due_) {
     const Flow& f = flows_[e.flow];
     if (f.pipeline)
@@ -519,6 +527,8 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       if (links_[l].bytes_per_s == f.narrowest_bytes_per_s &&
           (narrowest == no_clock || (links_[l].flows.empty() && !links_[narrowest].flows.empty())))
         narrowest = l;
+    if (narrowest != no_clock && !links_[narrowest].flows.empty() && ++moving > most_clocks_made_at_once)
+      return false; // (a pass over the classes of each: more than going on clocks from the start)
     if (!promote_to_clock(narrowest))
       return false;
     made = true;
@@ -593,8 +603,10 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
         c.uncertified = c.uncertified || (!c.members.empty() && !(c.level <= c.level_most));
     }
     fans_uncertified_ = !fits;
-    if (!fits && fan_classes_.size() <= most_fan_classes)
+    if (!fits && fan_classes_.size() <= most_fan_classes) {
+      ++fan_stay_passes_;
       fits = certify_fans();
+    }
     // Where links that are no clocks are now half full or more (room below clock_room at the
     // present levels), they become clocks, their flows moved to new classes, and all is solved again.
     for (int round = 0; !fits && round < 4 && fan_classes_.size() <= most_fan_classes; ++round) {
@@ -605,6 +617,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       if (!make_clocks(fan_promoting_))
         break;
       solve_fans();
+      ++fan_stay_passes_;
       fits = fan_classes_.size() <= most_fan_classes && certify_fans();
     }
     if (!fits) {
@@ -616,8 +629,10 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       for (const FanClock& k : fan_clocks_)
         clocks.push_back(k.link);
       exit_fans(now_s);
-      if (valid && enter_fans(now_s))
+      if (valid && enter_fans(now_s)) {
+        ++fan_stay_passes_;
         return true;
+      }
       back_to_solver();
       for (std::uint32_t l : clocks)
         mark_modified(l);
@@ -625,6 +640,14 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       share(now_s);
       return true;
     }
+  }
+  // A stay whose passes over every flow (certifications of all classes, entries again) come more
+  // often than one per 8 events (less 16) saves nothing over the solver (a fat-tree's parameter server,
+  // whose fans start and end together in few events): the flows go back to it, as they are.
+  if (8 * fan_stay_passes_ > work_.fan_events - fan_stay_start_ + 16) {
+    exit_fans(now_s);
+    back_to_solver();
+    return true;
   }
   fans_next_s_ = next_fan_end_s();
   return true;

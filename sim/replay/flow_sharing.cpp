@@ -527,10 +527,13 @@ void FlowSharing::share(double now_s) {
   reschedule(component_flows_, now_s);
   floor_level_ = std::numeric_limits<double>::infinity();
   if (fan_entry_flows_ > 0 && component_flows_.size() >= fan_entry_flows_ && work_.events >= fan_retry_event_) {
-    if (enter_fans(now_s))
+    if (enter_fans(now_s)) {
       fan_stay_start_ = work_.fan_events;
-    else
+      fan_stay_passes_ = 1;
+    } else { // (a failed try is a pass over every flow for nothing, as a short stay is)
+      fan_retry_gap_ = std::min(2 * fan_retry_gap_, longest_fan_retry_gap);
       fan_retry_event_ = work_.events + fan_retry_gap_;
+    }
   }
 }
 

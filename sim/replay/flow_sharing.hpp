@@ -456,9 +456,9 @@ private:
   /// at the present) moved to the classes of their clocks and it; false where no more clocks
   /// may be (or `l` is none).
   bool promote_to_clock(std::uint32_t l);
-  /// Makes those of `links` that are no clocks clocks (promote_to_clock); whether it made any and
-  /// none failed.
-  bool make_clocks(std::span<const std::uint32_t> links);
+  /// Makes those of `links` (sorted and deduplicated here) that are no clocks clocks
+  /// (promote_to_clock); false where there are none, more than a few, or one fails.
+  bool make_clocks(std::vector<std::uint32_t>& links);
   /// Counts a flow of class `c` crossing link `l` (no clock), keeping its dominator.
   void cross_fan_link(std::uint32_t l, const FanClass& c);
   /// The earliest end among the classes' flows.
@@ -536,7 +536,8 @@ private:
   std::size_t fan_entry_flows_ = 0;
   /// The solver's events after fans failed to go on clocks, or left them, before they try again
   /// (a try costs a few passes over every flow, as a solve of the fans' flows does): the shortest
-  /// gap, twice as long after each stay on clocks of fewer than paying_fan_events events, up to
+  /// gap, twice as long after each failed try and each stay on clocks of fewer than
+  /// paying_fan_events events (or of more than one pass over every flow per 8 events, less 16), up to
   /// the longest (a fat-tree's parameter server, whose fans start and end together, has few
   /// events to put on clocks), the shortest again after a stay of more.
   static constexpr long long shortest_fan_retry_gap = 8;
@@ -545,6 +546,7 @@ private:
   long long fan_retry_gap_ = shortest_fan_retry_gap;
   long long fan_retry_event_ = 0;     ///< no entry before this event of the solver's
   long long fan_stay_start_ = 0;      ///< work_.fan_events when the flows last went on clocks from the solver
+  long long fan_stay_passes_ = 0;     ///< the passes over every flow since (entries, certifications of all classes)
   /// After the flows left their clocks for the solver: when the fans may try again.
   void back_to_solver();
   std::vector<FanClass> fan_classes_;
