@@ -83,18 +83,20 @@ namespace ceiling::replay {
 /// solves the classes over the clock links, not the flows, and a flow's end is read off its
 /// class's clock. This holds while no other link binds and no flow's cap does. A link that a
 /// clock of no more bandwidth dominates (every flow on it crosses that clock too) never binds a
-/// flow the clock does not. The others are certified: each class's level has a ceiling, its level
-/// times the room the links its flows cross leave (at most 8 times; certified only where that
-/// room is 1.05 times or more), at most its flows' least cap, and each such link carries at most what its flows would send at their
-/// classes' ceilings, short of full by four times SimGrid's precision. Past a ceiling the class
-/// is certified again, the others held; where that fails, all are; where that fails, the links
-/// the flows fill to half or more become clocks in place (their flows moved to new classes at
-/// what they have left to send) and all is solved and certified again. A flow that starts on no
-/// clock link makes one of its narrowest links a clock, in place. Where a cap binds, more than 64
-/// clocks or 256 classes would be needed, or a pipeline's flow starts, the flows leave their
-/// clocks (each at its class's value) and the solver above takes them on (or they go on clocks
-/// again at once where their levels still hold). The same allocation, its sums taken in another
-/// order (ends that fall within an ulp may come out in another order).
+/// flow the clock does not. The others are certified: each class's level has a ceiling, its
+/// level times the room the links its flows cross leave (at most 8 times; certified only where
+/// that room is 1.05 times or more), at most its flows' least cap, and each such link carries at
+/// most what its flows would send at their classes' ceilings, short of full by four times
+/// SimGrid's precision. Past a ceiling the class is certified again, the others held; where that
+/// fails, all are; where that fails, the links the flows fill to half or more become clocks in
+/// place (their flows moved to new classes at what they have left to send; at most 8 at once)
+/// and all is solved and certified again. A flow that starts on no clock link makes one of its
+/// narrowest links a clock, in place. Where a cap binds, more than 128 clocks or 512 classes
+/// would be needed, or a pipeline's flow starts, the flows leave their clocks (each at its
+/// class's value) and the solver above takes them on (or they go on clocks again at once where
+/// their levels still hold). A stay on clocks that costs more passes over every flow than it
+/// saves goes back to the solver too, and the next tries wait longer. The same allocation, its
+/// sums taken in another order (ends that fall within an ulp may come out in another order).
 ///
 /// It keeps no clock: the owner calls start() and advance() with the simulated time and wakes
 /// it at next_event_s().
