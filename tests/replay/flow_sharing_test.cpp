@@ -7,12 +7,36 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <utility>
 #include <vector>
 
 using ceiling::replay::FlowSharing;
 using ceiling::testing::relative;
 
 namespace {
+
+/// When each of `tokens` finished, in their order.
+std::vector<double> ends_in_order(const std::map<void*, double>& done, std::vector<int>& tokens) {
+  std::vector<double> ends;
+  for (int& token : tokens)
+    ends.push_back(done.at(&token));
+  return ends;
+}
+
+/// Runs `ends(clock_from, work)` (the flows' ends, the sharing's work) by the solver alone and
+/// with fans on level clocks from solves of 16 flows; checks that every flow ends on clocks where
+/// the solver alone ends it (within 1e-12); the two runs' work.
+template <class Ends> std::pair<ceiling::replay::SharingWork, ceiling::replay::SharingWork> against_solver(Ends ends) {
+  ceiling::replay::SharingWork solver, clocked;
+  const std::vector<double> by_solver = ends(0, solver);
+  const std::vector<double> on_clocks = ends(16, clocked);
+  REQUIRE(by_solver.size() == on_clocks.size());
+  for (std::size_t i = 0; i < by_solver.size(); ++i) {
+    CAPTURE(i);
+    CHECK(on_clocks[i] == relative(by_solver[i], 1e-12));
+  }
+  return {solver, clocked};
+}
 
 /// When each flow of `net` finishes, run to its end.
 std::map<void*, double> drain(FlowSharing& net) {
@@ -38,10 +62,7 @@ std::vector<double> ends_of(const std::vector<double>& bandwidths, const std::ve
   std::vector<int> tokens(flows.size());
   for (std::size_t i = 0; i < flows.size(); ++i)
     net.start(0, net.add_path(flows[i].links, 1e-6), flows[i].bytes, &tokens[i]);
-  const auto done = drain(net);
-  std::vector<double> ends;
-  for (int& token : tokens)
-    ends.push_back(done.at(&token));
+  const auto ends = ends_in_order(drain(net), tokens);
   if (work)
     *work = net.work();
   return ends;
@@ -736,19 +757,9 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
         done.emplace(token, t);
     }
     work = net.work();
-    std::vector<double> out;
-    for (int& token : tokens)
-      out.push_back(done.at(&token));
-    return out;
+    return ends_in_order(done, tokens);
   };
-  ceiling::replay::SharingWork solver, clocked;
-  const auto by_solver = ends(0, solver);
-  const auto on_clocks = ends(16, clocked);
-  REQUIRE(by_solver.size() == on_clocks.size());
-  for (std::size_t i = 0; i < by_solver.size(); ++i) {
-    CAPTURE(i);
-    CHECK(on_clocks[i] == relative(by_solver[i], 1e-12));
-  }
+  const auto [solver, clocked] = against_solver(ends);
   CHECK(solver.fan_events == 0);
   CHECK(clocked.fan_entries >= 1);
   CHECK(clocked.fan_certifications > 0);
@@ -782,18 +793,9 @@ TEST_CASE("a link narrower than the clock its flows cross binds them once the cl
     }
     const auto done = drain(net);
     work = net.work();
-    std::vector<double> out;
-    for (int& token : tokens)
-      out.push_back(done.at(&token));
-    return out;
+    return ends_in_order(done, tokens);
   };
-  ceiling::replay::SharingWork solver, clocked;
-  const auto by_solver = ends(0, solver);
-  const auto on_clocks = ends(16, clocked);
-  for (std::size_t i = 0; i < by_solver.size(); ++i) {
-    CAPTURE(i);
-    CHECK(on_clocks[i] == relative(by_solver[i], 1e-12));
-  }
+  const auto [solver, clocked] = against_solver(ends);
   CHECK(clocked.fan_entries >= 1);
   CHECK(clocked.fan_clocks_made >= 1); // N
   MESSAGE("on clocks: " << clocked.fan_events << " events, " << clocked.fan_entries << " entries, "
