@@ -11,6 +11,8 @@
 #include "tools/sweep/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 #include "workload/cost_model.hpp"
+#include "workload/gradient_buckets.hpp"
+#include "workload/layer_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +24,7 @@
 #include <set>
 #include <string_view>
 #include <thread>
+#include <variant>
 
 namespace po = boost::program_options;
 
@@ -42,24 +45,50 @@ replay::Scenario scenario_of(const std::vector<std::string>& run_args, bool refu
   return scenario_from(*cli, refuse_oversubscribed_memory);
 }
 
-/// A rough cost of a point, from the replay benchmark (README, Speed): building the machine
-/// grows with the square of the nodes (2 s at 4,096), an iteration costs about 2 us per flow
-/// with two flows per rank and bucket (a bucket per layer with parameters when each is
-/// exchanged on its own; twice as many with the next step's reads), plus process start-up.
+/// A point's cost in wall time, roughly (tools::PointCost), for the ETA: a flow per rank and
+/// exchange (the aggregated ring's: a bucket as the run cuts them by size, a sparse gradient, or a
+/// layer with parameters when each is exchanged on its own, twice with the next step's reads);
+/// 2 log2(ranks) times as many under halving-doubling, a push and a pull per server under a
+/// parameter server, twice as many under the binary trees; the collectives that share links,
+/// weighed as such on an adaptive dragonfly.
 double estimated_seconds(const replay::Scenario& s) {
   const double ranks = static_cast<double>(replay::rank_count(s));
-  const double nodes = static_cast<double>(s.nodes);
   const auto& stack = s.options.software;
-  double layers = 0;
-  for (const auto& layer : s.workload.layers)
-    layers += layer.trained_params() > 0 ? 1 : 0;
-  const auto plan_buckets =
-      stack.exchange == stack::Exchange::PerVariable
-          ? std::max(1.0, layers) * (stack.pull == stack::Pull::NextForward ? 2 : 1)
-          : std::max(1.0, std::ceil(static_cast<double>(s.workload.reference.params) * 4 /
-                                    stack.fusion_threshold.bytes()));
-  const double build = 0.05 + 2.0 * (nodes / 4096) * (nodes / 4096);
-  return build + s.options.iterations * (2e-6 * 2 * ranks * plan_buckets + 1e-3);
+  double exchanges = 0;
+  if (stack.exchange == stack::Exchange::PerVariable) {
+    for (const auto& layer : s.workload.layers)
+      exchanges += layer.trained_params() > 0 ? 1 : 0;
+    exchanges *= stack.pull == stack::Pull::NextForward ? 2 : 1;
+  } else {
+    const auto order = workload::LayerGraph(s.workload.layers).topological_order();
+    const auto plan = workload::plan_buckets(s.workload, order, stack.fusion_threshold, s.workload.precision,
+                                             s.workload.batch_per_worker);
+    exchanges = static_cast<double>(plan.dense.size() + plan.sparse.size());
+  }
+  using collectives::Algorithm;
+  double flows = ranks;
+  bool shared = true; // its flows share links
+  switch (stack.collective.value_or(Algorithm::Ring)) {
+  case Algorithm::HalvingDoubling:
+  case Algorithm::RecursiveDoubling:
+    flows *= 2 * std::max(1.0, std::log2(ranks));
+    break;
+  case Algorithm::ParameterServer:
+    flows *= 2 * s.options.servers;
+    break;
+  case Algorithm::BinaryTree:
+  case Algorithm::DoubleBinaryTree:
+    flows *= 2;
+    break;
+  default: // rings, hierarchical and pipelined: mostly alone on their routes, or one flow per tree
+    shared = false;
+  }
+  const bool adaptive_dragonfly = std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology) &&
+                                  s.platform.interconnect.routing == platform::Routing::Adaptive;
+  if (shared && adaptive_dragonfly)
+    flows *= tools::PointCost::dragonfly_sharing;
+  return tools::PointCost::seconds(static_cast<double>(s.nodes), s.options.iterations,
+                                   flows * std::max(1.0, exchanges));
 }
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }

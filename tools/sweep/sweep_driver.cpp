@@ -292,8 +292,8 @@ std::string ceiling_program_path() {
 }
 
 double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p) {
-  // A point costs about its nodes times its iterations, plus a start-up (loading, building).
-  return static_cast<double>(p.nodes) * e.iterations + 64.0;
+  const auto nodes = static_cast<double>(p.nodes);
+  return PointCost::seconds(nodes, e.iterations, 2 * nodes);
 }
 
 Progress::Progress(int total, int already_done, std::FILE* out)

@@ -118,8 +118,31 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
-/// A point's share of the sweep's cost, for the ETA where no estimate is at hand (the MPI
-/// sweep): its nodes times its iterations, plus a start-up.
+/// What a point costs in wall time, roughly, for the ETA (the collectives benchmark, README,
+/// Speed: ResNet-50, VGG16 and DIN on Piz Daint's and the bench machines, 2 to 5 iterations): a
+/// point's process takes about 0.2 s whatever its size (0.09-0.20 s alone at 1 to 1,024 nodes,
+/// 0.2 on average in the quickstart sweep's two at a time, 0.26 in the interconnect sweep's
+/// smallest points, each on the whole 4,096-node machine); the machine
+/// builds in about 25 us per node (0.09-0.24 s at 4,096 Piz Daint nodes, 0.35-1.5 s on the
+/// 16,384-node bench machines); an iteration costs about 1 ms plus 0.4 us per flow (0.2-0.8 us
+/// where flows are alone on their routes or share a fat-tree's or a torus's links), three times
+/// as much where they share an adaptive dragonfly's (1.2-1.6 us: each route's latency gives each
+/// flow its own start and end).
+struct PointCost {
+  static constexpr double start_up_s = 0.2;
+  static constexpr double build_s_per_node = 25e-6;
+  static constexpr double iteration_s = 1e-3;
+  static constexpr double s_per_flow = 0.4e-6;
+  static constexpr double dragonfly_sharing = 3; ///< a flow sharing an adaptive dragonfly's links, in flows
+  /// A point of `nodes` nodes and `iterations` iterations of `flows_per_iteration` flows each
+  /// (counted in flows that share no dragonfly's links).
+  static double seconds(double nodes, int iterations, double flows_per_iteration) {
+    return start_up_s + build_s_per_node * nodes + iterations * (iteration_s + s_per_flow * flows_per_iteration);
+  }
+};
+
+/// A point's cost, for the ETA where no scenario is at hand (the MPI sweep): PointCost with the
+/// ring's flows of two buckets, one per node and bucket.
 double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p);
 
 } // namespace ceiling::tools
