@@ -12,8 +12,8 @@ namespace ceiling::replay {
 /// heap of stale entries cost FlowSharing a quarter of its time on trees). Four children a node
 /// halve a binary heap's levels, and the moves and cache misses of taking out the earliest, for
 /// as many compares in all (a parameter server on 1,024 Piz Daint nodes: 3.7 % fewer
-/// instructions, 3.3 % fewer first-level misses; README, Speed). Events come out in the same
-/// order whatever the arity: the order is total (by time, tie, flow).
+/// instructions, 3.3 % fewer first-level misses; tools/bench/HISTORY.md). Events come out in
+/// the same order whatever the arity: the order is total (by time, tie, flow).
 /// FlowSharing's solver keeps its links' levels in one too, a link's level for a flow's time.
 class FlowEvents {
 public:
