@@ -633,10 +633,12 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   } else {
     plan.calibration = "the workload's calibration" +
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
-    if (plan.compute_precision != w.calibration.precision)
-      plan.calibration += ", measured in " + std::string(platform::to_string(w.calibration.precision)) + ": " +
-                          std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
-                          std::string(platform::to_string(plan.compute_precision)) + " peak)";
+  }
+  if (plan.compute_precision != chosen.measured_in)
+    plan.calibration += ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " +
+                        std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
+                        std::string(platform::to_string(plan.compute_precision)) + " peak)";
+  if (!chosen.device_calibration) {
     if (!s.platform.node.gpu)
       plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
                           "CPU sockets' peak and memory bandwidth)";

@@ -40,18 +40,31 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
     return 2 * by_framework + (mode_of(c) == mode ? 1 : 0);
   };
   const auto computes = compute_precision_of(w, mode);
-  for (const std::string& name : {device.model, device.stand_in}) {
-    if (name.empty())
-      continue;
-    for (const auto& c : w.device_calibrations)
-      if (c.device == name && compute_precision_of(w, mode_of(c)) == computes &&
-          (!chosen.device_calibration || rank(c) > rank(*chosen.device_calibration)))
-        chosen.device_calibration = &c;
-    if (chosen.device_calibration)
-      break;
-  }
-  if (chosen.device_calibration)
+  // Where neither the device nor the workload's own calibration computes in the run's precision,
+  // the device's own calibration in another precision, at the same efficiency of the run's peak:
+  // its kernels' efficiency on that very device, rather than another device's (a P100 in fp16
+  // priced by a V100's fp32 fit came out slower than in fp32 on its own fit).
+  const auto find = [&](bool any_precision) {
+    for (const std::string& name : {device.model, device.stand_in}) {
+      if (name.empty())
+        continue;
+      for (const auto& c : w.device_calibrations)
+        if (c.device == name && (any_precision || compute_precision_of(w, mode_of(c)) == computes) &&
+            (!chosen.device_calibration || rank(c) > rank(*chosen.device_calibration)))
+          chosen.device_calibration = &c;
+      if (chosen.device_calibration)
+        return;
+    }
+  };
+  find(false);
+  if (!chosen.device_calibration && w.calibration.precision != computes)
+    find(true);
+  if (chosen.device_calibration) {
     chosen.efficiency.compute = chosen.device_calibration->compute_efficiency;
+    chosen.measured_in = compute_precision_of(w, mode_of(*chosen.device_calibration));
+  } else {
+    chosen.measured_in = w.calibration.precision;
+  }
   return chosen;
 }
 

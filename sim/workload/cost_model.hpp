@@ -42,12 +42,18 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
 /// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...) under
 /// `framework` (its software stack's; empty: none named): the workload's [[device_calibration]]
 /// for that device's model when it has one in the run's compute precision
-/// (`device_calibration` points at it), else for its stand-in's, else its own calibration's.
-/// Of several: the one measured under `framework`, else one naming no framework, else another
-/// framework's; within each, one in the run's mode before one in another; then the first listed.
+/// (`device_calibration` points at it), else for its stand-in's, else its own calibration's
+/// where that computes in the run's precision, else the device's (or its stand-in's)
+/// [[device_calibration]] in another precision, else its own calibration's (the last two at the
+/// same efficiency of the run's peak). Of several: the one measured under `framework`, else one
+/// naming no framework, else another framework's; within each, one in the run's mode before one
+/// in another; then the first listed.
 struct ChosenEfficiency {
   Efficiency efficiency;
   const DeviceCalibration* device_calibration = nullptr;
+  /// The precision the chosen calibration computed in: where it is not the run's, the run's
+  /// precision is uncalibrated (the same efficiency at its peak).
+  platform::Precision measured_in = platform::Precision::Fp32;
 };
 ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode,
                                 std::string_view framework);

@@ -386,6 +386,42 @@ TEST_CASE("ResNet-50 v1.5 computes at DeepLearningExamples' MXNet rates under MX
   }
 }
 
+TEST_CASE("a precision no calibration computes in takes the device's own fit in another, at that precision's peak") {
+  // VGG16 has a P100 SXM2 fit in fp32 and its own calibration (borrowed from ResNet-50's V100
+  // fit) in fp32 too. In mixed precision neither computes in fp16. Expectation: the P100 fit's
+  // efficiency, measured in fp32, so that a compute-bound layer takes the fp32 time times the
+  // peaks' ratio (18.7 / 9.3 TFLOP/s); before, the V100 fit priced mixed precision, slower on the
+  // P100 than fp32 on its own fit.
+  const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/vgg16.toml");
+  const auto device = workload::compute_device(
+      config::load_platform(CEILING_SOURCE_DIR "/platforms/piz-daint-xc50-p100.toml").node);
+  const auto fp32 = workload::efficiency_for(w, device, "fp32", "tensorflow");
+  const auto mixed = workload::efficiency_for(w, device, "mixed", "tensorflow");
+  REQUIRE(fp32.device_calibration != nullptr);
+  CHECK(mixed.device_calibration == fp32.device_calibration);
+  CHECK(mixed.measured_in == platform::Precision::Fp32);
+  CHECK(mixed.efficiency.compute == fp32.efficiency.compute);
+  CHECK(mixed.efficiency.compute != workload::efficiency_of(w.calibration).compute);
+  // A convolution whose roofline is compute-bound in both precisions.
+  const auto conv = std::find_if(w.layers.begin(), w.layers.end(), [](const auto& l) { return l.name == "conv3_2"; });
+  REQUIRE(conv != w.layers.end());
+  const auto at = [&](platform::Precision p, const workload::ChosenEfficiency& chosen) {
+    return workload::layer_time(w, *conv, 64, *device.peak.at(p), device.memory_bandwidth, p, chosen.efficiency)
+        .forward.seconds();
+  };
+  const double ratio = device.peak.at(platform::Precision::Fp32)->flop_per_second() /
+                       device.peak.at(platform::Precision::Fp16)->flop_per_second();
+  CHECK(at(platform::Precision::Fp16, mixed) == doctest::Approx(at(platform::Precision::Fp32, fp32) * ratio).epsilon(1e-12));
+  // Where the workload's own calibration computes in the run's precision, it still prices the
+  // run (the same workload, its own fit taken as measured in fp16).
+  auto in_fp16 = w;
+  in_fp16.calibration.precision = platform::Precision::Fp16;
+  const auto own = workload::efficiency_for(in_fp16, device, "mixed", "tensorflow");
+  CHECK(own.device_calibration == nullptr);
+  CHECK(own.measured_in == platform::Precision::Fp16);
+  CHECK(own.efficiency.compute == workload::efficiency_of(w.calibration).compute);
+}
+
 TEST_CASE("the batch curve fitted on the V100 predicts the P100's throughput at small batches") {
   // AI Matrix's P100 16 GB at batch 16 / 32 / 64, images/s ([R-102] digest §3.4): not fitted.
   // Relative to batch 64, the prediction is held within 10 %; a batch-linear model (half_batch
