@@ -103,14 +103,16 @@ class Output:
         freeze_layout(fig)
         for ext in ("png", "svg"):
             path = self.dir / f"{stem}.{ext}"
-            # No date in the files: the same results give the same bytes.
+            # No date in the files: the same results give the same bytes. The canvas takes in
+            # whatever the layout leaves outside the figure (a legend of long curve labels under a
+            # single panel is wider than the panel).
             if ext == "png":
                 png = io.BytesIO()
-                fig.savefig(png, format=ext)
+                fig.savefig(png, format=ext, bbox_inches="tight")
                 write_atomically(path, png.getvalue())
             else:
                 svg = io.StringIO()
-                fig.savefig(svg, format=ext, metadata={"Date": None})
+                fig.savefig(svg, format=ext, metadata={"Date": None}, bbox_inches="tight")
                 write_atomically(path, stable_clip_ids(svg.getvalue()))
             say(f"wrote {path}")
         plt.close(fig)
