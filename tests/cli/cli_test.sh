@@ -278,6 +278,12 @@ expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB
 expect 0 "device memory: at least 67.72 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
 expect 0 "device memory: at least 4.52 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
 expect 0 "note: 10 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+# Every bundled experiment checks and expands, each point with its rough wall time (a process
+# of a node: about 0.2 s, tools::PointCost).
+for f in "$root"/experiments/*.toml; do
+  expect 0 " points (" -- "$ceiling" experiment show "$f"
+done
+expect 0 "1 nodes  seed 1  ~0.2 s" -- "$ceiling" experiment show "$root/experiments/piz-daint-generations.toml"
 cat >"$tmp/too_big.toml" <<EOF
 [experiment]
 title = "Too big"
