@@ -608,6 +608,15 @@ Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<
   return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
 }
 
+std::vector<collectives::Algorithm> allreduce_algorithms(const Scenario& s, std::span<const double> bucket_bytes) {
+  const int per_node = ranks_per_node(s.platform);
+  const AllreduceContext context = allreduce_context(s, static_cast<int>(s.nodes) * per_node, per_node);
+  std::vector<collectives::Algorithm> algorithms;
+  for (double bytes : bucket_bytes)
+    algorithms.push_back(choose_allreduce(s, context, bytes).algorithm);
+  return algorithms;
+}
+
 IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& w = s.workload;
   const PrecisionMode mode = resolved_precision(s);

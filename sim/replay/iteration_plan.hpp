@@ -143,6 +143,11 @@ std::optional<std::string> memory_problem(const Scenario& s);
 /// The plan of `s`; requires scenario_problem(s) to be empty.
 IterationPlan make_iteration_plan(const Scenario& s);
 
+/// The all-reduce algorithm the run's stack runs each bucket of `bucket_bytes` (per rank) with (its
+/// library's rule, or the collective it fixes), without planning the flows: what a cost estimate
+/// needs.
+std::vector<collectives::Algorithm> allreduce_algorithms(const Scenario& s, std::span<const double> bucket_bytes);
+
 /// Whether `s`'s stack fuses at run time what is ready within each cycle (stack::Fusion::ByCycle,
 /// Horovod's way): its background loop wakes every cycle, takes
 /// the tensors every rank has ready and fuses them, in order, into responses of up to the fusion

@@ -42,15 +42,21 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
   const auto computes = compute_precision_of(w, mode);
   // Where neither the device nor the workload's own calibration computes in the run's precision,
   // the device's own calibration in another precision, at the same efficiency of the run's peak:
-  // its kernels' efficiency on that very device, rather than another device's (a P100 in fp16
-  // priced by a V100's fp32 fit came out slower than in fp32 on its own fit).
-  const auto find = [&](bool any_precision) {
+  // that device's kernels rather than another device's (VGG16 in mixed precision on a P100,
+  // priced by the V100 fit it borrows, came out slower than in fp32 on its P100 fit; in fp64,
+  // 4.8 times slower for a peak half as high). Never a half-precision fit for another precision:
+  // it is a fraction of a tensor-core peak that fp32 and fp64 do not have (a V100's mixed fit
+  // put fp64 at a sixth of fp32's rate).
+  const auto find = [&](bool other_precision) {
+    const auto fits = [&](const DeviceCalibration& c) {
+      const auto measured = compute_precision_of(w, mode_of(c));
+      return other_precision ? measured != platform::Precision::Fp16 : measured == computes;
+    };
     for (const std::string& name : {device.model, device.stand_in}) {
       if (name.empty())
         continue;
       for (const auto& c : w.device_calibrations)
-        if (c.device == name && (any_precision || compute_precision_of(w, mode_of(c)) == computes) &&
-            (!chosen.device_calibration || rank(c) > rank(*chosen.device_calibration)))
+        if (c.device == name && fits(c) && (!chosen.device_calibration || rank(c) > rank(*chosen.device_calibration)))
           chosen.device_calibration = &c;
       if (chosen.device_calibration)
         return;

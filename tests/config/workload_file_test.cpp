@@ -390,7 +390,7 @@ TEST_CASE("a precision no calibration computes in takes the device's own fit in 
   // VGG16 has a P100 SXM2 fit in fp32 and its own calibration (borrowed from ResNet-50's V100
   // fit) in fp32 too. In mixed precision neither computes in fp16. Expectation: the P100 fit's
   // efficiency, measured in fp32, so that a compute-bound layer takes the fp32 time times the
-  // peaks' ratio (18.7 / 9.3 TFLOP/s); before, the V100 fit priced mixed precision, slower on the
+  // peaks' ratio (9.3 / 18.7 TFLOP/s); before, the V100 fit priced mixed precision, slower on the
   // P100 than fp32 on its own fit.
   const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/vgg16.toml");
   const auto device = workload::compute_device(
@@ -420,6 +420,22 @@ TEST_CASE("a precision no calibration computes in takes the device's own fit in 
   CHECK(own.device_calibration == nullptr);
   CHECK(own.measured_in == platform::Precision::Fp16);
   CHECK(own.efficiency.compute == workload::efficiency_of(w.calibration).compute);
+  // fp64 on the P100 takes its fp32 fit too; a half-precision fit prices no other precision: on
+  // a V100 ResNet-50 v1.5's mixed-precision fits (fractions of the tensor-core peak) price neither
+  // fp32 nor fp64.
+  const auto fp64 = workload::efficiency_for(w, device, "fp64", "tensorflow");
+  CHECK(fp64.device_calibration == fp32.device_calibration);
+  CHECK(fp64.measured_in == platform::Precision::Fp32);
+  const auto v15 = config::load_workload(CEILING_SOURCE_DIR "/workloads/resnet50_v1.5.toml");
+  const auto v100 =
+      workload::compute_device(config::load_platform(CEILING_SOURCE_DIR "/platforms/dgx1-v100.toml").node);
+  REQUIRE(workload::efficiency_for(v15, v100, "mixed", "").device_calibration != nullptr);
+  for (const char* wide : {"fp32", "fp64"}) {
+    CAPTURE(wide);
+    const auto chosen = workload::efficiency_for(v15, v100, wide, "");
+    CHECK(chosen.device_calibration == nullptr);
+    CHECK(chosen.efficiency.compute == workload::efficiency_of(v15.calibration).compute);
+  }
 }
 
 TEST_CASE("the batch curve fitted on the V100 predicts the P100's throughput at small batches") {

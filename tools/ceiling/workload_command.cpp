@@ -102,12 +102,16 @@ struct PrecisionRow {
   std::string calibration; ///< what priced it, as a run whose stack names no framework takes it
 };
 
-/// What a chosen device calibration `c` is ("NVIDIA A100 SXM4 40 GB in mixed under pytorch"), or
-/// "the workload's calibration" where none was chosen.
-std::string priced_by(const workload::DeviceCalibration* c) {
-  if (!c)
-    return "the workload's calibration";
-  return c->device + c->conditions();
+/// What priced a row in precision `p` ("NVIDIA A100 SXM4 40 GB in mixed under pytorch", or "the
+/// workload's calibration" where no device calibration was chosen), and that `p` is uncalibrated
+/// where the calibration computed in another precision.
+std::string priced_by(const workload::ChosenEfficiency& chosen, Precision p) {
+  const auto* c = chosen.device_calibration;
+  std::string text = c ? c->device + c->conditions() : "the workload's calibration";
+  if (chosen.measured_in != p)
+    text += ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " +
+            std::string(platform::to_string(p)) + " uncalibrated";
+  return text;
 }
 
 int show(const std::vector<std::string>& args) {
@@ -169,7 +173,7 @@ int show(const std::vector<std::string>& args) {
     for (Precision p : platform::all_precisions) {
       const auto chosen = workload::efficiency_for(w, device, platform::to_string(p), ""); // (a stack naming no framework)
       rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker, chosen.efficiency),
-                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(chosen.device_calibration)});
+                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(chosen, p)});
     }
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);

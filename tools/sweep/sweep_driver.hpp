@@ -118,22 +118,25 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
-/// What a point costs in wall time, roughly, for the ETA (the collectives benchmark, README,
-/// Speed: ResNet-50, VGG16 and DIN on Piz Daint's and the bench machines, 2 to 5 iterations): a
-/// point's process takes about 0.2 s whatever its size (0.09-0.20 s alone at 1 to 1,024 nodes,
-/// 0.2 on average in the quickstart sweep's two at a time, 0.26 in the interconnect sweep's
-/// smallest points, each on the whole 4,096-node machine); the machine
-/// builds in about 25 us per node (0.09-0.24 s at 4,096 Piz Daint nodes, 0.35-1.5 s on the
-/// 16,384-node bench machines); an iteration costs about 1 ms plus 0.4 us per flow (0.2-0.8 us
-/// where flows are alone on their routes or share a fat-tree's or a torus's links), three times
-/// as much where they share an adaptive dragonfly's (1.2-1.6 us: each route's latency gives each
-/// flow its own start and end).
+/// What a point costs in wall time, roughly, for the ETA (measured on 2026-12-06: the collectives
+/// benchmark, README, Speed, and points of the bundled experiments timed one by one): a point's
+/// process takes about 0.2 s whatever its size (0.09-0.20 s alone at 1 to 1,024 nodes, 0.2 on
+/// average in the quickstart sweep's two at a time, 0.26 in the interconnect sweep's smallest
+/// points, each on the whole 4,096-node machine); the machine builds in about 25 us per node
+/// (0.09-0.35 s at 4,096 Piz Daint nodes, 0.35-1.5 s on the 16,384-node bench machines); an
+/// iteration costs about 1 ms plus 0.4 us per flow (0.2-0.8 us where flows are alone on their
+/// routes or share a fat-tree's or a torus's links), three times as much where they share an
+/// adaptive dragonfly's (1.2-1.6 us: each route's latency gives each flow its own start and end).
+/// 57 points of the bundled experiments took 0.49 to 1.25 times their estimate.
 struct PointCost {
   static constexpr double start_up_s = 0.2;
   static constexpr double build_s_per_node = 25e-6;
   static constexpr double iteration_s = 1e-3;
   static constexpr double s_per_flow = 0.4e-6;
   static constexpr double dragonfly_sharing = 3; ///< a flow sharing an adaptive dragonfly's links, in flows
+  /// A point that does not fit its GPU's memory: a process that loads its inputs and refuses it
+  /// (0.08 s measured).
+  static constexpr double refused_s = 0.1;
   /// A point of `nodes` nodes and `iterations` iterations of `flows_per_iteration` flows each
   /// (counted in flows that share no dragonfly's links).
   static double seconds(double nodes, int iterations, double flows_per_iteration) {
