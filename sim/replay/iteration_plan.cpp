@@ -484,6 +484,14 @@ public:
     return phases;
   }
 
+  /// How many servers hold some of `layers`' variables.
+  int holding(const std::vector<int>& layers) const {
+    std::vector<double> server_bytes(static_cast<std::size_t>(count_), 0.0);
+    std::vector<double> server_params(static_cast<std::size_t>(count_), 0.0);
+    shares(layers, server_bytes, server_params);
+    return static_cast<int>(std::count_if(server_bytes.begin(), server_bytes.end(), [](double b) { return b > 0; }));
+  }
+
   /// The next step's read of layer `layer`'s variables: every server holding some sends them to
   /// every other worker (one phase); empty when the layer has none on the servers.
   std::vector<collectives::Phase> pull(int layer) const {
@@ -608,13 +616,67 @@ Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<
   return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
 }
 
-std::vector<collectives::Algorithm> allreduce_algorithms(const Scenario& s, std::span<const double> bucket_bytes) {
+FlowCount estimated_flows(const Scenario& s) {
+  using collectives::Algorithm;
+  const auto& stack = s.options.software;
+  const PrecisionMode mode = resolved_precision(s);
   const int per_node = ranks_per_node(s.platform);
-  const AllreduceContext context = allreduce_context(s, static_cast<int>(s.nodes) * per_node, per_node);
-  std::vector<collectives::Algorithm> algorithms;
-  for (double bytes : bucket_bytes)
-    algorithms.push_back(choose_allreduce(s, context, bytes).algorithm);
-  return algorithms;
+  const int ranks = static_cast<int>(s.nodes) * per_node;
+  FlowCount count;
+  if (ranks < 2)
+    return count;
+  const workload::WorkloadSpec exchanged = densified(s, mode);
+  const auto order = workload::LayerGraph(exchanged.layers).topological_order();
+  const auto threshold = stack.exchange == stack::Exchange::PerVariable || fuses_by_cycle(s) ? units::DataSize{}
+                                                                                           : stack.fusion_threshold;
+  const auto buckets = stack.first_bucket
+                           ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
+                                                        gradient_precision(mode), exchanged.batch_per_worker)
+                           : workload::plan_buckets(exchanged, order, threshold, gradient_precision(mode),
+                                                    exchanged.batch_per_worker);
+  const AllreduceContext context = allreduce_context(s, ranks, per_node);
+  const ParameterServers servers(s, exchanged, context.group, workload::element_bytes(gradient_precision(mode)));
+  const double r = ranks, nodes = static_cast<double>(s.nodes), rings = context.group.rings;
+  const double inside = per_node > 1 ? 2 * r : 0; // a hierarchical all-reduce's reduce and broadcast in the nodes
+  for (const auto& bucket : buckets.dense) {
+    switch (choose_allreduce(s, context, bucket.bytes.bytes()).algorithm) {
+    case Algorithm::Ring:
+      count.alone += r * rings;
+      break;
+    case Algorithm::Hierarchical:
+      count.alone += nodes * rings + inside;
+      break;
+    case Algorithm::HalvingDoubling:
+      count.shared += r * (2 * std::log2(r) - 1);
+      break;
+    case Algorithm::RecursiveDoubling:
+      count.shared += r * std::log2(r);
+      break;
+    case Algorithm::HierarchicalHalvingDoubling:
+      count.shared += (nodes > 1 ? nodes * (2 * std::log2(nodes) - 1) : 0) + inside;
+      break;
+    case Algorithm::HierarchicalRecursiveDoubling:
+      count.shared += nodes * std::log2(nodes) + inside;
+      break;
+    case Algorithm::BinaryTree:
+      count.shared += 2 * (r - 1);
+      break;
+    case Algorithm::DoubleBinaryTree:
+      count.shared += 4 * (r - 1);
+      break;
+    case Algorithm::PipelinedTree: // each tree one flow at one pace
+      count.alone += 2 * (r - 1) * rings;
+      break;
+    case Algorithm::PipelinedDoubleTree:
+      count.alone += (context.group.both_trees_on_each_ring ? 4 : 2) * (r - 1) * rings;
+      break;
+    case Algorithm::ParameterServer: // a push and a pull to each server holding some of it
+      count.shared += 2 * (r - 1) * servers.holding(bucket.layers); // (a server sends itself nothing)
+      break;
+    }
+  }
+  count.alone += 2 * r * static_cast<double>(buckets.sparse.size()); // the rows' and their ids' all-gathers
+  return count;
 }
 
 IterationPlan make_iteration_plan(const Scenario& s) {

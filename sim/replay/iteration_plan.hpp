@@ -143,10 +143,19 @@ std::optional<std::string> memory_problem(const Scenario& s);
 /// The plan of `s`; requires scenario_problem(s) to be empty.
 IterationPlan make_iteration_plan(const Scenario& s);
 
-/// The all-reduce algorithm the run's stack runs each bucket of `bucket_bytes` (per rank) with (its
-/// library's rule, or the collective it fixes), without planning the flows: what a cost estimate
-/// needs.
-std::vector<collectives::Algorithm> allreduce_algorithms(const Scenario& s, std::span<const double> bucket_bytes);
+/// The collective flows of one iteration of `s` in the aggregated fidelity, counted without
+/// planning them (a sweep's cost estimate): its buckets as make_iteration_plan() cuts them (by
+/// size; by layer where each variable is exchanged on its own or Horovod fuses by cycle), each with
+/// the algorithm its stack picks, and two all-gathers per sparse gradient. `alone`: the rings',
+/// the pipelined trees' (each tree one flow) and the all-gathers', timed in closed form where
+/// alone on their routes; `shared`: those of the algorithms whose flows share links (halving and
+/// doubling, store-and-forward trees, parameter servers). Within a few per cent of the plans on
+/// one GPU a node (tests/replay/replay_test.cpp); exact fidelity has more.
+struct FlowCount {
+  double alone = 0;
+  double shared = 0;
+};
+FlowCount estimated_flows(const Scenario& s);
 
 /// Whether `s`'s stack fuses at run time what is ready within each cycle (stack::Fusion::ByCycle,
 /// Horovod's way): its background loop wakes every cycle, takes

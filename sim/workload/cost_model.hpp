@@ -44,8 +44,10 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
 /// for that device's model when it has one in the run's compute precision
 /// (`device_calibration` points at it), else for its stand-in's, else its own calibration's
 /// where that computes in the run's precision, else the device's (or its stand-in's)
-/// [[device_calibration]] in another precision but half precision (fp32 for an fp16 or an fp64
-/// run), else its own calibration's (the last two at the same efficiency of the run's peak). Of several: the one measured under `framework`, else one
+/// [[device_calibration]] in fp32 or fp64 (never a half-precision one for another precision: its
+/// efficiency is of a tensor-core peak), else its own calibration's, whatever its precision (no
+/// bundled workload's own is in half precision); the last two at the same efficiency of the run's
+/// peak. Of several: the one measured under `framework`, else one
 /// naming no framework, else another framework's; within each, one in the run's mode before one
 /// in another; then the first listed.
 struct ChosenEfficiency {

@@ -422,7 +422,8 @@ TEST_CASE("a precision no calibration computes in takes the device's own fit in 
   CHECK(own.efficiency.compute == workload::efficiency_of(w.calibration).compute);
   // fp64 on the P100 takes its fp32 fit too; a half-precision fit prices no other precision: on
   // a V100 ResNet-50 v1.5's mixed-precision fits (fractions of the tensor-core peak) price neither
-  // fp32 nor fp64.
+  // fp32 nor fp64 (fp64 is what an earlier version of the rule got wrong; the fp32 and P100 fp64
+  // checks hold what the rule keeps).
   const auto fp64 = workload::efficiency_for(w, device, "fp64", "tensorflow");
   CHECK(fp64.device_calibration == fp32.device_calibration);
   CHECK(fp64.measured_in == platform::Precision::Fp32);

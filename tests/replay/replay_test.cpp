@@ -231,6 +231,46 @@ TEST_CASE("one rank computing alone takes the roofline time of its layers") {
   }
 }
 
+TEST_CASE("a sweep's count of a run's flows follows each algorithm's plan within 10 %") {
+  // 16 CPU nodes on one switch, every all-reduce fixed in turn, and TensorFlow's parameter servers
+  // (4) exchanging each variable on its own, placed whole by the greedy rule, read at the next
+  // step. Expectation: estimated_flows() (the sweep's ETA) within 10 % of the flows the plan has.
+  using collectives::Algorithm;
+  const auto flows_of = [](const replay::IterationPlan& plan) {
+    double n = 0;
+    for (const auto& r : plan.reductions)
+      for (const auto& phase : r.plan)
+        n += static_cast<double>(phase.flows.size());
+    return n;
+  };
+  const auto check = [&](const Scenario& s, bool shared) {
+    REQUIRE_FALSE(replay::scenario_problem(s).has_value());
+    const double planned = flows_of(replay::make_iteration_plan(s));
+    const auto estimated = replay::estimated_flows(s);
+    REQUIRE(planned > 0);
+    CHECK((shared ? estimated.shared : estimated.alone) == doctest::Approx(planned).epsilon(0.10));
+    CHECK((shared ? estimated.alone : estimated.shared) == 0);
+  };
+  for (auto algorithm : {Algorithm::Ring, Algorithm::Hierarchical, Algorithm::HalvingDoubling,
+                         Algorithm::RecursiveDoubling, Algorithm::HierarchicalHalvingDoubling,
+                         Algorithm::HierarchicalRecursiveDoubling, Algorithm::BinaryTree, Algorithm::DoubleBinaryTree,
+                         Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree, Algorithm::ParameterServer}) {
+    CAPTURE(collectives::to_string(algorithm));
+    Scenario s = cpu_nodes_reducing_after_backward(16);
+    s.options.software.collective = algorithm;
+    s.options.servers = 4;
+    check(s, algorithm != Algorithm::Ring && algorithm != Algorithm::Hierarchical &&
+                 algorithm != Algorithm::PipelinedTree && algorithm != Algorithm::PipelinedDoubleTree);
+  }
+  Scenario ps = two_servers_and_a_big_layer({10'000'000, 20'000'000});
+  ps.nodes = 16;
+  ps.options.servers = 4;
+  ps.options.software.exchange = stack::Exchange::PerVariable;
+  ps.options.software.placement = stack::Placement::Greedy;
+  ps.options.software.pull = stack::Pull::NextForward;
+  check(ps, true);
+}
+
 TEST_CASE("communication alone follows each algorithm's alpha-beta form where nothing is shared") {
   // CPU nodes on one switch, reductions after backward: iteration = compute + the collectives.
   // Expectation: every step costs alpha + largest flow / 12.5 GB/s, alpha = 2 x 1 us + 2 x 100 ns.

@@ -11,8 +11,6 @@
 #include "tools/sweep/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 #include "workload/cost_model.hpp"
-#include "workload/gradient_buckets.hpp"
-#include "workload/layer_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -45,74 +43,14 @@ replay::Scenario scenario_of(const std::vector<std::string>& run_args, bool refu
   return scenario_from(*cli, refuse_oversubscribed_memory);
 }
 
-/// A point's cost in wall time, roughly (tools::PointCost), for the ETA, from its flows per
-/// iteration in the aggregated fidelity, per rank and exchange: a ring's, a hierarchical ring's
-/// or an all-gather's one; halving-doubling's 2 log2(ranks), recursive doubling's log2(ranks); a
-/// binary tree's 2 and a double tree's 4 (pipelined or not); a parameter server's push and pull
-/// per server. The exchanges: the buckets as the run cuts them by size, with the algorithm its
-/// stack picks for each, and the sparse gradients; or a layer with parameters each when each is
-/// exchanged on its own (twice with the next step's reads), with the stack's fixed collective or a
-/// ring. Flows that share an adaptive dragonfly's links weigh more.
+/// A point's cost in wall time, roughly (tools::PointCost), for the ETA: its flows per iteration
+/// (replay::estimated_flows), those that share links weighing more on an adaptive dragonfly.
 double estimated_seconds(const replay::Scenario& s) {
-  using collectives::Algorithm;
-  const double ranks = static_cast<double>(replay::rank_count(s));
-  const auto& stack = s.options.software;
+  const auto flows = replay::estimated_flows(s);
   const bool adaptive_dragonfly = std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology) &&
                                   s.platform.interconnect.routing == platform::Routing::Adaptive;
-  const auto flows_of = [&](Algorithm a) {
-    const double steps = std::max(1.0, std::log2(ranks));
-    double per_rank = 1;
-    bool shared = true; // its flows share links (in closed form where alone: rings and trees that pipeline)
-    switch (a) {
-    case Algorithm::HalvingDoubling:
-    case Algorithm::HierarchicalHalvingDoubling:
-      per_rank = 2 * steps;
-      break;
-    case Algorithm::RecursiveDoubling:
-    case Algorithm::HierarchicalRecursiveDoubling:
-      per_rank = steps;
-      break;
-    case Algorithm::ParameterServer:
-      per_rank = 2.0 * s.options.servers;
-      break;
-    case Algorithm::BinaryTree:
-      per_rank = 2;
-      break;
-    case Algorithm::DoubleBinaryTree:
-      per_rank = 4;
-      break;
-    case Algorithm::PipelinedTree:
-    case Algorithm::PipelinedDoubleTree: // each tree one flow at one pace
-      per_rank = a == Algorithm::PipelinedTree ? 2 : 4;
-      shared = false;
-      break;
-    case Algorithm::Ring:
-    case Algorithm::Hierarchical:
-      shared = false;
-      break;
-    }
-    return ranks * per_rank * (shared && adaptive_dragonfly ? tools::PointCost::dragonfly_sharing : 1.0);
-  };
-  double flows = 0;
-  if (stack.exchange == stack::Exchange::PerVariable) {
-    double layers = 0;
-    for (const auto& layer : s.workload.layers)
-      layers += layer.trained_params() > 0 ? 1 : 0;
-    flows = std::max(1.0, layers) * (stack.pull == stack::Pull::NextForward ? 2 : 1) *
-            flows_of(stack.collective.value_or(Algorithm::Ring));
-  } else {
-    const auto mode = replay::resolved_precision(s);
-    const auto order = workload::LayerGraph(s.workload.layers).topological_order();
-    const auto buckets = workload::plan_buckets(s.workload, order, stack.fusion_threshold,
-                                                replay::gradient_precision(mode), s.workload.batch_per_worker);
-    std::vector<double> bytes;
-    for (const auto& b : buckets.dense)
-      bytes.push_back(b.bytes.bytes());
-    for (const Algorithm a : replay::allreduce_algorithms(s, bytes))
-      flows += flows_of(a);
-    flows += static_cast<double>(buckets.sparse.size()) * flows_of(Algorithm::Ring);
-  }
-  return tools::PointCost::seconds(static_cast<double>(s.nodes), s.options.iterations, flows);
+  return tools::PointCost::seconds(static_cast<double>(s.nodes), s.options.iterations,
+                                   flows.alone + flows.shared * (adaptive_dragonfly ? tools::PointCost::dragonfly_sharing : 1.0));
 }
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }

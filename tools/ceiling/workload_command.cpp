@@ -110,7 +110,8 @@ std::string priced_by(const workload::ChosenEfficiency& chosen, Precision p) {
   std::string text = c ? c->device + c->conditions() : "the workload's calibration";
   if (chosen.measured_in != p)
     text += ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " +
-            std::string(platform::to_string(p)) + " uncalibrated";
+            std::string(platform::to_string(p)) + " is uncalibrated (the same efficiency at the " +
+            std::string(platform::to_string(p)) + " peak)";
   return text;
 }
 
