@@ -127,7 +127,8 @@ private:
 /// iteration costs about 1 ms plus 0.4 us per flow (0.2-0.8 us where flows are alone on their
 /// routes or share a fat-tree's or a torus's links), three times as much where they share an
 /// adaptive dragonfly's (1.2-1.6 us: each route's latency gives each flow its own start and end).
-/// 57 points of the bundled experiments took 0.49 to 1.25 times their estimate.
+/// 57 points of the bundled experiments took 0.46 to 1.28 times their estimate, timed one by one
+/// (the smallest, 0.09-0.10 s alone, about 0.2 s two at a time in a sweep).
 struct PointCost {
   static constexpr double start_up_s = 0.2;
   static constexpr double build_s_per_node = 25e-6;
