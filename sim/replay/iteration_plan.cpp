@@ -616,9 +616,27 @@ Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<
   return plan_allreduce(s, context, std::move(name), bytes, choose_allreduce(s, context, bytes));
 }
 
+namespace {
+
+/// The gradient buckets of `exchanged` (densified(s, mode)) in `order`, as the stack cuts them: a
+/// bucket per layer where each variable is exchanged on its own or Horovod fuses by cycle at run
+/// time (`fused_by_cycle`: a layer's variables are ready together), DDP's with its first bucket,
+/// else by the fusion threshold.
+workload::BucketPlan stack_buckets(const Scenario& s, PrecisionMode mode, const workload::WorkloadSpec& exchanged,
+                                   const std::vector<int>& order, bool fused_by_cycle) {
+  const auto& stack = s.options.software;
+  const auto threshold =
+      stack.exchange == stack::Exchange::PerVariable || fused_by_cycle ? units::DataSize{} : stack.fusion_threshold;
+  return stack.first_bucket
+             ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
+                                          gradient_precision(mode), s.workload.batch_per_worker, stack.rebuild_buckets)
+             : workload::plan_buckets(exchanged, order, threshold, gradient_precision(mode), s.workload.batch_per_worker);
+}
+
+} // namespace
+
 FlowCount estimated_flows(const Scenario& s) {
   using collectives::Algorithm;
-  const auto& stack = s.options.software;
   const PrecisionMode mode = resolved_precision(s);
   const int per_node = ranks_per_node(s.platform);
   const int ranks = static_cast<int>(s.nodes) * per_node;
@@ -626,14 +644,8 @@ FlowCount estimated_flows(const Scenario& s) {
   if (ranks < 2)
     return count;
   const workload::WorkloadSpec exchanged = densified(s, mode);
-  const auto order = workload::LayerGraph(exchanged.layers).topological_order();
-  const auto threshold = stack.exchange == stack::Exchange::PerVariable || fuses_by_cycle(s) ? units::DataSize{}
-                                                                                           : stack.fusion_threshold;
-  const auto buckets = stack.first_bucket
-                           ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
-                                                        gradient_precision(mode), exchanged.batch_per_worker)
-                           : workload::plan_buckets(exchanged, order, threshold, gradient_precision(mode),
-                                                    exchanged.batch_per_worker);
+  const auto buckets = stack_buckets(s, mode, exchanged, workload::LayerGraph(exchanged.layers).topological_order(),
+                                     fuses_by_cycle(s));
   const AllreduceContext context = allreduce_context(s, ranks, per_node);
   const ParameterServers servers(s, exchanged, context.group, workload::element_bytes(gradient_precision(mode)));
   const double r = ranks, nodes = static_cast<double>(s.nodes), rings = context.group.rings;
@@ -736,16 +748,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& stack = s.options.software;
   const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
   const workload::WorkloadSpec exchanged = densified(s, mode);
-  // Per variable, or fused at run time by cycle: a bucket per layer (a layer's variables are
-  // ready together).
   plan.fused_by_cycle = fuses_by_cycle(s) && plan.ranks > 1;
-  const auto threshold = stack.exchange == stack::Exchange::PerVariable || plan.fused_by_cycle
-                             ? units::DataSize{}
-                             : stack.fusion_threshold;
-  auto buckets = stack.first_bucket
-                     ? workload::plan_buckets_ddp(exchanged, order, *stack.first_bucket, stack.fusion_threshold,
-                                                  gradient_precision(mode), batch, stack.rebuild_buckets)
-                     : workload::plan_buckets(exchanged, order, threshold, gradient_precision(mode), batch);
+  auto buckets = stack_buckets(s, mode, exchanged, order, plan.fused_by_cycle);
   std::vector<int> backward_position(w.layers.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     backward_position[static_cast<std::size_t>(order[order.size() - 1 - k])] = static_cast<int>(k);

@@ -47,9 +47,9 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
 /// [[device_calibration]] in fp32 or fp64 (never a half-precision one for another precision: its
 /// efficiency is of a tensor-core peak), else its own calibration's, whatever its precision (no
 /// bundled workload's own is in half precision); the last two at the same efficiency of the run's
-/// peak. Of several: the one measured under `framework`, else one
-/// naming no framework, else another framework's; within each, one in the run's mode before one
-/// in another; then the first listed.
+/// peak. Of several: the one measured under `framework`, else one naming no framework, else
+/// another framework's; within each, one in the run's mode before one in another; then the first
+/// listed.
 struct ChosenEfficiency {
   Efficiency efficiency;
   const DeviceCalibration* device_calibration = nullptr;

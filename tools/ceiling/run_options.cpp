@@ -155,10 +155,11 @@ double physical_memory_bytes() {
 
 /// A lower estimate of what simulating `s` takes, from measured growth (README, Speed): SimGrid's
 /// machine and the replay's state, 12-16 KiB per node on 16,384 ring nodes (260-322 MiB), beyond
-/// 64 MiB of program; a result per iteration; with a trace, each rank's events of every iteration (two per
-/// layer for forward and backward and a few per collective, about 64 bytes each); at exact
-/// fidelity with a pipelined tree fixed as the collective, each chunk of the gradient a flow up
-/// and one down on every rank (at least 2 bytes a parameter, about 64 bytes a flow).
+/// 64 MiB of program; a result per iteration; with a trace, each rank's events of every
+/// iteration (two per layer for forward and backward and a few per collective, about 64 bytes
+/// each); at exact fidelity with a pipelined tree fixed as the collective, each chunk of the
+/// gradient a flow up and one down on every rank (at least 2 bytes a parameter, about 64 bytes a
+/// flow).
 double simulation_memory_estimate(const replay::Scenario& s) {
   const double nodes = static_cast<double>(s.nodes);
   const double iterations = s.options.iterations;

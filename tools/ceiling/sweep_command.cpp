@@ -49,8 +49,9 @@ double estimated_seconds(const replay::Scenario& s) {
   const auto flows = replay::estimated_flows(s);
   const bool adaptive_dragonfly = std::holds_alternative<platform::Dragonfly>(s.platform.interconnect.topology) &&
                                   s.platform.interconnect.routing == platform::Routing::Adaptive;
+  const double shared_weight = adaptive_dragonfly ? tools::PointCost::dragonfly_sharing : 1.0;
   return tools::PointCost::seconds(static_cast<double>(s.nodes), s.options.iterations,
-                                   flows.alone + flows.shared * (adaptive_dragonfly ? tools::PointCost::dragonfly_sharing : 1.0));
+                                   flows.alone + flows.shared * shared_weight);
 }
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
