@@ -717,10 +717,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     plan.calibration = "the workload's calibration" +
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
   }
-  if (plan.compute_precision != chosen.measured_in)
-    plan.calibration += ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " +
-                        std::string(run_precision) + " is uncalibrated (the same efficiency at the " +
-                        std::string(platform::to_string(plan.compute_precision)) + " peak)";
+  plan.calibration += workload::uncalibrated_precision(chosen, run_precision, plan.compute_precision);
   if (!chosen.device_calibration) {
     if (!s.platform.node.gpu)
       plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "

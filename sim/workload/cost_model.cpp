@@ -74,6 +74,13 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
   return chosen;
 }
 
+std::string uncalibrated_precision(const ChosenEfficiency& chosen, std::string_view mode, platform::Precision computes) {
+  if (chosen.measured_in == computes)
+    return "";
+  return ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " + std::string(mode) +
+         " is uncalibrated (the same efficiency at the " + std::string(platform::to_string(computes)) + " peak)";
+}
+
 LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,
                      units::FlopRate peak, units::Bandwidth memory_bandwidth,
                      platform::Precision precision, Efficiency efficiency) {

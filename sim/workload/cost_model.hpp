@@ -60,6 +60,11 @@ struct ChosenEfficiency {
 ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode,
                                 std::string_view framework);
 
+/// What a run in mode `mode`, computing in `computes`, says of a calibration `chosen` measured in
+/// another precision: ", measured in fp32: mixed is uncalibrated (the same efficiency at the fp16
+/// peak)"; empty where `chosen` was measured in `computes`.
+std::string uncalibrated_precision(const ChosenEfficiency& chosen, std::string_view mode, platform::Precision computes);
+
 /// The precision a device computes in for precision mode `mode` ("fp32", "mixed", ...; empty: the
 /// workload's own): mixed precision computes in fp16 (its fp32 gradients are not compute).
 platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view mode);

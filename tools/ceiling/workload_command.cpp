@@ -107,12 +107,8 @@ struct PrecisionRow {
 /// where the calibration computed in another precision.
 std::string priced_by(const workload::ChosenEfficiency& chosen, Precision p) {
   const auto* c = chosen.device_calibration;
-  std::string text = c ? c->device + c->conditions() : "the workload's calibration";
-  if (chosen.measured_in != p)
-    text += ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " +
-            std::string(platform::to_string(p)) + " is uncalibrated (the same efficiency at the " +
-            std::string(platform::to_string(p)) + " peak)";
-  return text;
+  return (c ? c->device + c->conditions() : "the workload's calibration") +
+         workload::uncalibrated_precision(chosen, platform::to_string(p), p);
 }
 
 int show(const std::vector<std::string>& args) {
