@@ -13,7 +13,8 @@ namespace {
 constexpr std::uint32_t no_clock = ~std::uint32_t{0};
 
 /// The most clock links and classes that fans go on clocks with, and the least flows per class:
-/// beyond, solving the classes at every change would cost about what the solver's solves do.
+/// beyond, solving the classes at every change would cost about what the solver's solves do (a
+/// judgement, not a measured bound: 64 and 256 before, neither benched against the other).
 constexpr std::size_t most_fan_clocks = 128;
 constexpr std::size_t most_fan_classes = 512;
 constexpr std::size_t least_flows_per_class = 16;
@@ -26,7 +27,7 @@ constexpr std::size_t most_clocks_made_at_once = 8;
 constexpr double fan_headroom = 8.0;
 constexpr double least_fan_headroom = 1.05;
 /// A link that no flow is held by but that its flows fill this far or further (room below this)
-/// is a clock too, when fans go on clocks.
+/// is a clock too: when fans go on clocks, and while they are on them.
 constexpr double clock_room = 2.0;
 
 /// What a link that is no clock may carry at the ceilings, as a share of its bandwidth: short of
@@ -85,7 +86,7 @@ void FlowSharing::size_fan_links() {
 bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining_bytes) {
   FanClass& k = fan_classes_[c];
   const Flow& f = flows_[flow];
-  size_fan_links(); // (links may have been added since the fans went on clocks)
+  assert(fan_level_load_.size() == links_.size() && "enter_fans and advance_fans size the records by link");
   if (fan_class_of_flow_.size() < flows_.size()) {
     fan_class_of_flow_.resize(flows_.size());
     fan_cap_of_flow_.resize(flows_.size());
@@ -223,9 +224,13 @@ void FlowSharing::solve_fans() {
       if (k.light && (!(k.usage > maxmin_precision) || !(k.remaining > links_[k.link].bytes_per_s * maxmin_precision)))
         k.light = false;
   }
-  // A class that no link fixed (its weight below SimGrid's precision) has no level to keep.
-  for (const FanClass& c : fan_classes_)
-    fans_uncertified_ = fans_uncertified_ || !c.fixed;
+  // A class that no link fixed (its weight below SimGrid's precision) has no level to keep: it is
+  // certified again (recertify_fan fails it) where it has flows.
+  for (FanClass& c : fan_classes_)
+    if (!c.fixed) {
+      c.uncertified = true;
+      fans_uncertified_ = true;
+    }
 }
 
 bool FlowSharing::certify_fans() {
@@ -420,11 +425,17 @@ void FlowSharing::exit_fans(double now_s) {
   ++work_.fan_exits;
 }
 
-void FlowSharing::back_to_solver() {
-  const long long stayed = work_.fan_events - fan_stay_start_;
-  const bool paid = stayed >= paying_fan_events && 8 * fan_stay_passes_ <= stayed + 16;
+bool FlowSharing::fan_stay_too_costly() const {
+  return 8 * fan_stay_passes_ > work_.fan_events - fan_stay_start_ + 16;
+}
+
+void FlowSharing::space_fan_tries(bool paid) {
   fan_retry_gap_ = paid ? shortest_fan_retry_gap : std::min(2 * fan_retry_gap_, longest_fan_retry_gap);
   fan_retry_event_ = work_.events + fan_retry_gap_;
+}
+
+void FlowSharing::back_to_solver() {
+  space_fan_tries(work_.fan_events - fan_stay_start_ >= paying_fan_events && !fan_stay_too_costly());
 }
 
 void FlowSharing::clear_fans() {
@@ -642,9 +653,10 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
     }
   }
   // A stay whose passes over every flow (certifications of all classes, entries again) come more
-  // often than one per 8 events (less 16) saves nothing over the solver (a fat-tree's parameter server,
-  // whose fans start and end together in few events): the flows go back to it, as they are.
-  if (8 * fan_stay_passes_ > work_.fan_events - fan_stay_start_ + 16) {
+  // often than one per 8 events (after a grace of 16 events) saves nothing over the solver (a
+  // fat-tree's parameter server, whose fans start and end together in few events): the flows go
+  // back to it, as they are.
+  if (fan_stay_too_costly()) {
     exit_fans(now_s);
     back_to_solver();
     return true;

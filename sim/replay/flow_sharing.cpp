@@ -531,8 +531,7 @@ void FlowSharing::share(double now_s) {
       fan_stay_start_ = work_.fan_events;
       fan_stay_passes_ = 1;
     } else { // (a failed try is a pass over every flow for nothing, as a short stay is)
-      fan_retry_gap_ = std::min(2 * fan_retry_gap_, longest_fan_retry_gap);
-      fan_retry_event_ = work_.events + fan_retry_gap_;
+      space_fan_tries(false);
     }
   }
 }

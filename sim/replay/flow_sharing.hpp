@@ -424,7 +424,8 @@ private:
   /// Forgets the clocks and classes (no flow on a clock any more).
   void clear_fans();
   /// advance() on clocks, the latency ends due already in due_: false where a flow starting now is
-  /// a pipeline's or needs a clock beyond the most (the clocks read at `now_s`, and the links it
+  /// a pipeline's, needs a clock beyond the most, or more links than most_clocks_made_at_once would
+  /// have to become clocks (the clocks read at `now_s`, and the links it
   /// made clocks before it found that, kept).
   bool advance_fans(double now_s, std::vector<void*>& finished);
   /// The max-min allocation of the classes over the clock links.
@@ -539,7 +540,7 @@ private:
   /// The solver's events after fans failed to go on clocks, or left them, before they try again
   /// (a try costs a few passes over every flow, as a solve of the fans' flows does): the shortest
   /// gap, twice as long after each failed try and each stay on clocks of fewer than
-  /// paying_fan_events events (or of more than one pass over every flow per 8 events, less 16), up to
+  /// paying_fan_events events (or of more than one pass over every flow per 8 events, after a grace of 16), up to
   /// the longest (a fat-tree's parameter server, whose fans start and end together, has few
   /// events to put on clocks), the shortest again after a stay of more.
   static constexpr long long shortest_fan_retry_gap = 8;
@@ -551,6 +552,11 @@ private:
   long long fan_stay_passes_ = 0;     ///< the passes over every flow since (entries, certifications of all classes)
   /// After the flows left their clocks for the solver: when the fans may try again.
   void back_to_solver();
+  /// Whether the present stay on clocks has passed over every flow more than once per 8 of its
+  /// events (after a grace of 16 events): it costs more than the solver would.
+  bool fan_stay_too_costly() const;
+  /// The next try on clocks waits the shortest gap after a stay that `paid`, else twice the last.
+  void space_fan_tries(bool paid);
   std::vector<FanClass> fan_classes_;
   std::vector<FanClock> fan_clocks_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> fan_class_of_; ///< by clock links
@@ -567,7 +573,8 @@ private:
   std::vector<std::uint32_t> fan_loaded_links_; ///< the links fan_crossing_ has counted, each once
   std::vector<bool> fan_listed_;                 ///< by link: in fan_loaded_links_
   std::vector<double> fan_level_load_;           ///< recertify_fan() scratch, by link: 0 outside it
-  std::vector<double> fan_room_;                 ///< certify_fans() scratch, by link: full over present load
+  /// By link: full over present load, as certify_fans() last found it (advance_fans reads it after).
+  std::vector<double> fan_room_;
   std::vector<std::uint32_t> fan_touched_;       ///< recertify_fan() scratch: its links
   double fans_clocked_s_ = 0;          ///< when the classes' clocks were read
   double fans_next_s_ = std::numeric_limits<double>::infinity(); ///< next_fan_end_s(), kept

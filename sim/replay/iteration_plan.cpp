@@ -647,7 +647,9 @@ FlowCount estimated_flows(const Scenario& s) {
   const auto buckets = stack_buckets(s, mode, exchanged, workload::LayerGraph(exchanged.layers).topological_order(),
                                      fuses_by_cycle(s));
   const AllreduceContext context = allreduce_context(s, ranks, per_node);
-  const ParameterServers servers(s, exchanged, context.group, workload::element_bytes(gradient_precision(mode)));
+  std::optional<ParameterServers> servers; // (only a fixed collective puts buckets on servers)
+  if (s.options.software.collective == Algorithm::ParameterServer)
+    servers.emplace(s, exchanged, context.group, workload::element_bytes(gradient_precision(mode)));
   const double r = ranks, nodes = static_cast<double>(s.nodes), rings = context.group.rings;
   const double inside = per_node > 1 ? 2 * r : 0; // a hierarchical all-reduce's reduce and broadcast in the nodes
   for (const auto& bucket : buckets.dense) {
@@ -683,7 +685,7 @@ FlowCount estimated_flows(const Scenario& s) {
       count.alone += (context.group.both_trees_on_each_ring ? 4 : 2) * (r - 1) * rings;
       break;
     case Algorithm::ParameterServer: // a push and a pull to each server holding some of it
-      count.shared += 2 * (r - 1) * servers.holding(bucket.layers); // (a server sends itself nothing)
+      count.shared += 2 * (r - 1) * servers->holding(bucket.layers); // (a server sends itself nothing)
       break;
     }
   }
