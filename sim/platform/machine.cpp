@@ -1,6 +1,8 @@
-// Building the machine: one full-routing zone per node, nested in SimGrid's cluster zones.
+// Building the machine: one full-routing zone per node, nested in the fabric's zone (SimGrid's
+// torus and dragonfly zones, our fat-tree zone: fat_tree_zone.hpp).
 #include "platform/machine.hpp"
 
+#include "platform/fat_tree_zone.hpp"
 #include "platform/topology.hpp"
 
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -244,35 +246,33 @@ Machine Machine::build(const PlatformSpec& spec, std::vector<long long> allocate
   // nodes under the root, building was quadratic in the nodes (16,384: 13-24 s). Detached,
   // each walk sees the root and the node links only (so SimGrid no longer checks names inside
   // the fabric against each other: ours are unique by construction, node slot names and
-  // SimGrid's own fabric names). The tree, the order in which everything is created and so
-  // every route are those of the fabric built in place (tests/platform/routes_golden/).
+  // the fabric builders' names). The tree, the order in which everything is created and so
+  // every route are those of the fabric built in place (tests/platform/routes_golden/). A
+  // fat-tree is built by create_fat_tree_zone, whose links, names and routes are SimGrid's
+  // FatTreeZone's, without its two million tests of which switch is whose parent.
   //
   // A slot without a rank is a bare router: the fabric and its routes between the allocated
   // slots are the whole machine's, and no transfer ever ends there.
+  const SlotBuilder build_slot = [&](sg4::NetZone* cluster, long long slot) -> std::pair<NetPoint*, NetPoint*> {
+    if (!cluster->get_impl()->get_network_model()) // the first leaf: before any node zone
+      adopt_models(cluster, root);
+    const long long rank = slot < static_cast<long long>(rank_of_slot.size()) ? rank_of_slot[static_cast<std::size_t>(slot)] : -1;
+    if (rank < 0)
+      return {cluster->create_router(machine.slot_name(slot) + "-empty"), nullptr};
+    return build_node(spec.node, links_by_rank.at(static_cast<std::size_t>(rank)), cluster, machine.slot_name(slot),
+                      by_rank.at(static_cast<std::size_t>(rank)));
+  };
   const sg4::ClusterCallbacks callbacks(
-      [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) -> std::pair<NetPoint*, NetPoint*> {
-        if (!cluster->get_impl()->get_network_model()) // the first leaf: before any node zone
-          adopt_models(cluster, root);
-        const auto slot = static_cast<long long>(id);
-        const long long rank = slot < static_cast<long long>(rank_of_slot.size()) ? rank_of_slot[id] : -1;
-        if (rank < 0)
-          return {cluster->create_router(machine.slot_name(slot) + "-empty"), nullptr};
-        return build_node(spec.node, links_by_rank.at(static_cast<std::size_t>(rank)), cluster, machine.slot_name(slot),
-                          by_rank.at(static_cast<std::size_t>(rank)));
+      [&](sg4::NetZone* cluster, const std::vector<unsigned long>&, unsigned long id) {
+        return build_slot(cluster, static_cast<long long>(id));
       });
   const double bw = spec.interconnect.link_bandwidth.bytes_per_second();
   const double lat = spec.interconnect.link_latency.seconds();
   const auto policy = sg4::Link::SharingPolicy::SPLITDUPLEX;
-  const auto to_unsigned = [](const std::vector<int>& v) {
-    return std::vector<unsigned int>(v.begin(), v.end());
-  };
 
   sg4::NetZone* fabric = nullptr;
   if (const auto f = simgrid_fat_tree(spec)) { // (one crossbar: a one-level fat-tree)
-    fabric = sg4::create_fatTree_zone(
-        "fabric", nullptr,
-        {static_cast<unsigned int>(f->down.size()), to_unsigned(f->down), to_unsigned(f->up), to_unsigned(f->links)},
-        callbacks, bw, lat, policy);
+    fabric = create_fat_tree_zone("fabric", nullptr, *f, build_slot, bw, lat);
   } else if (const auto* t = std::get_if<Torus>(&topology)) {
     fabric = sg4::create_torus_zone("fabric", nullptr,
                                     std::vector<unsigned long>(t->dimensions.begin(), t->dimensions.end()),

@@ -60,7 +60,8 @@ private:
 enum class LinkClass { Pcie, Nic, GpuLink, HostMemory, Fabric };
 LinkClass link_class(const simgrid::s4u::Link& link);
 
-/// Where a Fabric-class link of `machine` sits, read from the name SimGrid's builder gave it:
+/// Where a Fabric-class link of `machine` sits, read from the name its builder gave it (SimGrid's,
+/// or create_fat_tree_zone's, which names as SimGrid's does):
 /// a dragonfly's local links are node ports, its blue links global; a fat-tree's links from a
 /// node (the builder numbers nodes first) are node ports; a torus has none.
 FabricLinkKind fabric_link_kind(const simgrid::s4u::Link& link, const PlatformSpec& spec);

@@ -21,6 +21,14 @@ std::uint64_t mix(std::uint64_t seed, std::initializer_list<long long> values) {
 
 namespace {
 
+/// A fat-tree's link from level k's `element` to its parent `u` on `cable`: level by level, the
+/// up links element by element, parent by parent, cable by cable, then the down links alike.
+std::uint32_t tree_link(const detail::FatTreeShape& s, std::size_t k, long long element, long long u, long long cable,
+                        bool down) {
+  const long long from = element + (down ? s.elements[k] : 0);
+  return static_cast<std::uint32_t>(s.up_base[k] + (from * s.f.up[k] + u) * s.f.links[k] + cable);
+}
+
 std::uint32_t checked_id(long long id) {
   if (id < 0 || id > static_cast<long long>(UINT32_MAX))
     throw std::length_error("the fabric would have " + std::to_string(id) +
@@ -314,11 +322,8 @@ void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std
     Path& p = out.next(true);
     p.router_hops = 2 * static_cast<int>(h) - 2;
     const auto link = [&](std::size_t k, long long slot, bool down) {
-      const long long choice = top % s.choices[k];
-      const long long u = top / s.choices[k] % f.up[k];
-      const long long cable = cables / s.cables[k] % f.links[k];
-      const long long element = slot / s.below[k] * s.choices[k] + choice + (down ? s.elements[k] : 0);
-      return static_cast<std::uint32_t>(s.up_base[k] + (element * f.up[k] + u) * f.links[k] + cable);
+      const long long element = slot / s.below[k] * s.choices[k] + top % s.choices[k];
+      return tree_link(s, k, element, top / s.choices[k] % f.up[k], cables / s.cables[k] % f.links[k], down);
     };
     for (std::size_t k = 0; k < h; ++k) // up from a's side
       p.links.push_back(link(k, a, false));
@@ -341,8 +346,7 @@ bool Fabric::simgrid_static_path(long long a, long long b, std::vector<std::uint
     ++h;
   // The link of level k's element (pod, choice) to its parent `u` on `cable`, up or down.
   const auto link = [&](std::size_t k, long long pod, long long choice, long long u, long long cable, bool down) {
-    const long long element = pod * s->choices[k] + choice + (down ? s->elements[k] : 0);
-    return static_cast<std::uint32_t>(s->up_base[k] + (element * f.up[k] + u) * f.links[k] + cable);
+    return tree_link(*s, k, pod * s->choices[k] + choice, u, cable, down);
   };
   // Up: the parent port d-mod-k picks, level by level; `choice` gathers the parents taken (the
   // switch's label below its level), as the fabric numbers its elements.
@@ -373,6 +377,24 @@ bool Fabric::simgrid_static_path(long long a, long long b, std::vector<std::uint
     ++i; // (the loop's next port, at the switch below)
   }
   return true;
+}
+
+long long Fabric::fat_tree_elements(std::size_t k) const {
+  const auto* s = std::get_if<FatTreeShape>(&shape_);
+  return s != nullptr && k < s->elements.size() ? s->elements[k] : 0;
+}
+
+long long Fabric::fat_tree_parent(std::size_t k, long long element, long long u) const {
+  const auto& s = std::get<FatTreeShape>(shape_);
+  // The parent keeps the element's label but for digit k, which becomes `u`: the parents taken
+  // below gain `u` at level k, and the pod loses its lowest digit.
+  const long long pod = element / s.choices[k];
+  const long long choice = element % s.choices[k];
+  return pod / s.f.down[k] * s.choices[k + 1] + u * s.choices[k] + choice;
+}
+
+std::uint32_t Fabric::fat_tree_link(std::size_t k, long long element, long long u, long long cable, bool down) const {
+  return tree_link(std::get<FatTreeShape>(shape_), k, element, u, cable, down);
 }
 
 } // namespace ceiling::routing

@@ -89,8 +89,9 @@ public:
   /// The fabric links of the route SimGrid 3.32's FatTreeZone gives slot `a` to slot `b` (a != b,
   /// both below slot_count()) under static routing, into `out` (cleared first); false, `out`
   /// empty, where the fabric is not a fat-tree. As its get_local_route walks them, slots being
-  /// its leaves' positions (it numbers them with a counter of the process: the slots of the
-  /// process's first fat-tree, the only one a machine of this program has):
+  /// its leaves' positions (it numbers them with a counter of the process, so that only a
+  /// process's first fat-tree has the slots as positions; platform::create_fat_tree_zone builds
+  /// the machines' fat-trees with these routes, each numbering its own):
   /// - up: at each level l below the lowest that holds both, the port
   ///   (b / (up[0] x ... x up[l-1])) mod (up[l] x links[l]), which is parent
   ///   port mod up[l] on cable port / up[l];
@@ -103,6 +104,17 @@ public:
   /// (read whole, or the fabric parts compose() asks for), and tests/platform/network_test.cpp
   /// holds what it composes to SimGrid's routes.
   bool simgrid_static_path(long long a, long long b, std::vector<std::uint32_t>& out) const;
+
+  /// A fat-tree's elements of level k (0: the slots, then the switches level by level), each
+  /// numbered as SimGrid's FatTreeZone positions it: the parents taken below level k (its label's
+  /// first k digits) vary fastest, then the pod. 0 where the fabric is not a fat-tree or k is past
+  /// its top level.
+  long long fat_tree_elements(std::size_t k) const;
+  /// The element of level k + 1 that is parent `u` (0 to up[k] - 1) of level k's `element`.
+  long long fat_tree_parent(std::size_t k, long long element, long long u) const;
+  /// The link from level k's `element` up to its parent `u` on `cable` (0 to links[k] - 1), or
+  /// down that cable (`down`).
+  std::uint32_t fat_tree_link(std::size_t k, long long element, long long u, long long cable, bool down) const;
 
   /// The most paths paths() returns for one pair.
   static constexpr std::size_t max_paths = 64;

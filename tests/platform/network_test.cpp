@@ -5,6 +5,7 @@
 #include "config/platform_file.hpp"
 #include "hpc/comm_times.hpp"
 #include "platform/engine.hpp"
+#include "platform/fat_tree_zone.hpp"
 #include "platform/machine.hpp"
 #include "platform/probe.hpp"
 #include "platform/xml_export.hpp"
@@ -14,6 +15,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
 
 #include "support/relative.hpp"
 
@@ -22,7 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <fstream>
 #include <sstream>
@@ -453,4 +457,87 @@ TEST_CASE("composed routes are SimGrid's, links and latency to the bit: a fat-tr
 
 TEST_CASE("composed routes are SimGrid's, links and latency to the bit: a three-level fat-tree, cables at every level") {
   check_composed_routes("topology = \"fat-tree\"\ndown = [3, 2, 2]\nup = [2, 2, 3]\nlinks = [3, 2, 2]\n", 12, true);
+}
+
+namespace {
+
+/// Every route between the leaves of `tree` (one host per leaf), each as "from to latency links...",
+/// the fabric built by SimGrid 3.32's FatTreeZone (`simgrids`) or by create_fat_tree_zone, in a
+/// child process (one engine per process; SimGrid's builder numbers with counters of the
+/// process, so each child builds its first).
+std::string fat_tree_routes(const platform::FatTree& tree, bool simgrids) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("ceiling-fat-tree-" + std::to_string(getpid()) + (simgrids ? "-simgrid" : "-ours"));
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    platform::start_engine({});
+    auto* root = simgrid::s4u::create_empty_zone("root");
+    std::vector<simgrid::s4u::Host*> hosts;
+    const auto leaf = [&](simgrid::s4u::NetZone* zone, long long slot) {
+      hosts.push_back(zone->create_host("leaf" + std::to_string(slot), 1e9)->seal());
+      return std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*>{
+          hosts.back()->get_netpoint(), nullptr};
+    };
+    const double bandwidth = 1.25e10, latency = 1.7e-7;
+    simgrid::s4u::NetZone* fabric = nullptr;
+    if (simgrids) {
+      const auto u = [](const std::vector<int>& v) { return std::vector<unsigned int>(v.begin(), v.end()); };
+      fabric = simgrid::s4u::create_fatTree_zone(
+          "fabric", root, {static_cast<unsigned int>(tree.down.size()), u(tree.down), u(tree.up), u(tree.links)},
+          simgrid::s4u::ClusterCallbacks(
+              [&](simgrid::s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+                return leaf(zone, static_cast<long long>(id));
+              }),
+          bandwidth, latency, simgrid::s4u::Link::SharingPolicy::SPLITDUPLEX);
+    } else {
+      fabric = platform::create_fat_tree_zone("fabric", root, tree, leaf, bandwidth, latency);
+    }
+    fabric->seal();
+    root->seal();
+    std::ofstream out(file);
+    out.precision(17);
+    for (const auto* a : hosts)
+      for (const auto* b : hosts)
+        if (a != b) {
+          const auto route = platform::route_between(a, b);
+          out << a->get_name() << " " << b->get_name() << " " << route.latency_s;
+          for (const auto& name : route.link_names)
+            out << " " << name;
+          out << "\n";
+        }
+    out.close(); // _Exit flushes nothing
+    std::_Exit(out ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(file);
+  return text;
+}
+
+} // namespace
+
+TEST_CASE("the fat-tree zone routes as SimGrid's FatTreeZone, link names and latency to the bit, on every shape") {
+  const std::vector<platform::FatTree> shapes{
+      {{8}, {1}, {1}},                   // one crossbar
+      {{4, 4}, {1, 4}, {1, 1}},          // two levels, one cable
+      {{4, 2}, {2, 3}, {2, 2}},          // nodes with two parents, parallel cables
+      {{2, 2, 3}, {1, 2, 2}, {1, 2, 1}}, // three levels
+      {{3, 2, 2}, {2, 2, 3}, {3, 2, 2}}, // three levels, cables at every level
+  };
+  for (const auto& tree : shapes) {
+    long long leaves = 1;
+    for (int d : tree.down)
+      leaves *= d;
+    CAPTURE(leaves);
+    CAPTURE(tree.down.size());
+    const std::string simgrids = fat_tree_routes(tree, true);
+    const std::string ours = fat_tree_routes(tree, false);
+    CHECK(std::count(simgrids.begin(), simgrids.end(), '\n') == leaves * (leaves - 1));
+    CHECK(ours == simgrids);
+  }
 }
