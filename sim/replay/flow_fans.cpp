@@ -111,25 +111,45 @@ bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining
   return fits;
 }
 
+template <class Visit>
+void FlowSharing::each_free_hop(const FanClass& c, Visit&& visit) const {
+  for (const FlowEvents::Event& m : c.members) {
+    const Flow& f = flows_[m.flow];
+    for (std::uint32_t l : hops_of(f))
+      if (clock_of_link_[l] == no_clock)
+        visit(f, l);
+  }
+}
+
+void FlowSharing::resum_fan_class(FanClass& c) {
+  // (Summed again, so that rounding never piles up over joins and ends.)
+  c.weight = 0;
+  c.least_cap_level = std::numeric_limits<double>::infinity();
+  for (const FlowEvents::Event& m : c.members) {
+    c.weight += flows_[m.flow].weight;
+    c.least_cap_level = std::min(c.least_cap_level, fan_cap_of_flow_[m.flow]);
+  }
+}
+
+void FlowSharing::load_ceiling(const FanClass& c) {
+  each_free_hop(c, [&](const Flow& f, std::uint32_t l) { fan_load_[l] += c.level_most / f.penalty; });
+}
+
+double FlowSharing::fan_bytes_left(const FanClass& c, const FlowEvents::Event& m) const {
+  return (m.at_s - c.clock) * flows_[m.flow].weight;
+}
+
 bool FlowSharing::recertify_fan(FanClass& c) {
   if (!c.fixed || !(c.level > 0))
     return false; // (no level to certify: all are, and fail)
+  resum_fan_class(c);
   // Its flows' loads at the old ceiling out; at the present level into fan_level_load_.
-  c.least_cap_level = std::numeric_limits<double>::infinity();
-  c.weight = 0; // (summed again, so that rounding never piles up over joins and ends)
-  for (const FlowEvents::Event& m : c.members) {
-    const Flow& f = flows_[m.flow];
-    c.weight += f.weight;
-    c.least_cap_level = std::min(c.least_cap_level, fan_cap_of_flow_[m.flow]);
-    for (std::uint32_t l : hops_of(f)) {
-      if (clock_of_link_[l] != no_clock)
-        continue;
-      fan_load_[l] -= c.level_most / f.penalty;
-      if (fan_level_load_[l] == 0)
-        fan_touched_.push_back(l);
-      fan_level_load_[l] += c.level / f.penalty;
-    }
-  }
+  each_free_hop(c, [&](const Flow& f, std::uint32_t l) {
+    fan_load_[l] -= c.level_most / f.penalty;
+    if (fan_level_load_[l] == 0)
+      fan_touched_.push_back(l);
+    fan_level_load_[l] += c.level / f.penalty;
+  });
   // The room the other classes' ceilings leave on each link that no clock dominates.
   // (A link that leaves it less than clock_room is a candidate clock, fan_promoting_.)
   double headroom = fan_headroom;
@@ -145,12 +165,7 @@ bool FlowSharing::recertify_fan(FanClass& c) {
   fan_touched_.clear();
   c.level_most = std::min(headroom * c.level, c.least_cap_level);
   const bool fits = headroom >= least_fan_headroom && c.level <= c.level_most;
-  for (const FlowEvents::Event& m : c.members) {
-    const Flow& f = flows_[m.flow];
-    for (std::uint32_t l : hops_of(f))
-      if (clock_of_link_[l] == no_clock)
-        fan_load_[l] += c.level_most / f.penalty;
-  }
+  load_ceiling(c);
   c.uncertified = !fits;
   return fits;
 }
@@ -243,19 +258,12 @@ bool FlowSharing::certify_fans() {
   // What the links that are no clocks carry now, and which of them a clock dominates.
   bool fits = true;
   for (FanClass& c : fan_classes_) {
-    c.least_cap_level = std::numeric_limits<double>::infinity();
     fits = fits && (c.members.empty() || c.fixed);
-    c.weight = 0; // (summed again, so that rounding never piles up over joins and ends)
-    for (const FlowEvents::Event& m : c.members) {
-      const Flow& f = flows_[m.flow];
-      c.weight += f.weight;
-      c.least_cap_level = std::min(c.least_cap_level, fan_cap_of_flow_[m.flow]);
-      for (std::uint32_t l : hops_of(f))
-        if (clock_of_link_[l] == no_clock) {
-          cross_fan_link(l, c);
-          fan_load_[l] += c.level / f.penalty;
-        }
-    }
+    resum_fan_class(c);
+    each_free_hop(c, [&](const Flow& f, std::uint32_t l) {
+      cross_fan_link(l, c);
+      fan_load_[l] += c.level / f.penalty;
+    });
   }
   // Whether the classes' levels are the allocation: no link that is no clock is full (it would
   // hold flows at or below them), no cap is below its class's level.
@@ -280,19 +288,11 @@ bool FlowSharing::certify_fans() {
       continue;
     }
     double headroom = fan_headroom;
-    for (const FlowEvents::Event& m : c.members)
-      for (std::uint32_t l : hops_of(flows_[m.flow]))
-        if (clock_of_link_[l] == no_clock)
-          headroom = std::min(headroom, fan_room_[l]);
+    each_free_hop(c, [&](const Flow&, std::uint32_t l) { headroom = std::min(headroom, fan_room_[l]); });
     c.level_most = std::min(headroom * c.level, c.least_cap_level);
     // (false where a link or cap leaves too little room, or the level is NaN)
     fits = fits && headroom >= least_fan_headroom && c.level <= c.level_most;
-    for (const FlowEvents::Event& m : c.members) {
-      const Flow& f = flows_[m.flow];
-      for (std::uint32_t l : hops_of(f))
-        if (clock_of_link_[l] == no_clock)
-          fan_load_[l] += c.level_most / f.penalty;
-    }
+    load_ceiling(c);
   }
   for (FanClass& c : fan_classes_)
     c.uncertified = false;
@@ -400,7 +400,7 @@ void FlowSharing::exit_fans(double now_s) {
   for (const FanClass& c : fan_classes_)
     for (const FlowEvents::Event& m : c.members) {
       Flow& f = flows_[m.flow];
-      double remaining_bytes = (m.at_s - c.clock) * f.weight;
+      double remaining_bytes = fan_bytes_left(c, m);
       if (remaining_bytes < maxmin_precision * surf_precision_s)
         remaining_bytes = 0;
       f.remaining_bytes = remaining_bytes;
@@ -484,7 +484,7 @@ bool FlowSharing::promote_to_clock(std::uint32_t l) {
     FanClass& c = fan_classes_[id];
     for (const FlowEvents::Event& m : c.members)
       if (fan_left_[m.flow] >= 0)
-        fan_left_[m.flow] = std::max(0.0, (m.at_s - c.clock) * flows_[m.flow].weight);
+        fan_left_[m.flow] = std::max(0.0, fan_bytes_left(c, m));
     std::erase_if(c.members, [&](const FlowEvents::Event& m) { return fan_left_[m.flow] >= 0; });
     std::make_heap(c.members.begin(), c.members.end(), later);
   }

@@ -453,6 +453,15 @@ private:
   /// flows' least cap; whether that leaves room enough. The links that leave it little room go
   /// to fan_promoting_.
   bool recertify_fan(FanClass& c);
+  /// Calls visit(flow, link) for each link that is no clock of each flow of `c`, in order.
+  template <class Visit>
+  void each_free_hop(const FanClass& c, Visit&& visit) const;
+  /// Sums `c`'s weight and least cap level again from its flows.
+  void resum_fan_class(FanClass& c);
+  /// Adds `c`'s flows' loads at its ceiling to the links that are no clocks.
+  void load_ceiling(const FanClass& c);
+  /// What member `m` of `c` has left to send at the class's clock (negative once past its end).
+  double fan_bytes_left(const FanClass& c, const FlowEvents::Event& m) const;
   /// Takes flow `flow`, on a clock, out of its class's weight and its other links' loads.
   void leave_fan(std::uint32_t flow);
   /// Makes link `l` (no clock) a clock, the flows on it (all on clocks, their classes' clocks read
