@@ -719,15 +719,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     plan.calibration = "the workload's calibration" +
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
   }
-  plan.calibration += workload::uncalibrated_precision(chosen, run_precision, plan.compute_precision);
-  if (!chosen.device_calibration) {
-    if (!s.platform.node.gpu)
-      plan.calibration += ", fitted on a GPU: uncalibrated on these CPU nodes (the GPU fit's efficiencies at the "
-                          "CPU sockets' peak and memory bandwidth)";
-    else if (!device.stand_in.empty())
-      plan.calibration += "; node.gpu.calibration_device \"" + device.stand_in +
-                          "\" names no calibration of this workload in this precision";
-  }
+  plan.calibration += workload::calibration_notes(w, chosen, s.platform.node, run_precision, plan.compute_precision);
   const auto peak = *device.peak.at(plan.compute_precision);
 
   if (s.platform.node.is_gpu_node())

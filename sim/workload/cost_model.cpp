@@ -74,11 +74,24 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
   return chosen;
 }
 
-std::string uncalibrated_precision(const ChosenEfficiency& chosen, std::string_view mode, platform::Precision computes) {
-  if (chosen.measured_in == computes)
-    return "";
-  return ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " + std::string(mode) +
-         " is uncalibrated (the same efficiency at the " + std::string(platform::to_string(computes)) + " peak)";
+std::string calibration_notes(const WorkloadSpec& w, const ChosenEfficiency& chosen, const platform::NodeSpec& node,
+                              std::string_view mode, platform::Precision computes) {
+  std::string notes;
+  if (chosen.measured_in != computes)
+    notes = ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " + std::string(mode) +
+            " is uncalibrated (the same efficiency at the " + std::string(platform::to_string(computes)) + " peak)";
+  const auto device = compute_device(node);
+  if (chosen.device_calibration || device.model == w.calibration.device)
+    return notes;
+  if (!node.gpu)
+    notes += ", fitted on " + std::string(w.calibration.device_is_gpu ? "a GPU" : "another CPU") +
+             ": uncalibrated on these CPU nodes (the fit's efficiencies at the CPU sockets' peak and memory bandwidth)";
+  else if (!device.stand_in.empty())
+    notes += "; node.gpu.calibration_device \"" + device.stand_in + "\" names no calibration of this workload in this precision";
+  else
+    notes += ", fitted on " + w.calibration.device +
+             ": uncalibrated on this GPU (the fit's efficiencies at its peak and memory bandwidth)";
+  return notes;
 }
 
 LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,

@@ -60,10 +60,18 @@ struct ChosenEfficiency {
 ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode,
                                 std::string_view framework);
 
-/// What a run in mode `mode`, computing in `computes`, says of a calibration `chosen` measured in
-/// another precision: ", measured in fp32: mixed is uncalibrated (the same efficiency at the fp16
-/// peak)"; empty where `chosen` was measured in `computes`.
-std::string uncalibrated_precision(const ChosenEfficiency& chosen, std::string_view mode, platform::Precision computes);
+/// What a run on `node` in mode `mode`, computing in `computes`, says of the calibration `chosen`
+/// where it was not measured on that device in that precision (empty where it was), as `run` and
+/// `workload show` say it:
+/// - measured in another precision: ", measured in fp32: mixed is uncalibrated (the same
+///   efficiency at the fp16 peak)";
+/// - the workload's own fit, on a CPU node of another model: ", fitted on a GPU: uncalibrated on
+///   these CPU nodes (...)" (or "on another CPU");
+/// - on a GPU of another model: "; node.gpu.calibration_device "X" names no calibration of this
+///   workload in this precision" where the GPU names a stand-in, else ", fitted on MODEL:
+///   uncalibrated on this GPU (...)".
+std::string calibration_notes(const WorkloadSpec& w, const ChosenEfficiency& chosen, const platform::NodeSpec& node,
+                              std::string_view mode, platform::Precision computes);
 
 /// The precision a device computes in for precision mode `mode` ("fp32", "mixed", ...; empty: the
 /// workload's own): mixed precision computes in fp16 (its fp32 gradients are not compute).

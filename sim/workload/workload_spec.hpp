@@ -77,6 +77,10 @@ struct CalibrationSpec {
   double half_batch = 0;
   /// The precision the measurement computed in: the workload's own, or its lender's when borrowed.
   platform::Precision precision = platform::Precision::Fp32;
+  /// The model of the device measured (its platform's GPU, else its CPU), and whether it is a GPU:
+  /// another device runs uncalibrated on this fit (calibration_notes).
+  std::string device;
+  bool device_is_gpu = true;
   std::string borrowed_from;           ///< workload name when borrowed, else empty
   /// The workload files a borrowed calibration was read from, nearest lender first (empty when
   /// the calibration is the file's own): inputs of a result as much as the file itself.

@@ -59,8 +59,11 @@ expect 0 "A100 SXM4 40 GB in mixed under mxnet, batch 256: predicted 2180" -- \
 # The per-precision prediction says which calibration priced it (a stack naming no framework's).
 expect 0 "(priced by NVIDIA A100 SXM4 40 GB in mixed under pytorch)" -- \
   "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" -p "$root/validation/platforms/dgxa100.toml"
-expect 0 '"calibration": "the workload'"'"'s calibration"' -- \
+expect 0 '"calibration": "the workload'"'"'s calibration, fitted on NVIDIA Tesla V100 SXM2 16 GB: uncalibrated on this GPU' -- \
   "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" -p "$root/validation/platforms/dgxa100.toml" --json
+# ... and, as a run does, that the workload's GPU fit leaves CPU nodes uncalibrated.
+expect 0 "(priced by the workload's calibration, fitted on a GPU: uncalibrated on these CPU nodes" -- \
+  "$ceiling" workload show "$root/workloads/resnet50_v1.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml"
 # A batch beyond the device's memory: the JSON names the device and says why, as the text does.
 expect 0 '"device": "NVIDIA Tesla K20X",' -- "$ceiling" workload show "$root/workloads/resnet50_v1.toml" \
   --platform "$root/platforms/piz-daint-xc30-k20x.toml" --batch 256 --json

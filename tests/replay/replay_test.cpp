@@ -808,6 +808,29 @@ TEST_CASE("a GPU's stand-in (node.gpu.calibration_device) lends it its calibrati
   CHECK(own.forward_s == workload_s.forward_s);
 }
 
+TEST_CASE("a device of another model than the workload's own fit runs on that fit and says it is uncalibrated") {
+  // Expectation: the fit's own model is calibrated and says nothing more; another GPU, or a CPU
+  // node, is priced alike (the same efficiencies) and the run names the device that was fitted.
+  Scenario s = scenario(topologies[0].second, 1, gpus(1));
+  s.workload.calibration.device = "fit GPU";
+  s.platform.node.gpu->model = "fit GPU";
+  const auto fitted = replay::make_iteration_plan(s);
+  CHECK(fitted.calibration == "the workload's calibration");
+  s.platform.node.gpu->model = "new GPU";
+  const auto other = replay::make_iteration_plan(s);
+  CHECK(other.calibration == "the workload's calibration, fitted on fit GPU: uncalibrated on this GPU (the fit's "
+                             "efficiencies at its peak and memory bandwidth)");
+  CHECK(other.forward_s == fitted.forward_s);
+  Scenario cpu = scenario(topologies[0].second, 1, "");
+  cpu.platform.node.cpu.model = "test CPU";
+  cpu.workload.calibration.device = "fit CPU";
+  cpu.workload.calibration.device_is_gpu = false;
+  CHECK(replay::make_iteration_plan(cpu).calibration.find(", fitted on another CPU: uncalibrated on these CPU nodes") !=
+        std::string::npos);
+  cpu.workload.calibration.device = "test CPU";
+  CHECK(replay::make_iteration_plan(cpu).calibration == "the workload's calibration");
+}
+
 TEST_CASE("a calibration measured in another precision than the run computes in is said to be uncalibrated") {
   // Expectation: an fp16 workload whose calibration was measured in fp32 (as one borrowed from an
   // fp32 lender is) runs at the fp16 peak with that efficiency, and says so; in fp32 it is calibrated.

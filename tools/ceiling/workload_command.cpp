@@ -102,13 +102,14 @@ struct PrecisionRow {
   std::string calibration; ///< what priced it, as a run whose stack names no framework takes it
 };
 
-/// What priced a row in precision `p` ("NVIDIA A100 SXM4 40 GB in mixed under pytorch", or "the
-/// workload's calibration" where no device calibration was chosen), and that `p` is uncalibrated
-/// where the calibration computed in another precision.
-std::string priced_by(const workload::ChosenEfficiency& chosen, Precision p) {
+/// What priced a row in precision `p` on `node` ("NVIDIA A100 SXM4 40 GB in mixed under pytorch",
+/// or "the workload's calibration" where no device calibration was chosen), and what that leaves
+/// uncalibrated, as a run says it (workload::calibration_notes).
+std::string priced_by(const workload::WorkloadSpec& w, const workload::ChosenEfficiency& chosen,
+                      const platform::NodeSpec& node, Precision p) {
   const auto* c = chosen.device_calibration;
   return (c ? c->device + c->conditions() : "the workload's calibration") +
-         workload::uncalibrated_precision(chosen, platform::to_string(p), p);
+         workload::calibration_notes(w, chosen, node, platform::to_string(p), p);
 }
 
 int show(const std::vector<std::string>& args) {
@@ -170,7 +171,7 @@ int show(const std::vector<std::string>& args) {
     for (Precision p : platform::all_precisions) {
       const auto chosen = workload::efficiency_for(w, device, platform::to_string(p), ""); // (a stack naming no framework)
       rows.push_back({p, workload::device_iteration(w, device, p, w.batch_per_worker, chosen.efficiency),
-                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(chosen, p)});
+                      memory_exceeded(w, w.batch_per_worker, p, on->node), priced_by(w, chosen, on->node, p)});
     }
   }
   const double intensity = arithmetic_intensity(w, w.batch_per_worker);
