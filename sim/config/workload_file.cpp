@@ -247,13 +247,14 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
   }
   workload::CalibrationSpec c;
   c.measured = read_measurement(t);
-  const auto node = load_platform(c.measured.platform_path).node;
-  c.device = workload::compute_device(node).model;
-  c.device_is_gpu = node.gpu.has_value();
   c.memory_efficiency = t.number("memory_efficiency", 0, 1, true);
   c.compute_efficiency = t.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
   c.half_batch = t.optional_number("half_batch", 0, 1e6).value_or(0);
   t.reject_unknown_keys();
+  // The device measured: a run on another says it is uncalibrated (workload::calibration_notes).
+  const auto node = load_platform(c.measured.platform_path).node;
+  c.device = workload::compute_device(node).model;
+  c.device_is_gpu = node.gpu.has_value();
   return c;
 }
 

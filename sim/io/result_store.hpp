@@ -11,7 +11,8 @@
 
 namespace ceiling::io {
 
-/// A file the results came from, kept verbatim: kind is "experiment", "platform" or "workload".
+/// A file the results came from, kept verbatim: kind is "experiment", "platform" (one an experiment
+/// runs on, or one a workload's calibration was measured on), "workload" or "software".
 struct InputFile {
   std::string kind;
   std::string path;

@@ -13,8 +13,9 @@ namespace ceiling::platform {
 
 /// Builds the node at `slot` inside the fabric zone `fabric` and returns its netpoint (a node
 /// zone, or a bare router) and, for a zone, its gateway.
-using SlotBuilder = std::function<std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*>(
-    simgrid::s4u::NetZone* fabric, long long slot)>;
+using SlotBuilder = std::function<
+    std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*>(
+        simgrid::s4u::NetZone* fabric, long long slot)>;
 
 /// The fat-tree `tree` as a zone named `name` below `parent` (nullptr: detached; give it its
 /// models before its first slot needs them, attach it with set_parent, then seal it): every slot
@@ -29,8 +30,10 @@ using SlotBuilder = std::function<std::pair<simgrid::kernel::routing::NetPoint*,
 /// nodes under 128 switches, each constructing a string stream for a debug message, logging on
 /// or off: 0.5 s), and numbers nodes and cables with counters of the process, so that only the
 /// first fat-tree of a process routed as it should; here each zone numbers its own.
-/// tests/platform/network_test.cpp holds the two to each other, link for link.
-simgrid::s4u::NetZone* create_fat_tree_zone(const std::string& name, const simgrid::s4u::NetZone* parent,
+/// Neither loopback nor limiter links (SimGrid's builder takes them from its callbacks; the
+/// machine gives none). tests/platform/network_test.cpp holds the two to each other, link for link.
+simgrid::s4u::NetZone* create_fat_tree_zone(const std::string& name,
+                                            const simgrid::s4u::NetZone* parent,
                                             const FatTree& tree, const SlotBuilder& build_slot,
                                             double bandwidth_bytes_per_s, double latency_s);
 

@@ -256,7 +256,8 @@ Machine Machine::build(const PlatformSpec& spec, std::vector<long long> allocate
   const SlotBuilder build_slot = [&](sg4::NetZone* cluster, long long slot) -> std::pair<NetPoint*, NetPoint*> {
     if (!cluster->get_impl()->get_network_model()) // the first leaf: before any node zone
       adopt_models(cluster, root);
-    const long long rank = slot < static_cast<long long>(rank_of_slot.size()) ? rank_of_slot[static_cast<std::size_t>(slot)] : -1;
+    const auto at = static_cast<std::size_t>(slot);
+    const long long rank = at < rank_of_slot.size() ? rank_of_slot[at] : -1;
     if (rank < 0)
       return {cluster->create_router(machine.slot_name(slot) + "-empty"), nullptr};
     return build_node(spec.node, links_by_rank.at(static_cast<std::size_t>(rank)), cluster, machine.slot_name(slot),

@@ -337,9 +337,9 @@ bool Fabric::simgrid_static_path(long long a, long long b, std::vector<std::uint
   const auto* s = std::get_if<FatTreeShape>(&shape_);
   if (s == nullptr)
     return false;
-  if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
+  if (a < 0 || b < 0 || a >= slots_ || b >= slots_)
     throw std::invalid_argument("Fabric::simgrid_static_path: slots " + std::to_string(a) + " and " +
-                                std::to_string(b) + " are not two distinct slots below " + std::to_string(slots_));
+                                std::to_string(b) + " are not both below " + std::to_string(slots_));
   const auto& f = s->f;
   std::size_t h = 1; // the lowest level whose pod holds both
   while (a / s->below[h] != b / s->below[h])

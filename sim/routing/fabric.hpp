@@ -86,8 +86,9 @@ public:
   std::string link_name(std::uint32_t id) const;
   long long slot_count() const { return slots_; }
 
-  /// The fabric links of the route SimGrid 3.32's FatTreeZone gives slot `a` to slot `b` (a != b,
-  /// both below slot_count()) under static routing, into `out` (cleared first); false, `out`
+  /// The fabric links of the route SimGrid 3.32's FatTreeZone gives slot `a` to slot `b` (both
+  /// below slot_count(); a slot to itself goes up to its leaf switch and back, as a FatTreeZone
+  /// without loopback links routes it) under static routing, into `out` (cleared first); false, `out`
   /// empty, where the fabric is not a fat-tree. As its get_local_route walks them, slots being
   /// its leaves' positions (it numbers them with a counter of the process, so that only a
   /// process's first fat-tree has the slots as positions; platform::create_fat_tree_zone builds

@@ -45,7 +45,7 @@ struct PointResult {
   bool does_not_fit = false;
   std::string error;
   /// What the point stands on, in words: the compute calibration that priced its device (own,
-  /// borrowed, per device, uncalibrated precision or CPU), its routing, allocation and
+  /// borrowed, per device; uncalibrated precision, CPU or GPU model), its routing, allocation and
   /// background load; empty when it did not run.
   std::string provenance;
   long long ranks = 0;

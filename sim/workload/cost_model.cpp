@@ -80,17 +80,22 @@ std::string calibration_notes(const WorkloadSpec& w, const ChosenEfficiency& cho
   if (chosen.measured_in != computes)
     notes = ", measured in " + std::string(platform::to_string(chosen.measured_in)) + ": " + std::string(mode) +
             " is uncalibrated (the same efficiency at the " + std::string(platform::to_string(computes)) + " peak)";
+  if (chosen.device_calibration)
+    return notes;
   const auto device = compute_device(node);
-  if (chosen.device_calibration || device.model == w.calibration.device)
+  if (!device.stand_in.empty())
+    notes += "; node.gpu.calibration_device \"" + device.stand_in +
+             "\" names no calibration of this workload in this precision";
+  // A model left unnamed (platform files may) is never known to be the fit's.
+  const std::string& fitted = w.calibration.device;
+  if (!fitted.empty() && device.model == fitted)
     return notes;
   if (!node.gpu)
     notes += ", fitted on " + std::string(w.calibration.device_is_gpu ? "a GPU" : "another CPU") +
              ": uncalibrated on these CPU nodes (the fit's efficiencies at the CPU sockets' peak and memory bandwidth)";
-  else if (!device.stand_in.empty())
-    notes += "; node.gpu.calibration_device \"" + device.stand_in + "\" names no calibration of this workload in this precision";
-  else
-    notes += ", fitted on " + w.calibration.device +
-             ": uncalibrated on this GPU (the fit's efficiencies at its peak and memory bandwidth)";
+  else if (!fitted.empty()) // (a fit whose GPU is unnamed: nothing to tell of this one)
+    notes += ", fitted on " + fitted + ": uncalibrated on this GPU (the fit's efficiencies at its peak and memory "
+                                       "bandwidth)";
   return notes;
 }
 

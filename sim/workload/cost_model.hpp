@@ -65,11 +65,12 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
 /// `workload show` say it:
 /// - measured in another precision: ", measured in fp32: mixed is uncalibrated (the same
 ///   efficiency at the fp16 peak)";
-/// - the workload's own fit, on a CPU node of another model: ", fitted on a GPU: uncalibrated on
-///   these CPU nodes (...)" (or "on another CPU");
-/// - on a GPU of another model: "; node.gpu.calibration_device "X" names no calibration of this
-///   workload in this precision" where the GPU names a stand-in, else ", fitted on MODEL:
-///   uncalibrated on this GPU (...)".
+/// - a GPU's stand-in that no calibration covers: "; node.gpu.calibration_device "X" names no
+///   calibration of this workload in this precision";
+/// - the workload's own fit, on a CPU node of another model (or an unnamed one): ", fitted on a
+///   GPU: uncalibrated on these CPU nodes (...)" (", fitted on another CPU: ..." for a CPU's fit);
+/// - on a GPU of another model than the fit's: ", fitted on MODEL: uncalibrated on this GPU (...)"
+///   (nothing where the fit's GPU is unnamed).
 std::string calibration_notes(const WorkloadSpec& w, const ChosenEfficiency& chosen, const platform::NodeSpec& node,
                               std::string_view mode, platform::Precision computes);
 

@@ -52,8 +52,11 @@ std::vector<io::InputFile> inputs_of(const sweep::ExperimentSpec& e) {
         add_software(v.run_args[i + 1]);
   for (const sweep::InputEntry& entry : e.workloads) {
     add("workload", entry.file);
-    for (const std::string& lender : config::load_workload(entry.file).calibration.lender_files)
+    const workload::CalibrationSpec calibration = config::load_workload(entry.file).calibration;
+    for (const std::string& lender : calibration.lender_files)
       add("workload", lender);
+    // (its device's model says whether a run is calibrated: the run's provenance)
+    add("platform", calibration.measured.platform_path);
   }
   return inputs;
 }
