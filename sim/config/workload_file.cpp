@@ -38,6 +38,16 @@ workload::Measurement read_measurement(TableReader& t) {
           .source = t.string("source")};
 }
 
+/// The device a measurement's platform (`path`, its `platform` key's) computes on; a platform that
+/// does not load is refused at that key, its own error after.
+platform::NodeSpec measured_node(const TableReader& t, const std::string& path) {
+  try {
+    return load_platform(path).node;
+  } catch (const LoadError& error) {
+    t.fail("platform", "\"" + path + "\" does not load: " + error.what());
+  }
+}
+
 workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
   workload::LayerSpec layer;
   layer.name = t.string("name");
@@ -195,7 +205,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   for (TableReader& d : file.table_array("device_calibration")) {
     workload::DeviceCalibration c{.device = d.string("device"), .measured = read_measurement(d)};
     // (the device the platform's nodes compute on: its GPU, else its CPU)
-    if (const auto device = workload::compute_device(load_platform(c.measured.platform_path).node);
+    if (const auto device = workload::compute_device(measured_node(d, c.measured.platform_path));
         device.model != c.device)
       d.fail("device", "\"" + c.device + "\" is not the device of " + c.measured.platform_path + ", whose nodes compute on \"" +
                            device.model + "\": expected that name, or the platform of this device");
@@ -252,7 +262,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
   c.half_batch = t.optional_number("half_batch", 0, 1e6).value_or(0);
   t.reject_unknown_keys();
   // The device measured: a run on another says it is uncalibrated (workload::calibration_notes).
-  const auto node = load_platform(c.measured.platform_path).node;
+  const auto node = measured_node(t, c.measured.platform_path);
   c.device = workload::compute_device(node).model;
   c.device_is_gpu = node.gpu.has_value();
   return c;

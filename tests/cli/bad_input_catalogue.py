@@ -101,7 +101,8 @@ for table, key, values in [
         ("reference", "params", ["-1", '"25M"', "25557000"]), ("reference", "forward_flop", ["7916000000"]),
         ("calibration", "measured_throughput", ["0", "-1", '"fast"']), ("calibration", "batch", ["0", "1e3"]),
         ("calibration", "compute_efficiency", ["0", "3"]), ("calibration", "memory_efficiency", ["1.5"]),
-        ("calibration", "platform", ['"nowhere.toml"', '"."'])]:
+        # (the last: a file that is no platform, whose own error follows the key's)
+        ("calibration", "platform", ['"nowhere.toml"', '"."', '"../workloads/resnet50_v1.toml"'])]:
     for v in values:
         file_case("workload", workload, table, key, v, wshow)
 for table, key in [("workload", "batch_per_worker"), ("calibration", "measured_throughput"), ("reference", "params")]:
@@ -235,7 +236,7 @@ for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n",
     cases.append((" ".join(args[:2]) + " " + " ".join(args[2:])[:40], args, None, option))
 
 os.mkfifo(f"{tmp}/a-fifo")  # an output that a rename would replace by a plain file
-location = re.compile(r"^(.*):(\d+):(\d+): error: (.*)$", re.M)
+location = re.compile(r"^(.*?):(\d+):(\d+): error: (.*)$", re.M)  # (the first location: a nested error follows)
 failures = 0
 for name, argv, path, expected in cases:
     try:
