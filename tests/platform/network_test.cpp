@@ -51,6 +51,24 @@ std::string platform_text(const std::string& interconnect, int nodes, bool gpus 
          interconnect;
 }
 
+/// One route as a line: "FROM TO LATENCY LINK...", the latency to 17 digits (the same double read back).
+void write_route(std::ostream& out, const simgrid::s4u::Host* a, const simgrid::s4u::Host* b,
+                 const platform::RouteInfo& route) {
+  out.precision(17);
+  out << a->get_name() << " " << b->get_name() << " " << route.latency_s;
+  for (const auto& name : route.link_names)
+    out << " " << name;
+  out << "\n";
+}
+
+/// Waits for a forked child (one engine per process), which must have exited with status 0.
+void require_child_done(pid_t child) {
+  int status = 0;
+  waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+}
+
 const std::string single_switch = "topology = \"single-switch\"\n";
 const std::string fat_tree = "topology = \"fat-tree\"\ndown = [4, 4]\nup = [1, 4]\nlinks = [1, 1]\n";
 const std::string torus = "topology = \"torus\"\ndimensions = [4, 4]\n";
@@ -344,20 +362,12 @@ TEST_CASE("the exported XML platform loads back in SimGrid with the same routes"
     for (auto* a : hosts)
       for (auto* b : hosts)
         if (const auto route = platform::route_between(a, b);
-            a != b || (!route.link_names.empty() && route.link_names != std::vector<std::string>{"__loopback__"})) {
-          routes.precision(17);
-          routes << a->get_name() << " " << b->get_name() << " " << route.latency_s;
-          for (const auto& name : route.link_names)
-            routes << " " << name;
-          routes << "\n";
-        }
+            a != b || (!route.link_names.empty() && route.link_names != std::vector<std::string>{"__loopback__"}))
+          write_route(routes, a, b, route);
     routes.close(); // _Exit flushes nothing
     std::_Exit(routes ? 0 : 1);
   }
-  int status = 0;
-  waitpid(child, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  require_child_done(child);
 
   auto& engine = platform::start_engine({});
   engine.load_platform(xml.string());
@@ -496,22 +506,13 @@ std::string fat_tree_routes(const platform::FatTree& tree, bool simgrids) {
     fabric->seal();
     root->seal();
     std::ofstream out(file);
-    out.precision(17);
     for (const auto* a : hosts) // (a leaf to itself too: up to its switch and back)
-      for (const auto* b : hosts) {
-        const auto route = platform::route_between(a, b);
-        out << a->get_name() << " " << b->get_name() << " " << route.latency_s;
-        for (const auto& name : route.link_names)
-          out << " " << name;
-        out << "\n";
-      }
+      for (const auto* b : hosts)
+        write_route(out, a, b, platform::route_between(a, b));
     out.close(); // _Exit flushes nothing
     std::_Exit(out ? 0 : 1);
   }
-  int status = 0;
-  waitpid(child, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  require_child_done(child);
   std::ifstream in(file);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::filesystem::remove(file);
