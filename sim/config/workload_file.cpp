@@ -38,13 +38,13 @@ workload::Measurement read_measurement(TableReader& t) {
           .source = t.string("source")};
 }
 
-/// The device a measurement's platform (`path`, its `platform` key's) computes on; a platform that
-/// does not load is refused at that key, its own error after.
+/// The nodes of a measurement's platform (`path`, its `platform` key's); a platform that does not
+/// load is refused at that key, its own error after.
 platform::NodeSpec measured_node(const TableReader& t, const std::string& path) {
   try {
     return load_platform(path).node;
   } catch (const LoadError& error) {
-    t.fail("platform", "\"" + path + "\" does not load: " + error.what());
+    t.fail("platform", std::string("does not load: ") + error.what()); // (what() names the file)
   }
 }
 
@@ -204,11 +204,6 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   }
   for (TableReader& d : file.table_array("device_calibration")) {
     workload::DeviceCalibration c{.device = d.string("device"), .measured = read_measurement(d)};
-    // (the device the platform's nodes compute on: its GPU, else its CPU)
-    if (const auto device = workload::compute_device(measured_node(d, c.measured.platform_path));
-        device.model != c.device)
-      d.fail("device", "\"" + c.device + "\" is not the device of " + c.measured.platform_path + ", whose nodes compute on \"" +
-                           device.model + "\": expected that name, or the platform of this device");
     if (d.has("precision"))
       c.precision = d.choice("precision", {"fp64", "fp32", "fp16", "mixed"});
     if (c.precision == platform::to_string(w.precision))
@@ -223,6 +218,11 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
                              (c.framework.empty() ? "" : " under " + c.framework) +
                              ": one per device, precision and framework");
     d.reject_unknown_keys();
+    // (the device the platform's nodes compute on: its GPU, else its CPU; its keys read first)
+    if (const auto device = workload::compute_device(measured_node(d, c.measured.platform_path));
+        device.model != c.device)
+      d.fail("device", "\"" + c.device + "\" is not the device of " + c.measured.platform_path + ", whose nodes compute on \"" +
+                           device.model + "\": expected that name, or the platform of this device");
     w.device_calibrations.push_back(std::move(c));
   }
   file.reject_unknown_keys();
