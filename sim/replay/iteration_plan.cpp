@@ -367,24 +367,32 @@ collectives::Selection choose_allreduce(const Scenario& s, const AllreduceContex
   return choice;
 }
 
-/// The all-reduce `choice` of `bytes` per rank over every rank, planned (not on parameter servers).
-Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::string name, double bytes,
-                         const collectives::Selection& choice) {
+/// The ranks and the pipelined trees' chunks with which the all-reduce `choice` runs: NCCL's
+/// chunks by protocol, else the stack's largest halved by depth; NCCL 2.7's LL128 trees up and
+/// down together.
+std::pair<collectives::Group, collectives::TreeChunks> allreduce_setup(const Scenario& s, const AllreduceContext& c,
+                                                                       const collectives::Selection& choice) {
   const auto& stack = s.options.software;
-  // The pipelined trees' chunks: NCCL's by protocol, else the stack's largest halved by depth.
-  const auto chunks = stack.runs_nccl() && choice.protocol
-                          ? collectives::nccl_tree_chunks(*stack.library, *choice.protocol, c.selection,
-                                                          stack.pipeline_chunk.bytes())
-                          : collectives::TreeChunks{.step_bytes = stack.pipeline_chunk.bytes()};
+  auto chunks = stack.runs_nccl() && choice.protocol
+                    ? collectives::nccl_tree_chunks(*stack.library, *choice.protocol, c.selection,
+                                                    stack.pipeline_chunk.bytes())
+                    : collectives::TreeChunks{.step_bytes = stack.pipeline_chunk.bytes()};
   collectives::Group group = c.group;
   group.trees_up_and_down_together =
       stack.library == collectives::Library::Nccl27 && choice.protocol == collectives::Protocol::LL128;
+  return {group, std::move(chunks)};
+}
+
+/// The all-reduce `choice` of `bytes` per rank over every rank, planned (not on parameter servers).
+Reduction plan_allreduce(const Scenario& s, const AllreduceContext& c, std::string name, double bytes,
+                         const collectives::Selection& choice) {
+  const auto [group, chunks] = allreduce_setup(s, c, choice);
   Reduction r{std::move(name), bytes, bytes, false,
               c.exact ? collectives::allreduce_steps(choice.algorithm, group, bytes, s.options.servers, chunks)
                       : collectives::allreduce_phases(choice.algorithm, group, bytes, s.options.servers, chunks),
               choice.algorithm, choice.rule};
   if (choice.protocol)
-    apply_protocol(s, *stack.library, *choice.protocol, c.group.ranks_per_node, r);
+    apply_protocol(s, *s.options.software.library, *choice.protocol, c.group.ranks_per_node, r);
   return r;
 }
 
@@ -652,22 +660,36 @@ FlowCount estimated_flows(const Scenario& s) {
     servers.emplace(s, exchanged, context.group, workload::element_bytes(gradient_precision(mode)));
   const double r = ranks, nodes = static_cast<double>(s.nodes), rings = context.group.rings;
   const double inside = per_node > 1 ? 2 * r : 0; // a hierarchical all-reduce's reduce and broadcast in the nodes
+  // Exact fidelity has more: a ring of n is one phase aggregated, its 2(n - 1) steps exact;
+  // halving-doubling's last halving and first doubling, one phase aggregated, are two; a
+  // pipelined tree's edges carry each chunk as a flow of its own (counted from the aggregated
+  // plan's chunks, O(N)). The other algorithms' steps differ from one to the next: the same.
+  const bool exact = s.options.fidelity == Fidelity::Exact;
+  const auto ring_phases = [&](double n) { return exact ? 2 * (n - 1) : 1.0; };
+  const auto halving_doubling_phases = [&](double n) { return 2 * std::log2(n) - (exact ? 0 : 1); };
   for (const auto& bucket : buckets.dense) {
-    switch (choose_allreduce(s, context, bucket.bytes.bytes()).algorithm) {
+    const auto choice = choose_allreduce(s, context, bucket.bytes.bytes());
+    if (exact && (choice.algorithm == Algorithm::PipelinedTree || choice.algorithm == Algorithm::PipelinedDoubleTree)) {
+      const auto [group, chunks] = allreduce_setup(s, context, choice);
+      for (const auto& phase : collectives::allreduce_phases(choice.algorithm, group, bucket.bytes.bytes(), 1, chunks))
+        count.alone += static_cast<double>(phase.flows.size()) * std::max(1, phase.chunks);
+      continue;
+    }
+    switch (choice.algorithm) {
     case Algorithm::Ring:
-      count.alone += r * rings;
+      count.alone += r * rings * ring_phases(r);
       break;
     case Algorithm::Hierarchical:
-      count.alone += nodes * rings + inside;
+      count.alone += nodes * rings * ring_phases(nodes) + inside;
       break;
     case Algorithm::HalvingDoubling:
-      count.shared += r * (2 * std::log2(r) - 1);
+      count.shared += r * halving_doubling_phases(r);
       break;
     case Algorithm::RecursiveDoubling:
       count.shared += r * std::log2(r);
       break;
     case Algorithm::HierarchicalHalvingDoubling:
-      count.shared += (nodes > 1 ? nodes * (2 * std::log2(nodes) - 1) : 0) + inside;
+      count.shared += (nodes > 1 ? nodes * halving_doubling_phases(nodes) : 0) + inside;
       break;
     case Algorithm::HierarchicalRecursiveDoubling:
       count.shared += nodes * std::log2(nodes) + inside;

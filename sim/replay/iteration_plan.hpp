@@ -143,14 +143,15 @@ std::optional<std::string> memory_problem(const Scenario& s);
 /// The plan of `s`; requires scenario_problem(s) to be empty.
 IterationPlan make_iteration_plan(const Scenario& s);
 
-/// The collective flows of one iteration of `s` in the aggregated fidelity, counted without
-/// planning them (a sweep's cost estimate): its buckets as make_iteration_plan() cuts them (by
-/// size; by layer where each variable is exchanged on its own or Horovod fuses by cycle), each with
-/// the algorithm its stack picks, and two all-gathers per sparse gradient. `alone`: the rings',
-/// the pipelined trees' (each tree one flow) and the all-gathers', timed in closed form where
-/// alone on their routes; `shared`: those of the algorithms whose flows share links (halving and
-/// doubling, store-and-forward trees, parameter servers). Within a few per cent of the plans on
-/// one GPU a node (tests/replay/replay_test.cpp); exact fidelity has more.
+/// The collective flows of one iteration of `s`, counted without planning them (a sweep's cost
+/// estimate; in exact fidelity the pipelined trees' chunks are read from their aggregated plan,
+/// O(N)): its buckets as make_iteration_plan() cuts them (by size; by layer where each variable is
+/// exchanged on its own or Horovod fuses by cycle), each with the algorithm its stack picks, and
+/// two all-gathers per sparse gradient (as one phase each, in either fidelity). `alone`: the
+/// rings', the pipelined trees' (each tree one flow, or exact each chunk) and the all-gathers',
+/// timed in closed form where alone on their routes; `shared`: those of the algorithms whose flows
+/// share links (halving and doubling, store-and-forward trees, parameter servers). Within a few per
+/// cent of the plans on one GPU a node, in both fidelities (tests/replay/replay_test.cpp).
 struct FlowCount {
   double alone = 0;
   double shared = 0;
