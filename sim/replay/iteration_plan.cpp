@@ -659,7 +659,7 @@ FlowCount estimated_flows(const Scenario& s) {
   if (s.options.software.collective == Algorithm::ParameterServer)
     servers.emplace(s, exchanged, context.group, workload::element_bytes(gradient_precision(mode)));
   const double r = ranks, nodes = static_cast<double>(s.nodes), rings = context.group.rings;
-  const double inside = per_node > 1 ? 2 * r : 0; // a hierarchical all-reduce's reduce and broadcast in the nodes
+  const double inside = per_node > 1 ? 2 * r : 0; // the hierarchical doublings' reduce and broadcast in the nodes
   // Exact fidelity has more: a ring of n is one phase aggregated, its 2(n - 1) steps exact;
   // halving-doubling's last halving and first doubling, one phase aggregated, are two; a
   // pipelined tree's edges carry each chunk as a flow of its own (counted from the aggregated
@@ -679,8 +679,8 @@ FlowCount estimated_flows(const Scenario& s) {
     case Algorithm::Ring:
       count.alone += r * rings * ring_phases(r);
       break;
-    case Algorithm::Hierarchical:
-      count.alone += nodes * rings * ring_phases(nodes) + inside;
+    case Algorithm::Hierarchical: // (its reduce in each node and the broadcast that mirrors it: one flow per other rank)
+      count.alone += nodes * rings * ring_phases(nodes) + 2 * (r - nodes);
       break;
     case Algorithm::HalvingDoubling:
       count.shared += r * halving_doubling_phases(r);

@@ -150,8 +150,8 @@ IterationPlan make_iteration_plan(const Scenario& s);
 /// two all-gathers per sparse gradient (as one phase each, in either fidelity). `alone`: the
 /// rings', the pipelined trees' (each tree one flow, or exact each chunk) and the all-gathers',
 /// timed in closed form where alone on their routes; `shared`: those of the algorithms whose flows
-/// share links (halving and doubling, store-and-forward trees, parameter servers). Within a few per
-/// cent of the plans on one GPU a node, in both fidelities (tests/replay/replay_test.cpp).
+/// share links (halving and doubling, store-and-forward trees, parameter servers). Within 10 % of
+/// the plans on one and two ranks a node, in both fidelities (tests/replay/replay_test.cpp).
 struct FlowCount {
   double alone = 0;
   double shared = 0;

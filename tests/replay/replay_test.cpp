@@ -232,10 +232,11 @@ TEST_CASE("one rank computing alone takes the roofline time of its layers") {
 }
 
 TEST_CASE("a sweep's count of a run's flows follows each algorithm's plan within 10 %") {
-  // 16 CPU nodes on one switch, every all-reduce fixed in turn in both fidelities (exact: a ring's
-  // 2(N-1) steps, each chunk of a pipelined tree), and TensorFlow's parameter servers (4)
-  // exchanging each variable on its own, placed whole by the greedy rule, read at the next step.
-  // Expectation: estimated_flows() (the sweep's ETA) within 10 % of the flows the plan has.
+  // 16 CPU nodes, and 8 nodes of 2 GPUs, on one switch, every all-reduce fixed in turn in both
+  // fidelities (exact: a ring's 2(N-1) steps, each chunk of a pipelined tree), and TensorFlow's
+  // parameter servers (4) exchanging each variable on its own, placed whole by the greedy rule,
+  // read at the next step. Expectation: estimated_flows() (the sweep's ETA) within 10 % of the
+  // flows the plan has.
   using collectives::Algorithm;
   const auto flows_of = [](const replay::IterationPlan& plan) {
     double n = 0;
@@ -259,12 +260,16 @@ TEST_CASE("a sweep's count of a run's flows follows each algorithm's plan within
                            Algorithm::PipelinedTree, Algorithm::PipelinedDoubleTree, Algorithm::ParameterServer}) {
       CAPTURE(replay::to_string(fidelity));
       CAPTURE(collectives::to_string(algorithm));
-      Scenario s = cpu_nodes_reducing_after_backward(16);
-      s.options.software.collective = algorithm;
-      s.options.servers = 4;
-      s.options.fidelity = fidelity;
-      check(s, algorithm != Algorithm::Ring && algorithm != Algorithm::Hierarchical &&
-                   algorithm != Algorithm::PipelinedTree && algorithm != Algorithm::PipelinedDoubleTree);
+      Scenario two_gpus = scenario(topologies[0].second, 8, gpus(2));
+      two_gpus.options.overlap = false;
+      for (Scenario s : {cpu_nodes_reducing_after_backward(16), two_gpus}) {
+        CAPTURE(s.platform.node.gpu.has_value());
+        s.options.software.collective = algorithm;
+        s.options.servers = 4;
+        s.options.fidelity = fidelity;
+        check(s, algorithm != Algorithm::Ring && algorithm != Algorithm::Hierarchical &&
+                     algorithm != Algorithm::PipelinedTree && algorithm != Algorithm::PipelinedDoubleTree);
+      }
     }
   Scenario ps = two_servers_and_a_big_layer({10'000'000, 20'000'000});
   ps.nodes = 16;
