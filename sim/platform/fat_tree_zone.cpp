@@ -2,6 +2,7 @@
 // FatTreeZone (src/kernel/routing/FatTreeZone.cpp of SimGrid v3.32).
 #include "platform/fat_tree_zone.hpp"
 
+#include "platform/topology.hpp"
 #include "routing/fabric.hpp"
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -9,7 +10,6 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
-#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -93,14 +93,8 @@ sg4::NetZone* create_fat_tree_zone(const std::string& name, const sg4::NetZone* 
                                 "latency of 0 or more, not " +
                                 std::to_string(bandwidth_bytes_per_s) + " B/s and " +
                                 std::to_string(latency_s) + " s");
-  const auto positive = [](const std::vector<int>& v) {
-    return std::all_of(v.begin(), v.end(), [](int x) { return x > 0; });
-  };
-  if (tree.down.empty() || tree.up.size() != tree.down.size() ||
-      tree.links.size() != tree.down.size() || !positive(tree.down) || !positive(tree.up) ||
-      !positive(tree.links))
-    throw std::invalid_argument(
-        "create_fat_tree_zone: down, up and links need one count of 1 or more per level");
+  if (const auto problem = shape_problem(tree))
+    throw std::invalid_argument("create_fat_tree_zone: " + *problem);
   InterconnectSpec net;
   net.topology = tree;
   net.link_bandwidth = units::Bandwidth::from_bytes_per_second(bandwidth_bytes_per_s);
@@ -128,8 +122,9 @@ sg4::NetZone* create_fat_tree_zone(const std::string& name, const sg4::NetZone* 
     return k == 0 ? element : first_id[k] - element;
   };
   long long cable_count = 0;
-  for (std::size_t k = 0; k < tree.down.size(); ++k)
-    for (long long element = 0; element < fabric->fat_tree_elements(k); ++element)
+  for (std::size_t k = 0; k < tree.down.size(); ++k) {
+    const long long elements = fabric->fat_tree_elements(k);
+    for (long long element = 0; element < elements; ++element)
       for (int u = 0; u < tree.up[k]; ++u) {
         const std::string ends =
             "link_from_" + std::to_string(id_of(k, element)) + "_" +
@@ -145,6 +140,7 @@ sg4::NetZone* create_fat_tree_zone(const std::string& name, const sg4::NetZone* 
           }
         }
       }
+  }
   return iface;
 }
 

@@ -161,10 +161,15 @@ long long cable_count(const PlatformSpec& spec) {
 
 std::optional<std::string> shape_problem(const Topology& t) {
   if (const auto* f = std::get_if<FatTree>(&t)) {
-    if (f->down.size() != f->up.size() || f->down.size() != f->links.size())
-      return "down, up and links must have one entry per level, got " +
+    if (f->down.empty() || f->down.size() != f->up.size() || f->down.size() != f->links.size())
+      return "down, up and links must have one entry per level, at least one level, got " +
              std::to_string(f->down.size()) + ", " + std::to_string(f->up.size()) + " and " +
              std::to_string(f->links.size());
+    const auto below_one = [](const std::vector<int>& v) {
+      return std::any_of(v.begin(), v.end(), [](int x) { return x < 1; });
+    };
+    if (below_one(f->down) || below_one(f->up) || below_one(f->links))
+      return "down, up and links must count 1 or more at every level";
   }
   if (const auto* d = std::get_if<Dragonfly>(&t)) {
     // SimGrid 3.32 attaches the global link towards group j to router j of chassis 0, so

@@ -123,7 +123,7 @@ private:
 /// process takes about 0.2 s whatever its size (0.09-0.20 s alone at 1 to 1,024 nodes, 0.2 on
 /// average in the quickstart sweep's two at a time, 0.26 in the interconnect sweep's smallest
 /// points, each on the whole 4,096-node machine); the machine builds in about 25 us per node
-/// (0.09-0.35 s at 4,096 Piz Daint nodes, 0.35-1.5 s on the 16,384-node bench machines); an
+/// (0.09-0.36 s at 4,096 Piz Daint nodes, 0.25-1.5 s on the 16,384-node bench machines); an
 /// iteration costs about 1 ms plus 0.4 us per flow (0.2-0.8 us where flows are alone on their
 /// routes or share a fat-tree's or a torus's links), three times as much where they share an
 /// adaptive dragonfly's (1.2-1.6 us: each route's latency gives each flow its own start and end).
