@@ -214,6 +214,24 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
         assert(leaving_[l] == 0 && !links_[l].emptied && "every flow that finished left its links");
 #endif
   share(now_s);
+  warm_next_event();
+}
+
+void FlowSharing::warm_next_event() {
+  // The next event's flows most likely start or end alone (an adaptive dragonfly's flows each at
+  // their own instants), and their links lie far apart in memory: fetched now, they arrive while
+  // the owner acts on this event's, rather than one by one as the event takes the flow on or off
+  // them.
+  const auto warm = [&](std::uint32_t id) {
+    for (std::uint32_t l : hops_of(flows_[id]))
+      __builtin_prefetch(&links_[l]);
+  };
+  if (fans_)
+    return;
+  if (!events_.empty())
+    warm(events_.front().flow);
+  if (!latency_ends_.empty())
+    warm(latency_ends_.top().value);
 }
 
 void FlowSharing::start_sharing(std::uint32_t flow, double now_s) {

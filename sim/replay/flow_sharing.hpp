@@ -333,6 +333,8 @@ private:
   /// (or nearly: within four times SimGrid's precision), the flows of the component on them
   /// coupled through them again; whether there were any.
   bool fill_slack_links();
+  /// Fetches the links of the next event's flows into the cache (advance()'s last step).
+  void warm_next_event();
   /// A flow whose latency is paid starts sharing its links at `now_s`.
   void start_sharing(std::uint32_t flow, double now_s);
   /// A flow that finished leaves its links (leave_links) and is appended to `finished`; its id is free.
