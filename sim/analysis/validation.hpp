@@ -26,6 +26,9 @@ struct MeasuredPoint {
   /// Further `ceiling run` options of this point, after the case's (a setting the source
   /// changed with N).
   std::vector<std::string> options;
+  /// Where its [[measured]] entry's `workers` stands in the case file (0: not from a file).
+  int line = 0;
+  int column = 0;
   bool operator==(const MeasuredPoint&) const = default;
 };
 

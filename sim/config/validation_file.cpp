@@ -58,10 +58,10 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   TableReader t = file.table("case");
   analysis::ValidationCase c;
   c.path = path;
-  c.id = t.string("id");
+  c.id = t.label("id", TableReader::most_name_characters);
   if (c.id.empty())
     t.fail("id", "empty: give the series' case id");
-  c.title = t.string("title");
+  c.title = t.label("title", most_title_characters);
   c.source = t.string("source");
   c.platform = existing_file(t, "platform", t.string("platform"));
   c.workload = existing_file(t, "workload", t.string("workload"));
@@ -89,6 +89,9 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
           if (option_named(given) == name)
             p.fail_element("options", i, "\"" + m.options[i] + "\": the case's options give --" + std::string(name) +
                                              " already, and a point's options add to them (an option is given once)");
+    const SourceLocation at = p.location_of_key("workers");
+    m.line = at.line;
+    m.column = at.column;
     if (auto software = p.optional_string("software"))
       m.software = software_named(p, "software", *software);
     if (!m.throughput_samples_per_s && !m.reported_efficiency)

@@ -1,5 +1,6 @@
 // `ceiling validate`: each validation case's real series predicted, efficiency against efficiency.
 #include "analysis/validation.hpp"
+#include "config/load_error.hpp"
 #include "config/validation_file.hpp"
 #include "io/json_writer.hpp"
 #include "sweep/worker_pool.hpp"
@@ -295,7 +296,9 @@ int validate_command(const std::vector<std::string>& args) {
   const auto take = [&](const sweep::WorkerPool::Finished& done) {
     const auto& p = points[static_cast<std::size_t>(done.tag)];
     const auto& c = cases[p.c];
-    const std::string where = c.path + " (" + counted(c.measured[p.m].workers, "worker") + ")";
+    const analysis::MeasuredPoint& m = c.measured[p.m];
+    const std::string where = c.path + ":" + std::to_string(m.line) + ":" + std::to_string(m.column) + ": measured[" +
+                              std::to_string(p.m) + "] (" + counted(m.workers, "worker") + ")";
     // A run that refuses its input (status 2) names what the case asked for: bad input here too;
     // one that crashed or was killed is an internal error, as `ceiling run`'s own would be.
     const auto index = static_cast<std::size_t>(done.tag);
@@ -346,7 +349,10 @@ int validate_command(const std::vector<std::string>& args) {
     const std::string_view why = std::string_view(failure->err).starts_with(prefix)
                                      ? std::string_view(failure->err).substr(prefix.size())
                                      : std::string_view(failure->err);
-    throw UsageError(failure->where + ": the run refused the case's input: " + std::string(why));
+    const auto& p = points[failure->point];
+    const analysis::MeasuredPoint& m = cases[p.c].measured[p.m];
+    throw config::LoadError({cases[p.c].path, m.line, m.column}, "measured[" + std::to_string(p.m) + "]",
+                            "the run of these " + counted(m.workers, "worker") + " refused the case's input: " + std::string(why));
   }
   if (failure)
     throw std::runtime_error(failure->where + ": the run failed (" +
