@@ -82,7 +82,7 @@ std::vector<std::string> one_line_each(TableReader& t, std::string_view key,
 
 sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   sweep::InputEntry e;
-  e.name = t.string("name");
+  e.name = t.label("name", TableReader::most_name_characters);
   e.file = beside(t.file(), t.string("file"));
   e.set = one_line_each(t, "set", t.string_list("set"));
   // An entry's overrides change its own file: another kind's would reach every point's run from
@@ -118,7 +118,7 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
 
 sweep::VariantSpec read_variant(TableReader& t) {
   sweep::VariantSpec v;
-  v.name = t.string("name");
+  v.name = t.label("name", TableReader::most_name_characters);
   for (const ScalarEntry& option : t.scalar_entries("options")) {
     one_line_each(t, "options", {option.key, option.text});
     v.run_args.push_back("--" + option.key);
@@ -199,8 +199,8 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   e.path = path;
   e.text = std::move(text);
   TableReader head = file.table("experiment");
-  e.title = head.string("title");
-  e.question = head.string("question");
+  e.title = head.label("title", most_title_characters);
+  e.question = head.label("question", most_question_characters);
   e.output = head.optional_string("output").value_or(
       "out/" + std::filesystem::path(path).stem().string() + ".h5");
   if (e.output.empty() || e.output.back() == '/')

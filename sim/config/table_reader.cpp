@@ -1,5 +1,6 @@
 // TableReader: located, typed reads with closest-key suggestions.
 #include "config/table_reader.hpp"
+#include "support/utf8.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -147,6 +148,16 @@ void TableReader::fail_here(std::string_view message) const {
   throw LoadError(location_of(table_.source()), key_path_, message);
 }
 
+namespace {
+
+/// A number's value as a double: an integer beyond 2^53 rounded to the nearest (toml++'s
+/// value<double>() refuses it, as not exact).
+double number_of(const toml::node& node) {
+  return node.is_integer() ? static_cast<double>(node.as_integer()->get()) : node.as_floating_point()->get();
+}
+
+} // namespace
+
 bool TableReader::has(std::string_view key) const { return table_.contains(key); }
 
 const toml::node* TableReader::find(std::string_view key) {
@@ -201,7 +212,7 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
       fail(key_written, "expected a bare number (the unit " +
                             quoted(unit_from_key_suffix(unit_suffix)) + " is in the key name), got " +
                             type_name(*node));
-    const double number = node->template value<double>().value_or(NAN);
+    const double number = number_of(*node);
     parsed = units::parse_in_unit<Q>(number, unit_from_key_suffix(unit_suffix));
     std::ostringstream text;
     text << number;
@@ -302,8 +313,19 @@ std::string TableReader::string(std::string_view key) {
 
 std::optional<std::string> TableReader::optional_name(std::string_view key, std::string_view names) {
   auto value = optional_string(key);
-  if (value && value->find_first_not_of(" \t") == std::string::npos)
+  if (!value)
+    return value;
+  if (value->find_first_not_of(" \t") == std::string::npos)
     fail(key, "empty: expected a name (" + std::string(names) + ")");
+  if (const auto problem = support::label_problem(*value, most_name_characters))
+    fail(key, "the name " + *problem);
+  return value;
+}
+
+std::string TableReader::label(std::string_view key, std::size_t most_characters) {
+  std::string value = string(key);
+  if (const auto problem = support::label_problem(value, most_characters))
+    fail(key, "the text " + *problem);
   return value;
 }
 
@@ -334,7 +356,7 @@ std::optional<double> TableReader::optional_number(std::string_view key, double 
     return std::nullopt;
   if (!node->is_number())
     fail(key, "expected a number, got " + type_name(*node));
-  const double value = node->value<double>().value_or(NAN);
+  const double value = number_of(*node);
   if (!std::isfinite(value) || value < min || (min_exclusive && value == min) || value > max) {
     std::ostringstream message;
     message << "must be " << (min_exclusive ? "greater than " : "at least ") << min << " and at most "

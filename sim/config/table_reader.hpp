@@ -7,6 +7,7 @@
 
 #include <toml++/toml.h>
 
+#include <cstddef>
 #include <initializer_list>
 #include <optional>
 #include <set>
@@ -40,6 +41,11 @@ std::string quantity_key_stem(std::string_view key);
 LoadError key_error(const toml::table& root, const std::string& path, std::string_view dotted_key,
                     std::string_view message);
 
+/// The longest a title (of a workload, an experiment, a validation case) and an experiment's
+/// question may be, in characters (TableReader::label): they head reports and plots.
+inline constexpr std::size_t most_title_characters = 300;
+inline constexpr std::size_t most_question_characters = 1000;
+
 class TableReader {
 public:
   /// `key_path` is the dotted path of the table in the file ("" for the root, "node.nic").
@@ -61,9 +67,14 @@ public:
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
   /// A string that names something (a platform, a device): refused empty, `names` saying what
-  /// the name is for ("it labels the outputs").
+  /// the name is for ("it labels the outputs"), and refused as a label() of at most
+  /// most_name_characters.
   std::string name(std::string_view key, std::string_view names);
   std::optional<std::string> optional_name(std::string_view key, std::string_view names);
+  static constexpr std::size_t most_name_characters = 100;
+  /// A string that outputs print or draw (a title, a question): refused where it holds a control
+  /// character or more than `most_characters` characters (support::label_problem).
+  std::string label(std::string_view key, std::size_t most_characters);
   /// One of `choices`; the message lists them all.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) {
     return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()));

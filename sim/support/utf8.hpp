@@ -1,7 +1,11 @@
-// Whether text is UTF-8: the result store keeps its strings as UTF-8 (HDF5's UTF-8 string type).
+// Whether text is UTF-8: the result store keeps its strings as UTF-8 (HDF5's UTF-8 string type);
+// what a label shown in outputs may hold.
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace ceiling::support {
@@ -38,6 +42,30 @@ inline bool is_utf8(std::string_view text) {
     i += length;
   }
   return true;
+}
+
+/// What keeps well-formed UTF-8 `text` from being a label that outputs print, draw and export (a
+/// name, a title): a control character (U+0000 to U+001F, U+007F to U+009F: a NUL cuts a C
+/// string, a tab or a newline breaks a CSV row or a legend), or more than `most_characters`
+/// characters (a legend or a plot would not fit); none where it is one.
+inline std::optional<std::string> label_problem(std::string_view text, std::size_t most_characters) {
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c < 0x20 || c == 0x7F || c1) {
+      const unsigned code = c1 ? static_cast<unsigned char>(text[i + 1]) : c;
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "%04X", code);
+      return "holds a control character (U+" + std::string(hex) + ") at character " + std::to_string(characters + 1) +
+             ": expected printable text";
+    }
+    characters += (c & 0xC0) != 0x80 ? 1 : 0; // (a character's first byte)
+  }
+  if (characters > most_characters)
+    return "is " + std::to_string(characters) + " characters long: expected at most " + std::to_string(most_characters) +
+           " (it labels outputs: legends, plots, tables)";
+  return std::nullopt;
 }
 
 } // namespace ceiling::support

@@ -159,12 +159,11 @@ std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const 
           " % of peak compute the model predicts " + std::to_string(rate(max_compute_efficiency)) +
           " samples/s, below the measured " + std::to_string(measured_samples_per_s) +
           ": the memory-bound layers alone are too slow (raise memory_efficiency or check the "
-          "layer bytes)";
+          "layer bytes" + std::string(fixed.half_batch > 0 ? " and half_batch, which slows a batch below it" : "") + ")";
     return std::nullopt;
   }
-  constexpr double min_compute_efficiency = 1e-6;
   if (rate(min_compute_efficiency) > measured_samples_per_s) {
-    why = "even at a compute efficiency of 1e-6 the model predicts " + units::number_text(rate(min_compute_efficiency)) +
+    why = "even at a compute efficiency of " + units::number_text(min_compute_efficiency) + " the model predicts " + units::number_text(rate(min_compute_efficiency)) +
           " samples/s, above the measured " + units::number_text(measured_samples_per_s) +
           ": check the measured throughput, its batch and its unit";
     return std::nullopt;

@@ -116,8 +116,12 @@ std::optional<DeviceIteration> device_iteration(const WorkloadSpec& w, const Dev
 /// that uses Winograd or FFT convolutions does fewer multiplications, so the measured rate can
 /// exceed the peak in these units (SSD300-VGG16 on the V100: 101 %).
 inline constexpr double max_compute_efficiency = 2.0;
+/// Smallest compute and memory efficiencies accepted: 0.01 % of the device's peak, far below any
+/// measured (the least bundled fit is 5 % of a peak), so that a slip of units is caught.
+inline constexpr double min_compute_efficiency = 1e-4;
+inline constexpr double min_memory_efficiency = 1e-4;
 
-/// The compute efficiency in (0, max_compute_efficiency] with which `device` reproduces `measured_samples_per_s`
+/// The compute efficiency in [min_compute_efficiency, max_compute_efficiency] with which `device` reproduces `measured_samples_per_s`
 /// at `batch`, given the memory efficiency and half batch of `fixed` (its compute is not read);
 /// solved by bisection to a relative 1e-12. Returns
 /// nullopt with `why` set when no allowed efficiency is fast enough (the memory-bound part alone

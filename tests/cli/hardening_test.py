@@ -105,6 +105,10 @@ refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"
         'interconnect.link_bandwidth: "1e-300 B/s" is beyond what a machine or workload has', "a bandwidth of 1e-300 B/s")
 refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "2",
          "--set", 'interconnect.link_latency="1e30 s"'], "expected a magnitude from 1e-15 to 1e+06 s", "a latency of 1e30 s")
+# An integer beyond 2^53 (no double holds it exactly) is that number, not "nan".
+refused(["run", "-p", platform("generic-fat-tree"), "-w", workload("resnet50_v1"), "-n", "2",
+         "--set", "interconnect.link_latency_ns=9007199254740993"],
+        'interconnect.link_latency_ns: "9.0072e+15 ns" is beyond what a machine or workload has', "a latency of 2^53 + 1 ns")
 huge = f"{tmp}/huge.toml"
 with open(platform("generic-fat-tree")) as f:
     text = f.read()

@@ -160,9 +160,24 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
     CHECK(error_of(edited(R"(name = "b")", R"(name = "a")")) ==
           R"(workloads/bad.toml:23:12: error: graph.layers[1].name: duplicate layer name "a" (first at layers[0]))");
   }
-  SUBCASE("efficiency out of range") {
+  SUBCASE("efficiency out of range, above and below") {
     CHECK(error_of(edited("compute_efficiency = 0.25", "compute_efficiency = 2.5")) ==
-          R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be greater than 0 and at most 2, got 2.5)");
+          R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be at least 0.0001 and at most 2, got 2.5)");
+    CHECK(error_of(edited("compute_efficiency = 0.25", "compute_efficiency = 1e-300")) ==
+          R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be at least 0.0001 and at most 2, got 1e-300)");
+  }
+  SUBCASE("a name or title with a control character, or too long to label an output") {
+    CHECK(error_of(edited(R"(name = "b")", R"(name = "b\u0000c")")) ==
+          R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text holds a control character (U+0000) at character 2: expected printable text)");
+    CHECK(error_of(edited(R"(name = "b")", R"(name = "b\tc")")) ==
+          R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text holds a control character (U+0009) at character 2: expected printable text)");
+    CHECK(error_of(edited(R"(name = "b")", "name = \"" + std::string(101, 'x') + "\"")) ==
+          R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text is 101 characters long: expected at most 100 (it labels outputs: legends, plots, tables))");
+    // (characters, not bytes: 100 of two bytes each are a name)
+    std::string hundred;
+    for (int i = 0; i < 100; ++i)
+      hundred += "\u00e9";
+    CHECK(error_of(edited(R"(name = "b")", "name = \"" + hundred + "\"")).find("graph.layers[1].name") == std::string::npos);
   }
   SUBCASE("two calibrations of one device") {
     const std::string device = "\n[[device_calibration]]\ndevice = \"NVIDIA Tesla V100 SXM2 16 GB\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
