@@ -50,7 +50,7 @@ platform::NodeSpec measured_node(const TableReader& t, const std::string& path) 
 
 workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
   workload::LayerSpec layer;
-  layer.name = t.string("name");
+  layer.name = t.label("name", TableReader::most_name_characters);
   if (layer.name.empty())
     t.fail("name", "empty: expected the layer's name, which `after` lists and the output shows");
   layer.kind = t.string("kind");
@@ -140,7 +140,14 @@ void link_layers(std::vector<TableReader>& readers, std::vector<workload::LayerS
   }
 }
 
-workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain);
+workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain,
+                                           std::vector<workload::FileRead>& files_read);
+
+/// Notes that a workload's loading read `path`, unless it did already.
+void note_read(std::vector<workload::FileRead>& files_read, const std::string& kind, const std::string& path) {
+  if (std::none_of(files_read.begin(), files_read.end(), [&](const workload::FileRead& f) { return f.path == path; }))
+    files_read.push_back({kind, path});
+}
 
 workload::WorkloadSpec read_workload(const toml::table& root, const std::string& path,
                                      std::vector<std::string>& chain) {
@@ -151,7 +158,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
     head.fail("kind", "this is an HPC workload (kind = \"" + head.string("kind") +
                           "\"): run it with `ceiling hpc`, not as a training workload");
   w.name = head.name("name", "it labels the outputs");
-  w.title = head.string("title");
+  w.title = head.label("title", most_title_characters);
   w.domain = head.string("domain");
   w.framework = head.string("framework");
   w.dataset = head.string("dataset");
@@ -195,7 +202,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
                                   " per sample, not " + units::to_string(units::Flops::from_flop(published)) +
                                   ": expected them within 1 % of the published total (a layer missing or mistyped?)");
 
-  w.calibration = read_calibration(file.table("calibration"), chain);
+  w.calibration = read_calibration(file.table("calibration"), chain, w.files_read);
   if (w.calibration.borrowed_from.empty()) // a borrowed one keeps its lender's
     w.calibration.precision = w.precision;
   for (TableReader& v : file.table_array("validation")) {
@@ -210,7 +217,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
       c.precision.clear(); // the workload's own precision
     if (d.has("framework"))
       c.framework = d.choice("framework", workload::framework_names);
-    c.compute_efficiency = d.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
+    c.compute_efficiency = d.number("compute_efficiency", workload::min_compute_efficiency, workload::max_compute_efficiency);
     for (const auto& other : w.device_calibrations)
       if (other.device == c.device && other.precision == c.precision && other.framework == c.framework)
         d.fail("device", "a second calibration for \"" + c.device + "\"" +
@@ -223,13 +230,15 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
         device.model != c.device)
       d.fail("device", "\"" + c.device + "\" is not the device of " + c.measured.platform_path + ", whose nodes compute on \"" +
                            device.model + "\": expected that name, or the platform of this device");
+    note_read(w.files_read, "platform", c.measured.platform_path);
     w.device_calibrations.push_back(std::move(c));
   }
   file.reject_unknown_keys();
   return w;
 }
 
-workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain) {
+workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain,
+                                           std::vector<workload::FileRead>& files_read) {
   if (auto borrow = t.optional_string("borrow")) {
     const std::string other = beside(t.file(), *borrow);
     if (std::error_code error; !std::filesystem::is_regular_file(other, error))
@@ -252,17 +261,20 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
       calibration.compute_efficiency *= (b + *own_half_batch) / (b + calibration.half_batch);
       calibration.half_batch = *own_half_batch;
     }
-    calibration.lender_files.insert(calibration.lender_files.begin(), other);
+    note_read(files_read, "workload", other);
+    for (const workload::FileRead& f : lender.files_read)
+      note_read(files_read, f.kind, f.path);
     return calibration;
   }
   workload::CalibrationSpec c;
   c.measured = read_measurement(t);
-  c.memory_efficiency = t.number("memory_efficiency", 0, 1, true);
-  c.compute_efficiency = t.number("compute_efficiency", 0, workload::max_compute_efficiency, true);
+  c.memory_efficiency = t.number("memory_efficiency", workload::min_memory_efficiency, 1);
+  c.compute_efficiency = t.number("compute_efficiency", workload::min_compute_efficiency, workload::max_compute_efficiency);
   c.half_batch = t.optional_number("half_batch", 0, 1e6).value_or(0);
   t.reject_unknown_keys();
   // The device measured: a run on another says it is uncalibrated (workload::calibration_notes).
   const auto node = measured_node(t, c.measured.platform_path);
+  note_read(files_read, "platform", c.measured.platform_path);
   c.device = workload::compute_device(node).model;
   c.device_is_gpu = node.gpu.has_value();
   return c;
@@ -285,6 +297,19 @@ workload::WorkloadSpec load_workload(const std::string& path,
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,
                                           std::span<const std::string> overrides) {
   return read_top_workload(parse_toml_text(text, path), path, overrides);
+}
+
+workload::WorkloadSpec load_workload_to_calibrate(const std::string& path) {
+  toml::table root = parse_toml_file(path);
+  const auto stand_in = [](toml::node* section) {
+    if (auto* t = section ? section->as_table() : nullptr; t && !t->contains("borrow") && !t->contains("compute_efficiency"))
+      t->insert("compute_efficiency", 1.0);
+  };
+  stand_in(root.get("calibration"));
+  if (auto* devices = root.get_as<toml::array>("device_calibration"))
+    for (toml::node& d : *devices)
+      stand_in(&d);
+  return read_top_workload(std::move(root), path, {});
 }
 
 } // namespace ceiling::config

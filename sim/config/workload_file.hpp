@@ -21,4 +21,9 @@ workload::WorkloadSpec load_workload(const std::string& path,
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,
                                           std::span<const std::string> overrides = {});
 
+/// The workload at `path` as `ceiling workload calibrate` reads it, to fit its compute
+/// efficiencies: a [calibration] of its own or a [[device_calibration]] that has no
+/// compute_efficiency yet (a new workload's) takes 1 for it, which the fit does not read.
+workload::WorkloadSpec load_workload_to_calibrate(const std::string& path);
+
 } // namespace ceiling::config

@@ -82,10 +82,15 @@ struct CalibrationSpec {
   std::string device;
   bool device_is_gpu = true;
   std::string borrowed_from;           ///< workload name when borrowed, else empty
-  /// The workload files a borrowed calibration was read from, nearest lender first (empty when
-  /// the calibration is the file's own): inputs of a result as much as the file itself.
-  std::vector<std::string> lender_files;
   bool operator==(const CalibrationSpec&) const = default;
+};
+
+/// A file that loading a workload file read besides it: a workload its calibration is borrowed
+/// from, or the platform of a device measured (its calibration's, a device calibration's).
+struct FileRead {
+  std::string kind; ///< "workload" or "platform"
+  std::string path;
+  bool operator==(const FileRead&) const = default;
 };
 
 /// A compute efficiency fitted on one more device, used instead of the workload's calibration
@@ -147,6 +152,9 @@ struct WorkloadSpec {
   CalibrationSpec calibration;
   std::vector<Measurement> validations;
   std::vector<DeviceCalibration> device_calibrations;
+  /// Every other file its loading read, each once, in the order read (a lender's own after it):
+  /// inputs of a run as much as the file itself (a sweep's digest; no output may write over them).
+  std::vector<FileRead> files_read;
   bool operator==(const WorkloadSpec&) const = default;
 };
 

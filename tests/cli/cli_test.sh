@@ -12,6 +12,8 @@ expect 0 "platform show FILE" -- "$ceiling" --help
 expect 0 "--nodes" -- "$ceiling" platform show --help
 expect 0 "--output" -- "$ceiling" platform export --help
 expect 0 "--size" -- "$ceiling" platform bench --help
+# (the sweep's own point command: its help, whole, then exit 0)
+expect 0 "print this help and exit" -- "$ceiling" sweep-point --help
 for f in "$root"/platforms/*.toml; do
   expect 0 "route latency" -- "$ceiling" platform show "$f"
   expect 0 '"bisection_bandwidth_bytes_per_s"' -- "$ceiling" platform show "$f" --json --nodes 2
@@ -90,6 +92,21 @@ expect 0 '"name": "latency bucket 0"' -- cat "$tmp/trace.json"
 expect 0 '"cat": "collective"' -- cat "$tmp/trace.json"
 expect 0 '"name": "collective bucket 0"' -- cat "$tmp/trace.json"
 expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/trace.json"
+# A trace never writes over a file the run reads, those the workload reads too: its calibration's
+# and its device calibrations' platforms, the workload it borrows from (copies, lest a slip
+# destroy the bundled ones).
+mkdir -p "$tmp/tree/workloads" "$tmp/tree/validation"
+cp -r "$root/platforms" "$tmp/tree/"
+cp -r "$root/validation/platforms" "$tmp/tree/validation/"
+cp "$root/workloads/resnet50_v1.toml" "$root/workloads/alexnet.toml" "$tmp/tree/workloads/"
+for read in workload:workloads/resnet50_v1.toml platform:platforms/dgx1-v100.toml \
+  platform:validation/platforms/aws-p2-8xlarge.toml; do
+  kind=${read%%:*} read=${read#*:}
+  expect 2 "--trace: $tmp/tree/$read is the $kind file it reads, which it would write over" -- \
+    "$ceiling" run -p "$tmp/tree/platforms/generic-fat-tree.toml" -w "$tmp/tree/workloads/alexnet.toml" -n 2 \
+    --iterations 1 --trace "$tmp/tree/$read"
+  expect 0 "" -- cmp "$tmp/tree/$read" "$root/$read"
+done
 # A sparse gradient's all-gather as the stack's MPI library picks it: DIN's 1 kB item_bias
 # table on 16 ranks under MPICH (16 kB in all, a power of two) by recursive doubling, its large
 # tables by the ring.

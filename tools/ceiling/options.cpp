@@ -117,11 +117,11 @@ std::string error_text(const std::exception& e) {
 }
 
 void refuse_output_over_inputs(std::string_view option, const std::string& path,
-                               std::initializer_list<std::pair<std::string_view, std::string>> inputs) {
+                               const std::vector<std::pair<std::string, std::string>>& inputs) {
   for (const auto& [kind, input] : inputs) {
     std::error_code ignored;
     if (!input.empty() && std::filesystem::equivalent(path, input, ignored))
-      throw UsageError(std::string(option) + ": " + path + " is the " + std::string(kind) +
+      throw UsageError(std::string(option) + ": " + path + " is the " + kind +
                        " file it reads, which it would write over: name another file");
   }
 }

@@ -74,7 +74,7 @@ std::string error_text(const std::exception& e);
 /// Refuses an output (`option`, at `path`) that is one of the command's input files, which it
 /// would write over: each of `inputs` is a kind ("platform") and its path.
 void refuse_output_over_inputs(std::string_view option, const std::string& path,
-                               std::initializer_list<std::pair<std::string_view, std::string>> inputs);
+                               const std::vector<std::pair<std::string, std::string>>& inputs);
 
 /// A subcommand: its name and the function that runs it on the remaining arguments.
 struct Subcommand {

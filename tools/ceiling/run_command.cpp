@@ -205,9 +205,14 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     for (const auto& finished : pool.take_finished())
       keep(finished);
     pool.terminate_all();
+    std::size_t stopped = 0;
     for (std::size_t i = 0; i < seeds.size(); ++i)
-      if (!ran[i])
+      if (!ran[i]) {
         results[i].error = "stopped by signal " + std::to_string(stop_signal) + " before it finished";
+        ++stopped;
+      }
+    std::fprintf(stderr, "ceiling run: interrupted by signal %d: %zu of %zu seeds finished, printed; the others stopped\n",
+                 static_cast<int>(stop_signal), seeds.size() - stopped, seeds.size());
   }
   // (128 + the signal when stopped, as `ceiling run` exits)
   const int status = stop_signal != 0 ? 128 + stop_signal : 0;
@@ -507,10 +512,13 @@ int run_command(const std::vector<std::string>& args) {
   // written after the results, and renamed into place only once whole.
   const auto trace_path = cli->optional<std::string>("trace");
   if (trace_path) {
-    refuse_output_over_inputs("--trace", *trace_path,
-                              {{"platform", cli->vm["platform"].as<std::string>()},
-                               {"workload", cli->vm["workload"].as<std::string>()},
-                               {"software", cli->optional<std::string>("software").value_or("")}});
+    std::vector<std::pair<std::string, std::string>> inputs{
+        {"platform", cli->vm["platform"].as<std::string>()},
+        {"workload", cli->vm["workload"].as<std::string>()},
+        {"software", cli->optional<std::string>("software").value_or(s.platform.software)}};
+    for (const workload::FileRead& f : s.workload.files_read)
+      inputs.emplace_back(f.kind, f.path);
+    refuse_output_over_inputs("--trace", *trace_path, inputs);
     io::AtomicOutput{*trace_path};
   }
   // The text output streams: the header once the machine is built, each iteration's row when

@@ -11,10 +11,11 @@
 #include "workload/gradient_buckets.hpp"
 #include "workload/layer_graph.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -363,7 +364,8 @@ int calibrate(const std::vector<std::string>& args) {
       options);
   if (!cli)
     return 0;
-  const WorkloadSpec w = config::load_workload(cli->file); // (each device calibration's device checked)
+  // (each device calibration's device checked; a compute_efficiency still to write is no error)
+  const WorkloadSpec w = config::load_workload_to_calibrate(cli->file);
   // The fitted values: [calibration]'s (unless borrowed), then each [[device_calibration]]'s in
   // the file's order.
   std::vector<std::string> values;
@@ -394,13 +396,14 @@ int calibrate(const std::vector<std::string>& args) {
     return 0;
   // Replace the number after "compute_efficiency =" in [calibration] and in each
   // [[device_calibration]], each section's own value wherever the section stands in the file,
-  // keeping the rest of each line.
+  // keeping the rest of each line; a section without that line gets one under its header.
   std::ifstream in(cli->file);
   std::string text;
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
   std::size_t value = none;          // the section's value in `values`, while its line is to come
   std::size_t devices = 0;          // [[device_calibration]] sections so far
-  std::size_t written = 0;
+  std::vector<std::size_t> under_header(values.size(), none); // by value: where its section's keys start in `text`
+  std::vector<bool> written(values.size(), false);
   for (std::string line; std::getline(in, line); text += line + "\n") {
     const auto first = line.find_first_not_of(" \t");
     if (first != std::string::npos && line[first] == '[') {
@@ -410,19 +413,29 @@ int calibrate(const std::vector<std::string>& args) {
         value = 0;
       else if (section.starts_with("[[device_calibration]]"))
         value = (own ? 1 : 0) + devices++;
+      if (value < values.size())
+        under_header[value] = text.size() + line.size() + 1;
     }
-    if (value >= values.size() || first == std::string::npos || line.compare(first, 18, "compute_efficiency") != 0)
+    const auto is_key = [&](std::string_view key) { return first != std::string::npos && std::string_view(line).substr(first).starts_with(key); };
+    if (value >= values.size() || !(is_key("compute_efficiency") || is_key("\"compute_efficiency\"") || is_key("'compute_efficiency'")))
       continue;
     const auto equals = line.find('=', first);
     const auto number = line.find_first_not_of(" \t", equals + 1);
     const auto end = line.find_first_of(" \t#", number);
     line = line.substr(0, number) + values[value] + (end == std::string::npos ? "" : line.substr(end));
+    written[value] = true;
     value = none;
-    ++written;
   }
-  if (written != values.size())
-    throw UsageError(cli->file + ": " + std::to_string(values.size() - written) +
-                     " compute_efficiency line(s) missing in [calibration] or [[device_calibration]]");
+  for (std::size_t v = values.size(); v-- > 0;) // (the last first: the earlier places stay where they are)
+    if (!written[v] && under_header[v] != none) {
+      text.insert(under_header[v], "compute_efficiency = " + values[v] + " # fitted by `ceiling workload calibrate --write`\n");
+      written[v] = true;
+    }
+  if (const auto missing = static_cast<std::size_t>(std::count(written.begin(), written.end(), false)))
+    throw UsageError(cli->file + ": " + std::to_string(missing) +
+                     " section(s) of [calibration] or [[device_calibration]] not found as such a header line, where "
+                     "compute_efficiency would go: write them as [calibration] and [[device_calibration]] headers");
+  config::load_workload_text(text, cli->file); // (what is written must load: a LoadError leaves the file as it was)
   io::AtomicOutput out(cli->file);
   out.stream() << text;
   out.commit();

@@ -26,7 +26,7 @@ namespace ceiling::tools {
 namespace {
 
 /// The input files, each once, in the order the experiment names them: the experiment, its
-/// platforms, its workloads and the workload files their calibrations are borrowed from.
+/// platforms, its workloads and the files their loading reads (workload::WorkloadSpec::files_read).
 std::vector<io::InputFile> inputs_of(const sweep::ExperimentSpec& e) {
   std::vector<io::InputFile> inputs{{"experiment", e.path, e.text}};
   const auto add = [&inputs](const char* kind, const std::string& path) {
@@ -50,13 +50,12 @@ std::vector<io::InputFile> inputs_of(const sweep::ExperimentSpec& e) {
     for (std::size_t i = 0; i + 1 < v.run_args.size(); i += 2)
       if (v.run_args[i] == "--software")
         add_software(v.run_args[i + 1]);
+  // A workload's lenders and the platforms of its measured devices (whose models say which
+  // calibration a run takes, and whether it is calibrated: the run's provenance).
   for (const sweep::InputEntry& entry : e.workloads) {
     add("workload", entry.file);
-    const workload::CalibrationSpec calibration = config::load_workload(entry.file).calibration;
-    for (const std::string& lender : calibration.lender_files)
-      add("workload", lender);
-    // (its device's model says whether a run is calibrated: the run's provenance)
-    add("platform", calibration.measured.platform_path);
+    for (const workload::FileRead& f : config::load_workload(entry.file).files_read)
+      add(f.kind.c_str(), f.path);
   }
   return inputs;
 }
