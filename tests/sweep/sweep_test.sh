@@ -57,8 +57,9 @@ store() {
   n=$(stored killed.h5)
   expect 0 "" -- test "$n" -ge 5 -a "$n" -lt 64
   expect 0 "to run, $n already in killed.h5" -- "$ceiling" sweep "$small" --resume -o killed.h5
-  # (the store keeps the command that started it and the one that completed it)
-  expect 0 "sweep $small -j 1 -o killed.h5 ceiling sweep $small --resume -o killed.h5\"" -- \
+  # (the store keeps the command that started it and the one that completed it, without -j,
+  # which changes nothing in the results)
+  expect 0 "sweep $small -o killed.h5 ceiling sweep $small --resume -o killed.h5\"" -- \
     bash -c "h5dump -a /command_line killed.h5 | tr -s ' \n' ' '"
   tables c killed.h5
   same a c
@@ -74,6 +75,7 @@ store() {
   wait "$pid"
   expect 130 "" -- bash -c "exit $?"
   expect 0 "run again with --resume to continue" -- cat "$tmp/int.out"
+  expect 0 "ceiling sweep: interrupted by signal 2: interrupted: " -- cat "$tmp/int.log"
   expect 0 "wrote interrupted.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" --resume -o interrupted.h5
 
   # Points that ended before the stop are stored, though the sweep had not read their results

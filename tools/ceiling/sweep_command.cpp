@@ -36,10 +36,37 @@ const std::set<std::string, std::less<>> per_point_options{
     "platform", "workload", "nodes", "seed", "seeds", "jobs", "iterations", "batch", "global-batch",
     "json", "trace", "timing", "help"};
 
+const char* const sweep_point_usage =
+    "usage: ceiling sweep-point RUN-OPTIONS...\n\n"
+    "Runs one point of a sweep (`ceiling sweep` starts it, or CEILING_POINT_PROGRAM's wrapper) with\n"
+    "`ceiling run`'s options and prints its result in the sweep's encoding on standard output; a\n"
+    "point that cannot run prints a failed result with its error, and exits 0 all the same.\n";
+
+/// The command line a store records (`command`, then `args`), without -j / --jobs: how many
+/// points ran at once changes nothing in the results, so that it changes nothing in the store.
+std::string recorded_command_line(const std::string& command, const std::vector<std::string>& args) {
+  std::string line = command;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-j" || a == "--jobs") {
+      ++i; // (its value)
+      continue;
+    }
+    if ((a.starts_with("-j") && !a.starts_with("--")) || a.starts_with("--jobs="))
+      continue;
+    line += " " + a;
+  }
+  return line;
+}
+
 /// Parses a point's `run` arguments into a scenario; with `refuse_oversubscribed_memory`, a batch
-/// that does not fit its GPU is refused, as `ceiling run` refuses it.
-replay::Scenario scenario_of(const std::vector<std::string>& run_args, bool refuse_oversubscribed_memory) {
-  const auto cli = parse_command_line(run_args, "", "", run_options(), false);
+/// that does not fit its GPU is refused, as `ceiling run` refuses it. None where they ask for
+/// help, which is printed.
+std::optional<replay::Scenario> scenario_of(const std::vector<std::string>& run_args,
+                                            bool refuse_oversubscribed_memory) {
+  const auto cli = parse_command_line(run_args, "", sweep_point_usage, run_options(), false);
+  if (!cli)
+    return std::nullopt;
   return scenario_from(*cli, refuse_oversubscribed_memory);
 }
 
@@ -128,7 +155,7 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
-      const auto scenario = scenario_of(p.run_args, false);
+      const auto scenario = scenario_of(p.run_args, false).value(); // (a variant never sets help)
       auto problem = replay::memory_problem(scenario);
       if (scenario.options.allow_oversubscribed_memory)
         problem.reset();
@@ -234,16 +261,21 @@ int sweep_main(const std::vector<std::string>& args) {
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
   if (const auto output = cli->optional<std::string>("output"); output && output->empty())
     throw UsageError("-o: empty: expected the result file's path");
-  std::string command_line = "ceiling sweep";
-  for (const std::string& a : args)
-    command_line += " " + a;
+  // Caught from here on, so that a stop while the inputs load and the store is set up still
+  // releases the store's lock and says so.
+  const int wake_fd = catch_stop_signals();
   SweepSetup setup = prepare_sweep(
       cli->file, cli->optional<std::string>("output").value_or(""),
       cli->has("resume") ? ExistingOutput::Resume
                          : (cli->has("overwrite") ? ExistingOutput::Overwrite : ExistingOutput::Refuse),
-      command_line);
+      recorded_command_line("ceiling sweep", args));
   // The ETA weighs the points by their estimated cost: a 4,096-node point costs far more.
   const std::vector<double> cost = check_points(setup.experiment, setup.expansion).seconds;
+  if (stop_signal != 0) {
+    std::fprintf(stderr, "ceiling sweep: interrupted by signal %d before any point ran; %s is as it was\n",
+                 static_cast<int>(stop_signal), setup.output.c_str());
+    return 128 + stop_signal;
+  }
   const auto& points = setup.expansion.points;
   std::printf("%s\n%zu points (%zu curves); %zu to run, %zu already in %s; %d at once\n",
               setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
@@ -258,7 +290,6 @@ int sweep_main(const std::vector<std::string>& args) {
   // The store exists from the start (inputs, curves, no points), so it is never absent.
   io::write_results(setup.output, setup.results);
 
-  const int wake_fd = catch_stop_signals();
   double weight_left = 0;
   for (int i : setup.to_run)
     weight_left += cost[static_cast<std::size_t>(i)];
@@ -308,6 +339,8 @@ int sweep_main(const std::vector<std::string>& args) {
     progress.finish();
     pool.terminate_all();
     std::printf("%s\n", interrupted_message(setup).c_str());
+    std::fprintf(stderr, "ceiling sweep: interrupted by signal %d: %s\n", static_cast<int>(stop_signal),
+                 interrupted_message(setup).c_str());
     return 128 + stop_signal;
   }
   progress.finish();
@@ -321,10 +354,15 @@ int sweep_main(const std::vector<std::string>& args) {
 int sweep_point_main(const std::vector<std::string>& args) {
   sweep::PointResult out;
   try {
-    replay::Scenario s = scenario_of(args, false);
+    auto scenario = scenario_of(args, false);
+    if (!scenario)
+      return 0; // --help
+    replay::Scenario& s = *scenario;
     if (auto problem = replay::memory_problem(s); problem && !s.options.allow_oversubscribed_memory) {
       out.does_not_fit = true;
       out.error = *problem;
+      out.ranks = s.nodes * replay::ranks_per_node(s.platform); // (what would have run)
+      out.batch_per_rank = s.workload.batch_per_worker;
       std::cout << sweep::encode(out);
       return 0;
     }

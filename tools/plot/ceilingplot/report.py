@@ -124,10 +124,13 @@ def write_report(out):
     doc.heading(1, title)
     if a["question"]:
         doc.para(a["question"])
+    # The store keeps each command that wrote it, a line each: the first, then each --resume.
+    commands = a["command_line"].split("\n")
     doc.items([
         ("experiment", Code(a["experiment_path"])),
         ("result file", Code(r.path)),
-        ("sweep command line", Code(a["command_line"])),
+        ("sweep command line", Code(commands[0])),
+        *[("then", Code(line)) for line in commands[1:]],
         ("ceiling version", a["tool_version"]),
         ("SimGrid version", a["simgrid_version"]),
         ("points finished", f"{a['points_done']:,} of {a['points_total']:,} "
