@@ -6,6 +6,7 @@
 #include "io/hdf5_reader.hpp"
 #include "io/result_columns.hpp"
 #include "io/store_error.hpp"
+#include "sweep/point_codec.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <utility>
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
@@ -197,6 +199,19 @@ private:
             expect_stored(store_int(a.points[row].*seeds_column.member, seeds[row]), column, row);
         }
       }
+      // What export and the plots read: node counts of 1 or more, ascending; positive times,
+      // throughputs, speedups and efficiencies.
+      for (std::size_t row = 0; row < a.points.size(); ++row) {
+        const analysis::PointMetrics& m = a.points[row];
+        if (!(m.n >= 1) || (row > 0 && !(m.n > a.points[row - 1].n)))
+          expect_stored("n is " + std::to_string(m.n) + ": expected node counts of 1 or more, ascending", path + "/n", row);
+        for (const auto& [name, value] : {std::pair<const char*, double>{"iteration_time_s", m.iteration_time_s},
+                                          {"throughput_samples_per_s", m.throughput_samples_per_s},
+                                          {"speedup", m.speedup},
+                                          {"efficiency", m.efficiency}})
+          if (!(std::isfinite(value) && value > 0))
+            expect_stored("expected a positive number, got " + std::to_string(value), path + "/" + name, row);
+      }
       a.fit.alpha_eff_drift = analysis::alpha_eff_drift(a.points, a.n_reference);
       results.curves.push_back(spec);
       results.analyses.push_back(a);
@@ -233,6 +248,9 @@ private:
       for (std::size_t row = 0; row < values.size(); ++row)
         points[row].result.*c.member = values[row];
     }
+    for (std::size_t row = 0; row < points.size(); ++row)
+      if (const auto problem = sweep::result_problem(points[row].result))
+        in_.fail("group \"points\": row " + std::to_string(row) + ": " + *problem);
     return points;
   }
 

@@ -2,6 +2,7 @@
 #include "sweep/point_codec.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -128,7 +129,34 @@ std::optional<PointResult> decode(std::string_view text, std::string& problem) {
     problem = "the output has fields this version does not know";
     return std::nullopt;
   }
+  if (ok < 0 || ok > 1 || does_not_fit < 0 || does_not_fit > 1) {
+    problem = "the fields ok and does_not_fit are 0 or 1";
+    return std::nullopt;
+  }
+  if (auto wrong = result_problem(r)) {
+    problem = *wrong;
+    return std::nullopt;
+  }
   return r;
+}
+
+std::optional<std::string> result_problem(const PointResult& r) {
+  if (r.ok && r.does_not_fit)
+    return "a point is finished (ok) or does not fit, not both";
+  if (!r.ok)
+    return std::nullopt; // (its error says what happened; its numbers are zeros)
+  for (const PointResultField& f : point_result_fields)
+    if (const double v = r.*f.member; !std::isfinite(v) || v < 0) {
+      char number[32];
+      std::snprintf(number, sizeof number, "%.17g", v);
+      return std::string(f.name) + " of a finished point is " + number + ": expected a finite number, 0 or more";
+    }
+  if (!(r.iteration_time_s > 0))
+    return "iteration_time_s of a finished point is 0: expected the time of an iteration";
+  if (r.ranks < 1 || r.batch_per_rank < 1 || !(r.samples_per_iteration > 0))
+    return "a finished point has " + std::to_string(r.ranks) + " ranks of " + std::to_string(r.batch_per_rank) +
+           " samples: expected 1 or more of each";
+  return std::nullopt;
 }
 
 } // namespace ceiling::sweep

@@ -15,7 +15,13 @@ namespace ceiling::sweep {
 std::string encode(const PointResult& r);
 
 /// The result `text` encodes, or nullopt with `problem` set (a missing header, an unknown or
-/// missing field, a bad number).
+/// missing field, a bad number, a result_problem()).
 std::optional<PointResult> decode(std::string_view text, std::string& problem);
+
+/// What keeps `r` from being a result a point could give: a finished point (ok) with a number
+/// that is not finite or is negative, no positive iteration time, no rank or no sample; a point
+/// both finished and not fitting. None where it is one (what the sweep reads from a point's
+/// process, and a result file's reader from each row).
+std::optional<std::string> result_problem(const PointResult& r);
 
 } // namespace ceiling::sweep

@@ -137,6 +137,7 @@ TEST_CASE("a point result survives its text form bit for bit") {
                        .warmup_time_s = std::numeric_limits<double>::denorm_min(),
                        .iteration_time_min_s = 1.0 / 3.0,
                        .iteration_time_max_s = 1e300,
+                       .samples_per_iteration = 8192,
                        .bytes_host_memory = -0.0};
   std::string problem;
   const auto back = sweep::decode(sweep::encode(r), problem);
@@ -152,6 +153,23 @@ TEST_CASE("a point result survives its text form bit for bit") {
     CHECK(problem == "the field ranks is not an integer: \"x\"");
     CHECK_FALSE(sweep::decode(sweep::encode(r) + "extra 1\n", problem));
     CHECK(problem == "the output has fields this version does not know");
+  }
+  SUBCASE("a finished point whose numbers no run gives is refused (a wrapper's, a damaged file's)") {
+    auto bad = r;
+    bad.iteration_time_s = std::nan("");
+    CHECK_FALSE(sweep::decode(sweep::encode(bad), problem));
+    CHECK(problem == "iteration_time_s of a finished point is nan: expected a finite number, 0 or more");
+    bad = r;
+    bad.compute_s = -5;
+    CHECK(sweep::result_problem(bad) == "compute_s of a finished point is -5: expected a finite number, 0 or more");
+    bad = r;
+    bad.ranks = 0;
+    CHECK(sweep::result_problem(bad) == "a finished point has 0 ranks of 2 samples: expected 1 or more of each");
+    bad = r;
+    bad.does_not_fit = true;
+    CHECK(sweep::result_problem(bad) == "a point is finished (ok) or does not fit, not both");
+    // (a failed point's numbers are zeros, and say nothing)
+    CHECK_FALSE(sweep::result_problem(sweep::PointResult{.error = "x"}));
   }
 }
 

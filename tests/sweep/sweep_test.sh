@@ -269,6 +269,22 @@ outputs() {
   for command in plot report "export --csv x"; do
     expect 2 'repeated.h5: error: dataset "points/index": rows 0 and 1 both hold point' -- "$ceiling" $command repeated.h5
   done
+  # Numbers no run gives, in a finished point or a curve: refused by every reader, the row named.
+  cp pictures.h5 nan.h5
+  expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('nan.h5', 'r+'); t = f['points/iteration_time_s']; t[0] = float('nan'); f.close()"
+  for command in plot report "export --csv x"; do
+    expect 2 'nan.h5: error: group "points": row 0: iteration_time_s of a finished point is nan' -- "$ceiling" $command nan.h5
+  done
+  cp pictures.h5 negative.h5
+  expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('negative.h5', 'r+'); e = f['curves/curve_000/efficiency']; e[0] = -5; f.close()"
+  for command in plot report "export --csv x"; do
+    expect 2 'negative.h5: error: dataset "curves/curve_000/efficiency": row 0: expected a positive number, got -5' -- "$ceiling" $command negative.h5
+  done
+  # (the plotting script holds its own reading to the same, were it run alone)
+  expect 2 'nan.h5: /points/iteration_time_s: row 0: nan for a finished point, expected a positive time' -- \
+    /usr/bin/python3 "$root/tools/plot/ceiling_plot.py" plot nan.h5
+  expect 2 'negative.h5: /curves/curve_000/efficiency: expected positive numbers, got -5' -- \
+    /usr/bin/python3 "$root/tools/plot/ceiling_plot.py" plot negative.h5
   # The store keeps paths as UTF-8, which report and plot read as such: a path that is not is refused.
   expect 2 "the experiment file's path is not UTF-8 text" -- "$ceiling" sweep $'not-utf8-\xff.toml'
 

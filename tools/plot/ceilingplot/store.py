@@ -236,6 +236,15 @@ def _read(f, path):
         for name in names:
             points[name] = _dataset(f["points"], "/points", name, kind)
     _same_length(points, "/points")
+    # What the plots and tables read of a point: its status, its nodes, a finished one's time.
+    for row, (status, nodes, time) in enumerate(zip(points["status"], points["nodes"], points["iteration_time_s"])):
+        if status not in ("ok", "failed", "does-not-fit"):
+            raise BadFile(f"/points/status: row {row}: '{status}', expected 'ok', 'failed' or 'does-not-fit'")
+        if nodes < 1:
+            raise BadFile(f"/points/nodes: row {row}: {nodes}, expected 1 or more")
+        if status == "ok" and not (math.isfinite(time) and time > 0):
+            raise BadFile(f"/points/iteration_time_s: row {row}: {float(time):g} for a finished point, "
+                          "expected a positive time")
 
     if "curves" not in f:
         raise BadFile("missing group /curves")
@@ -258,6 +267,12 @@ def _read(f, path):
                           f"{fmt(float(n[~(np.isfinite(n) & (n > 0))][0]))}")
         if n.size and np.any(np.diff(n) <= 0):
             raise BadFile(f"{where}/n: expected ascending node counts")
+        # (what the curves plot: times, throughputs, speedups and efficiencies are positive)
+        for d in ("iteration_time_s", "throughput_samples_per_s", "speedup", "efficiency"):
+            v = data[d]
+            if v.size and not np.all(np.isfinite(v) & (v > 0)):
+                raise BadFile(f"{where}/{d}: expected positive numbers, got "
+                              f"{float(v[~(np.isfinite(v) & (v > 0))][0]):g}")
         if n.size and x["n_reference"] != n[0]:
             raise BadFile(f"{where}: attribute 'n_reference' is {fmt(x['n_reference'])}, "
                           f"expected the smallest n, {fmt(float(n[0]))}")
