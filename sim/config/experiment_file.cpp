@@ -199,8 +199,8 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
   e.path = path;
   e.text = std::move(text);
   TableReader head = file.table("experiment");
-  e.title = head.label("title", most_title_characters);
-  e.question = head.label("question", most_question_characters);
+  e.title = head.heading("title", most_title_characters);
+  e.question = head.heading("question", most_question_characters);
   e.output = head.optional_string("output").value_or(
       "out/" + std::filesystem::path(path).stem().string() + ".h5");
   if (e.output.empty() || e.output.back() == '/')

@@ -59,7 +59,7 @@ HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::stri
   HpcWorkload w;
   const std::string kind = head.choice("kind", {"hpl", "hpcg"});
   w.name = head.name("name", "it labels the outputs");
-  w.title = head.label("title", most_title_characters);
+  w.title = head.heading("title", most_title_characters);
   w.source = head.string("source");
   head.reject_unknown_keys();
   if (kind == "hpl") {

@@ -329,6 +329,13 @@ std::string TableReader::label(std::string_view key, std::size_t most_characters
   return value;
 }
 
+std::string TableReader::heading(std::string_view key, std::size_t most_characters) {
+  std::string value = label(key, most_characters);
+  if (value.find_first_not_of(' ') == std::string::npos)
+    fail(key, "empty: expected the text that heads the outputs");
+  return value;
+}
+
 std::string TableReader::name(std::string_view key, std::string_view names) {
   if (auto value = optional_name(key, names))
     return *value;

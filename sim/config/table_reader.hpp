@@ -75,6 +75,8 @@ public:
   /// A string that outputs print or draw (a title, a question): refused where it holds a control
   /// character or more than `most_characters` characters (support::label_problem).
   std::string label(std::string_view key, std::size_t most_characters);
+  /// A label that heads outputs (a title, a question): refused blank too.
+  std::string heading(std::string_view key, std::size_t most_characters);
   /// One of `choices`; the message lists them all.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) {
     return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()));

@@ -61,7 +61,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.id = t.label("id", TableReader::most_name_characters);
   if (c.id.empty())
     t.fail("id", "empty: give the series' case id");
-  c.title = t.label("title", most_title_characters);
+  c.title = t.heading("title", most_title_characters);
   c.source = t.string("source");
   c.platform = existing_file(t, "platform", t.string("platform"));
   c.workload = existing_file(t, "workload", t.string("workload"));

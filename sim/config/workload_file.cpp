@@ -124,6 +124,8 @@ void link_layers(std::vector<TableReader>& readers, std::vector<workload::LayerS
       if (it == index.end())
         readers[i].fail_element("after", k, "unknown layer \"" + after[k] + "\"" +
                                                 did_you_mean(after[k], names));
+      if (std::find(after.begin(), after.begin() + static_cast<std::ptrdiff_t>(k), after[k]) != after.begin() + static_cast<std::ptrdiff_t>(k))
+        readers[i].fail_element("after", k, "\"" + after[k] + "\" is listed twice: expected each layer it follows once");
       layers[i].after.push_back(it->second);
     }
     readers[i].reject_unknown_keys();
@@ -158,7 +160,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
     head.fail("kind", "this is an HPC workload (kind = \"" + head.string("kind") +
                           "\"): run it with `ceiling hpc`, not as a training workload");
   w.name = head.name("name", "it labels the outputs");
-  w.title = head.label("title", most_title_characters);
+  w.title = head.heading("title", most_title_characters);
   w.domain = head.string("domain");
   w.framework = head.string("framework");
   w.dataset = head.string("dataset");

@@ -156,6 +156,13 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
                           "forward_flop = -1e6, memory_bytes = 100, params = 10 },\n  { name = \"b\"")) ==
           R"(workloads/bad.toml:22:47: error: graph.layers[0].forward_flop: must not be negative, got "-1e+06 flop")");
   }
+  SUBCASE("a layer it follows listed twice") {
+    CHECK(error_of(edited(R"(after = ["a"])", R"(after = ["a", "a"])")) ==
+          R"(workloads/bad.toml:24:99: error: graph.layers[2].after: "a" is listed twice: expected each layer it follows once)");
+  }
+  SUBCASE("an empty title") {
+    CHECK(error_of(edited(R"(title = "Tiny")", R"(title = " ")")).ends_with("workload.title: empty: expected the text that heads the outputs"));
+  }
   SUBCASE("duplicate layer name") {
     CHECK(error_of(edited(R"(name = "b")", R"(name = "a")")) ==
           R"(workloads/bad.toml:23:12: error: graph.layers[1].name: duplicate layer name "a" (first at layers[0]))");
