@@ -188,6 +188,9 @@ void FlowSharing::advance(double now_s, std::vector<void*>& finished) {
   // (The flow itself twice as far ahead, its hops' line too, so that reading its hops then does
   // not wait.)
   constexpr std::size_t ahead = 8;
+  for (std::size_t i = 0; i < std::min(ahead, due_.size()); ++i) // (the first few: fetched before the loop reaches them)
+    for (std::uint32_t l : hops_of(flows_[due_[i].flow]))
+      __builtin_prefetch(&links_[l]);
   for (std::size_t i = 0; i < due_.size(); ++i) {
     if (i + 2 * ahead < due_.size()) {
       const Flow* later = &flows_[due_[i + 2 * ahead].flow];
