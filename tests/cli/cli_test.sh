@@ -280,6 +280,7 @@ one=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/work
 expect 0 "allocation: contiguous, 8 nodes on 1 of 14 groups" -- "${one[@]}" -n 8
 expect 0 "allocation: spread, 4 nodes on 4 of 14 groups (slots 0 384 768 1152)" -- "${one[@]}" -n 4 --allocation spread
 expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list 5000,5
+expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list " 5000, 5 "
 expect 2 'ceiling: error: --seed: expected a whole number from 0 to 18446744073709551615, got "-1"' -- "${one[@]}" -n 2 --seed -1
 expect 2 "ceiling: error: --node-list: the list has 1 nodes, the run 2" -- "${one[@]}" -n 2 --node-list 5
 expect 2 "ceiling: error: --node-list: node 5 is twice in the list" -- "${one[@]}" -n 2 --node-list 5,5

@@ -297,6 +297,9 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
       throw UsageError("--node-list: expected comma-separated node numbers from 0, got \"" + list + "\"");
     std::stringstream ids(list);
     for (std::string id; std::getline(ids, id, ',');) {
+      // (blanks around a number are no part of it: " 0, 1" as "0,1")
+      id.erase(0, std::min(id.find_first_not_of(' '), id.size()));
+      id.erase(id.find_last_not_of(' ') + 1);
       std::size_t used = 0;
       long long slot = -1;
       try {
