@@ -263,23 +263,21 @@ outputs() {
     expect 2 "text.h5: error: not an HDF5 file" -- "$ceiling" $command text.h5
     expect 2 "missing.h5: error: cannot open: no such file" -- "$ceiling" $command missing.h5
   done
-  # A store whose points repeat a point of the expansion: refused by every reader, its rows named.
-  cp pictures.h5 repeated.h5
-  expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('repeated.h5', 'r+'); i = f['points/index']; i[...] = i[0]; f.close()"
-  for command in plot report "export --csv x"; do
-    expect 2 'repeated.h5: error: dataset "points/index": rows 0 and 1 both hold point' -- "$ceiling" $command repeated.h5
-  done
-  # Numbers no run gives, in a finished point or a curve: refused by every reader, the row named.
-  cp pictures.h5 nan.h5
-  expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('nan.h5', 'r+'); t = f['points/iteration_time_s']; t[0] = float('nan'); f.close()"
-  for command in plot report "export --csv x"; do
-    expect 2 'nan.h5: error: group "points": row 0: iteration_time_s of a finished point is nan' -- "$ceiling" $command nan.h5
-  done
-  cp pictures.h5 negative.h5
-  expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('negative.h5', 'r+'); e = f['curves/curve_000/efficiency']; e[0] = -5; f.close()"
-  for command in plot report "export --csv x"; do
-    expect 2 'negative.h5: error: dataset "curves/curve_000/efficiency": row 0: expected a positive number, got -5' -- "$ceiling" $command negative.h5
-  done
+  # A store damaged by EDIT (h5py on `f`, the file opened for writing) is refused by every reader
+  # with MESSAGE.
+  damaged() { # NAME EDIT MESSAGE
+    cp pictures.h5 "$1.h5"
+    expect 0 "" -- /usr/bin/python3 -c "import h5py; f = h5py.File('$1.h5', 'r+'); $2; f.close()"
+    for command in plot report "export --csv x"; do
+      expect 2 "$1.h5: error: $3" -- "$ceiling" $command "$1.h5"
+    done
+  }
+  # A store whose points repeat a point of the expansion: its rows named.
+  damaged repeated "i = f['points/index']; i[...] = i[0]" 'dataset "points/index": rows 0 and 1 both hold point'
+  # Numbers no run gives, in a finished point or a curve: the row named.
+  damaged nan "f['points/iteration_time_s'][0] = float('nan')" 'group "points": row 0: iteration_time_s of a finished point is nan'
+  damaged negative "f['curves/curve_000/efficiency'][0] = -5" \
+    'dataset "curves/curve_000/efficiency": row 0: expected a positive number, got -5'
   # (the plotting script holds its own reading to the same, were it run alone)
   expect 2 'nan.h5: /points/iteration_time_s: row 0: nan for a finished point, expected a positive time' -- \
     /usr/bin/python3 "$root/tools/plot/ceiling_plot.py" plot nan.h5
