@@ -26,7 +26,7 @@ struct MeasuredPoint {
   /// Further `ceiling run` options of this point, after the case's (a setting the source
   /// changed with N).
   std::vector<std::string> options;
-  /// Where its [[measured]] entry's `workers` stands in the case file (0: not from a file).
+  /// Where its [[measured]] entry stands in the case file (0: not from a file).
   int line = 0;
   int column = 0;
   bool operator==(const MeasuredPoint&) const = default;
@@ -43,6 +43,8 @@ struct ValidationCase {
   std::string workload;
   std::string software;
   int gpus_per_node = 1;         ///< workers fill nodes of this many; fewer: one node with that many
+  int gpus_per_node_line = 0;    ///< where gpus_per_node stands in the file (0: not from a file)
+  int gpus_per_node_column = 0;
   long long batch_per_worker = 1;  ///< samples per worker, unless a point gives its own
   std::vector<std::string> options; ///< further `ceiling run` options
   int servers_per_node = 0;        ///< parameter servers per node (--servers nodes x this), 0: none given

@@ -67,6 +67,9 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.workload = existing_file(t, "workload", t.string("workload"));
   c.software = software_named(t, "software", t.string("software"));
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
+  const SourceLocation gpus_at = t.location_of_key("gpus_per_node");
+  c.gpus_per_node_line = gpus_at.line;
+  c.gpus_per_node_column = gpus_at.column;
   c.batch_per_worker = t.integer("batch", 1, 10'000'000);
   c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
   c.options = run_options_of(t, "options", c.servers_per_node > 0, check);
@@ -89,7 +92,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
           if (option_named(given) == name)
             p.fail_element("options", i, "\"" + m.options[i] + "\": the case's options give --" + std::string(name) +
                                              " already, and a point's options add to them (an option is given once)");
-    const SourceLocation at = p.location_of_key("workers");
+    const SourceLocation at = p.location();
     m.line = at.line;
     m.column = at.column;
     if (auto software = p.optional_string("software"))

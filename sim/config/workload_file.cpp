@@ -301,6 +301,31 @@ workload::WorkloadSpec load_workload_text(std::string_view text, const std::stri
   return read_top_workload(parse_toml_text(text, path), path, overrides);
 }
 
+std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std::string& path) {
+  const toml::table root = parse_toml_text(text, path);
+  const auto place = [](const toml::node& section) {
+    EfficiencyPlace p;
+    const auto* t = section.as_table();
+    if (const toml::node* value = t ? t->get("compute_efficiency") : nullptr) {
+      p.given = true;
+      p.line = static_cast<int>(value->source().begin.line);
+      p.begin = static_cast<int>(value->source().begin.column);
+      p.end = static_cast<int>(value->source().end.column);
+    } else if (t && !t->is_inline() && t->source().begin.line > 0) {
+      p.line = static_cast<int>(t->source().begin.line);
+    }
+    return p;
+  };
+  std::vector<EfficiencyPlace> places;
+  if (const toml::node* calibration = root.get("calibration");
+      calibration && !(calibration->is_table() && calibration->as_table()->contains("borrow")))
+    places.push_back(place(*calibration));
+  if (const auto* devices = root.get_as<toml::array>("device_calibration"))
+    for (const toml::node& d : *devices)
+      places.push_back(place(d));
+  return places;
+}
+
 workload::WorkloadSpec load_workload_to_calibrate(const std::string& path) {
   toml::table root = parse_toml_file(path);
   const auto stand_in = [](toml::node* section) {

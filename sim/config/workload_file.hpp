@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ceiling::config {
 
@@ -25,5 +26,21 @@ workload::WorkloadSpec load_workload_text(std::string_view text, const std::stri
 /// efficiencies: a [calibration] of its own or a [[device_calibration]] that has no
 /// compute_efficiency yet (a new workload's) takes 1 for it, which the fit does not read.
 workload::WorkloadSpec load_workload_to_calibrate(const std::string& path);
+
+/// Where `ceiling workload calibrate --write` puts a fitted compute_efficiency in a workload file:
+/// the line of the key's value and its columns where the section gives the key, else the line
+/// of the section's header, under which the key goes (line 0: no header line of its own, an
+/// inline table or dotted keys: nowhere to write). Lines and columns count from 1; `end` is the
+/// column after the value.
+struct EfficiencyPlace {
+  int line = 0;
+  int begin = 0;
+  int end = 0;
+  bool given = false; ///< the key is there (else line is the header's)
+};
+
+/// The places of the file at `path` (as TOML text `text`): its own [calibration]'s (none where
+/// borrowed), then each [[device_calibration]]'s, in the file's order.
+std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std::string& path);
 
 } // namespace ceiling::config

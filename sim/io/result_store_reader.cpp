@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 #include <cstdlib>
 #include <filesystem>
@@ -201,16 +202,21 @@ private:
       }
       // What export and the plots read: node counts of 1 or more, ascending; positive times,
       // throughputs, speedups and efficiencies.
+      const auto text = [](double x) {
+        char number[32];
+        std::snprintf(number, sizeof number, "%.17g", x);
+        return std::string(number);
+      };
       for (std::size_t row = 0; row < a.points.size(); ++row) {
         const analysis::PointMetrics& m = a.points[row];
         if (!(m.n >= 1) || (row > 0 && !(m.n > a.points[row - 1].n)))
-          expect_stored("n is " + std::to_string(m.n) + ": expected node counts of 1 or more, ascending", path + "/n", row);
+          expect_stored("n is " + text(m.n) + ": expected node counts of 1 or more, ascending", path + "/n", row);
         for (const auto& [name, value] : {std::pair<const char*, double>{"iteration_time_s", m.iteration_time_s},
                                           {"throughput_samples_per_s", m.throughput_samples_per_s},
                                           {"speedup", m.speedup},
                                           {"efficiency", m.efficiency}})
           if (!(std::isfinite(value) && value > 0))
-            expect_stored("expected a positive number, got " + std::to_string(value), path + "/" + name, row);
+            expect_stored("expected a positive number, got " + text(value), path + "/" + name, row);
       }
       a.fit.alpha_eff_drift = analysis::alpha_eff_drift(a.points, a.n_reference);
       results.curves.push_back(spec);

@@ -153,9 +153,11 @@ std::optional<std::string> result_problem(const PointResult& r) {
     }
   if (!(r.iteration_time_s > 0))
     return "iteration_time_s of a finished point is 0: expected the time of an iteration";
-  if (r.ranks < 1 || r.batch_per_rank < 1 || !(r.samples_per_iteration > 0))
+  if (r.ranks < 1 || r.batch_per_rank < 1)
     return "a finished point has " + std::to_string(r.ranks) + " ranks of " + std::to_string(r.batch_per_rank) +
            " samples: expected 1 or more of each";
+  if (!(r.samples_per_iteration > 0))
+    return "samples_per_iteration of a finished point is 0: expected the samples of an iteration";
   return std::nullopt;
 }
 

@@ -92,6 +92,24 @@ expect 0 '"name": "latency bucket 0"' -- cat "$tmp/trace.json"
 expect 0 '"cat": "collective"' -- cat "$tmp/trace.json"
 expect 0 '"name": "collective bucket 0"' -- cat "$tmp/trace.json"
 expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/trace.json"
+# workload calibrate --write puts each value where the file's TOML has its key (not on a line of a
+# string that starts with its name), and a new workload's under its section's header.
+/usr/bin/python3 - "$root" "$tmp/fit.toml" <<'PY'
+import sys
+root, out = sys.argv[1], sys.argv[2]
+text = open(root + "/workloads/resnet50_v1.toml").read()
+text = text.replace('"../platforms/', '"' + root + '/platforms/').replace('"../validation/', '"' + root + '/validation/')
+lines = text.split("\n")
+i = next(k for k, line in enumerate(lines) if line.startswith('source = "[R-102]'))
+lines[i] = 'source = """x\ncompute_efficiency as fitted\n' + lines[i][len('source = "'):-1] + '"""'
+open(out, "w").write("\n".join(lines).replace("compute_efficiency = 0.633734", "compute_efficiency = 0.5", 1))
+PY
+expect 0 "wrote $tmp/fit.toml" -- "$ceiling" workload calibrate "$tmp/fit.toml" --write
+expect 0 "compute_efficiency = 0.633734            # written by" -- cat "$tmp/fit.toml"
+expect 0 "compute_efficiency as fitted" -- cat "$tmp/fit.toml"
+sed -i '/^compute_efficiency = /d' "$tmp/fit.toml"
+expect 0 "wrote $tmp/fit.toml" -- "$ceiling" workload calibrate "$tmp/fit.toml" --write
+expect 0 "compute_efficiency = 0.633734 # fitted by" -- grep -A1 '^\[calibration\]$' "$tmp/fit.toml"
 # A trace never writes over a file the run reads, those the workload reads too: its calibration's
 # and its device calibrations' platforms, the workload it borrows from (copies, lest a slip
 # destroy the bundled ones).

@@ -166,6 +166,9 @@ TEST_CASE("a point result survives its text form bit for bit") {
     bad.ranks = 0;
     CHECK(sweep::result_problem(bad) == "a finished point has 0 ranks of 2 samples: expected 1 or more of each");
     bad = r;
+    bad.samples_per_iteration = 0;
+    CHECK(sweep::result_problem(bad) == "samples_per_iteration of a finished point is 0: expected the samples of an iteration");
+    bad = r;
     bad.does_not_fit = true;
     CHECK(sweep::result_problem(bad) == "a point is finished (ok) or does not fit, not both");
     // (a failed point's numbers are zeros, and say nothing)

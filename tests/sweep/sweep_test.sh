@@ -278,7 +278,8 @@ outputs() {
   damaged nan "f['points/iteration_time_s'][0] = float('nan')" 'group "points": row 0: iteration_time_s of a finished point is nan'
   damaged negative "f['curves/curve_000/efficiency'][0] = -5" \
     'dataset "curves/curve_000/efficiency": row 0: expected a positive number, got -5'
-  # (the plotting script holds its own reading to the same, were it run alone)
+  # (the plotting script, were it run alone, refuses what it draws from: a finished point's time,
+  # a curve's times, throughputs, speedups and efficiencies)
   expect 2 'nan.h5: /points/iteration_time_s: row 0: nan for a finished point, expected a positive time' -- \
     /usr/bin/python3 "$root/tools/plot/ceiling_plot.py" plot nan.h5
   expect 2 'negative.h5: /curves/curve_000/efficiency: expected positive numbers, got -5' -- \
@@ -303,12 +304,12 @@ outputs() {
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
   # (a point that cannot run is placed at the option its error names)
-  expect 2 'bad.toml:14:13: error: point 0 (p / w / v / weak, 1 nodes) cannot run: --collective: unknown algorithm "rign"' -- \
+  expect 2 'bad.toml:14:13: error: variants[0].options.collective: point 0 (p / w / v / weak, 1 nodes) cannot run: --collective: unknown algorithm "rign"' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   # (and at --software where a key of the stack's file stands in the way)
   sed -i 's/collective = "rign"/software = "horovod-nccl"/; s|platforms/generic-fat-tree.toml|platforms/piz-daint-xc30-cpu.toml|' \
     "$tmp/bad.toml"
-  expect 2 'bad.toml:14:13: error: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but' -- \
+  expect 2 'bad.toml:14:13: error: variants[0].options.software: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/software = "horovod-nccl"/collective = "rign"/; s|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|' \
     "$tmp/bad.toml"
@@ -317,12 +318,12 @@ outputs() {
     '[[platforms]]' 'name = "p"' "file = \"$root/platforms/piz-daint-xc30-cpu.toml\"" 'set = ["platform.software=horovod-nccl"]' \
     '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\"" \
     '[[variants]]' 'name = "v"' 'options = { collective = "ring" }' >"$tmp/bad-stack.toml"
-  expect 2 'bad-stack.toml:6:1: error: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs' -- \
+  expect 2 'bad-stack.toml:6:1: error: platforms[0]: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs' -- \
     "$ceiling" experiment show "$tmp/bad-stack.toml"
   # (and at the platform where a key of its file stands in the way, whatever option names the stack)
   sed -i 's|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|; /^set = /d; s/collective = "ring"/software = "horovod-nccl"/' \
     "$tmp/bad-stack.toml"
-  expect 2 'bad-stack.toml:6:1: error: point 0 (p / w / v / weak, 1 nodes) cannot run: '"$root"'/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability' -- \
+  expect 2 'bad-stack.toml:6:1: error: platforms[0]: point 0 (p / w / v / weak, 1 nodes) cannot run: '"$root"'/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability' -- \
     "$ceiling" experiment show "$tmp/bad-stack.toml"
   sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
   expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \
@@ -356,11 +357,11 @@ outputs() {
   bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 3]' 'scaling = ["strong"]' 'global_batch = 64' \
     '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
     '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\""
-  expect 2 'bad.toml:6:16: error: point 1 (p / w / baseline / strong, 3 nodes) cannot run: --global-batch: 64 samples' -- \
+  expect 2 'bad.toml:6:16: error: experiment.global_batch: point 1 (p / w / baseline / strong, 3 nodes) cannot run: --global-batch: 64 samples' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   printf 'global_batch = 96\n' >>"$tmp/bad.toml"
   sed -i 's/^nodes = \[1, 3\]$/nodes = [1, 5]/' "$tmp/bad.toml"
-  expect 2 'bad.toml:13:16: error: point 1 (p / w / baseline / strong, 5 nodes) cannot run: --global-batch: 96 samples' -- \
+  expect 2 'bad.toml:13:16: error: workloads[0].global_batch: point 1 (p / w / baseline / strong, 5 nodes) cannot run: --global-batch: 96 samples' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
 }
 

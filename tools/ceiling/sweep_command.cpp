@@ -83,31 +83,36 @@ double estimated_seconds(const replay::Scenario& s) {
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
-/// Where the experiment makes a point of `curve` fail with `message`: at the option the message
-/// names ("--NAME: ...", or --software for a key of the software file, "FILE:L:C: error:
-/// software.KEY: ...") where the curve's variant writes it, at the global batch that
-/// `--global-batch` comes from; at the curve's platform for a key of its file, or of the stack
-/// it names where the variant names none; else at the variant when it sets options (they may be
-/// the cause), else at [experiment].
-sweep::EntryLocation failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
-                                   std::string_view message) {
+/// Where the experiment makes a point of `curve` fail with `message`, and the key there: at the
+/// option the message names ("--NAME: ...", or --software for a key of the software file,
+/// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
+/// that `--global-batch` comes from; at the curve's platform for a key of its file, or of the
+/// stack it names where the variant names none; else at the variant when it sets options (they
+/// may be the cause), else at [experiment].
+std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
+                                                           std::string_view message) {
   const auto named = [](const auto& entries, const std::string& name) {
-    return std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; });
+    return static_cast<std::size_t>(
+        std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; }) - entries.begin());
   };
-  const auto& variant = *named(e.variants, curve.variant);
-  const auto& workload = *named(e.workloads, curve.workload);
+  const std::size_t v = named(e.variants, curve.variant), w = named(e.workloads, curve.workload),
+                    p = named(e.platforms, curve.platform);
+  const auto& variant = e.variants[v];
+  const auto& workload = e.workloads[w];
   const std::string_view option = message.starts_with("--")                             ? message.substr(0, message.find(':'))
                                   : message.find(": error: software.") != std::string::npos ? "--software"
                                                                                             : std::string_view{};
   if (option == "--global-batch")
-    return workload.global_batch ? workload.global_batch_where : e.global_batch_where;
+    return workload.global_batch ? std::pair{workload.global_batch_where, "workloads[" + std::to_string(w) + "].global_batch"}
+                                 : std::pair{e.global_batch_where, std::string("experiment.global_batch")};
   for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)
     if (variant.run_args[i] == option && i / 2 < variant.option_where.size())
-      return variant.option_where[i / 2];
-  const auto& platform = *named(e.platforms, curve.platform);
+      return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + std::string(option.substr(2))};
+  const auto& platform = e.platforms[p];
   if (option == "--software" || message.starts_with(platform.file + ":"))
-    return platform.where;
-  return variant.run_args.empty() ? e.where : variant.where;
+    return {platform.where, "platforms[" + std::to_string(p) + "]"};
+  return variant.run_args.empty() ? std::pair{e.where, std::string("experiment")}
+                                  : std::pair{variant.where, "variants[" + std::to_string(v) + "]"};
 }
 
 /// Each point's estimated cost in seconds (estimated_seconds), and why it does not fit its GPU's
@@ -166,7 +171,8 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       costs.too_big.push_back(std::move(problem));
     } catch (const std::exception& error) {
       const std::string why = error_text(error);
-      throw config::LoadError(at(failure_where(e, curve, why)), "",
+      const auto [where, key] = failure_where(e, curve, why);
+      throw config::LoadError(at(where), key,
                               "point " + std::to_string(p.index) + " (" + curve.id + ", " +
                                   std::to_string(p.nodes) + " nodes) cannot run: " + why);
     }
@@ -361,7 +367,7 @@ int sweep_point_main(const std::vector<std::string>& args) {
     if (auto problem = replay::memory_problem(s); problem && !s.options.allow_oversubscribed_memory) {
       out.does_not_fit = true;
       out.error = *problem;
-      out.ranks = s.nodes * replay::ranks_per_node(s.platform); // (what would have run)
+      out.ranks = replay::rank_count(s); // (what would have run)
       out.batch_per_rank = s.workload.batch_per_worker;
       std::cout << sweep::encode(out);
       return 0;

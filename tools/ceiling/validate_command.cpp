@@ -83,17 +83,20 @@ struct Prediction {
 /// The point's prediction from the run's JSON, once its ranks are checked against the point's
 /// workers (a platform whose nodes have another number of GPUs than gpus_per_node, or an option
 /// that changes it, would simulate another number of GPUs).
-Prediction prediction_of(const std::string& json, const analysis::ValidationCase& c, const analysis::MeasuredPoint& m,
+Prediction prediction_of(const std::string& json, const analysis::ValidationCase& c, std::size_t point,
                          const std::string& where) {
+  const analysis::MeasuredPoint& m = c.measured[point];
   static const std::regex mean(R"("mean":\s*\{\s*"iteration_time_s":\s*[^,]*,\s*"samples_per_s":\s*([-+0-9.eE]+))");
   static const std::regex breakdown(R"re("delivered_flop_per_s":\s*[^,]*,\s*"breakdown_s":\s*\{\s*"compute":\s*([-+0-9.eE]+),\s*"copy":\s*([-+0-9.eE]+),\s*"communication":\s*([-+0-9.eE]+),\s*"synchronisation":\s*([-+0-9.eE]+))re");
   static const std::regex ranks(R"("ranks":\s*([0-9]+))");
   std::smatch match;
   if (!std::regex_search(json, match, ranks) || std::stoll(match[1].str()) != m.workers)
-    throw UsageError(where + ": the run simulated " + (match.empty() ? std::string("an unknown number of") : match[1].str()) +
-                     " ranks for " + std::to_string(m.workers) + " workers: gpus_per_node = " +
-                     std::to_string(c.gpus_per_node) + " must be the GPUs of a node of " + c.platform +
-                     " (1 for CPU nodes), and no option may change it");
+    throw config::LoadError({c.path, c.gpus_per_node_line, c.gpus_per_node_column}, "case.gpus_per_node",
+                            "the run of measured[" + std::to_string(point) + "] simulated " +
+                                (match.empty() ? std::string("an unknown number of") : match[1].str()) + " ranks for " +
+                                std::to_string(m.workers) + " workers: gpus_per_node = " + std::to_string(c.gpus_per_node) +
+                                " must be the GPUs of a node of " + c.platform +
+                                " (1 for CPU nodes), and no option may change it");
   if (!std::regex_search(json, match, mean))
     throw std::runtime_error(where + ": no mean throughput in the run's output");
   Prediction p{.samples_per_s = std::stod(match[1].str())};
@@ -305,7 +308,7 @@ int validate_command(const std::vector<std::string>& args) {
     if (done.exit_status != 0 && (!failure || index < failure->point))
       failure = Failure{index, done.exit_status, where, done.err};
     if (done.exit_status == 0 && !failure) {
-      predicted[p.c][p.m] = prediction_of(done.out, c, c.measured[p.m], where);
+      predicted[p.c][p.m] = prediction_of(done.out, c, p.m, where);
       --unfinished[p.c];
     }
   };

@@ -1,4 +1,5 @@
 // `ceiling workload show|calibrate`: inspect a workload file and fit its compute model.
+#include "config/input_file.hpp"
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <numeric>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -394,48 +396,46 @@ int calibrate(const std::vector<std::string>& args) {
                      " and there is no [[device_calibration]]; calibrate that workload instead");
   if (!cli->has("write"))
     return 0;
-  // Replace the number after "compute_efficiency =" in [calibration] and in each
-  // [[device_calibration]], each section's own value wherever the section stands in the file,
-  // keeping the rest of each line; a section without that line gets one under its header.
-  std::ifstream in(cli->file);
-  std::string text;
-  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-  std::size_t value = none;          // the section's value in `values`, while its line is to come
-  std::size_t devices = 0;          // [[device_calibration]] sections so far
-  std::vector<std::size_t> under_header(values.size(), none); // by value: where its section's keys start in `text`
-  std::vector<bool> written(values.size(), false);
-  for (std::string line; std::getline(in, line); text += line + "\n") {
-    const auto first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line[first] == '[') {
-      const std::string_view section = std::string_view(line).substr(first);
-      value = none;
-      if (own && section.starts_with("[calibration]"))
-        value = 0;
-      else if (section.starts_with("[[device_calibration]]"))
-        value = (own ? 1 : 0) + devices++;
-      if (value < values.size())
-        under_header[value] = text.size() + line.size() + 1;
-    }
-    const auto is_key = [&](std::string_view key) { return first != std::string::npos && std::string_view(line).substr(first).starts_with(key); };
-    if (value >= values.size() || !(is_key("compute_efficiency") || is_key("\"compute_efficiency\"") || is_key("'compute_efficiency'")))
-      continue;
-    const auto equals = line.find('=', first);
-    const auto number = line.find_first_not_of(" \t", equals + 1);
-    const auto end = line.find_first_of(" \t#", number);
-    line = line.substr(0, number) + values[value] + (end == std::string::npos ? "" : line.substr(end));
-    written[value] = true;
-    value = none;
+  // Each value goes where the file's TOML puts that section's compute_efficiency (its value's
+  // columns, the rest of the line kept), or on a line of its own under the section's header;
+  // the last first, so that the earlier lines stay where they are.
+  const std::string before = config::read_input_file(cli->file);
+  const auto places = config::efficiency_places(before, cli->file);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < before.size();) {
+    const std::size_t end = std::min(before.find('\n', at), before.size());
+    lines.push_back(before.substr(at, end - at));
+    at = end + 1;
   }
-  for (std::size_t v = values.size(); v-- > 0;) // (the last first: the earlier places stay where they are)
-    if (!written[v] && under_header[v] != none) {
-      text.insert(under_header[v], "compute_efficiency = " + values[v] + " # fitted by `ceiling workload calibrate --write`\n");
-      written[v] = true;
-    }
-  if (const auto missing = static_cast<std::size_t>(std::count(written.begin(), written.end(), false)))
-    throw UsageError(cli->file + ": " + std::to_string(missing) +
-                     " section(s) of [calibration] or [[device_calibration]] not found as such a header line, where "
-                     "compute_efficiency would go: write them as [calibration] and [[device_calibration]] headers");
-  config::load_workload_text(text, cli->file); // (what is written must load: a LoadError leaves the file as it was)
+  std::vector<std::size_t> order(places.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return places[a].line > places[b].line; });
+  for (const std::size_t v : order) {
+    const config::EfficiencyPlace& at = places[v];
+    if (at.line < 1 || static_cast<std::size_t>(at.line) > lines.size())
+      throw UsageError(cli->file + ": a [calibration] or [[device_calibration]] without a header line of its own (an "
+                       "inline table, dotted keys) and without compute_efficiency: write it as a section, or give the key");
+    std::string& line = lines[static_cast<std::size_t>(at.line - 1)];
+    if (at.given)
+      line.replace(static_cast<std::size_t>(at.begin - 1), static_cast<std::size_t>(at.end - at.begin), values[v]);
+    else
+      lines.insert(lines.begin() + at.line, "compute_efficiency = " + values[v] + " # fitted by `ceiling workload calibrate --write`");
+  }
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    text += lines[i] + (i + 1 < lines.size() || before.ends_with('\n') ? "\n" : "");
+  // What is written must load and hold the fitted values where they belong (else the file is
+  // left as it was).
+  const WorkloadSpec written = config::load_workload_text(text, cli->file);
+  std::vector<double> read_back;
+  if (own)
+    read_back.push_back(written.calibration.compute_efficiency);
+  for (const auto& c : written.device_calibrations)
+    read_back.push_back(c.compute_efficiency);
+  for (std::size_t v = 0; v < values.size(); ++v)
+    if (v >= read_back.size() || read_back[v] != std::stod(values[v]))
+      throw UsageError(cli->file + ": could not write compute_efficiency = " + values[v] + " where it belongs; the file "
+                       "is left as it was");
   io::AtomicOutput out(cli->file);
   out.stream() << text;
   out.commit();
