@@ -176,6 +176,8 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
   SUBCASE("a name or title with a control character, or too long to label an output") {
     CHECK(error_of(edited(R"(name = "b")", R"(name = "b\u0000c")")) ==
           R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text holds a control character (U+0000) at character 2: expected printable text)");
+    CHECK(error_of(edited(R"(name = "b")", R"(name = "b\u0085c")")) ==
+          R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text holds a control character (U+0085) at character 2: expected printable text)");
     CHECK(error_of(edited(R"(name = "b")", R"(name = "b\tc")")) ==
           R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text holds a control character (U+0009) at character 2: expected printable text)");
     CHECK(error_of(edited(R"(name = "b")", "name = \"" + std::string(101, 'x') + "\"")) ==

@@ -278,6 +278,13 @@ outputs() {
   damaged nan "f['points/iteration_time_s'][0] = float('nan')" 'group "points": row 0: iteration_time_s of a finished point is nan'
   damaged negative "f['curves/curve_000/efficiency'][0] = -5" \
     'dataset "curves/curve_000/efficiency": row 0: expected a positive number, got -5'
+  # A point that does not fit is stored with the ranks and the batch it would have run.
+  printf '%s\n' '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 2]' 'scaling = ["strong"]' \
+    'global_batch = 8192' 'iterations = 2' '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \
+    '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\"" >"$tmp/unfit.toml"
+  expect 0 "wrote unfit.h5: 2 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/unfit.toml" -j 1 -o unfit.h5
+  expect 0 "[2, 4] [4096, 2048]" -- /usr/bin/python3 -c \
+    "import h5py; f = h5py.File('unfit.h5'); print(list(map(int, f['points/ranks'][:])), list(map(int, f['points/batch_per_rank'][:])))"
   # (the plotting script, were it run alone, refuses what it draws from: a finished point's time,
   # a curve's times, throughputs, speedups and efficiencies)
   expect 2 'nan.h5: /points/iteration_time_s: row 0: nan for a finished point, expected a positive time' -- \
