@@ -301,11 +301,29 @@ workload::WorkloadSpec load_workload_text(std::string_view text, const std::stri
   return read_top_workload(parse_toml_text(text, path), path, overrides);
 }
 
+namespace {
+
+/// The sections of a workload file's TOML whose compute_efficiency `ceiling workload calibrate`
+/// fits: its own [calibration] (none where borrowed), then each [[device_calibration]], in order.
+std::vector<toml::node*> fitted_sections(toml::table& root) {
+  std::vector<toml::node*> sections;
+  if (toml::node* calibration = root.get("calibration");
+      calibration && !(calibration->is_table() && calibration->as_table()->contains("borrow")))
+    sections.push_back(calibration);
+  if (auto* devices = root.get_as<toml::array>("device_calibration"))
+    for (toml::node& d : *devices)
+      sections.push_back(&d);
+  return sections;
+}
+
+} // namespace
+
 std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std::string& path) {
-  const toml::table root = parse_toml_text(text, path);
-  const auto place = [](const toml::node& section) {
-    EfficiencyPlace p;
-    const auto* t = section.as_table();
+  toml::table root = parse_toml_text(text, path);
+  std::vector<EfficiencyPlace> places;
+  for (const toml::node* section : fitted_sections(root)) {
+    EfficiencyPlace& p = places.emplace_back();
+    const auto* t = section->as_table();
     if (const toml::node* value = t ? t->get("compute_efficiency") : nullptr) {
       p.given = true;
       p.line = static_cast<int>(value->source().begin.line);
@@ -314,28 +332,15 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
     } else if (t && !t->is_inline() && t->source().begin.line > 0) {
       p.line = static_cast<int>(t->source().begin.line);
     }
-    return p;
-  };
-  std::vector<EfficiencyPlace> places;
-  if (const toml::node* calibration = root.get("calibration");
-      calibration && !(calibration->is_table() && calibration->as_table()->contains("borrow")))
-    places.push_back(place(*calibration));
-  if (const auto* devices = root.get_as<toml::array>("device_calibration"))
-    for (const toml::node& d : *devices)
-      places.push_back(place(d));
+  }
   return places;
 }
 
 workload::WorkloadSpec load_workload_to_calibrate(const std::string& path) {
   toml::table root = parse_toml_file(path);
-  const auto stand_in = [](toml::node* section) {
-    if (auto* t = section ? section->as_table() : nullptr; t && !t->contains("borrow") && !t->contains("compute_efficiency"))
+  for (toml::node* section : fitted_sections(root))
+    if (auto* t = section->as_table(); t && !t->contains("compute_efficiency"))
       t->insert("compute_efficiency", 1.0);
-  };
-  stand_in(root.get("calibration"));
-  if (auto* devices = root.get_as<toml::array>("device_calibration"))
-    for (toml::node& d : *devices)
-      stand_in(&d);
   return read_top_workload(std::move(root), path, {});
 }
 

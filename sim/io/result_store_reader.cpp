@@ -16,12 +16,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <utility>
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 namespace ceiling::io {
 namespace {

@@ -40,6 +40,13 @@ std::optional<std::string> unescaped(std::string_view text) {
   return out;
 }
 
+/// `x` with 17 significant digits: the double it reads back as, bit for bit.
+std::string full_text(double x) {
+  char number[32];
+  std::snprintf(number, sizeof number, "%.17g", x);
+  return number;
+}
+
 } // namespace
 
 std::string encode(const PointResult& r) {
@@ -50,11 +57,8 @@ std::string encode(const PointResult& r) {
   out += "provenance " + escaped(r.provenance) + "\n";
   out += "ranks " + std::to_string(r.ranks) + "\n";
   out += "batch_per_rank " + std::to_string(r.batch_per_rank) + "\n";
-  for (const PointResultField& f : point_result_fields) {
-    char number[32];
-    std::snprintf(number, sizeof number, "%.17g", r.*f.member);
-    out += std::string(f.name) + " " + number + "\n";
-  }
+  for (const PointResultField& f : point_result_fields)
+    out += std::string(f.name) + " " + full_text(r.*f.member) + "\n";
   return out;
 }
 
@@ -146,11 +150,8 @@ std::optional<std::string> result_problem(const PointResult& r) {
   if (!r.ok)
     return std::nullopt; // (its error says what happened; its numbers are zeros)
   for (const PointResultField& f : point_result_fields)
-    if (const double v = r.*f.member; !std::isfinite(v) || v < 0) {
-      char number[32];
-      std::snprintf(number, sizeof number, "%.17g", v);
-      return std::string(f.name) + " of a finished point is " + number + ": expected a finite number, 0 or more";
-    }
+    if (const double v = r.*f.member; !std::isfinite(v) || v < 0)
+      return std::string(f.name) + " of a finished point is " + full_text(v) + ": expected a finite number, 0 or more";
   if (!(r.iteration_time_s > 0))
     return "iteration_time_s of a finished point is 0: expected the time of an iteration";
   if (r.ranks < 1 || r.batch_per_rank < 1)
