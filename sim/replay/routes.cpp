@@ -46,6 +46,8 @@ Routes::Routes(std::vector<sg4::Host*> hosts, std::vector<long long> slots, cons
   if (routing_ != platform::Routing::StaticMinimal) {
     fabric_ = routing::Fabric::of(spec.interconnect);
     fabric_ids_.assign(fabric_ ? fabric_->link_count() : 0, none);
+    if (fabric_)
+      fabric_available_ = routing::available_bandwidths(*fabric_, background_);
   }
 }
 
@@ -264,7 +266,8 @@ Routes::NodeEnds Routes::node_ends(int src, int dst) {
   return {{ids.begin(), first}, {last, ids.end()}, nullptr};
 }
 
-const Route& Routes::over_path(int src, int dst, std::uint32_t path, const NodeEnds& ends) {
+const Route& Routes::over_path(int src, int dst, std::uint32_t path, std::span<const std::uint32_t> path_links,
+                              const NodeEnds& ends) {
   const auto ranks = static_cast<std::uint64_t>(hosts_.size());
   const std::uint64_t pair = static_cast<std::uint64_t>(src) * ranks + static_cast<std::uint64_t>(dst);
   const auto found = found_route(path_routes_.find_or_add(pair * routing::Fabric::max_paths + path, route_count()));
@@ -276,15 +279,10 @@ const Route& Routes::over_path(int src, int dst, std::uint32_t path, const NodeE
     route.latency_s += link_facts_[id].latency_s;
   };
   std::for_each(ends.up.begin(), ends.up.end(), add);
-  const auto paths = fabric_->paths(slots_[static_cast<std::size_t>(src)], slots_[static_cast<std::size_t>(dst)],
-                                    seed_, paths_, false, std::size_t{path} + 1);
-  if (path >= paths.size())
-    throw std::logic_error("Routes::over_path: no path " + std::to_string(path) + " between the two slots");
-  for (std::uint32_t link : paths[path].links) {
+  for (std::uint32_t link : path_links) {
     if (fabric_ids_[link] == none) {
       fabric_ids_[link] = link_count();
-      LinkFacts facts{fabric_->link_bandwidth_bytes_per_s(link) * (1 - background_.of(fabric_->link_kind(link))),
-                      fabric_->link_latency_s(), {}, true};
+      LinkFacts facts{fabric_available_[link], fabric_->link_latency_s(), {}, true};
       facts.per_byte.fabric = 1;
       link_facts_.push_back(facts);
     }
@@ -323,13 +321,15 @@ std::vector<const Route*> Routes::spread(std::span<const collectives::Flow> flow
     demands.push_back({slots_[static_cast<std::size_t>(flows[f].src)], slots_[static_cast<std::size_t>(flows[f].dst)], rate});
     routed.push_back(f);
   }
-  const auto paths = routing::spread(*fabric_, routing_, demands, seed_, background_);
   routes.assign(flows.size(), nullptr);
   for (std::size_t f = 0; f < flows.size(); ++f)
     if (ends[f].inside)
       routes[f] = ends[f].inside;
-  for (std::size_t i = 0; i < routed.size(); ++i)
-    routes[routed[i]] = &over_path(flows[routed[i]].src, flows[routed[i]].dst, paths[i], ends[routed[i]]);
+  routing::spread(*fabric_, routing_, demands, seed_, fabric_available_, fabric_load_,
+                  [&](std::size_t i, std::uint32_t path, std::span<const std::uint32_t> links) {
+                    const std::size_t f = routed[i];
+                    routes[f] = &over_path(flows[f].src, flows[f].dst, path, links, ends[f]);
+                  });
   return routes;
 }
 

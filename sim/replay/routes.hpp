@@ -104,9 +104,10 @@ private:
   /// The node links of the route from rank `src` to rank `dst`: the nodes' parts where both are
   /// known, else those of SimGrid's route, read (between()).
   NodeEnds node_ends(int src, int dst);
-  /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()), with the
-  /// nodes' links `ends`.
-  const Route& over_path(int src, int dst, std::uint32_t path, const NodeEnds& ends);
+  /// Rank `src` to rank `dst` over fabric path `path` (an index into Fabric::paths()), whose
+  /// links are `path_links`, with the nodes' links `ends`.
+  const Route& over_path(int src, int dst, std::uint32_t path, std::span<const std::uint32_t> path_links,
+                         const NodeEnds& ends);
   /// Route `found.first`, or where `found.second` (a lookup that gave the id of the next route)
   /// a new one of that id, empty, that the caller fills (append(), finish()); whether it is new.
   std::pair<Route&, bool> found_route(std::pair<std::uint32_t, bool> found);
@@ -178,7 +179,8 @@ private:
   platform::Routing routing_ = platform::Routing::StaticMinimal;
   std::uint64_t seed_ = 0;
   std::vector<std::uint32_t> fabric_ids_; ///< by fabric link id: ours, or none yet
-  std::vector<routing::Path> paths_; ///< scratch
+  std::vector<double> fabric_available_;  ///< by fabric link id: its bandwidth the background load leaves
+  std::vector<double> fabric_load_;       ///< routing::spread()'s working memory
   std::vector<simgrid::s4u::Link*> simgrid_links_; ///< scratch
   FlatIndex link_ids_;               ///< by the address of SimGrid's link's implementation
   // compose()'s.

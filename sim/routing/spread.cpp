@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 namespace ceiling::routing {
 
@@ -13,7 +14,7 @@ namespace {
 
 /// The highest load-to-bandwidth ratio over `links` (a path's) with `extra` more on each, against
 /// each link's `available` bandwidth.
-double load_of(const std::vector<double>& available, const std::vector<double>& load,
+double load_of(std::span<const double> available, const std::vector<double>& load,
                std::span<const std::uint32_t> links, double extra) {
   double worst = 0;
   for (std::uint32_t link : links)
@@ -67,7 +68,7 @@ struct MinimalPaths {
 
 /// UGAL's first look: the least loaded of flow `flow`'s minimal paths for `d`, against `load`
 /// (which does not hold `d`). Within bandwidth (load at most 1), UGAL's choice.
-Choice least_loaded_minimal(const std::vector<double>& available, const std::vector<double>& load,
+Choice least_loaded_minimal(std::span<const double> available, const std::vector<double>& load,
                             const MinimalPaths& minimal, std::size_t flow, const Demand& d) {
   Choice best;
   for (std::uint32_t j = 0; j < minimal.count(flow); ++j) {
@@ -80,7 +81,7 @@ Choice least_loaded_minimal(const std::vector<double>& available, const std::vec
 
 /// UGAL's choice for `d` when its least loaded minimal path, `minimal`, is congested: of all
 /// `paths`, the one that leaves the flow the most bandwidth, then the fewest hops.
-std::uint32_t most_bandwidth_left(const std::vector<double>& available, const std::vector<double>& load,
+std::uint32_t most_bandwidth_left(std::span<const double> available, const std::vector<double>& load,
                                   std::span<const Path> paths, const Demand& d, Choice minimal) {
   std::uint32_t chosen = minimal.path;
   double best = minimal.load;
@@ -95,28 +96,36 @@ std::uint32_t most_bandwidth_left(const std::vector<double>& available, const st
 
 } // namespace
 
-std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing, std::span<const Demand> demands,
-                                  std::uint64_t seed, const platform::BackgroundLoad& background,
-                                  std::size_t kept_path_links) {
+std::vector<double> available_bandwidths(const Fabric& fabric, const platform::BackgroundLoad& background) {
+  std::vector<double> available(fabric.link_count());
+  for (std::uint32_t link = 0; link < fabric.link_count(); ++link)
+    available[link] = fabric.link_bandwidth_bytes_per_s(link) * (1 - background.of(fabric.link_kind(link)));
+  return available;
+}
+
+void spread(const Fabric& fabric, platform::Routing routing, std::span<const Demand> demands, std::uint64_t seed,
+            std::span<const double> available, std::vector<double>& load, const PathChosen& chosen,
+            std::size_t kept_path_links) {
   if (routing == platform::Routing::StaticMinimal)
     throw std::invalid_argument("routing::spread: static routing is SimGrid's own, not spread");
-  std::vector<std::uint32_t> out;
-  out.reserve(demands.size());
+  if (available.size() != fabric.link_count())
+    throw std::invalid_argument("routing::spread: " + std::to_string(available.size()) + " bandwidths for " +
+                                std::to_string(fabric.link_count()) + " links");
   std::vector<Path> scratch;
   const auto paths_of = [&](const Demand& d, bool minimal_only = false) {
     return fabric.paths(d.src_slot, d.dst_slot, seed, scratch, minimal_only);
   };
   if (routing == platform::Routing::Ecmp) {
-    for (const Demand& d : demands)
-      out.push_back(ecmp(paths_of(d, true), d, seed));
-    return out;
+    for (std::size_t i = 0; i < demands.size(); ++i) {
+      const auto minimal = paths_of(demands[i], true);
+      const std::uint32_t path = ecmp(minimal, demands[i], seed);
+      chosen(i, path, minimal[path].links);
+    }
+    return;
   }
   // First the loads minimal routing makes; then each flow placed again against all the others,
   // so that an early flow does not move onto links that later flows will fill.
-  std::vector<double> load(fabric.link_count(), 0.0);
-  std::vector<double> available(fabric.link_count());
-  for (std::uint32_t link = 0; link < fabric.link_count(); ++link)
-    available[link] = fabric.link_bandwidth_bytes_per_s(link) * (1 - background.of(fabric.link_kind(link)));
+  load.assign(fabric.link_count(), 0.0);
   const auto add = [&](std::span<const std::uint32_t> links, double rate) {
     for (std::uint32_t link : links)
       load[link] += rate;
@@ -129,12 +138,13 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
     fresh.add(paths_of(demands[i], true));
     return {fresh, 0};
   };
+  std::vector<std::uint32_t> first(demands.size()); // each flow's path after the first pass
   for (std::size_t i = 0; i < demands.size(); ++i) {
     if (i == kept.flows() && !kept.full())
       kept.add(paths_of(demands[i], true));
     const auto [minimal, j] = minimal_of(i);
-    out.push_back(least_loaded_minimal(available, load, minimal, j, demands[i]).path);
-    add(minimal.path(j, out.back()), demands[i].rate_bytes_per_s);
+    first[i] = least_loaded_minimal(available, load, minimal, j, demands[i]).path;
+    add(minimal.path(j, first[i]), demands[i].rate_bytes_per_s);
   }
   // The minimal paths come first among all (and each flow's path is still its minimal one of the
   // first pass): a flow whose least loaded minimal path is within bandwidth never needs the
@@ -142,18 +152,29 @@ std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routin
   for (std::size_t i = 0; i < demands.size(); ++i) {
     const Demand& d = demands[i];
     const auto [minimal, j] = minimal_of(i);
-    assert(out[i] < minimal.count(j));
-    add(minimal.path(j, out[i]), -d.rate_bytes_per_s);
+    assert(first[i] < minimal.count(j));
+    add(minimal.path(j, first[i]), -d.rate_bytes_per_s);
     const Choice least = least_loaded_minimal(available, load, minimal, j, d);
     if (least.load <= 1.0) {
-      out[i] = least.path;
-      add(minimal.path(j, out[i]), d.rate_bytes_per_s);
+      add(minimal.path(j, least.path), d.rate_bytes_per_s);
+      chosen(i, least.path, minimal.path(j, least.path));
     } else {
       const auto candidates = paths_of(d); // all of them, in the scratch's memory
-      out[i] = most_bandwidth_left(available, load, candidates, d, least);
-      add(candidates[out[i]].links, d.rate_bytes_per_s);
+      const std::uint32_t path = most_bandwidth_left(available, load, candidates, d, least);
+      add(candidates[path].links, d.rate_bytes_per_s);
+      chosen(i, path, candidates[path].links);
     }
   }
+}
+
+std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing, std::span<const Demand> demands,
+                                  std::uint64_t seed, const platform::BackgroundLoad& background,
+                                  std::size_t kept_path_links) {
+  std::vector<std::uint32_t> out(demands.size());
+  std::vector<double> load;
+  spread(fabric, routing, demands, seed, available_bandwidths(fabric, background), load,
+         [&](std::size_t demand, std::uint32_t path, std::span<const std::uint32_t>) { out[demand] = path; },
+         kept_path_links);
   return out;
 }
 
