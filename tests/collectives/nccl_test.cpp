@@ -1,6 +1,7 @@
 // NCCL's rules: its tree threshold, protocol thresholds and tuning model, each at the documented
 // thresholds and closed forms of the NCCL source they come from.
 #include "collectives/nccl.hpp"
+#include "support/relative.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,13 +9,14 @@
 #include <limits>
 
 using namespace ceiling::collectives;
+using ceiling::testing::relative;
 
 TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   // Expectation: src/init.cc ncclTreeThreshold. 16 nodes of one GPU, no NVLink: ring 5000 B/us,
   // tree 2/3 of it; ring latency 6 x 15 = 90 us, tree 15 log2 16 = 60 us; threshold
   // 5000 x 3333.3 / 1666.7 x 30 = 300,000 bytes.
   const SelectionContext daint{.ranks = 16, .ranks_per_node = 1};
-  CHECK(nccl_tree_threshold_bytes(daint) == doctest::Approx(300000).epsilon(1e-12));
+  CHECK(nccl_tree_threshold_bytes(daint) == relative(300000, 1e-12));
   CHECK(select_allreduce(Library::Nccl, daint, 300000).algorithm == Algorithm::PipelinedDoubleTree);
   CHECK(select_allreduce(Library::Nccl, daint, 300001).algorithm == Algorithm::Ring);
   // One node, or a ring no slower than the tree in latency (2 nodes: 6 us against 15 us): never.
@@ -24,10 +26,10 @@ TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   // tree 15,000; latencies 6 x 127 = 762 us and 15 x 4 + 4 x 7 = 88 us:
   // 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
-  CHECK(nccl_tree_threshold_bytes(dgx) == doctest::Approx(40.44e6).epsilon(1e-12));
+  CHECK(nccl_tree_threshold_bytes(dgx) == relative(40.44e6, 1e-12));
   // NCCL's log2 rounds down: 7 nodes count log2 = 2, tree latency 30 us against the ring's 36:
   // 5000 x 3333.3 / 1666.7 x 6 = 60,000 bytes (an exact log2, 2.81, made it 42.1 us: never).
-  CHECK(nccl_tree_threshold_bytes({.ranks = 7, .ranks_per_node = 1}) == doctest::Approx(60000).epsilon(1e-12));
+  CHECK(nccl_tree_threshold_bytes({.ranks = 7, .ranks_per_node = 1}) == relative(60000, 1e-12));
 }
 
 TEST_CASE("NCCL 2.4 runs LL up to channels x threads x chunks x the per-thread threshold, Simple above") {
@@ -62,11 +64,11 @@ TEST_CASE("NCCL 2.7's estimate is its latency plus the bytes over its algorithm 
                                .intra_bytes_per_s = 11e9, .inter_bytes_per_s = 12.5e9};
   const double mib = 1 << 20;
   CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::Simple, mib) ==
-        doctest::Approx((296.4 * 1.9 + mib / (1000 * 12.5 * 16 / 30)) * 1e-6).epsilon(1e-6));
+        relative((296.4 * 1.9 + mib / (1000 * 12.5 * 16 / 30)) * 1e-6, 1e-12));
   // Tree LL: 4.4 + 2 x log2 16 x 5.0 = 44.4 us; bandwidth 12.5 x 0.9 / 3.8 x 0.5, corrected by
   // 0.5 at 1 MiB (log2(2^20 / 64) = 14).
   CHECK(nccl27_time_s(daint, Algorithm::PipelinedDoubleTree, Protocol::LL, mib) ==
-        doctest::Approx((44.4 + mib / (1000 * 12.5 * 0.9 / 3.8 * 0.5 * 0.5)) * 1e-6).epsilon(1e-6));
+        relative((44.4 + mib / (1000 * 12.5 * 0.9 / 3.8 * 0.5 * 0.5)) * 1e-6, 1e-12));
   // LL128 only on Volta or Ampere whose path inside the node is NVLink or none (typeIntra <=
   // PATH_NVL): not on Pascal, not on Volta joined through PCIe, but on lone Volta GPUs.
   CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::LL128, mib) == std::numeric_limits<double>::infinity());
@@ -95,19 +97,19 @@ TEST_CASE("a protocol's costs: LL sends twice the bytes, LL128 128 for 120, the 
   // Expectation: src/include/devcomm.h line formats; tuning.cc hwLat (2.7.8; 2.5.6 for NCCL 2.4).
   const auto ll = protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, false);
   CHECK(ll.wire_bytes_per_byte == 2);
-  CHECK(ll.net_step_s == doctest::Approx(2.7e-6));
-  CHECK(ll.base_s == doctest::Approx(3.6e-6));
+  CHECK(ll.net_step_s == relative(2.7e-6, 1e-12));
+  CHECK(ll.base_s == relative(3.6e-6, 1e-12));
   CHECK(protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL128, false).wire_bytes_per_byte ==
-        doctest::Approx(128.0 / 120.0));
+        relative(128.0 / 120.0, 1e-12));
   const auto tree = protocol_costs(Library::Nccl27, Algorithm::PipelinedDoubleTree, Protocol::Simple, true);
   CHECK(tree.wire_bytes_per_byte == 1);
-  CHECK(tree.net_step_s == doctest::Approx(9.6e-6));
-  CHECK(tree.nvlink_step_s == doctest::Approx(3.4e-6));
+  CHECK(tree.net_step_s == relative(9.6e-6, 1e-12));
+  CHECK(tree.nvlink_step_s == relative(3.4e-6, 1e-12));
   CHECK(tree.base_s == 0);
-  CHECK(protocol_costs(Library::Nccl, Algorithm::Ring, Protocol::Simple, true).net_step_s == doctest::Approx(6.6e-6));
+  CHECK(protocol_costs(Library::Nccl, Algorithm::Ring, Protocol::Simple, true).net_step_s == relative(6.6e-6, 1e-12));
   // NCCL 2.7's LL steps inside a node take 1.8 times longer when the collective spans nodes.
-  CHECK(protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, true).nvlink_step_s == doctest::Approx(1.8 * 0.47e-6));
-  CHECK(protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, true).net_step_s == doctest::Approx(2.7e-6));
+  CHECK(protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, true).nvlink_step_s == relative(1.8 * 0.47e-6, 1e-12));
+  CHECK(protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, true).net_step_s == relative(2.7e-6, 1e-12));
 }
 
 TEST_CASE("NCCL 2.7 on two nodes: the ring at the network's speed, the tree at up to twice it") {
@@ -120,10 +122,10 @@ TEST_CASE("NCCL 2.7 on two nodes: the ring at the network's speed, the tree at u
   const double gib = 1 << 30;
   const double ring_lat_us = (8.4 + 28 * 3.4 + 2 * 9.6) * 1.9;
   CHECK(nccl27_time_s(two, Algorithm::Ring, Protocol::Simple, gib) ==
-        doctest::Approx((ring_lat_us + gib / (1000 * 12.5 * 16 / 30)) * 1e-6).epsilon(1e-6));
+        relative((ring_lat_us + gib / (1000 * 12.5 * 16 / 30)) * 1e-6, 1e-12));
   const double tree_lat_us = 2 * (7 * 28 + 1 * 50);
   CHECK(nccl27_time_s(two, Algorithm::PipelinedDoubleTree, Protocol::Simple, gib) ==
-        doctest::Approx((tree_lat_us + gib / (1000 * 25 * 0.9 * 0.5)) * 1e-6).epsilon(1e-6));
+        relative((tree_lat_us + gib / (1000 * 25 * 0.9 * 0.5)) * 1e-6, 1e-12));
   // A size past 2^63 bytes keeps the estimate defined (no correction beyond the table).
   CHECK(nccl27_time_s(two, Algorithm::PipelinedDoubleTree, Protocol::Simple, 1e20) > 0);
 }
@@ -169,8 +171,8 @@ TEST_CASE("NCCL 2.7's LL128 tree halves its step by 1 + log2 nodes + ppn / 10, a
   const TreeChunks ll128 = nccl_tree_chunks(Library::Nccl27, Protocol::LL128, dgx, 524288);
   CHECK(ll128.rule == TreeChunks::Rule::LL128);
   CHECK(ll128.step_bytes == 614400);
-  CHECK(ll128.ll128_chunks[0] == doctest::Approx(38.4).epsilon(1e-6));
-  CHECK(ll128.ll128_chunks[1] == doctest::Approx(9.6).epsilon(1e-6));
+  CHECK(ll128.ll128_chunks[0] == relative(38.4, 1e-6)); // in float, as computeColl computes them
+  CHECK(ll128.ll128_chunks[1] == relative(9.6, 1e-6));
   CHECK(ll128.chunk_bytes(8388608, 5) == 144000);
   // A large share keeps the step: 100 MB holds 162 steps: 614,400 x 15 / 16 = 576,000.
   CHECK(ll128.chunk_bytes(1e8, 5) == 576000);

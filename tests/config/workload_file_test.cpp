@@ -279,19 +279,18 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
   }
 }
 
-TEST_CASE("every bundled workload adds up to its published totals") {
+TEST_CASE("every bundled workload's published totals are the AI Matrix table's") {
+  // The loader refuses layers that do not add up to the file's [reference] totals (tested above,
+  // "layers that do not add up to the published totals"); this holds those totals to the
+  // shared data's table, where it sits beside the checkout.
   CHECK(bundled_workloads().size() >= 20); // the AI Matrix training suite plus AlexNet and VGG16
   const std::string csv_path = CEILING_SOURCE_DIR "/../shared/data/aimatrix/models.csv";
   const auto csv = models_csv(csv_path);
   if (csv.empty())
-    MESSAGE("models.csv not found beside the checkout: checking [reference] totals only");
+    MESSAGE("models.csv not found beside the checkout: the totals are not compared with it");
   for (const auto& file : all_workloads()) {
     CAPTURE(file);
     const auto w = config::load_workload(file);
-    // Expectation: parameters exactly, forward FLOPs within 1 % of the published totals.
-    CHECK(workload::total_params(w) == w.reference.params);
-    CHECK(workload::total_forward(w).flop() ==
-          doctest::Approx(w.reference.forward_per_sample.flop()).epsilon(0.01));
     if (file.find("/validation/workloads/") != std::string::npos)
       continue; // models of the validation cases only: no row in models.csv
     if (const auto row = csv.find(w.name); row != csv.end()) {
@@ -350,16 +349,18 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
     const auto predicted = workload::device_iteration(w, device, w.precision, m.batch, e);
     REQUIRE(predicted.has_value());
     if (!w.calibration.borrowed_from.empty()) {
+      // The lender's own fit is checked with the lender; the borrower's device calibrations and
+      // validations below are its own.
       MESSAGE(w.name << ": calibration borrowed from " << w.calibration.borrowed_from);
-      continue;
+    } else {
+      // Expectation: the calibrated device reproduces the measured throughput within 1 %.
+      CHECK(predicted->samples_per_second(m.batch) == doctest::Approx(m.samples_per_second).epsilon(0.01));
+      std::string why;
+      const auto fitted = workload::calibrate_compute_efficiency(
+          w, device, w.precision, m.batch, workload::efficiency_of(w.calibration), m.samples_per_second, why);
+      REQUIRE_MESSAGE(fitted.has_value(), why);
+      CHECK(w.calibration.compute_efficiency == doctest::Approx(*fitted).epsilon(1e-5));
     }
-    // Expectation: the calibrated device reproduces the measured throughput within 1 %.
-    CHECK(predicted->samples_per_second(m.batch) == doctest::Approx(m.samples_per_second).epsilon(0.01));
-    std::string why;
-    const auto fitted = workload::calibrate_compute_efficiency(
-        w, device, w.precision, m.batch, workload::efficiency_of(w.calibration), m.samples_per_second, why);
-    REQUIRE_MESSAGE(fitted.has_value(), why);
-    CHECK(w.calibration.compute_efficiency == doctest::Approx(*fitted).epsilon(1e-5));
     for (const auto& c : w.device_calibrations) { // each device calibration reproduces its measurement too
       const auto platform = config::load_platform(c.measured.platform_path);
       CHECK(workload::compute_device(platform.node).model == c.device);
