@@ -14,7 +14,7 @@ expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P
 expect 0 "no point after the reference" -- "$ceiling" validate validation/MLPERF_v07_RESNET50_DGX1.toml
 # Each point says where its predicted iteration went: the breakdown adds up to the iteration,
 # workers x batch / predicted throughput (the run's mean, averaged over ranks).
-"$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml --json > "$tmp/breakdown.json"
+produce "$tmp/breakdown.json" -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml --json
 expect 0 "breakdowns add up" -- python3 -c "
 import json, sys
 ok = True
@@ -28,8 +28,8 @@ print('breakdowns add up' if ok else 'breakdowns do not add up')"
 # Same inputs, same table, whatever the jobs (three cases of three kinds: the full set runs above).
 some=(validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml
       validation/DLE_BERTLARGE_PRETRAIN_SEQ128_DGX2H_FP16.toml)
-"$ceiling" validate "${some[@]}" -j 2 --json > "$tmp/a.json"
-"$ceiling" validate "${some[@]}" -j 1 --json > "$tmp/b.json"
+produce "$tmp/a.json" -- "$ceiling" validate "${some[@]}" -j 2 --json
+produce "$tmp/b.json" -- "$ceiling" validate "${some[@]}" -j 1 --json
 expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 
 # A point's own software stack and batch are the ones its run uses: the case's stack and batch
@@ -38,13 +38,17 @@ sed -e 's/^software = "tf-parameter-server"$/software = "ideal"/' -e "s#^\(platf
     -e 's/^batch = 64$/batch = 7/' -e 's/^\(workers = [0-9]*\)$/\1\nsoftware = "tf-parameter-server"\nbatch = 64/' \
     validation/TF_DGX1_P100_RESNET50.toml > "$tmp/per_point.toml"
 expect 0 'software = "ideal"' -- cat "$tmp/per_point.toml"
-"$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json | grep predicted > "$tmp/case.txt"
-"$ceiling" validate "$tmp/per_point.toml" --json | grep predicted > "$tmp/points.txt"
+produce "$tmp/case.json" -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
+produce "$tmp/points.json" -- "$ceiling" validate "$tmp/per_point.toml" --json
+grep predicted "$tmp/case.json" > "$tmp/case.txt"
+grep predicted "$tmp/points.json" > "$tmp/points.txt"
 expect 0 "" -- cmp "$tmp/case.txt" "$tmp/points.txt"
 expect 0 "" -- test -s "$tmp/case.txt"
 # and a point's batch is not ignored: a smaller one predicts another throughput.
 sed 's/^batch = 64$/batch = 32/' "$tmp/per_point.toml" > "$tmp/small_batch.toml"
-"$ceiling" validate "$tmp/small_batch.toml" --json | grep predicted > "$tmp/small.txt"
+produce "$tmp/small.json" -- "$ceiling" validate "$tmp/small_batch.toml" --json
+grep predicted "$tmp/small.json" > "$tmp/small.txt"
+expect 0 "" -- test -s "$tmp/small.txt"
 expect 1 "" -- cmp -s "$tmp/case.txt" "$tmp/small.txt"
 
 # A point's own options follow the case's: the case's options given on every point instead predict the
@@ -52,13 +56,16 @@ expect 1 "" -- cmp -s "$tmp/case.txt" "$tmp/small.txt"
 sed -e "s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#" -e 's/^options = .*$/options = []/' \
     -e 's/^\(workers = [0-9]*\)$/\1\noptions = ["--collective", "ring", "--set", "software.fusion=by-cycle"]/' \
     validation/HOROVOD_DOCS_VGG16.toml > "$tmp/point_options.toml"
-"$ceiling" validate validation/HOROVOD_DOCS_VGG16.toml --json | grep predicted > "$tmp/case_options.txt"
-"$ceiling" validate "$tmp/point_options.toml" --json | grep predicted > "$tmp/point_options.txt"
+produce "$tmp/case_options.json" -- "$ceiling" validate validation/HOROVOD_DOCS_VGG16.toml --json
+produce "$tmp/point_options.json" -- "$ceiling" validate "$tmp/point_options.toml" --json
+grep predicted "$tmp/case_options.json" > "$tmp/case_options.txt"
+grep predicted "$tmp/point_options.json" > "$tmp/point_options.txt"
+expect 0 "" -- test -s "$tmp/case_options.txt"
 expect 0 "" -- cmp "$tmp/case_options.txt" "$tmp/point_options.txt"
 awk '/^options = \["--collective", "ring", "--set", "software.fusion=by-cycle"\]$/ && ++n == 2 {
        print "options = [\"--collective\", \"ring\", \"--set\", \"software.fusion=by-cycle\", \"--overlap\", \"off\"]"; next} {print}' \
     "$tmp/point_options.toml" > "$tmp/one_point.toml"
-"$ceiling" validate "$tmp/one_point.toml" --json > "$tmp/one_point.json"
+produce "$tmp/one_point.json" -- "$ceiling" validate "$tmp/one_point.toml" --json
 expect 0 "" -- python3 -c "
 import json, sys
 a = [p['predicted_throughput'] for p in json.load(open('$tmp/one_point.json'))['cases'][0]['points']]
@@ -86,7 +93,7 @@ refused empty TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$//' \
 # A point of a throughput series may give the efficiency its source reports too: it stands as given
 # (the data's rule), the throughput still gives the ratio. Expectation: measured E 0.96 exactly, reported.
 f=$(edited both TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/throughput = 422\nefficiency = 0.96/')
-"$ceiling" validate "$f" --json > "$tmp/both.json"
+produce "$tmp/both.json" -- "$ceiling" validate "$f" --json
 expect 0 "" -- python3 -c "
 import json, sys
 p = json.load(open('$tmp/both.json'))['cases'][0]['points']
