@@ -30,6 +30,15 @@ std::map<int, double> bytes_per_rank(const std::vector<Phase>& plan, int Flow::*
   return bytes;
 }
 
+/// `by_rank` (bytes_per_rank()'s and the like), required to hold every one of `n` ranks: a loop over
+/// it then checks them all.
+std::map<int, double> each_of(std::map<int, double> by_rank, int n) {
+  REQUIRE(by_rank.size() == static_cast<std::size_t>(n));
+  REQUIRE(by_rank.begin()->first == 0);
+  REQUIRE(by_rank.rbegin()->first == n - 1);
+  return by_rank;
+}
+
 int step_count(const std::vector<Phase>& plan) {
   int steps = 0;
   for (const auto& p : plan)
@@ -43,11 +52,11 @@ TEST_CASE("ring and halving-doubling send 2(N-1)/N of the buffer per rank") {
   for (int n : {2, 3, 8, 13, 64}) {
     CAPTURE(n);
     // Expectation: bandwidth-optimal all-reduce, each rank sends 2(N-1)/N B (Thakur et al. 2005).
-    for (const auto& [rank, bytes] : bytes_per_rank(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)))
+    for (const auto& [rank, bytes] : each_of(bytes_per_rank(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)), n))
       CHECK(bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
     CHECK(step_count(allreduce_steps(Algorithm::Ring, {n, 1}, 1e6)) == 2 * (n - 1));
     if ((n & (n - 1)) == 0) {
-      for (const auto& [rank, bytes] : bytes_per_rank(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)))
+      for (const auto& [rank, bytes] : each_of(bytes_per_rank(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)), n))
         CHECK(bytes == doctest::Approx(2.0 * (n - 1) / n * 1e6).epsilon(1e-12));
       CHECK(step_count(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)) == 2 * std::log2(n));
     }
@@ -82,7 +91,7 @@ TEST_CASE("recursive doubling exchanges and reduces the whole buffer log2 N time
   }
 }
 
-TEST_CASE("every all-reduce reduces (N-1) buffers' worth of bytes, the ring and halving-doubling exactly once") {
+TEST_CASE("the ring and halving-doubling reduce (N-1)/N of the buffer on every rank, recursive doubling log2 N buffers, a binary tree (N-1) in all") {
   // Expectation: summing N buffers takes (N-1) B of additions in all; the ring and Rabenseifner
   // spread them evenly, each rank reducing (N-1)/N B; recursive doubling reduces B log2 N per
   // rank (every rank computes the whole sum).
@@ -95,12 +104,12 @@ TEST_CASE("every all-reduce reduces (N-1) buffers' worth of bytes, the ring and 
           by_rank[f.dst] += f.reduce_bytes;
       return by_rank;
     };
-    for (const auto& [rank, bytes] : reduced(allreduce_phases(Algorithm::Ring, {n, 1}, 1e6)))
+    for (const auto& [rank, bytes] : each_of(reduced(allreduce_phases(Algorithm::Ring, {n, 1}, 1e6)), n))
       CHECK(bytes == doctest::Approx((n - 1.0) / n * 1e6).epsilon(1e-12));
     if ((n & (n - 1)) == 0) {
-      for (const auto& [rank, bytes] : reduced(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)))
+      for (const auto& [rank, bytes] : each_of(reduced(allreduce_steps(Algorithm::HalvingDoubling, {n, 1}, 1e6)), n))
         CHECK(bytes == doctest::Approx((n - 1.0) / n * 1e6).epsilon(1e-12));
-      for (const auto& [rank, bytes] : reduced(allreduce_steps(Algorithm::RecursiveDoubling, {n, 1}, 1e6)))
+      for (const auto& [rank, bytes] : each_of(reduced(allreduce_steps(Algorithm::RecursiveDoubling, {n, 1}, 1e6)), n))
         CHECK(bytes == doctest::Approx(std::log2(n) * 1e6).epsilon(1e-12));
     }
     double tree = 0;

@@ -181,6 +181,8 @@ TEST_CASE("digests tell texts apart and are the same on every run") {
   CHECK(sweep::digest(ab_c) == sweep::digest(again));
   CHECK(sweep::digest(ab_c) != sweep::digest(a_bc));
   CHECK(sweep::digest(ab_c).size() == 16);
-  // Expectation: FNV-1a 64 of the empty list is the offset basis.
+  // Expectation: FNV-1a 64 of the empty list is the offset basis; of {"ab", "c"}, FNV-1a 64 of the
+  // bytes 'a' 'b', the length 2 in 8 little-endian bytes, 'c', the length 1 in 8 (computed apart).
   CHECK(sweep::digest(std::vector<std::string>{}) == "cbf29ce484222325");
+  CHECK(sweep::digest(ab_c) == "5091916f8ceeb7b0");
 }
