@@ -342,6 +342,14 @@ EOF
 expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml"
 expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 expect 0 "nothing to run: $tmp/too_big.h5 holds every point, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
+# --version names the build as its stores record it (tool_version: the release and the sources' id).
+produce "$tmp/version.txt" -- "$ceiling" --version
+expect 0 "same version" -- /usr/bin/python3 -c "
+import h5py
+v = h5py.File('$tmp/too_big.h5', 'r').attrs['tool_version']
+v = v.decode() if isinstance(v, bytes) else str(v)
+line = open('$tmp/version.txt').read().strip()
+print('same version' if line == 'ceiling ' + v and '+' in v else repr((line, v)))"
 expect 0 "compute: the workload's calibration, fitted on a GPU: uncalibrated on these CPU nodes" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1
 # --seeds: a run per seed in a process of its own, then the spread; jitter makes seeds differ.

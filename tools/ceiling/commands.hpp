@@ -13,9 +13,6 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// The project version, from CMake.
-const char* version();
-
 /// `ceiling platform show|export|bench ...`; returns the exit status.
 int platform_command(const std::vector<std::string>& args);
 

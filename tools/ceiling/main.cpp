@@ -36,7 +36,7 @@ commands:
   validate [CASE...]      real multi-node series (validation/) predicted against measured
 
 Run `ceiling <command> <subcommand> --help` for the options of each (written in full), and
-`ceiling --version` for the version.
+`ceiling --version` for the version (as result stores record it: the release and the sources' id).
 Exit status: 0 success, 2 bad input (file, option or value), 1 internal error; `sweep` 3 when
 a point failed; a run, sweep or validate stopped by a signal 128 + the signal.
 )";
@@ -72,7 +72,7 @@ int dispatch(const std::vector<std::string>& args) {
       return 0;
     }
     if (args[0] == "--version") {
-      std::cout << "ceiling " << ceiling::tools::version() << "\n";
+      std::cout << "ceiling " << ceiling::tools::tool_version() << "\n";
       return 0;
     }
     namespace t = ceiling::tools;

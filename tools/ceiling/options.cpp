@@ -31,8 +31,6 @@ void validate(boost::any& out, const std::vector<std::string>& tokens, Seed*, in
   out = Seed{*value};
 }
 
-const char* version() { return CEILING_VERSION; }
-
 units::DataSize CommandLine::positive_size(const char* option) const {
   const auto text = vm[option].as<std::string>();
   const auto size = units::parse<units::DataSize>(text);

@@ -102,7 +102,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
                      (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string());
 
   io::ResultFile& r = setup.results;
-  r.tool_version = CEILING_VERSION "+" CEILING_SOURCE_ID; // (resume refuses another build's store)
+  r.tool_version = tool_version(); // (resume refuses another build's store)
   r.simgrid_version = CEILING_SIMGRID_VERSION;
   r.command_line = command_line;
   r.experiment_path = experiment_path;
@@ -278,6 +278,8 @@ std::string point_program_path() {
     return wrapper;
   return ceiling_program_path();
 }
+
+std::string tool_version() { return CEILING_VERSION "+" CEILING_SOURCE_ID; }
 
 std::string ceiling_program_path() {
   const std::string name = "ceiling";

@@ -89,6 +89,10 @@ std::vector<std::string> point_command(const std::string& ceiling_program,
 /// "dragonfly / resnet50 / baseline / weak, 64 nodes, seed 1".
 std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p);
 
+/// This build's version: the project's release (CMake), "+", the id of the sources a result
+/// depends on ("0.1.0+1a2b3c4d5e6f"); result stores record it, and --resume refuses another's.
+std::string tool_version();
+
 /// The `ceiling` program beside this one (or one folder up: the MPI program's build folder is
 /// tools/mpi_sweep/).
 std::string ceiling_program_path();
