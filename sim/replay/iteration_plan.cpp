@@ -90,10 +90,10 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
     return *problem;
   const auto device = workload::compute_device(s.platform.node);
   const platform::Precision p = compute_precision(resolved_precision(s));
-  if (!device.peak.at(p))
-    return "precision " + std::string(to_string(resolved_precision(s))) + " needs a " +
-           std::string(platform::to_string(p)) + " peak, which the " + device.name + " of " +
-           s.platform.name + " does not have";
+  if (!device.peak.at(p)) // named as the option where one chose it, else as the workload's
+    return (s.options.precision ? "--precision: " : "the workload's precision ") +
+           std::string(to_string(resolved_precision(s))) + " needs a " + std::string(platform::to_string(p)) +
+           " peak, which the " + device.name + " of " + s.platform.name + " does not have";
   const long long ranks = rank_count(s);
   const auto& stack = s.options.software;
   if (!stack.collective && !stack.library) // (a stack built in code: a file's reader refuses it)

@@ -169,7 +169,7 @@ expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 expect 1 "differ" -- cmp "$tmp/a.json" "$tmp/c.json"
 expect 2 'unknown algorithm "butterfly"' -- "${run[@]}" --collective butterfly
 expect 2 "cannot run on 100" -- "${base[@]}" -n 100
-expect 2 "precision fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
+expect 2 "ceiling: error: --precision: fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-k20x.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --precision fp16
 expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
 expect 2 "--jitter: must be a number from 0 to 10, got nan" -- "${run[@]}" --jitter nan

@@ -1691,6 +1691,8 @@ TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   CHECK(problem_of(s) == "the machine t has 64 nodes, cannot run on 65");
   s.nodes = 4;
   s.options.precision = replay::PrecisionMode::Fp16;
-  CHECK(problem_of(s) ==
-        "precision fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
+  CHECK(problem_of(s) == "--precision: fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
+  s.options.precision.reset();
+  s.workload.precision = platform::Precision::Fp16;
+  CHECK(problem_of(s) == "the workload's precision fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
 }

@@ -335,7 +335,12 @@ outputs() {
   sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
   expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
-  sed -i 's/allow-oversubscribed-memory = true/collective = "rign"/' "$tmp/bad.toml"
+  # (at --precision where the platform lacks that precision's peak: Piz Daint's CPU nodes, fp16)
+  sed -i 's/allow-oversubscribed-memory = true/precision = "fp16"/; s|platforms/generic-fat-tree.toml|platforms/piz-daint-xc30-cpu.toml|' \
+    "$tmp/bad.toml"
+  expect 2 'bad.toml:14:13: error: variants[0].options.precision: point 0 (p / w / v / weak, 1 nodes) cannot run: --precision: fp16 needs a fp16 peak' -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/precision = "fp16"/collective = "rign"/; s|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|' "$tmp/bad.toml"
   # -o naming one of the inputs is refused before anything is written over.
   sed "s|\"../../|\"$root/|" "$small" >"$tmp/input.toml"
   expect 2 "input.toml is the sweep's experiment file: -o names the result file" -- \
