@@ -168,6 +168,7 @@ const toml::node* TableReader::find(std::string_view key) {
 std::optional<std::pair<const toml::node*, std::string>>
 TableReader::find_quantity(std::string_view key, bool (*is_unit)(std::string_view)) {
   asked_.emplace(key);
+  quantity_keys_.emplace(key);
   std::optional<std::pair<const toml::node*, std::string>> found;
   if (const toml::node* node = table_.get(key))
     found.emplace(node, "");
@@ -481,8 +482,8 @@ void TableReader::reject_unknown_keys() const {
     std::string message = "unknown key" + did_you_mean(name, asked_);
     if (message == "unknown key") {
       std::string listed;
-      for (const std::string& known : asked_)
-        listed += (listed.empty() ? "" : ", ") + known;
+      for (const std::string& known : asked_) // a quantity either way: "forward" or "forward_<unit>"
+        listed += (listed.empty() ? "" : ", ") + known + (quantity_keys_.contains(known) ? "[_UNIT]" : "");
       message += "; known keys here: " + listed;
     }
     throw LoadError(location_of_entry(k, node), full_key(name), message);

@@ -144,6 +144,7 @@ private:
   std::string file_;
   std::set<std::string, std::less<>> asked_;
   std::set<std::string, std::less<>> unit_keys_; ///< keys read as a quantity with the unit in the name
+  std::set<std::string, std::less<>> quantity_keys_; ///< the keys asked for as quantities (their stems)
 };
 
 /// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
