@@ -227,6 +227,19 @@ platform::Topology read_topology(TableReader& t, std::string_view kind) {
 
 platform::InterconnectSpec read_interconnect(TableReader t) {
   const std::string kind = t.choice("topology", {"single-switch", "fat-tree", "torus", "dragonfly"});
+  // A topology that an override sets keeps none of the file's shape keys (drop_replaced_topology):
+  // a key of its shape that no override gives is named at that override, not at the file.
+  if (t.location_of_key("topology").path == "--set") {
+    const std::span<const std::string_view> shape = kind == "fat-tree" ? std::span<const std::string_view>(fat_tree_keys)
+                                                    : kind == "torus"  ? std::span<const std::string_view>(torus_keys)
+                                                    : kind == "dragonfly" ? std::span<const std::string_view>(dragonfly_keys)
+                                                                          : std::span<const std::string_view>();
+    for (std::string_view key : shape)
+      if (!t.has(key))
+        t.fail("topology", "a " + kind + " needs interconnect." + std::string(key) +
+                               ", which no override gives (the file's shape keys go with its topology): add --set "
+                               "interconnect." + std::string(key) + "=...");
+  }
   platform::InterconnectSpec net{
       .topology = read_topology(t, kind),
       .link_bandwidth = t.quantity<Bandwidth>("link_bandwidth", Sign::Positive),
