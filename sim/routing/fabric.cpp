@@ -135,32 +135,33 @@ std::string Fabric::link_name(std::uint32_t id) const {
 }
 
 std::span<const Path> Fabric::paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
-                                    bool minimal_only, std::size_t at_most) const {
+                                    Kinds kinds, std::size_t at_most) const {
   if (a == b || a < 0 || b < 0 || a >= slots_ || b >= slots_)
     throw std::invalid_argument("Fabric::paths: slots " + std::to_string(a) + " and " + std::to_string(b) +
                                 " are not two distinct slots below " + std::to_string(slots_));
   if (at_most == 0)
     throw std::invalid_argument("Fabric::paths: at least one path must be asked for");
-  Paths out{scratch, std::min(at_most, max_paths)};
+  Paths out{scratch, std::min(at_most, max_paths), kinds != Kinds::NonMinimal, kinds != Kinds::Minimal};
   if (const auto* s = std::get_if<DragonflyShape>(&shape_))
-    dragonfly_paths(*s, a, b, salt, out, minimal_only);
+    dragonfly_paths(*s, a, b, salt, out);
   else
     fat_tree_paths(std::get<FatTreeShape>(shape_), a, b, salt, out);
-  return {scratch.data(), out.count};
+  return {scratch.data(), out.written};
 }
 
-Path& Fabric::Paths::next(bool minimal) {
-  if (count == scratch.size())
+Path& Fabric::Paths::next(bool is_minimal) {
+  if (written == scratch.size())
     scratch.emplace_back();
-  Path& p = scratch[count++];
+  Path& p = scratch[written++];
+  ++count;
   p.links.clear(); // (its memory kept for the next pair)
   p.router_hops = 0;
-  p.minimal = minimal;
+  p.minimal = is_minimal;
   return p;
 }
 
-void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt, Paths& out,
-                             bool minimal_only) const {
+void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt,
+                             Paths& out) const {
   // Router indices fit in 32 bits (the links' ids do); a router's place is looked up (this
   // arithmetic is most of building a large adaptively routed machine).
   using Id = std::uint32_t;
@@ -214,15 +215,17 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
   const auto finish = [&](Path& p) { p.links.push_back(static_cast<Id>(2 * b + 1)); };
 
   if (ga == gb) {
-    Path& p = start(true);
-    inside(ra, rb, true, p);
-    finish(p);
-    if (chassis(ra) != chassis(rb) && position(ra) != position(rb) && !out.full()) {
+    if (out.wants(true)) {
+      Path& p = start(true);
+      inside(ra, rb, true, p);
+      finish(p);
+    }
+    if (chassis(ra) != chassis(rb) && position(ra) != position(rb) && !out.full() && out.wants(true)) {
       Path& q = start(true);
       inside(ra, rb, false, q);
       finish(q);
     }
-    if (ra == rb || minimal_only)
+    if (ra == rb || !out.others)
       return;
     // Valiant inside the group: through each other router q of the source's chassis, then
     // black first (to q's position in the destination's chassis), so that each q crosses a
@@ -257,6 +260,8 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
   const long long room = most - minimal; // for Valiant paths
   const std::uint64_t spread = mix(salt, {a, b});
   for (long long i = 0; i < minimal && !out.full(); ++i) {
+    if (!out.wants(true))
+      continue;
     const Id j = minimal == global_links ? static_cast<Id>(i)
                                          : static_cast<Id>((spread + static_cast<std::uint64_t>(i * global_links / minimal)) % global_links);
     Path& p = start(true);
@@ -267,7 +272,7 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
     finish(p);
   }
   // Valiant: through third groups, on hashed cables.
-  for (long long i = 0; i < std::min(thirds, room) && !out.full() && !minimal_only; ++i) {
+  for (long long i = 0; i < std::min(thirds, room) && !out.full() && out.others; ++i) {
     // The i-th third group, or the i-th of an even sample of them where they outnumber the room.
     const Id k = thirds <= room ? static_cast<Id>(i)
                                 : static_cast<Id>(((spread >> 32) + static_cast<std::uint64_t>(i * thirds / room)) % thirds);
@@ -289,6 +294,8 @@ void Fabric::dragonfly_paths(const DragonflyShape& s, long long a, long long b, 
 }
 
 void Fabric::fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::uint64_t salt, Paths& out) const {
+  if (!out.minimal) // (every path of a fat-tree is minimal)
+    return;
   const auto& f = s.f;
   std::size_t h = 1; // the lowest level whose pod holds both
   while (a / s.below[h] != b / s.below[h])

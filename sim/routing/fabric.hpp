@@ -120,31 +120,44 @@ public:
   /// The most paths paths() returns for one pair.
   static constexpr std::size_t max_paths = 64;
 
+  /// Which of a pair's paths paths() gives: all, the minimal ones (the first of all), or the
+  /// others (those after them, which routing asks for when the minimal ones are congested).
+  enum class Kinds { All, Minimal, NonMinimal };
+
   /// The paths from slot `a` to slot `b` (a != b, both below slot_count()): the minimal ones
-  /// first, then the non-minimal ones (not with `minimal_only`); at most max_paths, always in the
-  /// same order for the same `a`, `b` and `salt`, and only the first `at_most` of them. They live
-  /// in `scratch`, whose paths and their memory the next call reuses (routing a large machine
-  /// asks for millions).
+  /// first, then the non-minimal ones; at most max_paths, always in the same order for the same
+  /// `a`, `b` and `salt`, and only the first `at_most` of them; of those, the `kinds` asked for
+  /// (NonMinimal: the list from its first non-minimal path). They live in `scratch`, whose paths
+  /// and their memory the next call reuses (routing a large machine asks for millions).
   std::span<const Path> paths(long long a, long long b, std::uint64_t salt, std::vector<Path>& scratch,
-                              bool minimal_only = false, std::size_t at_most = max_paths) const;
+                              Kinds kinds = Kinds::All, std::size_t at_most = max_paths) const;
 
 private:
   using DragonflyShape = detail::DragonflyShape;
   using FatTreeShape = detail::FatTreeShape;
 
-  /// The paths of one call of paths(), written over scratch's from the first.
+  /// The paths of one call of paths(), written over scratch's from the first; the minimal ones
+  /// only counted, not written, unless `minimal` (and the others unless `others`).
   struct Paths {
     std::vector<Path>& scratch;
     std::size_t at_most;
-    std::size_t count = 0;
+    bool minimal = true, others = true;
+    std::size_t count = 0;   ///< paths of the whole list so far
+    std::size_t written = 0; ///< of which in scratch
     bool full() const { return count >= at_most; }
+    /// Whether the next path, of the kind `is_minimal`, is to be written: if not, it is counted.
+    bool wants(bool is_minimal) {
+      if (is_minimal ? minimal : others)
+        return true;
+      ++count;
+      return false;
+    }
     /// The next path, empty.
     Path& next(bool minimal);
   };
 
   Fabric() = default;
-  void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt, Paths& out,
-                       bool minimal_only) const;
+  void dragonfly_paths(const DragonflyShape& s, long long a, long long b, std::uint64_t salt, Paths& out) const;
   void fat_tree_paths(const FatTreeShape& s, long long a, long long b, std::uint64_t salt, Paths& out) const;
 
   std::variant<DragonflyShape, FatTreeShape> shape_;

@@ -36,12 +36,13 @@ struct Choice {
 
 /// The minimal paths of flows, kept from the first pass for the second (generating them again
 /// was half of routing a large machine's flows): flow i's are paths first[i] to first[i + 1],
-/// path j's links begin at links[begin[j]] and end where path j + 1's begin; flows are added
-/// until `budget` link ids are kept.
+/// path j's links begin at links[begin[j]] and end where path j + 1's begin, its router hops
+/// are hops[j]; flows are added until `budget` link ids are kept.
 struct MinimalPaths {
   std::size_t budget = 0;
   std::vector<std::uint32_t> links;
   std::vector<std::uint32_t> begin{0};
+  std::vector<int> hops;
   std::vector<std::uint32_t> first{0};
 
   std::size_t flows() const { return first.size() - 1; }
@@ -49,12 +50,14 @@ struct MinimalPaths {
   void clear() {
     links.clear();
     begin.assign(1, 0);
+    hops.clear();
     first.assign(1, 0);
   }
   void add(std::span<const Path> paths) {
     for (const Path& p : paths) {
       links.insert(links.end(), p.links.begin(), p.links.end());
       begin.push_back(static_cast<std::uint32_t>(links.size()));
+      hops.push_back(p.router_hops);
     }
     first.push_back(static_cast<std::uint32_t>(begin.size() - 1));
   }
@@ -64,33 +67,48 @@ struct MinimalPaths {
     const std::size_t k = first[flow] + j;
     return {links.data() + begin[k], begin[k + 1] - begin[k]};
   }
+  int router_hops(std::size_t flow, std::size_t j) const { return hops[first[flow] + j]; }
 };
 
 /// UGAL's first look: the least loaded of flow `flow`'s minimal paths for `d`, against `load`
-/// (which does not hold `d`). Within bandwidth (load at most 1), UGAL's choice.
+/// (which does not hold `d`), each path's load kept in `loads`. Within bandwidth (load at most
+/// 1), UGAL's choice.
 Choice least_loaded_minimal(std::span<const double> available, const std::vector<double>& load,
-                            const MinimalPaths& minimal, std::size_t flow, const Demand& d) {
+                            const MinimalPaths& minimal, std::size_t flow, const Demand& d,
+                            std::vector<double>& loads) {
   Choice best;
+  loads.clear();
   for (std::uint32_t j = 0; j < minimal.count(flow); ++j) {
     const double l = load_of(available, load, minimal.path(flow, j), d.rate_bytes_per_s);
+    loads.push_back(l);
     if (l < best.load)
       best = {j, l};
   }
   return best;
 }
 
-/// UGAL's choice for `d` when its least loaded minimal path, `minimal`, is congested: of all
-/// `paths`, the one that leaves the flow the most bandwidth, then the fewest hops.
+/// UGAL's choice for `d` when its least loaded minimal path, `least`, is congested: of all its
+/// paths, the minimal ones of flow `flow` in `minimal` (whose loads least_loaded_minimal() left
+/// in `minimal_loads`), then `others`, the one that leaves the flow the most bandwidth, then
+/// the fewest router hops. Its index in the whole list.
 std::uint32_t most_bandwidth_left(std::span<const double> available, const std::vector<double>& load,
-                                  std::span<const Path> paths, const Demand& d, Choice minimal) {
-  std::uint32_t chosen = minimal.path;
-  double best = minimal.load;
-  for (std::uint32_t i = 0; i < paths.size(); ++i) {
-    const double l = std::max(load_of(available, load, paths[i].links, d.rate_bytes_per_s), 1.0);
+                                  const MinimalPaths& minimal, std::size_t flow,
+                                  std::span<const double> minimal_loads, std::span<const Path> others,
+                                  const Demand& d, Choice least) {
+  std::uint32_t chosen = least.path;
+  int chosen_hops = minimal.router_hops(flow, least.path);
+  double best = least.load;
+  const auto consider = [&](std::uint32_t i, double path_load, int hops) {
+    const double l = std::max(path_load, 1.0);
     const bool equal = std::abs(l - best) <= 1e-9 * best;
-    if ((l < best && !equal) || (equal && paths[i].router_hops < paths[chosen].router_hops))
-      best = std::min(l, best), chosen = i;
-  }
+    if ((l < best && !equal) || (equal && hops < chosen_hops))
+      best = std::min(l, best), chosen = i, chosen_hops = hops;
+  };
+  const auto count = static_cast<std::uint32_t>(minimal.count(flow));
+  for (std::uint32_t i = 0; i < count; ++i)
+    consider(i, minimal_loads[i], minimal.router_hops(flow, i));
+  for (std::uint32_t i = 0; i < others.size(); ++i)
+    consider(count + i, load_of(available, load, others[i].links, d.rate_bytes_per_s), others[i].router_hops);
   return chosen;
 }
 
@@ -112,12 +130,12 @@ void spread(const Fabric& fabric, platform::Routing routing, std::span<const Dem
     throw std::invalid_argument("routing::spread: " + std::to_string(available.size()) + " bandwidths for " +
                                 std::to_string(fabric.link_count()) + " links");
   std::vector<Path> scratch;
-  const auto paths_of = [&](const Demand& d, bool minimal_only = false) {
-    return fabric.paths(d.src_slot, d.dst_slot, seed, scratch, minimal_only);
+  const auto paths_of = [&](const Demand& d, Fabric::Kinds kinds) {
+    return fabric.paths(d.src_slot, d.dst_slot, seed, scratch, kinds);
   };
   if (routing == platform::Routing::Ecmp) {
     for (std::size_t i = 0; i < demands.size(); ++i) {
-      const auto minimal = paths_of(demands[i], true);
+      const auto minimal = paths_of(demands[i], Fabric::Kinds::Minimal);
       const std::uint32_t path = ecmp(minimal, demands[i], seed);
       chosen(i, path, minimal[path].links);
     }
@@ -135,15 +153,16 @@ void spread(const Fabric& fabric, platform::Routing routing, std::span<const Dem
     if (i < kept.flows())
       return {kept, i};
     fresh.clear();
-    fresh.add(paths_of(demands[i], true));
+    fresh.add(paths_of(demands[i], Fabric::Kinds::Minimal));
     return {fresh, 0};
   };
   std::vector<std::uint32_t> first(demands.size()); // each flow's path after the first pass
+  std::vector<double> minimal_loads;                // one flow's minimal paths' loads
   for (std::size_t i = 0; i < demands.size(); ++i) {
     if (i == kept.flows() && !kept.full())
-      kept.add(paths_of(demands[i], true));
+      kept.add(paths_of(demands[i], Fabric::Kinds::Minimal));
     const auto [minimal, j] = minimal_of(i);
-    first[i] = least_loaded_minimal(available, load, minimal, j, demands[i]).path;
+    first[i] = least_loaded_minimal(available, load, minimal, j, demands[i], minimal_loads).path;
     add(minimal.path(j, first[i]), demands[i].rate_bytes_per_s);
   }
   // The minimal paths come first among all (and each flow's path is still its minimal one of the
@@ -154,16 +173,17 @@ void spread(const Fabric& fabric, platform::Routing routing, std::span<const Dem
     const auto [minimal, j] = minimal_of(i);
     assert(first[i] < minimal.count(j));
     add(minimal.path(j, first[i]), -d.rate_bytes_per_s);
-    const Choice least = least_loaded_minimal(available, load, minimal, j, d);
-    if (least.load <= 1.0) {
-      add(minimal.path(j, least.path), d.rate_bytes_per_s);
-      chosen(i, least.path, minimal.path(j, least.path));
-    } else {
-      const auto candidates = paths_of(d); // all of them, in the scratch's memory
-      const std::uint32_t path = most_bandwidth_left(available, load, candidates, d, least);
-      add(candidates[path].links, d.rate_bytes_per_s);
-      chosen(i, path, candidates[path].links);
+    const Choice least = least_loaded_minimal(available, load, minimal, j, d, minimal_loads);
+    const auto count = static_cast<std::uint32_t>(minimal.count(j));
+    std::uint32_t path = least.path;
+    std::span<const Path> others;
+    if (least.load > 1.0) { // congested: the non-minimal paths too, in the scratch's memory
+      others = paths_of(d, Fabric::Kinds::NonMinimal);
+      path = most_bandwidth_left(available, load, minimal, j, minimal_loads, others, d, least);
     }
+    const auto links = path < count ? minimal.path(j, path) : std::span<const std::uint32_t>(others[path - count].links);
+    add(links, d.rate_bytes_per_s);
+    chosen(i, path, links);
   }
 }
 

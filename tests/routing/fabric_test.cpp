@@ -146,17 +146,32 @@ TEST_CASE("groups joined by more cables than a pair's paths spread their pairs o
 
 TEST_CASE("a dragonfly pair's minimal paths alone are the first paths of the whole list") {
   // The adaptive choice picks among the minimal paths by index into the whole list. Expectation:
-  // with 100 cables (sampled) and with 2, the minimal-only list is the whole list's prefix.
-  for (int cables : {2, 100}) {
-    CAPTURE(cables);
-    const auto f = *Fabric::of(dragonfly(cables));
-    std::vector<Path> scratch;
-    const auto all = paths(f, 0, 63);
-    const auto minimal = f.paths(0, 63, 1, scratch, true);
-    REQUIRE(minimal.size() == static_cast<std::size_t>(minimal_count(all)));
-    for (std::size_t i = 0; i < minimal.size(); ++i)
-      CHECK(minimal[i].links == all[i].links);
-  }
+  // with 100 cables (sampled) and with 2, between groups and inside one (two minimal paths, then
+  // the Valiant ones), the minimal-only list is the whole list's prefix and the others its rest.
+  for (int cables : {2, 100})
+    for (const auto& [a, b] : {std::pair{0LL, 63LL}, {0LL, 11LL}}) {
+      CAPTURE(cables);
+      CAPTURE(b);
+      const auto f = *Fabric::of(dragonfly(cables));
+      std::vector<Path> scratch;
+      const auto all = paths(f, a, b);
+      const auto minimal = f.paths(a, b, 1, scratch, Fabric::Kinds::Minimal);
+      const auto count = static_cast<std::size_t>(minimal_count(all));
+      REQUIRE(minimal.size() == count);
+      for (std::size_t i = 0; i < minimal.size(); ++i)
+        CHECK(minimal[i].links == all[i].links);
+      const auto others = f.paths(a, b, 1, scratch, Fabric::Kinds::NonMinimal);
+      REQUIRE(count < all.size());
+      REQUIRE(others.size() == all.size() - count);
+      for (std::size_t i = 0; i < others.size(); ++i) {
+        CHECK_FALSE(others[i].minimal);
+        CHECK(others[i].links == all[count + i].links);
+        CHECK(others[i].router_hops == all[count + i].router_hops);
+      }
+    }
+  // A fat-tree's paths are all minimal.
+  std::vector<Path> scratch;
+  CHECK(Fabric::of(fat_tree())->paths(0, 15, 1, scratch, Fabric::Kinds::NonMinimal).empty());
 }
 
 TEST_CASE("routers of a chassis larger than a pair's paths are all Valiant intermediates over the pairs") {
@@ -270,12 +285,12 @@ TEST_CASE("asking for the first k paths gives the first k of them, in the same o
   for (const auto& net : {dragonfly(), fat_tree()}) {
     const auto f = *Fabric::of(net);
     const long long far = f.slot_count() - 1; // another group of the dragonfly, the farthest leaf of the fat-tree
-    CHECK_THROWS_AS(f.paths(0, 5, 1, scratch, false, 0), std::invalid_argument); // none asked for
+    CHECK_THROWS_AS(f.paths(0, 5, 1, scratch, Fabric::Kinds::All, 0), std::invalid_argument); // none asked for
     for (const auto& [a, b] : {std::pair{0LL, 5LL}, {0LL, 9LL}, {0LL, 11LL}, {3LL, far}, {1LL, 15LL}}) {
       const auto all = paths(f, a, b);
       REQUIRE(!all.empty());
       for (std::size_t k = 1; k <= all.size() + 1; ++k) {
-        const auto first = f.paths(a, b, 1, scratch, false, k);
+        const auto first = f.paths(a, b, 1, scratch, Fabric::Kinds::All, k);
         REQUIRE(first.size() == std::min(k, all.size()));
         for (std::size_t i = 0; i < first.size(); ++i) {
           CHECK(first[i].links == all[i].links);
