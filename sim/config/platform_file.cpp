@@ -201,6 +201,17 @@ constexpr std::array<std::string_view, 7> dragonfly_keys{
     "groups",       "global_links",        "chassis_per_group", "chassis_links",
     "router_links", "routers_per_chassis", "nodes_per_router"};
 
+/// The keys of topology `kind`'s shape (none for a single switch).
+std::span<const std::string_view> shape_keys(std::string_view kind) {
+  if (kind == "fat-tree")
+    return fat_tree_keys;
+  if (kind == "torus")
+    return torus_keys;
+  if (kind == "dragonfly")
+    return dragonfly_keys;
+  return {};
+}
+
 std::vector<int> to_ints(const std::vector<long long>& values) {
   return {values.begin(), values.end()};
 }
@@ -227,19 +238,13 @@ platform::Topology read_topology(TableReader& t, std::string_view kind) {
 
 platform::InterconnectSpec read_interconnect(TableReader t) {
   const std::string kind = t.choice("topology", {"single-switch", "fat-tree", "torus", "dragonfly"});
-  // A topology that an override sets keeps none of the file's shape keys (drop_replaced_topology):
-  // a key of its shape that no override gives is named at that override, not at the file.
-  if (t.location_of_key("topology").path == "--set") {
-    const std::span<const std::string_view> shape = kind == "fat-tree" ? std::span<const std::string_view>(fat_tree_keys)
-                                                    : kind == "torus"  ? std::span<const std::string_view>(torus_keys)
-                                                    : kind == "dragonfly" ? std::span<const std::string_view>(dragonfly_keys)
-                                                                          : std::span<const std::string_view>();
-    for (std::string_view key : shape)
+  // An override that changes the topology drops the file's shape keys (drop_replaced_topology):
+  // a key of the new shape that is missing is named at that override, not at the file.
+  if (t.location_of_key("topology").path == "--set")
+    for (std::string_view key : shape_keys(kind))
       if (!t.has(key))
-        t.fail("topology", "a " + kind + " needs interconnect." + std::string(key) +
-                               ", which no override gives (the file's shape keys go with its topology): add --set "
-                               "interconnect." + std::string(key) + "=...");
-  }
+        t.fail("topology", "a " + kind + " needs interconnect." + std::string(key) + ": add --set interconnect." +
+                               std::string(key) + "=... (an override to another topology drops the file's shape keys)");
   platform::InterconnectSpec net{
       .topology = read_topology(t, kind),
       .link_bandwidth = t.quantity<Bandwidth>("link_bandwidth", Sign::Positive),
@@ -258,15 +263,13 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   // (at the key the problem is about: a dragonfly's groups, set in the file or by --set; else at
   // a key of the shape that an override gave, where one did, else at the topology)
   if (auto problem = platform::shape_problem(net.topology)) {
-    const auto overridden = [&](std::span<const std::string_view> keys) -> std::string_view {
-      for (std::string_view key : keys)
+    const auto overridden = [&]() -> std::string_view {
+      for (std::string_view key : shape_keys(kind))
         if (t.has(key) && t.location_of_key(key).path == "--set")
           return key;
       return "topology";
     };
-    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups"
-           : kind == "torus"                                         ? overridden(torus_keys)
-                                                                     : overridden(fat_tree_keys),
+    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : overridden(),
            "impossible " + kind + " shape: " + *problem);
   }
   net.routing = platform::default_routing(net.topology);

@@ -19,8 +19,11 @@ struct Demand {
   double rate_bytes_per_s = 0;
 };
 
+/// The link ids of minimal paths spread() keeps from its first pass for its second (16 MiB).
+constexpr std::size_t default_kept_path_links = std::size_t{1} << 22;
+
 /// Each fabric link's bandwidth in bytes per second that other jobs' `background` load leaves to
-/// the flows: what spread() weighs loads against (Routes keeps it for every call).
+/// the flows: what spread() weighs loads against.
 std::vector<double> available_bandwidths(const Fabric& fabric, const platform::BackgroundLoad& background);
 
 /// Where spread() hands over each demand's path, once, demand after demand in order: the demand's
@@ -49,12 +52,12 @@ using PathChosen = std::function<void(std::size_t demand, std::uint32_t path, st
 /// again: the same choices either way. Each choice is final when `chosen` hears it.
 void spread(const Fabric& fabric, platform::Routing routing, std::span<const Demand> demands, std::uint64_t seed,
             std::span<const double> available, std::vector<double>& load, const PathChosen& chosen,
-            std::size_t kept_path_links = std::size_t{1} << 22);
+            std::size_t kept_path_links = default_kept_path_links);
 
 /// The same, the paths' indices alone, against the bandwidths `background` leaves.
 std::vector<std::uint32_t> spread(const Fabric& fabric, platform::Routing routing,
                                   std::span<const Demand> demands, std::uint64_t seed,
                                   const platform::BackgroundLoad& background = {},
-                                  std::size_t kept_path_links = std::size_t{1} << 22);
+                                  std::size_t kept_path_links = default_kept_path_links);
 
 } // namespace ceiling::routing

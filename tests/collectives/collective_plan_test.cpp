@@ -168,8 +168,9 @@ TEST_CASE("a parameter server with k servers moves B/k to and from each server")
 }
 
 TEST_CASE("the rings, aggregated as they are built, are their exact steps with equal patterns merged") {
-  // The other algorithms' aggregated plans are merge_equal_patterns() of their exact steps by
-  // construction (collective_plan.cpp, allreduce()); the rings build theirs directly.
+  // The other algorithms of `all` (not the pipelined trees, whose aggregated form is a steady
+  // state) have merge_equal_patterns() of their exact steps for aggregated plans by construction
+  // (collective_plan.cpp, allreduce()); the rings build theirs directly.
   for (Algorithm a : {Algorithm::Ring, Algorithm::Hierarchical})
     for (int n : {1, 2, 5, 8, 16, 64}) {
       CAPTURE(to_string(a));

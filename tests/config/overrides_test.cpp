@@ -87,10 +87,10 @@ TEST_CASE("an override of the topology drops the former topology's keys") {
   // The new shape's keys are required, as in a file, and one that no override gives is named at
   // the override of the topology (the file's keys went with its own topology).
   CHECK(error_with({"interconnect.topology=fat-tree"}) ==
-        "--set:1:23: error: interconnect.topology: a fat-tree needs interconnect.down, which no override gives (the "
-        "file's shape keys go with its topology): add --set interconnect.down=...");
+        "--set:1:23: error: interconnect.topology: a fat-tree needs interconnect.down: add --set interconnect.down=... "
+        "(an override to another topology drops the file's shape keys)");
   CHECK(error_with({"interconnect.topology=fat-tree", "interconnect.down=[4]", "interconnect.up=[1]"})
-            .starts_with("--set:1:23: error: interconnect.topology: a fat-tree needs interconnect.links,"));
+            .starts_with("--set:1:23: error: interconnect.topology: a fat-tree needs interconnect.links: "));
 }
 
 TEST_CASE("an error in an override points at the override and names its key") {

@@ -49,6 +49,19 @@ long long minimal_count(const std::vector<Path>& p) {
   return std::count_if(p.begin(), p.end(), [](const Path& x) { return x.minimal; });
 }
 
+/// 300 flows between random slots of the small dragonfly, at 0.2 to 1 of a cable: many congested.
+std::vector<routing::Demand> random_demands() {
+  std::vector<routing::Demand> demands;
+  std::uint64_t x = 12345;
+  const auto next = [&] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  while (demands.size() < 300) {
+    const auto a = static_cast<long long>(next() % 64), b = static_cast<long long>(next() % 64);
+    if (a != b)
+      demands.push_back({a, b, (0.2 + 0.2 * static_cast<double>(next() % 5)) * cable_bytes_per_s});
+  }
+  return demands;
+}
+
 } // namespace
 
 TEST_CASE("a dragonfly fabric has a port each way per node, green, black and global links by the shape") {
@@ -358,19 +371,6 @@ TEST_CASE("when every path is full, a flow takes the one that leaves it the most
   CHECK(by_kind[true] <= 6);
 }
 
-/// 300 flows between random slots of the small dragonfly, at 0.2 to 1 of a cable: many congested.
-std::vector<routing::Demand> random_demands() {
-  std::vector<routing::Demand> demands;
-  std::uint64_t x = 12345;
-  const auto next = [&] { return (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
-  while (demands.size() < 300) {
-    const auto a = static_cast<long long>(next() % 64), b = static_cast<long long>(next() % 64);
-    if (a != b)
-      demands.push_back({a, b, (0.2 + 0.2 * static_cast<double>(next() % 5)) * cable_bytes_per_s});
-  }
-  return demands;
-}
-
 TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every flow generated, however many it keeps") {
   // The reference: spread()'s rule as its header states it, each flow's whole path list at hand
   // (spread() generates the non-minimal paths only when a flow's minimal ones are congested).
@@ -426,10 +426,14 @@ TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every
 }
 
 TEST_CASE("spread hands over each flow's path once, in order, with the links Fabric::paths lists for it") {
+  // Both routings; the minimal paths of the first pass all kept for the second, some, or none
+  // (generated again).
   const auto f = *Fabric::of(dragonfly());
   const auto demands = random_demands();
-  for (const auto routing : {platform::Routing::Adaptive, platform::Routing::Ecmp}) {
+  for (const auto routing : {platform::Routing::Adaptive, platform::Routing::Ecmp})
+  for (std::size_t kept_links : {std::size_t{0}, std::size_t{200}, routing::default_kept_path_links}) {
     CAPTURE(static_cast<int>(routing));
+    CAPTURE(kept_links);
     const auto expected = routing::spread(f, routing, demands, 1);
     // Working memory left dirty by another call: the choices do not depend on it.
     std::vector<double> load(f.link_count(), 3.5e9);
@@ -441,16 +445,27 @@ TEST_CASE("spread hands over each flow's path once, in order, with the links Fab
                       CHECK(path == expected[i]);
                       const Path p = paths(f, demands[i].src_slot, demands[i].dst_slot)[path];
                       CHECK(std::vector<std::uint32_t>(links.begin(), links.end()) == p.links);
-                    });
+                    },
+                    kept_links);
     std::vector<std::size_t> each(demands.size());
     std::iota(each.begin(), each.end(), std::size_t{0});
     CHECK(order == each);
   }
 }
 
-TEST_CASE("the bandwidth spread() weighs loads against is what the background load leaves") {
+TEST_CASE("adaptive routing weighs loads against the bandwidth the background load leaves each link") {
   const auto f = *Fabric::of(dragonfly());
   const platform::BackgroundLoad background{.fabric = 0.25, .global = 0.5};
+  // The choices with a background load are those made against available_bandwidths(), and with
+  // links a quarter or half busy, more flows are congested and move than without.
+  const auto demands = random_demands();
+  const auto loaded = routing::spread(f, platform::Routing::Adaptive, demands, 1, background);
+  std::vector<std::uint32_t> against(demands.size());
+  std::vector<double> load;
+  routing::spread(f, platform::Routing::Adaptive, demands, 1, routing::available_bandwidths(f, background), load,
+                  [&](std::size_t i, std::uint32_t path, std::span<const std::uint32_t>) { against[i] = path; });
+  CHECK(loaded == against);
+  CHECK(loaded != routing::spread(f, platform::Routing::Adaptive, demands, 1));
   const auto available = routing::available_bandwidths(f, background);
   REQUIRE(available.size() == f.link_count());
   std::map<platform::FabricLinkKind, int> kinds;
