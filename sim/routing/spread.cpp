@@ -87,30 +87,26 @@ Choice least_loaded_minimal(std::span<const double> available, const std::vector
   return best;
 }
 
-/// UGAL's choice for `d` when its least loaded minimal path, `least`, is congested: of all its
-/// paths, the minimal ones of flow `flow` in `minimal` (whose loads least_loaded_minimal() left
-/// in `minimal_loads`), then `others`, the one that leaves the flow the most bandwidth, then
-/// the fewest router hops. Its index in the whole list.
-std::uint32_t most_bandwidth_left(std::span<const double> available, const std::vector<double>& load,
-                                  const MinimalPaths& minimal, std::size_t flow,
-                                  std::span<const double> minimal_loads, std::span<const Path> others,
-                                  const Demand& d, Choice least) {
-  std::uint32_t chosen = least.path;
-  int chosen_hops = minimal.router_hops(flow, least.path);
-  double best = least.load;
-  const auto consider = [&](std::uint32_t i, double path_load, int hops) {
+/// UGAL's choice for a flow whose least loaded minimal path, `least`, is congested: of all its
+/// paths, taken in order (consider()), the one that leaves the flow the most bandwidth (the least
+/// load above 1), then the one of the fewest router hops; `path` is its index in the whole list.
+struct Congested {
+  std::uint32_t path;
+  int hops;
+  double best;
+  Congested(Choice least, int least_hops) : path(least.path), hops(least_hops), best(least.load) {}
+  void consider(std::uint32_t i, double path_load, int path_hops) {
     const double l = std::max(path_load, 1.0);
     const bool equal = std::abs(l - best) <= 1e-9 * best;
-    if ((l < best && !equal) || (equal && hops < chosen_hops))
-      best = std::min(l, best), chosen = i, chosen_hops = hops;
-  };
-  const auto count = static_cast<std::uint32_t>(minimal.count(flow));
-  for (std::uint32_t i = 0; i < count; ++i)
-    consider(i, minimal_loads[i], minimal.router_hops(flow, i));
-  for (std::uint32_t i = 0; i < others.size(); ++i)
-    consider(count + i, load_of(available, load, others[i].links, d.rate_bytes_per_s), others[i].router_hops);
-  return chosen;
-}
+    if ((l < best && !equal) || (equal && path_hops < hops))
+      best = std::min(l, best), path = i, hops = path_hops;
+  }
+  /// Whether no path of at least `hops_at_least` router hops whose load is at least `load_at_least`
+  /// can be chosen any more: none is less loaded than the best, and none of fewer hops.
+  bool settled_against(double load_at_least, int hops_at_least) const {
+    return best <= std::max(load_at_least, 1.0) && hops <= hops_at_least;
+  }
+};
 
 } // namespace
 
@@ -177,9 +173,23 @@ void spread(const Fabric& fabric, platform::Routing routing, std::span<const Dem
     const auto count = static_cast<std::uint32_t>(minimal.count(j));
     std::uint32_t path = least.path;
     std::span<const Path> others;
-    if (least.load > 1.0) { // congested: the non-minimal paths too, in the scratch's memory
-      others = paths_of(d, Fabric::Kinds::NonMinimal);
-      path = most_bandwidth_left(available, load, minimal, j, minimal_loads, others, d, least);
+    if (least.load > 1.0) { // congested: every path in turn, the minimal ones' loads known
+      Congested ugal(least, minimal.router_hops(j, least.path));
+      for (std::uint32_t k = 0; k < count; ++k)
+        ugal.consider(k, minimal_loads[k], minimal.router_hops(j, k));
+      // Every path of the pair crosses its two port links (Fabric::fewest_non_minimal_hops), so a
+      // non-minimal path loads at least as much as they do: where that already settles the
+      // choice, they are not generated.
+      const auto fewest = fabric.fewest_non_minimal_hops();
+      const auto ends = minimal.path(j, least.path);
+      const double ports = std::max(load_of(available, load, ends.first(1), d.rate_bytes_per_s),
+                                    load_of(available, load, ends.last(1), d.rate_bytes_per_s));
+      if (fewest && !ugal.settled_against(ports, *fewest)) {
+        others = paths_of(d, Fabric::Kinds::NonMinimal); // in the scratch's memory
+        for (std::uint32_t k = 0; k < others.size(); ++k)
+          ugal.consider(count + k, load_of(available, load, others[k].links, d.rate_bytes_per_s), others[k].router_hops);
+      }
+      path = ugal.path;
     }
     const auto links = path < count ? minimal.path(j, path) : std::span<const std::uint32_t>(others[path - count].links);
     add(links, d.rate_bytes_per_s);

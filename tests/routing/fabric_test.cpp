@@ -373,56 +373,87 @@ TEST_CASE("when every path is full, a flow takes the one that leaves it the most
 
 TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every flow generated, however many it keeps") {
   // The reference: spread()'s rule as its header states it, each flow's whole path list at hand
-  // (spread() generates the non-minimal paths only when a flow's minimal ones are congested).
+  // (spread() generates the non-minimal paths only when a flow's minimal ones are congested, and
+  // not even then where its port links settle the choice). Two sets of flows: random ones, many
+  // congested inside the fabric; and the same with 48 more, from every node of groups 1 to 3 to
+  // node 0 at half a cable each, congested at node 0's port.
   const auto f = *Fabric::of(dragonfly());
-  const auto demands = random_demands();
-  std::vector<double> load(f.link_count(), 0.0);
-  const auto load_of = [&](const Path& p, double extra) {
-    double worst = 0;
-    for (std::uint32_t l : p.links)
-      worst = std::max(worst, (load[l] + extra) / f.link_bandwidth_bytes_per_s(l));
-    return worst;
-  };
-  const auto add = [&](const Path& p, double rate) {
-    for (std::uint32_t l : p.links)
-      load[l] += rate;
-  };
-  const auto choose = [&](const std::vector<Path>& all, double rate, bool minimal_only) {
-    std::uint32_t chosen = 0;
-    double best = std::numeric_limits<double>::infinity();
-    for (std::uint32_t i = 0; i < all.size(); ++i)
-      if (all[i].minimal && load_of(all[i], rate) < best)
-        best = load_of(all[i], rate), chosen = i;
-    if (best <= 1.0 || minimal_only)
-      return chosen;
-    for (std::uint32_t i = 0; i < all.size(); ++i) {
-      const double l = std::max(load_of(all[i], rate), 1.0);
-      const bool equal = std::abs(l - best) <= 1e-9 * best;
-      if ((l < best && !equal) || (equal && all[i].router_hops < all[chosen].router_hops))
-        best = std::min(l, best), chosen = i;
+  auto fan_in = random_demands();
+  for (long long src = 16; src < 64; ++src)
+    fan_in.push_back({src, 0, 0.5 * cable_bytes_per_s});
+  // And a pair with a Valiant path of fewer router hops than any of its minimal paths, behind
+  // flows that fill the destination's port: its paths tie at the port's load, and the Valiant
+  // path of the fewest hops wins.
+  std::vector<routing::Demand> fewer_hops;
+  for (long long a = 0; a < 64 && fewer_hops.empty(); ++a)
+    for (long long b = 0; b < 64 && fewer_hops.empty(); ++b) {
+      if (a / 16 == b / 16)
+        continue;
+      int least_minimal = 99, least_valiant = 99;
+      for (const Path& p : paths(f, a, b))
+        (p.minimal ? least_minimal : least_valiant) = std::min(p.minimal ? least_minimal : least_valiant, p.router_hops);
+      if (least_valiant < least_minimal) {
+        for (long long src = 0; src < 64; ++src)
+          if (src / 16 != b / 16 && src != a)
+            fewer_hops.push_back({src, b, 0.1 * cable_bytes_per_s});
+        fewer_hops.push_back({a, b, 0.5 * cable_bytes_per_s});
+      }
     }
-    return chosen;
-  };
-  std::vector<std::uint32_t> expected;
-  for (const auto& d : demands) {
-    const auto all = paths(f, d.src_slot, d.dst_slot);
-    expected.push_back(choose(all, d.rate_bytes_per_s, true));
-    add(all[expected.back()], d.rate_bytes_per_s);
+  REQUIRE_FALSE(fewer_hops.empty());
+  for (const auto& demands : {random_demands(), fan_in, fewer_hops}) {
+    CAPTURE(demands.size());
+    std::vector<double> load(f.link_count(), 0.0);
+    const auto load_of = [&](const Path& p, double extra) {
+      double worst = 0;
+      for (std::uint32_t l : p.links)
+        worst = std::max(worst, (load[l] + extra) / f.link_bandwidth_bytes_per_s(l));
+      return worst;
+    };
+    const auto add = [&](const Path& p, double rate) {
+      for (std::uint32_t l : p.links)
+        load[l] += rate;
+    };
+    const auto choose = [&](const std::vector<Path>& all, double rate, bool minimal_only) {
+      std::uint32_t chosen = 0;
+      double best = std::numeric_limits<double>::infinity();
+      for (std::uint32_t i = 0; i < all.size(); ++i)
+        if (all[i].minimal && load_of(all[i], rate) < best)
+          best = load_of(all[i], rate), chosen = i;
+      if (best <= 1.0 || minimal_only)
+        return chosen;
+      for (std::uint32_t i = 0; i < all.size(); ++i) {
+        const double l = std::max(load_of(all[i], rate), 1.0);
+        const bool equal = std::abs(l - best) <= 1e-9 * best;
+        if ((l < best && !equal) || (equal && all[i].router_hops < all[chosen].router_hops))
+          best = std::min(l, best), chosen = i;
+      }
+      return chosen;
+    };
+    std::vector<std::uint32_t> expected;
+    for (const auto& d : demands) {
+      const auto all = paths(f, d.src_slot, d.dst_slot);
+      expected.push_back(choose(all, d.rate_bytes_per_s, true));
+      add(all[expected.back()], d.rate_bytes_per_s);
+    }
+    int non_minimal = 0, full_ports = 0;
+    for (std::size_t i = 0; i < demands.size(); ++i) {
+      const auto all = paths(f, demands[i].src_slot, demands[i].dst_slot);
+      add(all[expected[i]], -demands[i].rate_bytes_per_s);
+      const std::uint32_t port = all[0].links.back(); // the destination's
+      full_ports += (load[port] + demands[i].rate_bytes_per_s) / f.link_bandwidth_bytes_per_s(port) > 1;
+      expected[i] = choose(all, demands[i].rate_bytes_per_s, false);
+      add(all[expected[i]], demands[i].rate_bytes_per_s);
+      non_minimal += !all[expected[i]].minimal;
+    }
+    CHECK(non_minimal > 0); // the congested branch ran
+    if (demands.size() != 300)
+      CHECK(full_ports >= 40); // and flows congested at their destination's port
+    CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1) == expected);
+    // The same choices whether the first pass's minimal paths are all kept for the second, some,
+    // or none (generated again).
+    for (std::size_t kept_links : {std::size_t{0}, std::size_t{1}, std::size_t{200}})
+      CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1, {}, kept_links) == expected);
   }
-  int non_minimal = 0;
-  for (std::size_t i = 0; i < demands.size(); ++i) {
-    const auto all = paths(f, demands[i].src_slot, demands[i].dst_slot);
-    add(all[expected[i]], -demands[i].rate_bytes_per_s);
-    expected[i] = choose(all, demands[i].rate_bytes_per_s, false);
-    add(all[expected[i]], demands[i].rate_bytes_per_s);
-    non_minimal += !all[expected[i]].minimal;
-  }
-  CHECK(non_minimal > 0); // the congested branch ran
-  CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1) == expected);
-  // The same choices whether the first pass's minimal paths are all kept for the second, some,
-  // or none (generated again).
-  for (std::size_t kept_links : {std::size_t{0}, std::size_t{1}, std::size_t{200}})
-    CHECK(routing::spread(f, platform::Routing::Adaptive, demands, 1, {}, kept_links) == expected);
 }
 
 TEST_CASE("spread hands over each flow's path once, in order, with the links Fabric::paths lists for it") {
