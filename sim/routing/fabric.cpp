@@ -386,14 +386,6 @@ bool Fabric::simgrid_static_path(long long a, long long b, std::vector<std::uint
   return true;
 }
 
-std::optional<int> Fabric::fewest_non_minimal_hops() const {
-  // dragonfly_paths(): a Valiant path between groups crosses two global links; one inside a group
-  // goes to another router of the source's chassis, then on to the destination's router.
-  if (std::holds_alternative<DragonflyShape>(shape_))
-    return 2;
-  return std::nullopt;
-}
-
 long long Fabric::fat_tree_elements(std::size_t k) const {
   const auto* s = std::get_if<FatTreeShape>(&shape_);
   return s != nullptr && k < s->elements.size() ? s->elements[k] : 0;

@@ -117,12 +117,6 @@ public:
   /// down that cable (`down`).
   std::uint32_t fat_tree_link(std::size_t k, long long element, long long u, long long cable, bool down) const;
 
-  /// Where pairs have non-minimal paths (a dragonfly's), the fewest router hops any has: 2 (two
-  /// global links, or two hops inside a group through another router); every path of a pair,
-  /// minimal or not, then begins with the source's port link and ends with the destination's.
-  /// None where every path is minimal (a fat-tree's).
-  std::optional<int> fewest_non_minimal_hops() const;
-
   /// The most paths paths() returns for one pair.
   static constexpr std::size_t max_paths = 64;
 

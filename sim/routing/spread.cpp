@@ -71,16 +71,12 @@ struct MinimalPaths {
 };
 
 /// UGAL's first look: the least loaded of flow `flow`'s minimal paths for `d`, against `load`
-/// (which does not hold `d`), each path's load kept in `loads`. Within bandwidth (load at most
-/// 1), UGAL's choice.
+/// (which does not hold `d`). Within bandwidth (load at most 1), UGAL's choice.
 Choice least_loaded_minimal(std::span<const double> available, const std::vector<double>& load,
-                            const MinimalPaths& minimal, std::size_t flow, const Demand& d,
-                            std::vector<double>& loads) {
+                            const MinimalPaths& minimal, std::size_t flow, const Demand& d) {
   Choice best;
-  loads.clear();
   for (std::uint32_t j = 0; j < minimal.count(flow); ++j) {
     const double l = load_of(available, load, minimal.path(flow, j), d.rate_bytes_per_s);
-    loads.push_back(l);
     if (l < best.load)
       best = {j, l};
   }
@@ -100,11 +96,6 @@ struct Congested {
     const bool equal = std::abs(l - best) <= 1e-9 * best;
     if ((l < best && !equal) || (equal && path_hops < hops))
       best = std::min(l, best), path = i, hops = path_hops;
-  }
-  /// Whether no path of at least `hops_at_least` router hops whose load is at least `load_at_least`
-  /// can be chosen any more: none is less loaded than the best, and none of fewer hops.
-  bool settled_against(double load_at_least, int hops_at_least) const {
-    return best <= std::max(load_at_least, 1.0) && hops <= hops_at_least;
   }
 };
 
@@ -153,12 +144,11 @@ void spread(const Fabric& fabric, platform::Routing routing, std::span<const Dem
     return {fresh, 0};
   };
   std::vector<std::uint32_t> first(demands.size()); // each flow's path after the first pass
-  std::vector<double> minimal_loads;                // one flow's minimal paths' loads
   for (std::size_t i = 0; i < demands.size(); ++i) {
     if (i == kept.flows() && !kept.full())
       kept.add(paths_of(demands[i], Fabric::Kinds::Minimal));
     const auto [minimal, j] = minimal_of(i);
-    first[i] = least_loaded_minimal(available, load, minimal, j, demands[i], minimal_loads).path;
+    first[i] = least_loaded_minimal(available, load, minimal, j, demands[i]).path;
     add(minimal.path(j, first[i]), demands[i].rate_bytes_per_s);
   }
   // The minimal paths come first among all (and each flow's path is still its minimal one of the
@@ -169,26 +159,17 @@ void spread(const Fabric& fabric, platform::Routing routing, std::span<const Dem
     const auto [minimal, j] = minimal_of(i);
     assert(first[i] < minimal.count(j));
     add(minimal.path(j, first[i]), -d.rate_bytes_per_s);
-    const Choice least = least_loaded_minimal(available, load, minimal, j, d, minimal_loads);
+    const Choice least = least_loaded_minimal(available, load, minimal, j, d);
     const auto count = static_cast<std::uint32_t>(minimal.count(j));
     std::uint32_t path = least.path;
     std::span<const Path> others;
-    if (least.load > 1.0) { // congested: every path in turn, the minimal ones' loads known
+    if (least.load > 1.0) { // congested: every path in turn, the minimal ones kept, the others generated
       Congested ugal(least, minimal.router_hops(j, least.path));
       for (std::uint32_t k = 0; k < count; ++k)
-        ugal.consider(k, minimal_loads[k], minimal.router_hops(j, k));
-      // Every path of the pair crosses its two port links (Fabric::fewest_non_minimal_hops), so a
-      // non-minimal path loads at least as much as they do: where that already settles the
-      // choice, they are not generated.
-      const auto fewest = fabric.fewest_non_minimal_hops();
-      const auto ends = minimal.path(j, least.path);
-      const double ports = std::max(load_of(available, load, ends.first(1), d.rate_bytes_per_s),
-                                    load_of(available, load, ends.last(1), d.rate_bytes_per_s));
-      if (fewest && !ugal.settled_against(ports, *fewest)) {
-        others = paths_of(d, Fabric::Kinds::NonMinimal); // in the scratch's memory
-        for (std::uint32_t k = 0; k < others.size(); ++k)
-          ugal.consider(count + k, load_of(available, load, others[k].links, d.rate_bytes_per_s), others[k].router_hops);
-      }
+        ugal.consider(k, load_of(available, load, minimal.path(j, k), d.rate_bytes_per_s), minimal.router_hops(j, k));
+      others = paths_of(d, Fabric::Kinds::NonMinimal); // in the scratch's memory
+      for (std::uint32_t k = 0; k < others.size(); ++k)
+        ugal.consider(count + k, load_of(available, load, others[k].links, d.rate_bytes_per_s), others[k].router_hops);
       path = ugal.path;
     }
     const auto links = path < count ? minimal.path(j, path) : std::span<const std::uint32_t>(others[path - count].links);

@@ -373,10 +373,11 @@ TEST_CASE("when every path is full, a flow takes the one that leaves it the most
 
 TEST_CASE("adaptive routing chooses as UGAL's rule does with every path of every flow generated, however many it keeps") {
   // The reference: spread()'s rule as its header states it, each flow's whole path list at hand
-  // (spread() generates the non-minimal paths only when a flow's minimal ones are congested, and
-  // not even then where its port links settle the choice). Two sets of flows: random ones, many
-  // congested inside the fabric; and the same with 48 more, from every node of groups 1 to 3 to
-  // node 0 at half a cable each, congested at node 0's port.
+  // (spread() generates the non-minimal paths only when a flow's minimal ones are congested).
+  // Three sets of flows: random ones, many congested inside the fabric; the same with 48 more,
+  // from every node of groups 1 to 3 to node 0 at half a cable each, congested at node 0's port,
+  // where every path ties and the fewest router hops decide; and a pair whose shortest path is
+  // not minimal, congested at its destination's port.
   const auto f = *Fabric::of(dragonfly());
   auto fan_in = random_demands();
   for (long long src = 16; src < 64; ++src)
