@@ -191,7 +191,7 @@ HpcgResult simulate_hpcg(const HpcgSetup& setup, PatternTimer& timer, Sampling s
     for (int id : exchange)
       one_allreduce += comm.seconds(id, 8) + node.message_overhead_s;
     b.allreduce = 3 * one_allreduce;
-    if (on_gpu)
+    if (through_host) // each dot product's 8-byte sum to the host for the all-reduce, and back
       b.pcie += 3 * (node.to_host_s(8) + node.to_device_s(8));
     r.breakdown = b;
     r.bytes_per_process = bytes;

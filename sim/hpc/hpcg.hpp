@@ -45,7 +45,7 @@ struct HpcgBreakdown {
   double halo = 0;      ///< halo exchanges, 11 per iteration: the faces on the fabric, axis by axis,
                         ///< and the software overhead of the messages to all up to 26 neighbours
   double allreduce = 0; ///< three 8-byte all-reduces (recursive doubling)
-  double pcie = 0;      ///< GPU nodes: halos and dot products through host memory
+  double pcie = 0;      ///< GPU nodes whose NIC is not GPU-direct: halos and dot products through host memory
 };
 
 struct HpcgResult {

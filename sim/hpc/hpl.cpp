@@ -460,10 +460,14 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
     }
   }
   s.block_size = spec.block_size > 0 ? spec.block_size : (node.gpu ? spec.block_size_gpu_nodes : spec.block_size_cpu_nodes);
+  // The key that gave the block size: the workload's block_size, else its node kind's.
+  const std::string block_key = spec.block_size > 0 ? "hpl.block_size"
+                                : node.gpu          ? "hpl.block_size_gpu_nodes"
+                                                    : "hpl.block_size_cpu_nodes";
   if (s.block_size < min_block_size)
-    throw std::invalid_argument("block size " + std::to_string(s.block_size) + " is below " +
-                                std::to_string(min_block_size) +
-                                ": HPL's TUNING advises 32 to 256, and the run simulates N / NB steps on every process");
+    throw KeyRefusal(KeyRefusal::File::Workload, block_key,
+                     "block size " + std::to_string(s.block_size) + " is below " + std::to_string(min_block_size) +
+                         ": HPL's TUNING advises 32 to 256, and the run simulates N / NB steps on every process");
   const double processes = static_cast<double>(s.grid.size());
   long long order = spec.matrix_order;
   const bool on_device = spec.matrix_memory == MatrixMemory::Device;
@@ -498,19 +502,22 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   s.steps = s.matrix_order / s.block_size;
   const long long widest = std::max(s.grid.rows, s.grid.columns);
   if (s.steps < widest) {
-    const std::string why = "matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) +
-                            " blocks of " + std::to_string(s.block_size) + ", fewer than the " + std::to_string(widest) +
-                            " process rows or columns of the " + std::to_string(s.grid.rows) + " x " +
-                            std::to_string(s.grid.columns) + " grid: give a larger matrix_order or a smaller block_size";
-    if (spec.matrix_order > 0)
-      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order", why);
-    throw std::invalid_argument(why);
+    // (at the key that sized the matrix: its order where given, else the memory share it fills)
+    const std::string size_key = spec.matrix_order > 0 ? "matrix_order" : "memory_fraction";
+    throw KeyRefusal(KeyRefusal::File::Workload, "hpl." + size_key,
+                     "matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) + " blocks of " +
+                         std::to_string(s.block_size) + ", fewer than the " + std::to_string(widest) +
+                         " process rows or columns of the " + std::to_string(s.grid.rows) + " x " +
+                         std::to_string(s.grid.columns) + " grid: give a larger " + size_key + " or a smaller " +
+                         block_key.substr(4));
   }
   const double process_steps = static_cast<double>(s.steps) * processes;
   if (process_steps > max_process_steps)
-    throw std::invalid_argument(std::to_string(s.steps) + " steps on " + std::to_string(s.grid.size()) +
-                                " processes are more than the " + units::number_text(max_process_steps) +
-                                " process-steps simulated in reasonable time: give a larger block_size or a smaller matrix");
+    throw KeyRefusal(KeyRefusal::File::Workload, block_key,
+                     std::to_string(s.steps) + " steps on " + std::to_string(s.grid.size()) +
+                         " processes are more than the " + units::number_text(max_process_steps) +
+                         " process-steps simulated in reasonable time: give a larger " + block_key.substr(4) +
+                         " or a smaller matrix");
   if (node.gpu) {
     const double local = static_cast<double>(s.matrix_order) * static_cast<double>(s.matrix_order) * 8 / processes;
     s.resident_at_start = std::min(1.0, spec.device_memory_fraction * node.gpu_memory / local);

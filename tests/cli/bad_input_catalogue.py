@@ -218,6 +218,10 @@ for args, option in [(["-n", "0"], "--nodes"), (["--message-sizes", "0"], "--mes
                      (["--set", "hpl.matrix_order=1"], "hpl.matrix_order"), (["--set", "hpl.block_size=8"], "hpl.block_size"),
                      (["-n", "16", "--set", "hpl.grid_rows=17"], "hpl.grid_rows"),
                      (["-n", "16", "--set", "hpl.matrix_order=100000"], "hpl.matrix_order: matrix_order 100000 is not a multiple"),
+                     # a matrix of fewer blocks than the grid's rows: at the key that sized it
+                     (["-n", "16", "--set", "hpl.memory_fraction=0.0000001"],
+                      "--set:1:21: error: hpl.memory_fraction: matrix order 82 gives 0 blocks of 256"),
+                     (["-n", "16", "--set", "hpl.block_size=1000000"], "workloads/hpl.toml:15:19: error: hpl.memory_fraction"),
                      (["--set", "hpcg.nx=8"], "an HPL workload (kind = \"hpl\") has no [hpcg] table")]:
     cases.append((f"hpc {' '.join(args)}", hpc + args, None, option))
 hpcg = ["hpc", "-w", f"{root}/workloads/hpcg.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]

@@ -65,6 +65,26 @@ TEST_CASE("HPCG on one process: kernels' bytes over the STREAM rate, HPCG's flop
   CHECK(r.flops_per_iteration == doctest::Approx(flops).epsilon(1e-15));
 }
 
+TEST_CASE("on a GPU node each dot product's sum crosses PCIe to the host and back, unless the NIC is GPU-direct") {
+  // One process (no halo): 3 dot products an iteration, each 8 bytes device -> host and back,
+  // each copy its call's cost plus its bytes over the link; none with a GPU-direct NIC.
+  HpcgSpec spec;
+  spec.nx = spec.ny = spec.nz = 16;
+  NodeKernels node = cpu_node(1e10);
+  node.gpu = true;
+  node.gpus = 1;
+  node.gpu_stream = 5e11;
+  node.gpu_memory = 16e9;
+  node.host_to_device = 12e9;
+  node.device_to_host = 10e9;
+  node.copy_s = 7e-6;
+  AlphaBeta timer;
+  const auto staged = simulate_hpcg(plan_hpcg(spec, node, 1), timer, {});
+  CHECK(staged.breakdown.pcie == doctest::Approx(3 * ((7e-6 + 8 / 10e9) + (7e-6 + 8 / 12e9))).epsilon(1e-12));
+  node.gpu_direct = true;
+  CHECK(simulate_hpcg(plan_hpcg(spec, node, 1), timer, {}).breakdown.pcie == 0);
+}
+
 TEST_CASE("HPCG refuses a local grid that does not fit in memory") {
   HpcgSpec spec;
   spec.nx = spec.ny = spec.nz = 1024;
