@@ -232,7 +232,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
         device.model != c.device)
       d.fail("device", "\"" + c.device + "\" is not the device of " + c.measured.platform_path + ", whose nodes compute on \"" +
                            device.model + "\": expected that name, or the platform of this device");
-    note_read(w.files_read, "platform", c.measured.platform_path);
+    note_read(w.files_read, "calibration platform", c.measured.platform_path);
     w.device_calibrations.push_back(std::move(c));
   }
   file.reject_unknown_keys();
@@ -263,7 +263,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
       calibration.compute_efficiency *= (b + *own_half_batch) / (b + calibration.half_batch);
       calibration.half_batch = *own_half_batch;
     }
-    note_read(files_read, "workload", other);
+    note_read(files_read, "calibration lender", other);
     for (const workload::FileRead& f : lender.files_read)
       note_read(files_read, f.kind, f.path);
     return calibration;
@@ -276,7 +276,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
   t.reject_unknown_keys();
   // The device measured: a run on another says it is uncalibrated (workload::calibration_notes).
   const auto node = measured_node(t, c.measured.platform_path);
-  note_read(files_read, "platform", c.measured.platform_path);
+  note_read(files_read, "calibration platform", c.measured.platform_path);
   c.device = workload::compute_device(node).model;
   c.device_is_gpu = node.gpu.has_value();
   return c;

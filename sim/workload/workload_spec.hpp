@@ -88,7 +88,7 @@ struct CalibrationSpec {
 /// A file that loading a workload file read besides it: a workload its calibration is borrowed
 /// from, or the platform of a device measured (its calibration's, a device calibration's).
 struct FileRead {
-  std::string kind; ///< "workload" or "platform"
+  std::string kind; ///< "calibration lender" (a workload) or "calibration platform"
   std::string path;
   bool operator==(const FileRead&) const = default;
 };

@@ -117,8 +117,8 @@ mkdir -p "$tmp/tree/workloads" "$tmp/tree/validation"
 cp -r "$root/platforms" "$tmp/tree/"
 cp -r "$root/validation/platforms" "$tmp/tree/validation/"
 cp "$root/workloads/resnet50_v1.toml" "$root/workloads/alexnet.toml" "$tmp/tree/workloads/"
-for read in workload:workloads/resnet50_v1.toml platform:platforms/dgx1-v100.toml \
-  platform:validation/platforms/aws-p2-8xlarge.toml; do
+for read in "calibration lender:workloads/resnet50_v1.toml" "calibration platform:platforms/dgx1-v100.toml" \
+  "calibration platform:validation/platforms/aws-p2-8xlarge.toml"; do
   kind=${read%%:*} read=${read#*:}
   expect 2 "--trace: $tmp/tree/$read is the $kind file it reads, which it would write over" -- \
     "$ceiling" run -p "$tmp/tree/platforms/generic-fat-tree.toml" -w "$tmp/tree/workloads/alexnet.toml" -n 2 \

@@ -92,7 +92,8 @@ def main(path):
     for name in ["kind", "path", "text"]:
         check_column(inputs, name, "string")
     kinds = set(table(inputs)["kind"])
-    check(kinds <= {"experiment", "platform", "workload", "software"}, f"unexpected input kinds {kinds}")
+    check(kinds <= {"experiment", "platform", "workload", "software", "calibration platform", "calibration lender"},
+          f"unexpected input kinds {kinds}")
 
     group = f["points"]
     for name in POINT_INTS:

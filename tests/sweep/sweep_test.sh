@@ -247,10 +247,24 @@ outputs() {
   # The same store draws the same bytes, SVG included (whose layout the solver varied).
   "$ceiling" plot pictures.h5 -o plots-again >/dev/null
   expect 0 "" -- diff -r plots plots-again
+  # A folder whose name starts with '-' is a folder, not an option; a store whose name is not
+  # UTF-8 is reported on (its name shown as far as it is UTF-8).
+  expect 0 "wrote -dash/speedup.png" -- "$ceiling" plot pictures.h5 -o -dash
+  cp pictures.h5 $'not-utf8-\xff.h5'
+  expect 0 "report.md" -- "$ceiling" report $'not-utf8-\xff.h5'
+  expect 0 "result file: \`not-utf8-" -- cat $'not-utf8-\xff-report/report.md'
   expect 0 "report.html" -- "$ceiling" report pictures.h5 -o report
   expect 0 "Ceiling" -- cat report/report.md
   expect 0 "N ref: the curve's smallest finished N" -- cat report/report.md
   expect 0 "data:image/png;base64," -- cat report/report.html
+  # A curve of one node count has nothing measured beyond its reference: no efficiency at a
+  # largest N, no N reached or not.
+  sed -e 's/^nodes = \[1, 2, 4, 8\]$/nodes = [4]/' -e 's/^scaling = .*$/scaling = ["weak"]/' -e '/^global_batch/d' \
+    -e '/^seeds = /d' pictures.toml >one_n.toml
+  expect 0 "wrote one_n.h5: 1 points, 0 failed" -- "$ceiling" sweep one_n.toml -o one_n.h5
+  expect 0 "report.html" -- "$ceiling" report one_n.h5 -o one_n_report
+  expect 0 "N at E = 0.5 (simulated) | — (one node count: nothing measured)" -- cat one_n_report/report.md
+  expect 1 "" -- grep -q "not reached" one_n_report/report.md
 
   # Bad result files: a clear error and exit 2 from plot, report and export.
   mkfifo fifo.h5

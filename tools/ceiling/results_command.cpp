@@ -75,8 +75,7 @@ int python_main(const char* verb, const std::vector<std::string>& args) {
   if (auto out = cli->optional<std::string>("output")) {
     if (out->empty())
       throw UsageError("-o: empty: expected the folder to write into");
-    argv.push_back("-o");
-    argv.push_back(*out);
+    argv.push_back("--output=" + *out); // (one argument: a folder whose name starts with '-' too)
   }
   argv.push_back("--"); // a file whose name starts with '-' is not an option
   argv.push_back(cli->file);

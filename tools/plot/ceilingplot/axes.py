@@ -1,6 +1,7 @@
 """Figure and axis helpers shared by the figures: titled figures, legends, log2 N axes."""
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from .text import fmt, fmt_n, mpl_text, plain_tick, wrap
 def question(results):
     a = results.attrs
     return mpl_text(a["question"] or a["title"] or a["experiment_path"] or
-                    Path(results.path).name)
+                    Path(os.fsencode(results.path).decode("utf-8", "replace")).name)
 
 
 def figure(results, nrows, ncols, panel_w, panel_h, extra_h=0.0, subtitle=None):

@@ -41,7 +41,18 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    # Paths are printed as the bytes they are, UTF-8 or not (the operating system's names).
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(errors="surrogateescape")
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except Exception as e:  # a bug: said in one line, exit 1 (the documented internal error)
+        print(f"ceiling: error: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+def run(args):
     try:
         results = load(args.results)
     except BadFile as e:

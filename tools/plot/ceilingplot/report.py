@@ -2,6 +2,7 @@
 
 import html
 import math
+import os
 import re
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from .text import fmt, fmt_alpha, fmt_n
 def _measured(v, c):
     if math.isfinite(v):
         return fmt_n(v)
-    return f"not reached (largest N {fmt_n(c.data['n'].max())})" if c.rows else "—"
+    if c.rows < 2:  # (the reference alone: nothing was there to reach)
+        return "— (one node count: nothing measured)" if c.rows else "—"
+    return f"not reached (largest N {fmt_n(c.data['n'].max())})"
 
 
 def _fitted(v, short=False):
@@ -104,10 +107,12 @@ def _summary_row(c):
     # headline stars them).
     star = "" if c.amdahl_shaped or math.isnan(c.residual) else "*"
     n_half_fit = _fitted(c.n_half_fit, short=True)
+    if ceiling.startswith("— (no speedup"):
+        ceiling = "none (α ≤ 0)"
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + star,
             f"{n_half_fit}{star} / {measured}",
-            fmt(c.data["efficiency"][c.data["n"].argmax()]) if c.rows else "—",
+            fmt(c.data["efficiency"][c.data["n"].argmax()]) if c.rows >= 2 else "—",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
             c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
 
@@ -120,7 +125,9 @@ def write_report(out):
     r = out.results
     a = r.attrs
     doc = Doc()
-    title = a["title"] or a["experiment_path"] or Path(r.path).name
+    # (a path is shown as far as it is UTF-8: the report is UTF-8 text)
+    shown_path = os.fsencode(r.path).decode("utf-8", "replace")
+    title = a["title"] or a["experiment_path"] or Path(shown_path).name
     doc.heading(1, title)
     if a["question"]:
         doc.para(a["question"])
@@ -128,7 +135,7 @@ def write_report(out):
     commands = a["command_line"].split("\n")
     doc.items([
         ("experiment", Code(a["experiment_path"])),
-        ("result file", Code(r.path)),
+        ("result file", Code(shown_path)),
         ("sweep command line", Code(commands[0])),
         *[("then", Code(line)) for line in commands[1:]],
         ("ceiling version", a["tool_version"]),
@@ -157,7 +164,9 @@ def write_report(out):
         doc.table(headers, rows)
         doc.para("N ref: the curve's smallest finished N, which its speedup, efficiency, α_eff and ceiling "
                  "are over (α_eff per block of N ref nodes, r = N / N ref). A dash: no fit (fewer than two "
-                 "finished node counts) or, for a simulated N, not reached within the node counts simulated. "
+                 "finished node counts) or, for a simulated N, not reached within the node counts simulated "
+                 "(or nothing measured: one node count); none (α ≤ 0): the fit has no speedup over N ref, "
+                 "and so no ceiling. "
                  "*: the curve is not Amdahl-shaped, and the fit's numbers extrapolate a shape the curve "
                  "does not have: read the simulated N at E = 0.5 and the efficiency at the largest N.")
         for scaling in sorted({c.scaling for c in r.curves}):

@@ -149,7 +149,9 @@ def _dataset(group, where, name, kind):
         if not _fixed_length(ds.dtype):
             raise BadFile(f"{where}/{name}: variable-length strings (format_version 2 or a "
                           "damaged file): not read")
-        return np.array(list(ds.asstr()[()]) if ds.shape[0] else [], dtype=object)
+        # (text the writer did not check, such as an error message quoting a path, read as far as
+        # it is UTF-8, as _text() reads attributes)
+        return np.array(list(ds.asstr(errors="replace")[()]) if ds.shape[0] else [], dtype=object)
     if ds.dtype.kind not in "iuf":
         raise BadFile(f"{where}/{name}: expected numbers, got {ds.dtype}")
     return np.asarray(ds[()], dtype=np.float64 if kind is float else np.int64)
