@@ -252,7 +252,7 @@ outputs() {
   expect 0 "wrote -dash/speedup.png" -- "$ceiling" plot pictures.h5 -o -dash
   cp pictures.h5 $'not-utf8-\xff.h5'
   expect 0 "report.md" -- "$ceiling" report $'not-utf8-\xff.h5'
-  expect 0 "result file: \`not-utf8-" -- cat $'not-utf8-\xff-report/report.md'
+  expect 0 "**result file:** \`not-utf8-" -- grep -a "result file" $'not-utf8-\xff-report/report.md'
   expect 0 "report.html" -- "$ceiling" report pictures.h5 -o report
   expect 0 "Ceiling" -- cat report/report.md
   expect 0 "N ref: the curve's smallest finished N" -- cat report/report.md
@@ -264,7 +264,7 @@ outputs() {
   expect 0 "wrote one_n.h5: 1 points, 0 failed" -- "$ceiling" sweep one_n.toml -o one_n.h5
   expect 0 "report.html" -- "$ceiling" report one_n.h5 -o one_n_report
   expect 0 "N at E = 0.5 (simulated) | — (one node count: nothing measured)" -- cat one_n_report/report.md
-  expect 1 "" -- grep -q "not reached" one_n_report/report.md
+  expect 1 "" -- grep -q "not reached (largest N" one_n_report/report.md
 
   # Bad result files: a clear error and exit 2 from plot, report and export.
   mkfifo fifo.h5
