@@ -502,14 +502,21 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   s.steps = s.matrix_order / s.block_size;
   const long long widest = std::max(s.grid.rows, s.grid.columns);
   if (s.steps < widest) {
-    // (at the key that sized the matrix: its order where given, else the memory share it fills)
-    const std::string size_key = spec.matrix_order > 0 ? "matrix_order" : "memory_fraction";
-    throw KeyRefusal(KeyRefusal::File::Workload, "hpl." + size_key,
-                     "matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) + " blocks of " +
-                         std::to_string(s.block_size) + ", fewer than the " + std::to_string(widest) +
-                         " process rows or columns of the " + std::to_string(s.grid.rows) + " x " +
-                         std::to_string(s.grid.columns) + " grid: give a larger " + size_key + " or a smaller " +
-                         block_key.substr(4));
+    // At the key to change: the order where given; else the memory share the matrix fills, or
+    // the block size where even all of the memory would not give enough blocks.
+    const std::string why = "matrix order " + std::to_string(order) + " gives " + std::to_string(s.steps) +
+                            " blocks of " + std::to_string(s.block_size) + ", fewer than the " + std::to_string(widest) +
+                            " process rows or columns of the " + std::to_string(s.grid.rows) + " x " +
+                            std::to_string(s.grid.columns) + " grid: ";
+    if (spec.matrix_order > 0)
+      throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
+                       why + "give a larger matrix_order or a smaller " + block_key.substr(4));
+    const double memory = on_device ? node.gpu_memory : node.host_memory;
+    if (std::floor(std::sqrt(memory * processes / 8)) / s.block_size < static_cast<double>(widest))
+      throw KeyRefusal(KeyRefusal::File::Workload, block_key,
+                       why + "give a smaller " + block_key.substr(4) + " (all of the memory would not give enough blocks)");
+    throw KeyRefusal(KeyRefusal::File::Workload, "hpl.memory_fraction",
+                     why + "give a larger memory_fraction or a smaller " + block_key.substr(4));
   }
   const double process_steps = static_cast<double>(s.steps) * processes;
   if (process_steps > max_process_steps)

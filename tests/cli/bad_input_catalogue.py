@@ -221,7 +221,8 @@ for args, option in [(["-n", "0"], "--nodes"), (["--message-sizes", "0"], "--mes
                      # a matrix of fewer blocks than the grid's rows: at the key that sized it
                      (["-n", "16", "--set", "hpl.memory_fraction=0.0000001"],
                       "--set:1:21: error: hpl.memory_fraction: matrix order 82 gives 0 blocks of 256"),
-                     (["-n", "16", "--set", "hpl.block_size=1000000"], "workloads/hpl.toml:15:19: error: hpl.memory_fraction"),
+                     (["-n", "16", "--set", "hpl.block_size=1000000"],
+                      "--set:1:16: error: hpl.block_size: matrix order 234468 gives 0 blocks of 1000000"),
                      (["--set", "hpcg.nx=8"], "an HPL workload (kind = \"hpl\") has no [hpcg] table")]:
     cases.append((f"hpc {' '.join(args)}", hpc + args, None, option))
 hpcg = ["hpc", "-w", f"{root}/workloads/hpcg.toml", "-p", f"{root}/platforms/piz-daint-xc30-cpu.toml"]

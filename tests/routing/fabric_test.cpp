@@ -162,7 +162,8 @@ TEST_CASE("a dragonfly pair's minimal paths alone are the first paths of the who
   // with 100 cables (sampled) and with 2, between groups and inside one (two minimal paths, then
   // the Valiant ones), the minimal-only list is the whole list's prefix and the others its rest.
   for (int cables : {2, 100})
-    for (const auto& [a, b] : {std::pair{0LL, 63LL}, {0LL, 11LL}}) {
+    for (const auto& pair : {std::pair{0LL, 63LL}, {0LL, 11LL}}) {
+      const long long a = pair.first, b = pair.second; // (plain variables: CAPTURE takes them in a lambda)
       CAPTURE(cables);
       CAPTURE(b);
       const auto f = *Fabric::of(dragonfly(cables));

@@ -234,6 +234,19 @@ store() {
   expect 0 "wrote borrow.h5" -- "$ceiling" sweep borrow.toml -o borrow.h5
   expect 0 "workloads/resnet50_v1.toml" -- /usr/bin/python3 -c \
     "import h5py; print([p.decode() for p in h5py.File('borrow.h5')['inputs/path'][:]])"
+  # The lender is a "calibration lender"; a workload the experiment runs is a "workload", even
+  # where a workload listed before it borrows its calibration.
+  expect 0 "calibration lender resnet50_v1.toml" -- /usr/bin/python3 -c "
+import h5py, os
+f = h5py.File('borrow.h5')
+print(*[k.decode() + ' ' + os.path.basename(p.decode()) for k, p in zip(f['inputs/kind'][:], f['inputs/path'][:])])"
+  awk -v w="$root/workloads/resnet50_v1.toml" '{ print } /^file = ".*alexnet.toml"$/ {
+         print "\n[[workloads]]\nname = \"ResNet-50 itself\"\nfile = \"" w "\"" }' borrow.toml >both.toml
+  expect 0 "wrote both.h5" -- "$ceiling" sweep both.toml -o both.h5
+  expect 0 "workload resnet50_v1.toml" -- /usr/bin/python3 -c "
+import h5py, os
+f = h5py.File('both.h5')
+print(*[k.decode() + ' ' + os.path.basename(p.decode()) for k, p in zip(f['inputs/kind'][:], f['inputs/path'][:])])"
 }
 
 outputs() {

@@ -50,13 +50,14 @@ std::vector<io::InputFile> inputs_of(const sweep::ExperimentSpec& e) {
     for (std::size_t i = 0; i + 1 < v.run_args.size(); i += 2)
       if (v.run_args[i] == "--software")
         add_software(v.run_args[i + 1]);
-  // A workload's lenders and the platforms of its measured devices (whose models say which
-  // calibration a run takes, and whether it is calibrated: the run's provenance).
-  for (const sweep::InputEntry& entry : e.workloads) {
+  // The workloads, then their lenders and the platforms of their measured devices (whose models
+  // say which calibration a run takes, and whether it is calibrated: the run's provenance), so
+  // that a workload run is listed as one, whichever other workload borrows its calibration.
+  for (const sweep::InputEntry& entry : e.workloads)
     add("workload", entry.file);
+  for (const sweep::InputEntry& entry : e.workloads)
     for (const workload::FileRead& f : config::load_workload(entry.file).files_read)
       add(f.kind.c_str(), f.path);
-  }
   return inputs;
 }
 

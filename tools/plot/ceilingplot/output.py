@@ -15,7 +15,7 @@ def say(text):
     try:
         print(text, flush=True)
     except BrokenPipeError:
-        sys.stdout = open(os.devnull, "w")
+        sys.stdout = open(os.devnull, "w", errors="surrogateescape")
 
 
 def output_target(path):

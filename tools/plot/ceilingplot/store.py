@@ -184,7 +184,11 @@ def load(path):
         raise BadFile("no such file")
     if p.is_dir():
         raise BadFile("is a directory, not a results file")
-    if not h5py.is_hdf5(str(p)):
+    try:
+        hdf5 = h5py.is_hdf5(str(p))
+    except OSError as e:  # (unreadable: permissions, an I/O error)
+        raise BadFile(f"cannot open: {e.strerror or e}") from None
+    if not hdf5:
         raise BadFile("not an HDF5 file")
     try:
         f = h5py.File(str(p), "r")
