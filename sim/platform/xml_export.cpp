@@ -88,7 +88,12 @@ void export_xml(const Machine& machine, std::ostream& out) {
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       << "<!-- " << machine.spec().name << ", " << machine.size()
-      << " nodes, written by ceiling platform export -->\n"
+      << " nodes, written by ceiling platform export; routes: SimGrid's static minimal ones"
+      << (machine.spec().interconnect.routing == Routing::StaticMinimal
+              ? ""
+              : std::string(" (the platform routes ") + std::string(to_string(machine.spec().interconnect.routing)) +
+                    ", which the replay computes itself: not exported)")
+      << " -->\n"
       << "<platform version=\"4.1\">\n"
       << "<zone id=\"fabric\" routing=\"Full\">\n";
   LinkTable links;

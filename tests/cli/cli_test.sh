@@ -16,6 +16,7 @@ expect 0 "--size" -- "$ceiling" platform bench --help
 expect 0 "print this help and exit" -- "$ceiling" sweep-point --help
 for f in "$root"/platforms/*.toml; do
   expect 0 "route latency" -- "$ceiling" platform show "$f"
+  expect 0 "route latency none (one node" -- "$ceiling" platform show "$f" --nodes 1
   expect 0 '"bisection_bandwidth_bytes_per_s"' -- "$ceiling" platform show "$f" --json --nodes 2
 done
 # The GPUs' device spread (platforms/README.md, "Device spread"), in text and JSON; none on a generic accelerator.
@@ -29,6 +30,8 @@ show = lambda f: json.loads(subprocess.run([sys.argv[1], 'platform', 'show', f, 
 print('device_spread', show(sys.argv[2])['gpu']['device_spread'], show(sys.argv[3])['gpu']['device_spread'])" \
   "$ceiling" "$root/platforms/generic-fat-tree.toml" "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 "wrote" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 8 -o "$tmp/m.xml"
+expect 0 "SimGrid's static minimal routes (the platform's adaptive routing is the replay's own, not exported)" -- \
+  "$ceiling" platform export "$root/platforms/generic-dragonfly.toml" --nodes 4 -o "$tmp/d.xml"
 expect 0 "ring all-reduce" -- "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --nodes 8
 
 expect 2 'unknown command "frobnicate"' -- "$ceiling" frobnicate

@@ -198,7 +198,10 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.end_object();
   json.key("bisection_bandwidth_bytes_per_s").value(bisection.bytes_per_second());
   json.key("route_latency_s").begin_object();
-  json.key("min").value(latency.min_s).key("max").value(latency.max_s);
+  if (latency.sources == 0) // one node: no route
+    json.key("min").null().key("max").null();
+  else
+    json.key("min").value(latency.min_s).key("max").value(latency.max_s);
   json.key("sources").value(latency.sources).key("sampled").value(latency.sampled);
   json.end_object();
   json.end_object();
@@ -292,6 +295,10 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
             << " per direction, latency " << to_string(spec.interconnect.link_latency) << "\n";
   std::cout << "bisection     " << to_string(bisection) << " (" << n
             << " nodes, one direction; cut at the topology's domains: platforms/README.md)\n";
+  if (latency.sources == 0) { // (one node: no pair to route)
+    std::cout << "route latency none (one node: no node-to-node route)\n";
+    return;
+  }
   std::cout << "route latency min " << to_string(units::Duration::from_seconds(latency.min_s))
             << ", max " << to_string(units::Duration::from_seconds(latency.max_s))
             << " (node to node, NIC and fabric, minimal routes"
@@ -369,7 +376,12 @@ int export_command(const std::vector<std::string>& args) {
   const auto machine = platform::Machine::build(spec, n);
   platform::export_xml(machine, out.stream());
   out.commit();
-  std::cout << "wrote " << output << ": " << spec.name << ", " << n << " nodes\n";
+  std::cout << "wrote " << output << ": " << spec.name << ", " << n << " nodes, SimGrid's static minimal routes"
+            << (spec.interconnect.routing == platform::Routing::StaticMinimal
+                    ? std::string()
+                    : std::string(" (the platform's ") + std::string(platform::to_string(spec.interconnect.routing)) +
+                          " routing is the replay's own, not exported)")
+            << "\n";
   return 0;
 }
 
@@ -487,10 +499,12 @@ int bench(const std::vector<std::string>& args) {
   // machine routes; the cut's closed-form bandwidth bounds it.
   const std::string routing(platform::to_string(spec.interconnect.routing));
   if (n <= max_bisection_bench_nodes) {
+    // (an odd node sits out: the cut is that of the even number that exchange)
+    const long long paired = n / 2 * 2;
     const auto exchange = replay::bisection_exchange(n, bytes);
-    rows.push_back({"bisection exchange over " + std::to_string(n / 2 * 2) + " nodes (" + routing + ")",
+    rows.push_back({"bisection exchange over " + std::to_string(paired) + " nodes (" + routing + ")",
                     replay::time_traffic(machine, exchange, seed),
-                    static_cast<double>(n / 2) * bytes / platform::bisection_bandwidth(spec, n).bytes_per_second(),
+                    static_cast<double>(n / 2) * bytes / platform::bisection_bandwidth(spec, paired).bytes_per_second(),
                     "N/2 size / bisection bandwidth"});
     // All-to-all: (N/2)^2 of its N(N-1) flows cross the cut each way, and every node sends size.
     const double half = static_cast<double>(n / 2);
@@ -522,7 +536,7 @@ int bench(const std::vector<std::string>& args) {
             << " (network model CM02, no cross-traffic)\n\n";
   std::printf("%-48s %14s %14s %10s\n", "benchmark", "simulated", "closed form", "error");
   for (const BenchRow& row : rows)
-    std::printf("%-48s %12.6f s %12.6f s %9.2e\n", row.name.c_str(), row.simulated_s,
+    std::printf("%-48s %12.6g s %12.6g s %9.2e\n", row.name.c_str(), row.simulated_s,
                 row.closed_form_s, (row.simulated_s - row.closed_form_s) / row.closed_form_s);
   std::printf("\nclosed forms:\n");
   for (const BenchRow& row : rows)
