@@ -309,9 +309,16 @@ units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) 
   const double link = spec.interconnect.link_bandwidth.bytes_per_second();
   const double nic = spec.node.nic.bandwidth.bytes_per_second();
   // Node level: half the nodes inject towards the other half, each through its NIC and its
-  // cables to the fabric (a fat-tree node's up[0] x links[0], one elsewhere).
+  // cables to the fabric: a fat-tree node's up[0] x links[0]; a torus node's own torus links,
+  // one per distinct neighbour (SimGrid's torus joins nodes directly: two along a dimension
+  // longer than 2, one along a 2-long one); one elsewhere (to its switch or router).
   const auto* f = std::get_if<FatTree>(&spec.interconnect.topology);
-  const double node_cables = f ? static_cast<double>(f->up[0]) * f->links[0] : 1.0;
+  double node_cables = f ? static_cast<double>(f->up[0]) * f->links[0] : 1.0;
+  if (const auto* t = std::get_if<Torus>(&spec.interconnect.topology)) {
+    node_cables = 0;
+    for (const int extent : t->dimensions)
+      node_cables += extent > 2 ? 2 : extent == 2 ? 1 : 0;
+  }
   double best = half_floor(nodes) * std::min(nic, node_cables * link);
 
   // Each topology adds the cut of its own levels that the allocation spans. Nodes are placed

@@ -78,6 +78,10 @@ TEST_CASE("bisection bandwidth follows each topology's closed form") {
     CHECK(bisection_gb_per_s(spec_with(Torus{{4, 4, 4}}, 64, 100, 25), 64) == 800);
     // Two rows of a 4x4 plane (8 nodes): cut across y, 4 links, no wrap-around.
     CHECK(bisection_gb_per_s(spec_with(Torus{{4, 4, 4}}, 64, 100, 25), 8) == 100);
+    // A torus node sends on its own 6 torus links (SimGrid joins torus nodes directly), not on
+    // one: 3x3x3, NIC 100, links 10: node level 13 x min(100, 6 x 10) = 780, above the cut of
+    // 9 lines x 2 (3 long: it wraps) x 10 = 180.
+    CHECK(bisection_gb_per_s(spec_with(Torus{{3, 3, 3}}, 27, 100, 10), 27) == 180);
   }
   SUBCASE("dragonfly: global links between the two halves of the groups") {
     // Expectation: 4 groups, 2 links per pair: 2 * 2 group pairs * 2 links * 25 GB/s = 200.
