@@ -125,9 +125,9 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.key("node_kind").value(node.is_gpu_node() ? "gpu" : "cpu");
   json.key("cpu").begin_object();
   json.key("sockets").value(node.cpu.sockets).key("cores_per_socket").value(node.cpu.cores_per_socket);
-  json.key("peak_flop_per_s");
+  json.key("peak_flop_per_s_per_node"); // (all sockets: the file gives them per socket)
   write_peaks_json(json, node.cpu.peak_per_socket, node.cpu.sockets);
-  json.key("memory_bandwidth_bytes_per_s")
+  json.key("memory_bandwidth_bytes_per_s_per_node")
       .value(node.cpu.memory_bandwidth_per_socket.bytes_per_second() * node.cpu.sockets);
   if (node.cpu.core_memory_bandwidth)
     json.key("core_memory_bandwidth_bytes_per_s").value(node.cpu.core_memory_bandwidth->bytes_per_second());
@@ -191,7 +191,7 @@ void show_json(const PlatformSpec& spec, long long n, const platform::LatencyRan
   json.key("topology").value(platform::topology_name(spec.interconnect.topology));
   json.key("routing").value(platform::to_string(spec.interconnect.routing));
   json.key("slots").value(platform::slot_count(spec));
-  json.key("cables").value(platform::cable_count(spec));
+  json.key("cables_and_switches").value(platform::cable_count(spec)); // (as the machine's size limit counts them)
   write_shape_json(json, spec.interconnect.topology);
   json.key("link_bandwidth_bytes_per_s").value(spec.interconnect.link_bandwidth.bytes_per_second());
   json.key("link_latency_s").value(spec.interconnect.link_latency.seconds());
