@@ -305,21 +305,23 @@ std::optional<units::FlopRate> node_rpeak(const NodeSpec& node) {
   return *node.cpu.peak_per_socket.fp64 * node.cpu.sockets + *node.gpu->base_clock_peak_fp64 * node.gpu->count;
 }
 
-units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) {
+units::Bandwidth injection_bandwidth(const PlatformSpec& spec) {
   const double link = spec.interconnect.link_bandwidth.bytes_per_second();
-  const double nic = spec.node.nic.bandwidth.bytes_per_second();
-  // Node level: half the nodes inject towards the other half, each through its NIC and its
-  // cables to the fabric: a fat-tree node's up[0] x links[0]; a torus node's own torus links,
-  // one per distinct neighbour (SimGrid's torus joins nodes directly: two along a dimension
-  // longer than 2, one along a 2-long one); one elsewhere (to its switch or router).
   const auto* f = std::get_if<FatTree>(&spec.interconnect.topology);
   double node_cables = f ? static_cast<double>(f->up[0]) * f->links[0] : 1.0;
   if (const auto* t = std::get_if<Torus>(&spec.interconnect.topology)) {
-    node_cables = 0;
+    node_cables = 0; // two neighbours along a dimension longer than 2, one along a 2-long one
     for (const int extent : t->dimensions)
       node_cables += extent > 2 ? 2 : extent == 2 ? 1 : 0;
   }
-  double best = half_floor(nodes) * std::min(nic, node_cables * link);
+  return units::Bandwidth::from_bytes_per_second(std::min(spec.node.nic.bandwidth.bytes_per_second(), node_cables * link));
+}
+
+units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes) {
+  const double link = spec.interconnect.link_bandwidth.bytes_per_second();
+  // Node level: half the nodes inject towards the other half.
+  double best = half_floor(nodes) * injection_bandwidth(spec).bytes_per_second();
+  const auto* f = std::get_if<FatTree>(&spec.interconnect.topology);
 
   // Each topology adds the cut of its own levels that the allocation spans. Nodes are placed
   // contiguously, so the worst balanced cut follows the topology's own grouping.

@@ -79,4 +79,9 @@ std::optional<units::FlopRate> node_rpeak(const NodeSpec& node);
 /// are in topology.cpp; for N = 1 it is zero.
 units::Bandwidth bisection_bandwidth(const PlatformSpec& spec, long long nodes);
 
+/// What one node can inject into the fabric, one direction: its NIC or its cables to the fabric,
+/// whichever is less (a fat-tree node's up[0] x links[0] cables; a torus node's own torus
+/// links, one per distinct neighbour: SimGrid joins torus nodes directly; one elsewhere).
+units::Bandwidth injection_bandwidth(const PlatformSpec& spec);
+
 } // namespace ceiling::platform

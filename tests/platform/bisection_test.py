@@ -51,16 +51,26 @@ cases = [("bisection exchange", *c) for c in [
     ("piz-daint-xc50-p100", 256, "static-minimal", 1.5, 10.0),
 ]]
 
+# Where the fabric binds, not the NICs: a torus whose links carry a tenth of its NICs (its nodes
+# send on their own 6 torus links; an exchange's one flow on one link at a time). Dimension-order
+# routing does not spread over the cut, so each pattern lands above its bound, but within 1.6x
+# (measured: 1.50, 1.50 and 1.35; the bounds of the NIC alone gave 11.8x for halving-doubling).
+slow_links = ["node.nic.bandwidth=100 GB/s", "interconnect.link_bandwidth=10 GB/s"]
+cases += [(pattern, "generic-torus", 64, "static-minimal", 1.0, 1.6, slow_links)
+          for pattern in ("bisection exchange", "all-to-all", "halving-doubling all-reduce")]
+
 failures = 0
 print(f"{'pattern':28} {'platform':22} {'nodes':>5} {'routing':15} {'simulated / bound':>18}")
-for pattern, platform, nodes, routing, low, high in cases:
+for pattern, platform, nodes, routing, low, high, *more in cases:
+    sets = [f"interconnect.routing={routing}", *(more[0] if more else [])]
     out = subprocess.run([ceiling, "platform", "bench", f"{root}/platforms/{platform}.toml", "--nodes", str(nodes),
-                          "--size", "10 MB", "--set", f"interconnect.routing={routing}", "--json"],
+                          "--size", "10 MB", *[a for s in sets for a in ("--set", s)], "--json"],
                          check=True, capture_output=True, text=True).stdout
     rows = {b["name"].split(" over ")[0]: b for b in json.loads(out)["benchmarks"]}
     row = rows[pattern]
     ratio = row["simulated_s"] / row["closed_form_s"]
     ok = low * (1 - 1e-9) <= ratio <= high
     failures += not ok
-    print(f"{pattern:28} {platform:22} {nodes:5} {routing:15} {ratio:18.4f}{'' if ok else f'   FAIL: outside [{low}, {high}]'}")
+    print(f"{pattern:28} {platform:22} {nodes:5} {routing:15} {ratio:18.4f}{' (slow links)' if more else ''}"
+          f"{'' if ok else f'   FAIL: outside [{low}, {high}]'}")
 sys.exit(1 if failures else 0)

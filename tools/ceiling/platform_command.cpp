@@ -404,7 +404,10 @@ BenchRow halving_doubling_row(const PlatformSpec& spec, const platform::Machine&
   const auto steps = collectives::allreduce_steps(collectives::Algorithm::HalvingDoubling,
                                                   {static_cast<int>(n), 1}, bytes);
   replay::TrafficTimer timer(machine, seed);
-  const double nic_bytes_per_s = spec.node.nic.bandwidth.bytes_per_second();
+  // An exchange is one flow each way: its NIC or the one fabric link it crosses at a time,
+  // whichever is less.
+  const double flow_bytes_per_s =
+      std::min(spec.node.nic.bandwidth.bytes_per_second(), spec.interconnect.link_bandwidth.bytes_per_second());
   const double bisection_bytes_per_s = platform::bisection_bandwidth(spec, n).bytes_per_second();
   double simulated_s = 0;
   double bound_s = 0;
@@ -418,11 +421,12 @@ BenchRow halving_doubling_row(const PlatformSpec& spec, const platform::Machine&
       if (f.src >= n / 2 && f.dst < n / 2)
         backward_bytes += f.bytes;
     }
-    bound_s += std::max(largest_bytes / nic_bytes_per_s, std::max(forward_bytes, backward_bytes) / bisection_bytes_per_s);
+    bound_s += std::max(largest_bytes / flow_bytes_per_s, std::max(forward_bytes, backward_bytes) / bisection_bytes_per_s);
   }
   return {"halving-doubling all-reduce over " + std::to_string(n) + " nodes (" +
               std::string(platform::to_string(spec.interconnect.routing)) + ")",
-          simulated_s, bound_s, "sum over steps of max(largest exchange / NIC, bytes across the cut / bisection)"};
+          simulated_s, bound_s,
+          "sum over steps of max(largest exchange / min(NIC, link), bytes across the cut / bisection)"};
 }
 
 int bench(const std::vector<std::string>& args) {
@@ -508,13 +512,12 @@ int bench(const std::vector<std::string>& args) {
                     "N/2 size / bisection bandwidth"});
     // All-to-all: (N/2)^2 of its N(N-1) flows cross the cut each way, and every node sends size.
     const double half = static_cast<double>(n / 2);
-    const double nic = spec.node.nic.bandwidth.bytes_per_second();
     rows.push_back({"all-to-all over " + std::to_string(n) + " nodes (" + routing + ")",
                     replay::time_traffic(machine, replay::all_to_all(n, bytes), seed),
                     std::max(half * static_cast<double>(n - n / 2) * bytes / static_cast<double>(n - 1) /
                                  platform::bisection_bandwidth(spec, n).bytes_per_second(),
-                             bytes / nic),
-                    "max((N/2)^2 size/(N-1) / bisection, size / NIC)"});
+                             bytes / platform::injection_bandwidth(spec).bytes_per_second()),
+                    "max((N/2)^2 size/(N-1) / bisection, size / injection: min(NIC, the node's cables))"});
     rows.push_back(halving_doubling_row(spec, machine, n, bytes, seed));
   }
 
