@@ -60,8 +60,8 @@ std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes)
   std::vector<collectives::Flow> flows;
   for (long long a = 0; a < half; ++a)
     for (long long b = half; b < 2 * half; ++b) {
-      flows.push_back({.src = static_cast<int>(a), .dst = static_cast<int>(b), .bytes = bytes / static_cast<double>(half)});
-      flows.push_back({.src = static_cast<int>(b), .dst = static_cast<int>(a), .bytes = bytes / static_cast<double>(half)});
+      flows.push_back({.src = static_cast<int>(a), .dst = static_cast<int>(b), .bytes = std::round(bytes / static_cast<double>(half))});
+      flows.push_back({.src = static_cast<int>(b), .dst = static_cast<int>(a), .bytes = std::round(bytes / static_cast<double>(half))});
     }
   return flows;
 }
@@ -71,7 +71,7 @@ std::vector<collectives::Flow> all_to_all(long long nodes, double bytes) {
   for (long long a = 0; a < nodes; ++a)
     for (long long b = 0; b < nodes; ++b)
       if (a != b)
-        flows.push_back({.src = static_cast<int>(a), .dst = static_cast<int>(b), .bytes = bytes / static_cast<double>(nodes - 1)});
+        flows.push_back({.src = static_cast<int>(a), .dst = static_cast<int>(b), .bytes = std::round(bytes / static_cast<double>(nodes - 1))});
   return flows;
 }
 

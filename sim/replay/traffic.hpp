@@ -35,10 +35,12 @@ private:
 
 /// Every node of the first half of `nodes` sends `bytes` split evenly over every node of the
 /// second half, and the second half as much back: all-to-all across the cut that
-/// platform::bisection_bandwidth() measures (nodes / 2 x bytes each way).
+/// platform::bisection_bandwidth() measures (nodes / 2 x bytes each way). Each flow carries
+/// whole bytes (its share rounded), as a timer sends them.
 std::vector<collectives::Flow> bisection_exchange(long long nodes, double bytes);
 
-/// Every node sends `bytes` split evenly over every other node: an all-to-all of `nodes`.
+/// Every node sends `bytes` split evenly over every other node (whole bytes each): an
+/// all-to-all of `nodes`.
 std::vector<collectives::Flow> all_to_all(long long nodes, double bytes);
 
 } // namespace ceiling::replay

@@ -15,10 +15,12 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <span>
 
 namespace po = boost::program_options;
 
@@ -385,6 +387,26 @@ int export_command(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// The bytes `flows` carry across the cut between nodes below `half` and the others, the more of
+/// the two directions.
+double cut_bytes(std::span<const collectives::Flow> flows, long long half) {
+  double forward = 0, backward = 0;
+  for (const auto& f : flows) {
+    if (f.src < half && f.dst >= half)
+      forward += f.bytes;
+    if (f.src >= half && f.dst < half)
+      backward += f.bytes;
+  }
+  return std::max(forward, backward);
+}
+
+/// The least latency of any route between two nodes: two NICs and one fabric link (neighbours on
+/// a torus; a switch's or router's nodes cross two links). A flow moves no byte before its
+/// route's latency has passed, so a pattern takes at least this and its bytes' time after it.
+double route_latency_floor_s(const PlatformSpec& spec) {
+  return 2 * spec.node.nic.latency.seconds() + spec.interconnect.link_latency.seconds();
+}
+
 /// The bisection exchange has (N/2)^2 x 2 flows: beyond this many nodes it is left out.
 constexpr long long max_bisection_bench_nodes = 1024;
 
@@ -415,18 +437,21 @@ BenchRow halving_doubling_row(const PlatformSpec& spec, const platform::Machine&
     simulated_s += timer.seconds(step.flows);
     double largest_bytes = 0, forward_bytes = 0, backward_bytes = 0; // across the cut, each way
     for (const auto& f : step.flows) {
-      largest_bytes = std::max(largest_bytes, f.bytes);
+      const double sent = std::round(f.bytes); // whole bytes, as the timer sends them
+      largest_bytes = std::max(largest_bytes, sent);
       if (f.src < n / 2 && f.dst >= n / 2)
-        forward_bytes += f.bytes;
+        forward_bytes += sent;
       if (f.src >= n / 2 && f.dst < n / 2)
-        backward_bytes += f.bytes;
+        backward_bytes += sent;
     }
-    bound_s += std::max(largest_bytes / flow_bytes_per_s, std::max(forward_bytes, backward_bytes) / bisection_bytes_per_s);
+    bound_s += route_latency_floor_s(spec) +
+               std::max(largest_bytes / flow_bytes_per_s, std::max(forward_bytes, backward_bytes) / bisection_bytes_per_s);
   }
   return {"halving-doubling all-reduce over " + std::to_string(n) + " nodes (" +
               std::string(platform::to_string(spec.interconnect.routing)) + ")",
           simulated_s, bound_s,
-          "sum over steps of max(largest exchange / min(NIC, link), bytes across the cut / bisection)"};
+          "sum over steps of the least route latency + max(largest exchange / min(NIC, link), bytes across the cut / "
+          "bisection)"};
 }
 
 int bench(const std::vector<std::string>& args) {
@@ -494,30 +519,35 @@ int bench(const std::vector<std::string>& args) {
     worst_bandwidth = std::min(worst_bandwidth, route.bottleneck_bytes_per_s);
   }
   const double steps = 2.0 * static_cast<double>(n - 1);
+  const double chunk = std::floor(bytes / static_cast<double>(n)); // whole bytes, as the ring sends them
   rows.push_back({"ring all-reduce over " + std::to_string(n) + " nodes (step level)",
                   platform::time_ring_allreduce(ring, size).seconds(),
-                  steps / static_cast<double>(n) * bytes / worst_bandwidth + steps * worst_latency,
-                  "2(N-1)/N size / bw + 2(N-1) latency"});
+                  steps * chunk / worst_bandwidth + steps * worst_latency,
+                  "2(N-1) size/N / bw + 2(N-1) latency"});
 
   // Across the cut: every node of one half to every node of the other, both ways, as the
   // machine routes; the cut's closed-form bandwidth bounds it.
   const std::string routing(platform::to_string(spec.interconnect.routing));
   if (n <= max_bisection_bench_nodes) {
-    // (an odd node sits out: the cut is that of the even number that exchange)
+    // (an odd node sits out: the cut is that of the even number that exchange; the closed forms
+    // count the whole bytes the flows carry)
     const long long paired = n / 2 * 2;
     const auto exchange = replay::bisection_exchange(n, bytes);
     rows.push_back({"bisection exchange over " + std::to_string(paired) + " nodes (" + routing + ")",
                     replay::time_traffic(machine, exchange, seed),
-                    static_cast<double>(n / 2) * bytes / platform::bisection_bandwidth(spec, paired).bytes_per_second(),
-                    "N/2 size / bisection bandwidth"});
+                    route_latency_floor_s(spec) +
+                        cut_bytes(exchange, n / 2) / platform::bisection_bandwidth(spec, paired).bytes_per_second(),
+                    "least route latency + N/2 size / bisection bandwidth"});
     // All-to-all: (N/2)^2 of its N(N-1) flows cross the cut each way, and every node sends size.
-    const double half = static_cast<double>(n / 2);
+    const auto everyone = replay::all_to_all(n, bytes);
     rows.push_back({"all-to-all over " + std::to_string(n) + " nodes (" + routing + ")",
-                    replay::time_traffic(machine, replay::all_to_all(n, bytes), seed),
-                    std::max(half * static_cast<double>(n - n / 2) * bytes / static_cast<double>(n - 1) /
-                                 platform::bisection_bandwidth(spec, n).bytes_per_second(),
-                             bytes / platform::injection_bandwidth(spec).bytes_per_second()),
-                    "max((N/2)^2 size/(N-1) / bisection, size / injection: min(NIC, the node's cables))"});
+                    replay::time_traffic(machine, everyone, seed),
+                    route_latency_floor_s(spec) +
+                        std::max(cut_bytes(everyone, n / 2) / platform::bisection_bandwidth(spec, n).bytes_per_second(),
+                                 static_cast<double>(n - 1) * everyone.front().bytes /
+                                     platform::injection_bandwidth(spec).bytes_per_second()),
+                    "least route latency + max((N/2)^2 size/(N-1) / bisection, size / injection: min(NIC, the node's "
+                    "cables))"});
     rows.push_back(halving_doubling_row(spec, machine, n, bytes, seed));
   }
 
