@@ -138,22 +138,25 @@ TreeChunks nccl_tree_chunks(Library library, Protocol protocol, const SelectionC
 }
 
 double nccl_tree_threshold_bytes(const SelectionContext& c) {
-  // ncclTreeThreshold, src/init.cc 354-377 (v2.4.8-1): bandwidths in MB/s = bytes/us, latencies in us.
+  // ncclTreeThreshold, src/init.cc 354-377 (v2.4.8-1): bandwidths in MB/s = bytes/us, latencies in
+  // us, all in float as NCCL computes them, the threshold truncated to whole bytes (its ssize_t):
+  // 16 nodes of one GPU give 299,999 bytes, not 300,000.
   const int nodes = nodes_of(c);
   if (nodes < 2)
     return 0;
-  const double ring_bw = c.nvlink ? 5000.0 * c.channels : 5000.0;
-  double tree_bw = c.nvlink ? ring_bw * 3 / 4 : ring_bw * 2 / 3;
+  const float ring_bw = c.nvlink ? static_cast<float>(5000 * c.channels) : 5000.0f;
+  float tree_bw = c.nvlink ? ring_bw * 3 / 4 : ring_bw * 2 / 3;
   if (c.nvlink && nodes == 2)
     tree_bw *= 2;
-  const double ring_lat = 6.0 * (c.ranks - 1);
+  const float ring_lat = 6.0f * static_cast<float>(c.ranks - 1);
   // (log2 is NCCL's own there, which rounds down: 7 nodes count 2)
-  const double tree_lat = 15.0 * log2i(nodes) + 4.0 * (c.ranks / nodes - 1);
+  const float tree_lat = 15.0f * static_cast<float>(log2i(nodes)) + 4.0f * static_cast<float>(c.ranks / nodes - 1);
   if (ring_lat <= tree_lat)
     return 0;
   if (tree_bw > ring_bw)
     return std::numeric_limits<double>::infinity();
-  return ring_bw * tree_bw / (ring_bw - tree_bw) * (ring_lat - tree_lat);
+  const float threshold = ring_bw * tree_bw / (ring_bw - tree_bw) * (ring_lat - tree_lat);
+  return static_cast<double>(static_cast<long long>(threshold));
 }
 
 std::optional<Protocol> select_protocol(Library library, const SelectionContext& c, Algorithm algorithm,

@@ -14,11 +14,12 @@ using ceiling::testing::relative;
 TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   // Expectation: src/init.cc ncclTreeThreshold. 16 nodes of one GPU, no NVLink: ring 5000 B/us,
   // tree 2/3 of it; ring latency 6 x 15 = 90 us, tree 15 log2 16 = 60 us; threshold
-  // 5000 x 3333.3 / 1666.7 x 30 = 300,000 bytes.
+  // 5000 x 3333.3 / 1666.7 x 30 = 300,000 bytes in exact arithmetic, 299,999 in NCCL's float
+  // truncated to whole bytes (3333.3333 and 1666.6667 in float: 9,999,999.x bytes/us x 30).
   const SelectionContext daint{.ranks = 16, .ranks_per_node = 1};
-  CHECK(nccl_tree_threshold_bytes(daint) == relative(300000, 1e-12));
-  CHECK(select_allreduce(Library::Nccl, daint, 300000).algorithm == Algorithm::PipelinedDoubleTree);
-  CHECK(select_allreduce(Library::Nccl, daint, 300001).algorithm == Algorithm::Ring);
+  CHECK(nccl_tree_threshold_bytes(daint) == 299999);
+  CHECK(select_allreduce(Library::Nccl, daint, 299999).algorithm == Algorithm::PipelinedDoubleTree);
+  CHECK(select_allreduce(Library::Nccl, daint, 300000).algorithm == Algorithm::Ring);
   // One node, or a ring no slower than the tree in latency (2 nodes: 6 us against 15 us): never.
   CHECK(nccl_tree_threshold_bytes({.ranks = 8, .ranks_per_node = 8, .nvlink = true}) == 0);
   CHECK(nccl_tree_threshold_bytes({.ranks = 2, .ranks_per_node = 1}) == 0);
@@ -26,10 +27,11 @@ TEST_CASE("NCCL 2.4 takes the tree up to its threshold, the ring above") {
   // tree 15,000; latencies 6 x 127 = 762 us and 15 x 4 + 4 x 7 = 88 us:
   // 20,000 x 15,000 / 5,000 x 674 = 40.44 MB.
   const SelectionContext dgx{.ranks = 128, .ranks_per_node = 8, .nvlink = true, .channels = 4};
-  CHECK(nccl_tree_threshold_bytes(dgx) == relative(40.44e6, 1e-12));
+  CHECK(nccl_tree_threshold_bytes(dgx) == 40440000);
   // NCCL's log2 rounds down: 7 nodes count log2 = 2, tree latency 30 us against the ring's 36:
-  // 5000 x 3333.3 / 1666.7 x 6 = 60,000 bytes (an exact log2, 2.81, made it 42.1 us: never).
-  CHECK(nccl_tree_threshold_bytes({.ranks = 7, .ranks_per_node = 1}) == relative(60000, 1e-12));
+  // 5000 x 3333.3 / 1666.7 x 6 = 60,000 bytes, 59,999 in NCCL's float (an exact log2, 2.81, made
+  // it 42.1 us: never).
+  CHECK(nccl_tree_threshold_bytes({.ranks = 7, .ranks_per_node = 1}) == 59999);
 }
 
 TEST_CASE("NCCL 2.4 runs LL up to channels x threads x chunks x the per-thread threshold, Simple above") {
