@@ -41,8 +41,10 @@ TEST_CASE("Open MPI runs recursive doubling below 10,000 bytes, then the ring") 
   CHECK(select_allreduce(Library::OpenMpi, {.ranks = 16, .element_bytes = 4}, 9999).algorithm == Algorithm::RecursiveDoubling);
   CHECK(select_allreduce(Library::OpenMpi, {.ranks = 16, .element_bytes = 4}, 10000).algorithm == Algorithm::Ring);
   CHECK(select_allreduce(Library::OpenMpi, {.ranks = 16, .element_bytes = 4}, 100e6).algorithm == Algorithm::Ring);
-  // count <= ranks: reduce + broadcast (timed as the binary tree).
+  // count <= ranks: reduce + broadcast (timed as the binary tree); count > ranks (strict): the ring.
   CHECK(select_allreduce(Library::OpenMpi, {.ranks = 4096, .element_bytes = 4}, 12000).algorithm == Algorithm::BinaryTree);
+  CHECK(select_allreduce(Library::OpenMpi, {.ranks = 4096, .element_bytes = 4}, 4096 * 4).algorithm == Algorithm::BinaryTree);
+  CHECK(select_allreduce(Library::OpenMpi, {.ranks = 4096, .element_bytes = 4}, 4097 * 4).algorithm == Algorithm::Ring);
 }
 
 TEST_CASE("every selection says why") {
@@ -76,6 +78,10 @@ TEST_CASE("an all-gather runs as the library picks it by its total bytes and ran
   CHECK(select_allgather(Library::Mpich, 10, 8191).gather == Gather::Bruck);               // 81,910 bytes
   CHECK(select_allgather(Library::Mpich, 10, 8192).gather == Gather::Ring);                // 81,920
   CHECK(select_allgather(Library::OpenMpi, 6, 8000).gather == Gather::Bruck);              // 48,000 bytes
+  CHECK(select_allgather(Library::OpenMpi, 5, 9999).gather == Gather::Bruck);              // 49,995 bytes
+  CHECK(select_allgather(Library::OpenMpi, 5, 10000).gather == Gather::Ring);              // 50,000 (strict <)
+  // (an odd count: the ring itself, the neighbour exchange needing pairs)
+  CHECK(select_allgather(Library::OpenMpi, 5, 10000).rule.find("neighbour") == std::string::npos);
   CHECK(select_allgather(Library::OpenMpi, 8, 1e5).gather == Gather::Ring);
   CHECK(select_allgather(Library::OpenMpi, 8, 1e5).rule == "sparse all-gather, Open MPI: neighbour exchange, timed as the ring");
   CHECK(select_allgather(Library::OpenMpi, 2, 100).rule == "sparse all-gather, Open MPI: two processes, one exchange");
