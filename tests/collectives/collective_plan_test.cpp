@@ -644,6 +644,26 @@ TEST_CASE("MPICH's node reduce and broadcast go by binomial trees for fp16, smal
   CHECK(small.front().flows.front() == Flow{1, 0, 2048, 2048});
 }
 
+TEST_CASE("MPICH's node broadcast changes at 12,288 bytes, 8 ranks and 524,288 bytes on a power of two") {
+  // Expectation, MPICH 3.2 bcast.c (MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12288, MIN_PROCS 8,
+  // LONG_MSG_SIZE 524288, all strict): 2 nodes of 8 ranks, above the 2048-byte reduce limit, so
+  // the reduce is 3 halving steps and 3 gather steps, and 2 halving-doubling steps join the two
+  // roots; the broadcast is then a binomial tree (3 steps) below 12,288 bytes, a binomial scatter
+  // (3) and a recursive-doubling all-gather (3) below 524,288, a scatter and a ring all-gather (7)
+  // from 524,288 on; a node of 7 ranks (below 8) broadcasts by the binomial tree at any size.
+  const auto steps = [](Group g, double bytes) { return allreduce_steps(Algorithm::HierarchicalHalvingDoubling, g, bytes).size(); };
+  CHECK(steps({16, 8}, 12287) == 6 + 2 + 3);
+  CHECK(steps({16, 8}, 12288) == 6 + 2 + 6);
+  CHECK(steps({16, 8}, 524287) == 6 + 2 + 6);
+  CHECK(steps({16, 8}, 524288) == 6 + 2 + 10);
+  // 7 ranks a node, 1 MB: the broadcast, the plan's last ceil(log2 7) = 3 steps, is the binomial
+  // tree, which sends the whole buffer on every step (a scatter would send parts of it).
+  const auto seven = allreduce_steps(Algorithm::HierarchicalHalvingDoubling, {14, 7}, 1e6);
+  for (std::size_t p = seven.size() - 3; p < seven.size(); ++p)
+    for (const auto& f : seven[p].flows)
+      CHECK(f.bytes == 1e6);
+}
+
 TEST_CASE("a tree's Simple chunk halves while its share holds fewer whole chunks than NCCL's rule asks") {
   // Expectation: src/enqueue.cc, chunkSize halved while nBytes / (nChannels x chunkSize), an
   // integer quotient, is below depth x 8 and chunkSize > 131072; x 4 and > 65536; x 1 and > 32768.
