@@ -464,6 +464,7 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
   const std::string block_key = spec.block_size > 0 ? "hpl.block_size"
                                 : node.gpu          ? "hpl.block_size_gpu_nodes"
                                                     : "hpl.block_size_cpu_nodes";
+  const std::string block_name = block_key.substr(4); // (without "hpl.")
   if (s.block_size < min_block_size)
     throw KeyRefusal(KeyRefusal::File::Workload, block_key,
                      "block size " + std::to_string(s.block_size) + " is below " + std::to_string(min_block_size) +
@@ -510,20 +511,20 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
                             std::to_string(s.grid.columns) + " grid: ";
     if (spec.matrix_order > 0)
       throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
-                       why + "give a larger matrix_order or a smaller " + block_key.substr(4));
+                       why + "give a larger matrix_order or a smaller " + block_name);
     const double memory = on_device ? node.gpu_memory : node.host_memory;
     if (std::floor(std::sqrt(memory * processes / 8)) / s.block_size < static_cast<double>(widest))
       throw KeyRefusal(KeyRefusal::File::Workload, block_key,
-                       why + "give a smaller " + block_key.substr(4) + " (all of the memory would not give enough blocks)");
+                       why + "give a smaller " + block_name + " (all of the memory would not give enough blocks)");
     throw KeyRefusal(KeyRefusal::File::Workload, "hpl.memory_fraction",
-                     why + "give a larger memory_fraction or a smaller " + block_key.substr(4));
+                     why + "give a larger memory_fraction or a smaller " + block_name);
   }
   const double process_steps = static_cast<double>(s.steps) * processes;
   if (process_steps > max_process_steps)
     throw KeyRefusal(KeyRefusal::File::Workload, block_key,
                      std::to_string(s.steps) + " steps on " + std::to_string(s.grid.size()) +
                          " processes are more than the " + units::number_text(max_process_steps) +
-                         " process-steps simulated in reasonable time: give a larger " + block_key.substr(4) +
+                         " process-steps simulated in reasonable time: give a larger " + block_name +
                          " or a smaller matrix");
   if (node.gpu) {
     const double local = static_cast<double>(s.matrix_order) * static_cast<double>(s.matrix_order) * 8 / processes;
