@@ -95,10 +95,11 @@ struct Group {
   /// where otherwise the first half of the rings (rounded up) take the first tree and the others
   /// the second, and a lone ring the first alone (NCCL 2.4.8 src/init.cc setupChannel: channel c
   /// takes the first tree while c < DIVUP(nChannels, 2)). NCCL runs both on every ring where it
-  /// runs each ring as two channels: 2.4 on several nodes of GPUs joined by NVLink
-  /// (src/misc/rings.cc, copyRings) and on Kepler, whose two channels at least copy a lone ring
-  /// (defaultMinNrings), 2.7 always (src/graph/connect.cc, connectTrees and "Duplicate channels
-  /// rings/trees"). True for the double tree as an algorithm of its own (no NCCL stack).
+  /// runs each ring as two channels: 2.4 on GPUs joined by NVLink (src/misc/rings.cc across
+  /// nodes, src/transport/p2p.cc on one: copyRings) and on Kepler, whose two channels at least
+  /// copy a lone ring (defaultMinNrings), 2.7 always (src/graph/connect.cc, connectTrees and
+  /// "Duplicate channels rings/trees"). True for the double tree as an algorithm of its own (no
+  /// NCCL stack).
   bool both_trees_on_each_ring = true;
   /// The pipelined trees stream up and down at once, as NCCL 2.7's LL128 tree kernel does (its
   /// block split in two, NCCL_LL128_SPLIT; src/collectives/device/all_reduce.h,

@@ -249,8 +249,9 @@ namespace {
 
 /// Whether NCCL copies each ring into a second channel (nccl_channels() counts them; whether the
 /// double tree runs both trees on every ring is AllreduceContext's both_trees_on_each_ring):
-/// NCCL 2.4 on several nodes of GPUs joined by NVLink (src/misc/rings.cc, copyRings), NCCL 2.7
-/// always (src/graph/connect.cc).
+/// NCCL 2.4 on GPUs joined by NVLink, across nodes (src/misc/rings.cc ncclGetRings, copyRings)
+/// and on one node alike (src/transport/p2p.cc: p2pComputeRingsNvLink "Duplicate the rings for
+/// direct NVLink", and p2pGetRings on NVSwitch), NCCL 2.7 always (src/graph/connect.cc).
 bool rings_duplicated(const Scenario& s) {
   const auto library = s.options.software.library;
   return library == collectives::Library::Nccl27 ||
@@ -265,13 +266,13 @@ int nccl_rings(const Scenario& s) {
   return std::min(s.options.software.channels.value_or(s.platform.node.nic.ports), std::max(1, gpus));
 }
 
-int nccl_channels(const Scenario& s, int ranks, int ranks_per_node) {
+int nccl_channels(const Scenario& s) {
   const int rings = nccl_rings(s);
   if (s.options.software.library != collectives::Library::Nccl)
     return rings; // NCCL 2.7's LL128 cap counts its search's channels
-  // NCCL 2.4 (src/misc/rings.cc ncclGetRings): the rings copied for the trees on several NVLink
-  // nodes; at least 2 on Kepler (defaultMinNrings); at most MAXCHANNELS, 16 (src/include/comm.h).
-  int channels = rings_duplicated(s) && ranks > std::max(1, ranks_per_node) ? 2 * rings : rings;
+  // NCCL 2.4: the rings copied on NVLink GPUs, on one node or several; at least 2 on Kepler
+  // (src/misc/rings.cc, defaultMinNrings); at most MAXCHANNELS, 16 (src/include/comm.h).
+  int channels = rings_duplicated(s) ? 2 * rings : rings;
   if (s.platform.node.gpu && s.platform.node.gpu->compute_capability / 10 == 3)
     channels = std::max(channels, 2);
   return std::min(channels, 16);
@@ -289,7 +290,7 @@ collectives::SelectionContext selection_context(const Scenario& s, int ranks, in
                                   .ranks_per_node = ranks_per_node,
                                   .element_bytes = element_bytes,
                                   .nvlink = node.gpu_link.has_value(),
-                                  .channels = nccl_channels(s, ranks, ranks_per_node),
+                                  .channels = nccl_channels(s),
                                   .inter_bytes_per_s = node.nic.bandwidth.bytes_per_second()};
   if (node.gpu) {
     c.compute_capability = node.gpu->compute_capability;

@@ -196,10 +196,10 @@ Reduction plan_response(const Scenario& s, const IterationPlan& plan, std::span<
 /// the GPUs of a node, through which the rings leave it.
 int nccl_rings(const Scenario& s);
 
-/// The channels NCCL's own rules count among `ranks` (`ranks_per_node` per node): NCCL 2.4's
-/// (tree and LL thresholds) count its communicator's, the copied rings included, at least 2 on
-/// Kepler and at most 16; NCCL 2.7's (LL128's cap) its search's, nccl_rings().
-int nccl_channels(const Scenario& s, int ranks, int ranks_per_node);
+/// The channels NCCL's own rules count: NCCL 2.4's (tree and LL thresholds) count its
+/// communicator's, the rings copied on NVLink GPUs included, at least 2 on Kepler and at most
+/// 16; NCCL 2.7's (LL128's cap) its search's, nccl_rings().
+int nccl_channels(const Scenario& s);
 
 /// Ranks per node: one per GPU, or one for a CPU node.
 int ranks_per_node(const platform::PlatformSpec& p);

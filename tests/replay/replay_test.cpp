@@ -1217,28 +1217,34 @@ TEST_CASE("NCCL 2.4's tree threshold counts the channels it copies for the trees
   }
 }
 
-TEST_CASE("NCCL 2.4's rules count its copied rings, at least 2 on Kepler and at most 16, NCCL 2.7's count the rings") {
-  // NCCL 2.4.8 src/misc/rings.cc ncclGetRings (copyRings on several NVLink nodes,
-  // defaultMinNrings 2 on compute capability 3.x) and MAXCHANNELS 16 (src/include/comm.h).
-  // Expectation, 8 GPUs per node: 2 rings count 4 on 16 nodes, 2 on one node; 12 rings count 16;
-  // under NCCL 2.7, 2; one ring of Kepler GPUs without NVLink counts 2.
+TEST_CASE("NCCL 2.4's rules count its rings copied on NVLink, at least 2 on Kepler and at most 16, NCCL 2.7's count the rings") {
+  // NCCL 2.4.8 copies its rings on NVLink GPUs: across nodes src/misc/rings.cc ncclGetRings
+  // (copyRings), on one node src/transport/p2p.cc (p2pComputeRingsNvLink, p2pGetRings on
+  // NVSwitch); defaultMinNrings 2 on compute capability 3.x; MAXCHANNELS 16 (src/include/comm.h).
+  // Expectation, 8 GPUs per node: 2 rings on NVLink count 4, whatever the nodes; without NVLink
+  // 2; 12 rings count 16; under NCCL 2.7, 2; one ring of Kepler GPUs without NVLink counts 2.
   Scenario s = scenario(topologies[0].second, 16, nvlink_gpus(8, "16 GB/s"));
   s.options.software.library = collectives::Library::Nccl;
   s.options.software.channels = 2;
-  CHECK(replay::nccl_channels(s, 128, 8) == 4);
-  CHECK(replay::nccl_channels(s, 8, 8) == 2);
+  CHECK(replay::nccl_channels(s) == 4);
+  Scenario one_node = scenario(topologies[0].second, 1, nvlink_gpus(8, "16 GB/s"));
+  one_node.options.software = s.options.software;
+  CHECK(replay::nccl_channels(one_node) == 4);
+  Scenario pcie = scenario(topologies[0].second, 16, gpus(8));
+  pcie.options.software = s.options.software;
+  CHECK(replay::nccl_channels(pcie) == 2);
   s.options.software.channels = 12;
-  CHECK(replay::nccl_channels(s, 128, 8) == 16);
+  CHECK(replay::nccl_channels(s) == 16);
   s.options.software.library = collectives::Library::Nccl27;
   s.options.software.channels = 2;
-  CHECK(replay::nccl_channels(s, 128, 8) == 2);
+  CHECK(replay::nccl_channels(s) == 2);
   s.options.software.library = collectives::Library::Nccl;
   s.options.software.channels.reset();
   s.platform = config::load_platform_text(
       testing::edited(platform_text(topologies[0].second, 64, gpus(8)), "[node.pcie]", "compute_capability = 3.7\n[node.pcie]"),
       "t.toml");
   CHECK(replay::nccl_rings(s) == 1);
-  CHECK(replay::nccl_channels(s, 128, 8) == 2);
+  CHECK(replay::nccl_channels(s) == 2);
 }
 
 TEST_CASE("staging through host memory adds exactly the PCIe copies when nothing overlaps") {
