@@ -95,6 +95,35 @@ TEST_CASE("NCCL 2.7's estimate is its latency plus the bytes over its algorithm 
   CHECK(select_allreduce(Library::Nccl27, dgx, 100e6).protocol == Protocol::LL128);
 }
 
+TEST_CASE("NCCL 2.7's ring pays its plateau from N / 16 x 64 KiB across nodes, and the choice turns where the estimates cross") {
+  // Expectation: src/graph/tuning.cc ncclTopoGetAlgoTime (2.7.8). 16 nodes of one P100, 12.5 GB/s
+  // NICs: the ring's Simple latency 296.4 us, times 1.9 from 16 / 16 x 65,536 bytes on.
+  const SelectionContext daint{.ranks = 16, .ranks_per_node = 1, .channels = 2, .compute_capability = 60,
+                               .intra_bytes_per_s = 11e9, .inter_bytes_per_s = 12.5e9};
+  const double ring_gb_per_s = 12.5 * 16 / 30;
+  CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::Simple, 65535) ==
+        relative((296.4 + 65535 / (1000 * ring_gb_per_s)) * 1e-6, 1e-12));
+  CHECK(nccl27_time_s(daint, Algorithm::Ring, Protocol::Simple, 65536) ==
+        relative((296.4 * 1.9 + 65536 / (1000 * ring_gb_per_s)) * 1e-6, 1e-12));
+  // On one node (8 GPUs on PCIe, 11 GB/s): no plateau, 8.4 + 14 x 5.7 us at any size.
+  const SelectionContext node{.ranks = 8, .ranks_per_node = 8, .channels = 2, .compute_capability = 60,
+                              .intra_bytes_per_s = 11e9, .inter_bytes_per_s = 12.5e9};
+  CHECK(nccl27_time_s(node, Algorithm::Ring, Protocol::Simple, 1 << 20) ==
+        relative((8.4 + 14 * 5.7 + (1 << 20) / (1000 * 11 * 8 / 14.0)) * 1e-6, 1e-12));
+  // Where the estimates cross, on the 16 nodes. From 65,536 to 131,071 bytes the tree's LL is
+  // corrected by 0.6: 44.4 us + b / (12.5 x 0.9 / 3.8 x 0.5 x 0.6) against the ring's LL, 84.6 us +
+  // b / (12.5 / 4 x 16 / 30), equal at b = 40.2 x 3375 / 1.775 = 76,436.6 bytes. The ring's LL
+  // then meets its Simple (past the plateau: 563.16 us + b / 6.667) at b = 478.56 / 0.00045 =
+  // 1,063,466.7 bytes.
+  CHECK(select_allreduce(Library::Nccl27, daint, 76436).algorithm == Algorithm::PipelinedDoubleTree);
+  CHECK(select_allreduce(Library::Nccl27, daint, 76436).protocol == Protocol::LL);
+  CHECK(select_allreduce(Library::Nccl27, daint, 76437).algorithm == Algorithm::Ring);
+  CHECK(select_allreduce(Library::Nccl27, daint, 76437).protocol == Protocol::LL);
+  CHECK(select_allreduce(Library::Nccl27, daint, 1063466).protocol == Protocol::LL);
+  CHECK(select_allreduce(Library::Nccl27, daint, 1063467).algorithm == Algorithm::Ring);
+  CHECK(select_allreduce(Library::Nccl27, daint, 1063467).protocol == Protocol::Simple);
+}
+
 TEST_CASE("a protocol's costs: LL sends twice the bytes, LL128 128 for 120, the tree's Simple steps take the ring's latency") {
   // Expectation: src/include/devcomm.h line formats; tuning.cc hwLat (2.7.8; 2.5.6 for NCCL 2.4).
   const auto ll = protocol_costs(Library::Nccl27, Algorithm::Ring, Protocol::LL, false);
