@@ -220,6 +220,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
     if (d.has("framework"))
       c.framework = d.choice("framework", workload::framework_names);
     c.compute_efficiency = d.number("compute_efficiency", workload::min_compute_efficiency, workload::max_compute_efficiency);
+    c.half_batch = d.optional_number("half_batch", 0, 1e6);
     for (const auto& other : w.device_calibrations)
       if (other.device == c.device && other.precision == c.precision && other.framework == c.framework)
         d.fail("device", "a second calibration for \"" + c.device + "\"" +

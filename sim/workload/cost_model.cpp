@@ -66,7 +66,7 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
   if (!chosen.device_calibration && w.calibration.precision != computes)
     find(true);
   if (chosen.device_calibration) {
-    chosen.efficiency.compute = chosen.device_calibration->compute_efficiency;
+    chosen.efficiency = efficiency_of(w.calibration, *chosen.device_calibration);
     chosen.measured_in = compute_precision_of(w, mode_of(*chosen.device_calibration));
   } else {
     chosen.measured_in = w.calibration.precision;

@@ -39,6 +39,12 @@ inline Efficiency efficiency_of(const CalibrationSpec& c) {
   return {c.compute_efficiency, c.memory_efficiency, c.half_batch};
 }
 
+/// The efficiencies of device calibration `d` of a workload calibrated by `c`: its compute
+/// efficiency, and its half batch where it has one, `c`'s memory efficiency (and half batch).
+inline Efficiency efficiency_of(const CalibrationSpec& c, const DeviceCalibration& d) {
+  return {d.compute_efficiency, c.memory_efficiency, d.half_batch.value_or(c.half_batch)};
+}
+
 /// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...) under
 /// `framework` (its software stack's; empty: none named): the workload's [[device_calibration]]
 /// for that device's model when it has one in the run's compute precision

@@ -109,6 +109,9 @@ struct DeviceCalibration {
   std::string framework;
   Measurement measured;
   double compute_efficiency = 1;   ///< fitted by `ceiling workload calibrate --write`
+  /// Its own batch curve (CalibrationSpec::half_batch), where the device's data gives one in this
+  /// mode; else the workload's calibration's.
+  std::optional<double> half_batch;
   bool operator==(const DeviceCalibration&) const = default;
   /// What was measured beside the device, as messages say it: " in mixed under pytorch", or less.
   std::string conditions() const {

@@ -210,6 +210,15 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
                                               "\"caffe\", \"caffe2\", \"mxnet\", \"pytorch\", \"tensorflow\"") !=
           std::string::npos);
   }
+  SUBCASE("a device calibration's own half batch, and one out of range") {
+    const std::string device = "\n[[device_calibration]]\ndevice = \"NVIDIA Tesla V100 SXM2 16 GB\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
+                               "measured_throughput = 1\nbatch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
+    const auto w = config::load_workload_text(valid + device + "half_batch = 6.5\n", "workloads/ok.toml");
+    REQUIRE(w.device_calibrations.size() == 1);
+    CHECK(w.device_calibrations[0].half_batch == 6.5);
+    CHECK_FALSE(config::load_workload_text(valid + device, "workloads/ok.toml").device_calibrations[0].half_batch.has_value());
+    CHECK(error_of(valid + device + "half_batch = -1\n").find("device_calibration[0].half_batch") != std::string::npos);
+  }
   SUBCASE("a device that is not its platform's") {
     const std::string device = "\n[[device_calibration]]\ndevice = \"G\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
                                "measured_throughput = 1\nbatch = 1\nsource = \"s\"\ncompute_efficiency = 0.5\n";
@@ -366,7 +375,7 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
       CHECK(workload::compute_device(platform.node).model == c.device);
       const auto precision = workload::compute_precision_of(w, c.precision);
       const auto it = workload::device_iteration(w, workload::compute_device(platform.node), precision, c.measured.batch,
-                                                 {c.compute_efficiency, w.calibration.memory_efficiency, w.calibration.half_batch});
+                                                 workload::efficiency_of(w.calibration, c));
       REQUIRE(it.has_value());
       CHECK(it->samples_per_second(c.measured.batch) == doctest::Approx(c.measured.samples_per_second).epsilon(0.01));
     }
@@ -409,6 +418,27 @@ TEST_CASE("ResNet-50 v1.5 computes at DeepLearningExamples' MXNet rates under MX
     REQUIRE(it.has_value());
     CHECK(it->samples_per_second(batch) == doctest::Approx(img_per_s).epsilon(0.01));
   }
+}
+
+TEST_CASE("BERT-large SQuAD's half batches reproduce the V100's second batch in each precision, and its runs take them") {
+  // Expectation: digest §5.2, the V100 16 GB at batch 2 (fp32) and 3 (mixed), the 32 GB one at
+  // batch 4 (9.0 sequences/s) and 10 (33.79): each precision's half batch (its device
+  // calibration's in mixed) fits both within 0.1 % (fit_half_batch.py rounds it to 0.001); a run
+  // in mixed precision takes the device calibration's, one in fp32 the workload's.
+  const auto w = config::load_workload(CEILING_SOURCE_DIR "/workloads/bert_large_squad.toml");
+  const auto v100 = workload::compute_device(config::load_platform(CEILING_SOURCE_DIR "/platforms/dgx1-v100.toml").node);
+  const auto fp32 = workload::efficiency_for(w, v100, "fp32", "tensorflow");
+  const auto mixed = workload::efficiency_for(w, v100, "mixed", "tensorflow");
+  REQUIRE(mixed.device_calibration != nullptr);
+  REQUIRE(mixed.device_calibration->half_batch.has_value());
+  CHECK(mixed.efficiency.half_batch == *mixed.device_calibration->half_batch);
+  CHECK(fp32.efficiency.half_batch == w.calibration.half_batch);
+  CHECK(mixed.efficiency.half_batch != fp32.efficiency.half_batch);
+  const auto rate = [&](platform::Precision p, const workload::ChosenEfficiency& chosen, int batch) {
+    return workload::device_iteration(w, v100, p, batch, chosen.efficiency)->samples_per_second(batch);
+  };
+  CHECK(rate(platform::Precision::Fp32, fp32, 4) == doctest::Approx(9.0).epsilon(1e-3));
+  CHECK(rate(platform::Precision::Fp16, mixed, 10) == doctest::Approx(33.79).epsilon(1e-3));
 }
 
 TEST_CASE("a precision no calibration computes in takes the device's own fit in another, at that precision's peak") {

@@ -40,6 +40,8 @@ struct DeviceCheck {
   /// (memory_exceeded()), why; else empty.
   std::string over_memory;
   std::string framework; ///< a device calibration's, where it names one
+  double half_batch = 0; ///< the half batch that priced it
+  bool own_half_batch = false; ///< a device calibration's own, not the workload's
   double relative_error() const {
     return (predicted_samples_per_s - measured_samples_per_s) / measured_samples_per_s;
   }
@@ -73,14 +75,20 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
   const auto precision = workload::compute_precision_of(w, mode);
   auto efficiency = workload::efficiency_for(w, device, mode, "").efficiency;
   if (calibration)
-    efficiency.compute = calibration->compute_efficiency;
+    efficiency = workload::efficiency_of(w.calibration, *calibration);
   const auto it = workload::device_iteration(w, device, precision, m.batch, efficiency);
   if (!it)
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
                      " peak");
-  return {spec.name, device.name + (own_mode ? "" : " in " + mode), it->samples_per_second(m.batch),
-          m.samples_per_second, m.batch, memory_exceeded(w, m.batch, precision, spec.node),
-          calibration ? calibration->framework : std::string()};
+  return {spec.name,
+          device.name + (own_mode ? "" : " in " + mode),
+          it->samples_per_second(m.batch),
+          m.samples_per_second,
+          m.batch,
+          memory_exceeded(w, m.batch, precision, spec.node),
+          calibration ? calibration->framework : std::string(),
+          efficiency.half_batch,
+          calibration && calibration->half_batch.has_value()};
 }
 
 /// " (N frozen: no gradient)" where some layers are frozen, else nothing.
@@ -237,6 +245,7 @@ int show(const std::vector<std::string>& args) {
           .key("predicted_samples_per_s").value(c.predicted_samples_per_s)
           .key("measured_samples_per_s").value(c.measured_samples_per_s)
           .key("relative_error").value(c.relative_error())
+          .key("half_batch").value(c.half_batch)
           .key("exceeds_device_memory").value(!c.over_memory.empty());
       write_shortfall(c.over_memory);
       json.key("calibration_framework"); // (the workload's own `framework` is its free-text description)
@@ -313,9 +322,10 @@ int show(const std::vector<std::string>& args) {
                   : (" (borrowed from " + w.calibration.borrowed_from + ")").c_str());
   std::cout << "  source      " << w.calibration.measured.source << "\n";
   const auto print_check = [&](const DeviceCheck& c, const char* role) {
-    std::printf("%-13s %s, %s%s, batch %d: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
+    std::printf("%-13s %s, %s%s, batch %d%s: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
                 c.platform.c_str(), c.device.c_str(), c.framework.empty() ? "" : (" under " + c.framework).c_str(),
-                c.batch, c.predicted_samples_per_s,
+                c.batch, c.own_half_batch ? (" (half batch " + units::number_text(c.half_batch) + ")").c_str() : "",
+                c.predicted_samples_per_s,
                 c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
     if (!c.over_memory.empty())
       std::printf("              (%s)\n", c.over_memory.c_str());
@@ -371,12 +381,14 @@ int calibrate(const std::vector<std::string>& args) {
   // The fitted values: [calibration]'s (unless borrowed), then each [[device_calibration]]'s in
   // the file's order.
   std::vector<std::string> values;
-  const auto fit = [&](const workload::Measurement& m, const std::string& mode, const std::string& framework) {
+  // (a device calibration's at its own half batch, where it has one)
+  const auto fit = [&](const workload::Measurement& m, const std::string& mode, const std::string& framework,
+                       const workload::Efficiency& fixed) {
     const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
     std::string why;
     const auto precision = workload::compute_precision_of(w, mode);
-    const auto efficiency = workload::calibrate_compute_efficiency(w, device, precision, m.batch, efficiency_of(w),
-                                                                   m.samples_per_second, why);
+    const auto efficiency =
+        workload::calibrate_compute_efficiency(w, device, precision, m.batch, fixed, m.samples_per_second, why);
     if (!efficiency)
       throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
     char value[32];
@@ -388,9 +400,9 @@ int calibrate(const std::vector<std::string>& args) {
   };
   const bool own = w.calibration.borrowed_from.empty();
   if (own)
-    fit(w.calibration.measured, "", "");
+    fit(w.calibration.measured, "", "", efficiency_of(w));
   for (const auto& c : w.device_calibrations)
-    fit(c.measured, c.precision, c.framework);
+    fit(c.measured, c.precision, c.framework, workload::efficiency_of(w.calibration, c));
   if (values.empty())
     throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
                      " and there is no [[device_calibration]]; calibrate that workload instead");
