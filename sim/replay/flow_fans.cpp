@@ -43,14 +43,22 @@ bool later(const FlowEvents::Event& a, const FlowEvents::Event& b) { return b < 
 bool FlowSharing::fan_key(const Flow& f) {
   fan_key_.clear();
   for (std::uint32_t l : hops_of(f))
-    if (l < clock_of_link_.size() && clock_of_link_[l] != no_clock)
-      fan_key_.push_back(clock_of_link_[l]);
-  std::sort(fan_key_.begin(), fan_key_.end());
+    if (l < clock_of_link_.size() && clock_of_link_[l] != no_clock) {
+      // (a route crosses a few clocks: each put in its place as it comes)
+      const std::uint32_t k = clock_of_link_[l];
+      fan_key_.push_back(k);
+      for (auto i = fan_key_.size() - 1; i > 0 && fan_key_[i - 1] > k; --i)
+        std::swap(fan_key_[i - 1], fan_key_[i]);
+    }
   return !fan_key_.empty();
 }
 
 std::uint32_t FlowSharing::fan_class() {
+  // (Flows come class by class, a fan's one after the other: the last class asked for first.)
+  if (last_fan_class_ < fan_classes_.size() && fan_classes_[last_fan_class_].clocks == fan_key_)
+    return last_fan_class_;
   const auto [it, added] = fan_class_of_.try_emplace(fan_key_, static_cast<std::uint32_t>(fan_classes_.size()));
+  last_fan_class_ = it->second;
   if (added) {
     FanClass c;
     c.clocks = fan_key_;

@@ -571,6 +571,7 @@ private:
   std::vector<FanClass> fan_classes_;
   std::vector<FanClock> fan_clocks_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> fan_class_of_; ///< by clock links
+  std::uint32_t last_fan_class_ = ~std::uint32_t{0}; ///< the class fan_class() last gave (index into fan_classes_)
   std::vector<std::uint32_t> clock_of_link_;   ///< by link: its index in fan_clocks_, or none
   std::vector<std::uint32_t> fan_class_of_flow_; ///< by flow, while it is on a clock
   std::vector<double> fan_cap_of_flow_;          ///< by flow, while it is on a clock: fan_cap_level()
