@@ -224,6 +224,12 @@ expect 2 "horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, bu
   --software horovod-nccl --set software.fusion=by-cycle --collective parameter-server
 # The P100 PCIe is priced by ResNet-50's device calibration (the SXM2's): [calibration] changes nothing there.
 expect 2 "by the workload's [[device_calibration]] for the NVIDIA Tesla P100 SXM2 16 GB, which [calibration] does not change" -- "${daint[@]}" --set calibration.compute_efficiency=0.1
+# BERT-large SQuAD's mixed-precision device calibration has its own half batch: [calibration]'s changes nothing there,
+# and is refused; in fp32, priced by [calibration], it runs.
+bert=("$ceiling" run -p "$root/platforms/dgx1-v100.toml" -w "$root/workloads/bert_large_squad.toml" -n 1 --iterations 1)
+expect 2 "--set calibration.half_batch: this run prices the NVIDIA Tesla V100 SXM2 16 GB by the workload's [[device_calibration]]" -- \
+  "${bert[@]}" --precision mixed --set calibration.half_batch=100
+expect 0 "compute: the workload's calibration" -- "${bert[@]}" --set calibration.half_batch=100
 # Horovod fuses all-gathers of one dtype: DIN's two history tables' rows (a row per lookup, 2 x 25,856 x 64 x 4 bytes)
 # in one response, past the first table's ids, and their ids (2 x 25,856 int32) in the next.
 din_fused() { # (its JSON on one line, so that a pattern holds a name and its bytes)

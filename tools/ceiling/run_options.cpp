@@ -182,20 +182,25 @@ double simulation_memory_estimate(const replay::Scenario& s) {
 
 /// A run prices compute by a fitted efficiency, never by fitting one: an override of the
 /// calibration's measurement changes nothing, nor one of [calibration]'s efficiency where the
-/// run's device has a [[device_calibration]] of its own. Both are refused, not ignored.
+/// run's device has a [[device_calibration]] of its own, nor of its half batch where that
+/// device calibration has its own too. All are refused, not ignored.
 void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std::string>& overrides) {
   for (const char* key : {"calibration.measured_throughput", "calibration.batch"})
     if (config::overrides_set(overrides, key))
       throw UsageError(std::string("--set ") + key + ": a run does not fit the calibration again: it computes at " +
                        "calibration.compute_efficiency, which `ceiling workload calibrate --write` fits from the " +
                        "measurement; set that instead");
-  if (config::overrides_set(overrides, "calibration.compute_efficiency")) {
-    const auto device = workload::compute_device(s.platform.node);
-    const auto mode = replay::to_string(replay::resolved_precision(s));
-    if (const auto* own = workload::efficiency_for(s.workload, device, mode, s.options.software.framework).device_calibration)
-      throw UsageError("--set calibration.compute_efficiency: this run prices the " + device.name + " by the workload's " +
-                       "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
-  }
+  const auto device = workload::compute_device(s.platform.node);
+  const auto mode = replay::to_string(replay::resolved_precision(s));
+  const auto* own = workload::efficiency_for(s.workload, device, mode, s.options.software.framework).device_calibration;
+  const auto refuse = [&](const std::string& key) {
+    throw UsageError("--set " + key + ": this run prices the " + device.name + " by the workload's " +
+                     "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
+  };
+  if (own && config::overrides_set(overrides, "calibration.compute_efficiency"))
+    refuse("calibration.compute_efficiency");
+  if (own && own->half_batch && config::overrides_set(overrides, "calibration.half_batch"))
+    refuse("calibration.half_batch");
 }
 
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory) {

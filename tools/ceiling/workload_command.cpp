@@ -73,9 +73,11 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
   if (own_mode)
     mode = platform::to_string(w.precision);
   const auto precision = workload::compute_precision_of(w, mode);
-  auto efficiency = workload::efficiency_for(w, device, mode, "").efficiency;
+  const auto chosen = workload::efficiency_for(w, device, mode, "");
+  auto efficiency = chosen.efficiency;
   if (calibration)
     efficiency = workload::efficiency_of(w.calibration, *calibration);
+  const auto* priced_by = calibration ? calibration : chosen.device_calibration;
   const auto it = workload::device_iteration(w, device, precision, m.batch, efficiency);
   if (!it)
     throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
@@ -88,7 +90,7 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
           memory_exceeded(w, m.batch, precision, spec.node),
           calibration ? calibration->framework : std::string(),
           efficiency.half_batch,
-          calibration && calibration->half_batch.has_value()};
+          priced_by && priced_by->half_batch.has_value()};
 }
 
 /// " (N frozen: no gradient)" where some layers are frozen, else nothing.

@@ -10,40 +10,55 @@ compute-bound terms as (batch + half_batch) x FLOPs / (peak x compute_efficiency
 (workloads/README.md, `half_batch`), so each measurement alone fits a compute efficiency for any
 half batch; the half batch at which both fit the same efficiency reproduces both. It is found by
 bisection on what `ceiling workload calibrate` fits (without --write) on copies of FILE written
-beside it (so that its relative paths hold) and removed after: the section at the candidate half
-batch, then the same with B and T for its measurement. The script prints the half batch and both
-fits; write the half batch into the section by hand, then run `ceiling workload calibrate --write`.
+beside it (so that its relative paths hold; named .fit_half_batch-*.toml, removed after, an
+interrupted run's too): the section at the candidate half batch, then the same with B and T for
+its measurement. The script prints the half batch (to 0.001) and both fits; write the half batch
+into the section by hand, then run `ceiling workload calibrate --write`.
 
-Standard library only; the answer depends on the files and the arguments alone. Exits 1 with a
-message where the two measurements admit no half batch (the larger batch no faster per sample
-than the smaller, or not enough faster at any half batch the model can still fit).
+The section must be written as a table of its own (its header on a line of its own, its keys one
+per line); a borrowed [calibration] has no measurement of its own and is refused. Standard library
+only; the answer depends on the files and the arguments alone. Exits 1 with a message where the
+two measurements admit no half batch (the larger batch no faster per sample than the smaller, or
+not enough faster at any half batch the model can still fit) or where a fit fails.
 """
 
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
 
 SECTION = re.compile(r"^(calibration|device_calibration\[(\d+)\])$")
+# A table's header on a line of its own, a comment after it allowed: [name] or [[name]].
+HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-]+)\s*(\]\]?)\s*(#.*)?$")
+
+
+def fail(message):
+    sys.exit(f"fit_half_batch: {message}")
 
 
 def section_lines(lines, section):
     """The [first, last) line indices of SECTION's body (after its header)."""
     match = SECTION.match(section)
     if not match:
-        sys.exit(f"fit_half_batch: section {section!r}: expected calibration or device_calibration[K]")
-    header = "[calibration]" if match.group(2) is None else "[[device_calibration]]"
+        fail(f"section {section!r}: expected calibration or device_calibration[K]")
+    name, array = ("calibration", False) if match.group(2) is None else ("device_calibration", True)
     wanted = 0 if match.group(2) is None else int(match.group(2))
     seen = -1
     for i, line in enumerate(lines):
-        if line.strip() == header:
+        header = HEADER.match(line)
+        if header and header.group(2) == name and (header.group(1) == "[[") == array:
             seen += 1
             if seen == wanted:
-                end = next((j for j in range(i + 1, len(lines)) if lines[j].lstrip().startswith("[")), len(lines))
+                end = next((j for j in range(i + 1, len(lines)) if HEADER.match(lines[j])), len(lines))
                 return i + 1, end
-    sys.exit(f"fit_half_batch: no {section} in the file (as a section header line of its own)")
+    fail(f"no {section} in the file (as a table whose header is a line of its own)")
+
+
+def key_pattern(key):
+    return re.compile(rf"^(\s*){re.escape(key)}\s*=\s*[^#]*?(\s*#.*)?$")
 
 
 def with_keys(lines, section, values):
@@ -51,11 +66,11 @@ def with_keys(lines, section, values):
     first, last = section_lines(lines, section)
     out = list(lines)
     for key, value in values.items():
-        pattern = re.compile(rf"^{key}\s*=\s*[^#]*?(\s*#.*)?$")
+        pattern = key_pattern(key)
         for i in range(first, last):
             found = pattern.match(out[i])
             if found:
-                out[i] = f"{key} = {value}{found.group(1) or ''}"
+                out[i] = f"{found.group(1)}{key} = {value}{found.group(2) or ''}"
                 break
         else:
             out.insert(first, f"{key} = {value}")
@@ -63,10 +78,11 @@ def with_keys(lines, section, values):
     return out
 
 
-def fitted_efficiency(ceiling, path, lines, section, index):
-    """What `ceiling workload calibrate` fits for SECTION (its INDEX-th line of output) on LINES."""
+def fitted_efficiency(ceiling, path, lines, index):
+    """What `ceiling workload calibrate` fits (its INDEX-th fit printed) on LINES, or None and why not."""
     directory = os.path.dirname(os.path.abspath(path))
-    with tempfile.NamedTemporaryFile("w", suffix=".toml", dir=directory, delete=False) as f:
+    with tempfile.NamedTemporaryFile("w", prefix=".fit_half_batch-", suffix=".toml", dir=directory,
+                                     delete=False) as f:
         f.write("\n".join(lines) + "\n")
         copy = f.name
     try:
@@ -77,7 +93,7 @@ def fitted_efficiency(ceiling, path, lines, section, index):
         return None, run.stderr.strip()
     fits = re.findall(r"compute_efficiency = ([0-9.eE+-]+)", run.stdout)
     if index >= len(fits):
-        sys.exit(f"fit_half_batch: calibrate printed {len(fits)} fits, none for {section}")
+        fail(f"ceiling workload calibrate printed {len(fits)} fits, not the section's (its output:\n{run.stdout})")
     return float(fits[index]), ""
 
 
@@ -89,23 +105,36 @@ def main():
     parser.add_argument("--throughput", type=float, required=True, help="its samples per second")
     parser.add_argument("--ceiling", default="build/tools/ceiling", help="the ceiling binary (default: %(default)s)")
     args = parser.parse_args()
-    with open(args.file, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+    if not (os.path.isfile(args.ceiling) and os.access(args.ceiling, os.X_OK)):
+        fail(f"{args.ceiling}: no ceiling binary there (build first, or give --ceiling PATH)")
+    if args.batch < 1 or not args.throughput > 0:
+        fail(f"--batch {args.batch} --throughput {args.throughput:g}: expected a batch of 1 or more and a positive rate")
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        fail(f"{args.file}: {e.strerror}")
     section_lines(lines, args.section)  # (its errors first)
     # calibrate prints [calibration]'s fit first unless borrowed, then each device calibration's.
+    borrowed = any(key_pattern("borrow").match(line) for line in lines[slice(*section_lines(lines, "calibration"))])
     match = SECTION.match(args.section)
-    borrowed = any(re.match(r"^borrow\s*=", line) for line in lines[slice(*section_lines(lines, "calibration"))])
+    if match.group(2) is None and borrowed:
+        fail("[calibration] borrows another workload's: it has no measurement of its own to fit (fit the lender's)")
     index = 0 if match.group(2) is None else int(match.group(2)) + (0 if borrowed else 1)
+    # An interrupted run still removes its copies (fitted_efficiency's finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
     def gap(half_batch):
-        """Both fits at HALF_BATCH and their difference; None where either cannot be fitted."""
-        first, why = fitted_efficiency(args.ceiling, args.file,
-                                       with_keys(lines, args.section, {"half_batch": repr(half_batch)}), args.section, index)
+        """Both fits at HALF_BATCH and their difference, or None and which fit failed, and why."""
+        first_lines = with_keys(lines, args.section, {"half_batch": repr(half_batch)})
+        first, why = fitted_efficiency(args.ceiling, args.file, first_lines, index)
+        if first is None:
+            return None, f"the section's own measurement at half_batch {half_batch:g}: {why}"
         second_lines = with_keys(lines, args.section, {"half_batch": repr(half_batch), "batch": str(args.batch),
                                                         "measured_throughput": repr(args.throughput)})
-        second, why_second = fitted_efficiency(args.ceiling, args.file, second_lines, args.section, index)
-        if first is None or second is None:
-            return None, why or why_second
+        second, why = fitted_efficiency(args.ceiling, args.file, second_lines, index)
+        if second is None:
+            return None, f"batch {args.batch} at {args.throughput:g} samples/s at half_batch {half_batch:g}: {why}"
         return (first - second, first, second), ""
 
     # The first measurement's efficiency minus the second's grows with the half batch where the
@@ -114,23 +143,32 @@ def main():
     low, high = 0.0, 1e6
     at_low, why = gap(low)
     if at_low is None:
-        sys.exit(f"fit_half_batch: even without a half batch, ceiling workload calibrate fails:\n{why}")
-    while gap(high)[0] is None and high > 1e-3:
+        fail(f"cannot fit {why}")
+    at_high, why = gap(high)
+    while at_high is None and high > 1e-3:
         high *= 0.5
-    g_low, g_high = at_low[0], gap(high)[0][0]
+        at_high, why = gap(high)
+    if at_high is None:
+        fail(f"cannot fit {why}")
+    g_low, g_high = at_low[0], at_high[0]
     if (g_low > 0) == (g_high > 0):
-        sys.exit(f"fit_half_batch: no half batch from 0 to {high:g} fits both measurements (their fitted efficiencies "
-                 f"differ by {g_low:.6g} at 0 and {g_high:.6g} at {high:g})")
+        fail(f"no half batch from 0 to {high:g} fits both measurements (their fitted efficiencies differ by "
+             f"{g_low:.6g} at 0 and {g_high:.6g} at {high:g})")
     while high - low > 1e-4 * max(1.0, high):
         mid = 0.5 * (low + high)
-        if (gap(mid)[0][0] > 0) == (g_low > 0):
+        at_mid, why = gap(mid)
+        if at_mid is None:
+            fail(f"cannot fit {why}")
+        if (at_mid[0] > 0) == (g_low > 0):
             low = mid
         else:
             high = mid
     half_batch = round(0.5 * (low + high), 3)
-    _, first, second = gap(half_batch)[0]
-    print(f"half_batch = {half_batch:g}: compute_efficiency {first:.6g} from the section's measurement, "
-          f"{second:.6g} from batch {args.batch} at {args.throughput:g} samples/s")
+    at, why = gap(half_batch)
+    if at is None:
+        fail(f"cannot fit {why}")
+    print(f"half_batch = {half_batch:g}: compute_efficiency {at[1]:.6g} from the section's measurement, "
+          f"{at[2]:.6g} from batch {args.batch} at {args.throughput:g} samples/s")
 
 
 if __name__ == "__main__":
