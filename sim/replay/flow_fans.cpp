@@ -458,6 +458,7 @@ void FlowSharing::clear_fans() {
   fan_clocks_.clear();
   fan_classes_.clear();
   fan_class_of_.clear();
+  last_fan_class_ = ~std::uint32_t{0};
   fans_uncertified_ = false;
   fans_ = false;
 }

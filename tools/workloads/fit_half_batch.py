@@ -12,14 +12,15 @@ half batch; the half batch at which both fit the same efficiency reproduces both
 bisection on what `ceiling workload calibrate` fits (without --write) on copies of FILE written
 beside it (so that its relative paths hold; named .fit_half_batch-*.toml, removed after, an
 interrupted run's too): the section at the candidate half batch, then the same with B and T for
-its measurement. The script prints the half batch (to 0.001) and both fits; write the half batch
+its measurement. The script prints the half batch (to within 0.001) and both fits; write the half batch
 into the section by hand, then run `ceiling workload calibrate --write`.
 
 The section must be written as a table of its own (its header on a line of its own, its keys one
-per line); a borrowed [calibration] has no measurement of its own and is refused. Standard library
-only; the answer depends on the files and the arguments alone. Exits 1 with a message where the
-two measurements admit no half batch (the larger batch no faster per sample than the smaller, or
-not enough faster at any half batch the model can still fit) or where a fit fails.
+per line); a borrowed [calibration] has no measurement of its own and is refused, and so is a
+second measurement at the section's own batch. Standard library only; the answer depends on the
+files and the arguments alone. Exits 1 with a message where the two measurements admit no half
+batch (the larger batch slower per sample than the smaller, or faster than any half batch the
+model can still fit makes it; the same rate per sample is a half batch of 0) or where a fit fails.
 """
 
 import argparse
@@ -78,8 +79,9 @@ def with_keys(lines, section, values):
     return out
 
 
-def fitted_efficiency(ceiling, path, lines, index):
-    """What `ceiling workload calibrate` fits (its INDEX-th fit printed) on LINES, or None and why not."""
+def fitted_efficiency(ceiling, path, lines, index, batch):
+    """What `ceiling workload calibrate` fits (its INDEX-th fit printed, which must be of a measurement at
+    BATCH) on LINES, or None and why not."""
     directory = os.path.dirname(os.path.abspath(path))
     with tempfile.NamedTemporaryFile("w", prefix=".fit_half_batch-", suffix=".toml", dir=directory,
                                      delete=False) as f:
@@ -91,10 +93,11 @@ def fitted_efficiency(ceiling, path, lines, index):
         os.unlink(copy)
     if run.returncode != 0:
         return None, run.stderr.strip()
-    fits = re.findall(r"compute_efficiency = ([0-9.eE+-]+)", run.stdout)
-    if index >= len(fits):
-        fail(f"ceiling workload calibrate printed {len(fits)} fits, not the section's (its output:\n{run.stdout})")
-    return float(fits[index]), ""
+    fits = re.findall(r"compute_efficiency = ([0-9.eE+-]+) .* at batch (\d+)\)", run.stdout)
+    if index >= len(fits) or int(fits[index][1]) != batch:
+        fail(f"ceiling workload calibrate printed no fit at batch {batch} where the section's was expected "
+             f"(its output:\n{run.stdout})")
+    return float(fits[index][0]), ""
 
 
 def main():
@@ -114,32 +117,41 @@ def main():
             lines = f.read().split("\n")
     except OSError as e:
         fail(f"{args.file}: {e.strerror}")
-    section_lines(lines, args.section)  # (its errors first)
+    first, last = section_lines(lines, args.section)  # (its errors first)
     # calibrate prints [calibration]'s fit first unless borrowed, then each device calibration's.
     borrowed = any(key_pattern("borrow").match(line) for line in lines[slice(*section_lines(lines, "calibration"))])
     match = SECTION.match(args.section)
     if match.group(2) is None and borrowed:
         fail("[calibration] borrows another workload's: it has no measurement of its own to fit (fit the lender's)")
     index = 0 if match.group(2) is None else int(match.group(2)) + (0 if borrowed else 1)
+    own_batch = None
+    for line in lines[first:last]:
+        found = re.match(r"^\s*batch\s*=\s*(\d+)\s*(#.*)?$", line)
+        if found:
+            own_batch = int(found.group(1))
+    if own_batch is None:
+        fail(f"{args.section} gives no `batch = N` line of its own")
+    if own_batch == args.batch:
+        fail(f"--batch {args.batch} is the section's own batch: a second measurement at another batch is needed")
     # An interrupted run still removes its copies (fitted_efficiency's finally).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
     def gap(half_batch):
         """Both fits at HALF_BATCH and their difference, or None and which fit failed, and why."""
         first_lines = with_keys(lines, args.section, {"half_batch": repr(half_batch)})
-        first, why = fitted_efficiency(args.ceiling, args.file, first_lines, index)
+        first, why = fitted_efficiency(args.ceiling, args.file, first_lines, index, own_batch)
         if first is None:
             return None, f"the section's own measurement at half_batch {half_batch:g}: {why}"
         second_lines = with_keys(lines, args.section, {"half_batch": repr(half_batch), "batch": str(args.batch),
                                                         "measured_throughput": repr(args.throughput)})
-        second, why = fitted_efficiency(args.ceiling, args.file, second_lines, index)
+        second, why = fitted_efficiency(args.ceiling, args.file, second_lines, index, args.batch)
         if second is None:
             return None, f"batch {args.batch} at {args.throughput:g} samples/s at half_batch {half_batch:g}: {why}"
         return (first - second, first, second), ""
 
-    # The first measurement's efficiency minus the second's grows with the half batch where the
-    # larger batch is the faster per sample: a root from 0 up to the largest half batch at which
-    # both still fit (halved from 10^6 until they do), else none.
+    # The two measurements' efficiencies move apart steadily with the half batch (the one at the
+    # smaller batch rises faster): a root from 0 up to the largest half batch at which both still
+    # fit (halved from 10^6 until they do), found by its sign change, else none.
     low, high = 0.0, 1e6
     at_low, why = gap(low)
     if at_low is None:
@@ -154,7 +166,7 @@ def main():
     if (g_low > 0) == (g_high > 0):
         fail(f"no half batch from 0 to {high:g} fits both measurements (their fitted efficiencies differ by "
              f"{g_low:.6g} at 0 and {g_high:.6g} at {high:g})")
-    while high - low > 1e-4 * max(1.0, high):
+    while high - low > 5e-4:
         mid = 0.5 * (low + high)
         at_mid, why = gap(mid)
         if at_mid is None:
