@@ -3,7 +3,7 @@
 
     python3 fit_half_batch_test.py SOURCE_DIR CEILING
 
-A made-up workload whose every layer is compute-bound and that has nothing else to do per
+A made-up workload (compute_bound.toml) whose every layer is compute-bound and that has nothing else to do per
 iteration (no parameters, no bytes): its iteration takes (B + h) x FLOPs / (peak x e), so two
 throughputs T1 at B1 and T2 at B2 admit exactly one half batch h, T2 / T1 = B2 (B1 + h) / (B1 (B2 + h)).
 With h = 3, B1 = 2, T1 = 2 and B2 = 8: T2 = 2 x 4 x 5 / 11; the script must find 3 (to its 0.001).
@@ -23,39 +23,6 @@ source, ceiling = sys.argv[1], sys.argv[2]
 script = os.path.join(source, "tools", "workloads", "fit_half_batch.py")
 failures = 0
 
-TINY = """[workload]
-name = "tiny"
-title = "Tiny"
-domain = "test"
-framework = "none"
-dataset = "none"
-sample = "image"
-batch_per_worker = 8
-precision = "fp32"
-granularity = "layer"
-input_bytes = 0
-optimizer_bytes_per_parameter = "20 B"
-source = "made up for tests"
-
-[reference]
-params = 0
-forward_flop = 2e9
-source = "sum of the layers"
-
-[graph]
-layers = [
-  { name = "a", kind = "conv", forward_flop = 1e9, memory_bytes = 0 },
-  { name = "b", kind = "conv", forward_flop = 1e9, memory_bytes = 0 },
-]
-
-[calibration]   # a comment after the header
-platform = "../platforms/generic-single-switch.toml"
-measured_throughput = 2
-  batch = 2
-memory_efficiency = 0.5
-compute_efficiency = 0.25
-source = "made up"
-"""
 
 
 def run(*args):
@@ -72,21 +39,20 @@ with tempfile.TemporaryDirectory() as tmp:
     os.mkdir(os.path.join(tmp, "workloads"))
     os.mkdir(os.path.join(tmp, "platforms"))
     shutil.copy(os.path.join(source, "platforms", "generic-single-switch.toml"), os.path.join(tmp, "platforms"))
-    tiny = os.path.join(tmp, "workloads", "tiny.toml")
-    with open(tiny, "w", encoding="utf-8") as f:
-        f.write(TINY)
+    compute_bound = os.path.join(tmp, "workloads", "compute_bound.toml")
+    shutil.copy(os.path.join(source, "tests", "workload", "compute_bound.toml"), compute_bound)
     t2 = 2 * 4 * 5 / 11
-    out = run(tiny, "calibration", "--batch", "8", "--throughput", repr(t2), "--ceiling", ceiling)
+    out = run(compute_bound, "calibration", "--batch", "8", "--throughput", repr(t2), "--ceiling", ceiling)
     check("a compute-bound workload's half batch is the closed form's 3", out.returncode == 0 and
           out.stdout.startswith("half_batch = 3: "), out.stdout + out.stderr)
-    check("the copies beside the file are gone", sorted(os.listdir(os.path.join(tmp, "workloads"))) == ["tiny.toml"],
+    check("the copies beside the file are gone", sorted(os.listdir(os.path.join(tmp, "workloads"))) == ["compute_bound.toml"],
           str(os.listdir(os.path.join(tmp, "workloads"))))
     # The same rate at batch 8 is time in proportion to the batch: no half batch (0). Slower per
     # sample at the larger batch: none fits.
-    out = run(tiny, "calibration", "--batch", "8", "--throughput", "2", "--ceiling", ceiling)
+    out = run(compute_bound, "calibration", "--batch", "8", "--throughput", "2", "--ceiling", ceiling)
     check("a rate in proportion to the batch is no half batch", out.returncode == 0 and
           out.stdout.startswith("half_batch = 0: "), out.stdout + out.stderr)
-    out = run(tiny, "calibration", "--batch", "8", "--throughput", "1.5", "--ceiling", ceiling)
+    out = run(compute_bound, "calibration", "--batch", "8", "--throughput", "1.5", "--ceiling", ceiling)
     check("a rate no half batch reaches is refused", out.returncode == 1 and "no half batch from 0 to" in out.stderr,
           out.stdout + out.stderr)
 
