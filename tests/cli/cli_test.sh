@@ -57,6 +57,16 @@ for f in "$root"/workloads/*.toml; do
   expect 0 "calibration" -- "$ceiling" workload show "$f" --platform "$root/platforms/piz-daint-xc50-p100.toml"
   expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
 done
+# A device calibration's own half batch, in text and JSON (BERT-large SQuAD's in mixed precision; its fp32 one is the
+# workload's).
+expect 0 "in mixed under tensorflow, batch 3 (half batch 6.208): predicted 17.17" -- "$ceiling" workload show "$root/workloads/bert_large_squad.toml"
+bert_checks() { # (its JSON on one line, so that a pattern holds a check's half batch and whose it is)
+  local out
+  out=$("$ceiling" workload show "$root/workloads/bert_large_squad.toml" --json) || return
+  tr -d '\n' <<<"$out"
+}
+expect 0 '"half_batch": 6.2080000000000002,      "own_half_batch": true' -- bert_checks
+expect 0 '"half_batch": 0.97399999999999998,      "own_half_batch": false' -- bert_checks
 # A device calibration says the framework it was measured under (JSON and text).
 expect 0 '"calibration_framework": "mxnet"' -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" --json
 expect 0 "A100 SXM4 40 GB in mixed under mxnet, batch 256: predicted 2180" -- \

@@ -248,6 +248,7 @@ int show(const std::vector<std::string>& args) {
           .key("measured_samples_per_s").value(c.measured_samples_per_s)
           .key("relative_error").value(c.relative_error())
           .key("half_batch").value(c.half_batch)
+          .key("own_half_batch").value(c.own_half_batch)
           .key("exceeds_device_memory").value(!c.over_memory.empty());
       write_shortfall(c.over_memory);
       json.key("calibration_framework"); // (the workload's own `framework` is its free-text description)
