@@ -186,8 +186,8 @@ std::optional<std::string> allocation_problem(const PlatformSpec& spec, long lon
   if (nodes < 1)
     return "the node count must be at least 1, got " + std::to_string(nodes);
   if (nodes > spec.nodes)
-    return "the machine " + spec.name + " has " + std::to_string(spec.nodes) +
-           " nodes, cannot run on " + std::to_string(nodes);
+    return "the machine " + spec.name + " has " + std::to_string(spec.nodes) + (spec.nodes == 1 ? " node" : " nodes") +
+           ", cannot run on " + std::to_string(nodes);
   return std::nullopt;
 }
 
@@ -231,7 +231,8 @@ std::optional<std::string> allocation_problem(const PlatformSpec& spec, long lon
   if (allocation.policy != AllocationPolicy::List)
     return std::nullopt;
   if (static_cast<long long>(allocation.slots.size()) != nodes)
-    return "--node-list: the list has " + std::to_string(allocation.slots.size()) + " nodes, the run " + std::to_string(nodes);
+    return "--node-list: the list has " + std::to_string(allocation.slots.size()) +
+           (allocation.slots.size() == 1 ? " node" : " nodes") + ", the run " + std::to_string(nodes);
   std::vector<long long> sorted = allocation.slots;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {

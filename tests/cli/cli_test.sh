@@ -319,7 +319,7 @@ expect 0 "allocation: spread, 4 nodes on 4 of 14 groups (slots 0 384 768 1152)" 
 expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list 5000,5
 expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list " 5000, 5 "
 expect 2 'ceiling: error: --seed: expected a whole number from 0 to 18446744073709551615, got "-1"' -- "${one[@]}" -n 2 --seed -1
-expect 2 "ceiling: error: --node-list: the list has 1 nodes, the run 2" -- "${one[@]}" -n 2 --node-list 5
+expect 2 "ceiling: error: --node-list: the list has 1 node, the run 2" -- "${one[@]}" -n 2 --node-list 5
 expect 2 "ceiling: error: --node-list: node 5 is twice in the list" -- "${one[@]}" -n 2 --node-list 5,5
 expect 2 "node 5320 of the list is not one of the machine's nodes 0 to 5319" -- "${one[@]}" -n 2 --node-list 5,5320
 expect 2 '--node-list: expected comma-separated node numbers from 0, got "x"' -- "${one[@]}" -n 2 --node-list 5,x

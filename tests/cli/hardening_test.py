@@ -166,7 +166,7 @@ refused([*p100, "--staging", "direct"], "--staging: direct sends from GPU memory
 refused([*base, "--iterations", "1000000000"], "--iterations: must be from 1 to 1000000", "--iterations 1e9", within_s=5)
 refused(["run", "-p", platform("generic-single-switch"), "-w", workload("resnet50_v1"), "-n", "1000000000",
          "--set", "platform.nodes=1000000000"], "platform.nodes: must be between 1 and 262144, got 1000000000", "10^9 nodes", within_s=5)
-refused([*base, "--iterations", "1000", "--max-memory", "1 MiB"], "more than --max-memory", "--max-memory")
+refused([*base, "--iterations", "1000", "--max-memory", "1 MiB"], "--max-memory: the simulation would need at least", "--max-memory")
 
 # The trace: its path checked before the simulation, the file written whole or not at all.
 refused([*small, "--trace", "/nonexistent/dir/t.json"], "cannot create", "an unwritable --trace path", within_s=5)

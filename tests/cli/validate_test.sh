@@ -140,7 +140,7 @@ f=$(edited gpus TF_DGX1_P100_VGG16 's/^gpus_per_node = 8$/gpus_per_node = 4/')
 expect 2 "gpus.toml:14:17: error: case.gpus_per_node: the run of measured[2] simulated 8 ranks for 4 workers: gpus_per_node = 4 must be the GPUs of a node of" -- "$ceiling" validate "$f" -j 1
 # A point whose run refuses the case's input is said at its [[measured]] entry.
 refused nodes TF_DGX1_P100_VGG16 's/^workers = 8$/workers = 16/' \
-  "nodes.toml:30:1: error: measured[3]: the run of these 16 workers refused the case's input: --nodes: the machine dgx1-p100 has 1 nodes"
+  "nodes.toml:30:1: error: measured[3]: the run of these 16 workers refused the case's input: --nodes: the machine dgx1-p100 has 1 node,"
 # A case given twice (or two files of one id) is refused: the medians would count it twice.
 expect 2 "case id TF_DGX1_P100_VGG16 is validation/TF_DGX1_P100_VGG16.toml's too" -- "$ceiling" validate TF_DGX1_P100_VGG16 TF_DGX1_P100_VGG16
 # A case of one point compares no efficiency: no median, none in JSON.

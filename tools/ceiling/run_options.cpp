@@ -126,7 +126,8 @@ po::options_description run_options() {
        "the software stack's (software.jitter)")
       ("fusion-threshold", po::value<std::string>(), "gradient bucket size, with a unit; default: the stack's")
       ("network-model", po::value<std::string>()->default_value("CM02"),
-       "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB")
+       "SimGrid network model: CM02 (exact alpha-beta), LV08, SMPI or IB (the last three, with static routing "
+       "only: a platform routed adaptively or by ECMP is the replay's own, CM02)")
       ("latency-factor", po::value<double>(), "multiply every route latency, 0.001 to 1000 (default: the model's, 1 for CM02)")
       ("bandwidth-factor", po::value<double>(), "multiply every flow's bandwidth, 0.001 to 1000 (default: the model's, 1 for CM02)")
       ("json", "print one JSON object instead of a table")
@@ -137,12 +138,12 @@ po::options_description run_options() {
        "by maestro), couriers (pooled actors) or auto (couriers from 6,144 ranks on)")
       ("copies", po::value<std::string>()->default_value("auto"),
        "auto: PCIe copies that only other copies can share are computed by the replay; simgrid: "
-       "every copy is a SimGrid comm (same results, slower; for validation)")
+       "every copy is a SimGrid comm (same results, slower; for validation; static routing only)")
       ("flows", po::value<std::string>()->default_value("auto"),
        "auto: collective flows are timed by the replay, in closed form when a flow shares no link "
        "with another flow of its collective, else shared out as SimGrid's CM02 does (CM02, no copy "
        "in SimGrid); simgrid: every flow is a SimGrid comm (same results within 1e-9, slower; for "
-       "validation; but pipelined trees: each edge or chunk a comm that pays its latency first)");
+       "validation; but pipelined trees: each edge or chunk a comm that pays its latency first; static routing only)");
   return options;
 }
 
@@ -374,11 +375,12 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   const double limit = cli.has("max-memory") ? cli.positive_size("max-memory").bytes() : physical_memory_bytes();
   const double estimate = simulation_memory_estimate(s);
   if (estimate > limit)
-    throw UsageError("the simulation would need at least " + units::to_string(units::DataSize::from_bytes(estimate)) +
+    throw UsageError(std::string(cli.has("max-memory") ? "--max-memory: " : "") + "the simulation would need at least " +
+                     units::to_string(units::DataSize::from_bytes(estimate)) +
                      " of memory (" + std::to_string(s.nodes) + " nodes, " + std::to_string(o.iterations) +
                      " iterations" + (o.record_timeline ? ", a trace" : "") +
                      (o.fidelity == replay::Fidelity::Exact ? ", every message exact" : "") + "), more than " +
-                     (cli.has("max-memory") ? "--max-memory" : "this machine has") + " (" +
+                     (cli.has("max-memory") ? "the limit (" + *cli.optional<std::string>("max-memory") + ", " : "this machine has (") +
                      units::to_string(units::DataSize::from_bytes(limit)) +
                      "): use fewer nodes or iterations" +
                      (o.fidelity == replay::Fidelity::Exact ? ", aggregated fidelity, a larger software.pipeline_chunk" : "") +

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -287,13 +288,15 @@ int validate_command(const std::vector<std::string>& args) {
   for (std::size_t c = 0; c < cases.size(); ++c)
     unfinished[c] = cases[c].measured.size();
   std::size_t next = 0;
-  // A point that fails stops the starting of others; those running end, and the first failure in
-  // point order is reported (points start in that order, so every earlier one has run): the
-  // same message whatever order the runs end in.
+  // A point that fails (its run does, or its run simulated another case than the point's) stops
+  // the starting of others; those running end, and the first failure in point order is reported
+  // (points start in that order, so every earlier one has run): the same message whatever order
+  // the runs end in.
   struct Failure {
     std::size_t point;
     int status;
     std::string where, err;
+    std::exception_ptr refused; ///< a run that succeeded but did not simulate the case (prediction_of)
   };
   std::optional<Failure> failure;
   const auto take = [&](const sweep::WorkerPool::Finished& done) {
@@ -307,9 +310,13 @@ int validate_command(const std::vector<std::string>& args) {
     const auto index = static_cast<std::size_t>(done.tag);
     if (done.exit_status != 0 && (!failure || index < failure->point))
       failure = Failure{index, done.exit_status, where, done.err};
-    if (done.exit_status == 0 && !failure) {
-      predicted[p.c][p.m] = prediction_of(done.out, c, p.m, where);
-      --unfinished[p.c];
+    if (done.exit_status == 0 && (!failure || index < failure->point)) {
+      try {
+        predicted[p.c][p.m] = prediction_of(done.out, c, p.m, where);
+        --unfinished[p.c];
+      } catch (const std::exception&) {
+        failure = Failure{index, 0, where, "", std::current_exception()};
+      }
     }
   };
   while (stop_signal == 0 && ((!failure && next < points.size()) || pool.running() > 0)) {
@@ -346,6 +353,8 @@ int validate_command(const std::vector<std::string>& args) {
       print_table(finished, results, all);
     return 128 + stop_signal;
   }
+  if (failure && failure->refused)
+    std::rethrow_exception(failure->refused);
   if (failure && failure->status == 2) {
     // (the run's own "ceiling: error: " would come after this command's)
     const std::string_view prefix = "ceiling: error: ";
