@@ -370,6 +370,9 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
     if (const auto memory = replay::device_memory_estimate(s)) {
       json.key("device_memory_estimate_bytes").value(memory->total().bytes());
       json.key("device_memory_bytes").value(s.platform.node.gpu->memory.bytes());
+    } else { // (CPU nodes: no device memory; the keys stay, for scripts)
+      json.key("device_memory_estimate_bytes").null();
+      json.key("device_memory_bytes").null();
     }
     json.key("background_load").begin_object();
     json.key("fabric").value(o.background.fabric);
