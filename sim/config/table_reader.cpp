@@ -158,7 +158,10 @@ double number_of(const toml::node& node) {
 
 } // namespace
 
-bool TableReader::has(std::string_view key) const { return table_.contains(key); }
+bool TableReader::has(std::string_view key) {
+  asked_.emplace(key);
+  return table_.contains(key);
+}
 
 const toml::node* TableReader::find(std::string_view key) {
   asked_.emplace(key);

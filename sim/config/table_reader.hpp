@@ -97,7 +97,9 @@ public:
 
   TableReader table(std::string_view key);
   std::optional<TableReader> optional_table(std::string_view key);
-  bool has(std::string_view key) const;
+  /// Whether the table holds `key`; the key counts as known from then on (reject_unknown_keys()
+  /// suggests it for a misspelt one), as a read's does.
+  bool has(std::string_view key);
 
   /// Throws for the first key in the table that no read asked for.
   void reject_unknown_keys() const;
