@@ -376,6 +376,14 @@ outputs() {
   sed -i 's/collective = "rign"/nodes = 4/' "$tmp/bad.toml"
   expect 2 "bad.toml:14:13: error: variants[0].options.nodes: set by the experiment for each point" -- \
     "$ceiling" experiment show "$tmp/bad.toml"
+  # Options a point never takes: several runs in one, or output a sweep does not read.
+  sed -i 's/nodes = 4/seeds = "1,2"/' "$tmp/bad.toml"
+  expect 2 "bad.toml:14:13: error: variants[0].options.seeds: runs several runs in one; an experiment's \`seeds\` gives a point per seed" -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/seeds = "1,2"/trace = "t.json"/' "$tmp/bad.toml"
+  expect 2 "bad.toml:14:13: error: variants[0].options.trace: prints what a sweep does not read" -- \
+    "$ceiling" experiment show "$tmp/bad.toml"
+  sed -i 's/trace = "t.json"/nodes = 4/' "$tmp/bad.toml"
   # A misspelt required key is named where it is written, rather than said missing.
   bad '[experiment]' 'title = "t"' 'question = "q"' 'nodes = [1, 2]' 'scalng = ["weak"]' \
     '[[platforms]]' 'name = "p"' "file = \"$root/platforms/generic-fat-tree.toml\"" \

@@ -33,8 +33,10 @@ namespace {
 /// of `run --seeds`, with its --jobs, are the experiment's `seeds`; its points run side by side
 /// by `sweep -j`), or they print what a sweep does not read.
 const std::set<std::string, std::less<>> per_point_options{
-    "platform", "workload", "nodes", "seed", "seeds", "jobs", "iterations", "batch", "global-batch",
-    "json", "trace", "timing", "help"};
+    "platform", "workload", "nodes", "seed", "iterations", "batch", "global-batch"};
+/// `ceiling run` options a point never takes: what prints what a sweep does not read, or runs
+/// several runs.
+const std::set<std::string, std::less<>> unswept_options{"seeds", "jobs", "json", "trace", "timing", "help"};
 
 const char* const sweep_point_usage =
     "usage: ceiling sweep-point RUN-OPTIONS...\n\n"
@@ -141,6 +143,11 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       const auto where = i / 2 < options.size() ? options[i / 2] : e.variants[v].where;
       if (per_point_options.contains(name))
         throw config::LoadError(at(where), key, "set by the experiment for each point, not by a variant");
+      if (unswept_options.contains(name))
+        throw config::LoadError(at(where), key,
+                                name == "seeds" || name == "jobs"
+                                    ? "runs several runs in one; an experiment's `seeds` gives a point per seed"
+                                    : "prints what a sweep does not read; a point's `command` in the store reruns it by hand");
       const auto* option = run_option_set.find_nothrow(name, false);
       if (!option) {
         std::vector<std::string> names;
