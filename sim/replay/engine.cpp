@@ -241,16 +241,17 @@ public:
       copies_shared_ = replay_shares_copies(s);
       planner_.emplace(routes_, *sharing_paths_, has_concurrent_, copies_shared_);
       if (!plan_flows()) {
-        // A route of more than FlowSharing::max_hops links (a large torus): under GPU-direct or
-        // with concurrent exchanges, SimGrid then carries every flow and copy, as it can only
-        // under static routing.
+        // A route of more than FlowSharing::max_hops links (a large torus): SimGrid then
+        // carries every flow and copy, as it can only under static routing without background
+        // load (both are the replay's own).
         if (routes_.routes_itself() || s.options.background.any())
-          throw std::runtime_error(
-              std::string(copies_shared_ ? "GPU-direct" : "per-variable exchanges (side by side)") + " with routing \"" +
-              std::string(platform::to_string(s.platform.interconnect.routing)) +
-              "\" or background load: a route has more than " + std::to_string(FlowSharing::max_hops) +
-              " links, which the replay's flow sharing cannot carry; use routing \"static-minimal\" without "
-              "background load" + (copies_shared_ ? ", or host staging" : ""));
+          throw Unrunnable(
+              "a route has more than " + std::to_string(FlowSharing::max_hops) +
+              " links, which the replay's flow sharing cannot carry, and SimGrid, which can, has no " +
+              (routes_.routes_itself()
+                   ? "routing \"" + std::string(platform::to_string(s.platform.interconnect.routing)) + "\""
+                   : std::string("background load")) +
+              " (the replay's own): use routing \"static-minimal\" without background load");
         copies_shared_ = false;
         planned_.clear();
         planner_.reset();
@@ -1053,10 +1054,9 @@ private:
       arrived_.push_back(0);
       finished_by_.push_back(0);
       if (!planned_.empty() && !plan_flows_of(responses_.back()))
-        throw std::runtime_error("GPU-direct: a fused response has a route of more than " +
-                                 std::to_string(FlowSharing::max_hops) +
-                                 " links, which SimGrid would carry beside copies the replay shares out; use host "
-                                 "staging");
+        throw Unrunnable("a fused response has a route of more than " + std::to_string(FlowSharing::max_hops) +
+                                 " links, which SimGrid would carry beside the flows and copies the replay shares "
+                                 "out; use --flows simgrid (static routing) or fusion by size");
     }
     order_.push_back(at->second);
     ++running_responses_;

@@ -5,6 +5,7 @@
 #include "replay/scenario.hpp"
 
 #include <functional>
+#include <stdexcept>
 
 namespace ceiling::replay {
 
@@ -15,6 +16,13 @@ namespace ceiling::replay {
 struct Progress {
   std::function<void(const RunResult&)> started;
   std::function<void(const RunResult&)> iteration;
+};
+
+/// A scenario that scenario_problem() lets through but that the machine, once built, shows the
+/// replay cannot run (a route too long for its flow sharing where SimGrid cannot stand in): bad
+/// input, not an internal error.
+struct Unrunnable : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 /// Builds the machine in this process's SimGrid engine (one per process) and replays
@@ -41,7 +49,8 @@ struct Progress {
 /// collective are timed in closed form (replay/routes.hpp), and the others shared out by
 /// FlowSharing (replay/flow_sharing.hpp), instead of through SimGrid.
 /// With options.stop_at_interrupt, SIGINT or SIGTERM ends the run after the current iteration,
-/// or at once when that iteration is still under way 0.5 s after the signal.
+/// or at once when that iteration is still under way 0.5 s after the signal. Throws Unrunnable
+/// as said above.
 RunResult run(const Scenario& s, const Progress& progress = {});
 
 } // namespace ceiling::replay

@@ -37,7 +37,10 @@ std::optional<PlannedPhases> FlowPlanner::timings(const std::vector<collectives:
       } else if (sharable(*planned.route)) {
         planned.timing = Timing::Shared;
         planned.sharing_path = paths_.of(*planned.route, stream_penalty(phase, penalties_s, f));
-      } else if (copies_shared_ || concurrent_) { // SimGrid would not see the copies, or the other exchanges
+      } else {
+        // A route the replay cannot share out (more than FlowSharing::max_hops links): SimGrid
+        // carries the whole plan, or its flow and the replay's would share links unseen by each
+        // other (and SimGrid would not see the copies or other exchanges the replay shares out).
         return std::nullopt;
       }
       flows.push_back(planned);

@@ -56,10 +56,10 @@ public:
   static bool same_endpoints(const std::vector<collectives::Phase>& a, const std::vector<collectives::Phase>& b);
 
   /// How each flow of `plan` is timed, decided once from its route (each phase's flows routed
-  /// together, Routes::spread); none where SimGrid would have to carry a flow beside what the
-  /// replay carries: under GPU-direct a flow that SimGrid must carry would share PCIe links with
-  /// copies that FlowSharing carries, and with concurrent exchanges links with other exchanges'
-  /// flows.
+  /// together, Routes::spread); none where a flow that is not alone has a route FlowSharing
+  /// cannot carry: SimGrid must then carry the whole plan, as the replay's flows and SimGrid's
+  /// would share links unseen by each other (and under GPU-direct PCIe links with copies that
+  /// FlowSharing carries, with concurrent exchanges links with other exchanges' flows).
   std::optional<PlannedPhases> timings(const std::vector<collectives::Phase>& plan);
 
   /// The links of each class that `planned`'s route crosses.

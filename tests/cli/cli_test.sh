@@ -311,6 +311,16 @@ expect 0 "same numbers" -- same_numbers "$tmp/closed.json" "$tmp/simgrid.json"
 produce "$tmp/shared.json" -- "${daint_static[@]}" --json --jitter 0.1 --collective halving-doubling
 produce "$tmp/simgrid.json" -- "${daint_static[@]}" --json --jitter 0.1 --collective halving-doubling --flows simgrid
 expect 0 "same numbers" -- same_numbers "$tmp/shared.json" "$tmp/simgrid.json"
+# A route longer than the replay's flow sharing carries (64 links: a ring of 126 routers, its farthest pair 63 hops
+# apart, plus the nodes' links): SimGrid carries the whole collective, not that flow alone beside the replay's
+# (whose links the two would then share unseen, 1.7e-4 apart); with background load, the replay's own, it is refused.
+ring_torus=("$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 126
+            --set "interconnect.dimensions=[126]" --set platform.nodes=126 --collective halving-doubling --iterations 2)
+produce "$tmp/long.json" -- "${ring_torus[@]}" --json
+produce "$tmp/long_simgrid.json" -- "${ring_torus[@]}" --json --flows simgrid
+expect 0 "same numbers" -- same_numbers "$tmp/long.json" "$tmp/long_simgrid.json"
+expect 2 "ceiling: error: a route has more than 64 links, which the replay's flow sharing cannot carry, and SimGrid, which can, has no background load" -- \
+  "${ring_torus[@]}" --background-load fabric=0.5
 
 # Allocation: where the job's nodes sit, and how many domains they span.
 one=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" --iterations 1)

@@ -1,6 +1,7 @@
 // The `ceiling` command line: dispatches to one subcommand; bad input exits 2.
 #include "config/load_error.hpp"
 #include "io/result_store.hpp"
+#include "replay/engine.hpp"
 #include "support/sanitizers.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
@@ -102,6 +103,9 @@ int dispatch(const std::vector<std::string>& args) {
     std::cerr << "ceiling: error: " << e.what() << "\n";
     return 2;
   } catch (const ceiling::tools::UsageError& e) {
+    std::cerr << "ceiling: error: " << e.what() << "\n";
+    return 2;
+  } catch (const ceiling::replay::Unrunnable& e) {
     std::cerr << "ceiling: error: " << e.what() << "\n";
     return 2;
   } catch (const boost::program_options::error& e) {
