@@ -387,15 +387,18 @@ int export_command(const std::vector<std::string>& args) {
   return 0;
 }
 
+/// The whole bytes a timer sends for `flow` (a share of a buffer may not be whole).
+double sent_bytes(const collectives::Flow& flow) { return std::round(flow.bytes); }
+
 /// The bytes `flows` carry across the cut between nodes below `half` and the others, the more of
 /// the two directions.
 double cut_bytes(std::span<const collectives::Flow> flows, long long half) {
   double forward = 0, backward = 0;
   for (const auto& f : flows) {
     if (f.src < half && f.dst >= half)
-      forward += f.bytes;
+      forward += sent_bytes(f);
     if (f.src >= half && f.dst < half)
-      backward += f.bytes;
+      backward += sent_bytes(f);
   }
   return std::max(forward, backward);
 }
@@ -435,17 +438,11 @@ BenchRow halving_doubling_row(const PlatformSpec& spec, const platform::Machine&
   double bound_s = 0;
   for (const auto& step : steps) {
     simulated_s += timer.seconds(step.flows);
-    double largest_bytes = 0, forward_bytes = 0, backward_bytes = 0; // across the cut, each way
-    for (const auto& f : step.flows) {
-      const double sent = std::round(f.bytes); // whole bytes, as the timer sends them
-      largest_bytes = std::max(largest_bytes, sent);
-      if (f.src < n / 2 && f.dst >= n / 2)
-        forward_bytes += sent;
-      if (f.src >= n / 2 && f.dst < n / 2)
-        backward_bytes += sent;
-    }
+    double largest_bytes = 0;
+    for (const auto& f : step.flows)
+      largest_bytes = std::max(largest_bytes, sent_bytes(f));
     bound_s += route_latency_floor_s(spec) +
-               std::max(largest_bytes / flow_bytes_per_s, std::max(forward_bytes, backward_bytes) / bisection_bytes_per_s);
+               std::max(largest_bytes / flow_bytes_per_s, cut_bytes(step.flows, n / 2) / bisection_bytes_per_s);
   }
   return {"halving-doubling all-reduce over " + std::to_string(n) + " nodes (" +
               std::string(platform::to_string(spec.interconnect.routing)) + ")",

@@ -191,6 +191,10 @@ void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std:
       throw UsageError(std::string("--set ") + key + ": a run does not fit the calibration again: it computes at " +
                        "calibration.compute_efficiency, which `ceiling workload calibrate --write` fits from the " +
                        "measurement; set that instead");
+  const bool efficiency_set = config::overrides_set(overrides, "calibration.compute_efficiency");
+  const bool half_batch_set = config::overrides_set(overrides, "calibration.half_batch");
+  if (!efficiency_set && !half_batch_set)
+    return;
   const auto device = workload::compute_device(s.platform.node);
   const auto mode = replay::to_string(replay::resolved_precision(s));
   const auto* own = workload::efficiency_for(s.workload, device, mode, s.options.software.framework).device_calibration;
@@ -198,9 +202,9 @@ void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std:
     throw UsageError("--set " + key + ": this run prices the " + device.name + " by the workload's " +
                      "[[device_calibration]] for the " + own->device + ", which [calibration] does not change");
   };
-  if (own && config::overrides_set(overrides, "calibration.compute_efficiency"))
+  if (own && efficiency_set)
     refuse("calibration.compute_efficiency");
-  if (own && own->half_batch && config::overrides_set(overrides, "calibration.half_batch"))
+  if (own && own->half_batch && half_batch_set)
     refuse("calibration.half_batch");
 }
 
