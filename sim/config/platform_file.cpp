@@ -309,10 +309,16 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
                                   " has more than " + std::to_string(platform::max_cables) +
                                   " cables and switches (parallel links counted): the most a machine may have, more "
                                   "than 1 KB each in the simulation");
-  if (slots > 0 && spec.nodes > slots)
-    head.fail("nodes", "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
-                           " described in [interconnect] has " + std::to_string(slots) +
-                           " node slots, fewer than nodes = " + std::to_string(spec.nodes));
+  if (slots > 0 && spec.nodes > slots) {
+    const std::string what = "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
+                             " described in [interconnect] has " + std::to_string(slots) +
+                             " node slots, fewer than nodes = " + std::to_string(spec.nodes);
+    // (at the override that changed the topology, where one did and the node count is the file's)
+    TableReader net = file.table("interconnect");
+    if (net.location_of_key("topology").path == "--set" && head.location_of_key("nodes").path != "--set")
+      net.fail("topology", what + ", the file's: add --set platform.nodes=... (at most " + std::to_string(slots) + ")");
+    head.fail("nodes", what);
+  }
   return spec;
 }
 

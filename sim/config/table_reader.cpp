@@ -14,21 +14,25 @@ namespace {
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
-/// Levenshtein distance, for "did you mean" suggestions.
+/// Edit distance for "did you mean" suggestions: insertions, deletions, substitutions and swaps of
+/// two neighbouring characters, one each (the optimal string alignment distance: "fp23" is one
+/// swap from "fp32", two substitutions from "fp64").
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
+  // Three rows of the table: i - 2, i - 1 and i.
+  std::vector<std::size_t> before(b.size() + 1), above(b.size() + 1), row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
+    above[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      row[j] = std::min({above[j] + 1, row[j - 1] + 1, above[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, above);
+    std::swap(above, row);
   }
-  return row[b.size()];
+  return above[b.size()];
 }
 
 } // namespace

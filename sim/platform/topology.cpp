@@ -187,7 +187,7 @@ std::optional<std::string> allocation_problem(const PlatformSpec& spec, long lon
     return "the node count must be at least 1, got " + std::to_string(nodes);
   if (nodes > spec.nodes)
     return "the machine " + spec.name + " has " + std::to_string(spec.nodes) + (spec.nodes == 1 ? " node" : " nodes") +
-           ", cannot run on " + std::to_string(nodes);
+           ", fewer than the " + std::to_string(nodes) + " asked for";
   return std::nullopt;
 }
 

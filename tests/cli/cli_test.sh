@@ -40,9 +40,9 @@ expect 2 "missing platform FILE" -- "$ceiling" platform show
 expect 2 "nope.toml: error: cannot open the file for reading" -- "$ceiling" platform show nope.toml
 expect 2 "--nodes: the node count must be at least 1, got 0" -- \
   "$ceiling" platform show "$root/platforms/generic-fat-tree.toml" --nodes 0
-expect 2 "nodes, cannot run on 100000" -- \
+expect 2 "nodes, fewer than the 100000 asked for" -- \
   "$ceiling" platform show "$root/platforms/generic-fat-tree.toml" --nodes 100000
-expect 2 "unrecognised option '--frob'" -- \
+expect 2 "--frob: unknown option; --help lists them" -- \
   "$ceiling" platform show "$root/platforms/generic-fat-tree.toml" --frob
 expect 2 '--size: unknown unit "parsecs"' -- \
   "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --size "3 parsecs"
@@ -181,7 +181,7 @@ produce "$tmp/c.json" -- "${run[@]}" --json --jitter 0.1 --seed 8
 expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 expect 1 "differ" -- cmp "$tmp/a.json" "$tmp/c.json"
 expect 2 'unknown algorithm "butterfly"' -- "${run[@]}" --collective butterfly
-expect 2 "cannot run on 100" -- "${base[@]}" -n 100
+expect 2 "fewer than the 100 asked for" -- "${base[@]}" -n 100
 expect 2 "ceiling: error: --precision: fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-k20x.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --precision fp16
 expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
@@ -206,7 +206,7 @@ expect 0 "sharing: 0 events, 0 solves" -- "${daint[@]}" --timing
 expect 0 "32 transfers, 0 flows in closed form, 0 flows shared by the replay, 88 link copies" -- "${daint_static[@]}" --timing --flows simgrid
 expect 0 "120 transfers, 0 flows in closed form, 0 flows shared by the replay, 0 link copies" -- "${daint_static[@]}" --timing --copies simgrid
 # Adaptive routing (the dragonfly's default) is the replay's own: SimGrid cannot carry it.
-expect 2 'routing "adaptive" is computed by the replay'"'"'s own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid' -- "${daint[@]}" --flows simgrid
+expect 2 'interconnect.routing = "adaptive" (the platform'"'"'s) is computed by the replay'"'"'s own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid' -- "${daint[@]}" --flows simgrid
 expect 2 "interconnect.routing: a torus routes statically only (dimension order)" -- "$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set interconnect.routing=adaptive
 expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp' -- "${daint[@]}" --set interconnect.routing=ugal
 # Halving-doubling's flows cross links in several phases: the replay shares them out.
@@ -413,8 +413,8 @@ expect 2 "got a trailing comma" -- "${seeds[@]}" --seeds 5,6,
 expect 2 "--jobs goes with --seeds" -- "${seeds[@]}" --jobs 2
 expect 0 "spread over 2 seeds" -- "${seeds[@]}" --seeds=5,6 --jobs=2
 # Options are written in full: an abbreviation is refused, not guessed.
-expect 2 "unrecognised option '--jo'" -- "${seeds[@]}" --seeds=5,6 --jo 2
-expect 2 "unrecognised option '--iter'" -- "${base[@]}" -n 2 --iter 1
+expect 2 "--jo: unknown option" -- "${seeds[@]}" --seeds=5,6 --jo 2
+expect 2 "--iter: unknown option (did you mean \"--iterations\"?); --help lists them" -- "${base[@]}" -n 2 --iter 1
 # Published R_peak from the GPUs' base clock (TOP500: 25.326 PF and 7.787 PF), the routing.
 expect 0 "R_peak        25.33 PFLOP/s fp64, all 5320 nodes at the GPUs' base clock" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml" -n 2
 expect 0 "R_peak        7.789 PFLOP/s fp64, all 5272 nodes" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-k20x.toml" -n 2
@@ -444,6 +444,12 @@ expect 2 "--global-batch: 100 samples do not divide evenly among the 8 ranks of 
   "${ft[@]}" --global-batch 100
 expect 2 "--global-batch: 4 samples do not divide evenly among the 8 ranks" -- "${ft[@]}" --global-batch 4
 expect 2 "--batch and --global-batch exclude each other" -- "${ft[@]}" --batch 8 --global-batch 64
+expect 2 "--global-batch: must be positive, got 0" -- "${ft[@]}" --global-batch 0
+# A factor is echoed as typed; a stray word is named, with what the command takes.
+expect 2 "--latency-factor: expected a factor from 0.001 to 1000, got 2000" -- "${ft[@]}" --latency-factor 2000
+expect 2 'unexpected argument "extra": this command takes no file, only options' -- "${ft[@]}" extra
+expect 2 'unexpected argument "x.toml": this command takes one file, "'"$root"'/platforms/generic-fat-tree.toml" already' -- \
+  "$ceiling" platform show "$root/platforms/generic-fat-tree.toml" x.toml
 expect 2 "--batch: must be between 1 and 10000000, got 0" -- "${ft[@]}" --batch 0
 expect 2 "error: " -- "${ft[@]}" --global-batch 64 -n 0
 expect 2 'is out of range' -- "${ft[@]}" --set "interconnect.link_latency=1e300 x 1e300 us"
@@ -482,7 +488,7 @@ done
 kill -TERM "$pid"
 wait "$pid"
 status=$?
-expect 0 "bytes per iteration (mean)" -- cat "$tmp/cut.txt"
+expect 0 "bytes per iteration (mean, summed over the machine's links of each class)" -- cat "$tmp/cut.txt"
 expect 1 "" -- test -e "$tmp/cut.json.tmp"
 if [ -e "$tmp/cut.json" ]; then # (finished before the signal, or renamed as it came)
   expect 0 "nests: " -- python3 "$root/tests/cli/trace_nests.py" "$tmp/cut.json"

@@ -110,10 +110,10 @@ refused short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/' \
   'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself'
 # (an abbreviation is no option: every command line takes options written in full)
 refused abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/' \
-  "abbreviated.toml:16:11: error: case.options: not options \`ceiling run\` takes: unrecognised option '--iter=9'"
+  "abbreviated.toml:16:11: error: case.options: not options \`ceiling run\` takes: --iter=9: unknown option (did you mean \"--iterations\"?)"
 # (a point's options too, at their place, before any point runs)
 refused unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions = ["--frob"]/' \
-  "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: unrecognised option '--frob'"
+  "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: --frob: unknown option"
 # (options as `ceiling run` parses and stores them: a value of the wrong kind, a stray word, an option twice)
 refused bad_value TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jitter", "abc"]/' \
   "bad_value.toml:16:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number"

@@ -91,6 +91,23 @@ TEST_CASE("an override of the topology drops the former topology's keys") {
         "(an override to another topology drops the file's shape keys)");
   CHECK(error_with({"interconnect.topology=fat-tree", "interconnect.down=[4]", "interconnect.up=[1]"})
             .starts_with("--set:1:23: error: interconnect.topology: a fat-tree needs interconnect.links: "));
+  // A new shape with fewer slots than the file's nodes: named at that override, with the way out.
+  CHECK(error_with({"interconnect.topology=torus", "interconnect.dimensions=[16, 16, 16]"}) ==
+        "--set:1:23: error: interconnect.topology: the torus described in [interconnect] has 4096 node slots, "
+        "fewer than nodes = 5320, the file's: add --set platform.nodes=... (at most 4096)");
+  // Where the node count is an override's too, at that one.
+  CHECK(error_with({"interconnect.topology=torus", "interconnect.dimensions=[4, 4]", "platform.nodes=17"}) ==
+        "--set:1:16: error: platform.nodes: the torus described in [interconnect] has 16 node slots, fewer than "
+        "nodes = 17");
+}
+
+TEST_CASE("a suggestion counts a swap of two neighbouring characters as one edit") {
+  const std::vector<std::string> precisions{"fp64", "fp32", "fp16", "mixed"};
+  CHECK(config::did_you_mean("fp23", precisions) == " (did you mean \"fp32\"?)");
+  CHECK(config::did_you_mean("fp46", precisions) == " (did you mean \"fp64\"?)");
+  CHECK(config::did_you_mean("mxied", precisions) == " (did you mean \"mixed\"?)");
+  CHECK(config::did_you_mean("fp8", precisions) == " (did you mean \"fp64\"?)"); // two edits: the first of equals
+  CHECK(config::did_you_mean("bfloat16", precisions).empty());
 }
 
 TEST_CASE("an error in an override points at the override and names its key") {

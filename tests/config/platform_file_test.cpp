@@ -181,7 +181,7 @@ TEST_CASE("bad platform files are refused with file, line, column, key and reaso
 TEST_CASE("a run cannot ask for no nodes or more nodes than the machine has") {
   const auto spec = config::load_platform_text(valid, "ok.toml");
   CHECK(platform::allocation_problem(spec, 0).value() == "the node count must be at least 1, got 0");
-  CHECK(platform::allocation_problem(spec, 17).value() == "the machine t has 16 nodes, cannot run on 17");
+  CHECK(platform::allocation_problem(spec, 17).value() == "the machine t has 16 nodes, fewer than the 17 asked for");
   CHECK_FALSE(platform::allocation_problem(spec, 16).has_value());
 }
 

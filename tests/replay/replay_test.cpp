@@ -1694,7 +1694,7 @@ TEST_CASE("flows alone on their route are timed in closed form, the others share
 
 TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   Scenario s = scenario(topologies[0].second, 65, "");
-  CHECK(problem_of(s) == "the machine t has 64 nodes, cannot run on 65");
+  CHECK(problem_of(s) == "the machine t has 64 nodes, fewer than the 65 asked for");
   s.nodes = 4;
   s.options.precision = replay::PrecisionMode::Fp16;
   CHECK(problem_of(s) == "--precision: fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");

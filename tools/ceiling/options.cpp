@@ -2,6 +2,7 @@
 #include "tools/ceiling/options.hpp"
 
 #include "tools/ceiling/commands.hpp"
+#include "config/table_reader.hpp"
 #include "units/parse.hpp"
 
 #include <algorithm>
@@ -56,14 +57,23 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
   po::options_description all;
   all.add(options).add(hidden);
   po::positional_options_description positional;
-  if (max_files != 0)
-    positional.add("files", max_files);
-  po::store(po::command_line_parser(args).options(all).positional(positional).style(command_line_style).run(), parsed.vm);
+  positional.add("files", -1); // (counted below, so that a stray argument is named)
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).style(command_line_style).run(),
+              parsed.vm);
+  } catch (const po::unknown_option& e) {
+    throw UsageError(error_text(e, &options) + "; --help lists them");
+  }
   po::notify(parsed.vm);
   if (parsed.has("help")) {
     std::cout << usage << "\n" << options;
     return std::nullopt;
   }
+  if (max_files >= 0 && parsed.files.size() > static_cast<std::size_t>(max_files))
+    throw UsageError("unexpected argument \"" + parsed.files[static_cast<std::size_t>(max_files)] + "\": " +
+                     (max_files == 0 ? std::string("this command takes no file, only options")
+                                     : "this command takes one file, \"" + parsed.files.front() + "\" already") +
+                     " (an option's value goes right after it)");
   if (!parsed.files.empty())
     parsed.file = parsed.files.front();
   return parsed;
@@ -101,7 +111,23 @@ std::optional<CommandLine> parse_command_line_files(const std::vector<std::strin
   return parse(args, usage, std::move(options), -1);
 }
 
-std::string error_text(const std::exception& e) {
+std::string error_text(const std::exception& e, const po::options_description* known) {
+  if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&e)) {
+    // "--iteration: unknown option (did you mean "--iterations"?)", the closest of `known`.
+    const std::string name = unknown->get_option_name();
+    std::vector<std::string> names;
+    if (known)
+      for (const auto& option : known->options())
+        names.push_back("--" + option->long_name());
+    // (an abbreviation of one option suggests that one: "--iter" is "--iterations", not "--jitter")
+    const std::string word = name.substr(0, name.find('='));
+    std::vector<std::string> extending;
+    for (const std::string& n : names)
+      if (n.starts_with(word))
+        extending.push_back(n);
+    return name + ": unknown option" +
+           (extending.size() == 1 ? " (did you mean \"" + extending.front() + "\"?)" : config::did_you_mean(word, names));
+  }
   // Only numeric options have typed values: "the argument ('abc') for option '--jobs' is invalid".
   const auto* invalid = dynamic_cast<const po::invalid_option_value*>(&e);
   if (!invalid)

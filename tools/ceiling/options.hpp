@@ -69,7 +69,7 @@ void refuse_unread_overrides(std::span<const std::string> overrides, std::string
 
 /// The message of `e` as the commands print it: a numeric option's bad value in the --OPTION:
 /// form (Boost's own names neither), any other error's text as it is.
-std::string error_text(const std::exception& e);
+std::string error_text(const std::exception& e, const boost::program_options::options_description* known = nullptr);
 
 /// Refuses an output (`option`, at `path`) that is one of the command's input files, which it
 /// would write over: each of `inputs` is a kind ("platform") and its path.

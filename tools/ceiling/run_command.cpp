@@ -465,7 +465,7 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
     return interrupted(r, o);
   }
   print_row("mean", mean, r);
-  std::printf("\nbytes per iteration (mean): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
+  std::printf("\nbytes per iteration (mean, summed over the machine's links of each class): PCIe %s, NIC %s, fabric %s, GPU links %s, host memory %s\n",
               units::to_string(units::DataSize::from_bytes(mean.bytes.pcie)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.nic)).c_str(),
               units::to_string(units::DataSize::from_bytes(mean.bytes.fabric)).c_str(),

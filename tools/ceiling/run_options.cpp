@@ -24,6 +24,14 @@ namespace po = boost::program_options;
 namespace ceiling::tools {
 namespace {
 
+/// A number as one would type it: 2000, not 2e+03 (up to 15 significant digits).
+std::string as_typed(double value) {
+  std::ostringstream text;
+  text.precision(15);
+  text << value;
+  return text.str();
+}
+
 bool on_off(const CommandLine& cli, const char* option) {
   const auto text = cli.vm[option].as<std::string>();
   if (text != "on" && text != "off")
@@ -48,7 +56,9 @@ void set_batch(replay::Scenario& s, const CommandLine& cli) {
     if (auto problem = platform::allocation_problem(s.platform, s.nodes))
       throw UsageError(*problem);
     const long long ranks = replay::rank_count(s);
-    if (*global < 1 || *global % ranks != 0)
+    if (*global < 1)
+      throw UsageError("--global-batch: must be positive, got " + std::to_string(*global));
+    if (*global % ranks != 0)
       throw UsageError("--global-batch: " + std::to_string(*global) +
                        " samples do not divide evenly among the " + std::to_string(ranks) +
                        " ranks of " + std::to_string(s.nodes) + " nodes: give a positive multiple "
@@ -341,7 +351,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     // (SimGrid's own factors lie within 0.1 and 20: a factor outside these bounds is a slip, and
     // would make times whose digits drown each other)
     if (factor && !(*factor >= 1e-3 && *factor <= 1e3))
-      throw UsageError(std::string(name) + ": expected a factor from 0.001 to 1000, got " + units::number_text(*factor));
+      throw UsageError(std::string(name) + ": expected a factor from 0.001 to 1000, got " + as_typed(*factor));
   o.stop_at_interrupt = true;
   const auto driver = cli.vm["transfer-driver"].as<std::string>();
   if (driver != "auto" && driver != "maestro" && driver != "couriers")

@@ -195,14 +195,18 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
 /// fitted N at E = 0.5, the fitted ceiling (with the fit's shape) and the dominant part of
 /// 1 - alpha_eff; a dash where one node count leaves nothing to compare.
 void print_headlines(const io::ResultFile& r) {
-  std::printf("\n%-52s %6s %9s %8s %8s %12s %10s %s\n", "curve", "N ref", "largest N", "E there",
+  // The name column as wide as the longest curve name (at least 52), so that the numbers line up.
+  int width = 52;
+  for (const auto& curve : r.curves)
+    width = std::max(width, static_cast<int>(curve.id.size()));
+  std::printf("\n%-*s %6s %9s %8s %8s %12s %10s %s\n", width, "curve", "N ref", "largest N", "E there",
               "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
   // Per scaling mode, the least and most reference N (a weak and a strong curve never compare).
   std::map<std::string, std::pair<double, double>> references;
   for (std::size_t c = 0; c < r.curves.size(); ++c) {
     const auto& a = r.analyses[c];
     if (a.points.empty()) {
-      std::printf("%-52s (no finished point)\n", r.curves[c].id.c_str());
+      std::printf("%-*s (no finished point)\n", width, r.curves[c].id.c_str());
       continue;
     }
     auto& range = references.try_emplace(std::string(analysis::to_string(a.scaling)), a.n_reference, a.n_reference)
@@ -233,7 +237,7 @@ void print_headlines(const io::ResultFile& r) {
       std::snprintf(nonparallel, sizeof nonparallel, "%.2g", 1 - last.alpha_eff);
     else
       std::snprintf(nonparallel, sizeof nonparallel, "-");
-    std::printf("%-52s %6.0f %9.0f %8.3f %8s %12s %s %s\n", r.curves[c].id.c_str(), a.n_reference, last.n,
+    std::printf("%-*s %6.0f %9.0f %8.3f %8s %12s %s %s\n", width, r.curves[c].id.c_str(), a.n_reference, last.n,
                 last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
   std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are over; "

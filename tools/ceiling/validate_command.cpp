@@ -65,7 +65,7 @@ std::optional<std::string> run_options_problem(const po::options_description& ru
     po::variables_map stored;
     po::store(parsed, stored);
   } catch (const po::error& e) {
-    return "not options `ceiling run` takes: " + error_text(e);
+    return "not options `ceiling run` takes: " + error_text(e, &run);
   }
   for (const auto& o : parsed.options)
     if (analysis::validate_sets_option(o.string_key, servers_given))
