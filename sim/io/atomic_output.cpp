@@ -57,6 +57,8 @@ RemovedOnSignal::~RemovedOnSignal() {
   removed_on_signal[0] = '\0';
 }
 
+void remove_temporary(const std::string& temporary) { unlink(temporary.c_str()); }
+
 void replace_durably(const std::string& temporary, const std::string& path) {
   try {
     std::error_code ignored;
@@ -69,7 +71,7 @@ void replace_durably(const std::string& temporary, const std::string& path) {
       throw store_error(path, "cannot rename " + in_quotes(temporary) + ": " + system_error_text(error));
     }
   } catch (...) {
-    std::remove(temporary.c_str());
+    remove_temporary(temporary);
     throw;
   }
   // The rename itself is durable only once the folder holding it is flushed.
@@ -112,7 +114,7 @@ AtomicOutput::AtomicOutput(std::string path) : path_(output_target(path)) {
 AtomicOutput::~AtomicOutput() {
   if (!committed_) {
     out_.close();
-    std::remove(temporary_.c_str());
+    remove_temporary(temporary_);
   }
 }
 

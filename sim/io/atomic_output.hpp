@@ -56,4 +56,8 @@ std::string output_target(const std::string& path);
 /// `temporary` and throws StoreError naming `path` when a step fails.
 void replace_durably(const std::string& temporary, const std::string& path);
 
+/// Removes the temporary file `temporary` of a write that failed; a folder of that name, which
+/// the write did not create, stays (unlink, not remove).
+void remove_temporary(const std::string& temporary);
+
 } // namespace ceiling::io

@@ -125,7 +125,7 @@ void write_results(const std::string& output, const ResultFile& results) {
       throw store_error(path,
                         "cannot write " + in_quotes(temporary) + ": " + last_failure().description);
   } catch (...) {
-    std::remove(temporary.c_str());
+    remove_temporary(temporary);
     throw;
   }
   replace_durably(temporary, path);

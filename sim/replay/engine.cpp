@@ -69,12 +69,13 @@ void on_interrupt(int signal) {
 }
 
 /// Starts the engine for `s`; with stop_at_interrupt, then installs handlers for SIGINT and
-/// SIGTERM that fire once and give both signals back their default action (after the engine:
-/// SimGrid sets its own SIGINT handler when it starts).
+/// SIGTERM that fire once and give both signals back their default action, else gives them
+/// their default action at once (a sweep's point: stopped, it ends by the signal, which its
+/// sweep then names). After the engine: SimGrid sets its own SIGINT handler when it starts,
+/// which would end the process with status 1 and say nothing.
 void start_engine_for(const Scenario& s) {
   platform::start_engine(s.options.network);
-  if (s.options.stop_at_interrupt)
-    handle_interrupts(on_interrupt);
+  handle_interrupts(s.options.stop_at_interrupt ? on_interrupt : SIG_DFL);
 }
 
 enum class Kind : std::uint8_t {

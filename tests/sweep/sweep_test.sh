@@ -98,6 +98,31 @@ store() {
   expect 130 "" -- bash -c "exit $?"
   expect 0 "interrupted: 2 of 64 points are stored in held.h5" -- cat "$tmp/held.out"
 
+  # --overwrite of a complete store, stopped before a point finished: the store is as it was.
+  cp interrupted.h5 overwritten.h5
+  env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=30 \
+    "$ceiling" sweep "$small" -j 2 -o overwritten.h5 --overwrite >"$tmp/over.out" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1 300); do # until its first two points sleep
+    [ "$(pgrep -c -f 'sleep 30')" -ge 2 ] && break
+    sleep 0.1
+  done
+  kill -INT "$pid"
+  wait "$pid"
+  expect 130 "" -- bash -c "exit $?"
+  expect 0 "interrupted before a point finished: overwritten.h5 is as it was" -- cat "$tmp/over.out"
+  expect 0 "" -- cmp interrupted.h5 overwritten.h5
+
+  # A point run by another build than the sweep's (the program rebuilt meanwhile) refuses to run.
+  expect 0 "the program was rebuilt while the sweep ran: this point's is ceiling " -- \
+    "$ceiling" sweep-point --sweep-version=0.0.0+other -p "$root/platforms/generic-fat-tree.toml" \
+    -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
+
+  # A folder where the store's temporary file would go is refused and left alone.
+  mkdir -p stale.h5.tmp
+  expect 2 "stale.h5.tmp" -- "$ceiling" sweep "$small" -o stale.h5
+  expect 0 "" -- test -d stale.h5.tmp
+
   # `run --seeds` stopped: the seeds that finished are printed, the others said stopped.
   env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=0 \
     CEILING_SLOWER_S=30 "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" \

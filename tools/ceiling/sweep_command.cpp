@@ -304,8 +304,9 @@ int sweep_main(const std::vector<std::string>& args) {
     print_headlines(setup.results);
     return 0;
   }
-  // The store exists from the start (inputs, curves, no points), so it is never absent.
-  io::write_results(setup.output, setup.results);
+  // The store exists from the start (inputs, curves, no points), so it is never absent; one that
+  // --overwrite replaces is kept until the first point is stored.
+  begin_store(setup);
 
   double weight_left = 0;
   for (int i : setup.to_run)
@@ -371,7 +372,16 @@ int sweep_main(const std::vector<std::string>& args) {
 int sweep_point_main(const std::vector<std::string>& args) {
   sweep::PointResult out;
   try {
-    auto scenario = scenario_of(args, false);
+    // The sweep's build, which must be this one (point_command).
+    std::vector<std::string> run_args = args;
+    if (!run_args.empty() && run_args.front().starts_with(sweep_version_option)) {
+      const std::string sweep_version = run_args.front().substr(sweep_version_option.size());
+      if (sweep_version != tool_version())
+        throw UsageError("the program was rebuilt while the sweep ran: this point's is ceiling " + tool_version() +
+                         ", the sweep's ceiling " + sweep_version + " (not run; --overwrite starts again with the new build)");
+      run_args.erase(run_args.begin());
+    }
+    auto scenario = scenario_of(run_args, false);
     if (!scenario)
       return 0; // --help
     replay::Scenario& s = *scenario;

@@ -164,7 +164,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   const auto& points = setup.expansion.points;
   std::printf("%s\n%zu points; %zu to run on %d MPI ranks\n", setup.experiment.title.c_str(),
               points.size(), setup.to_run.size(), ranks);
-  io::write_results(setup.output, setup.results);
+  tools::begin_store(setup); // (an existing store that --overwrite replaces stays until a point is stored)
   const std::string program = tools::point_program_path();
   tools::Progress progress(static_cast<int>(points.size()),
                            static_cast<int>(setup.already_done()), stdout);

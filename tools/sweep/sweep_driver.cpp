@@ -135,6 +135,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   if (exists && existing == ExistingOutput::Refuse)
     throw SweepError(setup.output + " exists: --resume runs the points it lacks, --overwrite "
                                     "starts again, -o writes elsewhere");
+  setup.overwriting = exists && existing == ExistingOutput::Overwrite;
   std::vector<bool> done(setup.expansion.points.size(), false);
   if (exists && existing == ExistingOutput::Resume) {
     const io::ResultFile before = io::read_results(setup.output);
@@ -169,7 +170,15 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   return setup;
 }
 
+void begin_store(const SweepSetup& setup) {
+  if (!setup.overwriting)
+    io::write_results(setup.output, setup.results);
+}
+
 std::string interrupted_message(const SweepSetup& setup) {
+  if (setup.overwriting && setup.results.points.empty())
+    return "interrupted before a point finished: " + setup.output + " is as it was (--overwrite replaces it " +
+           "once a point is stored)";
   return "interrupted: " + std::to_string(setup.results.points.size()) + " of " +
          std::to_string(setup.expansion.points.size()) + " points are stored in " + setup.output + " (" +
          failures(setup.results) + "); run again with --resume to continue";
@@ -264,7 +273,9 @@ sweep::PointResult point_result(const sweep::WorkerPool::Finished& f) {
 
 std::vector<std::string> point_command(const std::string& ceiling_program,
                                        const sweep::PointSpec& p) {
-  std::vector<std::string> argv{ceiling_program, "sweep-point"};
+  // (the point refuses to run where the program is another build than the sweep's: one rebuilt
+  // while the sweep runs would store its results under the sweep's tool_version)
+  std::vector<std::string> argv{ceiling_program, "sweep-point", std::string(sweep_version_option) + tool_version()};
   argv.insert(argv.end(), p.run_args.begin(), p.run_args.end());
   return argv;
 }

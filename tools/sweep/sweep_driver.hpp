@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ceiling::tools {
@@ -49,6 +50,9 @@ struct SweepSetup {
   io::ResultFile results;        ///< the header, inputs and the points already done (resume)
   std::vector<int> to_run;       ///< point indices still missing or failed, in run order
   std::shared_ptr<OutputLock> lock;
+  /// --overwrite of an existing store: it stays as it is until the first point is stored
+  /// (begin_store), so that a sweep stopped before then loses nothing.
+  bool overwriting = false;
   /// The points stored already that do not run again (a failed one's record stays in `results`
   /// until its new run replaces it).
   std::size_t already_done() const { return expansion.points.size() - to_run.size(); }
@@ -62,6 +66,10 @@ struct SweepSetup {
 /// `output_override` replaces the experiment's output when not empty.
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
                          ExistingOutput existing, const std::string& command_line);
+
+/// Writes the store with its inputs and curves and no point, so that it exists from the start;
+/// but an existing store that --overwrite replaces stays until store_point() writes the first point.
+void begin_store(const SweepSetup& setup);
 
 /// Adds a finished point (replacing the record of a failed one run again) and rewrites the store atomically (analysis of every curve included).
 /// Throws SweepError, storing nothing, when an input file changed since the sweep began.
@@ -82,7 +90,12 @@ void analyse_curves(io::ResultFile& results);
 /// process ended (exit status or signal, and the tail of its stderr).
 sweep::PointResult point_result(const sweep::WorkerPool::Finished& f);
 
-/// The arguments that run point `p` in a process of its own: `ceiling sweep-point ...`.
+/// The first argument of a point's command: the sweep's tool_version() after it. A point run by
+/// another build (the program rebuilt while the sweep runs) refuses to run, with that error.
+inline constexpr std::string_view sweep_version_option = "--sweep-version=";
+
+/// The arguments that run point `p` in a process of its own:
+/// `ceiling sweep-point --sweep-version=VERSION RUN-OPTIONS...`.
 std::vector<std::string> point_command(const std::string& ceiling_program,
                                        const sweep::PointSpec& p);
 
