@@ -27,7 +27,7 @@ E named(TableReader& t, std::string_view key, std::optional<E> (*parse)(std::str
     return *fallback;
   const auto value = parse(*text);
   if (!value)
-    t.fail(key, "expected one of " + names + ", got \"" + *text + "\"");
+    t.fail(key, "expected one of " + names + ", got \"" + *text + "\"" + did_you_mean_listed(*text, names));
   return *value;
 }
 
@@ -127,7 +127,7 @@ bool is_bundled_name(const std::string& name_or_path) {
 [[noreturn]] void unknown(const std::string& name_or_path) {
   throw LoadError({name_or_path, 0, 0}, "",
                   "no such software file, and no bundled stack of that name: expected a file or one of " +
-                      bundled_software_list());
+                      bundled_software_list() + did_you_mean_listed(name_or_path, bundled_software_list()));
 }
 
 stack::SoftwareStack read_with_overrides(toml::table root, const std::string& path,

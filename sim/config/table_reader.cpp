@@ -16,8 +16,10 @@ std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 /// Edit distance for "did you mean" suggestions: insertions, deletions, substitutions and swaps of
 /// two neighbouring characters, one each (the optimal string alignment distance: "fp23" is one
-/// swap from "fp32", two substitutions from "fp64").
+/// swap from "fp32", two substitutions from "fp64"), letters of either case alike.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
+  // (letters compared without their case: "FP32" is no edit from "fp32")
+  const auto same = [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y)); };
   // Three rows of the table: i - 2, i - 1 and i.
   std::vector<std::size_t> before(b.size() + 1), above(b.size() + 1), row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j)
@@ -25,8 +27,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      row[j] = std::min({above[j] + 1, row[j - 1] + 1, above[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+      row[j] = std::min({above[j] + 1, row[j - 1] + 1, above[j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
         row[j] = std::min(row[j], before[j - 2] + 1);
     }
     std::swap(before, above);
@@ -50,6 +52,16 @@ template <class Range> std::string did_you_mean(std::string_view word, const Ran
   return best.empty() ? "" : " (did you mean " + quoted(best) + "?)";
 }
 template std::string did_you_mean(std::string_view, const std::vector<std::string>&);
+
+std::string did_you_mean_listed(std::string_view word, std::string_view listed) {
+  std::vector<std::string> candidates;
+  for (std::size_t at = 0; at < listed.size();) {
+    const std::size_t comma = std::min(listed.find(", ", at), listed.size());
+    candidates.emplace_back(listed.substr(at, comma - at));
+    at = comma + 2;
+  }
+  return did_you_mean(word, candidates);
+}
 template std::string did_you_mean(std::string_view, const std::span<const std::string_view>&);
 template std::string did_you_mean(std::string_view, const std::set<std::string, std::less<>>&);
 

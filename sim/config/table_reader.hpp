@@ -151,6 +151,8 @@ private:
 
 /// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
 template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates);
+/// The same for candidates listed as messages list them: "a, b, c" (an enum's names).
+std::string did_you_mean_listed(std::string_view word, std::string_view listed);
 
 /// `relative` resolved against the folder of `file` (paths inside input files are relative
 /// to the file that names them).

@@ -236,7 +236,7 @@ for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n",
                      (["sweep", f"{tmp}/no-such-experiment.toml"], "no-such-experiment.toml"),
                      (["sweep", experiment, "-o", f"{tmp}/a-folder/"], "a-folder/ names a folder: the output (-o, or the experiment's output) names the result file"),
                      (["sweep", experiment, "-o", f"{tmp}/a-fifo"], "is not a regular file (a device, a FIFO or a socket)"),
-                     (["sweep", experiment, "-o", ""], "-o: empty"),
+                     (["sweep", experiment, "-o", ""], "--output: empty"),
                      (["export", f"{tmp}/no-such.h5"], "--csv: required"),
                      (["report", f"{tmp}/no-such.h5"], "no-such.h5"), (["plot", platform], "generic-fat-tree.toml"),
                      (["validate", "no-such-case"], "no-such-case"), (["workload", "calibrate"], "FILE")]:

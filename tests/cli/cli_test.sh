@@ -46,6 +46,10 @@ expect 2 "--frob: unknown option; --help lists them" -- \
   "$ceiling" platform show "$root/platforms/generic-fat-tree.toml" --frob
 expect 2 '--size: unknown unit "parsecs"' -- \
   "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --size "3 parsecs"
+expect 2 "--nodes: at most 1024, got 1025: the step-by-step ring costs O(N^3)" -- \
+  "$ceiling" platform bench "$root/platforms/piz-daint-xc50-p100.toml" --nodes 1025
+expect 2 "more than the limit (1 B): use fewer nodes" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" \
+  -w "$root/workloads/resnet50_v1.toml" -n 2 --max-memory "1 B"
 expect 2 "--nodes is required" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" -o "$tmp/x.xml"
 printf '[platform]\nname = "x"\nnodes = 4\nbandwith = 3\n' >"$tmp/bad.toml"
 expect 2 "bad.toml:4:1: error: platform.bandwith: unknown key" -- "$ceiling" platform show "$tmp/bad.toml"
@@ -445,6 +449,11 @@ expect 2 "--global-batch: 100 samples do not divide evenly among the 8 ranks of 
 expect 2 "--global-batch: 4 samples do not divide evenly among the 8 ranks" -- "${ft[@]}" --global-batch 4
 expect 2 "--batch and --global-batch exclude each other" -- "${ft[@]}" --batch 8 --global-batch 64
 expect 2 "--global-batch: must be positive, got 0" -- "${ft[@]}" --global-batch 0
+# Values with a case or a letter wrong get the closest name; an empty value is refused as such.
+expect 2 '(did you mean "ring"?)' -- "${ft[@]}" --collective Ring
+expect 2 '(did you mean "fp32"?)' -- "${ft[@]}" --precision FP32
+expect 2 '(did you mean "horovod-nccl"?)' -- "${ft[@]}" --software horovod_nccl
+expect 2 "--software: empty: expected a value" -- "${ft[@]}" --software ""
 # A factor is echoed as typed; a stray word is named, with what the command takes.
 expect 2 "--latency-factor: expected a factor from 0.001 to 1000, got 2000" -- "${ft[@]}" --latency-factor 2000
 expect 2 'unexpected argument "extra": this command takes no file, only options' -- "${ft[@]}" extra

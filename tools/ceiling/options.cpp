@@ -65,6 +65,19 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
     throw UsageError(error_text(e, &options) + "; --help lists them");
   }
   po::notify(parsed.vm);
+  // An empty value names nothing: a file, a stack, a list (as `-p ""` would be read).
+  for (const auto& [name, value] : parsed.vm) {
+    const auto* option = all.find_nothrow(name, false);
+    if (!option || option->semantic()->max_tokens() == 0 || value.defaulted())
+      continue; // (a flag: no value of its own)
+    const auto* text = boost::any_cast<std::string>(&value.value());
+    const auto* texts = boost::any_cast<std::vector<std::string>>(&value.value());
+    const bool empty = (text && text->empty()) ||
+                       (texts && std::any_of(texts->begin(), texts->end(), [](const auto& t) { return t.empty(); }));
+    if (empty)
+      throw UsageError(name == "files" ? std::string("an empty argument: expected a file's path")
+                                       : "--" + name + ": empty: expected a value");
+  }
   if (parsed.has("help")) {
     std::cout << usage << "\n" << options;
     return std::nullopt;

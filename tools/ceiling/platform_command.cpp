@@ -412,6 +412,9 @@ double route_latency_floor_s(const PlatformSpec& spec) {
 
 /// The bisection exchange has (N/2)^2 x 2 flows: beyond this many nodes it is left out.
 constexpr long long max_bisection_bench_nodes = 1024;
+/// The step-by-step ring costs O(N^3) in SimGrid 3.32 (about 20 s at 1,024 nodes on a 2-core
+/// machine, most of an hour at 5,000): beyond this many nodes it is refused.
+constexpr long long max_ring_bench_nodes = 1024;
 
 struct BenchRow {
   std::string name;
@@ -472,7 +475,7 @@ int bench(const std::vector<std::string>& args) {
             "spread over all others) and a halving-doubling all-reduce of SIZE step by step,\n"
             "routed as the platform routes (its interconnect.routing), against bounds from the\n"
             "closed-form bisection bandwidth. The ring\n"
-            "costs O(N^3) in SimGrid 3.32: keep N below about 1,000.\n",
+            "costs O(N^3) in SimGrid 3.32: N is at most " + std::to_string(max_ring_bench_nodes) + ".\n",
             options);
   if (!parsed)
     return 0;
@@ -484,6 +487,10 @@ int bench(const std::vector<std::string>& args) {
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2)
     throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));
+  if (n > max_ring_bench_nodes)
+    throw UsageError("--nodes: at most " + std::to_string(max_ring_bench_nodes) + ", got " + std::to_string(n) +
+                     ": the step-by-step ring costs O(N^3) in SimGrid 3.32 (about 20 s at 1,024 nodes, most of an "
+                     "hour at 5,000); `ceiling run` times a whole machine's collectives");
 
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);

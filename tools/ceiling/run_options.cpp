@@ -4,6 +4,7 @@
 #include "config/overrides.hpp"
 #include "config/platform_file.hpp"
 #include "config/software_file.hpp"
+#include "config/table_reader.hpp"
 #include "config/workload_file.hpp"
 #include "io/json_writer.hpp"
 #include "platform/topology.hpp"
@@ -245,7 +246,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
       o.software.collective = collectives::algorithm_from_string(*collective);
       if (!o.software.collective)
         throw UsageError("--collective: unknown algorithm \"" + *collective + "\": expected auto or one of " +
-                         collectives::algorithm_names());
+                         collectives::algorithm_names() +
+                         config::did_you_mean_listed(*collective, "auto, " + collectives::algorithm_names()));
     }
   }
   o.servers = cli.vm["servers"].as<int>();
@@ -257,7 +259,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   if (auto p = cli.optional<std::string>("precision")) {
     o.precision = replay::precision_mode_from_string(*p);
     if (!o.precision)
-      throw UsageError("--precision: expected fp64, fp32, fp16 or mixed, got \"" + *p + "\"");
+      throw UsageError("--precision: expected fp64, fp32, fp16 or mixed, got \"" + *p + "\"" +
+                       config::did_you_mean_listed(*p, "fp64, fp32, fp16, mixed"));
   }
   if (auto st = cli.optional<std::string>("staging")) {
     if (*st != "host" && *st != "direct")
@@ -388,15 +391,20 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   refuse_unused_calibration(s, overrides);
   const double limit = cli.has("max-memory") ? cli.positive_size("max-memory").bytes() : physical_memory_bytes();
   const double estimate = simulation_memory_estimate(s);
+  // The limit as given, and in the units of the estimate where that reads otherwise ("1 KiB, 1.024 kB").
+  const std::string limit_bytes = units::to_string(units::DataSize::from_bytes(limit));
+  const std::string given = cli.has("max-memory") ? *cli.optional<std::string>("max-memory") : "";
+  const std::string limit_text = !cli.has("max-memory") ? "this machine has (" + limit_bytes + ")"
+                                 : given == limit_bytes ? "the limit (" + given + ")"
+                                                        : "the limit (" + given + ", " + limit_bytes + ")";
   if (estimate > limit)
     throw UsageError(std::string(cli.has("max-memory") ? "--max-memory: " : "") + "the simulation would need at least " +
                      units::to_string(units::DataSize::from_bytes(estimate)) +
                      " of memory (" + std::to_string(s.nodes) + " nodes, " + std::to_string(o.iterations) +
                      " iterations" + (o.record_timeline ? ", a trace" : "") +
                      (o.fidelity == replay::Fidelity::Exact ? ", every message exact" : "") + "), more than " +
-                     (cli.has("max-memory") ? "the limit (" + *cli.optional<std::string>("max-memory") + ", " : "this machine has (") +
-                     units::to_string(units::DataSize::from_bytes(limit)) +
-                     "): use fewer nodes or iterations" +
+                     limit_text +
+                     ": use fewer nodes or iterations" +
                      (o.fidelity == replay::Fidelity::Exact ? ", aggregated fidelity, a larger software.pipeline_chunk" : "") +
                      ", or raise --max-memory");
   return s;

@@ -276,8 +276,6 @@ int sweep_main(const std::vector<std::string>& args) {
       std::max(1, static_cast<int>(std::thread::hardware_concurrency())));
   if (jobs < 1)
     throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
-  if (const auto output = cli->optional<std::string>("output"); output && output->empty())
-    throw UsageError("-o: empty: expected the result file's path");
   // Caught from here on, so that a stop while the inputs load and the store is set up still
   // releases the store's lock and says so.
   const int wake_fd = catch_stop_signals();
