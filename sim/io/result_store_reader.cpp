@@ -240,6 +240,8 @@ private:
       for (std::size_t i = 0; i < std::size(point_int_columns); ++i)
         expect_stored(point_int_columns[i].set(p, ints[i][row]),
                       std::string("points/") + point_int_columns[i].name, row);
+      if (p.spec.nodes < 1) // (as the plots and the report refuse it: store.py)
+        expect_stored(std::to_string(p.spec.nodes) + ", expected 1 or more", "points/nodes", row);
       if (p.spec.curve < 0 || static_cast<std::size_t>(p.spec.curve) >= curve_count)
         in_.fail("dataset \"points/curve\": row " + std::to_string(row) + ": " +
                  std::to_string(p.spec.curve) + " is not a curve (the file has " +

@@ -460,6 +460,18 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
         (path + ": error: points: column \"ranks\" has 4 rows but \"index\" has 5").c_str(),
         io::StoreError);
   }
+  SUBCASE("a point on no node") {
+    io::write_results(path, sample_results());
+    edit_hdf5(path, [](hid_t file) {
+      REQUIRE(H5Ldelete(file, "points/nodes", H5P_DEFAULT) >= 0);
+      const hid_t points = H5Gopen2(file, "points", H5P_DEFAULT);
+      add_int64_dataset(points, "nodes", {4, 8, 16, 0, 4});
+      H5Gclose(points);
+    });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: dataset \"points/nodes\": row 3: 0, expected 1 or more").c_str(),
+                         io::StoreError);
+  }
   // Every handle was closed on the way out: no file stays open (and locked) after an error.
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
