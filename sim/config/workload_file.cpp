@@ -252,7 +252,12 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
     const auto own_half_batch = t.optional_number("half_batch", 0, 1e6);
     t.reject_unknown_keys();
     chain.push_back(other);
-    const auto lender = read_workload(parse_toml_file(other), other, chain);
+    workload::WorkloadSpec lender;
+    try {
+      lender = read_workload(parse_toml_file(other), other, chain);
+    } catch (const LoadError& error) { // at this key, the lender's own error after
+      t.fail("borrow", std::string("does not load: ") + error.what()); // (what() names the file)
+    }
     chain.pop_back();
     auto calibration = lender.calibration;
     if (calibration.borrowed_from.empty())
