@@ -338,6 +338,10 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
     } else if (t && !t->is_inline() && t->source().begin.line > 0) {
       p.line = static_cast<int>(t->source().begin.line);
     }
+    if (const toml::node* measured = t ? t->get("measured_throughput") : nullptr) {
+      p.measured_line = static_cast<int>(measured->source().begin.line);
+      p.measured_column = static_cast<int>(measured->source().begin.column);
+    }
   }
   return places;
 }

@@ -575,6 +575,10 @@ sed 's/^device = "NVIDIA Tesla K80 (one GK210 die)"$/device = "NVIDIA Tesla Z99"
 expect 2 'device_calibration[1].device: "NVIDIA Tesla Z99" is not the device of' -- "$ceiling" workload show "$tmp/w_device.toml"
 sed 's/^\[calibration\]$/[calibration]\nborrow = "nope.toml"/' "$tmp/w.toml" > "$tmp/w_borrow.toml"
 expect 2 'w_borrow.toml:139:10: error: calibration.borrow: "'"$tmp"'/nope.toml" is not a workload file' -- "$ceiling" workload show "$tmp/w_borrow.toml"
+# A measurement no efficiency reproduces is refused at its place in the file.
+sed '140s/^measured_throughput = .*/measured_throughput = 1e9/' "$tmp/w.toml" > "$tmp/w_unfit.toml"
+expect 2 'w_unfit.toml:140:23: error: calibration.measured_throughput: cannot calibrate on NVIDIA Tesla V100 SXM2 16 GB: even at 200 % of peak' -- \
+  "$ceiling" workload calibrate "$tmp/w_unfit.toml"
 # A lender that does not load is refused at the borrowing key, the lender's own error after.
 sed 's|^borrow = .*$|borrow = "'"$root"'/workloads/hpl.toml"|' "$root/tests/microbench/allreduce_8B.toml" > "$tmp/w_borrow_hpl.toml"
 expect 2 'w_borrow_hpl.toml:31:10: error: calibration.borrow: does not load: '"$root"'/workloads/hpl.toml:' -- \

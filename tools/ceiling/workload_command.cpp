@@ -1,5 +1,6 @@
 // `ceiling workload show|calibrate`: inspect a workload file and fit its compute model.
 #include "config/input_file.hpp"
+#include "config/load_error.hpp"
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
@@ -381,19 +382,24 @@ int calibrate(const std::vector<std::string>& args) {
     return 0;
   // (each device calibration's device checked; a compute_efficiency still to write is no error)
   const WorkloadSpec w = config::load_workload_to_calibrate(cli->file);
+  const std::string before = config::read_input_file(cli->file);
+  const auto places = config::efficiency_places(before, cli->file);
   // The fitted values: [calibration]'s (unless borrowed), then each [[device_calibration]]'s in
   // the file's order.
   std::vector<std::string> values;
-  // (a device calibration's at its own half batch, where it has one)
+  // (a device calibration's at its own half batch, where it has one; `section` names it in errors)
   const auto fit = [&](const workload::Measurement& m, const std::string& mode, const std::string& framework,
-                       const workload::Efficiency& fixed) {
+                       const workload::Efficiency& fixed, const std::string& section) {
     const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
     std::string why;
     const auto precision = workload::compute_precision_of(w, mode);
     const auto efficiency =
         workload::calibrate_compute_efficiency(w, device, precision, m.batch, fixed, m.samples_per_second, why);
-    if (!efficiency)
-      throw UsageError(cli->file + ": cannot calibrate on " + device.name + ": " + why);
+    if (!efficiency) {
+      const config::EfficiencyPlace& place = places.at(values.size());
+      throw config::LoadError({cli->file, place.measured_line, place.measured_column}, section + ".measured_throughput",
+                              "cannot calibrate on " + device.name + ": " + why);
+    }
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", *efficiency);
     std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
@@ -403,9 +409,12 @@ int calibrate(const std::vector<std::string>& args) {
   };
   const bool own = w.calibration.borrowed_from.empty();
   if (own)
-    fit(w.calibration.measured, "", "", efficiency_of(w));
-  for (const auto& c : w.device_calibrations)
-    fit(c.measured, c.precision, c.framework, workload::efficiency_of(w.calibration, c));
+    fit(w.calibration.measured, "", "", efficiency_of(w), "calibration");
+  for (std::size_t k = 0; k < w.device_calibrations.size(); ++k) {
+    const auto& c = w.device_calibrations[k];
+    fit(c.measured, c.precision, c.framework, workload::efficiency_of(w.calibration, c),
+        "device_calibration[" + std::to_string(k) + "]");
+  }
   if (values.empty())
     throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
                      " and there is no [[device_calibration]]; calibrate that workload instead");
@@ -414,8 +423,6 @@ int calibrate(const std::vector<std::string>& args) {
   // Each value goes where the file's TOML puts that section's compute_efficiency (its value's
   // columns, the rest of the line kept), or on a line of its own under the section's header;
   // the last first, so that the earlier lines stay where they are.
-  const std::string before = config::read_input_file(cli->file);
-  const auto places = config::efficiency_places(before, cli->file);
   std::vector<std::string> lines;
   for (std::size_t at = 0; at < before.size();) {
     const std::size_t end = std::min(before.find('\n', at), before.size());
