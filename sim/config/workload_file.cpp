@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
@@ -344,6 +345,39 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
     }
   }
   return places;
+}
+
+std::optional<LoadError> stale_calibration(const workload::WorkloadSpec& w, const std::string& path) {
+  // What `ceiling workload calibrate` fits: the efficiency at which the measurement's device
+  // predicts the measured rate at its batch, in the measurement's precision.
+  const auto check = [&](const workload::Measurement& m, const std::string& mode, const workload::Efficiency& e,
+                         const std::string& key) -> std::optional<LoadError> {
+    const auto device = workload::compute_device(load_platform(m.platform_path).node);
+    const auto it = workload::device_iteration(w, device, workload::compute_precision_of(w, mode), m.batch, e);
+    if (!it)
+      return std::nullopt; // (a device without that peak is refused where the file is read)
+    const double predicted = it->samples_per_second(m.batch);
+    if (std::abs(predicted / m.samples_per_second - 1) <= 1e-3)
+      return std::nullopt;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "%.6g predicts %.4g %s/s on %s at batch %d, and the measurement it was fitted to is %.4g "
+                  "(%+.2f %%): stale, `ceiling workload calibrate --write` fits it again",
+                  e.compute, predicted, w.sample.c_str(), device.name.c_str(), m.batch, m.samples_per_second,
+                  100 * (predicted / m.samples_per_second - 1));
+    return key_error(parse_toml_file(path), path, key, text);
+  };
+  if (w.calibration.borrowed_from.empty())
+    if (auto stale = check(w.calibration.measured, "", workload::efficiency_of(w.calibration),
+                           "calibration.compute_efficiency"))
+      return stale;
+  for (std::size_t k = 0; k < w.device_calibrations.size(); ++k) {
+    const auto& c = w.device_calibrations[k];
+    if (auto stale = check(c.measured, c.precision, workload::efficiency_of(w.calibration, c),
+                           "device_calibration[" + std::to_string(k) + "].compute_efficiency"))
+      return stale;
+  }
+  return std::nullopt;
 }
 
 workload::WorkloadSpec load_workload_to_calibrate(const std::string& path) {

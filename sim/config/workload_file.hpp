@@ -1,8 +1,10 @@
 // Workload files (TOML) -> WorkloadSpec. The format is documented in workloads/README.md.
 #pragma once
 
+#include "config/load_error.hpp"
 #include "workload/workload_spec.hpp"
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,6 +28,12 @@ workload::WorkloadSpec load_workload_text(std::string_view text, const std::stri
 /// efficiencies: a [calibration] of its own or a [[device_calibration]] that has no
 /// compute_efficiency yet (a new workload's) takes 1 for it, which the fit does not read.
 workload::WorkloadSpec load_workload_to_calibrate(const std::string& path);
+
+/// A fitted compute_efficiency of `w` (its own [calibration]'s, then each [[device_calibration]]'s)
+/// that no longer reproduces the measurement it was fitted to within 0.1 % (edited by hand, or the
+/// layers changed since `ceiling workload calibrate`), as the located error a run refuses it with
+/// (at that key of the file at `path`); nullopt when every one holds.
+std::optional<LoadError> stale_calibration(const workload::WorkloadSpec& w, const std::string& path);
 
 /// Where `ceiling workload calibrate --write` puts a fitted compute_efficiency in a workload file:
 /// the line of the key's value and its columns where the section gives the key, else the line

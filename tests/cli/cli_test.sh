@@ -579,6 +579,12 @@ expect 2 'w_borrow.toml:139:10: error: calibration.borrow: "'"$tmp"'/nope.toml" 
 sed '140s/^measured_throughput = .*/measured_throughput = 1e9/' "$tmp/w.toml" > "$tmp/w_unfit.toml"
 expect 2 'w_unfit.toml:140:23: error: calibration.measured_throughput: cannot calibrate on NVIDIA Tesla V100 SXM2 16 GB: even at 200 % of peak' -- \
   "$ceiling" workload calibrate "$tmp/w_unfit.toml"
+# A fitted efficiency edited since its fit is refused by a run, at its key; an override is a what-if.
+sed '143s/^compute_efficiency = 0.633734 /compute_efficiency = 0.0002 /' "$tmp/w.toml" > "$tmp/w_stale.toml"
+expect 2 'w_stale.toml:143:22: error: calibration.compute_efficiency: 0.0002 predicts 0.1216 image/s on NVIDIA Tesla V100 SXM2 16 GB at batch 64, and the measurement it was fitted to is 338.6 (-99.96 %): stale' -- \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$tmp/w_stale.toml" -n 1 --iterations 1
+expect 0 "mean" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 \
+  --iterations 1 --set calibration.compute_efficiency=0.3
 # A lender that does not load is refused at the borrowing key, the lender's own error after.
 sed 's|^borrow = .*$|borrow = "'"$root"'/workloads/hpl.toml"|' "$root/tests/microbench/allreduce_8B.toml" > "$tmp/w_borrow_hpl.toml"
 expect 2 'w_borrow_hpl.toml:31:10: error: calibration.borrow: does not load: '"$root"'/workloads/hpl.toml:' -- \

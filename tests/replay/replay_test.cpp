@@ -1616,7 +1616,7 @@ TEST_CASE("GPU-direct runs on an adaptively routed dragonfly") {
   CHECK(r.transfers == 0);
   CHECK(r.flows_shared > 0);
   s.options.copies_through_simgrid = true;
-  CHECK(problem_of(s).find("routing \"adaptive\"") != std::string::npos);
+  CHECK(problem_of(s).find("interconnect.routing = \"adaptive\"") != std::string::npos);
 }
 
 TEST_CASE("flows timed by the replay apply the latency and bandwidth factors as SimGrid does") {

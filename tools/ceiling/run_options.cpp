@@ -227,6 +227,12 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   replay::Scenario s;
   s.platform = config::load_platform(cli.vm["platform"].as<std::string>(), overrides);
   s.workload = config::load_workload(cli.vm["workload"].as<std::string>(), overrides);
+  // A fitted efficiency that no longer reproduces its measurement (the file edited since its fit)
+  // is refused; an override of the workload file is a what-if, which changes what it predicts.
+  if (std::none_of(overrides.begin(), overrides.end(),
+                   [](const std::string& o) { return config::override_target(o) == config::OverrideTarget::Workload; }))
+    if (auto stale = config::stale_calibration(s.workload, cli.vm["workload"].as<std::string>()))
+      throw *stale;
   s.nodes = cli.vm["nodes"].as<long long>();
   if (auto problem = platform::allocation_problem(s.platform, s.nodes))
     throw UsageError("--nodes: " + *problem);
