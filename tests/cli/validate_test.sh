@@ -83,6 +83,11 @@ expect 2 "zero_batch.toml:" -- "$ceiling" validate "$f"
 expect 2 "measured[1].batch: must be between 1 and 10000000, got 0" -- "$ceiling" validate "$f"
 refused bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/' \
   "expected strings only"
+# A refusal of the run that names an option or a file of the case is placed at that key.
+refused servers_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--servers", "100"]/' \
+  "servers_option.toml:16:11: error: case.options: the run of these 1 worker refused the case's input: --servers: "
+refused hpc_workload TF_DGX1_P100_VGG16 's|^workload = .*$|workload = "../workloads/hpl.toml"|' \
+  "hpc_workload.toml:12:12: error: case.workload: the run of these 1 worker refused the case's input: $root/workloads/hpl.toml:9:8: error: workload.kind: this is an HPC workload"
 f=$(edited descending TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 1/')
 expect 2 "descending.toml:" -- "$ceiling" validate "$f"
 expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$f"

@@ -1,6 +1,7 @@
 // `ceiling validate`: each validation case's real series predicted, efficiency against efficiency.
 #include "analysis/validation.hpp"
 #include "config/load_error.hpp"
+#include "config/table_reader.hpp"
 #include "config/validation_file.hpp"
 #include "io/json_writer.hpp"
 #include "sweep/worker_pool.hpp"
@@ -362,9 +363,27 @@ int validate_command(const std::vector<std::string>& args) {
                                      ? std::string_view(failure->err).substr(prefix.size())
                                      : std::string_view(failure->err);
     const auto& p = points[failure->point];
-    const analysis::MeasuredPoint& m = cases[p.c].measured[p.m];
-    throw config::LoadError({cases[p.c].path, m.line, m.column}, "measured[" + std::to_string(p.m) + "]",
-                            "the run of these " + counted(m.workers, "worker") + " refused the case's input: " + std::string(why));
+    const analysis::ValidationCase& k = cases[p.c];
+    const analysis::MeasuredPoint& m = k.measured[p.m];
+    const std::string message =
+        "the run of these " + counted(m.workers, "worker") + " refused the case's input: " + std::string(why);
+    // At the key the refusal is about where it names one: an option the case or the point gives
+    // ("--servers: ..."), or one of the case's files (its own error first); else at the point.
+    const std::string option(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
+    const auto gives = [&](const std::vector<std::string>& options) {
+      return !option.empty() && std::any_of(options.begin(), options.end(), [&](const std::string& o) {
+               return o == option || o.starts_with(option + "=");
+             });
+    };
+    const std::string point = "measured[" + std::to_string(p.m) + "]";
+    std::string key = gives(m.options) ? point + ".options" : gives(k.options) ? "case.options" : "";
+    for (const auto& [file, name] : {std::pair{&k.workload, "case.workload"}, std::pair{&k.platform, "case.platform"},
+                                     std::pair{&k.software, "case.software"}})
+      if (key.empty() && !file->empty() && why.starts_with(*file + ":"))
+        key = name;
+    if (!key.empty())
+      throw config::key_error(config::parse_toml_file(k.path), k.path, key, message);
+    throw config::LoadError({k.path, m.line, m.column}, point, message);
   }
   if (failure)
     throw std::runtime_error(failure->where + ": the run failed (" +
