@@ -154,6 +154,8 @@ expect 0 '"median_abs_error_points": null' -- "$ceiling" validate MLPERF_v07_RES
 expect 2 "nope.toml: error: cannot open the file for reading" -- "$ceiling" validate nope.toml
 mkdir "$tmp/elsewhere" && cd "$tmp/elsewhere" || exit 1
 expect 2 "no case given and no validation/ folder here" -- "$ceiling" validate
+mkdir -p validation/folder.toml
+expect 2 "validation/folder.toml: error: not a regular file" -- "$ceiling" validate folder
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -150,8 +150,8 @@ std::string case_path(const std::string& given) {
   const bool id = given.find('/') == std::string::npos && !given.ends_with(".toml");
   const std::filesystem::path as_id = std::filesystem::path("validation") / (given + ".toml");
   std::error_code ec; // (a loop of links, a name too long: not a case file here; a path given is read, which says why)
-  if (id && std::filesystem::is_regular_file(as_id, ec))
-    return as_id.string();
+  if (id && (std::filesystem::is_regular_file(as_id, ec) || std::filesystem::exists(as_id, ec)))
+    return as_id.string(); // (something other than a file there is refused by its reader, which says what)
   if (id && !std::filesystem::exists(given, ec))
     throw UsageError(given + ": no such case: neither a file nor " + as_id.string() + " (run from the project's folder, or give the case file)");
   return given;
