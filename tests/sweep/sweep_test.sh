@@ -292,6 +292,8 @@ outputs() {
   expect 0 "report.md" -- "$ceiling" report $'not-utf8-\xff.h5'
   expect 0 "**result file:** \`not-utf8-" -- grep -a "result file" $'not-utf8-\xff-report/report.md'
   expect 0 "report.html" -- "$ceiling" report pictures.h5 -o report
+  touch a_file
+  expect 2 "a_file: is a file, not a folder: -o names the folder the pictures go to" -- "$ceiling" report pictures.h5 -o a_file
   expect 0 "Ceiling" -- cat report/report.md
   expect 0 "N ref: the curve's smallest finished N" -- cat report/report.md
   expect 0 "data:image/png;base64," -- cat report/report.html

@@ -60,6 +60,10 @@ def run(args):
         return 2
     label_curves(results.curves)
     directory = Path(args.output) if args.output else default_dir(args.results, args.suffix)
+    if directory.exists() and not directory.is_dir():
+        print(f"ceiling: error: {directory}: is a file, not a folder: -o names the folder the "
+              f"pictures go to", file=sys.stderr)
+        return 2
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as e:
