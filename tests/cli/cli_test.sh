@@ -449,6 +449,9 @@ expect 2 "--global-batch: 100 samples do not divide evenly among the 8 ranks of 
 expect 2 "--global-batch: 4 samples do not divide evenly among the 8 ranks" -- "${ft[@]}" --global-batch 4
 expect 2 "--batch and --global-batch exclude each other" -- "${ft[@]}" --batch 8 --global-batch 64
 expect 2 "--global-batch: must be positive, got 0" -- "${ft[@]}" --global-batch 0
+# A workload named as a bundled one is named gets the file's path (from the project's folder).
+expect 2 '--workload: vgg17: no such file; a workload is given by its file'"'"'s path (did you mean "workloads/vgg16.toml"?)' -- \
+  bash -c 'cd "$1" && "$2" run -p platforms/generic-fat-tree.toml -w vgg17 -n 2' _ "$root" "$ceiling"
 # Values with a case or a letter wrong get the closest name; an empty value is refused as such.
 expect 2 '(did you mean "ring"?)' -- "${ft[@]}" --collective Ring
 expect 2 '(did you mean "fp32"?)' -- "${ft[@]}" --precision FP32

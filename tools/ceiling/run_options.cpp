@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include <unistd.h>
@@ -219,6 +220,33 @@ void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std:
     refuse("calibration.half_batch");
 }
 
+/// A workload named as a bundled one is named, without its folder and .toml ("-w resnet50_v1"): the
+/// file in workloads/ here that it names, begins or comes closest to is suggested.
+void refuse_workload_name(const std::string& given) {
+  std::error_code ec;
+  if (given.find('/') != std::string::npos || std::filesystem::exists(given, ec) ||
+      !std::filesystem::is_directory("workloads", ec))
+    return; // (read as a path: its reader says what is wrong)
+  const std::string stem = given.ends_with(".toml") ? given.substr(0, given.size() - 5) : given;
+  const auto path_of = [](const std::string& name) { return "workloads/" + name + ".toml"; };
+  std::vector<std::string> names, extending;
+  for (const auto& entry : std::filesystem::directory_iterator("workloads", ec))
+    if (entry.path().extension() == ".toml") {
+      names.push_back(entry.path().stem().string());
+      if (names.back().starts_with(stem))
+        extending.push_back(names.back());
+    }
+  std::sort(names.begin(), names.end());
+  // (the closest name, as did_you_mean quotes it, given back as its file)
+  const std::string closest = config::did_you_mean(stem, names);
+  const std::string name = extending.size() == 1 ? extending.front()
+                           : closest.empty()     ? std::string()
+                                                 : closest.substr(closest.find('"') + 1, closest.rfind('"') - closest.find('"') - 1);
+  const std::string hint = name.empty() ? std::string() : " (did you mean \"" + path_of(name) + "\"?)";
+  throw UsageError("--workload: " + given + ": no such file; a workload is given by its file's path" +
+                   (hint.empty() ? std::string(", such as workloads/resnet50_v1.toml") : hint));
+}
+
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory) {
   for (const char* required : {"platform", "workload", "nodes"})
     if (!cli.has(required))
@@ -226,6 +254,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   const auto overrides = cli.optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
   replay::Scenario s;
   s.platform = config::load_platform(cli.vm["platform"].as<std::string>(), overrides);
+  refuse_workload_name(cli.vm["workload"].as<std::string>());
   s.workload = config::load_workload(cli.vm["workload"].as<std::string>(), overrides);
   // A fitted efficiency that no longer reproduces its measurement (the file edited since its fit)
   // is refused; an override of the workload file is a what-if, which changes what it predicts.
