@@ -115,9 +115,17 @@ template <class Q> Parsed<Q> from_number(double number, std::string_view unit, s
     return {std::nullopt, "missing unit in " + quoted(text) + ": expected " +
                               std::string(dim.expected)};
   const auto factor = unit_factor(unit, dim);
-  if (!factor)
-    return {std::nullopt, "unknown unit " + quoted(unit) + " in " + quoted(text) + ": expected " +
+  if (!factor) {
+    // Where the "unit" begins with what would continue a number in other notations, the number is
+    // what is wrong: "0x10", "1_000", "1,5".
+    const char next = unit.front();
+    const char* number_note = next == 'x' || next == 'X' ? " (numbers are decimal: 16, not 0x10)"
+                              : next == '_' || next == '\'' ? " (a number's digits without separators: 1000, not 1_000)"
+                              : next == ','                 ? " (a decimal point, not a comma: 1.5, not 1,5)"
+                                                            : "";
+    return {std::nullopt, "unknown unit " + quoted(unit) + " in " + quoted(text) + number_note + ": expected " +
                               std::string(dim.expected)};
+  }
   if (!std::isfinite(number * *factor)) // "1e308 min": finite text, no finite quantity
     return {std::nullopt, quoted(text) + " is out of range"};
   return {Q::from_base(number * *factor), {}};

@@ -51,6 +51,11 @@ TEST_CASE("bad quantity text is refused with a message naming the text and the e
     CHECK(parse<Bandwidth>("12 GB/sec").error ==
           R"(unknown unit "GB/sec" in "12 GB/sec": expected a data rate such as "12 GB/s", "11.88 GiB/s" or "100 Gbit/s")");
   }
+  SUBCASE("a number in another notation: the number is named as what is wrong") {
+    CHECK(parse<Bandwidth>("0x10 GB/s").error.find("(numbers are decimal: 16, not 0x10)") != std::string::npos);
+    CHECK(parse<Bandwidth>("1_000 GB/s").error.find("(a number's digits without separators") != std::string::npos);
+    CHECK(parse<Bandwidth>("1,5 GB/s").error.find("(a decimal point, not a comma: 1.5, not 1,5)") != std::string::npos);
+  }
   SUBCASE("a unit of another dimension") {
     CHECK(parse<Duration>("3 GB").error ==
           R"(unknown unit "GB" in "3 GB": expected a duration such as "1.3 us", "650 ns" or "2 s")");
