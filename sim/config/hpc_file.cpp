@@ -62,6 +62,13 @@ HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::stri
   w.title = head.heading("title", most_title_characters);
   w.source = head.string("source");
   head.reject_unknown_keys();
+  // (an override of the kind, where the file holds the other kind's table: at the override)
+  if (const char* other = kind == "hpl" ? "hpcg" : "hpl";
+      head.location_of_key("kind").path == "--set" && file.has(other) && !file.has(kind)) {
+    const auto upper = [](std::string_view k) { return std::string(k == "hpl" ? "HPL" : "HPCG"); };
+    head.fail("kind", "the file describes " + upper(other) + " ([" + other + "]), which an override cannot make " +
+                          upper(kind) + ": give an " + upper(kind) + " workload file");
+  }
   if (kind == "hpl") {
     w.spec = read_hpl(file.table("hpl"));
     if (file.has("hpcg"))

@@ -555,6 +555,8 @@ done
 expect 0 "1 case, 3 points after the references" -- bash -c "cd '$root' && '$ceiling' validate TF_DGX1_P100_RESNET50"
 expect 2 "NOPE: no such case: neither a file nor validation/NOPE.toml" -- bash -c "cd '$root' && '$ceiling' validate NOPE"
 expect 0 "E = delivered/peak" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 16
+expect 2 "--set:1:15: error: workload.kind: the file describes HPL ([hpl]), which an override cannot make HPCG" -- \
+  "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 4 --set workload.kind=hpcg
 produce "$tmp/hpl_cpu.txt" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 16
 expect 1 "" -- grep -q 'base clock' "$tmp/hpl_cpu.txt"
 expect 0 '"model_peak_efficiency"' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json
