@@ -119,6 +119,11 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
 sweep::VariantSpec read_variant(TableReader& t) {
   sweep::VariantSpec v;
   v.name = t.label("name", TableReader::most_name_characters);
+  // (the overrides are the variant's own list, not an option of the options table)
+  if (t.has_table("options"))
+    if (TableReader options = t.table("options"); options.has_array("set"))
+      options.fail("set", "the overrides go in the variant's own list, `set = [\"KEY=VALUE\", ...]` beside "
+                          "`options`, not in the options table");
   for (const ScalarEntry& option : t.scalar_entries("options")) {
     one_line_each(t, "options", {option.key, option.text});
     v.run_args.push_back("--" + option.key);

@@ -451,6 +451,11 @@ bool TableReader::has_table(std::string_view key) const {
   return node && node->is_table();
 }
 
+bool TableReader::has_array(std::string_view key) const {
+  const toml::node* node = table_.get(key);
+  return node && node->is_array();
+}
+
 std::vector<ScalarEntry> TableReader::scalar_entries(std::string_view key) {
   std::vector<ScalarEntry> entries;
   auto inner = optional_table(key);

@@ -92,8 +92,9 @@ public:
   /// and booleans as TOML writes them), in key order; empty when absent. Throws for a value
   /// that is a table or an array.
   std::vector<ScalarEntry> scalar_entries(std::string_view key);
-  /// Whether `key` holds a table.
+  /// Whether `key` holds a table; an array.
   bool has_table(std::string_view key) const;
+  bool has_array(std::string_view key) const;
 
   TableReader table(std::string_view key);
   std::optional<TableReader> optional_table(std::string_view key);

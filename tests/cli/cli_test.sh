@@ -350,6 +350,11 @@ expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB
 expect 0 "device memory: at least 67.72 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
 expect 0 "device memory: at least 4.52 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
 expect 0 "note: 10 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+# A variant's overrides written into its options table are pointed to the variant's own list.
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal", set = ["platform.nodes=8"] }#' \
+  "$root/experiments/quickstart.toml" > "$tmp/set_in_options.toml"
+expect 2 "error: variants[0].options.set: the overrides go in the variant's own list" -- \
+  "$ceiling" experiment show "$tmp/set_in_options.toml"
 # Every bundled experiment checks and expands, each point with its rough wall time (a process
 # of a node: about 0.2 s, tools::PointCost).
 for f in "$root"/experiments/*.toml; do
