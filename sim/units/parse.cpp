@@ -159,6 +159,8 @@ template <class Q> Parsed<Q> parse(std::string_view text) {
       return {std::nullopt, "the count before \"" + std::string(times) + "\" in " + quoted(body) +
                                 " must be a whole number of at least 1"};
     Parsed<Q> part = parse<Q>(each);
+    if (!part && part.error.ends_with(" is out of range")) // (the whole text, not its part)
+      return {std::nullopt, quoted(body) + " is out of range"};
     if (part)
       part.value = *part.value * number;
     if (part && !std::isfinite(*part.value / Q::from_base(1))) // the ratio to one base unit

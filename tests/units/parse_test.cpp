@@ -56,6 +56,9 @@ TEST_CASE("bad quantity text is refused with a message naming the text and the e
     CHECK(parse<Bandwidth>("1_000 GB/s").error.find("(a number's digits without separators") != std::string::npos);
     CHECK(parse<Bandwidth>("1,5 GB/s").error.find("(a decimal point, not a comma: 1.5, not 1,5)") != std::string::npos);
   }
+  SUBCASE("a count whose quantity overflows: the whole text is quoted") {
+    CHECK(parse<Bandwidth>("1e308 x 1e308 GB/s").error == R"("1e308 x 1e308 GB/s" is out of range)");
+  }
   SUBCASE("a unit of another dimension") {
     CHECK(parse<Duration>("3 GB").error ==
           R"(unknown unit "GB" in "3 GB": expected a duration such as "1.3 us", "650 ns" or "2 s")");
