@@ -313,10 +313,17 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
     const std::string what = "the " + std::string(platform::topology_name(spec.interconnect.topology)) +
                              " described in [interconnect] has " + std::to_string(slots) +
                              " node slots, fewer than nodes = " + std::to_string(spec.nodes);
-    // (at the override that changed the topology, where one did and the node count is the file's)
-    TableReader net = file.table("interconnect");
-    if (net.location_of_key("topology").path == "--set" && head.location_of_key("nodes").path != "--set")
-      net.fail("topology", what + ", the file's: add --set platform.nodes=... (at most " + std::to_string(slots) + ")");
+    // (at an override that changed the shape, of the topology or of one of its sizes, where one did
+    // and the node count is the file's)
+    if (head.location_of_key("nodes").path != "--set") {
+      TableReader net = file.table("interconnect");
+      std::vector<std::string_view> keys{"topology"};
+      const auto shape = shape_keys(platform::topology_name(spec.interconnect.topology));
+      keys.insert(keys.end(), shape.begin(), shape.end());
+      for (std::string_view key : keys)
+        if (net.has(key) && net.location_of_key(key).path == "--set")
+          net.fail(key, what + ", the file's: add --set platform.nodes=... (at most " + std::to_string(slots) + ")");
+    }
     head.fail("nodes", what);
   }
   return spec;

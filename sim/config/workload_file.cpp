@@ -339,10 +339,6 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
     } else if (t && !t->is_inline() && t->source().begin.line > 0) {
       p.line = static_cast<int>(t->source().begin.line);
     }
-    if (const toml::node* measured = t ? t->get("measured_throughput") : nullptr) {
-      p.measured_line = static_cast<int>(measured->source().begin.line);
-      p.measured_column = static_cast<int>(measured->source().begin.column);
-    }
   }
   return places;
 }
@@ -350,32 +346,26 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
 std::optional<LoadError> stale_calibration(const workload::WorkloadSpec& w, const std::string& path) {
   // What `ceiling workload calibrate` fits: the efficiency at which the measurement's device
   // predicts the measured rate at its batch, in the measurement's precision.
-  const auto check = [&](const workload::Measurement& m, const std::string& mode, const workload::Efficiency& e,
-                         const std::string& key) -> std::optional<LoadError> {
+  for (const workload::FittedCalibration& f : workload::fitted_calibrations(w)) {
+    const workload::Measurement& m = *f.measured;
     const auto device = workload::compute_device(load_platform(m.platform_path).node);
-    const auto it = workload::device_iteration(w, device, workload::compute_precision_of(w, mode), m.batch, e);
-    if (!it)
-      return std::nullopt; // (a device without that peak is refused where the file is read)
+    const auto it = workload::device_iteration(w, device, workload::compute_precision_of(w, f.mode), m.batch, f.efficiency);
+    if (!it || !(m.samples_per_second > 0))
+      continue; // (refused where the file is read: a device without that peak, no rate)
     const double predicted = it->samples_per_second(m.batch);
-    if (std::abs(predicted / m.samples_per_second - 1) <= 1e-3)
-      return std::nullopt;
-    char text[320];
-    std::snprintf(text, sizeof text,
-                  "%.6g predicts %.4g %s/s on %s at batch %d, and the measurement it was fitted to is %.4g "
-                  "(%+.2f %%): stale, `ceiling workload calibrate --write` fits it again",
-                  e.compute, predicted, w.sample.c_str(), device.name.c_str(), m.batch, m.samples_per_second,
-                  100 * (predicted / m.samples_per_second - 1));
-    return key_error(parse_toml_file(path), path, key, text);
-  };
-  if (w.calibration.borrowed_from.empty())
-    if (auto stale = check(w.calibration.measured, "", workload::efficiency_of(w.calibration),
-                           "calibration.compute_efficiency"))
-      return stale;
-  for (std::size_t k = 0; k < w.device_calibrations.size(); ++k) {
-    const auto& c = w.device_calibrations[k];
-    if (auto stale = check(c.measured, c.precision, workload::efficiency_of(w.calibration, c),
-                           "device_calibration[" + std::to_string(k) + "].compute_efficiency"))
-      return stale;
+    const double off = predicted / m.samples_per_second - 1;
+    if (std::abs(off) <= 1e-3)
+      continue;
+    const auto text = [](const char* format, double x) {
+      char out[32];
+      std::snprintf(out, sizeof out, format, x);
+      return std::string(out);
+    };
+    return key_error(parse_toml_file(path), path, f.key + ".compute_efficiency",
+                     text("%.6g", f.efficiency.compute) + " predicts " + text("%.4g", predicted) + " " + w.sample +
+                         "/s on " + device.name + " at batch " + std::to_string(m.batch) +
+                         ", and the measurement it was fitted to is " + text("%.4g", m.samples_per_second) + " (" +
+                         text("%+.2f %%", 100 * off) + "): stale, `ceiling workload calibrate --write` fits it again");
   }
   return std::nullopt;
 }

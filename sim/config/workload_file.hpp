@@ -45,10 +45,6 @@ struct EfficiencyPlace {
   int begin = 0;
   int end = 0;
   bool given = false; ///< the key is there (else line is the header's)
-  /// Where the section's measured_throughput is written (line 0: nowhere), for the errors of a
-  /// fit that fails.
-  int measured_line = 0;
-  int measured_column = 0;
 };
 
 /// The places of the file at `path` (as TOML text `text`): its own [calibration]'s (none where

@@ -22,6 +22,18 @@ platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view
   return *platform::precision_from_string(mode == "mixed" ? "fp16" : mode);
 }
 
+std::vector<FittedCalibration> fitted_calibrations(const WorkloadSpec& w) {
+  std::vector<FittedCalibration> fitted;
+  if (w.calibration.borrowed_from.empty())
+    fitted.push_back({&w.calibration.measured, "", "", efficiency_of(w.calibration), "calibration"});
+  for (std::size_t k = 0; k < w.device_calibrations.size(); ++k) {
+    const DeviceCalibration& c = w.device_calibrations[k];
+    fitted.push_back({&c.measured, c.precision, c.framework, efficiency_of(w.calibration, c),
+                      "device_calibration[" + std::to_string(k) + "]"});
+  }
+  return fitted;
+}
+
 ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device, std::string_view mode,
                                 std::string_view framework) {
   ChosenEfficiency chosen{efficiency_of(w.calibration)};

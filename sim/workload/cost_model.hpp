@@ -45,6 +45,18 @@ inline Efficiency efficiency_of(const CalibrationSpec& c, const DeviceCalibratio
   return {d.compute_efficiency, c.memory_efficiency, d.half_batch.value_or(c.half_batch)};
 }
 
+/// A compute efficiency of a workload file that `ceiling workload calibrate` fits.
+struct FittedCalibration {
+  const Measurement* measured;
+  std::string mode;      ///< the precision mode it was measured in ("": the workload's own)
+  std::string framework; ///< the framework it was measured under ("": none named)
+  Efficiency efficiency; ///< what it prices with: the fitted compute efficiency, its half batch
+  std::string key;       ///< its section in the file: "calibration", "device_calibration[K]"
+};
+/// Those of `w`: its own [calibration]'s (none where borrowed: the lender's), then each
+/// [[device_calibration]]'s, in the file's order.
+std::vector<FittedCalibration> fitted_calibrations(const WorkloadSpec& w);
+
 /// The efficiencies a run uses on `device` in precision mode `mode` ("fp32", "mixed", ...) under
 /// `framework` (its software stack's; empty: none named): the workload's [[device_calibration]]
 /// for that device's model when it has one in the run's compute precision

@@ -454,6 +454,9 @@ expect 2 "--global-batch: 100 samples do not divide evenly among the 8 ranks of 
 expect 2 "--global-batch: 4 samples do not divide evenly among the 8 ranks" -- "${ft[@]}" --global-batch 4
 expect 2 "--batch and --global-batch exclude each other" -- "${ft[@]}" --batch 8 --global-batch 64
 expect 2 "--global-batch: must be positive, got 0" -- "${ft[@]}" --global-batch 0
+# A shape made smaller than the file's nodes by an override is refused at that override.
+expect 2 "--set:1:25: error: interconnect.dimensions: the torus described in [interconnect] has 8 node slots, fewer than nodes = 64, the file's: add --set platform.nodes=... (at most 8)" -- \
+  "$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set "interconnect.dimensions=[2, 2, 2]"
 # A workload named as a bundled one is named gets the file's path (from the project's folder).
 expect 2 '--workload: vgg17: no such file; a workload is given by its file'"'"'s path (did you mean "workloads/vgg16.toml"?)' -- \
   bash -c 'cd "$1" && "$2" run -p platforms/generic-fat-tree.toml -w vgg17 -n 2' _ "$root" "$ceiling"
@@ -595,6 +598,8 @@ expect 2 'w_stale.toml:143:22: error: calibration.compute_efficiency: 0.0002 pre
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$tmp/w_stale.toml" -n 1 --iterations 1
 expect 0 "mean" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 \
   --iterations 1 --set calibration.compute_efficiency=0.3
+expect 2 "w_stale.toml:143:22: error: calibration.compute_efficiency: 0.0002 predicts" -- \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$tmp/w_stale.toml" -n 1 --iterations 1 --set workload.name=x
 # A lender that does not load is refused at the borrowing key, the lender's own error after.
 sed 's|^borrow = .*$|borrow = "'"$root"'/workloads/hpl.toml"|' "$root/tests/microbench/allreduce_8B.toml" > "$tmp/w_borrow_hpl.toml"
 expect 2 'w_borrow_hpl.toml:31:10: error: calibration.borrow: does not load: '"$root"'/workloads/hpl.toml:' -- \

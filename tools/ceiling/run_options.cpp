@@ -256,12 +256,24 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   s.platform = config::load_platform(cli.vm["platform"].as<std::string>(), overrides);
   refuse_workload_name(cli.vm["workload"].as<std::string>());
   s.workload = config::load_workload(cli.vm["workload"].as<std::string>(), overrides);
-  // A fitted efficiency that no longer reproduces its measurement (the file edited since its fit)
-  // is refused; an override of the workload file is a what-if, which changes what it predicts.
+  // A fitted efficiency of the file that no longer reproduces its measurement (the file edited
+  // since its fit) is refused, whatever the overrides make of it for this run (a what-if).
+  const std::string workload_path = cli.vm["workload"].as<std::string>();
   if (std::none_of(overrides.begin(), overrides.end(),
-                   [](const std::string& o) { return config::override_target(o) == config::OverrideTarget::Workload; }))
-    if (auto stale = config::stale_calibration(s.workload, cli.vm["workload"].as<std::string>()))
+                   [](const std::string& o) { return config::override_target(o) == config::OverrideTarget::Workload; })) {
+    if (auto stale = config::stale_calibration(s.workload, workload_path))
       throw *stale;
+  } else {
+    std::optional<workload::WorkloadSpec> file;
+    try {
+      file = config::load_workload(workload_path);
+    } catch (const config::LoadError&) {
+      // (a file that loads only with its overrides: what they make of it is what runs)
+    }
+    if (file)
+      if (auto stale = config::stale_calibration(*file, workload_path))
+        throw *stale;
+  }
   s.nodes = cli.vm["nodes"].as<long long>();
   if (auto problem = platform::allocation_problem(s.platform, s.nodes))
     throw UsageError("--nodes: " + *problem);

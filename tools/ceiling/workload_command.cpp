@@ -2,6 +2,7 @@
 #include "config/input_file.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
+#include "config/table_reader.hpp"
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
 #include "io/json_writer.hpp"
@@ -57,10 +58,6 @@ std::string memory_exceeded(const WorkloadSpec& w, int batch, Precision precisio
   const auto need = workload::device_memory(w, batch, precision, precision, workload::OptimizerState::OnDevice);
   const auto problem = workload::memory_shortfall(need, w, batch, *node.gpu);
   return problem ? *problem + ": `ceiling run` refuses it" : "";
-}
-
-workload::Efficiency efficiency_of(const WorkloadSpec& w) {
-  return workload::efficiency_of(w.calibration);
 }
 
 /// The prediction for measurement `m`, in precision mode `mode` (empty: the workload's), with the
@@ -382,44 +379,33 @@ int calibrate(const std::vector<std::string>& args) {
     return 0;
   // (each device calibration's device checked; a compute_efficiency still to write is no error)
   const WorkloadSpec w = config::load_workload_to_calibrate(cli->file);
-  const std::string before = config::read_input_file(cli->file);
-  const auto places = config::efficiency_places(before, cli->file);
   // The fitted values: [calibration]'s (unless borrowed), then each [[device_calibration]]'s in
-  // the file's order.
+  // the file's order (a device calibration's at its own half batch, where it has one).
   std::vector<std::string> values;
-  // (a device calibration's at its own half batch, where it has one; `section` names it in errors)
-  const auto fit = [&](const workload::Measurement& m, const std::string& mode, const std::string& framework,
-                       const workload::Efficiency& fixed, const std::string& section) {
+  for (const workload::FittedCalibration& f : workload::fitted_calibrations(w)) {
+    const workload::Measurement& m = *f.measured;
     const auto device = workload::compute_device(config::load_platform(m.platform_path).node);
     std::string why;
-    const auto precision = workload::compute_precision_of(w, mode);
+    const auto precision = workload::compute_precision_of(w, f.mode);
     const auto efficiency =
-        workload::calibrate_compute_efficiency(w, device, precision, m.batch, fixed, m.samples_per_second, why);
-    if (!efficiency) {
-      const config::EfficiencyPlace& place = places.at(values.size());
-      throw config::LoadError({cli->file, place.measured_line, place.measured_column}, section + ".measured_throughput",
+        workload::calibrate_compute_efficiency(w, device, precision, m.batch, f.efficiency, m.samples_per_second, why);
+    if (!efficiency)
+      throw config::key_error(config::parse_toml_file(cli->file), cli->file, f.key + ".measured_throughput",
                               "cannot calibrate on " + device.name + ": " + why);
-    }
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", *efficiency);
     std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
-              << (mode.empty() ? "" : " in " + mode) << (framework.empty() ? "" : " under " + framework) << " (measured "
-              << m.samples_per_second << " " << w.sample << "s/s at batch " << m.batch << ")\n";
+              << (f.mode.empty() ? "" : " in " + f.mode) << (f.framework.empty() ? "" : " under " + f.framework)
+              << " (measured " << m.samples_per_second << " " << w.sample << "s/s at batch " << m.batch << ")\n";
     values.emplace_back(value);
-  };
-  const bool own = w.calibration.borrowed_from.empty();
-  if (own)
-    fit(w.calibration.measured, "", "", efficiency_of(w), "calibration");
-  for (std::size_t k = 0; k < w.device_calibrations.size(); ++k) {
-    const auto& c = w.device_calibrations[k];
-    fit(c.measured, c.precision, c.framework, workload::efficiency_of(w.calibration, c),
-        "device_calibration[" + std::to_string(k) + "]");
   }
   if (values.empty())
     throw UsageError(cli->file + ": the calibration is borrowed from " + w.calibration.borrowed_from +
                      " and there is no [[device_calibration]]; calibrate that workload instead");
   if (!cli->has("write"))
     return 0;
+  const std::string before = config::read_input_file(cli->file);
+  const auto places = config::efficiency_places(before, cli->file);
   // Each value goes where the file's TOML puts that section's compute_efficiency (its value's
   // columns, the rest of the line kept), or on a line of its own under the section's header;
   // the last first, so that the earlier lines stay where they are.
@@ -450,10 +436,8 @@ int calibrate(const std::vector<std::string>& args) {
   // left as it was).
   const WorkloadSpec written = config::load_workload_text(text, cli->file);
   std::vector<double> read_back;
-  if (own)
-    read_back.push_back(written.calibration.compute_efficiency);
-  for (const auto& c : written.device_calibrations)
-    read_back.push_back(c.compute_efficiency);
+  for (const workload::FittedCalibration& f : workload::fitted_calibrations(written))
+    read_back.push_back(f.efficiency.compute);
   for (std::size_t v = 0; v < values.size(); ++v)
     if (v >= read_back.size() || read_back[v] != std::stod(values[v]))
       throw UsageError(cli->file + ": could not write compute_efficiency = " + values[v] + " where it belongs; the file "

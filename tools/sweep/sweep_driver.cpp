@@ -171,8 +171,18 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
 }
 
 void begin_store(const SweepSetup& setup) {
-  if (!setup.overwriting)
+  if (!setup.overwriting) {
     io::write_results(setup.output, setup.results);
+    return;
+  }
+  // The store is written at the first point; that its temporary file can be created is known now,
+  // not after that point's work.
+  const std::string temporary = setup.output + ".tmp";
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw SweepError(setup.output + ": cannot create \"" + temporary + "\": " + std::strerror(errno));
+  close(fd);
+  io::remove_temporary(temporary);
 }
 
 std::string interrupted_message(const SweepSetup& setup) {

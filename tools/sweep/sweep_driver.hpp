@@ -68,7 +68,8 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
                          ExistingOutput existing, const std::string& command_line);
 
 /// Writes the store with its inputs and curves and no point, so that it exists from the start;
-/// but an existing store that --overwrite replaces stays until store_point() writes the first point.
+/// but an existing store that --overwrite replaces stays until store_point() writes the first point
+/// (that its temporary file can be created is checked now: SweepError).
 void begin_store(const SweepSetup& setup);
 
 /// Adds a finished point (replacing the record of a failed one run again) and rewrites the store atomically (analysis of every curve included).
