@@ -39,7 +39,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 } // namespace
 
-template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates) {
+template <class Range> std::optional<std::string> closest_name(std::string_view word, const Range& candidates) {
   std::string_view best;
   std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (std::string_view candidate : candidates) {
@@ -49,9 +49,33 @@ template <class Range> std::string did_you_mean(std::string_view word, const Ran
       best = candidate;
     }
   }
-  return best.empty() ? "" : " (did you mean " + quoted(best) + "?)";
+  return best.empty() ? std::nullopt : std::optional<std::string>(best);
+}
+template std::optional<std::string> closest_name(std::string_view, const std::vector<std::string>&);
+template std::optional<std::string> closest_name(std::string_view, const std::span<const std::string_view>&);
+template std::optional<std::string> closest_name(std::string_view, const std::set<std::string, std::less<>>&);
+
+template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates) {
+  const auto best = closest_name(word, candidates);
+  return best ? " (did you mean " + quoted(*best) + "?)" : "";
 }
 template std::string did_you_mean(std::string_view, const std::vector<std::string>&);
+template std::string did_you_mean(std::string_view, const std::span<const std::string_view>&);
+template std::string did_you_mean(std::string_view, const std::set<std::string, std::less<>>&);
+
+std::optional<std::string> suggested_name(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  std::vector<std::string> extending;
+  for (const std::string& c : candidates)
+    if (lower(c).starts_with(lower(word)))
+      extending.push_back(c);
+  return extending.size() == 1 ? extending.front() : closest_name(word, candidates);
+}
 
 std::string did_you_mean_listed(std::string_view word, std::string_view listed) {
   std::vector<std::string> candidates;
@@ -62,8 +86,6 @@ std::string did_you_mean_listed(std::string_view word, std::string_view listed) 
   }
   return did_you_mean(word, candidates);
 }
-template std::string did_you_mean(std::string_view, const std::span<const std::string_view>&);
-template std::string did_you_mean(std::string_view, const std::set<std::string, std::less<>>&);
 
 namespace {
 

@@ -150,8 +150,13 @@ private:
   std::set<std::string, std::less<>> quantity_keys_; ///< the keys asked for as quantities (their stems)
 };
 
+/// The candidate closest to `word` within a few edits (letters of either case alike), else nullopt.
+template <class Range> std::optional<std::string> closest_name(std::string_view word, const Range& candidates);
 /// " (did you mean \"X\"?)" for the candidate closest to `word` within a few edits, else "".
 template <class Range> std::string did_you_mean(std::string_view word, const Range& candidates);
+/// The one candidate that `word` begins, in either case (an abbreviation), where there is one,
+/// else the closest.
+std::optional<std::string> suggested_name(std::string_view word, const std::vector<std::string>& candidates);
 /// The same for candidates listed as messages list them: "a, b, c" (an enum's names).
 std::string did_you_mean_listed(std::string_view word, std::string_view listed);
 

@@ -18,8 +18,8 @@ Measured values: shared/data/hardware/piz-daint.md §2.4, CSCS ReFrame reference
 references for Dom (dom:gpu: the test system of Piz Daint's XC50 nodes, a quiet machine: 5.67 us
 within +5 % on 6 nodes, osu_latency 1.138 us within +10 %). A reference is (value, lower, upper) with the
 thresholds as fractions of the value (reframe/utility/sanity.py assert_reference, the same
-commit); every reference here has no lower threshold, so a faster run passes, and the upper
-threshold is what is asserted. The latencies calibrate the platforms (node.nic and node.pcie;
+commit); the latency and all-reduce references have no lower threshold, so a faster run passes,
+and their upper threshold is what is asserted of a prediction. The latencies calibrate the platforms (node.nic and node.pcie;
 on Dom the MPI overheads, by the platform's own rule: the MPI latency less the 0.8 us hardware
 put, split evenly), so they must land on the reference (within 1 %); the all-reduces are predictions and are
 only held to ReFrame's upper threshold and to a floor that guards against regressions (see the
@@ -59,8 +59,8 @@ def osu_reported_us(platform, nodes, extra):
         with open(trace) as f:
             events = json.load(f)["traceEvents"]
     slices = [e["dur"] for e in events if e.get("ph") == "X" and e.get("cat") == "collective"]
-    if len(slices) < nodes:
-        sys.exit(f"osu_test: {len(slices)} collective slices in the trace of {nodes} ranks")
+    if len(slices) != nodes * 3:  # (one per rank and iteration)
+        sys.exit(f"osu_test: {len(slices)} collective slices in the trace of {nodes} ranks and 3 iterations")
     return sum(slices) / len(slices)  # (the trace's times are in us)
 
 
@@ -78,8 +78,8 @@ for name, platform, nodes, extra, measured, upper, floor in cases:
 # Bandwidths: a node-to-node transfer of 4 MiB (osu_bw's largest message, ReFrame's 4 MiB CPU
 # buffers: 9,607 MB/s, tolerance -10 %) and a 1 GiB host->device copy (ReFrame memory_bandwidth:
 # 11.881 GB/s, -10 %), from `ceiling platform bench` on the P100 nodes: size / simulated time.
-# ReFrame's bandwidth tolerance is a lower bound; the upper bound asserted is the reference itself
-# (these figures calibrate node.nic and node.pcie, the simulation cannot exceed them).
+# ReFrame's bandwidth tolerance is a lower bound (-10 %); these figures calibrate node.nic and
+# node.pcie, so they are held within 1 % of the reference, as the latencies are.
 def bench(size):
     out = subprocess.run([ceiling, "platform", "bench", f"{root}/platforms/piz-daint-xc50-p100.toml", "--nodes", "2",
                           "--size", size, "--json"], check=True, capture_output=True, text=True).stdout
@@ -89,8 +89,8 @@ for name, size, bytes_, key, measured in [
         ("osu_bw 4 MiB, host buffers", "4 MiB", 4 * 2**20, "transfer rank 0 -> rank 1 (CPU to CPU)", 9.607e9),
         ("host->device copy, 1 GiB", "1 GiB", 2**30, "host -> device copy (rank 0, GPU 0)", 11.881e9)]:
     simulated = bytes_ / bench(size)[key]
-    ok = 0.9 * measured <= simulated <= measured
+    ok = 0.99 * measured <= simulated <= 1.01 * measured
     failures += not ok
-    print(f"{name:48} {simulated / 1e9:7.3f} GB/s {measured / 1e9:7.3f} GB/s {simulated / measured:7.2f}"
-          f"{'' if ok else '   FAIL: outside [0.9, 1] x measured'}")
+    print(f"{name:48} {simulated / 1e9:7.3f} GB/s {measured / 1e9:7.3f} GB/s {simulated / measured:7.2f} calibrates"
+          f"{'' if ok else '   FAIL: outside [0.99, 1.01] x measured'}")
 sys.exit(1 if failures else 0)

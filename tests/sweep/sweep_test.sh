@@ -114,7 +114,7 @@ store() {
   expect 0 "" -- cmp interrupted.h5 overwritten.h5
 
   # A point run by another build than the sweep's (the program rebuilt meanwhile) refuses to run.
-  expect 0 "the program was rebuilt while the sweep ran: this point's is ceiling " -- \
+  expect 0 "this point's program is another build than the sweep's (ceiling " -- \
     "$ceiling" sweep-point --sweep-version=0.0.0+other -p "$root/platforms/generic-fat-tree.toml" \
     -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
 

@@ -28,7 +28,7 @@ int workload_command(const std::vector<std::string>& args);
 /// `ceiling sweep EXPERIMENT [-j JOBS] [--resume] [-o OUT.h5]`; returns the exit status.
 int sweep_command(const std::vector<std::string>& args);
 
-/// `ceiling sweep-point RUN-OPTIONS...`: one point, its result encoded on stdout (internal).
+/// `ceiling sweep-point --sweep-version=VERSION RUN-OPTIONS...`: one point, its result encoded on stdout (internal).
 int sweep_point_command(const std::vector<std::string>& args);
 
 /// `ceiling validate [CASE...] [-j JOBS] [--json]`: validation cases predicted against measured.

@@ -65,6 +65,11 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
     throw UsageError(error_text(e, &options) + "; --help lists them");
   }
   po::notify(parsed.vm);
+  if (max_files >= 0 && parsed.files.size() > static_cast<std::size_t>(max_files))
+    throw UsageError("unexpected argument \"" + parsed.files[static_cast<std::size_t>(max_files)] + "\": " +
+                     (max_files == 0 ? std::string("this command takes no file, only options")
+                                     : "this command takes one file, \"" + parsed.files.front() + "\" already") +
+                     " (an option's value goes right after it)");
   // An empty value names nothing: a file, a stack, a list (as `-p ""` would be read).
   for (const auto& [name, value] : parsed.vm) {
     const auto* option = all.find_nothrow(name, false);
@@ -82,11 +87,6 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
     std::cout << usage << "\n" << options;
     return std::nullopt;
   }
-  if (max_files >= 0 && parsed.files.size() > static_cast<std::size_t>(max_files))
-    throw UsageError("unexpected argument \"" + parsed.files[static_cast<std::size_t>(max_files)] + "\": " +
-                     (max_files == 0 ? std::string("this command takes no file, only options")
-                                     : "this command takes one file, \"" + parsed.files.front() + "\" already") +
-                     " (an option's value goes right after it)");
   if (!parsed.files.empty())
     parsed.file = parsed.files.front();
   return parsed;
@@ -133,13 +133,8 @@ std::string error_text(const std::exception& e, const po::options_description* k
       for (const auto& option : known->options())
         names.push_back("--" + option->long_name());
     // (an abbreviation of one option suggests that one: "--iter" is "--iterations", not "--jitter")
-    const std::string word = name.substr(0, name.find('='));
-    std::vector<std::string> extending;
-    for (const std::string& n : names)
-      if (n.starts_with(word))
-        extending.push_back(n);
-    return name + ": unknown option" +
-           (extending.size() == 1 ? " (did you mean \"" + extending.front() + "\"?)" : config::did_you_mean(word, names));
+    const auto suggested = config::suggested_name(name.substr(0, name.find('=')), names);
+    return name + ": unknown option" + (suggested ? " (did you mean \"" + *suggested + "\"?)" : "");
   }
   // Only numeric options have typed values: "the argument ('abc') for option '--jobs' is invalid".
   const auto* invalid = dynamic_cast<const po::invalid_option_value*>(&e);

@@ -410,11 +410,10 @@ double route_latency_floor_s(const PlatformSpec& spec) {
   return 2 * spec.node.nic.latency.seconds() + spec.interconnect.link_latency.seconds();
 }
 
-/// The bisection exchange has (N/2)^2 x 2 flows: beyond this many nodes it is left out.
-constexpr long long max_bisection_bench_nodes = 1024;
 /// The step-by-step ring costs O(N^3) in SimGrid 3.32 (about 20 s at 1,024 nodes on a 2-core
-/// machine, most of an hour at 5,000): beyond this many nodes it is refused.
-constexpr long long max_ring_bench_nodes = 1024;
+/// machine, most of an hour at 5,000), the bisection exchange has (N/2)^2 x 2 flows: beyond this
+/// many nodes the benchmarks are refused.
+constexpr long long max_bench_nodes = 1024;
 
 struct BenchRow {
   std::string name;
@@ -469,13 +468,12 @@ int bench(const std::vector<std::string>& args) {
             "usage: ceiling platform bench FILE [--nodes N] [--size SIZE] [--seed S] [--set K=V]... [--json]\n\n"
             "Simulates micro-benchmarks on the machine and prints each next to its\n"
             "closed form: a node-to-node transfer, a host->device copy (GPU nodes), a\n"
-            "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N), and, up to\n"
-            "N = " + std::to_string(max_bisection_bench_nodes) + ", a bisection exchange (every node of one half sends SIZE spread\n"
-            "evenly over the other half, both ways), an all-to-all (every node sends SIZE\n"
-            "spread over all others) and a halving-doubling all-reduce of SIZE step by step,\n"
-            "routed as the platform routes (its interconnect.routing), against bounds from the\n"
-            "closed-form bisection bandwidth. The ring\n"
-            "costs O(N^3) in SimGrid 3.32: N is at most " + std::to_string(max_ring_bench_nodes) + ".\n",
+            "step-by-step ring all-reduce over N nodes (2(N-1) steps of SIZE/N), a bisection\n"
+            "exchange (every node of one half sends SIZE spread evenly over the other half,\n"
+            "both ways), an all-to-all (every node sends SIZE spread over all others) and a\n"
+            "halving-doubling all-reduce of SIZE step by step, routed as the platform routes\n"
+            "(its interconnect.routing), against bounds from the closed-form bisection\n"
+            "bandwidth. N is at most " + std::to_string(max_bench_nodes) + ": the ring costs O(N^3) in SimGrid 3.32.\n",
             options);
   if (!parsed)
     return 0;
@@ -487,8 +485,8 @@ int bench(const std::vector<std::string>& args) {
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2)
     throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));
-  if (n > max_ring_bench_nodes)
-    throw UsageError("--nodes: at most " + std::to_string(max_ring_bench_nodes) + ", got " + std::to_string(n) +
+  if (n > max_bench_nodes)
+    throw UsageError("--nodes: at most " + std::to_string(max_bench_nodes) + ", got " + std::to_string(n) +
                      ": the step-by-step ring costs O(N^3) in SimGrid 3.32 (about 20 s at 1,024 nodes, most of an "
                      "hour at 5,000); `ceiling run` times a whole machine's collectives");
 
@@ -532,7 +530,7 @@ int bench(const std::vector<std::string>& args) {
   // Across the cut: every node of one half to every node of the other, both ways, as the
   // machine routes; the cut's closed-form bandwidth bounds it.
   const std::string routing(platform::to_string(spec.interconnect.routing));
-  if (n <= max_bisection_bench_nodes) {
+  {
     // (an odd node sits out: the cut is that of the even number that exchange; the closed forms
     // count the whole bytes the flows carry)
     const long long paired = n / 2 * 2;
@@ -578,14 +576,12 @@ int bench(const std::vector<std::string>& args) {
   std::printf("\nclosed forms:\n");
   for (const BenchRow& row : rows)
     std::printf("  %s: %s\n", row.name.c_str(), row.formula.c_str());
-  if (n <= max_bisection_bench_nodes) {
-    std::printf("the bisection exchange's, the all-to-all's and halving-doubling's closed forms are bounds: routing that does not "
-                "spread over the cut's links takes longer\n");
-    if (std::holds_alternative<platform::Dragonfly>(spec.interconnect.topology))
-      std::printf("but on a dragonfly, whose cut counts the global links between the job's own groups at a group boundary: "
-                  "adaptive routing through the groups outside the job, or a balanced cut through a group (an odd number "
-                  "of groups), can be faster\n");
-  }
+  std::printf("the bisection exchange's, the all-to-all's and halving-doubling's closed forms are bounds: routing that does not "
+              "spread over the cut's links takes longer\n");
+  if (std::holds_alternative<platform::Dragonfly>(spec.interconnect.topology))
+    std::printf("but on a dragonfly, whose cut counts the global links between the job's own groups at a group boundary: "
+                "adaptive routing through the groups outside the job, or a balanced cut through a group (an odd number "
+                "of groups), can be faster\n");
   return 0;
 }
 

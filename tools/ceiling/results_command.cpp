@@ -30,9 +30,7 @@ int export_main(const std::vector<std::string>& args) {
     return 0;
   if (!cli->has("csv"))
     throw UsageError("--csv: required: the folder to write the tables to (export --csv DIR)");
-  const std::filesystem::path dir = cli->vm["csv"].as<std::string>();
-  if (dir.empty())
-    throw UsageError("--csv: empty: expected the folder to write the tables to");
+  const std::filesystem::path dir = cli->vm["csv"].as<std::string>(); // (not empty: parse_command_line)
   const io::ResultFile r = io::read_results(cli->file);
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
@@ -72,11 +70,8 @@ int python_main(const char* verb, const std::vector<std::string>& args) {
                      ": expected tools/plot/ceiling_plot.py of the source tree, or CEILING_PLOT_SCRIPT naming it");
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::vector<std::string> argv{python, script, verb};
-  if (auto out = cli->optional<std::string>("output")) {
-    if (out->empty())
-      throw UsageError("-o: empty: expected the folder to write into");
+  if (auto out = cli->optional<std::string>("output")) // (not empty: parse_command_line)
     argv.push_back("--output=" + *out); // (one argument: a folder whose name starts with '-' too)
-  }
   argv.push_back("--"); // a file whose name starts with '-' is not an option
   argv.push_back(cli->file);
   std::vector<char*> c_argv;

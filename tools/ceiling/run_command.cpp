@@ -190,10 +190,9 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
   };
   for (std::size_t done = 0; done < seeds.size() && stop_signal == 0;) {
     while (next < seeds.size() && pool.running() < jobs && stop_signal == 0) {
-      std::vector<std::string> argv{program, "sweep-point"};
-      argv.insert(argv.end(), point_args.begin(), point_args.end());
-      argv.insert(argv.end(), {"--seed", std::to_string(seeds[next])});
-      pool.start(static_cast<int>(next), argv);
+      std::vector<std::string> args = point_args;
+      args.insert(args.end(), {"--seed", std::to_string(seeds[next])});
+      pool.start(static_cast<int>(next), point_command(program, args));
       ++next;
     }
     if (const auto finished = pool.wait_one()) {

@@ -229,20 +229,13 @@ void refuse_workload_name(const std::string& given) {
     return; // (read as a path: its reader says what is wrong)
   const std::string stem = given.ends_with(".toml") ? given.substr(0, given.size() - 5) : given;
   const auto path_of = [](const std::string& name) { return "workloads/" + name + ".toml"; };
-  std::vector<std::string> names, extending;
+  std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator("workloads", ec))
-    if (entry.path().extension() == ".toml") {
+    if (entry.path().extension() == ".toml")
       names.push_back(entry.path().stem().string());
-      if (names.back().starts_with(stem))
-        extending.push_back(names.back());
-    }
   std::sort(names.begin(), names.end());
-  // (the closest name, as did_you_mean quotes it, given back as its file)
-  const std::string closest = config::did_you_mean(stem, names);
-  const std::string name = extending.size() == 1 ? extending.front()
-                           : closest.empty()     ? std::string()
-                                                 : closest.substr(closest.find('"') + 1, closest.rfind('"') - closest.find('"') - 1);
-  const std::string hint = name.empty() ? std::string() : " (did you mean \"" + path_of(name) + "\"?)";
+  const auto name = config::suggested_name(stem, names);
+  const std::string hint = name ? " (did you mean \"" + path_of(*name) + "\"?)" : std::string();
   throw UsageError("--workload: " + given + ": no such file; a workload is given by its file's path" +
                    (hint.empty() ? std::string(", such as workloads/resnet50_v1.toml") : hint));
 }

@@ -39,7 +39,7 @@ const std::set<std::string, std::less<>> per_point_options{
 const std::set<std::string, std::less<>> unswept_options{"seeds", "jobs", "json", "trace", "timing", "help"};
 
 const char* const sweep_point_usage =
-    "usage: ceiling sweep-point RUN-OPTIONS...\n\n"
+    "usage: ceiling sweep-point [--sweep-version=VERSION] RUN-OPTIONS...\n\n"
     "Runs one point of a sweep (`ceiling sweep` starts it, or CEILING_POINT_PROGRAM's wrapper) with\n"
     "`ceiling run`'s options and prints its result in the sweep's encoding on standard output; a\n"
     "point that cannot run prints a failed result with its error, and exits 0 all the same.\n";
@@ -375,8 +375,9 @@ int sweep_point_main(const std::vector<std::string>& args) {
     if (!run_args.empty() && run_args.front().starts_with(sweep_version_option)) {
       const std::string sweep_version = run_args.front().substr(sweep_version_option.size());
       if (sweep_version != tool_version())
-        throw UsageError("the program was rebuilt while the sweep ran: this point's is ceiling " + tool_version() +
-                         ", the sweep's ceiling " + sweep_version + " (not run; --overwrite starts again with the new build)");
+        throw UsageError("this point's program is another build than the sweep's (ceiling " + tool_version() +
+                         ", the sweep's " + sweep_version + "; rebuilt while the sweep ran?): not run; --overwrite "
+                         "starts again with one build");
       run_args.erase(run_args.begin());
     }
     auto scenario = scenario_of(run_args, false);

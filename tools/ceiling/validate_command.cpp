@@ -150,7 +150,7 @@ std::string case_path(const std::string& given) {
   const bool id = given.find('/') == std::string::npos && !given.ends_with(".toml");
   const std::filesystem::path as_id = std::filesystem::path("validation") / (given + ".toml");
   std::error_code ec; // (a loop of links, a name too long: not a case file here; a path given is read, which says why)
-  if (id && (std::filesystem::is_regular_file(as_id, ec) || std::filesystem::exists(as_id, ec)))
+  if (id && std::filesystem::exists(as_id, ec))
     return as_id.string(); // (something other than a file there is refused by its reader, which says what)
   if (id && !std::filesystem::exists(given, ec))
     throw UsageError(given + ": no such case: neither a file nor " + as_id.string() + " (run from the project's folder, or give the case file)");
@@ -369,7 +369,8 @@ int validate_command(const std::vector<std::string>& args) {
         "the run of these " + counted(m.workers, "worker") + " refused the case's input: " + std::string(why);
     // At the key the refusal is about where it names one: an option the case or the point gives
     // ("--servers: ..."), or one of the case's files (its own error first); else at the point.
-    const std::string option(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
+    // (not --set: its refusals are located at the override already, "--set:1:...")
+    const std::string option(why.substr(0, why.starts_with("--") && !why.starts_with("--set:") ? why.find(':') : 0));
     const auto gives = [&](const std::vector<std::string>& options) {
       return !option.empty() && std::any_of(options.begin(), options.end(), [&](const std::string& o) {
                return o == option || o.starts_with(option + "=");

@@ -133,7 +133,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     else if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
       output = args[++i];
       if (output.empty())
-        throw tools::SweepError("-o: empty: expected the result file's path\n" + std::string(usage));
+        throw tools::SweepError("--output: empty: expected a value\n" + std::string(usage));
     }
     else if (args[i] == "--help" || args[i] == "-h") {
       std::printf("%s", usage);

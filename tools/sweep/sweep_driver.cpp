@@ -281,13 +281,16 @@ sweep::PointResult point_result(const sweep::WorkerPool::Finished& f) {
   return failed;
 }
 
-std::vector<std::string> point_command(const std::string& ceiling_program,
-                                       const sweep::PointSpec& p) {
+std::vector<std::string> point_command(const std::string& ceiling_program, const std::vector<std::string>& run_args) {
   // (the point refuses to run where the program is another build than the sweep's: one rebuilt
   // while the sweep runs would store its results under the sweep's tool_version)
   std::vector<std::string> argv{ceiling_program, "sweep-point", std::string(sweep_version_option) + tool_version()};
-  argv.insert(argv.end(), p.run_args.begin(), p.run_args.end());
+  argv.insert(argv.end(), run_args.begin(), run_args.end());
   return argv;
+}
+
+std::vector<std::string> point_command(const std::string& ceiling_program, const sweep::PointSpec& p) {
+  return point_command(ceiling_program, p.run_args);
 }
 
 std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p) {

@@ -99,6 +99,8 @@ inline constexpr std::string_view sweep_version_option = "--sweep-version=";
 /// `ceiling sweep-point --sweep-version=VERSION RUN-OPTIONS...`.
 std::vector<std::string> point_command(const std::string& ceiling_program,
                                        const sweep::PointSpec& p);
+/// The same for `ceiling run` options `run_args` (a run's seeds, each in a process of its own).
+std::vector<std::string> point_command(const std::string& ceiling_program, const std::vector<std::string>& run_args);
 
 /// "dragonfly / resnet50 / baseline / weak, 64 nodes, seed 1".
 std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p);
@@ -112,7 +114,7 @@ std::string tool_version();
 std::string ceiling_program_path();
 
 /// The program that runs points: $CEILING_POINT_PROGRAM when set (a wrapper, such as a script
-/// that runs `ceiling` under valgrind: it is called as PROGRAM sweep-point RUN-OPTIONS...),
+/// that runs `ceiling` under valgrind: it is called as PROGRAM sweep-point --sweep-version=VERSION RUN-OPTIONS...),
 /// else ceiling_program_path().
 std::string point_program_path();
 
