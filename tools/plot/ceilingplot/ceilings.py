@@ -12,7 +12,7 @@ from matplotlib.patches import Patch
 from . import costs
 from .axes import figure_legend, question, scaling_panels
 from .facets import Looks, columns_legend, legend_height, many, unique
-from .text import fmt, fmt_n, mpl_text, plain_tick, wrap
+from .text import fmt, fmt_n, mpl_text, short_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
@@ -42,6 +42,14 @@ def _clear(width, start, marker, lo, hi, axis_in):
     return not start / 10 ** (0.06 * per_in) < marker < end
 
 
+def _ceiling_text(c, suffix, mixed_references):
+    """The label after a ceiling's bar."""
+    text = f"{fmt(c.ceiling)}×" + ("" if c.amdahl_shaped or not suffix else " (not Amdahl-shaped)")
+    if mixed_references:  # a ceiling is over its own curve's smallest N
+        text += f" over N = {fmt_n(c.n_reference)}"
+    return text
+
+
 def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     y = np.arange(len(group))[::-1]
     labels = [wrap(label(c), 34) for c in group]
@@ -56,6 +64,15 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     hi = max(shown + [1.0]) * 3
     lo = min(shown + [1.0]) / 1.5
     right = hi * (1.8 if any(math.isfinite(c.ceiling) for c in group) else 1)
+    # Room on the right for each ceiling's label, written from just after its bar: its end at
+    # log10 a + k (log10 right - log10 lo) must stay left of log10 right, k its width over the
+    # axis's (the decades per inch grow with the right end, hence the division).
+    for c in group:
+        if math.isfinite(c.ceiling) and c.alpha > 0:
+            k = (_width_in(fig, _ceiling_text(c, suffix, mixed_references)) + 0.15) / max(axis_in, 1.0)
+            if k < 0.9:
+                start = math.log10(c.ceiling * 1.08)
+                right = max(right, 10 ** ((start - k * math.log10(lo)) / (1 - k)))
 
     def after_marker(b):  # where text starts just right of the largest-speedup marker
         return b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0))
@@ -75,10 +92,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
         if math.isfinite(b):
             ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
         if math.isfinite(c.ceiling):
-            text = f"{fmt(c.ceiling)}×" + ("" if c.amdahl_shaped or not suffix
-                                           else " (not Amdahl-shaped)")
-            if mixed_references:  # a ceiling is over its own curve's smallest N
-                text += f" over N = {fmt_n(c.n_reference)}"
+            text = _ceiling_text(c, suffix, mixed_references)
             # After the bar, or after the marker where the marker would cover the text.
             at = value * 1.08
             if math.isfinite(b) and not _clear(_width_in(fig, text), at, b, lo, right,
@@ -90,7 +104,9 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
                     ha="left", fontsize=8, color="white", fontweight="bold")
     ax.set_xscale("log")
     ax.set_xlim(lo, right)
-    ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
+    # (short labels, 10k, 1M, and at most about two an inch, so that none runs into the next)
+    ax.xaxis.set_major_locator(ticker.LogLocator(base=10, numticks=max(3, int(2 * axis_in))))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(short_tick))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # (under a decade, matplotlib labels 2x10^0 ...)
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=8)

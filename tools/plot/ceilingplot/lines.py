@@ -90,7 +90,8 @@ def fig_efficiency(out, curves):
             measured = (fmt_n(c.n_half_measured) if math.isfinite(c.n_half_measured)
                         else "not reached")
             fit = "fit" if c.amdahl_shaped else "fit, not Amdahl-shaped"
-            label = (f"{c.label} — E = 0.5 at N ≈ {fmt_n(c.n_half_fit)} ({fit}), {measured} "
+            # (on two lines: one would make the legend, and so the figure, wider than the plot)
+            label = (f"{c.label}\nE = 0.5 at N ≈ {fmt_n(c.n_half_fit)} ({fit}), {measured} "
                      "(simulated)")
             h, = ax.plot(n, e, **grid.line(c), label=label, zorder=3)
             handles.append(h)

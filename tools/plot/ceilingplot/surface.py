@@ -38,7 +38,11 @@ def _surface(ax, x_hi, y_lo, y_hi):
             y = min(max(y, y_lo * 2), y_hi / 2)
             x = 1 + (1 / level - 1) / y
         spots.append((x, y))
-    ax.clabel(lines, fmt=lambda v: f"E = {v:g}", fontsize=7.5, manual=spots)
+    # (on a light box of their own: on log axes the line is not cut under a label, and the
+    # darkest fills would hide dark text)
+    for label in ax.clabel(lines, fmt=lambda v: f"E = {v:g}", fontsize=7.5, manual=spots):
+        label.set_bbox({"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.9})
+        label.set_zorder(5)
     return cf
 
 

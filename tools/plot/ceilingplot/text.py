@@ -50,6 +50,17 @@ def plain_tick(v, _pos=None):
         else fmt(v, 2)
 
 
+def short_tick(v, _pos=None):
+    """A tick label of a log axis over many decades, short enough for one a decade: 1,000, 10k,
+    100k, 1M (plain_tick below 10,000)."""
+    if v <= 0 or not math.isfinite(v) or v < 1e4:
+        return plain_tick(v)
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"{v / scale:,.0f}{suffix}" if abs(v / scale - round(v / scale)) < 1e-9 else plain_tick(v)
+    return plain_tick(v)
+
+
 def mpl_text(text):
     """Text from the file as matplotlib shows it literally: a $ would start mathtext."""
     return str(text).replace("$", r"\$")
