@@ -70,6 +70,10 @@ def n_axis(ax, lo, hi, label):
     # Counted down from the largest power of two within the axis, so that the largest N swept
     # has its label where it is one (4,096), and the one below it otherwise (4,096 for 5,272).
     ticks = sorted(2.0 ** k for k in range(k1, k0 - 1, -step))
+    # The smallest N swept too where it is a power of two (the reference of a curve starting at
+    # 1): its label is short, and fits one step from the next.
+    if lo == 2.0 ** k0 and ticks[0] != lo:
+        ticks.insert(0, lo)
     ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
     ax.xaxis.set_minor_locator(ticker.NullLocator())
