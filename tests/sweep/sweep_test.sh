@@ -98,17 +98,22 @@ store() {
   expect 130 "" -- bash -c "exit $?"
   expect 0 "interrupted: 2 of 64 points are stored in held.h5" -- cat "$tmp/held.out"
 
+  # `signal_when_asleep SIGNAL PID`: once two points sleep (slow_point.sh's `sleep 30`), signals PID
+  # and waits for it; its status is the process's.
+  signal_when_asleep() {
+    for _ in $(seq 1 300); do
+      [ "$(pgrep -c -f 'sleep 30')" -ge 2 ] && break
+      sleep 0.1
+    done
+    kill "-$1" "$2"
+    wait "$2"
+  }
+
   # --overwrite of a complete store, stopped before a point finished: the store is as it was.
   cp interrupted.h5 overwritten.h5
   env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=30 \
     "$ceiling" sweep "$small" -j 2 -o overwritten.h5 --overwrite >"$tmp/over.out" 2>/dev/null &
-  pid=$!
-  for _ in $(seq 1 300); do # until its first two points sleep
-    [ "$(pgrep -c -f 'sleep 30')" -ge 2 ] && break
-    sleep 0.1
-  done
-  kill -INT "$pid"
-  wait "$pid"
+  signal_when_asleep INT "$!"
   expect 130 "" -- bash -c "exit $?"
   expect 0 "interrupted before a point finished: overwritten.h5 is as it was" -- cat "$tmp/over.out"
   expect 0 "" -- cmp interrupted.h5 overwritten.h5
@@ -127,13 +132,7 @@ store() {
   env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=0 \
     CEILING_SLOWER_S=30 "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" \
     -n 2 --iterations 2 --seeds 1,2,3,4 --jobs 2 >"$tmp/seeds.out" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 300); do # until seeds 3 and 4 sleep (1 and 2 ended)
-    [ "$(pgrep -c -f 'sleep 30')" -ge 2 ] && break
-    sleep 0.1
-  done
-  kill -TERM "$pid"
-  wait "$pid"
+  signal_when_asleep TERM "$!" # (seeds 3 and 4 sleep once 1 and 2 ended)
   expect 143 "" -- bash -c "exit $?"
   expect 0 "spread over 2 seeds" -- cat "$tmp/seeds.out"
   expect 0 "stopped by signal 15 before it finished" -- cat "$tmp/seeds.out"
