@@ -73,7 +73,7 @@ def _per_n_rows(c):
     return rows
 
 
-PER_N_HEADERS = ["N", "seeds", "time per iteration (s), mean (min–median–max over seeds)", "throughput (samples/s)",
+PER_N_HEADERS = ["N", "seeds", "time per iteration (s), mean (min–median–max over seeds, where several)", "throughput (samples/s)",
                  "speedup", "efficiency", "1 − α_eff", "compute (s)", "copy (s)",
                  "communication (s)", "synchronisation (s)"]
 
@@ -112,7 +112,9 @@ def _summary_row(c):
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + star,
             f"{n_half_fit}{star} / {measured}",
-            fmt(c.data["efficiency"][c.data["n"].argmax()]) if c.rows >= 2 else "—",
+            # (three decimals, as the sweep prints it, and which N that is)
+            f"{c.data['efficiency'][c.data['n'].argmax()]:.3f} at N = {fmt_n(c.data['n'].max())}"
+            if c.rows >= 2 else "—",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
             c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
 
