@@ -412,6 +412,7 @@ TEST_CASE("an exact Amdahl curve's serial parts are its (1 - alpha) shares") {
   for (Scaling scaling : {Scaling::Weak, Scaling::Strong}) {
     CAPTURE(analysis::to_string(scaling));
     const CurveAnalysis a = analyse(amdahl_curve(alpha, scaling), scaling);
+    REQUIRE(a.points.size() >= 3);
     for (std::size_t k = 1; k < a.points.size(); ++k) {
       const PointMetrics& m = a.points[k];
       CAPTURE(m.n);

@@ -471,7 +471,9 @@ expect 2 'unexpected argument "extra": this command takes no file, only options'
 expect 2 'unexpected argument "x.toml": this command takes one file, "'"$root"'/platforms/generic-fat-tree.toml" already' -- \
   "$ceiling" platform show "$root/platforms/generic-fat-tree.toml" x.toml
 expect 2 "--batch: must be between 1 and 10000000, got 0" -- "${ft[@]}" --batch 0
-expect 2 "error: " -- "${ft[@]}" --global-batch 64 -n 0
+expect 2 "--nodes: the node count must be at least 1, got 0" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" \
+  -w "$root/workloads/resnet50_v1.toml" --global-batch 64 -n 0
+expect 2 "option '--nodes' cannot be specified more than once" -- "${ft[@]}" -n 8
 expect 2 'is out of range' -- "${ft[@]}" --set "interconnect.link_latency=1e300 x 1e300 us"
 expect 2 'is out of range' -- "${ft[@]}" --set "interconnect.link_latency=1e308 min"
 expect 2 '--set:1:29: error: interconnect.link_bandwidth: must be positive, got "-1 GB/s"' -- \
@@ -556,6 +558,23 @@ for driver in maestro couriers; do
   expect 0 '"mean": null' -- cat "$tmp/drop.json"
   expect 0 "dropping it if it takes over 0.5 s more" -- cat "$tmp/drop.err"
 done
+# A second signal stops the run at once, without the 0.5 s of grace nor its output (the first
+# alone ends with the JSON of what finished, as above).
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 512 \
+  --fidelity exact --flows simgrid --set interconnect.routing=static-minimal --iterations 3 \
+  --json >"$tmp/twice.json" 2>"$tmp/twice.err" &
+pid=$!
+sleep 2.5
+kill -INT "$pid"
+sleep 0.1
+start=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"
+status=$?
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect 130 "" -- bash -c "exit $status"
+expect 0 "" -- test "$elapsed_ms" -lt 300
+expect 1 "" -- grep -q stopped_by_signal "$tmp/twice.json"
 
 # What each output says of itself: a validation case by its id; a CPU-only machine has no GPU
 # base clock; a borrowed calibration is the lender's measurement; batches over the device's
@@ -596,8 +615,13 @@ expect 2 'w_unfit.toml:140:23: error: calibration.measured_throughput: cannot ca
 sed '143s/^compute_efficiency = 0.633734 /compute_efficiency = 0.0002 /' "$tmp/w.toml" > "$tmp/w_stale.toml"
 expect 2 'w_stale.toml:143:22: error: calibration.compute_efficiency: 0.0002 predicts 0.1216 image/s on NVIDIA Tesla V100 SXM2 16 GB at batch 64, and the measurement it was fitted to is 338.6 (-99.96 %): stale' -- \
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$tmp/w_stale.toml" -n 1 --iterations 1
-expect 0 "mean" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 \
-  --iterations 1 --set calibration.compute_efficiency=0.3
+produce "$tmp/whatif.json" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" \
+  -n 1 --iterations 1 --json --set calibration.compute_efficiency=0.3
+produce "$tmp/fitted.json" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" \
+  -n 1 --iterations 1 --json
+# (the what-if computes at the lower efficiency: its compute takes longer than the fitted one's)
+expect 0 "" -- python3 -c "import json, sys; t = [json.load(open(f))['mean']['breakdown_s']['compute'] for f in sys.argv[1:]]; sys.exit(not t[0] > 1.5 * t[1])" \
+  "$tmp/whatif.json" "$tmp/fitted.json"
 expect 2 "w_stale.toml:143:22: error: calibration.compute_efficiency: 0.0002 predicts" -- \
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$tmp/w_stale.toml" -n 1 --iterations 1 --set workload.name=x
 # A lender that does not load is refused at the borrowing key, the lender's own error after.

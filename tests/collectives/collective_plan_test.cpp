@@ -152,8 +152,11 @@ TEST_CASE("hierarchical all-reduce runs its ring among node leaders only") {
   // Expectation: 3 intra-node gathers, one aggregated ring of 4 leaders, 3 broadcasts.
   REQUIRE(plan.size() == 7);
   CHECK(plan[3].steps == 6);
+  // Expectation: the ring 0 -> 4 -> 8 -> 12 -> 0, one flow per leader.
+  REQUIRE(plan[3].flows.size() == 4);
   for (const auto& f : plan[3].flows) {
     CHECK(f.src % 4 == 0);
+    CHECK(f.dst == (f.src + 4) % 16);
     CHECK(f.bytes == doctest::Approx(2.0 * 3 / 4 * 1e6));
   }
   CHECK(allreduce_phases(Algorithm::Hierarchical, {8, 1}, 1e6) == allreduce_phases(Algorithm::Ring, {8, 1}, 1e6));

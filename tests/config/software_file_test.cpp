@@ -1,6 +1,7 @@
 // Software files: TensorFlow's per-variable exchanges and when the variables come back, and the
 // combinations a per-variable exchange refuses, each at its key.
 #include "support/edit_text.hpp"
+#include "support/relative.hpp"
 #include "config/software_file.hpp"
 
 #include <doctest/doctest.h>
@@ -108,7 +109,7 @@ TEST_CASE("a stack's jitter is 0 unless it gives one from 0 to 10, the framework
     CAPTURE(framework);
     // platforms/software/README.md, "Jitter": a robust spread of 0.56 % is a half-normal's of scale
     // 0.56 % / (1.4826 x 0.3991).
-    CHECK(config::load_software(framework).jitter == doctest::Approx(0.0056 / (1.4826 * 0.3991)).epsilon(0.01));
+    CHECK(config::load_software(framework).jitter == testing::relative(0.0056 / (1.4826 * 0.3991), 0.01));
   }
   CHECK(error_of(per_variable + "jitter = 11\n").find("software/bad.toml:9:10") != std::string::npos);
   CHECK(error_of(per_variable + "jitter = -0.1\n").find("software.jitter") != std::string::npos);

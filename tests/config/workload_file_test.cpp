@@ -1,6 +1,7 @@
 // Workload files: the bundled suite against its published totals and calibrations; DAG and
 // value errors with their own located messages.
 #include "support/edit_text.hpp"
+#include "support/relative.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
 #include "config/hpc_file.hpp"
@@ -522,7 +523,7 @@ TEST_CASE("the batch curve fitted on the V100 predicts the P100's throughput at 
       CAPTURE(batch);
       MESSAGE(name << " on the P100 at batch " << batch << ": predicted " << predicted << " of batch 64, measured "
                    << observed);
-      CHECK(predicted == doctest::Approx(observed).epsilon(0.10));
+      CHECK(predicted == testing::relative(observed, 0.10));
     }
   }
 }

@@ -55,8 +55,18 @@ for cycle in $(seq 1 "$cycles"); do
   esac
   wait "$pid" 2>/dev/null
   status=$?
-  # Workers die with their sweep (PR_SET_PDEATHSIG); their groups are ended too, in case.
-  [ "$wanted" = 137 ] && for w in $workers; do kill -KILL -- "-$w" "$w" 2>/dev/null; done
+  # Workers die with their sweep, even by kill -9 (PR_SET_PDEATHSIG): one still there 2 s after
+  # fails the test; their groups are ended then, in case.
+  if [ "$wanted" = 137 ]; then
+    for w in $workers; do
+      for _ in $(seq 1 40); do kill -0 "$w" 2>/dev/null || break; sleep 0.05; done
+      if kill -0 "$w" 2>/dev/null; then
+        echo "FAIL: cycle $cycle ($name): point process $w outlived its sweep"
+        failures=$((failures + 1))
+      fi
+    done
+    for w in $workers; do kill -KILL -- "-$w" "$w" 2>/dev/null; done
+  fi
   # A sweep that finished between the worker's death and its own exits 3 (a point failed).
   [ "$fault" = 3 ] && [ "$status" = 3 ] && status=0
   if [ "$status" = 0 ]; then

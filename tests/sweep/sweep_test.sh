@@ -123,9 +123,23 @@ store() {
     "$ceiling" sweep-point --sweep-version=0.0.0+other -p "$root/platforms/generic-fat-tree.toml" \
     -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1
 
+  # ... and a sweep's point run so is stored as failed with that reason (the sweep exits 3).
+  printf '#!/usr/bin/env bash\nshift 2\nexec "$CEILING_REAL" sweep-point --sweep-version=0.0.0+other "$@"\n' > "$tmp/other_build.sh"
+  chmod +x "$tmp/other_build.sh"
+  env CEILING_POINT_PROGRAM="$tmp/other_build.sh" CEILING_REAL="$ceiling" "$ceiling" sweep "$small" -j 2 -o rebuilt.h5 \
+    >/dev/null 2>&1
+  expect 0 "" -- test $? = 3
+  tables rebuilt rebuilt.h5
+  expect 0 "this point's program is another build than the sweep's" -- cat "$tmp/rebuilt/points.csv"
+  # --resume refuses a store that another build started.
+  cp small.h5 built_elsewhere.h5
+  /usr/bin/python3 -c "import h5py, numpy; h5py.File('built_elsewhere.h5', 'r+').attrs['tool_version'] = numpy.bytes_(b'0.0.0+other')"
+  expect 2 "built_elsewhere.h5 was made by ceiling 0.0.0+other, this is " -- \
+    "$ceiling" sweep "$small" --resume -o built_elsewhere.h5
+
   # A folder where the store's temporary file would go is refused and left alone.
   mkdir -p stale.h5.tmp
-  expect 2 "stale.h5.tmp" -- "$ceiling" sweep "$small" -o stale.h5
+  expect 2 'cannot create "stale.h5.tmp": is a directory' -- "$ceiling" sweep "$small" -o stale.h5
   expect 0 "" -- test -d stale.h5.tmp
 
   # `run --seeds` stopped: the seeds that finished are printed, the others said stopped.
