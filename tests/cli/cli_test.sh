@@ -566,7 +566,10 @@ done
 pid=$!
 sleep 2.5
 kill -INT "$pid"
-sleep 0.1
+for _ in $(seq 1 100); do # until the run says it stops (its handler took the first signal)
+  grep -q "interrupted: stopping" "$tmp/twice.err" && break
+  sleep 0.01
+done
 start=$(date +%s%N)
 kill -INT "$pid"
 wait "$pid"
@@ -575,6 +578,7 @@ elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 expect 130 "" -- bash -c "exit $status"
 expect 0 "" -- test "$elapsed_ms" -lt 300
 expect 1 "" -- grep -q stopped_by_signal "$tmp/twice.json"
+expect 0 "interrupted: stopping after the current iteration" -- cat "$tmp/twice.err"
 
 # What each output says of itself: a validation case by its id; a CPU-only machine has no GPU
 # base clock; a borrowed calibration is the lender's measurement; batches over the device's

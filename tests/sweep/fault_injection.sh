@@ -58,9 +58,11 @@ for cycle in $(seq 1 "$cycles"); do
   # Workers die with their sweep, even by kill -9 (PR_SET_PDEATHSIG): one still there 2 s after
   # fails the test; their groups are ended then, in case.
   if [ "$wanted" = 137 ]; then
+    # (alive: a process that is not a zombie; a dead orphan stays one until PID 1 collects it)
+    alive() { local state; state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$state" ] && [ "$state" != Z ]; }
     for w in $workers; do
-      for _ in $(seq 1 40); do kill -0 "$w" 2>/dev/null || break; sleep 0.05; done
-      if kill -0 "$w" 2>/dev/null; then
+      for _ in $(seq 1 40); do alive "$w" || break; sleep 0.05; done
+      if alive "$w"; then
         echo "FAIL: cycle $cycle ($name): point process $w outlived its sweep"
         failures=$((failures + 1))
       fi

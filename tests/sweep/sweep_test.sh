@@ -98,11 +98,11 @@ store() {
   expect 130 "" -- bash -c "exit $?"
   expect 0 "interrupted: 2 of 64 points are stored in held.h5" -- cat "$tmp/held.out"
 
-  # `signal_when_asleep SIGNAL PID`: once two points sleep (slow_point.sh's `sleep 30`), signals PID
-  # and waits for it; its status is the process's.
+  # `signal_when_asleep SIGNAL PID`: once two of PID's points sleep (slow_point.sh's `sleep`, a
+  # grandchild of PID), signals PID and waits for it; its status is the process's.
   signal_when_asleep() {
     for _ in $(seq 1 300); do
-      [ "$(pgrep -c -f 'sleep 30')" -ge 2 ] && break
+      [ "$(for c in $(pgrep -P "$2"); do pgrep -x -P "$c" sleep; done | wc -l)" -ge 2 ] && break
       sleep 0.1
     done
     kill "-$1" "$2"

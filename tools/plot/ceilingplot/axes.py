@@ -44,9 +44,9 @@ def figure_legend(fig, handles, title=None, ncol=4, height_in=0.55, note=None, l
                  color="0.3")
 
 
-def line_figure(out, panels, proxies):
-    """One panel per scaling mode, tall enough for a legend of one line per curve."""
-    entries = max(len(cs) for _, cs in panels) + proxies + 1
+def line_figure(out, panels, proxies, lines_per_curve=1):
+    """One panel per scaling mode, tall enough for a legend of `lines_per_curve` lines per curve."""
+    entries = max(len(cs) for _, cs in panels) * lines_per_curve + proxies + 1
     return figure(out.results, 1, len(panels), 6.0, 4.6 + 0.2 * entries)
 
 
@@ -70,8 +70,8 @@ def n_axis(ax, lo, hi, label):
     # Counted down from the largest power of two within the axis, so that the largest N swept
     # has its label where it is one (4,096), and the one below it otherwise (4,096 for 5,272).
     ticks = sorted(2.0 ** k for k in range(k1, k0 - 1, -step))
-    # The smallest N swept too where it is a power of two (the reference of a curve starting at
-    # 1): its label is short, and fits one step from the next.
+    # The smallest N swept too where it is a power of two and the steps left it out (a curve's
+    # reference, N = 1): its label is short, and fits a step of two or more from the next.
     if lo == 2.0 ** k0 and ticks[0] != lo:
         ticks.insert(0, lo)
     ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))

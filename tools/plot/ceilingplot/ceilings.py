@@ -67,11 +67,14 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     # Room on the right for each ceiling's label, written from just after its bar: its end at
     # log10 a + k (log10 right - log10 lo) must stay left of log10 right, k its width over the
     # axis's (the decades per inch grow with the right end, hence the division).
-    for c in group:
+    # A label that the marker would cover starts after it (after_marker, below): 0.1 inch on.
+    for c, b in zip(group, best):
         if math.isfinite(c.ceiling) and c.alpha > 0:
             k = (_width_in(fig, _ceiling_text(c, suffix, mixed_references)) + 0.15) / max(axis_in, 1.0)
+            start = math.log10(c.ceiling * 1.08)
+            if math.isfinite(b) and b >= c.ceiling * 1.08:
+                start, k = math.log10(b), k + 0.1 / max(axis_in, 1.0)
             if k < 0.9:
-                start = math.log10(c.ceiling * 1.08)
                 right = max(right, 10 ** ((start - k * math.log10(lo)) / (1 - k)))
 
     def after_marker(b):  # where text starts just right of the largest-speedup marker
@@ -104,8 +107,12 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
                     ha="left", fontsize=8, color="white", fontweight="bold")
     ax.set_xscale("log")
     ax.set_xlim(lo, right)
-    # (short labels, 10k, 1M, and at most about two an inch, so that none runs into the next)
-    ax.xaxis.set_major_locator(ticker.LogLocator(base=10, numticks=max(3, int(2 * axis_in))))
+    # (short labels, 10k, 1M, and at most about two an inch, so that none runs into the next;
+    # decades counted from 1, the reference speedup, so that it is labelled where it is in view)
+    decades = math.ceil(math.log10(right)) - math.floor(math.log10(lo))
+    stride = max(1, math.ceil(decades / max(2, int(2 * axis_in))))
+    ax.xaxis.set_major_locator(ticker.FixedLocator(
+        [10.0 ** k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(right)) + 1) if k % stride == 0]))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(short_tick))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())  # (under a decade, matplotlib labels 2x10^0 ...)
     ax.set_yticks(y)

@@ -138,12 +138,12 @@ class LineGrid:
     curve under each (few curves), or one per workload and scaling mode with one legend for
     the figure (many curves: colour = platform, marker and line = variant)."""
 
-    def __init__(self, out, panels, proxies, panel_h=3.5):
+    def __init__(self, out, panels, proxies, panel_h=3.5, lines_per_curve=1):
         self.out = out
         self.faceted = many(panels)
         self.looks = Looks(out.results.curves) if self.faceted else None
-        if not self.faceted:
-            self.fig, axes = line_figure(out, panels, proxies)
+        if not self.faceted:  # (a curve's legend entry takes lines_per_curve lines)
+            self.fig, axes = line_figure(out, panels, proxies, lines_per_curve)
             self.cells = [Cell(ax, s, None, cs, 0, i, 1)
                           for i, (ax, (s, cs)) in enumerate(zip(axes[0], panels))]
             return

@@ -75,7 +75,7 @@ def fig_efficiency(out, curves):
     panels = scaling_panels(drawable, 2)
     if not panels:
         return out.note("skipped efficiency: no curve has two finished node counts")
-    grid = LineGrid(out, panels, 4)
+    grid = LineGrid(out, panels, 4, lines_per_curve=2)  # (a curve's entry on two lines: below)
     half = Line2D([], [], color="0.35", lw=1 if not grid.faceted else 0.8,
                   ls=(0, (4, 2)) if not grid.faceted else "-", label="E = 0.5")
     for cell in grid.cells:

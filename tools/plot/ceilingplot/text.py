@@ -57,7 +57,7 @@ def short_tick(v, _pos=None):
         return plain_tick(v)
     for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if v >= scale:
-            return f"{v / scale:,.0f}{suffix}" if abs(v / scale - round(v / scale)) < 1e-9 else plain_tick(v)
+            return f"{v / scale:.3g}{suffix}"
     return plain_tick(v)
 
 
