@@ -95,8 +95,10 @@ def log_y_plain(ax):
     if hi / lo < 3:  # a narrow range: evenly spaced ticks, with the digits that tell them apart
         ticks = [v for v in ticker.MaxNLocator(5).tick_values(lo, hi) if lo <= v <= hi]
         if len(ticks) >= 2:
-            digits = max(2, math.floor(math.log10(max(ticks))) -
-                         math.floor(math.log10(ticks[1] - ticks[0])) + 1)
+            # (the fewest significant digits, 2 or more, that write every tick exactly: a step of
+            # 0.0025 needs 0.0425, not 0.042)
+            digits = next((d for d in range(2, 9)
+                           if all(abs(float(f"{v:.{d}g}") - v) <= 1e-9 * abs(v) for v in ticks)), 9)
             ax.yaxis.set_major_locator(ticker.FixedLocator(ticks))
             ax.yaxis.set_major_formatter(ticker.FuncFormatter(
                 lambda v, _pos: fmt(v, digits) if v > 0 else ""))

@@ -38,9 +38,10 @@ def _surface(ax, x_hi, y_lo, y_hi):
             y = min(max(y, y_lo * 2), y_hi / 2)
             x = 1 + (1 / level - 1) / y
         spots.append((x, y))
-    # (on a light box of their own: on log axes the line is not cut under a label, and the
+    # (on a light box of their own, over the whole line: cutting the line under a label goes
+    # wrong on log axes, where it removed whole stretches of the E = 0.5 and 0.9 lines, and the
     # darkest fills would hide dark text)
-    for label in ax.clabel(lines, fmt=lambda v: f"E = {v:g}", fontsize=7.5, manual=spots):
+    for label in ax.clabel(lines, fmt=lambda v: f"E = {v:g}", fontsize=7.5, manual=spots, inline=False):
         label.set_bbox({"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.9})
         label.set_zorder(5)
     return cf
