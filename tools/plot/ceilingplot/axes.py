@@ -60,11 +60,24 @@ def scaling_panels(curves, minimum_rows):
     return out
 
 
-def n_axis(ax, lo, hi, label):
-    """A log2 axis from lo to hi with power-of-two ticks labelled as integers (1,024)."""
+def n_axis(ax, lo, hi, label, swept=()):
+    """A log2 axis from lo to hi with power-of-two ticks labelled as integers (1,024); where the
+    node counts `swept` are not all powers of two (3, 6, 12, ...), ticks at the counts swept."""
     lo, hi = float(lo), float(hi)
     ax.set_xscale("log", base=2)
     ax.set_xlim(lo / 2 ** 0.35, hi * 2 ** 0.35)
+    counts = sorted({float(n) for n in swept if lo <= n <= hi})
+    if counts and any(n != 2.0 ** round(math.log2(n)) for n in counts):
+        # At most 11, counted down from the largest, and the smallest where the steps leave it out.
+        step = max(1, math.ceil(len(counts) / 11))
+        ticks = counts[::-1][::step][::-1]
+        if ticks[0] != counts[0] and step > 1:
+            ticks.insert(0, counts[0])
+        ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
+        ax.xaxis.set_minor_locator(ticker.NullLocator())
+        ax.set_xlabel(label)
+        return
     k0, k1 = math.floor(math.log2(lo)), math.floor(math.log2(hi))
     step = max(1, math.ceil((k1 - k0 + 1) / 11))
     # Counted down from the largest power of two within the axis, so that the largest N swept

@@ -35,6 +35,11 @@ def _line_proxies(grid, with_fit=True, ideal="ideal", fit="Amdahl fit",
     return out
 
 
+def _swept(curves):
+    """The node counts the curves swept."""
+    return [float(n) for c in curves for n in c.data["n"]]
+
+
 def _n_limits(cell):
     return (min(c.data["n"].min() for c in cell.group),
             max(c.data["n"].max() for c in cell.group))
@@ -61,7 +66,7 @@ def fig_speedup(out, curves):
                 x = np.geomspace(c.n_reference, n.max(), 200)
                 ax.plot(x, _amdahl_speedup(x / c.n_reference, c.alpha), **grid.fit(c),
                         zorder=2)
-        n_axis(ax, n_lo, n_hi, n_label(cs))
+        n_axis(ax, n_lo, n_hi, n_label(cs), _swept(cell.group))
         grid.labels(cell, "speedup S over the smallest N (ratio, log scale)",
                     "speedup S (ratio, log scale)")
         log_y_plain(ax)
@@ -103,7 +108,7 @@ def fig_efficiency(out, curves):
         ax.axhline(0.5, color="0.35", lw=1 if not grid.faceted else 0.8,
                    ls=(0, (4, 2)) if not grid.faceted else "-", zorder=1)
         ax.axhline(1.0, color="0.5", lw=1.5, ls=":", zorder=1)
-        n_axis(ax, n_lo, n_hi, n_label(cs))
+        n_axis(ax, n_lo, n_hi, n_label(cs), _swept(cell.group))
         ax.set_ylim(0, top * 1.06)
         grid.labels(cell, "efficiency E = S / (N / N_ref) (ratio)", "efficiency E (ratio)")
         ax.set_title(cell.title("Efficiency"))
@@ -142,7 +147,7 @@ def fig_nonparallel_fraction(out, curves):
             if math.isfinite(fit) and fit > 0 and len(n):
                 ax.plot([n.min(), n.max()], [fit, fit], **grid.fit(c), zorder=2)
         if ns:
-            n_axis(ax, min(ns), max(ns), n_label(cs))
+            n_axis(ax, min(ns), max(ns), n_label(cs), ns)
         ax.set_yscale("log")
         log_y_plain(ax)
         grid.labels(cell, "1 − α_eff over N ref (non-parallelisable fraction, log scale)", "1 − α_eff (log scale)")
@@ -190,7 +195,7 @@ def fig_throughput(out, curves):
                 best = max(y0) if weak else min(y0)
                 ax.plot(n, best * n / n0 if weak else best * n0 / n, ls=":", color="0.5",
                         lw=1.5, zorder=1)
-        n_axis(ax, n_lo, n_hi, n_label(group))
+        n_axis(ax, n_lo, n_hi, n_label(group), _swept(group))
         ax.set_yscale("log")
         log_y_plain(ax)
         if weak:
