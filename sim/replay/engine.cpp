@@ -1056,8 +1056,8 @@ private:
       finished_by_.push_back(0);
       if (!planned_.empty() && !plan_flows_of(responses_.back()))
         throw Unrunnable("a fused response has a route of more than " + std::to_string(FlowSharing::max_hops) +
-                                 " links, which SimGrid would carry beside the flows and copies the replay shares "
-                                 "out; use --flows simgrid (static routing) or fusion by size");
+                         " links, which SimGrid would carry beside the flows and copies the replay shares out; use "
+                         "--flows simgrid (static routing) or fusion by size");
     }
     order_.push_back(at->second);
     ++running_responses_;

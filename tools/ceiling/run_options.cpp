@@ -251,22 +251,22 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   s.workload = config::load_workload(cli.vm["workload"].as<std::string>(), overrides);
   // A fitted efficiency of the file that no longer reproduces its measurement (the file edited
   // since its fit) is refused, whatever the overrides make of it for this run (a what-if).
+  // (read again without the overrides where some change the workload; a file that loads only
+  // with them is not checked: what they make of it is what runs)
   const std::string workload_path = cli.vm["workload"].as<std::string>();
-  if (std::none_of(overrides.begin(), overrides.end(),
-                   [](const std::string& o) { return config::override_target(o) == config::OverrideTarget::Workload; })) {
-    if (auto stale = config::stale_calibration(s.workload, workload_path))
-      throw *stale;
-  } else {
-    std::optional<workload::WorkloadSpec> file;
+  std::optional<workload::WorkloadSpec> reread;
+  const workload::WorkloadSpec* as_written = &s.workload;
+  if (std::any_of(overrides.begin(), overrides.end(),
+                  [](const std::string& o) { return config::override_target(o) == config::OverrideTarget::Workload; })) {
     try {
-      file = config::load_workload(workload_path);
+      as_written = &reread.emplace(config::load_workload(workload_path));
     } catch (const config::LoadError&) {
-      // (a file that loads only with its overrides: what they make of it is what runs)
+      as_written = nullptr;
     }
-    if (file)
-      if (auto stale = config::stale_calibration(*file, workload_path))
-        throw *stale;
   }
+  if (as_written)
+    if (auto stale = config::stale_calibration(*as_written, workload_path))
+      throw *stale;
   s.nodes = cli.vm["nodes"].as<long long>();
   if (auto problem = platform::allocation_problem(s.platform, s.nodes))
     throw UsageError("--nodes: " + *problem);
