@@ -8,7 +8,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib import ticker
 
-from .text import fmt, fmt_n, mpl_text, plain_tick, wrap
+from .text import fmt, fmt_n, mpl_text, plain_tick, wrap, wrap_lines
 
 
 def question(results):
@@ -121,9 +121,29 @@ def log_y_plain(ax):
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def legend_below(ax, handles, title=None, ncol=1):
+# Characters of legend text (8 pt) an inch of a column holds, with room to spare.
+LEGEND_CHARS_PER_IN = 15
+
+
+def legend_below(ax, handles, title=None, ncol=1, width_in=6.0):
+    """A legend under the axes whose labels (and title) are wrapped to columns `width_in`
+    inches wide together, so that long names make the legend taller, never the figure wider
+    (which would squeeze the axes). Returns the lines the wrapping added to a column, for the
+    caller to make the figure that much taller (about 0.2 inch a line)."""
+    chars = max(20, int((width_in / ncol - 0.6) * LEGEND_CHARS_PER_IN))
+    added = 0
+    for h in handles:
+        text = h.get_label()
+        wrapped = wrap_lines(text, chars)
+        added += wrapped.count("\n") - text.count("\n")
+        h.set_label(wrapped)
+    if title:
+        wrapped = wrap_lines(title, max(20, int((width_in - 0.6) * LEGEND_CHARS_PER_IN)))
+        added += ncol * (wrapped.count("\n") - title.count("\n"))
+        title = wrapped
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
               frameon=False, title=title, title_fontsize=8, alignment="left")
+    return math.ceil(added / ncol)
 
 
 def scaling_title(scaling, what):

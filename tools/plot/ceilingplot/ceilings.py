@@ -42,11 +42,17 @@ def _clear(width, start, marker, lo, hi, axis_in):
     return not start / 10 ** (0.06 * per_in) < marker < end
 
 
-def _ceiling_text(c, suffix, mixed_references):
+def _largest_n(c):
+    return float(c.data["n"].max())
+
+
+def _ceiling_text(c, suffix, mixed_references, mixed_largest):
     """The label after a ceiling's bar."""
     text = f"{fmt(c.ceiling)}×" + ("" if c.amdahl_shaped or not suffix else " (not Amdahl-shaped)")
     if mixed_references:  # a ceiling is over its own curve's smallest N
         text += f" over N = {fmt_n(c.n_reference)}"
+    if mixed_largest:  # (an interrupted sweep: the fits span different N, which the bars hide)
+        text += f", fit to N = {fmt_n(_largest_n(c))}"
     return text
 
 
@@ -54,6 +60,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     y = np.arange(len(group))[::-1]
     labels = [wrap(label(c), 34) for c in group]
     mixed_references = len({c.n_reference for c in group}) > 1
+    mixed_largest = len({_largest_n(c) for c in group}) > 1
     fig = ax.figure
     # The axis is about the panel less its tick labels.
     axis_in = panel_w - 0.45 - max(_width_in(fig, t) for t in "\n".join(labels).split("\n"))
@@ -70,7 +77,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     # A label that the marker would cover starts after it (after_marker, below): 0.1 inch on.
     for c, b in zip(group, best):
         if math.isfinite(c.ceiling) and c.alpha > 0:
-            k = (_width_in(fig, _ceiling_text(c, suffix, mixed_references)) + 0.15) / max(axis_in, 1.0)
+            k = (_width_in(fig, _ceiling_text(c, suffix, mixed_references, mixed_largest)) + 0.15) / max(axis_in, 1.0)
             start = math.log10(c.ceiling * 1.08)
             if math.isfinite(b) and b >= c.ceiling * 1.08:
                 start, k = math.log10(b), k + 0.1 / max(axis_in, 1.0)
@@ -95,7 +102,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
         if math.isfinite(b):
             ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
         if math.isfinite(c.ceiling):
-            text = _ceiling_text(c, suffix, mixed_references)
+            text = _ceiling_text(c, suffix, mixed_references, mixed_largest)
             # After the bar, or after the marker where the marker would cover the text.
             at = value * 1.08
             if math.isfinite(b) and not _clear(_width_in(fig, text), at, b, lo, right,
@@ -151,7 +158,7 @@ def _cost_panel(ax, group, colour, scaling, cost_unit, ylim):
 def fig_ceiling(out, curves):
     cs = [c for c in curves if c.rows >= 2 and not math.isnan(c.ceiling)]
     panels = scaling_panels(cs, 2)
-    if len([c for c in curves if c.rows]) < 2 or not panels:
+    if len(cs) < 2 or not panels:
         return out.note("skipped ceiling: fewer than two curves with an Amdahl fit "
                         "(nothing to compare)")
     cost_unit = costs.unit(out.results) if costs.has_costs(out.results) else ""

@@ -27,15 +27,15 @@ def many(groups):
 
 
 class Looks:
-    """Colour by platform (by variant when there is one platform), marker and line by variant,
-    the same for a platform and variant in every panel and figure."""
+    """Colour by platform (by variant when there is one platform), marker and line by variant
+    (with one platform too, so that a curve under another still shows its markers), the same
+    for a platform and variant in every panel and figure."""
 
     def __init__(self, curves):
         platforms = unique(c.platform for c in curves)
         variants = unique(c.variant for c in curves)
         self.colour_key = "platform" if len(platforms) > 1 or len(variants) == 1 else "variant"
-        self.style_key = "variant" if self.colour_key == "platform" and len(variants) > 1 \
-            else None
+        self.style_key = "variant" if len(variants) > 1 else None
         coloured = platforms if self.colour_key == "platform" else variants
         palette = plt.get_cmap("tab10" if len(coloured) <= 10 else "tab20").colors
         self.colours = {k: mcolors.to_hex(palette[i % len(palette)])
@@ -65,8 +65,13 @@ class Looks:
 
     def short_label(self, c):
         """The curve within a panel of one workload and scaling."""
-        parts = [getattr(c, k) for k in (self.colour_key, self.style_key) if k]
-        return mpl_text(" / ".join(parts))
+        keys = unique(k for k in (self.colour_key, self.style_key) if k)
+        return mpl_text(" / ".join(getattr(c, k) for k in keys))
+
+    def _style_handle(self, k, colour):
+        marker, ls, filled = self.styles[k]
+        return Line2D([], [], color=colour, marker=marker, ms=5, ls=ls, lw=1.4,
+                      mfc=colour if filled else "white", mec=colour, label=mpl_text(k))
 
     def legend_entries(self, curves):
         """The length of the longest column of legend_columns."""
@@ -75,16 +80,13 @@ class Looks:
     def legend_columns(self, curves):
         """Legend columns (title, handles) for the colours and the styles of these curves."""
         shown = unique(getattr(c, self.colour_key) for c in curves)
+        if self.colour_key == self.style_key:  # one column: each variant's colour and marker
+            return [("variant", [self._style_handle(k, self.colours[k]) for k in shown])]
         columns = [(self.colour_key, [Line2D([], [], color=self.colours[k], lw=2.6,
                                              label=mpl_text(k)) for k in shown])]
         if self.style_key:
-            handles = []
-            for k in unique(c.variant for c in curves):
-                marker, ls, filled = self.styles[k]
-                handles.append(Line2D([], [], color="0.25", marker=marker, ms=5, ls=ls, lw=1.4,
-                                      mfc="0.25" if filled else "white", mec="0.25",
-                                      label=mpl_text(k)))
-            columns.append(("variant", handles))
+            columns.append(("variant", [self._style_handle(k, "0.25")
+                                        for k in unique(c.variant for c in curves)]))
         return columns
 
 
@@ -140,6 +142,7 @@ class LineGrid:
 
     def __init__(self, out, panels, proxies, panel_h=3.5, lines_per_curve=1):
         self.out = out
+        self.added_lines = 0   # (lines that wrapping long names added to the tallest legend)
         self.faceted = many(panels)
         self.looks = Looks(out.results.curves) if self.faceted else None
         if not self.faceted:  # (a curve's legend entry takes lines_per_curve lines)
@@ -185,9 +188,13 @@ class LineGrid:
     def legend(self, cell, handles, proxies):
         """The legend under a panel per scaling; nothing in a grid (see finish)."""
         if not self.faceted:
-            legend_below(cell.ax, handles + proxies, title=common_parts(cell.curves) or None)
+            added = legend_below(cell.ax, handles + proxies,
+                                 title=common_parts(cell.curves) or None)
+            self.added_lines = max(self.added_lines, added)
 
     def finish(self, proxies, name, note=None):
+        if self.added_lines:  # long names wrapped in a legend: as much taller
+            self.fig.set_figheight(self.fig.get_figheight() + 0.2 * self.added_lines)
         if self.faceted:
             curves = [c for cell in self.cells for c in cell.curves]
             columns_legend(self.fig, self.looks.legend_columns(curves) + [("lines", proxies)],

@@ -37,7 +37,10 @@ def _surface(ax, x_hi, y_lo, y_hi):
         if not y_lo * 2 <= y <= y_hi / 2:
             y = min(max(y, y_lo * 2), y_hi / 2)
             x = 1 + (1 / level - 1) / y
-        spots.append((x, y))
+        # A line that enters the view only at its right edge, or not at all, gets no label: its
+        # spot would go to the nearest other line, which then had a second label cut by the edge.
+        if x <= x_hi / 1.3:
+            spots.append((x, y))
     # (on a light box of their own, over the whole line: cutting the line under a label goes
     # wrong on log axes, where it removed whole stretches of the E = 0.5 and 0.9 lines, and the
     # darkest fills would hide dark text)
@@ -52,6 +55,8 @@ def _axes(ax, x_hi, y_lo, y_hi):
     ax.set_yscale("log")
     ax.set_xlim(1, x_hi)
     ax.set_ylim(y_lo, y_hi)
+    if x_hi < 30:  # under 1.5 decades: label 2 and 5 too, or the axis has one label
+        ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1, 2, 5)))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     ax.grid(False)
@@ -102,7 +107,8 @@ def fig_efficiency_surface(out, curves):
     ax.set_title(TITLE)
     bar = fig.colorbar(cf, ax=ax, shrink=0.9, pad=0.02)
     bar.set_label("efficiency E (ratio)")
-    legend_below(ax, handles, title=common_parts(cs) or None, ncol=ncol)
+    added = legend_below(ax, handles, title=common_parts(cs) or None, ncol=ncol, width_in=9.0)
+    fig.set_figheight(fig.get_figheight() + 0.21 * added)
     out.save(fig, "efficiency_surface")
 
 

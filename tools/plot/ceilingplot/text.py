@@ -68,3 +68,8 @@ def mpl_text(text):
 
 def wrap(text, width):
     return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def wrap_lines(text, width):
+    """Each line of text wrapped to `width` characters (its line breaks kept)."""
+    return "\n".join(wrap(line, width) for line in str(text).split("\n"))

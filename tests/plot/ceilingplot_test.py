@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The pictures' rules for unusual result stores (tools/plot/ceilingplot), each against what it
+must give exactly:
+- a legend under a panel wraps a long name to its column (6 inches less 0.6 for the handle, at
+  15 characters an inch: 81 characters) and says how many lines that added, so that the figure
+  grows taller, not wider;
+- with one platform and several variants, every variant has a colour and a marker and line of
+  its own (a curve drawn over another still shows its markers), in one legend column;
+- the efficiency surface labels only the lines E = 0.1, 0.5, 0.9 in view: with r up to 8 and
+  1 - alpha up to 1, E = 0.1 needs 1 - alpha = 9 / (r - 1) >= 9 / 7 > 1, out of view;
+- a ceiling bar says up to which N its fit goes where the curves' largest N differ (an
+  interrupted sweep);
+- the ceiling figure compares ceilings: it is skipped where only one curve has a fit.
+usage: ceilingplot_test.py ROOT
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+sys.path.insert(0, os.path.join(sys.argv[1], "tools", "plot"))
+from ceilingplot import axes, ceilings, facets, surface  # noqa: E402
+from ceilingplot.store import Curve  # noqa: E402
+
+failures = 0
+
+
+def check(what, ok, detail=""):
+    global failures
+    if not ok:
+        failures += 1
+        print(f"FAIL: {what} {detail}")
+
+
+def curve(variant, n, ceiling=100.0, platform="P100", scaling="weak"):
+    n = np.array(n, dtype=float)
+    return Curve(index=0, id=f"{platform}/{variant}/{scaling}", platform=platform,
+                 workload="ResNet-50", variant=variant, scaling=scaling, n_unit="nodes",
+                 n_reference=float(n[0]), alpha=1 - 1 / ceiling if math.isfinite(ceiling)
+                 else math.nan, ceiling=ceiling, n_half_fit=math.nan,
+                 n_doubling_fit=math.nan, residual=0.0, amdahl_shaped=True,
+                 n_half_measured=math.nan, n_doubling_measured=math.nan,
+                 alpha_eff_at_largest_n=math.nan, dominant_term="communication",
+                 data={"n": n, "speedup": n / n[0] * 0.9})
+
+
+# A long name wraps; the lines added are counted; a short one stays as it is.
+fig, ax = plt.subplots()
+long_name = " ".join(["word"] * 30)       # 149 characters: 81, then 67
+handles = [Line2D([], [], label=long_name), Line2D([], [], label="short")]
+added = axes.legend_below(ax, handles, width_in=6.0)
+lines = handles[0].get_label().split("\n")
+check("a long legend label wraps to 81 characters", max(map(len, lines)) <= 81 and len(lines) == 2,
+      repr(lines))
+check("the lines the wrapping added are returned", added == 1, f"got {added}")
+check("a short label stays as it is", handles[1].get_label() == "short")
+check("nothing added where every label fits",
+      axes.legend_below(ax, [Line2D([], [], label="short")]) == 0)
+plt.close(fig)
+
+# One platform, three variants: a colour and a marker each, in one legend column.
+cs = [curve(v, [1, 2, 4]) for v in ("ring", "tree", "halving")]
+looks = facets.Looks(cs)
+markers = {looks.line(c)["marker"] for c in cs}
+colours = {looks.line(c)["color"] for c in cs}
+check("each variant of one platform has its own marker", len(markers) == 3, str(markers))
+check("each variant of one platform has its own colour", len(colours) == 3, str(colours))
+columns = looks.legend_columns(cs)
+check("one legend column, of the variants",
+      [title for title, _ in columns] == ["variant"] and len(columns[0][1]) == 3, str(columns))
+check("the legend shows each variant's marker and colour",
+      [(h.get_marker(), h.get_color()) for h in columns[0][1]] ==
+      [(looks.line(c)["marker"], looks.line(c)["color"]) for c in cs])
+check("a curve's short label names its variant once", looks.short_label(cs[1]) == "tree")
+two_platforms = facets.Looks(cs + [curve("ring", [1, 2], platform="V100")])
+check("with two platforms: colour by platform, a column for the variants",
+      [t for t, _ in two_platforms.legend_columns(cs)] == ["platform", "variant"])
+
+
+def surface_labels(x_hi, y_lo):
+    fig, ax = plt.subplots()
+    surface._surface(ax, x_hi, y_lo, 1.0)
+    surface._axes(ax, x_hi, y_lo, 1.0)
+    labels = [(t.get_text(), t.get_position()[0]) for t in ax.texts]
+    plt.close(fig)
+    return labels
+
+
+labels = surface_labels(8.0, 1e-3)
+check("r up to 8: E = 0.5 and 0.9 labelled once each, E = 0.1 (out of view) not",
+      sorted(t for t, _ in labels) == ["E = 0.5", "E = 0.9"], str(labels))
+check("r up to 8: every label inside the axes", all(1 < x < 8 for _, x in labels), str(labels))
+labels = surface_labels(16384.0, 1e-6)
+check("r up to 16,384: the three lines labelled",
+      sorted(t for t, _ in labels) == ["E = 0.1", "E = 0.5", "E = 0.9"], str(labels))
+
+# Ceilings of fits over different largest N say so; over the same N they do not.
+cut, whole = curve("ideal", [1, 2, 4, 8], 1250.0), curve("horovod", [1, 2, 4, 8, 16], 1780.0)
+check("a ceiling names its fit's largest N where they differ",
+      ceilings._ceiling_text(cut, True, False, True) == "1,250×, fit to N = 8",
+      ceilings._ceiling_text(cut, True, False, True))
+check("and not where they are the same", ceilings._ceiling_text(whole, True, False, False) == "1,780×")
+
+
+class Out:
+    def __init__(self):
+        self.notes = []
+
+    def note(self, text):
+        self.notes.append(text)
+
+
+out = Out()
+ceilings.fig_ceiling(out, [curve("ideal", [1, 2, 4]), curve("horovod", [1, 2, 4], math.nan)])
+check("the ceiling figure is skipped where one curve has a fit",
+      out.notes and out.notes[0].startswith("skipped ceiling"), str(out.notes))
+
+print(f"{failures} failure(s)" if failures else "all passed")
+sys.exit(1 if failures else 0)
