@@ -157,9 +157,14 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   TableReader file(root, "", path);
   workload::WorkloadSpec w;
   TableReader head = file.table("workload");
-  if (head.has("kind"))
-    head.fail("kind", "this is an HPC workload (kind = \"" + head.string("kind") +
-                          "\"): run it with `ceiling hpc`, not as a training workload");
+  if (head.has("kind")) {
+    const std::string kind = head.string("kind");
+    if (kind == "hpl" || kind == "hpcg")
+      head.fail("kind", "this is an HPC workload (kind = \"" + kind +
+                            "\"): run it with `ceiling hpc`, not as a training workload");
+    head.fail("kind", "\"" + kind + "\": a training workload has no kind; kind = \"hpl\" or \"hpcg\" "
+                      "marks an HPC workload, which `ceiling hpc` runs");
+  }
   w.name = head.name("name", "it labels the outputs");
   w.title = head.heading("title", most_title_characters);
   w.domain = head.string("domain");

@@ -100,6 +100,7 @@ for table, key, values in [
         ("workload", "batch_per_worker", integer[:5]), ("workload", "precision", ['"fp8"', "32"]),
         ("workload", "granularity", ['"atom"']), ("workload", "input_bytes", ["-1", '"a lot"']),
         ("workload", "name", ["1"]), ("workload", "optimizer_bytes_per_parameter", ['"-20 B"']),
+        ("workload", "kind", ['"foo"', '"hpl"', "1"]),
         ("reference", "params", ["-1", '"25M"', "25557000"]), ("reference", "forward_flop", ["7916000000"]),
         ("calibration", "measured_throughput", ["0", "-1", '"fast"']), ("calibration", "batch", ["0", "1e3"]),
         ("calibration", "compute_efficiency", ["0", "3"]), ("calibration", "memory_efficiency", ["1.5"]),
