@@ -108,7 +108,7 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
     e.batch = t.optional_integer("batch", 1, max_batch);
     e.global_batch = t.optional_integer("global_batch", 1, max_batch * max_nodes);
   } else {
-    e.cost_per_node = t.optional_number("cost_per_node", 0, 1e15);
+    e.cost_per_node = t.optional_number("cost_per_node", 1e-9, 1e15); // (0 would make the performance per cost infinite)
   }
   e.where = where(t);
   e.global_batch_where = where(t, "global_batch");

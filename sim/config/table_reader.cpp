@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -13,6 +14,19 @@ namespace ceiling::config {
 namespace {
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+/// `value` as %g writes it with 6 significant digits (0.0001, 10, 1e-300), or more where that
+/// does not read back as `value`: a message says 0.10000001, not 0.1, of a value refused for
+/// being above 0.1.
+std::string shortest(double value) {
+  char text[64];
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value)
+      break;
+  }
+  return text;
+}
 
 /// Edit distance for "did you mean" suggestions: insertions, deletions, substitutions and swaps of
 /// two neighbouring characters, one each (the optimal string alignment distance: "fp23" is one
@@ -407,10 +421,8 @@ std::optional<double> TableReader::optional_number(std::string_view key, double 
     fail(key, "expected a number, got " + type_name(*node));
   const double value = number_of(*node);
   if (!std::isfinite(value) || value < min || (min_exclusive && value == min) || value > max) {
-    std::ostringstream message;
-    message << "must be " << (min_exclusive ? "greater than " : "at least ") << min << " and at most "
-            << max << ", got " << value;
-    fail(key, message.str());
+    fail(key, "must be " + std::string(min_exclusive ? "greater than " : "at least ") + shortest(min) +
+                  " and at most " + shortest(max) + ", got " + shortest(value));
   }
   return value;
 }
@@ -491,10 +503,7 @@ std::vector<ScalarEntry> TableReader::scalar_entries(std::string_view key) {
     else if (node.is_integer())
       text << node.as_integer()->get();
     else if (node.is_floating_point()) {
-      char shortest[64]; // the shortest text that reads back as the same double
-      const auto end = std::to_chars(shortest, shortest + sizeof shortest,
-                                     node.as_floating_point()->get()).ptr;
-      text << std::string_view(shortest, static_cast<std::size_t>(end - shortest));
+      text << shortest(node.as_floating_point()->get());
     }
     else if (node.is_boolean())
       text << (node.as_boolean()->get() ? "true" : "false");

@@ -79,7 +79,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
     file.fail("measured", "missing: give at least one [[measured]] point (workers, throughput or efficiency)");
   for (auto& p : points) {
     analysis::MeasuredPoint m{.workers = p.integer("workers", 1, 10'000'000),
-                              .throughput_samples_per_s = p.optional_number("throughput", 0, 1e12, true),
+                              .throughput_samples_per_s = p.optional_number("throughput", 1e-3, 1e12), // (a sample in 1,000 s: a ratio to it stays printable)
                               .reported_efficiency = p.optional_number("efficiency", 0, 2, true),
                               .batch_per_worker = p.optional_integer("batch", 1, 10'000'000),
                               .options = run_options_of(p, "options", c.servers_per_node > 0, check)};

@@ -185,7 +185,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
 
   TableReader reference = file.table("reference");
   w.reference = {.params = reference.integer("params", 0, max_count),
-                 .forward_per_sample = reference.quantity<Flops>("forward", Sign::NonNegative),
+                 .forward_per_sample = reference.quantity<Flops>("forward", Sign::Positive),
                  .source = reference.string("source")};
   reference.reject_unknown_keys();
 

@@ -139,9 +139,11 @@ std::vector<Row> fits_table(const ResultFile& r) {
   return rows;
 }
 
-/// Writes `rows` to `path`, atomically (io/atomic_output.hpp).
+/// Writes `rows` to `path`, atomically (io/atomic_output.hpp); SIGINT or SIGTERM meanwhile
+/// removes the unfinished file and ends the process (the tables written before it stay).
 void write_file(const std::filesystem::path& path, const std::vector<Row>& rows) {
   AtomicOutput file(path.string());
+  const RemovedOnSignal guard(file);
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i)
       file.stream() << (i ? "," : "") << row[i];

@@ -5,6 +5,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include <csignal>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -42,6 +43,10 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
     argv.push_back(w.data());
   int argc = static_cast<int>(argv.size());
   engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  // SimGrid has set its own SIGINT handler, which ends the process with status 1, saying nothing
+  // below its verbose level: SIGINT acts as by default again (128 + 2 to the shell), as SIGTERM
+  // does; `ceiling run` then sets its own (replay/engine.cpp).
+  std::signal(SIGINT, SIG_DFL);
   // Factors as doubles, not through text: a decimal string would round them (std::to_string
   // keeps six decimals: 6e-7 became 1e-6, 4e-7 became 0).
   if (settings.latency_factor)

@@ -332,7 +332,9 @@ expect 0 "allocation: contiguous, 8 nodes on 1 of 14 groups" -- "${one[@]}" -n 8
 expect 0 "allocation: spread, 4 nodes on 4 of 14 groups (slots 0 384 768 1152)" -- "${one[@]}" -n 4 --allocation spread
 expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list 5000,5
 expect 0 "allocation: list, 2 nodes on 2 of 14 groups (slots 5 5000)" -- "${one[@]}" -n 2 --node-list " 5000, 5 "
-expect 2 'ceiling: error: --seed: expected a whole number from 0 to 18446744073709551615, got "-1"' -- "${one[@]}" -n 2 --seed -1
+expect 2 'ceiling: error: --seed: expected a whole number from 0 to 9223372036854775807, got "-1"' -- "${one[@]}" -n 2 --seed -1
+# (a seed as an experiment's TOML integers, the result store and the JSON hold it)
+expect 2 'ceiling: error: --seed: expected a whole number from 0 to 9223372036854775807, got "9223372036854775808"' -- "${one[@]}" -n 2 --seed 9223372036854775808
 expect 2 "ceiling: error: --node-list: the list has 1 node, the run 2" -- "${one[@]}" -n 2 --node-list 5
 expect 2 "ceiling: error: --node-list: node 5 is twice in the list" -- "${one[@]}" -n 2 --node-list 5,5
 expect 2 "node 5320 of the list is not one of the machine's nodes 0 to 5319" -- "${one[@]}" -n 2 --node-list 5,5320
@@ -416,8 +418,8 @@ print('same')"
 expect 2 "--seeds: seed 5 is given twice" -- "${seeds[@]}" --seeds 5,5
 expect 2 "give --seed or --seeds, not both" -- "${seeds[@]}" --seeds 5 --seed 3
 expect 2 "--trace goes with a single run, not with --seeds" -- "${seeds[@]}" --seeds 5 --trace "$tmp/t.json"
-expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got "x"' -- "${seeds[@]}" --seeds 5,x
-expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), got " -5"' -- "${seeds[@]}" --seeds "5, -5"
+expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), each from 0 to 9223372036854775807, got "x"' -- "${seeds[@]}" --seeds 5,x
+expect 2 '--seeds: expected comma-separated seeds ("1,2,3"), each from 0 to 9223372036854775807, got " -5"' -- "${seeds[@]}" --seeds "5, -5"
 expect 2 "got a trailing comma" -- "${seeds[@]}" --seeds 5,6,
 expect 2 "--jobs goes with --seeds" -- "${seeds[@]}" --jobs 2
 expect 0 "spread over 2 seeds" -- "${seeds[@]}" --seeds=5,6 --jobs=2
@@ -496,6 +498,16 @@ expect 130 "" -- bash -c "exit $?"
 expect 0 "of 100000 iterations finished" -- cat "$tmp/int.txt"
 expect 0 "mean " -- cat "$tmp/int.txt"
 expect 0 "stopping after the current iteration" -- cat "$tmp/int.err"
+
+# Interrupted, hpc ends by the signal too (SimGrid's own handler, once the engine started, exited
+# with status 1). HPL on 2,048 nodes with NB = 16 takes most of a minute: the signal comes first.
+"$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 2048 \
+  --set hpl.block_size=16 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+expect 130 "" -- bash -c "exit $?"
 
 # The results come before the trace, whose writing takes a while here (every message of 128
 # nodes, three iterations): a signal then removes its unfinished file, the run ends with 143; a

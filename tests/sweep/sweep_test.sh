@@ -238,6 +238,11 @@ store() {
   expect 2 "small.h5 was made from another experiment text or other input files" -- \
     "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
 
+  # The same experiment reached by another path (from another directory) is refused by --resume:
+  # the points' commands would name their files in two ways.
+  expect 2 "small.h5 was made from the experiment \"$small\" (as typed, from the directory the sweep ran in), this is \"sweep/small.toml\"" -- \
+    bash -c "cd '$root/tests' && '$ceiling' sweep sweep/small.toml --resume -o '$tmp/small.h5'"
+
   # More jobs than file descriptors allow: the sweep goes on with the points already running.
   expect 0 "going on with" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds.h5"
   expect 0 "wrote fds2.h5: 64 points, 0 failed" -- bash -c "ulimit -n 40; '$ceiling' sweep '$small' -j 30 -o fds2.h5"
@@ -309,6 +314,22 @@ outputs() {
   expect 2 "a_file: is a file, not a folder: -o names the folder the pictures go to" -- "$ceiling" report pictures.h5 -o a_file
   expect 0 "Ceiling" -- cat report/report.md
   expect 0 "N ref: the curve's smallest finished N" -- cat report/report.md
+
+  # Interrupted, plot and report end with 128 + the signal, say so in a line (no Python
+  # traceback) and leave no temporary file: the one being written is removed. (The run's start
+  # alone, loading matplotlib, takes longer than the second the signals wait.)
+  for sig in INT:130 TERM:143; do
+    status=${sig#*:} sig=${sig%:*}
+    "$ceiling" report pictures.h5 -o "cut-$sig" >/dev/null 2>"cut-$sig.err" &
+    pid=$!
+    sleep 1.2
+    kill -"$sig" "$pid"
+    wait "$pid"
+    expect "$status" "" -- bash -c "exit $?"
+    expect 0 "ceiling: interrupted: the files written before stay" -- cat "cut-$sig.err"
+    expect 1 "" -- grep -q Traceback "cut-$sig.err"
+    expect 0 "" -- test -z "$(find "cut-$sig" -name '*.tmp')"
+  done
   expect 0 "data:image/png;base64," -- cat report/report.html
   # A curve of one node count has nothing measured beyond its reference: no efficiency at a
   # largest N, no N reached or not.
@@ -318,6 +339,12 @@ outputs() {
   expect 0 "report.html" -- "$ceiling" report one_n.h5 -o one_n_report
   expect 0 "N at E = 0.5 (simulated) | — (one node count: nothing measured)" -- cat one_n_report/report.md
   expect 1 "" -- grep -q "not reached (largest N" one_n_report/report.md
+  # Plotted into a folder of another store's figures, it removes those it does not have.
+  cp -r plots one_n_plots
+  expect 0 "removed one_n_plots/speedup.png: a figure of an earlier run, which this store does not have" -- \
+    "$ceiling" plot one_n.h5 -o one_n_plots
+  expect 0 "" -- test ! -e one_n_plots/speedup.svg
+  expect 0 "" -- test -s one_n_plots/breakdown.png
 
   # Bad result files: a clear error and exit 2 from plot, report and export.
   mkfifo fifo.h5

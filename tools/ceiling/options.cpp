@@ -17,7 +17,7 @@ namespace ceiling::tools {
 std::optional<std::uint64_t> seed_of(std::string_view text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || value > max_seed)
     return std::nullopt;
   return value;
 }
@@ -28,7 +28,7 @@ void validate(boost::any& out, const std::vector<std::string>& tokens, Seed*, in
   const std::string& text = po::validators::get_single_string(tokens);
   const auto value = seed_of(text);
   if (!value)
-    throw po::error("--seed: expected a whole number from 0 to 18446744073709551615, got \"" + text + "\"");
+    throw po::error("--seed: expected a whole number from 0 to " + std::to_string(max_seed) + ", got \"" + text + "\"");
   out = Seed{*value};
 }
 

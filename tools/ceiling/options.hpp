@@ -31,8 +31,12 @@ struct CommandLine {
   units::DataSize positive_size(const char* option) const;
 };
 
-/// A seed as written: decimal digits alone, 0 to 2^64 - 1; nullopt otherwise ("-1", which an
-/// unsigned parse would wrap to 2^64 - 1, "1e3", "").
+/// The largest seed: an experiment's seeds are TOML integers, and the result store and the
+/// JSON outputs hold seeds as signed 64-bit integers.
+inline constexpr std::uint64_t max_seed = 9223372036854775807ULL;
+
+/// A seed as written: decimal digits alone, 0 to max_seed; nullopt otherwise ("-1", which an
+/// unsigned parse would wrap to 2^64 - 1, "1e3", "", 2^63).
 std::optional<std::uint64_t> seed_of(std::string_view text);
 
 /// The value of a `--seed` option (po::value<Seed>()), refused unless seed_of() reads it (the

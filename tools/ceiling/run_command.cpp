@@ -142,7 +142,8 @@ std::vector<std::uint64_t> seeds_of(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');) {
     const auto read = seed_of(item);
     if (!read)
-      throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), got \"" + item + "\"");
+      throw UsageError("--seeds: expected comma-separated seeds (\"1,2,3\"), each from 0 to " + std::to_string(max_seed) +
+                       ", got \"" + item + "\"");
     const std::uint64_t seed = *read;
     if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
       throw UsageError("--seeds: seed " + item + " is given twice");

@@ -146,6 +146,13 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
     if (before.tool_version != r.tool_version)
       throw SweepError(setup.output + " was made by ceiling " + before.tool_version + ", this is " +
                        r.tool_version + ": --overwrite starts again, -o writes elsewhere");
+    // The points' commands name their files as the experiment's path was typed: another spelling
+    // (another current directory) would store some points' files one way and the rest another.
+    if (before.experiment_path != r.experiment_path)
+      throw SweepError(setup.output + " was made from the experiment \"" + before.experiment_path +
+                       "\" (as typed, from the directory the sweep ran in), this is \"" + r.experiment_path +
+                       "\": resume from that directory with that path (its points' commands name their "
+                       "files relative to it), or --overwrite starts again");
     // The store keeps the command that started it and each that continued it, a line each.
     r.command_line = before.command_line + "\n" + command_line;
     for (const sweep::PointRecord& p : before.points) {

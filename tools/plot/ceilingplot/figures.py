@@ -1,5 +1,6 @@
 """The list of figures (name, drawing function, heading, caption) and drawing them all."""
 
+import re
 import sys
 
 import matplotlib.pyplot as plt
@@ -7,6 +8,7 @@ import matplotlib.pyplot as plt
 from . import style
 from .bars import fig_breakdown, fig_breakdown_share, fig_nonparallel_parts
 from .ceilings import fig_ceiling
+from .output import say
 from .lines import fig_efficiency, fig_nonparallel_fraction, fig_speedup, fig_throughput
 from .surface import fig_efficiency_surface
 from .text import fmt_n
@@ -80,4 +82,19 @@ def draw_all(out):
             print(f"ceiling: error: internal error while drawing {name}: "
                   f"{type(e).__name__}: {e}", file=sys.stderr)
             ok = False
+    remove_stale(out)
     return ok
+
+
+def remove_stale(out):
+    """Removes the figures of these names that an earlier run left in the folder and this store
+    does not have (skipped here, or a part NAME-K beyond this store's): the folder shows one
+    store's figures, never a mix."""
+    written = {png.stem for _, png, _ in out.figures}
+    for name, *_ in FIGURES:
+        own = re.compile(re.escape(name) + r"(-[0-9]+)?")
+        for path in sorted(out.dir.iterdir()):
+            if path.suffix in (".png", ".svg") and own.fullmatch(path.stem) and \
+                    path.stem not in written and path.is_file():
+                path.unlink()
+                say(f"removed {path}: a figure of an earlier run, which this store does not have")
