@@ -177,6 +177,8 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
   return std::nullopt;
 }
 
+workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode); // (below, with the buckets)
+
 std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) {
   if (!s.platform.node.is_gpu_node())
     return std::nullopt;
@@ -184,16 +186,24 @@ std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) 
   // From two workers on, parameter servers apply the update (make_iteration_plan)
   const bool on_servers = s.options.software.collective == collectives::Algorithm::ParameterServer &&
                           parameter_server_workers(s) >= 2;
-  return workload::device_memory(s.workload, s.workload.batch_per_worker, compute_precision(mode),
-                                 gradient_precision(mode),
-                                 on_servers ? workload::OptimizerState::OnServers : workload::OptimizerState::OnDevice);
+  auto need = workload::device_memory(s.workload, s.workload.batch_per_worker, compute_precision(mode),
+                                      gradient_precision(mode),
+                                      on_servers ? workload::OptimizerState::OnServers : workload::OptimizerState::OnDevice);
+  if (const long long ranks = rank_count(s); ranks >= 2) // (the tables the stack exchanges sparse)
+    need.gathered = workload::gathered_gradient(densified(s, mode), static_cast<double>(ranks), gradient_precision(mode),
+                                                s.workload.batch_per_worker);
+  return need;
 }
 
 std::optional<std::string> memory_problem(const Scenario& s) {
   const auto estimate = device_memory_estimate(s);
   if (!estimate)
     return std::nullopt;
-  return workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker, *s.platform.node.gpu);
+  auto problem = workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker, *s.platform.node.gpu);
+  if (problem && estimate->gathered.bytes() > 0)
+    *problem += " (exchanged dense, --set software.sparse_gradients=cheaper or dense, the embedding gradients are "
+                "not gathered)";
+  return problem;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 #include "workload/device_memory.hpp"
 
 #include "units/parse.hpp"
+#include "workload/gradient_buckets.hpp"
 #include "workload/layer_graph.hpp"
 
 #include <algorithm>
@@ -52,15 +53,32 @@ DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision
           .inputs = units::DataSize::from_bytes(w.input_per_sample.bytes() * batch)};
 }
 
+units::DataSize gathered_gradient(const WorkloadSpec& w, double ranks, platform::Precision gradients, int batch) {
+  double largest = 0;
+  for (std::size_t i = 0; i < w.layers.size(); ++i)
+    if (w.layers[i].embedding) {
+      const auto g = sparse_gradient(w.layers[i], static_cast<int>(i), element_bytes(gradients), batch);
+      largest = std::max(largest, ranks * (g.bytes.bytes() + g.index_bytes().bytes()));
+    }
+  return units::DataSize::from_bytes(largest);
+}
+
+std::string parts_text(const DeviceMemory& need) {
+  std::string text = "weights " + units::to_string(need.weights) + ", gradients " + units::to_string(need.gradients) +
+                     ", optimizer state " + units::to_string(need.optimizer_state) + ", activations " +
+                     units::to_string(need.activations) + ", inputs " + units::to_string(need.inputs);
+  if (need.gathered.bytes() > 0)
+    text += ", gathered embedding gradients " + units::to_string(need.gathered);
+  return text;
+}
+
 std::optional<std::string> memory_shortfall(const DeviceMemory& need, const WorkloadSpec& w, int batch,
                                             const platform::GpuSpec& gpu) {
   if (need.total().bytes() <= gpu.memory.bytes())
     return std::nullopt;
   return "a batch of " + std::to_string(batch) + " samples of " + w.name + " per GPU needs at least " +
-         units::to_string(need.total()) + " of device memory (weights " + units::to_string(need.weights) +
-         ", gradients " + units::to_string(need.gradients) + ", optimizer state " +
-         units::to_string(need.optimizer_state) + ", activations " + units::to_string(need.activations) +
-         ", inputs " + units::to_string(need.inputs) + "), more than the " + units::to_string(gpu.memory) + " of the " + gpu.model;
+         units::to_string(need.total()) + " of device memory (" + parts_text(need) + "), more than the " +
+         units::to_string(gpu.memory) + " of the " + gpu.model;
 }
 
 } // namespace ceiling::workload

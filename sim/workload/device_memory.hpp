@@ -22,7 +22,10 @@ namespace ceiling::workload {
 ///   precision: a layer's memory bytes count its inputs and its output, so its output is its
 ///   memory bytes less its inputs' layers' outputs; the sum of these, or half the memory bytes
 ///   of all layers (a chain's count, one layer's output the next one's input), the lesser;
-/// - inputs: the batch being computed, `batch` times the input bytes per sample.
+/// - inputs: the batch being computed, `batch` times the input bytes per sample;
+/// - gathered embedding gradients, where the stack all-gathers them (gathered_gradient): the
+///   largest table's rows and ids from every rank, the all-gather's result, which the framework
+///   holds whole to apply it (Horovod's allgather of TensorFlow's IndexedSlices).
 /// A batch whose estimate exceeds the device's memory cannot run; one within it may still not.
 struct DeviceMemory {
   units::DataSize weights;
@@ -30,8 +33,13 @@ struct DeviceMemory {
   units::DataSize optimizer_state;
   units::DataSize activations;
   units::DataSize inputs;
-  units::DataSize total() const { return weights + gradients + optimizer_state + activations + inputs; }
+  units::DataSize gathered;
+  units::DataSize total() const { return weights + gradients + optimizer_state + activations + inputs + gathered; }
 };
+
+/// The parts of `need`, as messages list them: "weights 102.2 MB, gradients ..., inputs 38.54
+/// MB" (and the gathered embedding gradients where there are any).
+std::string parts_text(const DeviceMemory& need);
 
 /// Where the rank keeps the optimizer's state: on its device when it updates its own weights,
 /// not when parameter servers apply the update.
@@ -39,6 +47,11 @@ enum class OptimizerState : bool { OnDevice, OnServers };
 
 DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision compute,
                            platform::Precision gradients, OptimizerState state);
+
+/// The largest all-gathered embedding gradient a rank holds: over the embedding layers of `w`
+/// (those the stack exchanges sparse), `ranks` times the rows a batch of `batch` touches, at
+/// the gradient precision, and their ids; zero without embedding layers.
+units::DataSize gathered_gradient(const WorkloadSpec& w, double ranks, platform::Precision gradients, int batch);
 
 /// Why `need`, for `batch` samples of `w` per GPU, exceeds the memory of `gpu` (the reason
 /// `ceiling run` refuses such a batch with); nothing where it fits.

@@ -351,6 +351,12 @@ expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB
   "${one[@]}" -n 1 --global-batch 1024
 expect 0 "device memory: at least 67.72 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
 expect 0 "device memory: at least 4.52 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
+# All-gathered, DIN's embedding gradients from 4,096 ranks (27.54 GB of its largest table) fill no
+# P100; exchanged dense where cheaper they are not gathered.
+expect 2 "gathered embedding gradients 27.54 GB), more than the 17.18 GB of the NVIDIA Tesla P100 PCIe 16 GB (exchanged dense" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4096
+expect 0 "device memory: at least 217.8 MB of 17.18 GB per GPU (weights 16.93 MB, gradients 16.93 MB, optimizer state 0 B, activations 183.9 MB, inputs 106.5 kB; a lower bound)" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4096 --iterations 1 --set software.sparse_gradients=cheaper
 expect 0 "note: 10 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 # A variant's overrides written into its options table are pointed to the variant's own list.
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal", set = ["platform.nodes=8"] }#' \

@@ -1,4 +1,5 @@
 // Gradient buckets: sizes, order, thresholds smaller than the largest layer, sparse gradients.
+#include "workload/device_memory.hpp"
 #include "workload/gradient_buckets.hpp"
 #include "workload/layer_graph.hpp"
 
@@ -80,6 +81,18 @@ TEST_CASE("embedding gradients are sparse: a row per lookup and its id, or each 
   const auto unique = plan_buckets(w, forward(w), bytes(1e9), platform::Precision::Fp32, 64);
   CHECK(unique.sparse[0].bytes.bytes() == 4000);
   CHECK(unique.sparse[0].index_bytes().bytes() == 800);
+}
+
+TEST_CASE("a rank holds the largest all-gathered embedding gradient: every rank's rows and ids of that table") {
+  WorkloadSpec w = chain({1000, 64, 2000});
+  CHECK(gathered_gradient(w, 16, platform::Precision::Fp32, 8).bytes() == 0); // no embedding table
+  w.layers[0].embedding = EmbeddingSpec{.rows = 100, .rows_per_sample = 3}; // 10 elements a row
+  w.layers[2].embedding = EmbeddingSpec{.rows = 50, .rows_per_sample = 1};  // 40 elements a row
+  // Expectation, batch 8 on 16 ranks: the first table 24 rows x 40 B + 24 x 4 B of ids = 1,056 B a
+  // rank, the third 8 x 160 + 8 x 4 = 1,312 B: the largest, 16 x 1,312 gathered. In fp16, 24 x 20
+  // + 96 = 576 and 8 x 80 + 32 = 672: 16 x 672.
+  CHECK(gathered_gradient(w, 16, platform::Precision::Fp32, 8).bytes() == 16 * 1312.0);
+  CHECK(gathered_gradient(w, 16, platform::Precision::Fp16, 8).bytes() == 16 * 672.0);
 }
 
 TEST_CASE("DDP fills buckets in parameter order, the first to its own limit, each closed once it reaches its limit") {

@@ -319,12 +319,9 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
                   100 * (replay::slowest_device_factor(gpus, spread) - 1), static_cast<unsigned long long>(o.seed));
   }
   if (const auto memory = replay::device_memory_estimate(s))
-    std::printf("device memory: at least %s of %s per GPU (weights %s, gradients %s, optimizer state %s, "
-                "activations %s, inputs %s; a lower bound)\n",
+    std::printf("device memory: at least %s of %s per GPU (%s; a lower bound)\n",
                 units::to_string(memory->total()).c_str(), units::to_string(s.platform.node.gpu->memory).c_str(),
-                units::to_string(memory->weights).c_str(), units::to_string(memory->gradients).c_str(),
-                units::to_string(memory->optimizer_state).c_str(), units::to_string(memory->activations).c_str(),
-                units::to_string(memory->inputs).c_str());
+                workload::parts_text(*memory).c_str());
   print_allocation(s, r);
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
