@@ -180,7 +180,7 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
 workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode); // (below, with the buckets)
 
 std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) {
-  if (!s.platform.node.is_gpu_node())
+  if (!workload::memory_capacity(s.platform.node))
     return std::nullopt;
   const PrecisionMode mode = resolved_precision(s);
   // From two workers on, parameter servers apply the update (make_iteration_plan)
@@ -199,7 +199,8 @@ std::optional<std::string> memory_problem(const Scenario& s) {
   const auto estimate = device_memory_estimate(s);
   if (!estimate)
     return std::nullopt;
-  auto problem = workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker, *s.platform.node.gpu);
+  auto problem = workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker,
+                                            *workload::memory_capacity(s.platform.node));
   if (problem && estimate->gathered.bytes() > 0)
     *problem += " (exchanged dense, --set software.sparse_gradients=cheaper or dense, the embedding gradients are "
                 "not gathered)";

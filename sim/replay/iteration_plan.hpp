@@ -131,8 +131,9 @@ struct ScenarioProblem {
 /// server count outside 1..N, a stack its platform cannot run), or nullopt.
 std::optional<ScenarioProblem> scenario_problem(const Scenario& s);
 
-/// One rank's device-memory lower bound (workload/device_memory.hpp) for `s`'s batch and
-/// precisions; nullopt on CPU nodes, whose host memory the platform files do not give.
+/// One rank's memory lower bound (workload/device_memory.hpp) for `s`'s batch and precisions, in
+/// its GPU's device memory or, on CPU nodes (one rank each), the node's host memory; nullopt on
+/// CPU nodes whose platform file gives no node.cpu.host_memory.
 std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s);
 
 /// Why `s`'s batch cannot fit in its GPU's memory, with the numbers, or nullopt when the

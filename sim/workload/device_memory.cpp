@@ -72,13 +72,21 @@ std::string parts_text(const DeviceMemory& need) {
   return text;
 }
 
+std::optional<MemoryCapacity> memory_capacity(const platform::NodeSpec& node) {
+  if (node.gpu)
+    return MemoryCapacity{node.gpu->memory, "GPU", "device memory", "the " + node.gpu->model};
+  if (node.cpu.host_memory)
+    return MemoryCapacity{*node.cpu.host_memory, "node", "host memory", "the node's host memory (node.cpu.host_memory)"};
+  return std::nullopt;
+}
+
 std::optional<std::string> memory_shortfall(const DeviceMemory& need, const WorkloadSpec& w, int batch,
-                                            const platform::GpuSpec& gpu) {
-  if (need.total().bytes() <= gpu.memory.bytes())
+                                            const MemoryCapacity& capacity) {
+  if (need.total().bytes() <= capacity.bytes.bytes())
     return std::nullopt;
-  return "a batch of " + std::to_string(batch) + " samples of " + w.name + " per GPU needs at least " +
-         units::to_string(need.total()) + " of device memory (" + parts_text(need) + "), more than the " +
-         units::to_string(gpu.memory) + " of the " + gpu.model;
+  return "a batch of " + std::to_string(batch) + " samples of " + w.name + " per " + capacity.per + " needs at least " +
+         units::to_string(need.total()) + " of " + capacity.kind + " (" + parts_text(need) + "), more than the " +
+         units::to_string(capacity.bytes) + " of " + capacity.holder;
 }
 
 } // namespace ceiling::workload

@@ -53,9 +53,21 @@ DeviceMemory device_memory(const WorkloadSpec& w, int batch, platform::Precision
 /// the gradient precision, and their ids; zero without embedding layers.
 units::DataSize gathered_gradient(const WorkloadSpec& w, double ranks, platform::Precision gradients, int batch);
 
-/// Why `need`, for `batch` samples of `w` per GPU, exceeds the memory of `gpu` (the reason
-/// `ceiling run` refuses such a batch with); nothing where it fits.
+/// The memory one rank's estimate must fit: a GPU's device memory, or on CPU nodes (one rank
+/// each) the node's host memory.
+struct MemoryCapacity {
+  units::DataSize bytes;
+  std::string per;    ///< what holds one rank's share: "GPU" or "node"
+  std::string kind;   ///< "device memory" or "host memory"
+  std::string holder; ///< "the NVIDIA Tesla P100 PCIe 16 GB", "the node's host memory (node.cpu.host_memory)"
+};
+
+/// The capacity of `node`'s computing device; none for a CPU node whose file gives no host_memory.
+std::optional<MemoryCapacity> memory_capacity(const platform::NodeSpec& node);
+
+/// Why `need`, for `batch` samples of `w` per rank, exceeds `capacity` (the reason `ceiling run`
+/// refuses such a batch with); nothing where it fits.
 std::optional<std::string> memory_shortfall(const DeviceMemory& need, const WorkloadSpec& w, int batch,
-                                            const platform::GpuSpec& gpu);
+                                            const MemoryCapacity& capacity);
 
 } // namespace ceiling::workload

@@ -661,7 +661,11 @@ expect 1 "" -- bash -c "grep '^calibrated on' '$tmp/w_order.txt' | grep -v '(.0.
 expect 0 "compute capability 6.0, 56 SMs; measured DGEMM 3.35 TFLOP/s, STREAM 499 GB/s each" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 '"dimensions": [' -- "$ceiling" platform show "$root/platforms/generic-torus.toml" --json
 expect 0 '"staging": null' -- "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --json
-expect 0 '"device_memory_bytes": null' -- "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --json
+# (on CPU nodes the node's host memory where the file gives it, else null)
+expect 0 '"device_memory_bytes": 34359738368' -- "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --json
+expect 0 '"device_memory_bytes": null' -- "$ceiling" run -p "$root/platforms/generic-single-switch.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --json
+expect 2 "a batch of 10000000 samples of alexnet per node needs at least 40.53 TB of host memory" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/alexnet.toml" -n 2 --batch 10000000
 expect 0 "network model: CM02, latency factor 2" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --iterations 1 --latency-factor 2
 

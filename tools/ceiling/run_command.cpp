@@ -319,9 +319,10 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
                   100 * (replay::slowest_device_factor(gpus, spread) - 1), static_cast<unsigned long long>(o.seed));
   }
   if (const auto memory = replay::device_memory_estimate(s))
-    std::printf("device memory: at least %s of %s per GPU (%s; a lower bound)\n",
-                units::to_string(memory->total()).c_str(), units::to_string(s.platform.node.gpu->memory).c_str(),
-                workload::parts_text(*memory).c_str());
+    if (const auto capacity = workload::memory_capacity(s.platform.node))
+      std::printf("%s: at least %s of %s per %s (%s; a lower bound)\n", capacity->kind.c_str(),
+                  units::to_string(memory->total()).c_str(), units::to_string(capacity->bytes).c_str(),
+                  capacity->per.c_str(), workload::parts_text(*memory).c_str());
   print_allocation(s, r);
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
@@ -366,7 +367,7 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
     json.key("domains_spanned").value(r.domains_spanned);
     if (const auto memory = replay::device_memory_estimate(s)) {
       json.key("device_memory_estimate_bytes").value(memory->total().bytes());
-      json.key("device_memory_bytes").value(s.platform.node.gpu->memory.bytes());
+      json.key("device_memory_bytes").value(workload::memory_capacity(s.platform.node)->bytes.bytes());
     } else { // (CPU nodes: no device memory; the keys stay, for scripts)
       json.key("device_memory_estimate_bytes").null();
       json.key("device_memory_bytes").null();

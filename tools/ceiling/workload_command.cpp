@@ -56,7 +56,7 @@ std::string memory_exceeded(const WorkloadSpec& w, int batch, Precision precisio
   if (!node.gpu)
     return "";
   const auto need = workload::device_memory(w, batch, precision, precision, workload::OptimizerState::OnDevice);
-  const auto problem = workload::memory_shortfall(need, w, batch, *node.gpu);
+  const auto problem = workload::memory_shortfall(need, w, batch, *workload::memory_capacity(node));
   return problem ? *problem + ": `ceiling run` refuses it" : "";
 }
 
