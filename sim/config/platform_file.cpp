@@ -22,6 +22,16 @@ using units::DataSize;
 using units::Duration;
 using units::FlopRate;
 
+/// A link's latency: 0, or at least SimGrid's time precision (surf/precision, 1 ns), below which
+/// it would round the latency (and warn of it on stderr, naming a setting users cannot pass).
+Duration link_latency(TableReader& t, std::string_view key) {
+  const auto latency = t.quantity<Duration>(key, Sign::NonNegative);
+  if (latency.seconds() > 0 && latency.seconds() < 1e-9)
+    t.fail(key, "must be 0 or at least 1 ns (SimGrid's time precision, surf/precision, below which it rounds "
+                "a latency), got " + units::to_string(latency));
+  return latency;
+}
+
 PeakRates read_peaks(TableReader& t) {
   PeakRates peaks{.fp64 = t.optional_quantity<FlopRate>("peak_fp64", Sign::Positive),
                   .fp32 = t.optional_quantity<FlopRate>("peak_fp32", Sign::Positive),
@@ -128,7 +138,7 @@ platform::PcieSpec read_pcie(TableReader t) {
   }
   platform::PcieSpec pcie{.host_to_device = *h2d,
                           .device_to_host = *d2h,
-                          .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
+                          .latency = link_latency(t, "latency")};
   pcie.copy_overhead = t.optional_quantity<Duration>("copy_overhead", Sign::NonNegative).value_or(Duration{});
   t.reject_unknown_keys();
   return pcie;
@@ -136,7 +146,7 @@ platform::PcieSpec read_pcie(TableReader t) {
 
 platform::GpuLinkSpec read_gpu_link(TableReader t) {
   platform::GpuLinkSpec link{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
-                             .latency = t.quantity<Duration>("latency", Sign::NonNegative)};
+                             .latency = link_latency(t, "latency")};
   if (t.has("pairs")) {
     const auto pairs = t.string_list("pairs");
     for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -164,7 +174,7 @@ platform::GpuLinkSpec read_gpu_link(TableReader t) {
 
 platform::NicSpec read_nic(TableReader t) {
   platform::NicSpec nic{.bandwidth = t.quantity<Bandwidth>("bandwidth", Sign::Positive),
-                        .latency = t.quantity<Duration>("latency", Sign::NonNegative),
+                        .latency = link_latency(t, "latency"),
                         .send_overhead = t.optional_quantity<Duration>("send_overhead", Sign::NonNegative).value_or(Duration{}),
                         .receive_overhead = t.optional_quantity<Duration>("receive_overhead", Sign::NonNegative).value_or(Duration{}),
                         .gpu_direct = t.boolean_or("gpu_direct", false)};
@@ -248,7 +258,7 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   platform::InterconnectSpec net{
       .topology = read_topology(t, kind),
       .link_bandwidth = t.quantity<Bandwidth>("link_bandwidth", Sign::Positive),
-      .link_latency = t.quantity<Duration>("link_latency", Sign::NonNegative)};
+      .link_latency = link_latency(t, "link_latency")};
   const auto reject_foreign = [&](auto keys, std::string_view owner) {
     if (owner == kind)
       return;

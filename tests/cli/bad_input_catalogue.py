@@ -80,11 +80,11 @@ for table, key, values in [
         ("node.gpu", "calibration_device", ["7"]), ("node.gpu", "base_clock_peak_fp64", ['"1 EFLOP/s"']),
         ("node.pcie", "generation", ["0", "6", '"3"']), ("node.pcie", "lanes", ["0", "33"]),
         ("node.pcie", "latency", duration),
-        ("node.nic", "bandwidth", quantity[:6]), ("node.nic", "latency", duration[:3]),
+        ("node.nic", "bandwidth", quantity[:6]), ("node.nic", "latency", duration[:3] + ['"0.5 ns"']),
         ("node.nic", "gpu_direct", ['"yes"', "1"]), ("node.nic", "send_overhead", ['"-1 us"']),
         ("node.nic", "ports", ["0", "65", '"8"', "4.0"]),
         ("interconnect", "topology", ['"hypercube"', "3"]), ("interconnect", "routing", ['"random"', '"ecmp2"']),
-        ("interconnect", "link_bandwidth", quantity[:4]), ("interconnect", "link_latency", duration[:3]),
+        ("interconnect", "link_bandwidth", quantity[:4]), ("interconnect", "link_latency", duration[:3] + ['"1e-12 s"']),
         ("interconnect", "down", ["[]", "[0, 8]", '"8,8"', "[8]", "[8, -8]"]), ("interconnect", "up", ["[1]", "[1, 0]"]),
         ("interconnect", "links", ["[1, 1, 1]"])]:
     for v in values:
