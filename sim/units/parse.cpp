@@ -47,10 +47,11 @@ constexpr std::array<BaseUnit, 3> rate_units{{{"B/s", 1}, {"bit/s", 0.125}, {"bp
 constexpr std::array<BaseUnit, 3> flop_units{{{"FLOP", 1}, {"flop", 1}, {"Flop", 1}}};
 constexpr std::array<BaseUnit, 5> flop_rate_units{
     {{"FLOP/s", 1}, {"flop/s", 1}, {"Flop/s", 1}, {"FLOPS", 1}, {"flops", 1}}};
-constexpr std::array<BaseUnit, 7> time_units{{{"s", 1},
+constexpr std::array<BaseUnit, 8> time_units{{{"s", 1},
                                               {"ms", 1e-3},
                                               {"us", 1e-6},
-                                              {"\u00b5s", 1e-6},
+                                              {"\u00b5s", 1e-6},  // the micro sign
+                                              {"\u03bcs", 1e-6},  // the Greek mu, which keyboards give too
                                               {"ns", 1e-9},
                                               {"ps", 1e-12},
                                               {"min", 60}}};
@@ -119,10 +120,15 @@ template <class Q> Parsed<Q> from_number(double number, std::string_view unit, s
     // Where the "unit" begins with what would continue a number in other notations, the number is
     // what is wrong: "0x10", "1_000", "1,5".
     const char next = unit.front();
+    // A space that is not one (a no-break space, U+00A0; a narrow one, U+202F; a thin one, U+2009)
+    // looks like one in the message: named.
+    const bool odd_space = unit.find("\u00a0") != std::string_view::npos || unit.find("\u202f") != std::string_view::npos ||
+                           unit.find("\u2009") != std::string_view::npos;
     const char* number_note = next == 'x' || next == 'X' ? " (numbers are decimal: 16, not 0x10)"
                               : next == '_' || next == '\'' ? " (a number's digits without separators: 1000, not 1_000)"
                               : next == ','                 ? " (a decimal point, not a comma: 1.5, not 1,5)"
-                                                            : "";
+                              : odd_space ? " (it holds a no-break, narrow or thin space: write an ordinary one)"
+                                          : "";
     return {std::nullopt, "unknown unit " + quoted(unit) + " in " + quoted(text) + number_note + ": expected " +
                               std::string(dim.expected)};
   }

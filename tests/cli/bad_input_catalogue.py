@@ -76,7 +76,7 @@ for table, key, values in [
         ("node.cpu", "memory_bandwidth", quantity), ("node.cpu", "core_memory_bandwidth", ['"0 GB/s"', '"1 PB/s"']),
         ("node.cpu", "host_memory", size[:3]), ("node.cpu", "dgemm", ['"-1 GFLOP/s"', '"fast"']),
         ("node.gpu", "count", integer[:4]), ("node.gpu", "memory", size), ("node.gpu", "peak_fp16", ['"0 TFLOP/s"']),
-        ("node.gpu", "multiprocessors", ["0", '"56"']), ("node.gpu", "compute_capability", ['"6.0"', "0", "25"]),
+        ("node.gpu", "multiprocessors", ["0", '"56"']), ("node.gpu", "compute_capability", ['"6.0"', "0", "25", "6.05", "5.99999999999"]),
         ("node.gpu", "calibration_device", ["7"]), ("node.gpu", "base_clock_peak_fp64", ['"1 EFLOP/s"']),
         ("node.pcie", "generation", ["0", "6", '"3"']), ("node.pcie", "lanes", ["0", "33"]),
         ("node.pcie", "latency", duration),

@@ -29,6 +29,7 @@ TEST_CASE("quantities read with SI and IEC prefixes are exact") {
   CHECK(parse<Duration>("1.3 us").value->seconds() == doctest::Approx(1.3e-6).epsilon(1e-15));
   CHECK(parse<Duration>("650 ns").value->seconds() == doctest::Approx(650e-9).epsilon(1e-15));
   CHECK(parse<Duration>("1.3 \u00b5s").value->seconds() == doctest::Approx(1.3e-6).epsilon(1e-15));
+  CHECK(parse<Duration>("1.3 \u03bcs").value->seconds() == doctest::Approx(1.3e-6).epsilon(1e-15)); // the Greek mu
   CHECK(parse<Duration>("2 s").value->seconds() == 2.0);
   CHECK(parse<FlopRate>("4.7 TFLOP/s").value->flop_per_second() == 4.7e12);
   CHECK(parse<FlopRate>("9.3 TFLOPS").value->flop_per_second() == doctest::Approx(9.3e12));
@@ -55,6 +56,10 @@ TEST_CASE("bad quantity text is refused with a message naming the text and the e
     CHECK(parse<Bandwidth>("0x10 GB/s").error.find("(numbers are decimal: 16, not 0x10)") != std::string::npos);
     CHECK(parse<Bandwidth>("1_000 GB/s").error.find("(a number's digits without separators") != std::string::npos);
     CHECK(parse<Bandwidth>("1,5 GB/s").error.find("(a decimal point, not a comma: 1.5, not 1,5)") != std::string::npos);
+  }
+  SUBCASE("a space that only looks like one is named") {
+    CHECK(parse<Bandwidth>("12\u00a0GB/s").error.find("(it holds a no-break, narrow or thin space") != std::string::npos);
+    CHECK(parse<Bandwidth>("12\u202fGB/s").error.find("(it holds a no-break, narrow or thin space") != std::string::npos);
   }
   SUBCASE("a count whose quantity overflows: the whole text is quoted") {
     CHECK(parse<Bandwidth>("1e308 x 1e308 GB/s").error == R"("1e308 x 1e308 GB/s" is out of range)");
