@@ -82,8 +82,13 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   s.pull = named(t, "pull", stack::pull_from_string, stack::pull_names(), std::optional(s.pull));
   s.placement = named(t, "placement", stack::placement_from_string, stack::placement_names(), std::optional(s.placement));
   s.jitter = t.optional_number("jitter", 0, stack::max_jitter).value_or(0);
-  if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive))
+  if (auto chunk = t.optional_quantity<DataSize>("pipeline_chunk", Sign::Positive)) {
+    // (a plausibility floor, not NCCL's: its Simple chunks are tens of KiB and more; an exact
+    // expansion of 16 B chunks of a 100 MB bucket takes a minute per iteration)
+    if (chunk->bytes() < 1024)
+      t.fail("pipeline_chunk", "must be at least 1 KiB, got " + units::to_string(*chunk));
     s.pipeline_chunk = *chunk;
+  }
   if (auto channels = t.optional_integer("channels", 1, 32)) // NCCL's MAXCHANNELS (2.4: 16, 2.7: 32)
     s.channels = static_cast<int>(*channels);
   if (s.channels && !s.runs_nccl())

@@ -66,7 +66,7 @@ workload::LayerSpec read_layer(TableReader& t, double backward_factor) {
                                    ") must be a multiple of embedding_rows (" +
                                    std::to_string(*rows) + ")");
     layer.embedding = workload::EmbeddingSpec{
-        .rows = *rows, .rows_per_sample = t.number("rows_per_sample", 0, 1e12, true)};
+        .rows = *rows, .rows_per_sample = t.number("rows_per_sample", 1e-3, 1e12)}; // (a table looked up in 1 sample of 1,000 at least)
     if (auto lookup = t.optional_string("embedding_lookup")) {
       if (*lookup != "gather" && *lookup != "unique")
         t.fail("embedding_lookup", "expected \"gather\" (a row of gradient per lookup, repeats kept: tf.gather) or "

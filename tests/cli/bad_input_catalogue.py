@@ -135,7 +135,7 @@ for table, key, values in [
         ("software", "rebuild_buckets", ["true", '"yes"']), ("software", "library", ['"nccl-2.9"']),
         ("software", "exchange", ['"per-tensor"', "1"]), ("software", "pull", ['"later"', '"next-forward"']),
         ("software", "fusion", ['"by-magic"']), ("software", "overlap", ['"no"', "0"]),
-        ("software", "channels", ["0", "33", '"4"', "4"])]:
+        ("software", "channels", ["0", "33", '"4"', "4"]), ("software", "pipeline_chunk", ['"16 B"', '"0 B"'])]:
     for v in values:
         file_case("software", software, table, key, v, srun)
 file_case("software", software, "software", "turbo", "true", srun)

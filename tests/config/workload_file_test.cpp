@@ -282,6 +282,15 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
           std::string::npos);
     CHECK(error_of(with(", embedding_id_bytes = 2")).find("graph.layers[1].embedding_id_bytes: expected 4 (int32 ids) or 8") !=
           std::string::npos);
+    // (a row in 1 sample of 1,000 at least: 5e-324 rows made messages of 1e-321 bytes)
+    const auto rare = [&](const std::string& rows) {
+      return edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
+                    R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = )" +
+                        rows + " }");
+    };
+    CHECK(config::load_workload_text(rare("0.001"), "workloads/ok.toml").layers[1].embedding->rows_per_sample == 0.001);
+    CHECK(error_of(rare("5e-324")).find("graph.layers[1].rows_per_sample: must be at least 0.001 and at most 1e+12, got 4.94066e-324") !=
+          std::string::npos);
   }
   SUBCASE("unknown layer key") {
     CHECK(error_of(edited("params = 10, after", "parms = 10, after")) ==
