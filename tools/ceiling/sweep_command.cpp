@@ -164,14 +164,23 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
   }
   PointCosts costs;
   std::vector<std::string> too_big;
+  // A curve's points at one N differ only in their seed, which changes neither the memory nor the
+  // cost: each is found once (the input files read again per point made 1,000 seeds take minutes).
+  std::map<std::pair<int, long long>, std::pair<std::optional<std::string>, double>> by_nodes;
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
-      const auto scenario = scenario_of(p.run_args, false).value(); // (a variant never sets help)
-      auto problem = replay::memory_problem(scenario);
-      if (scenario.options.allow_oversubscribed_memory)
-        problem.reset();
-      costs.seconds.push_back(problem ? tools::PointCost::refused_s : estimated_seconds(scenario));
+      auto known = by_nodes.find({p.curve, p.nodes});
+      if (known == by_nodes.end()) {
+        const auto scenario = scenario_of(p.run_args, false).value(); // (a variant never sets help)
+        auto problem = replay::memory_problem(scenario);
+        if (scenario.options.allow_oversubscribed_memory)
+          problem.reset();
+        const double seconds = problem ? tools::PointCost::refused_s : estimated_seconds(scenario);
+        known = by_nodes.try_emplace({p.curve, p.nodes}, std::move(problem), seconds).first;
+      }
+      auto problem = known->second.first;
+      costs.seconds.push_back(known->second.second);
       if (problem)
         too_big.push_back("point " + std::to_string(p.index) + " (" + curve.id + ", " + std::to_string(p.nodes) +
                           " nodes): " + *problem);
