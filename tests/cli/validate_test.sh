@@ -9,7 +9,15 @@ trap 'rm -rf "$tmp"' EXIT
 source "$root/tests/support/expect.sh"
 
 cd "$root" || exit 1
-expect 0 "median |error|" -- "$ceiling" validate -j 2
+expect 0 "29 cases, 82 points after the references: median |error|" -- "$ceiling" validate -j 2
+# The table the README publishes is what the program predicts now, row for row, with its median
+# and worst (tools/bench/validate_table.sh prints it as the README has it).
+bash "$root/tools/bench/validate_table.sh" "$(dirname "$ceiling")/.." > "$tmp/table.md"
+expect 0 "| GOYAL2017_RESNET50 |" -- cat "$tmp/table.md"
+expect 1 "" -- bash -c "grep '^| ' '$tmp/table.md' | grep -vxF -f '$root/README.md'"
+summary=$(grep -o '^[0-9]* points: median |error| [0-9.]* points, worst [-+0-9.]*' "$tmp/table.md")
+expect 0 "" -- test -n "$summary"
+expect 0 "$summary" -- cat "$root/README.md"
 expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
 expect 0 "no point after the reference" -- "$ceiling" validate validation/MLPERF_v07_RESNET50_DGX1.toml
 # Each point says where its predicted iteration went: the breakdown adds up to the iteration,

@@ -309,6 +309,22 @@ TEST_CASE("communication alone follows each algorithm's alpha-beta form where no
         CHECK(std::abs(simulated - communication) / communication <= 1e-6);
       }
     }
+  // The same written out, apart from the plans, for 8 nodes: three buckets of B = 40 MB (the
+  // 64 MiB threshold holds one 10 M-parameter layer); a ring takes 2 (N - 1) steps of B / N;
+  // halving-doubling 2 log2 N steps of B / 2, B / 4, B / 8 and back.
+  const double B = 40e6;
+  for (const auto& [algorithm, bucket_s] :
+       {std::pair{collectives::Algorithm::Ring, 14 * alpha + 14 * (B / 8) / 12.5e9},
+        std::pair{collectives::Algorithm::HalvingDoubling, 6 * alpha + 2 * (B / 2 + B / 4 + B / 8) / 12.5e9}}) {
+    CAPTURE(collectives::to_string(algorithm));
+    Scenario s = cpu_nodes_reducing_after_backward(8);
+    s.options.software.collective = algorithm;
+    const auto plan = replay::make_iteration_plan(s);
+    REQUIRE(plan.reductions.size() == 3);
+    for (const auto& r : plan.reductions)
+      CHECK(r.bytes == B);
+    CHECK(mean_time(run_isolated(s)) - compute_seconds(plan) == testing::relative(3 * bucket_s, 1e-9));
+  }
 }
 
 TEST_CASE("a software stack adds its launch, message overheads and reduction arithmetic to each collective's closed form") {
@@ -588,9 +604,14 @@ TEST_CASE("reading the variables at the next step splits the forward pass before
   CHECK(plan.backward_reductions() == 3);
   CHECK(plan.reductions[3].name == "pull l0");
   CHECK(plan.reductions[5].name == "pull l2");
+  // Expectation: the server sums the 40 MB it receives (3 bytes moved a byte) and applies the
+  // update (the optimizer's bytes a parameter, 10 M parameters) at the host's 100 GB/s.
+  const double work_s = (3 * 40e6 + 10e6 * s.workload.optimizer_per_parameter.bytes()) / 100e9;
   for (int k = 0; k < 3; ++k) {
     const auto& push = plan.reductions[static_cast<std::size_t>(k)];
     REQUIRE(push.plan.size() == 1); // the variables come back with the reads
+    REQUIRE(push.plan[0].flows.size() == 1);
+    CHECK(push.plan[0].flows[0].receiver_s == testing::relative(work_s, 1e-12));
     CHECK(push.plan[0].flows == std::vector<collectives::Flow>{{1, 0, 40e6, 0, push.plan[0].flows[0].receiver_s}});
     CHECK(push.result_bytes == 0);
     const auto& read = plan.reductions[static_cast<std::size_t>(k + 3)];
@@ -946,19 +967,25 @@ TEST_CASE("a GPU-only stack needs GPU nodes, and NCCL their compute capability")
 }
 
 TEST_CASE("a library's selection gives every bucket the algorithm its rule names") {
-  // Three 10 M-parameter layers, fp32, 64 MiB threshold: buckets of 40 and 80 MB, for which
-  // MPICH picks Rabenseifner; with 2 parameters per layer, one 24-byte bucket: recursive doubling.
+  // Three 10 M-parameter layers, fp32, 64 MiB threshold: a bucket of 40 MB each (two would pass the
+  // threshold), for which MPICH picks Rabenseifner; with 2 parameters per layer, one 24-byte
+  // bucket: recursive doubling.
   Scenario s = scenario(topologies[0].second, 16, "");
   s.options.software.library = collectives::Library::Mpich;
   s.options.software.collective.reset();
-  for (const auto& r : replay::make_iteration_plan(s).reductions)
+  const auto large = replay::make_iteration_plan(s).reductions;
+  REQUIRE(large.size() == 3);
+  CHECK(large[0].bytes == 40e6);
+  CHECK(large[1].bytes == 40e6);
+  CHECK(large[2].bytes == 40e6);
+  for (const auto& r : large)
     CHECK(r.algorithm == collectives::Algorithm::HalvingDoubling);
   for (auto& layer : s.workload.layers)
     layer.params = 2; // 8 bytes of fp32 gradient per layer
-  for (const auto& r : replay::make_iteration_plan(s).reductions) {
-    CHECK(r.algorithm == collectives::Algorithm::RecursiveDoubling);
-    CHECK(r.bytes <= 2048);
-  }
+  const auto small = replay::make_iteration_plan(s).reductions;
+  REQUIRE(small.size() == 1);
+  CHECK(small[0].bytes == 24);
+  CHECK(small[0].algorithm == collectives::Algorithm::RecursiveDoubling);
   s.options.software.library.reset(); // neither an algorithm nor a library to choose one
   CHECK(problem_of(s).starts_with("software software.collective: \"auto\" lets the library choose, but the stack names none"));
 }
