@@ -2,8 +2,8 @@
 """A catalogue of bad input: malformed and extreme values in the four file kinds (platform,
 workload, experiment, software) and on the command line. Every case must exit with status 2
 and a message that names where: for a value in a file, "FILE:LINE:COL: error: KEY: ..." with
-the key's dotted path (or, for TOML that does not parse, "FILE:LINE:COL: error: invalid
-TOML"); for a file that cannot be read, "FILE: error: ..."; for an option, its name. No case
+the key's dotted path, LINE the value's and COL its own (an unknown key's: 1) where the error is
+the value's (or, for TOML that does not parse, "FILE:LINE:COL: error: invalid TOML"); for a file that cannot be read, "FILE: error: ..."; for an option, its name. No case
 may crash, hang (30 s) or run.
 usage: bad_input_catalogue.py CEILING ROOT
 """
@@ -19,7 +19,8 @@ cases = []  # (name, argv, file or None, expected key or option text)
 
 
 def edited(base, table, key, value):
-    """The text of `base` with `key` in [table] set to `value` (None: removed; a new key is added)."""
+    """The text of `base` with `key` in [table] set to `value` (None: removed; a new key is added),
+    and the 1-based line of the key (None where removed)."""
     lines = open(base).read().splitlines()
     header = re.compile(r"^\s*\[\[?" + re.escape(table) + r"\]\]?\s*(#.*)?$")
     start = next(i for i, line in enumerate(lines) if header.match(line))
@@ -28,18 +29,22 @@ def edited(base, table, key, value):
         if re.match(r"^\s*" + re.escape(key) + r"\s*=", lines[i]):
             if value is None:
                 del lines[i]
+                line = None
             else:
                 lines[i] = f"{key} = {value}"
+                line = i + 1
             break
     else:
         lines.insert(start + 1, f"{key} = {value}")
-    return "\n".join(lines) + "\n"
+        line = start + 2
+    return "\n".join(lines) + "\n", line
 
 
 def file_case(kind, base, table, key, value, argv_of):
     path = f"{tmp}/{len(cases):03d}-{kind}.toml"
+    text, line = edited(base, table, key, value)
     with open(path, "w") as f:
-        f.write(edited(base, table, key, value))
+        f.write(text)
     # A copy elsewhere than its base: relative paths in it must still resolve.
     text = open(path).read().replace('"../', f'"{os.path.dirname(os.path.abspath(base))}/../')
     with open(path, "w") as f:
@@ -50,7 +55,12 @@ def file_case(kind, base, table, key, value, argv_of):
         named = "interconnect.topology"  # lists of unequal length: the shape's error, at its topology
     if value is not None and re.fullmatch(r"-?\d{20,}", str(value)):
         named = "invalid TOML"  # an integer beyond 64 bits does not parse (toml++)
-    cases.append((what, argv_of(path), path, named))
+    # Where the error must point: the value's line, and its column (after "KEY = ") unless it is an
+    # array or a table, whose element may be the place; a removed key's error is at its table.
+    place = None
+    if value is not None and named == f"{table}.{key}":
+        place = (line, None if str(value)[:1] in "[{" else len(key) + 4)
+    cases.append((what, argv_of(path), path, named, place))
 
 
 platform = f"{root}/platforms/generic-fat-tree.toml"
@@ -246,7 +256,8 @@ for args, option in [(["platform", "bench", platform, "--size", "1e400 B", "-n",
 os.mkfifo(f"{tmp}/a-fifo")  # an output that a rename would replace by a plain file
 location = re.compile(r"^(.*?):(\d+):(\d+): error: (.*)$", re.M)  # (the first location: a nested error follows)
 failures = 0
-for name, argv, path, expected in cases:
+for name, argv, path, expected, *place in cases:
+    place = place[0] if place else None  # (line, column) of a value edited in a file
     try:
         out = subprocess.run([ceiling, *argv], capture_output=True, text=True, timeout=30)
         code, err = out.returncode, out.stderr
@@ -261,6 +272,10 @@ for name, argv, path, expected in cases:
             problems.append("no FILE:LINE:COL")
         elif expected not in m.group(4).split(": ")[0]:  # (in the key's place, before the message)
             problems.append(f"key {expected} not named where the error names its key")
+        elif place and int(m.group(2)) != place[0]:
+            problems.append(f"line {m.group(2)}, wanted {place[0]}")
+        elif place and place[1] and int(m.group(3)) != (1 if "unknown key" in m.group(4) else place[1]):
+            problems.append(f"column {m.group(3)}, wanted {place[1]} (the value; an unknown key's 1)")
     elif path:  # the whole file: named
         if os.path.basename(path) not in err:
             problems.append("file not named")
