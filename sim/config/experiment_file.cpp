@@ -8,6 +8,7 @@
 #include "config/table_reader.hpp"
 #include "config/workload_file.hpp"
 #include "platform/topology.hpp"
+#include "workload/workload_spec.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -18,7 +19,7 @@ namespace ceiling::config {
 namespace {
 
 constexpr long long max_nodes = platform::max_slots; // the most any machine has
-constexpr long long max_batch = 10'000'000; // as batch_per_worker in workload files
+constexpr long long max_batch = workload::max_batch_per_worker; // as batch_per_worker in workload files
 
 
 sweep::EntryLocation where(const TableReader& t) {

@@ -3,6 +3,7 @@
 
 #include "config/software_file.hpp"
 #include "config/table_reader.hpp"
+#include "workload/workload_spec.hpp"
 
 #include <algorithm>
 #include <array>
@@ -70,7 +71,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   const SourceLocation gpus_at = t.location_of_key("gpus_per_node");
   c.gpus_per_node_line = gpus_at.line;
   c.gpus_per_node_column = gpus_at.column;
-  c.batch_per_worker = t.integer("batch", 1, 10'000'000);
+  c.batch_per_worker = t.integer("batch", 1, workload::max_batch_per_worker);
   c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
   c.options = run_options_of(t, "options", c.servers_per_node > 0, check);
   t.reject_unknown_keys();
@@ -81,7 +82,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
     analysis::MeasuredPoint m{.workers = p.integer("workers", 1, 10'000'000),
                               .throughput_samples_per_s = p.optional_number("throughput", 1e-3, 1e12), // (a sample in 1,000 s: a ratio to it stays printable)
                               .reported_efficiency = p.optional_number("efficiency", 0, 2, true),
-                              .batch_per_worker = p.optional_integer("batch", 1, 10'000'000),
+                              .batch_per_worker = p.optional_integer("batch", 1, workload::max_batch_per_worker),
                               .options = run_options_of(p, "options", c.servers_per_node > 0, check)};
     // A point's options add to the case's: `ceiling run` takes an option once, but for those it
     // takes repeatedly (tools/ceiling/run_options.cpp: --set, --background-load).
@@ -125,11 +126,6 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
 
 analysis::ValidationCase load_validation_case(const std::string& path, const RunOptionsCheck& check) {
   return read_case(parse_toml_file(path), path, check);
-}
-
-analysis::ValidationCase load_validation_case_text(std::string_view text, const std::string& path,
-                                                   const RunOptionsCheck& check) {
-  return read_case(parse_toml_text(text, path), path, check);
 }
 
 } // namespace ceiling::config

@@ -22,8 +22,4 @@ using RunOptionsCheck = std::function<std::optional<std::string>(const std::vect
 /// list is held to `check` where given; throws LoadError naming file, line, column and key.
 analysis::ValidationCase load_validation_case(const std::string& path, const RunOptionsCheck& check = {});
 
-/// The same from TOML text that claims to come from `path`.
-analysis::ValidationCase load_validation_case_text(std::string_view text, const std::string& path,
-                                                   const RunOptionsCheck& check = {});
-
 } // namespace ceiling::config

@@ -35,7 +35,7 @@ workload::Measurement read_measurement(TableReader& t) {
                            ": expected a path relative to this workload file");
   return {.platform_path = platform,
           .samples_per_second = t.number("measured_throughput", 0, 1e15, true),
-          .batch = static_cast<int>(t.integer("batch", 1, 10'000'000)),
+          .batch = static_cast<int>(t.integer("batch", 1, workload::max_batch_per_worker)),
           .source = t.string("source")};
 }
 

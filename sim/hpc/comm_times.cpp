@@ -115,11 +115,4 @@ Pattern rank_exchange(long long ranks, long long distance) {
   return p;
 }
 
-int exchange_rounds(long long n) {
-  int rounds = 0;
-  while ((1LL << rounds) < n)
-    ++rounds;
-  return rounds;
-}
-
 } // namespace ceiling::hpc

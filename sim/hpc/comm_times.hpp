@@ -91,7 +91,4 @@ Pattern column_exchange(Grid2 grid, int distance);
 /// recursive-doubling all-reduce.
 Pattern rank_exchange(long long ranks, long long distance);
 
-/// Rounds of a binary exchange (recursive doubling) over `n` processes: ceil(log2 n).
-int exchange_rounds(long long n);
-
 } // namespace ceiling::hpc

@@ -7,9 +7,10 @@
 
 namespace ceiling::io {
 
-/// Writes `timeline` as a Chrome trace: process "ranks" with one track per rank (compute,
-/// copies and collective flows that rank sends), and process "links" with one track per link
-/// class (PCIe copies, network flows). Times in microseconds, as the format wants.
+/// Writes `timeline` as a Chrome trace: a process per kind of activity ("compute", "copies
+/// host->device", "copies device->host", "communication", "collectives"), in each a track per
+/// rank (more where one rank's copies of one direction overlap: "rank 3 (2)"). Times in
+/// microseconds, as the format wants.
 void write_chrome_trace(const std::vector<replay::TimelineEvent>& timeline, std::ostream& out);
 
 } // namespace ceiling::io

@@ -8,11 +8,12 @@
 
 namespace ceiling::io {
 
-/// Writes one JSON document to a stream, two-space indented. Numbers are printed with 17
+/// Writes one JSON document to a stream, two-space indented, a line per member or element, and
+/// ends it with a newline when destroyed (the document complete). Numbers are printed with 17
 /// significant digits, so equal doubles always print the same text and parse back exactly.
 /// Example:
 ///   JsonWriter json(std::cout);
-///   json.begin_object().key("nodes").value(64).end_object();   // {"nodes": 64}
+///   json.begin_object().key("nodes").value(64).end_object();   // {\n  "nodes": 64\n}\n
 class JsonWriter {
 public:
   explicit JsonWriter(std::ostream& out) : out_(out) {}

@@ -26,7 +26,7 @@ struct NodeHosts {
 /// GPU, one split-duplex PCIe link per GPU (UP = device to host), an optional GPU link per GPU
 /// to an in-node switch, a router as the node's gateway behind the split-duplex NIC link
 /// (UP = out of the node), and a shared host-memory link for transfers from the CPU to itself. Host pstates are the precisions the device has, in fp64, fp32,
-/// fp16 order; pstate_of() maps one to the other.
+/// fp16 order; cpu_pstate_of() and gpu_pstate_of() map one to the other.
 class Machine {
 public:
   /// Builds `spec` in the engine (start_engine() first) with nodes on `slots` (ascending,
@@ -60,7 +60,7 @@ private:
 enum class LinkClass { Pcie, Nic, GpuLink, HostMemory, Fabric };
 LinkClass link_class(const simgrid::s4u::Link& link);
 
-/// Where a Fabric-class link of `machine` sits, read from the name its builder gave it (SimGrid's,
+/// Where a Fabric-class `link` of a machine built from `spec` sits, read from the name its builder gave it (SimGrid's,
 /// or create_fat_tree_zone's, which names as SimGrid's does):
 /// a dragonfly's local links are node ports, its blue links global; a fat-tree's links from a
 /// node (the builder numbers nodes first) are node ports; a torus has none.

@@ -19,7 +19,7 @@ namespace ceiling::replay {
 enum class Staging { Host, Direct };
 
 /// Exact: every step of every collective as its own flows. Aggregated: consecutive steps with
-/// the same pattern merged into one flow per rank (DESIGN.md, "Fidelity levels and speed").
+/// the same pattern merged into one flow per rank (README, "The replay model").
 enum class Fidelity { Aggregated, Exact };
 
 /// Numeric formats of compute and gradients. Mixed: compute and activations at fp16,

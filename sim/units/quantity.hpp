@@ -53,7 +53,7 @@ private:
   using Quantity::Quantity;
 };
 
-/// A data rate in bytes per second; parse_bandwidth() reads "12 GB/s" or "100 Gbit/s".
+/// A data rate in bytes per second; parse<Bandwidth>() (units/parse.hpp) reads "12 GB/s" or "100 Gbit/s".
 class Bandwidth : public Quantity<Bandwidth> {
 public:
   constexpr Bandwidth() = default;
@@ -77,7 +77,7 @@ private:
   using Quantity::Quantity;
 };
 
-/// A compute rate in floating-point operations per second; parse_flop_rate() reads "9.3 TFLOP/s".
+/// A compute rate in floating-point operations per second; parse<FlopRate>() reads "9.3 TFLOP/s".
 class FlopRate : public Quantity<FlopRate> {
 public:
   constexpr FlopRate() = default;

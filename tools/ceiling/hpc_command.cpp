@@ -190,8 +190,7 @@ int hpl(const config::HpcWorkload& w, const hpc::HplSpec& spec, const platform::
     out.key("patterns_timed").value(r.patterns_timed).key("message_sizes").value(r.sizes_asked);
     if (build_s >= 0)
       out.key("wall_build_s").value(build_s).key("wall_simulate_s").value(wall_s);
-    out.end_object();
-    std::cout << "\n";
+    out.end_object(); // (the writer ends the document with its newline)
     return 0;
   }
   std::printf("%s on %s: %lld nodes, grid %d x %d (%lld idle), routing %s\n", w.title.c_str(), platform.name.c_str(),
@@ -247,8 +246,7 @@ int hpcg(const config::HpcWorkload& w, const hpc::HpcgSpec& spec, const platform
     out.key("patterns_timed").value(r.patterns_timed);
     if (build_s >= 0)
       out.key("wall_build_s").value(build_s).key("wall_simulate_s").value(wall_s);
-    out.end_object();
-    std::cout << "\n";
+    out.end_object(); // (the writer ends the document with its newline)
     return 0;
   }
   std::printf("%s on %s: %lld nodes, grid %d x %d x %d, local grid %d x %d x %d, %d levels, routing %s\n",

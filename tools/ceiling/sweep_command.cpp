@@ -324,18 +324,8 @@ int sweep_main(const std::vector<std::string>& args) {
   sweep::WorkerPool pool;
   pool.set_wake_fd(wake_fd);
   const auto store_finished = [&](const sweep::WorkerPool::Finished& finished) {
-    const sweep::PointSpec& spec = points[static_cast<std::size_t>(finished.tag)];
-    sweep::PointRecord record{spec, point_result(finished)};
-    const sweep::PointResult result = record.result;
-    char summary[96];
-    std::snprintf(summary, sizeof summary, ": %.6g s per iteration", result.iteration_time_s);
-    const std::string line = point_label(setup, spec) + (result.ok             ? std::string(summary)
-                                                         : result.does_not_fit ? ": does not fit in device memory"
-                                                                               : ": FAILED: " + result.error);
-    const double weight = cost[static_cast<std::size_t>(spec.index)];
-    weight_left -= weight;
-    store_point(setup, std::move(record));
-    progress.point_done(result, weight, weight_left, line);
+    record_finished(setup, finished, cost[static_cast<std::size_t>(points[static_cast<std::size_t>(finished.tag)].index)],
+                    weight_left, progress);
   };
   std::size_t next = 0;
   while (stop_signal == 0 && (next < setup.to_run.size() || pool.running() > 0)) {

@@ -172,16 +172,8 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
   for (int i : setup.to_run)
     weight_left += tools::point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);
   const auto finished = [&](const sweep::WorkerPool::Finished& f) {
-    const auto& spec = points[static_cast<std::size_t>(f.tag)];
-    sweep::PointRecord record{spec, tools::point_result(f)};
-    const sweep::PointResult result = record.result;
-    const std::string line = tools::point_label(setup, spec) + (result.ok             ? ""
-                                                                : result.does_not_fit ? ": does not fit in device memory"
-                                                                                      : ": FAILED: " + result.error);
-    const double weight = tools::point_weight(setup.experiment, spec);
-    weight_left -= weight;
-    tools::store_point(setup, std::move(record));
-    progress.point_done(result, weight, weight_left, line);
+    tools::record_finished(setup, f, tools::point_weight(setup.experiment, points[static_cast<std::size_t>(f.tag)]),
+                           weight_left, progress);
   };
   const auto interrupted = [&] {
     progress.finish();

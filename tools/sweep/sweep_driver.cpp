@@ -332,6 +332,21 @@ double point_weight(const sweep::ExperimentSpec& e, const sweep::PointSpec& p) {
   return PointCost::seconds(nodes, e.iterations, 2 * nodes);
 }
 
+void record_finished(SweepSetup& setup, const sweep::WorkerPool::Finished& finished, double weight,
+                     double& weight_left, Progress& progress) {
+  const sweep::PointSpec& spec = setup.expansion.points[static_cast<std::size_t>(finished.tag)];
+  sweep::PointRecord record{spec, point_result(finished)};
+  const sweep::PointResult result = record.result;
+  char summary[96];
+  std::snprintf(summary, sizeof summary, ": %.6g s per iteration", result.iteration_time_s);
+  const std::string line = point_label(setup, spec) + (result.ok             ? std::string(summary)
+                                                       : result.does_not_fit ? ": does not fit in device memory"
+                                                                             : ": FAILED: " + result.error);
+  weight_left -= weight;
+  store_point(setup, std::move(record));
+  progress.point_done(result, weight, weight_left, line);
+}
+
 Progress::Progress(int total, int already_done, std::FILE* out)
     : total_(total), done_(already_done), out_(out), terminal_(isatty(fileno(out)) != 0),
       start_(std::chrono::steady_clock::now()) {}

@@ -138,6 +138,12 @@ private:
   std::chrono::steady_clock::time_point start_;
 };
 
+/// A point's process finished: stores its record (store_point) and shows it on `progress`, its
+/// line saying the time per iteration, that it does not fit or why it failed, its `weight` (the
+/// ETA's) taken off `weight_left`.
+void record_finished(SweepSetup& setup, const sweep::WorkerPool::Finished& finished, double weight,
+                     double& weight_left, Progress& progress);
+
 /// What a point costs in wall time, roughly, for the ETA (measured on 2026-12-06: the collectives
 /// benchmark, README, Speed, and points of the bundled experiments timed one by one): a point's
 /// process takes about 0.2 s whatever its size (0.09-0.20 s alone at 1 to 1,024 nodes, 0.2 on
