@@ -3,8 +3,9 @@
 # each time. Each cycle starts the sweep (--resume once a store exists), waits a random 0-200 ms
 # (from the start-up through the points and the store writes), then does one of:
 #   SIGINT to the sweep, SIGTERM to the sweep, SIGKILL to the sweep (its workers then killed too,
-#   as a batch system would), or SIGKILL to one of its workers and, a random 0-100 ms later,
-#   SIGKILL to the sweep.
+#   as a batch system would), or SIGKILL to one of its workers (once one runs: up to a second
+#   more) and, a random 0-100 ms later, SIGKILL to the sweep.
+# Each kind must land at least once, and at most half the cycles finish before their fault.
 # After every cycle the store, if there is one yet, must open and hold each point at most once,
 # and the exit status must be the signal's (or 0 when the sweep had already finished). At the
 # end a last --resume completes it, and its tables must equal an uninterrupted sweep's: every
@@ -47,7 +48,14 @@ for cycle in $(seq 1 "$cycles"); do
     1) name=SIGTERM; kill -TERM "$pid" 2>/dev/null; wanted=143 ;;
     2) name="SIGKILL of the sweep"; kill -KILL "$pid" 2>/dev/null; wanted=137 ;;
     3) name="SIGKILL of a worker, then of the sweep"
+       # (a sweep still starting has no worker yet: it gets up to a second to start one)
+       for _ in $(seq 1 20); do
+         [ -n "$workers" ] || ! kill -0 "$pid" 2>/dev/null && break
+         sleep 0.05
+         workers=$(pgrep -P "$pid" | tr '\n' ' ')
+       done
        worker=${workers%% *}
+       [ -z "$worker" ] && name="SIGKILL of the sweep, no worker running yet"
        [ -n "$worker" ] && kill -KILL "$worker" 2>/dev/null
        sleep "0.$(printf '%03d' "$second_ms")"
        kill -KILL "$pid" 2>/dev/null
@@ -88,6 +96,12 @@ for cycle in $(seq 1 "$cycles"); do
   fi
 done
 for f in "${!faults[@]}"; do echo "  $f: ${faults[$f]} cycles"; done
+# The faults must land: each kind at least once (a worker killed among them), and most cycles
+# cut short, not finished before their fault.
+for f in SIGINT SIGTERM "SIGKILL of the sweep" "SIGKILL of a worker, then of the sweep"; do
+  expect 0 "" -- test "${faults[$f]:-0}" -ge 1
+done
+expect 0 "" -- test "${faults["finished before the fault"]:-0}" -le $((cycles / 2))
 
 expect 0 "wrote cut.h5: 64 points, 0 failed" -- "$ceiling" sweep "$experiment" -j 2 --resume -o cut.h5
 tables final cut.h5
