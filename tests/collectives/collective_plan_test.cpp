@@ -145,6 +145,12 @@ TEST_CASE("the double binary tree carries half the buffer in each tree") {
     }
   // Expectation: each tree moves B/2 over each of its N-1 edges twice (reduce, broadcast).
   CHECK(total == 2 * 2 * 7 * 0.5e6);
+  // Two trees, not one twice: their edges (either direction) are more than one tree's N - 1.
+  std::set<std::pair<int, int>> edges;
+  for (const auto& p : plan)
+    for (const auto& f : p.flows)
+      edges.insert(std::minmax(f.src, f.dst));
+  CHECK(edges.size() > 7);
 }
 
 TEST_CASE("hierarchical all-reduce runs its ring among node leaders only") {
@@ -165,9 +171,21 @@ TEST_CASE("hierarchical all-reduce runs its ring among node leaders only") {
 TEST_CASE("a parameter server with k servers moves B/k to and from each server") {
   const auto plan = allreduce_steps(Algorithm::ParameterServer, {8, 1}, 1e6, 2);
   REQUIRE(plan.size() == 2);
-  CHECK(plan[0].flows.size() == 2 * 7); // every rank but the server itself, to each server
-  for (const auto& f : plan[0].flows)
-    CHECK(f.bytes == 0.5e6);
+  // Expectation: servers are ranks 0 and 1; every other rank pushes each its half, 0.5 MB (7 in
+  // to each server), then pulls it back: the mirror, 7 out of each server.
+  for (int step = 0; step < 2; ++step) {
+    CAPTURE(step);
+    CHECK(plan[static_cast<std::size_t>(step)].flows.size() == 2 * 7);
+    std::map<int, int> per_server;
+    for (const auto& f : plan[static_cast<std::size_t>(step)].flows) {
+      CHECK(f.bytes == 0.5e6);
+      const int server = step == 0 ? f.dst : f.src, worker = step == 0 ? f.src : f.dst;
+      CHECK(server < 2);
+      CHECK(worker != server);
+      ++per_server[server];
+    }
+    CHECK(per_server == std::map<int, int>{{0, 7}, {1, 7}});
+  }
 }
 
 TEST_CASE("the rings, aggregated as they are built, are their exact steps with equal patterns merged") {
