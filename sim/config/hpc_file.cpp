@@ -22,11 +22,8 @@ hpc::HplSpec read_hpl(TableReader t) {
       t.optional_integer("block_size_gpu_nodes", hpc::min_block_size, 1'000'000).value_or(s.block_size_gpu_nodes));
   s.grid_rows = static_cast<int>(t.optional_integer("grid_rows", 1, 1'000'000'000).value_or(0));
   s.lookahead = static_cast<int>(t.optional_integer("lookahead", 0, 1).value_or(s.lookahead));
-  if (t.has("broadcast"))
-    s.broadcast = *hpc::broadcast_from_string(
-        t.choice("broadcast", {"1ring", "1ring-modified", "2ring", "2ring-modified", "long", "long-modified"}));
-  if (t.has("swap"))
-    s.swap = *hpc::swap_from_string(t.choice("swap", {"binary-exchange", "spread-roll", "mixed"}));
+  s.broadcast = named(t, "broadcast", hpc::broadcast_from_string, hpc::broadcast_names_list(), std::optional(s.broadcast));
+  s.swap = named(t, "swap", hpc::swap_from_string, hpc::swap_names_list(), std::optional(s.swap));
   s.swap_threshold = static_cast<int>(t.optional_integer("swap_threshold", 0, 1'000'000'000).value_or(s.swap_threshold));
   s.panel_min_block = static_cast<int>(t.optional_integer("panel_min_block", 1, 1'000'000).value_or(s.panel_min_block));
   s.device_memory_fraction = t.optional_number("device_memory_fraction", 0, 1).value_or(s.device_memory_fraction);

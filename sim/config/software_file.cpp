@@ -17,20 +17,6 @@ namespace {
 using units::DataSize;
 using units::Duration;
 
-/// The enum value named under `key` (by `parse`), `fallback` when the key is absent (required
-/// when there is no fallback); a name `parse` does not know fails listing `names`.
-template <class E>
-E named(TableReader& t, std::string_view key, std::optional<E> (*parse)(std::string_view), const std::string& names,
-        std::optional<E> fallback = std::nullopt) {
-  const auto text = fallback ? t.optional_string(key) : std::optional<std::string>(t.string(key));
-  if (!text)
-    return *fallback;
-  const auto value = parse(*text);
-  if (!value)
-    t.fail(key, "expected one of " + names + ", got \"" + *text + "\"" + did_you_mean_listed(*text, names));
-  return *value;
-}
-
 stack::SoftwareStack read_software(const toml::table& root, const std::string& path) {
   TableReader file(root, "", path);
   TableReader t = file.table("software");

@@ -160,6 +160,20 @@ std::optional<std::string> suggested_name(std::string_view word, const std::vect
 /// The same for candidates listed as messages list them: "a, b, c" (an enum's names).
 std::string did_you_mean_listed(std::string_view word, std::string_view listed);
 
+/// The enum value named under `key` (by `parse`), `fallback` when the key is absent (required
+/// when there is no fallback); a name `parse` does not know fails listing `names`.
+template <class E>
+E named(TableReader& t, std::string_view key, std::optional<E> (*parse)(std::string_view), const std::string& names,
+        std::optional<E> fallback = std::nullopt) {
+  const auto text = fallback ? t.optional_string(key) : std::optional<std::string>(t.string(key));
+  if (!text)
+    return *fallback;
+  const auto value = parse(*text);
+  if (!value)
+    t.fail(key, "expected one of " + names + ", got \"" + *text + "\"" + did_you_mean_listed(*text, names));
+  return *value;
+}
+
 /// `relative` resolved against the folder of `file` (paths inside input files are relative
 /// to the file that names them).
 std::string beside(const std::string& file, const std::string& relative);

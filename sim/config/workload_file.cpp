@@ -23,7 +23,10 @@ constexpr long long max_count = 1'000'000'000'000LL;
 
 
 platform::Precision read_precision(TableReader& t, std::string_view key) {
-  return *platform::precision_from_string(t.choice(key, {"fp64", "fp32", "fp16"}));
+  std::string names; // "fp64, fp32, fp16"
+  for (platform::Precision p : platform::all_precisions)
+    names += (names.empty() ? "" : ", ") + std::string(platform::to_string(p));
+  return named(t, key, platform::precision_from_string, names);
 }
 
 workload::Measurement read_measurement(TableReader& t) {

@@ -38,6 +38,7 @@
 // multiple of NB.
 #include "hpc/hpl.hpp"
 
+#include "support/enum_names.hpp"
 #include "units/parse.hpp"
 
 #include <algorithm>
@@ -49,9 +50,14 @@
 namespace ceiling::hpc {
 namespace {
 
-constexpr std::array<std::string_view, 6> broadcast_names{"1ring", "1ring-modified", "2ring", "2ring-modified",
-                                                          "long", "long-modified"};
-constexpr std::array<std::string_view, 3> swap_names{"binary-exchange", "spread-roll", "mixed"};
+constexpr support::EnumNames<Broadcast, 6> broadcast_names{{{{Broadcast::Ring, "1ring"},
+                                                             {Broadcast::RingModified, "1ring-modified"},
+                                                             {Broadcast::TwoRing, "2ring"},
+                                                             {Broadcast::TwoRingModified, "2ring-modified"},
+                                                             {Broadcast::Long, "long"},
+                                                             {Broadcast::LongModified, "long-modified"}}}};
+constexpr support::EnumNames<Swap, 3> swap_names{
+    {{{Swap::BinaryExchange, "binary-exchange"}, {Swap::SpreadRoll, "spread-roll"}, {Swap::Mixed, "mixed"}}}};
 
 /// Blocks b < n with b mod p == i.
 long long count_below(long long n, long long i, long long p) { return n > i ? (n - i - 1) / p + 1 : 0; }
@@ -347,20 +353,12 @@ private:
 
 } // namespace
 
-std::string_view to_string(Broadcast b) { return broadcast_names[static_cast<std::size_t>(b)]; }
-std::optional<Broadcast> broadcast_from_string(std::string_view text) {
-  for (std::size_t i = 0; i < broadcast_names.size(); ++i)
-    if (broadcast_names[i] == text)
-      return static_cast<Broadcast>(i);
-  return std::nullopt;
-}
-std::string_view to_string(Swap s) { return swap_names[static_cast<std::size_t>(s)]; }
-std::optional<Swap> swap_from_string(std::string_view text) {
-  for (std::size_t i = 0; i < swap_names.size(); ++i)
-    if (swap_names[i] == text)
-      return static_cast<Swap>(i);
-  return std::nullopt;
-}
+std::string_view to_string(Broadcast b) { return broadcast_names.name(b); }
+std::optional<Broadcast> broadcast_from_string(std::string_view text) { return broadcast_names.parse(text); }
+std::string broadcast_names_list() { return broadcast_names.list(); }
+std::string_view to_string(Swap s) { return swap_names.name(s); }
+std::optional<Swap> swap_from_string(std::string_view text) { return swap_names.parse(text); }
+std::string swap_names_list() { return swap_names.list(); }
 
 double long_spread_s(int members, const std::function<double(int)>& pieces_s) {
   if (members < 2)

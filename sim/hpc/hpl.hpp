@@ -22,8 +22,10 @@ enum class Swap { BinaryExchange, SpreadRoll, Mixed };
 
 std::string_view to_string(Broadcast b);
 std::optional<Broadcast> broadcast_from_string(std::string_view text);
+std::string broadcast_names_list(); ///< "1ring, 1ring-modified, ...", for messages
 std::string_view to_string(Swap s);
 std::optional<Swap> swap_from_string(std::string_view text);
+std::string swap_names_list(); ///< "binary-exchange, spread-roll, mixed"
 
 /// The memory an HPL run sizes its matrix to: the host's (NVIDIA's CUDA HPL for Fermi keeps
 /// the matrix in pinned host memory and streams it through the GPU) or the GPU's.
