@@ -117,7 +117,7 @@ HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nod
     }
   // Memory: the finest level's CSR rows (27 x 12 bytes), its vectors and the coarser levels'.
   const double rows = static_cast<double>(spec.nx) * spec.ny * spec.nz;
-  const double memory = node.gpu ? node.gpu_memory : node.host_memory;
+  const double memory = node.gpu ? node.gpu_memory_bytes : node.host_memory_bytes;
   if (memory > 0 && rows * bytes_per_row > memory)
     throw KeyRefusal(KeyRefusal::File::Workload,
                      spec.nz > std::max(spec.nx, spec.ny) ? "hpcg.nz" : spec.ny > spec.nx ? "hpcg.ny" : "hpcg.nx",
@@ -147,7 +147,7 @@ HpcgResult simulate_hpcg(const HpcgSetup& setup, PatternTimer& timer, Sampling s
 
   const bool on_gpu = node.gpu;
   const bool through_host = on_gpu && !node.gpu_direct;
-  const double stream = on_gpu ? node.gpu_stream : node.cpu_stream;
+  const double stream = on_gpu ? node.gpu_stream_bytes_per_s : node.cpu_stream_bytes_per_s;
   // The busiest process: the most neighbours (an interior one when the grid has one).
   const int ci = g.x / 2, cj = g.y / 2, ck = g.z / 2;
   int neighbours = 0;

@@ -187,12 +187,12 @@ private:
     if (!s_.node.gpu)
       return 1;
     const double bytes = rows * columns * 8;
-    return bytes <= 0 ? 1 : std::min(1.0, s_.spec.device_memory_fraction * s_.node.gpu_memory / bytes);
+    return bytes <= 0 ? 1 : std::min(1.0, s_.spec.device_memory_fraction * s_.node.gpu_memory_bytes / bytes);
   }
 
   double panel_seconds(double m) const {
     const double passes = std::ceil(std::log2(std::max(1.0, nb() / s_.spec.panel_min_block))) + 1;
-    return std::max(m * nb() * nb() / s_.node.cpu_dgemm, 16 * m * nb() * passes / s_.node.cpu_stream);
+    return std::max(m * nb() * nb() / s_.node.cpu_dgemm_flop_per_s, 16 * m * nb() * passes / s_.node.cpu_stream_bytes_per_s);
   }
 
   double swap_seconds(double columns) {
@@ -334,7 +334,7 @@ private:
   double solve_seconds() {
     const double n = static_cast<double>(s_.matrix_order);
     const double local_bytes = n * n * 8 / static_cast<double>(s_.grid.size());
-    const double stream = s_.node.cpu_stream;
+    const double stream = s_.node.cpu_stream_bytes_per_s;
     return static_cast<double>(s_.steps) * (message(row_hop_, nb() * 8) + message(column_hop_, nb() * 8)) +
            local_bytes / stream;
   }
@@ -426,13 +426,13 @@ UpdateTime update_time(const NodeKernels& node, double flops, double inner, doub
   if (flops <= 0)
     return {};
   if (!node.gpu)
-    return {.seconds = flops / node.cpu_dgemm, .pcie_s = 0};
-  const double gpu_s = 1 / node.gpu_dgemm;
-  const double cpu_s = 1 / node.cpu_dgemm;
+    return {.seconds = flops / node.cpu_dgemm_flop_per_s, .pcie_s = 0};
+  const double gpu_s = 1 / node.gpu_dgemm_flop_per_s;
+  const double cpu_s = 1 / node.cpu_dgemm_flop_per_s;
   const double streamed = (1 - resident) * flops;
   // GPU seconds per flop of a streamed block: compute, or 8 bytes of C in and 8 out per 2 x
   // inner flops over the slower PCIe direction, whichever is slower.
-  const double link = std::min(node.host_to_device, node.device_to_host);
+  const double link = std::min(node.host_to_device_bytes_per_s, node.device_to_host_bytes_per_s);
   auto balanced = [&](double per_flop) {
     const double g = std::clamp((streamed * cpu_s - resident * flops * gpu_s) / (per_flop + cpu_s), 0.0, streamed);
     return std::max(resident * flops * gpu_s + g * per_flop, (streamed - g) * cpu_s);
@@ -474,20 +474,20 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
     throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_memory",
                      "matrix_memory = \"device\" needs GPU nodes; this platform's nodes have no GPU");
   if (order == 0) {
-    const double memory = on_device ? node.gpu_memory : node.host_memory;
+    const double memory = on_device ? node.gpu_memory_bytes : node.host_memory_bytes;
     if (memory <= 0)
       throw KeyRefusal(KeyRefusal::File::Platform, on_device ? "node.gpu.memory" : "node.cpu.host_memory",
                        "missing key: HPL sizes its matrix to memory_fraction of it; give it, or the workload's "
                        "matrix_order");
     order = static_cast<long long>(std::floor(std::sqrt(spec.memory_fraction * memory * processes / 8)));
-  } else if (node.host_memory > 0) {
+  } else if (node.host_memory_bytes > 0) {
     const double local = static_cast<double>(order) * static_cast<double>(order) * 8 / processes;
-    if (local > node.host_memory)
+    if (local > node.host_memory_bytes)
       throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
                        "matrix_order " + std::to_string(order) + " needs " +
                            units::to_string(units::DataSize::from_bytes(local)) +
                            " per process, more than the node's host memory (" +
-                           units::to_string(units::DataSize::from_bytes(node.host_memory)) + ")");
+                           units::to_string(units::DataSize::from_bytes(node.host_memory_bytes)) + ")");
   }
   if (spec.matrix_order > 0 && order % s.block_size != 0) {
     const long long below = order / s.block_size * s.block_size;
@@ -510,7 +510,7 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
     if (spec.matrix_order > 0)
       throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
                        why + "give a larger matrix_order or a smaller " + block_name);
-    const double memory = on_device ? node.gpu_memory : node.host_memory;
+    const double memory = on_device ? node.gpu_memory_bytes : node.host_memory_bytes;
     if (std::floor(std::sqrt(memory * processes / 8)) / s.block_size < static_cast<double>(widest))
       throw KeyRefusal(KeyRefusal::File::Workload, block_key,
                        why + "give a smaller " + block_name + " (all of the memory would not give enough blocks)");
@@ -526,7 +526,7 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
                          " or a smaller matrix");
   if (node.gpu) {
     const double local = static_cast<double>(s.matrix_order) * static_cast<double>(s.matrix_order) * 8 / processes;
-    s.resident_at_start = std::min(1.0, spec.device_memory_fraction * node.gpu_memory / local);
+    s.resident_at_start = std::min(1.0, spec.device_memory_fraction * node.gpu_memory_bytes / local);
   }
   return s;
 }

@@ -13,27 +13,27 @@ namespace ceiling::hpc {
 
 /// Rates are per node (all sockets, all GPUs), in SI units: flop/s, bytes/s, seconds, bytes.
 struct NodeKernels {
-  double cpu_dgemm = 0;   ///< node.cpu.dgemm x sockets
-  double cpu_stream = 0;  ///< node.cpu.stream_bandwidth x sockets
+  double cpu_dgemm_flop_per_s = 0;   ///< node.cpu.dgemm x sockets
+  double cpu_stream_bytes_per_s = 0;  ///< node.cpu.stream_bandwidth x sockets
   int cpu_cores = 0;
   bool gpu = false;
   int gpus = 0;
-  double gpu_dgemm = 0;   ///< node.gpu.dgemm x count
-  double gpu_stream = 0;  ///< node.gpu.stream_bandwidth x count
-  double gpu_memory = 0;  ///< bytes, all GPUs
+  double gpu_dgemm_flop_per_s = 0;   ///< node.gpu.dgemm x count
+  double gpu_stream_bytes_per_s = 0;  ///< node.gpu.stream_bandwidth x count
+  double gpu_memory_bytes = 0;  ///< bytes, all GPUs
   int gpu_multiprocessors = 0; ///< all GPUs
-  double host_to_device = 0;
-  double device_to_host = 0;
+  double host_to_device_bytes_per_s = 0;
+  double device_to_host_bytes_per_s = 0;
   double copy_s = 0;      ///< what a copy pays besides its bytes: PCIe latency + the copy call's overhead
-  double host_memory = 0; ///< bytes; 0 when the platform does not give it
+  double host_memory_bytes = 0; ///< bytes; 0 when the platform does not give it
   double message_overhead_s = 0; ///< MPI's send + receive overhead per message (node.nic)
   bool gpu_direct = false;       ///< the NIC reads and writes GPU memory (node.nic)
-  double peak = 0;        ///< fp64 peak of the node as the model runs it (GPU boost clock)
-  std::optional<double> base_clock_peak; ///< fp64 peak as TOP500 counts it (GPU base clock)
+  double peak_flop_per_s = 0;        ///< fp64 peak of the node as the model runs it (GPU boost clock)
+  std::optional<double> base_clock_peak_flop_per_s; ///< fp64 peak as TOP500 counts it (GPU base clock)
 
   /// Seconds of one host->device or device->host copy of `bytes` (0 bytes: nothing).
-  double to_device_s(double bytes) const { return bytes > 0 ? copy_s + bytes / host_to_device : 0; }
-  double to_host_s(double bytes) const { return bytes > 0 ? copy_s + bytes / device_to_host : 0; }
+  double to_device_s(double bytes) const { return bytes > 0 ? copy_s + bytes / host_to_device_bytes_per_s : 0; }
+  double to_host_s(double bytes) const { return bytes > 0 ? copy_s + bytes / device_to_host_bytes_per_s : 0; }
   /// Cores as TOP500's "Total Cores" counts them: CPU cores + GPU streaming multiprocessors.
   int top500_cores() const { return cpu_cores + gpu_multiprocessors; }
 };

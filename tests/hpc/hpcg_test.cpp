@@ -23,9 +23,9 @@ struct AlphaBeta : PatternTimer {
 
 NodeKernels cpu_node(double stream) {
   NodeKernels k;
-  k.cpu_stream = stream;
-  k.cpu_dgemm = 1e11;
-  k.peak = 1e11;
+  k.cpu_stream_bytes_per_s = stream;
+  k.cpu_dgemm_flop_per_s = 1e11;
+  k.peak_flop_per_s = 1e11;
   return k;
 }
 
@@ -73,10 +73,10 @@ TEST_CASE("on a GPU node each dot product's sum crosses PCIe to the host and bac
   NodeKernels node = cpu_node(1e10);
   node.gpu = true;
   node.gpus = 1;
-  node.gpu_stream = 5e11;
-  node.gpu_memory = 16e9;
-  node.host_to_device = 12e9;
-  node.device_to_host = 10e9;
+  node.gpu_stream_bytes_per_s = 5e11;
+  node.gpu_memory_bytes = 16e9;
+  node.host_to_device_bytes_per_s = 12e9;
+  node.device_to_host_bytes_per_s = 10e9;
   node.copy_s = 7e-6;
   AlphaBeta timer;
   const auto staged = simulate_hpcg(plan_hpcg(spec, node, 1), timer, {});
@@ -89,7 +89,7 @@ TEST_CASE("HPCG refuses a local grid that does not fit in memory") {
   HpcgSpec spec;
   spec.nx = spec.ny = spec.nz = 1024;
   auto node = cpu_node(1e10);
-  node.host_memory = 64e9;
+  node.host_memory_bytes = 64e9;
   CHECK_THROWS_WITH_AS(plan_hpcg(spec, node, 8), doctest::Contains("more than the host memory"), std::invalid_argument);
 }
 

@@ -28,12 +28,12 @@ struct AlphaBeta : PatternTimer {
 
 NodeKernels cpu_node(double dgemm, double stream) {
   NodeKernels k;
-  k.cpu_dgemm = dgemm;
-  k.cpu_stream = stream;
+  k.cpu_dgemm_flop_per_s = dgemm;
+  k.cpu_stream_bytes_per_s = stream;
   k.cpu_cores = 8;
-  k.peak = dgemm;
-  k.base_clock_peak = dgemm;
-  k.host_memory = 1e12;
+  k.peak_flop_per_s = dgemm;
+  k.base_clock_peak_flop_per_s = dgemm;
+  k.host_memory_bytes = 1e12;
   return k;
 }
 
@@ -163,9 +163,9 @@ TEST_CASE("the long broadcast spreads its pieces down a binomial tree: ceil(log2
 TEST_CASE("a GPU node's update streamed over PCIe runs at the CPU's rate plus the GPU's, capped by the link") {
   NodeKernels node = cpu_node(2e11, 5e10);
   node.gpu = true;
-  node.gpu_dgemm = 4e12;
-  node.host_to_device = 1.2e10;
-  node.device_to_host = 1.3e10;
+  node.gpu_dgemm_flop_per_s = 4e12;
+  node.host_to_device_bytes_per_s = 1.2e10;
+  node.device_to_host_bytes_per_s = 1.3e10;
   const double flops = 1e15, nb = 768;
   // Nothing resident: C streams in and out (8 + 8 bytes per 2 nb flops over the slower side).
   const double link_rate = nb * 1.2e10 / 4;
@@ -183,10 +183,10 @@ TEST_CASE("the PCIe traffic of a GPU node's steps is the bytes the model says cr
   const long long blocks = 10;
   NodeKernels node = cpu_node(1e300, 1e300);
   node.gpu = true;
-  node.gpu_dgemm = 1e300;
-  node.gpu_memory = 1e12; // the whole matrix resident
-  node.host_to_device = 1e10;
-  node.device_to_host = 2e10;
+  node.gpu_dgemm_flop_per_s = 1e300;
+  node.gpu_memory_bytes = 1e12; // the whole matrix resident
+  node.host_to_device_bytes_per_s = 1e10;
+  node.device_to_host_bytes_per_s = 2e10;
   node.copy_s = 1e-5;
   HplSpec spec;
   spec.matrix_order = nb * blocks;
@@ -238,7 +238,7 @@ TEST_CASE("HPL refuses what cannot run, saying why and, where one key is the cau
   CHECK_THROWS_WITH_AS(plan_hpl(spec, node, 4), doctest::Contains("not a multiple of the block size 256"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(plan_hpl(spec, node, 4), doctest::Contains("give 768 or 1024"), std::invalid_argument);
   auto no_memory = node;
-  no_memory.host_memory = 0;
+  no_memory.host_memory_bytes = 0;
   CHECK(key_of([&] { plan_hpl(HplSpec{}, no_memory, 4); }) == "platform node.cpu.host_memory");
   HplSpec huge;
   huge.matrix_order = 100'000'000;

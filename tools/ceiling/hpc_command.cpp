@@ -40,9 +40,9 @@ struct Payload {
   hpc::NodeKernels node;
 
   double delivered() const { return flops / seconds; }
-  double peak() const { return node.peak * static_cast<double>(nodes); }
+  double peak() const { return node.peak_flop_per_s * static_cast<double>(nodes); }
   std::optional<double> base_peak() const {
-    return node.base_clock_peak ? std::optional(*node.base_clock_peak * static_cast<double>(nodes)) : std::nullopt;
+    return node.base_clock_peak_flop_per_s ? std::optional(*node.base_clock_peak_flop_per_s * static_cast<double>(nodes)) : std::nullopt;
   }
   /// E against TOP500's R_peak (base clock) when the platform gives it, else the model's peak.
   double efficiency() const { return delivered() / base_peak().value_or(peak()); }
@@ -254,7 +254,7 @@ int hpcg(const config::HpcWorkload& w, const hpc::HpcgSpec& spec, const platform
               spec.nx, spec.ny, spec.nz, spec.levels,
               std::string(platform::to_string(platform.interconnect.routing)).c_str());
   std::printf("kernels on the %s at %s (measured STREAM rate); %s of memory traffic per process and iteration\n",
-              node.gpu ? "GPU" : "CPU", si(node.gpu ? node.gpu_stream : node.cpu_stream, "B/s").c_str(),
+              node.gpu ? "GPU" : "CPU", si(node.gpu ? node.gpu_stream_bytes_per_s : node.cpu_stream_bytes_per_s, "B/s").c_str(),
               si(r.bytes_per_process, "B").c_str());
   std::printf("one CG iteration:\n");
   print_payload(p, "HPCG's own count, src/ReportResults.cpp");
