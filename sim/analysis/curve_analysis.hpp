@@ -112,7 +112,8 @@ struct CurveAnalysis {
   double n_doubling_below_10pct_measured = 0;
   double alpha_eff_at_largest_n = 0;
   /// "communication", "copy", "synchronisation" or "compute": the largest part of
-  /// (1 - alpha_eff) at the largest n; "none" when the curve has one n or no part is positive.
+  /// (1 - alpha_eff) at the largest n; "none" when the curve has one n or no part is above
+  /// 1e-12 (the rounding of equal times).
   std::string dominant_term;
 };
 

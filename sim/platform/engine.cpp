@@ -42,11 +42,14 @@ sg4::Engine& start_engine(const NetworkSettings& settings) {
   for (std::string& w : words)
     argv.push_back(w.data());
   int argc = static_cast<int>(argv.size());
+  // SimGrid sets its own SIGINT handler, which ends the process with status 1, saying nothing
+  // below its verbose level: SIGINT gets back the action it had (by default, the end of the
+  // process, 128 + 2 to the shell, as SIGTERM; ignored in a script's background job), and
+  // `ceiling run` then sets its own (replay/engine.cpp).
+  struct sigaction before {};
+  sigaction(SIGINT, nullptr, &before);
   engine = std::make_unique<sg4::Engine>(&argc, argv.data());
-  // SimGrid has set its own SIGINT handler, which ends the process with status 1, saying nothing
-  // below its verbose level: SIGINT acts as by default again (128 + 2 to the shell), as SIGTERM
-  // does; `ceiling run` then sets its own (replay/engine.cpp).
-  std::signal(SIGINT, SIG_DFL);
+  sigaction(SIGINT, &before, nullptr);
   // Factors as doubles, not through text: a decimal string would round them (std::to_string
   // keeps six decimals: 6e-7 became 1e-6, 4e-7 became 0).
   if (settings.latency_factor)

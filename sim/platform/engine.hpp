@@ -23,7 +23,7 @@ struct NetworkSettings {
   bool operator==(const NetworkSettings&) const = default;
 };
 
-/// Creates the engine with `settings`, quiet below warnings, SIGINT at its default action
+/// Creates the engine with `settings`, quiet below warnings, SIGINT at the action it had before
 /// (SimGrid's own handler would exit with status 1). SimGrid allows one engine per process: a
 /// second call throws std::logic_error.
 simgrid::s4u::Engine& start_engine(const NetworkSettings& settings);

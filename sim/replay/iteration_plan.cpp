@@ -199,11 +199,14 @@ std::optional<std::string> memory_problem(const Scenario& s) {
   const auto estimate = device_memory_estimate(s);
   if (!estimate)
     return std::nullopt;
-  auto problem = workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker,
-                                            *workload::memory_capacity(s.platform.node));
-  if (problem && estimate->gathered.bytes() > 0)
-    *problem += " (exchanged dense, --set software.sparse_gradients=cheaper or dense, the embedding gradients are "
-                "not gathered)";
+  const auto capacity = *workload::memory_capacity(s.platform.node);
+  auto problem = workload::memory_shortfall(*estimate, s.workload, s.workload.batch_per_worker, capacity);
+  // Where the gathered gradients alone make it too much, the dense exchange is a way out.
+  if (problem && estimate->gathered.bytes() > 0 &&
+      (estimate->total() - estimate->gathered).bytes() <= capacity.bytes.bytes())
+    *problem += std::string(" (exchanged dense, --set software.sparse_gradients=") +
+                (s.options.software.sparse == stack::SparseGradients::AllGather ? "cheaper or dense" : "dense") +
+                ", the embedding gradients are not gathered)";
   return problem;
 }
 

@@ -507,9 +507,12 @@ expect 0 "stopping after the current iteration" -- cat "$tmp/int.err"
 
 # Interrupted, hpc ends by the signal too (SimGrid's own handler, once the engine started, exited
 # with status 1). HPL on 2,048 nodes with NB = 16 takes most of a minute: the signal comes first.
+# (Job control: a script's background job otherwise starts with SIGINT ignored.)
+set -m
 "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 2048 \
   --set hpl.block_size=16 >/dev/null 2>&1 &
 pid=$!
+set +m
 sleep 1
 kill -INT "$pid"
 wait "$pid"

@@ -61,6 +61,12 @@ check("the lines the wrapping added are returned", added == 1, f"got {added}")
 check("a short label stays as it is", handles[1].get_label() == "short")
 check("nothing added where every label fits",
       axes.legend_below(ax, [Line2D([], [], label="short")]) == 0)
+# Two columns (9 inches: 3.9 each, 58 characters): entries 0, 1 in the first, 2 in the second
+# (matplotlib gives the first columns the extra entry); 0 and 1 wrap once each: 2 lines added.
+long2 = " ".join(["word"] * 20)  # 99 characters: two lines of 58 at most
+two = [Line2D([], [], label=long2), Line2D([], [], label=long2), Line2D([], [], label="short")]
+check("two columns: the tallest column's added lines",
+      axes.legend_below(ax, two, ncol=2, width_in=9.0) == 2)
 plt.close(fig)
 
 # One platform, three variants: a colour and a marker each, in one legend column.

@@ -316,13 +316,16 @@ outputs() {
   expect 0 "N ref: the curve's smallest finished N" -- cat report/report.md
 
   # Interrupted, plot and report end with 128 + the signal, say so in a line (no Python
-  # traceback) and leave no temporary file: the one being written is removed. (The run's start
-  # alone, loading matplotlib, takes longer than the second the signals wait.)
+  # traceback) and leave no temporary file: the one being written is removed. The signal comes
+  # once the first figure is written, while the others are drawn.
   for sig in INT:130 TERM:143; do
     status=${sig#*:} sig=${sig%:*}
-    "$ceiling" report pictures.h5 -o "cut-$sig" >/dev/null 2>"cut-$sig.err" &
+    "$ceiling" report pictures.h5 -o "cut-$sig" >"cut-$sig.out" 2>"cut-$sig.err" &
     pid=$!
-    sleep 1.2
+    for _ in $(seq 1 600); do
+      grep -q "^wrote" "cut-$sig.out" 2>/dev/null && break
+      sleep 0.05
+    done
     kill -"$sig" "$pid"
     wait "$pid"
     expect "$status" "" -- bash -c "exit $?"

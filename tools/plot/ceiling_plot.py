@@ -52,14 +52,41 @@ Runs with Debian 12's /usr/bin/python3 and its python3-numpy, python3-h5py, pyth
 """
 
 import os
+import signal
 import sys
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM, raised where the program is (an exception, not a kill), so that a file
+    being written removes its temporary on the way out (output.write_atomically)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupt(signum, _frame):
+    # One signal ends the run: a second, while the first unwinds, is ignored (it would cut the
+    # removal of the temporary file short).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+# (before the heavy imports: numpy, h5py and matplotlib take half a second to load)
+for _signum in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(_signum, _interrupt)
 
 # The package sits beside this file, wherever the script is called from (also through a link);
 # no __pycache__ is left in the source tree.
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 
-from ceilingplot.cli import main  # noqa: E402  (checks numpy, h5py and matplotlib first)
-
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        from ceilingplot.cli import main  # (checks numpy, h5py and matplotlib first)
+        sys.exit(main())
+    except Interrupted as e:  # as the C++ outputs do: 128 + the signal, nothing partial left
+        print("ceiling: interrupted: the files written before stay; an unfinished one is "
+              "removed", file=sys.stderr)
+        sys.exit(128 + e.signum)

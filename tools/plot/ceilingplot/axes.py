@@ -131,19 +131,26 @@ def legend_below(ax, handles, title=None, ncol=1, width_in=6.0):
     (which would squeeze the axes). Returns the lines the wrapping added to a column, for the
     caller to make the figure that much taller (about 0.2 inch a line)."""
     chars = max(20, int((width_in / ncol - 0.6) * LEGEND_CHARS_PER_IN))
-    added = 0
+    added = []  # per entry
     for h in handles:
         text = h.get_label()
         wrapped = wrap_lines(text, chars)
-        added += wrapped.count("\n") - text.count("\n")
+        added.append(wrapped.count("\n") - text.count("\n"))
         h.set_label(wrapped)
+    # matplotlib fills the columns in order, the first n mod ncol of them one entry longer
+    # (np.array_split): the tallest column's added lines, then the title's, which spans them all.
+    tallest, start = 0, 0
+    for column in range(ncol):
+        size = len(handles) // ncol + (1 if column < len(handles) % ncol else 0)
+        tallest = max(tallest, sum(added[start:start + size]))
+        start += size
     if title:
         wrapped = wrap_lines(title, max(20, int((width_in - 0.6) * LEGEND_CHARS_PER_IN)))
-        added += ncol * (wrapped.count("\n") - title.count("\n"))
+        tallest += wrapped.count("\n") - title.count("\n")
         title = wrapped
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
               frameon=False, title=title, title_fontsize=8, alignment="left")
-    return math.ceil(added / ncol)
+    return tallest
 
 
 def scaling_title(scaling, what):

@@ -1,7 +1,6 @@
 """The command line: plot|report RESULTS.h5 [-o DIR], exit statuses and error messages."""
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 
@@ -41,34 +40,13 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM: raised where the program is, so that the file being written removes
-    its temporary (output.write_atomically) on the way out."""
-
-    def __init__(self, signum):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _interrupt(signum, _frame):
-    raise Interrupted(signum)
-
-
 def main(argv=None):
     # Paths are printed as the bytes they are, UTF-8 or not (the operating system's names).
     for stream in (sys.stdout, sys.stderr):
         stream.reconfigure(errors="surrogateescape")
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _interrupt)
     try:
         return run(args)
-    except Interrupted as e:  # as the C++ outputs do: 128 + the signal, nothing partial left
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a second signal: the same ending)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        print("ceiling: interrupted: the files written before stay; an unfinished one is "
-              "removed", file=sys.stderr)
-        return 128 + e.signum
     except Exception as e:  # a bug: said in one line, exit 1 (the documented internal error)
         print(f"ceiling: error: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

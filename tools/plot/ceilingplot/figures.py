@@ -71,6 +71,7 @@ def draw_all(out):
                      (", and throughput where curves are compared"
                       if sum(1 for x in curves if x.rows) > 1 else ""))
     ok = True
+    failed = set()
     for name, draw, _, _ in FIGURES:
         try:
             draw(out, curves)
@@ -82,19 +83,21 @@ def draw_all(out):
             print(f"ceiling: error: internal error while drawing {name}: "
                   f"{type(e).__name__}: {e}", file=sys.stderr)
             ok = False
-    remove_stale(out)
+            failed.add(name)
+    remove_stale(out, failed)
     return ok
 
 
-def remove_stale(out):
+def remove_stale(out, failed=()):
     """Removes the figures of these names that an earlier run left in the folder and this store
     does not have (skipped here, or a part NAME-K beyond this store's): the folder shows one
-    store's figures, never a mix."""
-    written = {png.stem for _, png, _ in out.figures}
+    store's figures, never a mix. A figure whose drawing failed keeps its earlier files."""
     for name, *_ in FIGURES:
+        if name in failed:
+            continue
         own = re.compile(re.escape(name) + r"(-[0-9]+)?")
         for path in sorted(out.dir.iterdir()):
             if path.suffix in (".png", ".svg") and own.fullmatch(path.stem) and \
-                    path.stem not in written and path.is_file():
+                    path not in out.written and path.is_file():
                 path.unlink()
                 say(f"removed {path}: a figure of an earlier run, which this store does not have")

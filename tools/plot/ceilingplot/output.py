@@ -90,6 +90,7 @@ class Output:
         self.results = results
         self.figures = []   # (name, png path, what the file shows of the figure or None)
         self.notes = []     # what was skipped, as printed
+        self.written = set()  # every file written, as it is
 
     def note(self, text):
         self.notes.append(text)
@@ -114,6 +115,7 @@ class Output:
                 svg = io.StringIO()
                 fig.savefig(svg, format=ext, metadata={"Date": None}, bbox_inches="tight")
                 write_atomically(path, stable_clip_ids(svg.getvalue()))
+            self.written.add(path)
             say(f"wrote {path}")
         plt.close(fig)
         self.figures.append((name, self.dir / f"{stem}.png", part))
