@@ -176,6 +176,10 @@ def fig_ceiling(out, curves):
     cells = max(len(r) for _, r in rows)
     ratios = [3, 2] * cells if cost_unit else [1] * cells
     width = panel_w * cells + (panel_w * 2 / 3 * cells if cost_unit else 0)
+    # A row tall enough for its label's lines too (8 pt: about 0.13 inch a line), long names
+    # wrapping to three.
+    label_lines = max(wrap(label(c), 34).count("\n") + 1 for c in cs)
+    bar_h = max(bar_h, 0.13 * label_lines + 0.04)
     heights = [max(1.6, bar_h * max(len(g) for _, g in r) + 1.1) for _, r in rows]
     extra = 1.6 if not faceted else 1.0 + legend_height(max(
         len(unique(getattr(c, looks.colour_key) for c in cs)), len(LEGEND)))
