@@ -10,12 +10,16 @@ must give exactly:
   1 - alpha up to 1, E = 0.1 needs 1 - alpha = 9 / (r - 1) >= 9 / 7 > 1, out of view;
 - a ceiling bar says up to which N its fit goes where the curves' largest N differ (an
   interrupted sweep);
-- the ceiling figure compares ceilings: it is skipped where only one curve has a fit.
+- the ceiling figure compares ceilings: it is skipped where only one curve has a fit;
+- a folder plotted into again loses the figures this store does not have, and keeps those written
+  now, those of a figure whose drawing failed, and every file not named as a figure.
 usage: ceilingplot_test.py ROOT
 """
 import math
 import os
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import matplotlib
@@ -24,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 sys.path.insert(0, os.path.join(sys.argv[1], "tools", "plot"))
-from ceilingplot import axes, ceilings, facets, surface  # noqa: E402
+from ceilingplot import axes, ceilings, facets, figures, surface  # noqa: E402
 from ceilingplot.store import Curve  # noqa: E402
 
 failures = 0
@@ -125,6 +129,21 @@ out = Out()
 ceilings.fig_ceiling(out, [curve("ideal", [1, 2, 4]), curve("horovod", [1, 2, 4], math.nan)])
 check("the ceiling figure is skipped where one curve has a fit",
       out.notes and out.notes[0].startswith("skipped ceiling"), str(out.notes))
+
+# An earlier run's figures in the folder: speedup (this store has none), ceiling (its drawing
+# failed now), efficiency (written now), and a file of the user's.
+with tempfile.TemporaryDirectory() as folder:
+    folder = Path(folder)
+    names = ["speedup.png", "speedup.svg", "speedup-2.png", "ceiling.png", "ceiling-2.svg",
+             "efficiency.png", "notes.txt", "speedup-old.png"]
+    for name in names:
+        (folder / name).write_text("x")
+    again = Out()
+    again.dir, again.written, again.figures = folder, {folder / "efficiency.png"}, []
+    figures.remove_stale(again, failed={"ceiling"})
+    left = sorted(p.name for p in folder.iterdir())
+    check("stale figures removed, the others kept", left ==
+          ["ceiling-2.svg", "ceiling.png", "efficiency.png", "notes.txt", "speedup-old.png"], str(left))
 
 print(f"{failures} failure(s)" if failures else "all passed")
 sys.exit(1 if failures else 0)
