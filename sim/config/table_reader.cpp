@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -18,15 +16,7 @@ std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 /// `value` as %g writes it with 6 significant digits (0.0001, 10, 1e-300), or more where that
 /// does not read back as `value`: a message says 0.10000001, not 0.1, of a value refused for
 /// being above 0.1.
-std::string shortest(double value) {
-  char text[64];
-  for (int digits = 6; digits <= 17; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, value);
-    if (std::strtod(text, nullptr) == value)
-      break;
-  }
-  return text;
-}
+std::string shortest(double value) { return units::number_text(value, 6); }
 
 /// Edit distance for "did you mean" suggestions: insertions, deletions, substitutions and swaps of
 /// two neighbouring characters, one each (the optimal string alignment distance: "fp23" is one

@@ -235,9 +235,9 @@ constexpr std::array<Prefix, 4> time_scales{{{"s", 1}, {"ms", 1e-3}, {"us", 1e-6
 
 } // namespace
 
-std::string number_text(double v) {
+std::string number_text(double v, int min_digits) {
   char text[32];
-  for (int digits = 1; digits <= 17; ++digits) {
+  for (int digits = min_digits; digits <= 17; ++digits) {
     std::snprintf(text, sizeof text, "%.*g", digits, v);
     if (std::strtod(text, nullptr) == v || !std::isfinite(v))
       break;

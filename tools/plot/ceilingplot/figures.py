@@ -92,12 +92,12 @@ def remove_stale(out, failed=()):
     """Removes the figures of these names that an earlier run left in the folder and this store
     does not have (skipped here, or a part NAME-K beyond this store's): the folder shows one
     store's figures, never a mix. A figure whose drawing failed keeps its earlier files."""
+    files = sorted(p for p in out.dir.iterdir() if p.suffix in (".png", ".svg") and p.is_file())
     for name, *_ in FIGURES:
         if name in failed:
             continue
         own = re.compile(re.escape(name) + r"(-[0-9]+)?")
-        for path in sorted(out.dir.iterdir()):
-            if path.suffix in (".png", ".svg") and own.fullmatch(path.stem) and \
-                    path not in out.written and path.is_file():
+        for path in files:
+            if own.fullmatch(path.stem) and path not in out.written:
                 path.unlink()
                 say(f"removed {path}: a figure of an earlier run, which this store does not have")
