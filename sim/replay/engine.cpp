@@ -200,9 +200,8 @@ public:
     }
     pull_flows_to_.assign(static_cast<std::size_t>(plan_.pulls) * static_cast<std::size_t>(plan_.ranks), 0);
     for (int k = plan_.backward_reductions(); k < static_cast<int>(plan_.reductions.size()); ++k)
-      for (const auto& phase : plan_.reductions[static_cast<std::size_t>(k)].plan)
-        for (const auto& flow : phase.flows)
-          ++pull_flows_to_[pull_slot(k, flow.dst)];
+      for (const auto& flow : plan_.reductions[static_cast<std::size_t>(k)].plan.back().flows)
+        ++pull_flows_to_[pull_slot(k, flow.dst)];
     latency_factor_ = simgrid::config::get_value<double>("network/latency-factor");
     bandwidth_factor_ = simgrid::config::get_value<double>("network/bandwidth-factor");
     pipelines_.resize(plan_.reductions.size());
@@ -315,8 +314,8 @@ public:
     wall_start_ = std::chrono::steady_clock::now();
     result_.ranks = plan_.ranks;
     if (!plan_.fused_by_cycle) // else the responses, once formed (below)
-      for (const auto& k : plan_.reductions)
-        report_reduction(k);
+      for (int k = 0; k < static_cast<int>(plan_.reductions.size()); ++k)
+        report_reduction(plan_.reductions[static_cast<std::size_t>(k)], is_pull(k));
     result_.server_bytes = plan_.server_bytes;
     result_.server_rank_stride = plan_.server_rank_stride;
     const long long domain = platform::domain_size(scenario_.platform.interconnect.topology);
@@ -362,12 +361,12 @@ public:
   }
 
 private:
-  void report_reduction(const Reduction& k) {
+  void report_reduction(const Reduction& k, bool read = false) {
     result_.reductions.push_back({k.name, k.bytes,
                                   std::string(k.gather ? collectives::to_string(*k.gather) : collectives::to_string(k.algorithm)),
                                   std::string(k.rule),
                                   k.protocol ? std::string(collectives::to_string(*k.protocol)) : std::string(),
-                                  k.sparse});
+                                  k.sparse, k.result_bytes, read});
   }
 
   /// Collective `k`: a reduction of the plan, or (from plan_.reductions.size() on) a response
@@ -1310,7 +1309,7 @@ private:
   }
 
   void flow_done(int k, int p, int f) {
-    if (is_pull(k)) { // its receiver counts what is in
+    if (is_pull(k) && p + 1 == static_cast<int>(reduction(k).plan.size())) { // its receiver counts what is in
       const int dst = progress_[static_cast<std::size_t>(k)].flow({p, f}).dst;
       if (--pull_pending_[pull_slot(k, dst)] == 0)
         pull_arrived(dst, k);
@@ -1377,7 +1376,9 @@ private:
   /// by slot_of(iteration); RankState::input_done is kept the same way.
   std::array<double, 2> input_bytes_{};
   std::vector<CollectiveProgress> progress_; ///< one per reduction, reused every iteration
-  std::vector<int> pull_flows_to_; ///< per pull and rank (pull_slot): the pull's flows to the rank
+  /// Per pull and rank (pull_slot): the flows of the pull's last phase to the rank (the
+  /// variables; a table's rows, after the phase of their ids' requests).
+  std::vector<int> pull_flows_to_;
   std::vector<int> pull_pending_;  ///< ... of this iteration, not arrived yet
   std::vector<double> server_busy_until_s_; ///< per rank: when its parameter server's work ends
   // Horovod's fusion by cycle (plan_.fused_by_cycle): the units are plan_.reductions.

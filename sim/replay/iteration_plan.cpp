@@ -186,10 +186,20 @@ std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) 
   // From two workers on, parameter servers apply the update (make_iteration_plan)
   const bool on_servers = s.options.software.collective == collectives::Algorithm::ParameterServer &&
                           parameter_server_workers(s) >= 2;
-  auto need = workload::device_memory(s.workload, s.workload.batch_per_worker, compute_precision(mode),
+  // Tables that parameter servers hold stay there: a worker's device holds the rows its batch
+  // reads (the layer's outputs) and their gradient, not the table.
+  const bool tables_on_servers = on_servers && s.options.software.sparse == stack::SparseGradients::Servers;
+  workload::WorkloadSpec on_device = s.workload;
+  if (tables_on_servers)
+    for (auto& layer : on_device.layers)
+      if (layer.embedding) {
+        layer.params = 0;
+        layer.tensors.clear();
+      }
+  auto need = workload::device_memory(on_device, s.workload.batch_per_worker, compute_precision(mode),
                                       gradient_precision(mode),
                                       on_servers ? workload::OptimizerState::OnServers : workload::OptimizerState::OnDevice);
-  if (const long long ranks = rank_count(s); ranks >= 2) // (the tables the stack exchanges sparse)
+  if (const long long ranks = rank_count(s); ranks >= 2 && !tables_on_servers) // (the tables the stack exchanges sparse)
     need.gathered = workload::gathered_gradient(densified(s, mode), static_cast<double>(ranks), gradient_precision(mode),
                                                 s.workload.batch_per_worker);
   return need;
@@ -442,10 +452,10 @@ public:
         placement_(s.options.software.placement),
         pull_next_forward_(s.options.software.pull == stack::Pull::NextForward),
         host_bytes_per_s_(s.platform.node.cpu.memory_bandwidth_per_socket.bytes_per_second() * s.platform.node.cpu.sockets),
-        optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()) {
+        optimizer_per_parameter_(s.workload.optimizer_per_parameter.bytes()), element_bytes_(element_bytes) {
     const auto& layers = exchanged.layers;
     parts_.resize(layers.size());
-    if (placement_ == stack::Placement::Even) {
+    if (placement_ == stack::Placement::Even) { // (a table too: partitioned over the servers, ids spread by id mod k)
       for (std::size_t l = 0; l < layers.size(); ++l) {
         const auto params = static_cast<double>(layers[l].trained_params());
         for (int q = 0; q < count_; ++q)
@@ -453,11 +463,13 @@ public:
       }
       return;
     }
-    // Every trainable variable in creation order: a layer's tensors, or the layer as one.
+    // Every trainable variable in creation order: a layer's tensors, or the layer as one; a
+    // table the workers exchange sparse only where the servers hold it.
+    const bool tables = s.options.software.sparse == stack::SparseGradients::Servers;
     std::vector<double> bytes;
     std::vector<std::pair<std::size_t, double>> variables; // layer, parameters
     for (std::size_t l = 0; l < layers.size(); ++l) {
-      if (layers[l].trained_params() == 0 || layers[l].embedding)
+      if (layers[l].trained_params() == 0 || (layers[l].embedding && !tables))
         continue;
       const std::vector<long long> whole{layers[l].params};
       for (long long n : layers[l].tensors.empty() ? whole : layers[l].tensors) {
@@ -527,7 +539,79 @@ public:
     return phases;
   }
 
+  /// The push of a sparse gradient `g` (the rows a worker's batch touched, and their ids) to the
+  /// servers that hold its table: every other worker sends each its part, as the table is placed
+  /// (whole on one, or partitioned evenly); a server adds every worker's rows into the table and
+  /// updates the rows touched (at host memory bandwidth, as plan()'s dense sums), once the last
+  /// push is in (TensorFlow 1.x: an IndexedSlices gradient of a variable is applied by the
+  /// optimizer's _apply_sparse on the variable's device, training/optimizer.py apply_gradients).
+  /// With the pull after the push, the updated rows come back; else the next step reads them
+  /// (sparse_pull()). Adds each server's bytes to `loads`.
+  std::vector<collectives::Phase> sparse_push(const workload::SparseGradient& g, double table_rows,
+                                              std::vector<double>& loads) const {
+    const std::vector<double> share = table_shares(g.layer);
+    const double values = g.bytes.bytes(), ids = g.index_bytes().bytes();
+    std::vector<double> pushed(share.size()), returned(share.size());
+    loads.resize(static_cast<std::size_t>(count_), 0.0);
+    for (std::size_t q = 0; q < share.size(); ++q) {
+      pushed[q] = share[q] * (values + ids);
+      returned[q] = share[q] * values;
+      loads[q] += pushed[q];
+    }
+    auto phases = collectives::parameter_server_phases(group_.ranks, pushed);
+    if (workers_ < 2)
+      return phases;
+    phases.back() = collectives::parameter_server_phases(group_.ranks, returned).back();
+    if (pull_next_forward_)
+      phases.pop_back();
+    // The rows every worker touched, at most the table's: the optimizer updates each once.
+    const double updated_bytes = std::min(table_rows, workers_ * g.rows) / g.rows * values;
+    for (auto& f : phases.front().flows) {
+      const auto q = static_cast<std::size_t>(f.dst);
+      f.reduce_bytes = 0;
+      f.receiver_s = ((workers_ - 1) * share[q] * values * stack::reduction_bytes_moved_per_byte +
+                      share[q] * updated_bytes / element_bytes_ * optimizer_per_parameter_) / host_bytes_per_s_;
+    }
+    return phases;
+  }
+
+  /// The next step's read of sparse gradient `g`'s table: every worker sends the ids its batch
+  /// looks up to the servers holding the table, each of which gathers the rows (reads them and
+  /// writes its replies, at host memory bandwidth, once the last request is in) and sends them
+  /// back (two phases: embedding_lookup gathers on the table's device, TensorFlow 1.x
+  /// ops/embedding_ops.py, `colocate_with(params[0])`, one shard per partition).
+  std::vector<collectives::Phase> sparse_pull(const workload::SparseGradient& g) const {
+    const std::vector<double> share = table_shares(g.layer);
+    const double values = g.bytes.bytes(), ids = g.index_bytes().bytes();
+    std::vector<double> asked(share.size()), rows(share.size());
+    for (std::size_t q = 0; q < share.size(); ++q) {
+      asked[q] = share[q] * ids;
+      rows[q] = share[q] * values;
+    }
+    auto request = collectives::parameter_server_phases(group_.ranks, asked);
+    if (request.empty())
+      return request;
+    constexpr double gather_bytes_moved_per_byte = 2; // a row read, then written into the reply
+    for (auto& f : request.front().flows) {
+      f.reduce_bytes = 0;
+      f.receiver_s = (workers_ - 1) * share[static_cast<std::size_t>(f.dst)] * values * gather_bytes_moved_per_byte /
+                     host_bytes_per_s_;
+    }
+    return {request.front(), collectives::parameter_server_phases(group_.ranks, rows).back()};
+  }
+
 private:
+  /// The part of `layer`'s variables each server holds, summing to 1.
+  std::vector<double> table_shares(int layer) const {
+    std::vector<double> share(static_cast<std::size_t>(count_), 0.0);
+    double total = 0;
+    for (const Part& part : parts_[static_cast<std::size_t>(layer)])
+      total += part.bytes;
+    for (const Part& part : parts_[static_cast<std::size_t>(layer)])
+      share[static_cast<std::size_t>(part.server)] += part.bytes / total;
+    return share;
+  }
+
   /// Each server's bytes and parameters of `layers`.
   void shares(const std::vector<int>& layers, std::vector<double>& server_bytes,
               std::vector<double>& server_params) const {
@@ -546,6 +630,7 @@ private:
   bool pull_next_forward_;
   double host_bytes_per_s_;
   double optimizer_per_parameter_;
+  double element_bytes_; ///< of a gradient
   /// What one server holds of a layer: its variables placed there whole, or its even share.
   struct Part {
     int server;
@@ -558,13 +643,13 @@ private:
 } // namespace
 
 /// The workload with the embedding tables whose gradient the stack exchanges dense made dense
-/// layers: all of them (Dense), none (AllGather), or those for which a dense all-reduce moves
-/// fewer bytes per rank, 2 (N-1)/N of the table, than the all-gathers, (N-1) x the rows a batch
-/// looks up and their ids (Cheaper).
+/// layers: all of them (Dense), none (AllGather, Servers), or those for which a dense all-reduce
+/// moves fewer bytes per rank, 2 (N-1)/N of the table, than the all-gathers, (N-1) x the rows a
+/// batch looks up and their ids (Cheaper).
 workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
   workload::WorkloadSpec w = s.workload;
   const auto rule = s.options.software.sparse;
-  if (rule == stack::SparseGradients::AllGather)
+  if (rule == stack::SparseGradients::AllGather || rule == stack::SparseGradients::Servers)
     return w;
   const double n = static_cast<double>(rank_count(s));
   const double element = workload::element_bytes(gradient_precision(mode));
@@ -726,7 +811,13 @@ FlowCount estimated_flows(const Scenario& s) {
       break;
     }
   }
-  count.alone += 2 * r * static_cast<double>(buckets.sparse.size()); // the rows' and their ids' all-gathers
+  if (s.options.software.sparse == stack::SparseGradients::Servers && servers) { // a push and a read (the ids, then the rows)
+    const double exchanges = s.options.software.pull == stack::Pull::NextForward ? 3 : 2;
+    for (const auto& g : buckets.sparse)
+      count.shared += exchanges * (r - 1) * servers->holding({g.layer});
+  } else {
+    count.alone += 2 * r * static_cast<double>(buckets.sparse.size()); // the rows' and their ids' all-gathers
+  }
   return count;
 }
 
@@ -792,7 +883,8 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const collectives::Group group = context.group;
   const ParameterServers servers(s, exchanged, group, gradient_element_bytes);
   plan.server_rank_stride = stack.local_aggregation ? std::max(1, group.ranks_per_node) : 1;
-  bool all_on_servers = !buckets.dense.empty();
+  const bool tables_on_servers = stack.sparse == stack::SparseGradients::Servers; // (with parameter servers: exchange_problem)
+  bool all_on_servers = !buckets.dense.empty() || (tables_on_servers && !buckets.sparse.empty());
   for (std::size_t b = 0; b < buckets.dense.size(); ++b) {
     int last = 0;
     for (int l : buckets.dense[b].layers)
@@ -817,11 +909,25 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   }
   if (all_on_servers && servers.exchange()) // the servers apply the update; the workers pull the weights
     plan.optimizer_s = 0;
-  // Each sparse gradient's rows, then their ids: two all-gathers, ready together (Horovod 0.19
-  // horovod/tensorflow/__init__.py allreduce: allgather(values), then allgather(indices)).
+  // Each sparse gradient's rows and ids to the servers holding its table; else its rows, then its
+  // ids: two all-gathers, ready together (Horovod 0.19 horovod/tensorflow/__init__.py allreduce:
+  // allgather(values), then allgather(indices)).
   for (const auto& sparse : buckets.sparse) {
     const int position = backward_position[static_cast<std::size_t>(sparse.layer)];
-    const std::string name = "sparse " + w.layers[static_cast<std::size_t>(sparse.layer)].name;
+    const auto& table = w.layers[static_cast<std::size_t>(sparse.layer)];
+    const std::string name = "sparse " + table.name;
+    if (tables_on_servers) {
+      const double bytes = sparse.bytes.bytes() + sparse.index_bytes().bytes();
+      Reduction push{name, bytes, sparse.bytes.bytes(), true,
+                     servers.sparse_push(sparse, static_cast<double>(table.embedding->rows), plan.server_bytes),
+                     collectives::Algorithm::ParameterServer, "the touched rows and their ids to the table's servers"};
+      push.concurrent = stack.exchange == stack::Exchange::PerVariable;
+      push.rows = sparse.rows;
+      if (stack.pull == stack::Pull::NextForward && servers.exchange())
+        push.result_bytes = 0; // the rows come back with the next step's read
+      ready.push_back({position, std::move(push)});
+      continue;
+    }
     ready.push_back({position, sparse_allgather(context, name, sparse.bytes.bytes(), sparse.rows, 0)});
     ready.push_back(
         {position, sparse_allgather(context, name + " ids", sparse.index_bytes().bytes(), sparse.rows, sparse.id_bytes)});
@@ -847,7 +953,21 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const bool reads = stack.pull == stack::Pull::NextForward && all_on_servers && servers.exchange();
   for (int l : order) {
     const auto layer = static_cast<std::size_t>(l);
-    if (reads && !exchanged.layers[layer].embedding) { // a table exchanged sparse is not on the servers
+    const auto sparse = std::find_if(buckets.sparse.begin(), buckets.sparse.end(),
+                                     [&](const workload::SparseGradient& g) { return g.layer == l; });
+    if (reads && sparse != buckets.sparse.end() && tables_on_servers) { // the rows the batch looks up
+      auto pull = servers.sparse_pull(*sparse);
+      if (!pull.empty()) {
+        plan.forward_segments_s.push_back(segment);
+        segment = 0;
+        Reduction read{"pull " + w.layers[layer].name, sparse->bytes.bytes(), 0, true, std::move(pull),
+                       collectives::Algorithm::ParameterServer, "the looked-up rows read as the forward pass needs them"};
+        read.concurrent = true;
+        read.rows = sparse->rows;
+        plan.reductions.push_back(std::move(read));
+        ++plan.pulls;
+      }
+    } else if (reads && !exchanged.layers[layer].embedding) { // a table exchanged sparse is not on the servers
       auto pull = servers.pull(l);
       if (!pull.empty()) {
         plan.forward_segments_s.push_back(segment);

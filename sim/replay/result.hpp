@@ -78,7 +78,11 @@ struct ReductionSummary {
   std::string algorithm; ///< "halving-doubling", ...
   std::string rule;      ///< why: the library's rule in words, or "fixed"
   std::string protocol;  ///< NCCL's protocol ("LL", "LL128", "Simple"); empty for other libraries
-  bool sparse = false;   ///< a sparse gradient's all-gather (bytes: the rows this rank looked up, or their ids)
+  /// A sparse gradient's: an all-gather (bytes: the rows this rank looked up, or their ids), or on
+  /// parameter servers its push (the rows and their ids) or the next step's read of the rows.
+  bool sparse = false;
+  double result_bytes = 0; ///< per rank afterwards: what came back (0 for a push whose rows the next step reads)
+  bool read = false;       ///< a next step's read from the parameter servers
 };
 
 struct RunResult {

@@ -11,10 +11,11 @@ constexpr support::EnumNames<Reducer, 3> reducer_names{{{
     {Reducer::Device, "device"},
 }}};
 
-constexpr support::EnumNames<SparseGradients, 3> sparse_names{{{
+constexpr support::EnumNames<SparseGradients, 4> sparse_names{{{
     {SparseGradients::AllGather, "allgather"},
     {SparseGradients::Dense, "dense"},
     {SparseGradients::Cheaper, "cheaper"},
+    {SparseGradients::Servers, "servers"},
 }}};
 
 constexpr support::EnumNames<Exchange, 2> exchange_names_{{{
@@ -68,7 +69,14 @@ std::optional<StackProblem> exchange_problem(const SoftwareStack& s) {
     if (s.placement != Placement::Even)
       return StackProblem{"placement", "places the variables on the parameter servers" + no_servers +
                                            "expected \"even\" or no key"};
+    if (s.sparse == SparseGradients::Servers)
+      return StackProblem{"sparse_gradients", "\"servers\" sends the embedding tables' rows to and from the parameter "
+                                              "servers that hold them" + no_servers +
+                                              "expected \"allgather\", \"dense\" or \"cheaper\""};
   }
+  if (s.sparse == SparseGradients::Servers && s.local_aggregation)
+    return StackProblem{"sparse_gradients", "\"servers\" with local_aggregation is not modelled (a worker's GPUs would "
+                                            "first combine their rows): expected \"allgather\", \"dense\" or \"cheaper\""};
   if (s.negotiation && !(s.cycle.seconds() > 0) && s.exchange != Exchange::PerVariable)
     return StackProblem{"negotiation", "Horovod negotiates once per framework cycle: it needs a cycle (such as "
                                        "cycle = \"5 ms\"), or negotiation = false"};

@@ -26,8 +26,12 @@ std::string reducer_names_list();
 /// How embedding (sparse) gradients are exchanged: the rows a batch touched by all-gather, then
 /// their ids (Horovod's default, sparse_as_dense = False: every rank receives every other's rows), the
 /// whole table as a dense gradient in the buckets (sparse_as_dense = True; DDP with
-/// nn.Embedding's default sparse = False), or per table whichever moves fewer bytes per rank.
-enum class SparseGradients { AllGather, Dense, Cheaper };
+/// nn.Embedding's default sparse = False), per table whichever moves fewer bytes per rank, or
+/// through the parameter servers that hold the tables (TensorFlow's: each worker pushes the rows
+/// its batch touched and their ids to the table's server, which adds them into the table and
+/// updates those rows, and reads the rows its batch looks up from there; only with the
+/// parameter-server collective).
+enum class SparseGradients { AllGather, Dense, Cheaper, Servers };
 
 std::string_view to_string(SparseGradients g);
 std::optional<SparseGradients> sparse_gradients_from_string(std::string_view text);

@@ -99,6 +99,27 @@ TEST_CASE("reading the variables at the next forward needs the per-variable exch
         "software/bad.toml:8:8: error: software.pull: expected one of after-push, next-forward, got \"later\"");
 }
 
+TEST_CASE("TensorFlow's parameter servers hold the embedding tables; a file that sends rows to servers without them is refused at its key") {
+  CHECK(config::load_software("tf-parameter-server").sparse == stack::SparseGradients::Servers);
+  CHECK(config::load_software("tf-distributed-replicated").sparse == stack::SparseGradients::AllGather);
+  CHECK(config::load_software_text(per_variable + "sparse_gradients = \"servers\"\n", "software/ok.toml").sparse ==
+        stack::SparseGradients::Servers);
+  const std::string ring = testing::edited(testing::edited(per_variable, "exchange = \"per-variable\"\npull = \"next-forward\"\n",
+                                                           "fusion_threshold = \"64 MiB\"\n"),
+                                           "\"parameter-server\"", "\"ring\"");
+  CHECK(error_of(ring + "sparse_gradients = \"servers\"\n") ==
+        "software/bad.toml:8:20: error: software.sparse_gradients: \"servers\" sends the embedding tables' rows to and "
+        "from the parameter servers that hold them, but the collective is not \"parameter-server\": expected "
+        "\"allgather\", \"dense\" or \"cheaper\"");
+  const std::string replicated = testing::edited(per_variable, "\"next-forward\"", "\"after-push\"");
+  CHECK(error_of(replicated + "local_aggregation = true\nsparse_gradients = \"servers\"\n") ==
+        "software/bad.toml:10:20: error: software.sparse_gradients: \"servers\" with local_aggregation is not modelled "
+        "(a worker's GPUs would first combine their rows): expected \"allgather\", \"dense\" or \"cheaper\"");
+  CHECK(error_of(per_variable + "sparse_gradients = \"server\"\n") ==
+        "software/bad.toml:9:20: error: software.sparse_gradients: expected one of allgather, dense, cheaper, servers, got "
+        "\"server\" (did you mean \"servers\"?)");
+}
+
 TEST_CASE("a stack's jitter is 0 unless it gives one from 0 to 10, the framework stacks give tf_cnn_benchmarks' step spread") {
   CHECK(config::load_software_text(per_variable, "software/ok.toml").jitter == 0);
   CHECK(config::load_software_text(per_variable + "jitter = 0.02\n", "software/ok.toml").jitter == 0.02);

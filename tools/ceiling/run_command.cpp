@@ -78,13 +78,26 @@ void print_collectives(const replay::RunResult& r) {
     std::printf("  %d x %s%s (%s per rank): %s\n", g.count, g.algorithm.c_str(),
                 g.protocol.empty() ? "" : (", NCCL protocol " + g.protocol).c_str(),
                 units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
-  double sparse = 0;
-  for (const auto& k : r.reductions)
-    if (k.sparse)
-      sparse += k.bytes;
-  if (sparse > 0)
+  double gathered = 0, pushed = 0, read = 0;
+  const std::string_view on_servers = collectives::to_string(collectives::Algorithm::ParameterServer);
+  for (const auto& k : r.reductions) {
+    if (!k.sparse)
+      continue;
+    if (k.algorithm != on_servers)
+      gathered += k.bytes;
+    else if (k.read)
+      read += k.bytes;
+    else
+      pushed += k.bytes, read += k.result_bytes;
+  }
+  const auto text = [](double bytes) { return units::to_string(units::DataSize::from_bytes(bytes)); };
+  if (gathered > 0)
     std::printf("  sparse gradients: each rank receives %s per iteration from the others' touched rows and their ids\n",
-                units::to_string(units::DataSize::from_bytes(sparse * (r.ranks - 1))).c_str());
+                text(gathered * (r.ranks - 1)).c_str());
+  if (pushed > 0)
+    std::printf("  sparse gradients: each worker sends the tables' servers %s per iteration (the rows its batch touched "
+                "and their ids) and reads %s of rows back\n",
+                text(pushed).c_str(), text(read).c_str());
 }
 
 /// "parameter servers: 4, placement greedy: the hottest, rank 0, receives 411 MB from each
