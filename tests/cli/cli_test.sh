@@ -159,6 +159,18 @@ print(r['sparse item_bias'] + ', ' + r['sparse item_emb'])" "$tmp/din.json"
 expect 0 "recursive-doubling, bruck" -- python3 -c "import json, sys
 r = [{x['name']: x['algorithm'] for x in json.load(open(f))['reductions']}['sparse item_bias'] for f in sys.argv[1:]]
 print(', '.join(r))" "$tmp/din_nccl.json" "$tmp/din_ompi.json"
+# TensorFlow's parameter servers hold the tables: each push carries the touched rows and their
+# ids, each next step's read the rows (DIN: a row per lookup, int32 ids, 64-wide fp32 item rows:
+# 4 of every 260 bytes pushed are ids).
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 16 --software tf-parameter-server \
+  --servers 4 --iterations 1 >"$tmp/din_ps.txt"
+expect 0 "sparse gradients: each worker sends the tables' servers" -- cat "$tmp/din_ps.txt"
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 16 --software tf-parameter-server \
+  --servers 4 --iterations 1 --json >"$tmp/din_ps.json"
+expect 0 "parameter-server, parameter-server, 0.015385" -- python3 -c "import json, sys
+r = {x['name']: x for x in json.load(open(sys.argv[1]))['reductions']}
+push, read = r['sparse item_emb'], r['pull item_emb']
+print(push['algorithm'] + ', ' + read['algorithm'] + ', %.6f' % (1 - read['bytes'] / push['bytes']))" "$tmp/din_ps.json"
 # Bytes are whole (6 ranks divide a ResNet-50 bucket into chunks of fractional bytes).
 produce "$tmp/six.json" -- "${base[@]}" -n 6 --iterations 2 --json
 expect 0 "whole bytes" -- python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
