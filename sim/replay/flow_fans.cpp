@@ -405,7 +405,15 @@ bool FlowSharing::enter_fans(double now_s) {
 void FlowSharing::exit_fans(double now_s) {
   assert(fans_);
   clock_fans_to(now_s);
-  for (const FanClass& c : fan_classes_)
+  for (const FanClass& c : fan_classes_) {
+    // A class no solve has fixed (a link made a clock at an event that then left the clocks)
+    // has no level for its flows: they are solved again, reached from its clocks' links.
+    const bool unsolved = !c.members.empty() && !(c.fixed && c.level > 0);
+    if (unsolved) {
+      for (std::uint32_t k : c.clocks)
+        mark_modified(fan_clocks_[k].link);
+      floor_level_ = 0;
+    }
     for (const FlowEvents::Event& m : c.members) {
       Flow& f = flows_[m.flow];
       double remaining_bytes = fan_bytes_left(c, m);
@@ -422,6 +430,7 @@ void FlowSharing::exit_fans(double now_s) {
                                                : std::numeric_limits<double>::infinity(); // (solved again)
       events_.set_unordered(m.flow, now_s + left_s, start_order_[m.flow]);
     }
+  }
   events_.restore();
   // The links as a solve leaves them: a clock full where the classes' solve filled it, the
   // others short of full (certified; where they were not, the caller solves again).
@@ -668,6 +677,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
   if (fan_stay_too_costly()) {
     exit_fans(now_s);
     back_to_solver();
+    share(now_s); // (nothing to do unless a class had no level: exit_fans)
     return true;
   }
   fans_next_s_ = next_fan_end_s();

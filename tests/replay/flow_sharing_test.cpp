@@ -770,6 +770,56 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
                         << clocked.fan_exits << " exits; the solver alone: " << solver.events << " events");
 }
 
+TEST_CASE("flows moved to a new clock's class at an event that then leaves the clocks are shared out again, not stopped") {
+  // A 10 GB/s server link S holds 64 flows on clocks (each worker's own link 20 GB/s). At 0.01 s,
+  // 12 workers each start a flow over their own link alone, their latencies ending together:
+  // each own link, which a flow on the clocks crosses, is to become a clock, its flow moved to a
+  // new class; past the most links made clocks at one event the flows leave the clocks, the
+  // classes made so far without a level. Expectation: every flow ends where the solver alone
+  // ends it (before, the moved flows kept no rate and never ended).
+  const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
+    FlowSharing net(1.0, 1.0);
+    net.clock_fans_from(clock_from);
+    const std::uint32_t server = net.add_link(10e9);
+    constexpr int workers = 64, joining = 12;
+    std::vector<std::uint32_t> own;
+    std::vector<int> tokens(workers + joining);
+    for (int w = 0; w < workers; ++w) {
+      own.push_back(net.add_link(20e9));
+      const std::vector<std::uint32_t> links{own[w], server};
+      net.start(0, net.add_path(links, 1e-6 * (1 + w % 3)), 1e8 * (1 + w % 4), &tokens[w]);
+    }
+    std::map<void*, double> done;
+    std::vector<void*> finished;
+    bool joined = false;
+    for (int events = 0; net.in_flight() > 0; ++events) {
+      REQUIRE(events < 10000);
+      double t = net.next_event_s();
+      REQUIRE(t < 1e3); // (a flow left without a rate has no end)
+      if (!joined && t >= 0.01) {
+        t = 0.01;
+        joined = true;
+        for (int w = 0; w < joining; ++w) {
+          const std::vector<std::uint32_t> links{own[w]};
+          net.start(t, net.add_path(links, 1e-6), 5e7, &tokens[workers + w]);
+        }
+      }
+      finished.clear();
+      net.advance(t, finished);
+      for (void* token : finished)
+        done.emplace(token, t);
+    }
+    work = net.work();
+    return ends_in_order(done, tokens);
+  };
+  const auto [solver, clocked] = against_solver(ends);
+  CHECK(clocked.fan_entries >= 1);
+  CHECK(clocked.fan_clocks_made >= 1); // own links made clocks before the flows left them
+  CHECK(clocked.fan_exits >= 1);
+  MESSAGE("on clocks: " << clocked.fan_events << " events, " << clocked.fan_entries << " entries, "
+                        << clocked.fan_clocks_made << " links made clocks, " << clocked.fan_exits << " exits");
+}
+
 TEST_CASE("a link narrower than the clock its flows cross binds them once the clock's other flows end, as the solver has it") {
   // A 10 GB/s link S carries 64 flows; flows 0 and 1 also cross N, 1 GB/s (narrower than S: no
   // clock dominates it), and flows 2 to 9 cross E, 10 GB/s (as wide as S, which every flow on E
