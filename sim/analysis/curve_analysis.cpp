@@ -175,9 +175,10 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
   const std::size_t beyond = points.size() - 1;
   fit.residual = std::sqrt(squares / static_cast<double>(beyond));
   fit.alpha_eff_drift = alpha_eff_drift(points, n_reference);
-  // One parameter fits one point exactly: two node counts say nothing of the shape.
+  // One parameter fits one point exactly: two node counts say nothing of the shape. A slowdown
+  // (alpha below 0) follows (A1) but is no Amdahl curve: its parallel fraction is 0 to 1.
   fit.amdahl_shaped = beyond >= 2 && fit.residual < amdahl_residual_limit &&
-                      !(std::abs(fit.alpha_eff_drift) >= amdahl_drift_limit);
+                      !(std::abs(fit.alpha_eff_drift) >= amdahl_drift_limit) && alpha >= 0;
   return fit;
 }
 

@@ -78,8 +78,9 @@ struct AmdahlFit {
   /// curve: 0 on Amdahl's curve, -1 at constant efficiency (weak scaling's, Gustafson's);
   /// NaN with too few points. Not stored: a store's reader computes it from each n's alpha_eff.
   double alpha_eff_drift = 0;
-  /// At least two points beyond the reference, the residual below amdahl_residual_limit and the
-  /// drift, where known, within amdahl_drift_limit of 0.
+  /// At least two points beyond the reference, the residual below amdahl_residual_limit, the
+  /// drift, where known, within amdahl_drift_limit of 0, and alpha at least 0 (a slowdown, whose
+  /// fit has alpha below 0, is outside Amdahl's law, whose parallel fraction is 0 to 1).
   bool amdahl_shaped = false;
 };
 

@@ -579,6 +579,22 @@ TEST_CASE("a curve that never speeds up fits alpha 0 and gains less than 10 % fr
   CHECK(a.n_doubling_below_10pct_measured == 1);
 }
 
+TEST_CASE("a curve that slows down as (A1) does with alpha below 0 is not Amdahl-shaped") {
+  // Expectation: S(n) = 1 / ((1 - alpha) + alpha / n) with alpha = -0.5 (S = 1 / (1.5 - 0.5 / n):
+  // 0.8 at 2, 0.727 at 4, 0.696 at 8) fits back exactly (residual 0, 1 - alpha_eff flat), but a
+  // parallel fraction below 0 is no Amdahl curve, and the fit's ceiling, 2/3, is below the
+  // reference.
+  const double alpha = -0.5;
+  std::vector<std::pair<double, double>> table;
+  for (double n : {1.0, 2.0, 4.0, 8.0})
+    table.emplace_back(n, amdahl_speedup(n, alpha));
+  const CurveAnalysis a = analyse(curve_with_speedups(table, Scaling::Strong), Scaling::Strong);
+  CHECK(a.fit.alpha == doctest::Approx(alpha).epsilon(1e-12));
+  CHECK(a.fit.residual < 1e-12);
+  CHECK(a.fit.ceiling_speedup == doctest::Approx(2.0 / 3).epsilon(1e-12));
+  CHECK_FALSE(a.fit.amdahl_shaped);
+}
+
 TEST_CASE("a curve of two node counts is never Amdahl-shaped: one parameter fits one point exactly") {
   const std::vector<std::pair<double, double>> table{{1, 1}, {4096, 3000}};
   for (Scaling scaling : {Scaling::Weak, Scaling::Strong}) {

@@ -252,8 +252,9 @@ void print_headlines(const io::ResultFile& r) {
   std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are over; "
               "N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit "
               "(none: no speedup over N ref, alpha <= 0; -: one N);\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
-              "3 node counts, or 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
-              "1/N: no ceiling within the sweep, and the fitted one grows with the largest N): read it with care\n",
+              "3 node counts, 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
+              "1/N: no ceiling within the sweep, and the fitted one grows with the largest N), or a slowdown (alpha < 0): "
+              "read it with care\n",
               analysis::amdahl_residual_limit);
   for (const auto& [scaling, range] : references)
     if (range.first < range.second)

@@ -16,7 +16,7 @@ from .text import fmt, fmt_n, mpl_text, short_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
-                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 % or 1 − α_eff drifting with N), indicative"),
+                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 %, 1 − α_eff drifting with N, or α < 0), indicative"),
           Line2D([], [], color="black", marker="D", ls="", ms=5,
                  label="largest simulated speedup"))
 

@@ -50,7 +50,7 @@ def _key_numbers(c):
         ("dominant term of 1 − α_eff at the largest N", c.dominant_term),
         ("fit residual (RMS of relative speedup error)",
          "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
-        ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)",
+        ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)",
          "—" if math.isnan(c.residual) else "yes" if c.amdahl_shaped else "no"),
     ]
 
@@ -116,7 +116,7 @@ def _summary_row(c):
             f"{c.data['efficiency'][c.data['n'].argmax()]:.3f} at N = {fmt_n(c.data['n'].max())}"
             if c.rows >= 2 else "—",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
-            c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N)"]]
+            c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)"]]
 
 
 def _fmt_or_dash(v):
