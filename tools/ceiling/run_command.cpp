@@ -187,6 +187,28 @@ std::vector<std::string> point_arguments(const std::vector<std::string>& args) {
   return out;
 }
 
+/// Seconds in a column `width` wide, after a space: six decimals, or four significant digits in
+/// exponent form in a row whose iteration takes under a millisecond (which six decimals would
+/// round towards 0).
+void print_seconds(double seconds, int width, bool sub_millisecond) {
+  if (sub_millisecond)
+    std::printf(" %*.3e", width, seconds);
+  else
+    std::printf(" %*.6f", width, seconds);
+}
+
+/// A row's time and breakdown columns (the samples' and FLOPs' rates between, as `rates` prints
+/// them).
+template <class Rates>
+void print_timed_row(double time_s, const replay::Breakdown& b, int time_width, Rates&& rates) {
+  const bool sub_millisecond = time_s < 1e-3;
+  print_seconds(time_s, time_width, sub_millisecond);
+  rates();
+  for (double part : {b.compute_s, b.copy_s, b.communication_s, b.synchronisation_s})
+    print_seconds(part, 10, sub_millisecond);
+  std::printf("\n");
+}
+
 /// `ceiling run --seeds`: the run once per seed, each in a process of its own (SimGrid's engine
 /// is one per process; `jobs` at a time), then the spread of the iteration time over the seeds.
 int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
@@ -277,21 +299,22 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
       std::printf("%-20llu FAILED: %s\n", static_cast<unsigned long long>(seeds[i]), r.error.c_str());
       continue;
     }
-    std::printf("%-20llu %12.6f %14.6g %10.6f %10.6f %10.6f %10.6f\n", static_cast<unsigned long long>(seeds[i]),
-                r.iteration_time_s, r.samples_per_iteration / r.iteration_time_s, r.compute_s, r.copy_s,
-                r.communication_s, r.synchronisation_s);
+    std::printf("%-20llu", static_cast<unsigned long long>(seeds[i]));
+    print_timed_row(r.iteration_time_s, {r.compute_s, r.copy_s, r.communication_s, r.synchronisation_s}, 12,
+                    [&] { std::printf(" %14.6g", r.samples_per_iteration / r.iteration_time_s); });
   }
   if (!times.empty())
-    std::printf("\nspread over %zu seeds: iteration time min %.6f s, median %.6f s, max %.6f s (max / min %.4f)\n",
+    std::printf("\nspread over %zu seeds: iteration time min %.6g s, median %.6g s, max %.6g s (max / min %.4f)\n",
                 times.size(), times.front(), median(), times.back(), times.back() / times.front());
   return status != 0 ? status : all_ok ? 0 : 1;
 }
 
 /// One row of the iterations' table.
 void print_row(const std::string& label, const replay::IterationResult& it, const replay::RunResult& r) {
-  std::printf("%-11s %11.6f %14.6g %14.6g %10.6f %10.6f %10.6f %10.6f\n", label.c_str(), it.time_s,
-              r.samples_per_iteration / it.time_s, r.flop_per_iteration / it.time_s, it.breakdown.compute_s,
-              it.breakdown.copy_s, it.breakdown.communication_s, it.breakdown.synchronisation_s);
+  std::printf("%-11s", label.c_str());
+  print_timed_row(it.time_s, it.breakdown, 11, [&] {
+    std::printf(" %14.6g %14.6g", r.samples_per_iteration / it.time_s, r.flop_per_iteration / it.time_s);
+  });
 }
 
 /// What the text output says before the first iteration: the run, the machine, the plan, and
