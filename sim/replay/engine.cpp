@@ -251,7 +251,8 @@ public:
               (routes_.routes_itself()
                    ? "routing \"" + std::string(platform::to_string(s.platform.interconnect.routing)) + "\""
                    : std::string("background load")) +
-              " (the replay's own): use routing \"static-minimal\" without background load");
+              " (the replay's own): use routing \"static-minimal\" without background load",
+              routes_.routes_itself() ? "interconnect.routing" : "");
         copies_shared_ = false;
         planned_.clear();
         planner_.reset();

@@ -565,7 +565,17 @@ int run_command(const std::vector<std::string>& args) {
     progress.started = [&s](const replay::RunResult& started) { print_started(s, started); };
     progress.iteration = print_iteration;
   }
-  const replay::RunResult r = replay::run(s, progress);
+  const replay::RunResult r = [&] {
+    try {
+      return replay::run(s, progress);
+    } catch (const replay::Unrunnable& e) { // located at the platform's key where it holds the cause
+      if (e.platform_key.empty())
+        throw;
+      throw config::platform_key_error(cli->vm["platform"].as<std::string>(),
+                                       cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{}),
+                                       e.platform_key, e.what());
+    }
+  }();
   if (cli->has("timing")) {
     std::fprintf(stderr, "timing: build %.3f s; iterations", r.build_wall_s);
     for (double w : r.iteration_wall_s)
