@@ -1,7 +1,7 @@
 // The replay: logic in maestro, delays in a DueQueue, transfers through replay/transfers.
 #include "replay/engine.hpp"
 
-#include "platform/machine.hpp"
+#include "machine/machine.hpp"
 #include "platform/topology.hpp"
 #include "replay/collective_progress.hpp"
 #include "replay/device_spread.hpp"

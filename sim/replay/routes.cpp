@@ -3,7 +3,7 @@
 // statically.
 #include "replay/routes.hpp"
 
-#include "platform/machine.hpp"
+#include "machine/machine.hpp"
 #include "platform/topology.hpp"
 #include "routing/spread.hpp"
 

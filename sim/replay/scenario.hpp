@@ -2,7 +2,7 @@
 #pragma once
 
 #include "collectives/collective_plan.hpp"
-#include "platform/engine.hpp"
+#include "machine/engine.hpp"
 #include "platform/platform_spec.hpp"
 #include "stack/software_stack.hpp"
 #include "workload/gradient_buckets.hpp"

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "collectives/collective_plan.hpp"
-#include "platform/machine.hpp"
+#include "machine/machine.hpp"
 
 #include <cstdint>
 #include <memory>

@@ -99,7 +99,7 @@ TEST_CASE("reading the variables at the next forward needs the per-variable exch
         "software/bad.toml:8:8: error: software.pull: expected one of after-push, next-forward, got \"later\"");
 }
 
-TEST_CASE("TensorFlow's parameter servers hold the embedding tables; a file that sends rows to servers without them is refused at its key") {
+TEST_CASE("TensorFlow's parameter servers hold the embedding tables, and a file that sends rows to servers without them is refused at its key") {
   CHECK(config::load_software("tf-parameter-server").sparse == stack::SparseGradients::Servers);
   CHECK(config::load_software("tf-distributed-replicated").sparse == stack::SparseGradients::AllGather);
   CHECK(config::load_software_text(per_variable + "sparse_gradients = \"servers\"\n", "software/ok.toml").sparse ==

@@ -4,11 +4,11 @@
 // defaults), under which SimGrid's fluid model reproduces alpha-beta exactly.
 #include "config/platform_file.hpp"
 #include "hpc/comm_times.hpp"
-#include "platform/engine.hpp"
-#include "platform/fat_tree_zone.hpp"
-#include "platform/machine.hpp"
-#include "platform/probe.hpp"
-#include "platform/xml_export.hpp"
+#include "machine/engine.hpp"
+#include "machine/fat_tree_zone.hpp"
+#include "machine/machine.hpp"
+#include "machine/probe.hpp"
+#include "machine/xml_export.hpp"
 #include "replay/routes.hpp"
 #include "replay/traffic.hpp"
 

@@ -9,8 +9,8 @@
 // tests/platform/routes_test.sh compares, and regenerates with --update.
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
-#include "platform/engine.hpp"
-#include "platform/machine.hpp"
+#include "machine/engine.hpp"
+#include "machine/machine.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>

@@ -1,8 +1,8 @@
 // Building the machine: one full-routing zone per node, nested in the fabric's zone (SimGrid's
 // torus and dragonfly zones, our fat-tree zone: fat_tree_zone.hpp).
-#include "platform/machine.hpp"
+#include "machine/machine.hpp"
 
-#include "platform/fat_tree_zone.hpp"
+#include "machine/fat_tree_zone.hpp"
 #include "platform/topology.hpp"
 
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>

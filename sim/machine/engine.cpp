@@ -1,5 +1,5 @@
 // Engine creation with explicit network-model settings.
-#include "platform/engine.hpp"
+#include "machine/engine.hpp"
 
 #include "support/sanitizers.hpp"
 

@@ -1,6 +1,6 @@
 // A fat-tree fabric zone built by arithmetic, with the links, names and routes of SimGrid 3.32's
 // FatTreeZone (src/kernel/routing/FatTreeZone.cpp of SimGrid v3.32).
-#include "platform/fat_tree_zone.hpp"
+#include "machine/fat_tree_zone.hpp"
 
 #include "platform/topology.hpp"
 #include "routing/fabric.hpp"

@@ -1,7 +1,7 @@
 // A built machine written as a SimGrid XML platform (version 4.1) that other SimGrid programs load.
 #pragma once
 
-#include "platform/machine.hpp"
+#include "machine/machine.hpp"
 
 #include <ostream>
 

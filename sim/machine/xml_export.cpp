@@ -1,5 +1,5 @@
 // XML export: routes are read back from the built machine, so the file routes as it does.
-#include "platform/xml_export.hpp"
+#include "machine/xml_export.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>

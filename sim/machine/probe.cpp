@@ -1,5 +1,5 @@
 // Probes drive the engine directly: comms for transfers, one actor per rank for the ring.
-#include "platform/probe.hpp"
+#include "machine/probe.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
