@@ -163,10 +163,10 @@ HpcgResult simulate_hpcg(const HpcgSetup& setup, PatternTimer& timer, Sampling s
       if (halo_bytes <= 0)
         return;
       for (int id : halo[static_cast<std::size_t>(level)])
-        b.halo += comm.seconds(id, 8);
-      b.halo += neighbours * node.message_overhead_s;
+        b.halo_s += comm.seconds(id, 8);
+      b.halo_s += neighbours * node.message_overhead_s;
       if (through_host)
-        b.pcie += node.to_host_s(halo_bytes) + node.to_device_s(halo_bytes);
+        b.pcie_s += node.to_host_s(halo_bytes) + node.to_device_s(halo_bytes);
     };
     for (int l = 0; l < spec.levels; ++l) {
       const double n = static_cast<double>(spec.nx >> l) * (spec.ny >> l) * (spec.nz >> l);
@@ -186,16 +186,16 @@ HpcgResult simulate_hpcg(const HpcgSetup& setup, PatternTimer& timer, Sampling s
     bytes += 12 * 27 * n0 + 16 * n0; // the CG's SpMV
     exchange_halo(0);
     bytes += 3 * 16 * n0 + 3 * 24 * n0; // three dot products, three WAXPBY
-    b.compute = bytes / stream;
+    b.compute_s = bytes / stream;
     double one_allreduce = 0;
     for (int id : exchange)
       one_allreduce += comm.seconds(id, 8) + node.message_overhead_s;
-    b.allreduce = 3 * one_allreduce;
+    b.allreduce_s = 3 * one_allreduce;
     if (through_host) // each dot product's 8-byte sum to the host for the all-reduce, and back
-      b.pcie += 3 * (node.to_host_s(8) + node.to_device_s(8));
+      b.pcie_s += 3 * (node.to_host_s(8) + node.to_device_s(8));
     r.breakdown = b;
     r.bytes_per_process = bytes;
-    r.seconds_per_iteration = b.compute + b.halo + b.allreduce + b.pcie;
+    r.seconds_per_iteration = b.compute_s + b.halo_s + b.allreduce_s + b.pcie_s;
   };
   pass();
   comm.resolve(sampling);

@@ -41,11 +41,11 @@ HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nod
 
 /// Seconds of one CG iteration, by what it waits for.
 struct HpcgBreakdown {
-  double compute = 0;   ///< SpMV, SymGS, dot products, WAXPBY, restriction: bytes / STREAM rate
-  double halo = 0;      ///< halo exchanges, 11 per iteration: the faces on the fabric, axis by axis,
+  double compute_s = 0;   ///< SpMV, SymGS, dot products, WAXPBY, restriction: bytes / STREAM rate
+  double halo_s = 0;      ///< halo exchanges, 11 per iteration: the faces on the fabric, axis by axis,
                         ///< and the software overhead of the messages to all up to 26 neighbours
-  double allreduce = 0; ///< three 8-byte all-reduces (recursive doubling)
-  double pcie = 0;      ///< GPU nodes whose NIC is not GPU-direct: halos and dot products through host memory
+  double allreduce_s = 0; ///< three 8-byte all-reduces (recursive doubling)
+  double pcie_s = 0;      ///< GPU nodes whose NIC is not GPU-direct: halos and dot products through host memory
 };
 
 struct HpcgResult {

@@ -153,18 +153,18 @@ public:
     r.flops = 2.0 / 3.0 * n * n * n + 1.5 * n * n;
     HplBreakdown& b = r.breakdown;
     for (const HplBreakdown& p : spent_) {
-      b.update += p.update;
-      b.panel += p.panel;
-      b.broadcast += p.broadcast;
-      b.swaps += p.swaps;
-      b.pcie += p.pcie;
+      b.update_s += p.update_s;
+      b.panel_s += p.panel_s;
+      b.broadcast_s += p.broadcast_s;
+      b.swaps_s += p.swaps_s;
+      b.pcie_s += p.pcie_s;
     }
     const auto count = static_cast<double>(cells);
-    for (double* x : {&b.update, &b.panel, &b.broadcast, &b.swaps, &b.pcie})
+    for (double* x : {&b.update_s, &b.panel_s, &b.broadcast_s, &b.swaps_s, &b.pcie_s})
       *x /= count;
-    b.solve = solve;
+    b.solve_s = solve;
     // (the rest; at least 0: rounding leaves a -1e-17 where nothing waits, printed "-0.0000")
-    b.waiting = std::max(0.0, r.seconds - (b.update + b.panel + b.broadcast + b.swaps + b.pcie + b.solve));
+    b.waiting_s = std::max(0.0, r.seconds - (b.update_s + b.panel_s + b.broadcast_s + b.swaps_s + b.pcie_s + b.solve_s));
     return r;
   }
 
@@ -236,8 +236,8 @@ private:
       pivots += message(id, (2 * nb() + 4) * 8);
     const double panel_end = column_start + copy_s + panel_s + nb() * pivots;
     for (int i = 0; i < g.rows; ++i) {
-      spent_[at(i, c)].panel += panel_end - column_start - copy_s;
-      spent_[at(i, c)].pcie += copy_s;
+      spent_[at(i, c)].panel_s += panel_end - column_start - copy_s;
+      spent_[at(i, c)].pcie_s += copy_s;
       free_[at(i, c)] = panel_end + ((k > 0 && s_.spec.lookahead > 0) ? rest_[static_cast<std::size_t>(i)] : 0.0);
     }
 
@@ -255,7 +255,7 @@ private:
         start = std::max(start, std::max(free_[at(i, j)], recv_[at(i, j)]));
       for (int i = 0; i < g.rows; ++i) {
         const double f = free_[at(i, j)];
-        spent_[at(i, j)].broadcast += std::max(0.0, std::min(start, recv_[at(i, j)]) - f);
+        spent_[at(i, j)].broadcast_s += std::max(0.0, std::min(start, recv_[at(i, j)]) - f);
       }
       const double swap_s = swap_seconds(columns);
       const double swap_end = start + swap_s;
@@ -269,8 +269,8 @@ private:
                    s_.node.to_device_s(rows * nb() * 8) + s_.node.to_device_s((1 - rho) * u_bytes);
         const double trsm = (i == r) ? nb() * nb() * columns : 0;
         HplBreakdown& spent = spent_[at(i, j)];
-        spent.swaps += swap_s;
-        spent.pcie += copies;
+        spent.swaps_s += swap_s;
+        spent.pcie_s += copies;
         const double ready = swap_end + copies;
         if (s_.spec.lookahead > 0 && next < s_.steps && j == next_column) {
           // The next panel's columns first, the rest after the next panel is sent.
@@ -280,13 +280,13 @@ private:
           early_[static_cast<std::size_t>(i)] = ready + first.seconds;
           rest_[static_cast<std::size_t>(i)] = later.seconds;
           free_[at(i, j)] = ready + first.seconds + later.seconds;
-          spent.update += first.seconds - first.pcie_s + later.seconds - later.pcie_s;
-          spent.pcie += first.pcie_s + later.pcie_s;
+          spent.update_s += first.seconds - first.pcie_s + later.seconds - later.pcie_s;
+          spent.pcie_s += first.pcie_s + later.pcie_s;
         } else {
           const auto u = update_time(s_.node, 2 * rows * columns * nb() + trsm, nb(), rho);
           free_[at(i, j)] = ready + u.seconds;
-          spent.update += u.seconds - u.pcie_s;
-          spent.pcie += u.pcie_s;
+          spent.update_s += u.seconds - u.pcie_s;
+          spent.pcie_s += u.pcie_s;
         }
       }
     }
@@ -327,7 +327,7 @@ private:
   /// Process `p` is busy `seconds` sending from `from_s` on (or once it is done with what it
   /// was doing, when later): an idle process waited for the panel until then.
   void occupy(std::size_t p, double from_s, double seconds) {
-    spent_[p].broadcast += seconds + std::max(0.0, from_s - free_[p]);
+    spent_[p].broadcast_s += seconds + std::max(0.0, from_s - free_[p]);
     free_[p] = std::max(free_[p], from_s) + seconds;
   }
 

@@ -85,13 +85,13 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
 
 /// Seconds per process, averaged over the grid's processes; they add up to the run's time.
 struct HplBreakdown {
-  double update = 0;    ///< trailing-matrix DGEMM and DTRSM at the devices' rates
-  double panel = 0;     ///< panel factorisation: compute and pivot all-reduces
-  double broadcast = 0; ///< waiting for the panel and forwarding it
-  double swaps = 0;     ///< row swaps' messages
-  double pcie = 0;      ///< host<->device copies and the update's PCIe-bound streaming
-  double solve = 0;     ///< the back substitution
-  double waiting = 0;   ///< idle: waiting for the slowest process of a row or column
+  double update_s = 0;    ///< trailing-matrix DGEMM and DTRSM at the devices' rates
+  double panel_s = 0;     ///< panel factorisation: compute and pivot all-reduces
+  double broadcast_s = 0; ///< waiting for the panel and forwarding it
+  double swaps_s = 0;     ///< row swaps' messages
+  double pcie_s = 0;      ///< host<->device copies and the update's PCIe-bound streaming
+  double solve_s = 0;     ///< the back substitution
+  double waiting_s = 0;   ///< idle: waiting for the slowest process of a row or column
 };
 
 struct HplResult {

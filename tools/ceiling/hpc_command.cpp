@@ -171,10 +171,10 @@ int hpl(const config::HpcWorkload& w, const hpc::HplSpec& spec, const platform::
       on_machine(machine, seed, [&](hpc::PatternTimer& timer) { return hpc::simulate_hpl(setup, timer, sampling); });
   const Payload p{.seconds = r.seconds, .flops = r.flops, .nodes = nodes, .node = node};
   const auto& b = r.breakdown;
-  const std::pair<const char*, double> parts[] = {{"update (DGEMM, DTRSM)", b.update}, {"panel factorisation", b.panel},
-                                                  {"panel broadcast", b.broadcast},     {"row swaps", b.swaps},
-                                                  {"PCIe copies", b.pcie},              {"back substitution", b.solve},
-                                                  {"waiting", b.waiting}};
+  const std::pair<const char*, double> parts[] = {{"update (DGEMM, DTRSM)", b.update_s}, {"panel factorisation", b.panel_s},
+                                                  {"panel broadcast", b.broadcast_s},     {"row swaps", b.swaps_s},
+                                                  {"PCIe copies", b.pcie_s},              {"back substitution", b.solve_s},
+                                                  {"waiting", b.waiting_s}};
   if (json) {
     io::JsonWriter out(std::cout);
     out.begin_object().key("workload").value(w.name).key("kind").value("hpl").key("platform").value(platform.name);
@@ -230,8 +230,8 @@ int hpcg(const config::HpcWorkload& w, const hpc::HpcgSpec& spec, const platform
   const Payload p{.seconds = r.seconds_per_iteration, .flops = r.flops_per_iteration, .nodes = nodes, .node = node};
   const auto& b = r.breakdown;
   const std::pair<const char*, double> parts[] = {
-      {"kernels (memory-bound)", b.compute}, {"halo exchanges", b.halo}, {"dot-product all-reduces", b.allreduce},
-      {"PCIe copies", b.pcie}};
+      {"kernels (memory-bound)", b.compute_s}, {"halo exchanges", b.halo_s}, {"dot-product all-reduces", b.allreduce_s},
+      {"PCIe copies", b.pcie_s}};
   if (json) {
     io::JsonWriter out(std::cout);
     out.begin_object().key("workload").value(w.name).key("kind").value("hpcg").key("platform").value(platform.name);
