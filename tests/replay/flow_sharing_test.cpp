@@ -44,6 +44,25 @@ std::map<void*, double> drain(FlowSharing& net) {
   return {done.begin(), done.end()};
 }
 
+/// When each flow of `net` finishes, run to its end, `starting(t)` asked before each event due at
+/// `t`: it may start flows, and gives the instant to advance to (`t`, or the earlier one at which
+/// it starts them).
+template <class Starting> std::map<void*, double> drain_starting(FlowSharing& net, Starting starting) {
+  std::map<void*, double> done;
+  std::vector<void*> finished;
+  for (int events = 0; net.in_flight() > 0; ++events) {
+    REQUIRE(events < 10000);
+    const double due_s = net.next_event_s();
+    REQUIRE(due_s < 1e3); // (a flow left without a rate has no end)
+    const double t = starting(due_s);
+    finished.clear();
+    net.advance(t, finished);
+    for (void* token : finished)
+      done.emplace(token, t);
+  }
+  return done;
+}
+
 int a = 0, b = 0, c = 0; // tokens
 
 /// A flow of `bytes` over `links` (link ids, numbered from 0 in the order added).
@@ -731,12 +750,8 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
         net.start(0, net.add_path(links, latency_s), 2.5e7 * (1 + (w * 13 + s * 5) % 32), &tokens[w * 4 + s]);
       }
     }
-    std::map<void*, double> done;
-    std::vector<void*> finished;
     bool fifth = false, alone = false;
-    for (int events = 0; net.in_flight() > 0; ++events) {
-      REQUIRE(events < 10000);
-      double t = net.next_event_s();
+    const auto done = drain_starting(net, [&](double t) {
       if (!fifth && t >= 0.05) {
         t = 0.05;
         fifth = true;
@@ -751,11 +766,8 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
         const std::vector<std::uint32_t> links{own[20]};
         net.start(t, net.add_path(links, 1e-6), 1e8, &tokens.back());
       }
-      finished.clear();
-      net.advance(t, finished);
-      for (void* token : finished)
-        done.emplace(token, t);
-    }
+      return t;
+    });
     work = net.work();
     return ends_in_order(done, tokens);
   };
@@ -789,13 +801,8 @@ TEST_CASE("flows moved to a new clock's class at an event that then leaves the c
       const std::vector<std::uint32_t> links{own[w], server};
       net.start(0, net.add_path(links, 1e-6 * (1 + w % 3)), 1e8 * (1 + w % 4), &tokens[w]);
     }
-    std::map<void*, double> done;
-    std::vector<void*> finished;
     bool joined = false;
-    for (int events = 0; net.in_flight() > 0; ++events) {
-      REQUIRE(events < 10000);
-      double t = net.next_event_s();
-      REQUIRE(t < 1e3); // (a flow left without a rate has no end)
+    const auto done = drain_starting(net, [&](double t) {
       if (!joined && t >= 0.01) {
         t = 0.01;
         joined = true;
@@ -804,11 +811,8 @@ TEST_CASE("flows moved to a new clock's class at an event that then leaves the c
           net.start(t, net.add_path(links, 1e-6), 5e7, &tokens[workers + w]);
         }
       }
-      finished.clear();
-      net.advance(t, finished);
-      for (void* token : finished)
-        done.emplace(token, t);
-    }
+      return t;
+    });
     work = net.work();
     return ends_in_order(done, tokens);
   };
