@@ -43,7 +43,7 @@ HpcgSetup plan_hpcg(const HpcgSpec& spec, const NodeKernels& node, long long nod
 struct HpcgBreakdown {
   double compute_s = 0;   ///< SpMV, SymGS, dot products, WAXPBY, restriction: bytes / STREAM rate
   double halo_s = 0;      ///< halo exchanges, 11 per iteration: the faces on the fabric, axis by axis,
-                        ///< and the software overhead of the messages to all up to 26 neighbours
+                          ///< and the software overhead of the messages to all up to 26 neighbours
   double allreduce_s = 0; ///< three 8-byte all-reduces (recursive doubling)
   double pcie_s = 0;      ///< GPU nodes whose NIC is not GPU-direct: halos and dot products through host memory
 };

@@ -22,8 +22,8 @@ struct Progress {
 /// replay cannot run (a route too long for its flow sharing where SimGrid cannot stand in): bad
 /// input, not an internal error.
 struct Unrunnable : std::runtime_error {
-  Unrunnable(const std::string& message, std::string platform_key_ = {})
-      : std::runtime_error(message), platform_key(std::move(platform_key_)) {}
+  explicit Unrunnable(const std::string& message, std::string key = {})
+      : std::runtime_error(message), platform_key(std::move(key)) {}
   /// The platform file's key that holds the cause ("interconnect.routing"), which the caller
   /// locates there; empty where a run option does.
   std::string platform_key;

@@ -187,12 +187,13 @@ std::optional<workload::DeviceMemory> device_memory_estimate(const Scenario& s) 
   const bool on_servers = s.options.software.collective == collectives::Algorithm::ParameterServer &&
                           parameter_server_workers(s) >= 2;
   // Tables that parameter servers hold stay there: a worker's device holds the rows its batch
-  // reads (the layer's outputs) and their gradient, not the table.
+  // reads (the layer's outputs) and their gradient, not the table (a frozen one, never exchanged,
+  // stays on it).
   const bool tables_on_servers = on_servers && s.options.software.sparse == stack::SparseGradients::Servers;
   workload::WorkloadSpec on_device = s.workload;
   if (tables_on_servers)
     for (auto& layer : on_device.layers)
-      if (layer.embedding) {
+      if (layer.embedding && layer.trained_params() > 0) {
         layer.params = 0;
         layer.tensors.clear();
       }
@@ -545,31 +546,29 @@ public:
   /// updates the rows touched (at host memory bandwidth, as plan()'s dense sums), once the last
   /// push is in (TensorFlow 1.x: an IndexedSlices gradient of a variable is applied by the
   /// optimizer's _apply_sparse on the variable's device, training/optimizer.py apply_gradients).
-  /// With the pull after the push, the updated rows come back; else the next step reads them
-  /// (sparse_pull()). Adds each server's bytes to `loads`.
+  /// The next step reads the rows it looks up (sparse_read()). Adds to `loads` each server's
+  /// bytes from a worker, the next read's requests included.
   std::vector<collectives::Phase> sparse_push(const workload::SparseGradient& g, double table_rows,
                                               std::vector<double>& loads) const {
     const std::vector<double> share = table_shares(g.layer);
-    const double values = g.bytes.bytes(), ids = g.index_bytes().bytes();
-    std::vector<double> pushed(share.size()), returned(share.size());
+    const double row_bytes = g.bytes.bytes(), id_bytes = g.index_bytes().bytes();
+    std::vector<double> pushed_bytes(share.size());
     loads.resize(static_cast<std::size_t>(count_), 0.0);
     for (std::size_t q = 0; q < share.size(); ++q) {
-      pushed[q] = share[q] * (values + ids);
-      returned[q] = share[q] * values;
-      loads[q] += pushed[q];
+      pushed_bytes[q] = share[q] * (row_bytes + id_bytes);
+      loads[q] += pushed_bytes[q] + share[q] * id_bytes;
     }
-    auto phases = collectives::parameter_server_phases(group_.ranks, pushed);
-    if (workers_ < 2)
+    auto phases = collectives::parameter_server_phases(group_.ranks, pushed_bytes);
+    if (phases.empty())
       return phases;
-    phases.back() = collectives::parameter_server_phases(group_.ranks, returned).back();
-    if (pull_next_forward_)
-      phases.pop_back();
-    // The rows every worker touched, at most the table's: the optimizer updates each once.
-    const double updated_bytes = std::min(table_rows, workers_ * g.rows) / g.rows * values;
+    phases.pop_back(); // (the rows come back with the next step's read)
+    // The rows the workers touched, at most the table's: an upper bound where lookups repeat rows,
+    // which TensorFlow sums before the optimizer runs (optimizer.py _apply_sparse_duplicate_indices).
+    const double updated_bytes = std::min(table_rows, workers_ * g.rows) / g.rows * row_bytes;
     for (auto& f : phases.front().flows) {
       const auto q = static_cast<std::size_t>(f.dst);
       f.reduce_bytes = 0;
-      f.receiver_s = ((workers_ - 1) * share[q] * values * stack::reduction_bytes_moved_per_byte +
+      f.receiver_s = ((workers_ - 1) * share[q] * row_bytes * stack::reduction_bytes_moved_per_byte +
                       share[q] * updated_bytes / element_bytes_ * optimizer_per_parameter_) / host_bytes_per_s_;
     }
     return phases;
@@ -580,24 +579,23 @@ public:
   /// writes its replies, at host memory bandwidth, once the last request is in) and sends them
   /// back (two phases: embedding_lookup gathers on the table's device, TensorFlow 1.x
   /// ops/embedding_ops.py, `colocate_with(params[0])`, one shard per partition).
-  std::vector<collectives::Phase> sparse_pull(const workload::SparseGradient& g) const {
+  std::vector<collectives::Phase> sparse_read(const workload::SparseGradient& g) const {
     const std::vector<double> share = table_shares(g.layer);
-    const double values = g.bytes.bytes(), ids = g.index_bytes().bytes();
-    std::vector<double> asked(share.size()), rows(share.size());
+    const double row_bytes = g.bytes.bytes(), id_bytes = g.index_bytes().bytes();
+    std::vector<double> asked_bytes(share.size()), sent_bytes(share.size());
     for (std::size_t q = 0; q < share.size(); ++q) {
-      asked[q] = share[q] * ids;
-      rows[q] = share[q] * values;
+      asked_bytes[q] = share[q] * id_bytes;
+      sent_bytes[q] = share[q] * row_bytes;
     }
-    auto request = collectives::parameter_server_phases(group_.ranks, asked);
+    auto request = collectives::parameter_server_phases(group_.ranks, asked_bytes);
     if (request.empty())
       return request;
-    constexpr double gather_bytes_moved_per_byte = 2; // a row read, then written into the reply
     for (auto& f : request.front().flows) {
       f.reduce_bytes = 0;
-      f.receiver_s = (workers_ - 1) * share[static_cast<std::size_t>(f.dst)] * values * gather_bytes_moved_per_byte /
-                     host_bytes_per_s_;
+      f.receiver_s = (workers_ - 1) * share[static_cast<std::size_t>(f.dst)] * row_bytes *
+                     stack::gather_bytes_moved_per_byte / host_bytes_per_s_;
     }
-    return {request.front(), collectives::parameter_server_phases(group_.ranks, rows).back()};
+    return {request.front(), collectives::parameter_server_phases(group_.ranks, sent_bytes).back()};
   }
 
 private:
@@ -812,9 +810,8 @@ FlowCount estimated_flows(const Scenario& s) {
     }
   }
   if (s.options.software.sparse == stack::SparseGradients::Servers && servers) { // a push and a read (the ids, then the rows)
-    const double exchanges = s.options.software.pull == stack::Pull::NextForward ? 3 : 2;
     for (const auto& g : buckets.sparse)
-      count.shared += exchanges * (r - 1) * servers->holding({g.layer});
+      count.shared += 3 * (r - 1) * servers->holding({g.layer});
   } else {
     count.alone += 2 * r * static_cast<double>(buckets.sparse.size()); // the rows' and their ids' all-gathers
   }
@@ -916,15 +913,14 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     const int position = backward_position[static_cast<std::size_t>(sparse.layer)];
     const auto& table = w.layers[static_cast<std::size_t>(sparse.layer)];
     const std::string name = "sparse " + table.name;
-    if (tables_on_servers) {
+    if (tables_on_servers) { // (each variable on its own, read at the next step: exchange_problem)
       const double bytes = sparse.bytes.bytes() + sparse.index_bytes().bytes();
-      Reduction push{name, bytes, sparse.bytes.bytes(), true,
+      // Nothing comes back: the next step reads the rows it looks up.
+      Reduction push{name, bytes, 0, true,
                      servers.sparse_push(sparse, static_cast<double>(table.embedding->rows), plan.server_bytes),
                      collectives::Algorithm::ParameterServer, "the touched rows and their ids to the table's servers"};
-      push.concurrent = stack.exchange == stack::Exchange::PerVariable;
+      push.concurrent = true;
       push.rows = sparse.rows;
-      if (stack.pull == stack::Pull::NextForward && servers.exchange())
-        push.result_bytes = 0; // the rows come back with the next step's read
       ready.push_back({position, std::move(push)});
       continue;
     }
@@ -955,31 +951,25 @@ IterationPlan make_iteration_plan(const Scenario& s) {
     const auto layer = static_cast<std::size_t>(l);
     const auto sparse = std::find_if(buckets.sparse.begin(), buckets.sparse.end(),
                                      [&](const workload::SparseGradient& g) { return g.layer == l; });
-    if (reads && sparse != buckets.sparse.end() && tables_on_servers) { // the rows the batch looks up
-      auto pull = servers.sparse_pull(*sparse);
-      if (!pull.empty()) {
-        plan.forward_segments_s.push_back(segment);
-        segment = 0;
-        Reduction read{"pull " + w.layers[layer].name, sparse->bytes.bytes(), 0, true, std::move(pull),
-                       collectives::Algorithm::ParameterServer, "the looked-up rows read as the forward pass needs them"};
-        read.concurrent = true;
-        read.rows = sparse->rows;
-        plan.reductions.push_back(std::move(read));
-        ++plan.pulls;
-      }
-    } else if (reads && !exchanged.layers[layer].embedding) { // a table exchanged sparse is not on the servers
-      auto pull = servers.pull(l);
-      if (!pull.empty()) {
-        plan.forward_segments_s.push_back(segment);
-        segment = 0;
-        const double bytes = static_cast<double>(exchanged.layers[layer].params) * gradient_element_bytes;
-        // Nothing comes back from a read: its bytes go to the device as they arrive.
-        Reduction read{"pull " + w.layers[layer].name, bytes, 0, false, std::move(pull),
-                       collectives::Algorithm::ParameterServer, "pulled as the forward pass needs it"};
-        read.concurrent = true;
-        plan.reductions.push_back(std::move(read));
-        ++plan.pulls;
-      }
+    const bool table = tables_on_servers && sparse != buckets.sparse.end(); // a table's rows, else its variables
+    std::vector<collectives::Phase> pull;
+    if (reads && table)
+      pull = servers.sparse_read(*sparse);
+    else if (reads && !exchanged.layers[layer].embedding) // (a table exchanged sparse otherwise is not on the servers)
+      pull = servers.pull(l);
+    if (!pull.empty()) {
+      plan.forward_segments_s.push_back(segment);
+      segment = 0;
+      // Nothing comes back from a read: its bytes go to the device as they arrive.
+      Reduction read{"pull " + w.layers[layer].name,
+                     table ? sparse->bytes.bytes()
+                           : static_cast<double>(exchanged.layers[layer].params) * gradient_element_bytes,
+                     0, table, std::move(pull), collectives::Algorithm::ParameterServer,
+                     table ? "the looked-up rows read as the forward pass needs them" : "pulled as the forward pass needs it"};
+      read.concurrent = true;
+      read.rows = table ? sparse->rows : 0;
+      plan.reductions.push_back(std::move(read));
+      ++plan.pulls;
     }
     segment += times[layer].forward.seconds();
   }

@@ -19,6 +19,8 @@ struct Reduction {
   std::string name;
   double bytes = 0;                      ///< per rank: the bucket, or the rows (ids) it touched
   double result_bytes = 0;               ///< per rank afterwards: the bucket, or all ranks' rows (ids)
+  /// A sparse gradient's: its all-gather (`gather` set), or on parameter servers its push or
+  /// the next step's read of its rows.
   bool sparse = false;
   std::vector<collectives::Phase> plan;  ///< over ranks 0..N-1
   /// A dense bucket's all-reduce algorithm and why the stack ran it (the library's rule, or
@@ -59,9 +61,9 @@ struct SoftwareCosts {
   /// MPI_Allgatherv, whose messages pay the platform's LogGP overheads, node.nic.send_overhead
   /// and receive_overhead, even where NCCL's kernels drive the all-reduces).
   double gather_message_overhead_s = 0;
-  /// The per-message overhead of collective `r`.
+  /// The per-message overhead of collective `r`: an all-gather's, or the others'.
   double message_overhead_of(const Reduction& r) const {
-    return r.sparse ? gather_message_overhead_s : message_overhead_s;
+    return r.gather ? gather_message_overhead_s : message_overhead_s;
   }
   double reduce_s_per_byte = 0;   ///< per byte a receiver combines: the gamma term
   double collective_launch_s = 0; ///< per collective, before its first message

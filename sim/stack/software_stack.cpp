@@ -77,6 +77,11 @@ std::optional<StackProblem> exchange_problem(const SoftwareStack& s) {
   if (s.sparse == SparseGradients::Servers && s.local_aggregation)
     return StackProblem{"sparse_gradients", "\"servers\" with local_aggregation is not modelled (a worker's GPUs would "
                                             "first combine their rows): expected \"allgather\", \"dense\" or \"cheaper\""};
+  if (s.sparse == SparseGradients::Servers && s.pull != Pull::NextForward)
+    return StackProblem{"sparse_gradients", "\"servers\" reads the rows each step looks up from the tables' servers, as "
+                                            "TensorFlow's embedding_lookup does, which needs pull = \"next-forward\" "
+                                            "(and exchange = \"per-variable\"): expected \"allgather\", \"dense\" or "
+                                            "\"cheaper\", or those keys"};
   if (s.negotiation && !(s.cycle.seconds() > 0) && s.exchange != Exchange::PerVariable)
     return StackProblem{"negotiation", "Horovod negotiates once per framework cycle: it needs a cycle (such as "
                                        "cycle = \"5 ms\"), or negotiation = false"};

@@ -29,8 +29,9 @@ std::string reducer_names_list();
 /// nn.Embedding's default sparse = False), per table whichever moves fewer bytes per rank, or
 /// through the parameter servers that hold the tables (TensorFlow's: each worker pushes the rows
 /// its batch touched and their ids to the table's server, which adds them into the table and
-/// updates those rows, and reads the rows its batch looks up from there; only with the
-/// parameter-server collective).
+/// updates those rows, and reads the rows its batch looks up from there at the next step; only
+/// with the parameter-server collective, each variable exchanged on its own and read at the
+/// next step: exchange_problem).
 enum class SparseGradients { AllGather, Dense, Cheaper, Servers };
 
 std::string_view to_string(SparseGradients g);
@@ -73,6 +74,9 @@ std::string fusion_names();
 /// Bytes of memory traffic per byte reduced: the receiver reads its own and the arrived
 /// element and writes the sum (a += b), so 3 bytes moved per byte reduced.
 inline constexpr double reduction_bytes_moved_per_byte = 3;
+/// Bytes of memory traffic per byte a parameter server gathers for a read of a table's rows:
+/// each row read, then written into the reply.
+inline constexpr double gather_bytes_moved_per_byte = 2;
 
 /// The largest compute jitter a stack or run may give (replay::scenario_problem).
 inline constexpr double max_jitter = 10;

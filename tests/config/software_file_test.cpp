@@ -115,6 +115,10 @@ TEST_CASE("TensorFlow's parameter servers hold the embedding tables, and a file 
   CHECK(error_of(replicated + "local_aggregation = true\nsparse_gradients = \"servers\"\n") ==
         "software/bad.toml:10:20: error: software.sparse_gradients: \"servers\" with local_aggregation is not modelled "
         "(a worker's GPUs would first combine their rows): expected \"allgather\", \"dense\" or \"cheaper\"");
+  CHECK(error_of(replicated + "sparse_gradients = \"servers\"\n") ==
+        "software/bad.toml:9:20: error: software.sparse_gradients: \"servers\" reads the rows each step looks up from the "
+        "tables' servers, as TensorFlow's embedding_lookup does, which needs pull = \"next-forward\" (and exchange = "
+        "\"per-variable\"): expected \"allgather\", \"dense\" or \"cheaper\", or those keys");
   CHECK(error_of(per_variable + "sparse_gradients = \"server\"\n") ==
         "software/bad.toml:9:20: error: software.sparse_gradients: expected one of allgather, dense, cheaper, servers, got "
         "\"server\" (did you mean \"servers\"?)");

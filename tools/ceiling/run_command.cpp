@@ -95,13 +95,13 @@ void print_collectives(const replay::RunResult& r) {
     std::printf("  sparse gradients: each rank receives %s per iteration from the others' touched rows and their ids\n",
                 text(gathered * (r.ranks - 1)).c_str());
   if (pushed > 0)
-    std::printf("  sparse gradients: each worker sends the tables' servers %s per iteration (the rows its batch touched "
-                "and their ids) and reads %s of rows back\n",
+    std::printf("  sparse gradients: each worker pushes %s per iteration to the tables' servers (the rows its batch "
+                "touched and their ids) and reads %s of rows back\n",
                 text(pushed).c_str(), text(read).c_str());
 }
 
 /// "parameter servers: 4, placement greedy: the hottest, rank 0, receives 411 MB from each
-/// worker per iteration (75 % of the gradient; 25 % if spread evenly)".
+/// worker per iteration (75 % of what the servers receive; 25 % if spread evenly)".
 void print_servers(const replay::RunResult& r, const stack::SoftwareStack& software) {
   if (r.server_bytes.empty())
     return;
@@ -110,7 +110,7 @@ void print_servers(const replay::RunResult& r, const stack::SoftwareStack& softw
   for (double b : r.server_bytes)
     total += b;
   std::printf("parameter servers: %zu, placement %s: the hottest, rank %td, receives %s from each worker per "
-              "iteration (%.1f %% of the gradient; %.1f %% if spread evenly)\n",
+              "iteration (%.1f %% of what the servers receive; %.1f %% if spread evenly)\n",
               r.server_bytes.size(), std::string(stack::to_string(software.placement)).c_str(),
               (hottest - r.server_bytes.begin()) * r.server_rank_stride, units::to_string(units::DataSize::from_bytes(*hottest)).c_str(),
               total > 0 ? 100 * *hottest / total : 0.0, 100.0 / static_cast<double>(r.server_bytes.size()));
@@ -188,8 +188,8 @@ std::vector<std::string> point_arguments(const std::vector<std::string>& args) {
 }
 
 /// Seconds in a column `width` wide, after a space: six decimals, or four significant digits in
-/// exponent form in a row whose iteration takes under a millisecond (which six decimals would
-/// round towards 0).
+/// exponent form in a table whose first iteration takes under a millisecond (which six decimals
+/// would round towards 0).
 void print_seconds(double seconds, int width, bool sub_millisecond) {
   if (sub_millisecond)
     std::printf(" %*.3e", width, seconds);
@@ -197,11 +197,13 @@ void print_seconds(double seconds, int width, bool sub_millisecond) {
     std::printf(" %*.6f", width, seconds);
 }
 
+/// Whether a table whose first row's iteration takes `first_s` prints its seconds in exponent form.
+bool sub_millisecond(double first_s) { return first_s < 1e-3; }
+
 /// A row's time and breakdown columns (the samples' and FLOPs' rates between, as `rates` prints
-/// them).
+/// them), in the table's form (sub_millisecond()).
 template <class Rates>
-void print_timed_row(double time_s, const replay::Breakdown& b, int time_width, Rates&& rates) {
-  const bool sub_millisecond = time_s < 1e-3;
+void print_timed_row(double time_s, const replay::Breakdown& b, int time_width, bool sub_millisecond, Rates&& rates) {
   print_seconds(time_s, time_width, sub_millisecond);
   rates();
   for (double part : {b.compute_s, b.copy_s, b.communication_s, b.synchronisation_s})
@@ -293,6 +295,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
             << " seeds, each its own run (allocation " << platform::to_string(s.options.allocation.policy) << ")\n\n";
   std::printf("%-20s %12s %14s %10s %10s %10s %10s\n", "seed", "time (s)", "samples/s", "compute", "copy", "comm",
               "sync");
+  const auto first_ok = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     const auto& r = results[i];
     if (!r.ok) {
@@ -301,6 +304,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     }
     std::printf("%-20llu", static_cast<unsigned long long>(seeds[i]));
     print_timed_row(r.iteration_time_s, {r.compute_s, r.copy_s, r.communication_s, r.synchronisation_s}, 12,
+                    sub_millisecond(first_ok->iteration_time_s),
                     [&] { std::printf(" %14.6g", r.samples_per_iteration / r.iteration_time_s); });
   }
   if (!times.empty())
@@ -312,7 +316,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
 /// One row of the iterations' table.
 void print_row(const std::string& label, const replay::IterationResult& it, const replay::RunResult& r) {
   std::printf("%-11s", label.c_str());
-  print_timed_row(it.time_s, it.breakdown, 11, [&] {
+  print_timed_row(it.time_s, it.breakdown, 11, sub_millisecond(r.iterations.front().time_s), [&] {
     std::printf(" %14.6g %14.6g", r.samples_per_iteration / it.time_s, r.flop_per_iteration / it.time_s);
   });
 }
