@@ -159,6 +159,13 @@ print(r['sparse item_bias'] + ', ' + r['sparse item_emb'])" "$tmp/din.json"
 expect 0 "recursive-doubling, bruck" -- python3 -c "import json, sys
 r = [{x['name']: x['algorithm'] for x in json.load(open(f))['reductions']}['sparse item_bias'] for f in sys.argv[1:]]
 print(', '.join(r))" "$tmp/din_nccl.json" "$tmp/din_ompi.json"
+# Parameter servers by count, or one per K workers (rounded up).
+expect 0 "parameter servers: 16, placement greedy" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" \
+  -w "$root/workloads/din.toml" -n 61 --software tf-parameter-server --servers 1/4 --iterations 1
+expect 2 'ceiling: error: --servers: expected a count of parameter servers (such as 4) or one per K workers (such as 1/4), got "2/4"' -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 8 --software tf-parameter-server --servers 2/4
+expect 2 'ceiling: error: --servers: one per K workers needs K of 1 or more, got "1/0"' -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 8 --software tf-parameter-server --servers 1/0
 # An iteration under a millisecond keeps its digits (six decimals would print 0.000026).
 expect 0 "mean          2.593e-05" -- "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" \
   -w "$root/workloads/ncf.toml" -n 1 --batch 1 --iterations 2

@@ -104,7 +104,9 @@ po::options_description run_options() {
       ("collective", po::value<std::string>(),
        ("all-reduce algorithm, overriding the stack's: auto (the stack's library chooses per "
         "bucket) or " + collectives::algorithm_names()).c_str())
-      ("servers", po::value<int>()->default_value(1), "parameter servers, with --collective parameter-server")
+      ("servers", po::value<std::string>()->default_value("1"),
+       "parameter servers, with --collective parameter-server: a count (4), or one per K workers (1/4: the workers "
+       "over K, rounded up)")
       ("precision", po::value<std::string>(),
        "fp64, fp32, fp16 or mixed (fp16 compute, fp32 gradients); default: the workload's")
       ("staging", po::value<std::string>(),
@@ -240,6 +242,32 @@ void refuse_workload_name(const std::string& given) {
                    (hint.empty() ? std::string(", such as workloads/resnet50_v1.toml") : hint));
 }
 
+namespace {
+
+/// The parameter servers `text` asks for among `workers`: a count ("4"), or one per K workers
+/// ("1/4": the workers over K, rounded up); the count's range is checked with the scenario
+/// (replay::scenario_problem).
+int server_count(const std::string& text, long long workers) {
+  const auto expected = [&] {
+    return UsageError("--servers: expected a count of parameter servers (such as 4) or one per K workers (such as "
+                      "1/4), got \"" + text + "\"");
+  };
+  const auto slash = text.find('/');
+  const std::string count = slash == std::string::npos ? text : text.substr(slash + 1);
+  if (slash != std::string::npos && text.substr(0, slash) != "1")
+    throw expected();
+  if (count.empty() || count.size() > 9 || !std::all_of(count.begin(), count.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw expected();
+  const long long k = std::stoll(count);
+  if (slash == std::string::npos)
+    return static_cast<int>(k);
+  if (k < 1)
+    throw UsageError("--servers: one per K workers needs K of 1 or more, got \"" + text + "\"");
+  return static_cast<int>(std::max(1LL, (workers + k - 1) / k));
+}
+
+} // namespace
+
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory) {
   for (const char* required : {"platform", "workload", "nodes"})
     if (!cli.has(required))
@@ -290,7 +318,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
                          config::did_you_mean_listed(*collective, "auto, " + collectives::algorithm_names()));
     }
   }
-  o.servers = cli.vm["servers"].as<int>();
+  o.servers = server_count(cli.vm["servers"].as<std::string>(),
+                           o.software.local_aggregation ? s.nodes : s.nodes * replay::ranks_per_node(s.platform));
   if (!cli.vm["servers"].defaulted() && o.software.collective != collectives::Algorithm::ParameterServer)
     throw UsageError("--servers: counts parameter servers, but the collective is " +
                      std::string(o.software.collective ? collectives::to_string(*o.software.collective)
