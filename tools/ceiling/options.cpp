@@ -143,7 +143,7 @@ std::string error_text(const std::exception& e, const po::options_description* k
   const std::string what = e.what();
   const auto from = what.find("('"), to = what.find("')");
   const std::string value = from != std::string::npos && to > from ? what.substr(from + 2, to - from - 2) : "";
-  return invalid->get_option_name() + ": expected a number it can hold (a count such as --nodes, --batch, --servers, "
+  return invalid->get_option_name() + ": expected a number it can hold (a count such as --nodes, --batch, "
          "--iterations or --jobs takes a whole number in digits, without a fraction or an exponent: up to 2^63 - 1 for "
          "--nodes and the batches, 2^31 - 1 for the others; a factor such as --jitter a decimal number), got \"" + value + "\"";
 }
