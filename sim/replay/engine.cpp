@@ -367,7 +367,7 @@ private:
                                   std::string(k.gather ? collectives::to_string(*k.gather) : collectives::to_string(k.algorithm)),
                                   std::string(k.rule),
                                   k.protocol ? std::string(collectives::to_string(*k.protocol)) : std::string(),
-                                  k.sparse, k.result_bytes, read});
+                                  k.sparse, k.gather.has_value(), k.result_bytes, read});
   }
 
   /// Collective `k`: a reduction of the plan, or (from plan_.reductions.size() on) a response

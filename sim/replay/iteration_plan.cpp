@@ -63,13 +63,11 @@ int ranks_per_node(const platform::PlatformSpec& p) { return p.node.gpu ? p.node
 
 long long rank_count(const Scenario& s) { return s.nodes * ranks_per_node(s.platform); }
 
-namespace {
-
-/// The workers that exchange with parameter servers: every rank, or one per node under local
-/// aggregation.
 long long parameter_server_workers(const Scenario& s) {
   return s.options.software.local_aggregation ? s.nodes : rank_count(s);
 }
+
+namespace {
 
 /// Why the replay leaves flows to SimGrid (replay_times_flows() is false).
 std::string simgrid_timing_reason(const Scenario& s) {

@@ -210,6 +210,10 @@ int ranks_per_node(const platform::PlatformSpec& p);
 /// The ranks of `s`: nodes x ranks_per_node.
 long long rank_count(const Scenario& s);
 
+/// The workers that exchange with parameter servers: every rank, or one per node under local
+/// aggregation.
+long long parameter_server_workers(const Scenario& s);
+
 /// The resolved staging: the option, else Direct when the NIC has GPU-direct; CPU nodes never
 /// stage.
 Staging resolved_staging(const Scenario& s);

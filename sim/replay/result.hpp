@@ -81,6 +81,7 @@ struct ReductionSummary {
   /// A sparse gradient's: an all-gather (bytes: the rows this rank looked up, or their ids), or on
   /// parameter servers its push (the rows and their ids) or the next step's read of the rows.
   bool sparse = false;
+  bool gathered = false;   ///< a sparse gradient's all-gather (else, if sparse, on parameter servers)
   double result_bytes = 0; ///< per rank afterwards: what came back (0 for a push whose rows the next step reads)
   bool read = false;       ///< a next step's read from the parameter servers
 };

@@ -79,11 +79,10 @@ void print_collectives(const replay::RunResult& r) {
                 g.protocol.empty() ? "" : (", NCCL protocol " + g.protocol).c_str(),
                 units::to_string(units::DataSize::from_bytes(g.bytes)).c_str(), g.rule.c_str());
   double gathered = 0, pushed = 0, read = 0;
-  const std::string_view on_servers = collectives::to_string(collectives::Algorithm::ParameterServer);
   for (const auto& k : r.reductions) {
     if (!k.sparse)
       continue;
-    if (k.algorithm != on_servers)
+    if (k.gathered)
       gathered += k.bytes;
     else if (k.read)
       read += k.bytes;
@@ -190,8 +189,8 @@ std::vector<std::string> point_arguments(const std::vector<std::string>& args) {
 /// Seconds in a column `width` wide, after a space: six decimals, or four significant digits in
 /// exponent form in a table whose first iteration takes under a millisecond (which six decimals
 /// would round towards 0).
-void print_seconds(double seconds, int width, bool sub_millisecond) {
-  if (sub_millisecond)
+void print_seconds(double seconds, int width, bool exponent_form) {
+  if (exponent_form)
     std::printf(" %*.3e", width, seconds);
   else
     std::printf(" %*.6f", width, seconds);
@@ -203,11 +202,11 @@ bool sub_millisecond(double first_s) { return first_s < 1e-3; }
 /// A row's time and breakdown columns (the samples' and FLOPs' rates between, as `rates` prints
 /// them), in the table's form (sub_millisecond()).
 template <class Rates>
-void print_timed_row(double time_s, const replay::Breakdown& b, int time_width, bool sub_millisecond, Rates&& rates) {
-  print_seconds(time_s, time_width, sub_millisecond);
+void print_timed_row(double time_s, const replay::Breakdown& b, int time_width, bool exponent_form, Rates&& rates) {
+  print_seconds(time_s, time_width, exponent_form);
   rates();
   for (double part : {b.compute_s, b.copy_s, b.communication_s, b.synchronisation_s})
-    print_seconds(part, 10, sub_millisecond);
+    print_seconds(part, 10, exponent_form);
   std::printf("\n");
 }
 

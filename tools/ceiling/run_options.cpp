@@ -318,8 +318,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
                          config::did_you_mean_listed(*collective, "auto, " + collectives::algorithm_names()));
     }
   }
-  o.servers = server_count(cli.vm["servers"].as<std::string>(),
-                           o.software.local_aggregation ? s.nodes : s.nodes * replay::ranks_per_node(s.platform));
+  o.servers = server_count(cli.vm["servers"].as<std::string>(), replay::parameter_server_workers(s));
   if (!cli.vm["servers"].defaulted() && o.software.collective != collectives::Algorithm::ParameterServer)
     throw UsageError("--servers: counts parameter servers, but the collective is " +
                      std::string(o.software.collective ? collectives::to_string(*o.software.collective)
