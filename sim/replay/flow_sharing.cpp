@@ -131,6 +131,19 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   latency_ends_.push((wait_latency ? latency_s : 0.0) + now_s, id); // SimGrid's order: latency + last update
 }
 
+std::vector<std::pair<void*, double>> FlowSharing::sharing_rates() const {
+  std::vector<std::pair<void*, double>> rates;
+  for (std::uint32_t id = 0; id < flows_.size(); ++id) {
+    const Flow& f = flows_[id];
+    if (f.state != State::Sharing)
+      continue;
+    // (on clocks a flow's own rate is the one it had when it went on them)
+    const double rate = fans_ ? fan_classes_[fan_class_of_flow_[id]].level / f.penalty * bandwidth_factor_ : f.rate;
+    rates.emplace_back(f.token, rate);
+  }
+  return rates;
+}
+
 double FlowSharing::next_event_s() const {
   const double end_s = fans_             ? fans_next_s_
                        : events_.empty() ? std::numeric_limits<double>::infinity()

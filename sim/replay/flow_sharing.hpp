@@ -91,7 +91,7 @@ namespace ceiling::replay {
 /// fails, all are; where that fails, the links the flows fill to half or more become clocks in
 /// place (their flows moved to new classes at what they have left to send; at most 8 at once)
 /// and all is solved and certified again. A flow that starts on no clock link makes one of its
-/// narrowest links a clock, in place. Where a cap binds, more than 128 clocks or 512 classes
+/// narrowest links a clock, in place. Where a cap binds, more than 512 clocks or 4,096 classes
 /// would be needed, or a pipeline's flow starts, the flows leave their clocks (each at its
 /// class's value) and the solver above takes them on (or they go on clocks again at once where
 /// their levels still hold). A stay on clocks that costs more passes over every flow than it
@@ -151,6 +151,11 @@ public:
   void advance(double now_s, std::vector<void*>& finished);
 
   int in_flight() const { return in_flight_; }
+
+  /// Each flow that shares now (its latency paid, not finished): its token and the rate it sends
+  /// at, in bytes per second, until the next event (on clocks, its class's level over its
+  /// penalty). For tests that hold the sharing to max-min's definition at every event.
+  std::vector<std::pair<void*, double>> sharing_rates() const;
 
   /// What the sharing has cost so far, for benchmarks (`ceiling run --timing`).
   const SharingWork& work() const { return work_; }

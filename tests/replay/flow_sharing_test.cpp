@@ -6,6 +6,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 #include <vector>
@@ -37,6 +40,81 @@ template <class Ends> std::pair<ceiling::replay::SharingWork, ceiling::replay::S
   }
   return {solver, clocked};
 }
+
+/// What a test knows of the flows it starts on `net` (factors 1): each link's bandwidth, each
+/// flow's links and weight (one over its latency), so that the rates `net` gives at an event can
+/// be held to the weighted max-min allocation of the flows sharing then, computed here by
+/// progressive filling: every flow not fixed yet sends its weight times a rising level, the link
+/// that fills first fixes its flows at that level, and so on.
+class MaxMinAudit {
+public:
+  explicit MaxMinAudit(FlowSharing& net) : net_(net) {}
+
+  std::uint32_t add_link(double bytes_per_s) {
+    bandwidths_.push_back(bytes_per_s);
+    return net_.add_link(bytes_per_s);
+  }
+
+  void start(double now_s, const std::vector<std::uint32_t>& links, double latency_s, double bytes, void* token) {
+    routes_[token] = {links, 1 / latency_s};
+    net_.start(now_s, net_.add_path(links, latency_s), bytes, token);
+  }
+
+  /// The rates `net` gives now against the allocation; worst() keeps the largest relative
+  /// difference over the calls.
+  void check() {
+    const auto rates = net_.sharing_rates();
+    std::vector<double> remaining = bandwidths_, usage(bandwidths_.size(), 0.0);
+    std::vector<int> unfixed(bandwidths_.size(), 0);
+    std::vector<double> value(rates.size(), -1.0);
+    for (const auto& [token, rate] : rates)
+      for (std::uint32_t l : routes_.at(token).links) {
+        usage[l] += routes_.at(token).weight;
+        ++unfixed[l];
+      }
+    for (std::size_t fixed = 0; fixed < rates.size();) {
+      double level = std::numeric_limits<double>::infinity();
+      for (std::size_t l = 0; l < usage.size(); ++l)
+        if (unfixed[l] > 0)
+          level = std::min(level, remaining[l] / usage[l]);
+      std::vector<std::size_t> fixing; // the flows on a link that fills at this level
+      for (std::size_t i = 0; i < rates.size(); ++i)
+        if (value[i] < 0)
+          for (std::uint32_t l : routes_.at(rates[i].first).links)
+            if (remaining[l] / usage[l] <= level * (1 + 1e-12)) {
+              fixing.push_back(i);
+              break;
+            }
+      for (std::size_t i : fixing) {
+        const Route& route = routes_.at(rates[i].first);
+        value[i] = level * route.weight;
+        for (std::uint32_t l : route.links) {
+          remaining[l] -= value[i];
+          usage[l] -= route.weight;
+          --unfixed[l];
+        }
+      }
+      fixed += fixing.size();
+    }
+    for (std::size_t i = 0; i < rates.size(); ++i)
+      worst_ = std::max(worst_, std::abs(rates[i].second - value[i]) / value[i]);
+    ++checks_;
+  }
+
+  double worst() const { return worst_; }
+  int checks() const { return checks_; }
+
+private:
+  struct Route {
+    std::vector<std::uint32_t> links;
+    double weight;
+  };
+  FlowSharing& net_;
+  std::vector<double> bandwidths_;
+  std::map<void*, Route> routes_;
+  double worst_ = 0;
+  int checks_ = 0;
+};
 
 /// When each flow of `net` finishes, run to its end.
 std::map<void*, double> drain(FlowSharing& net) {
@@ -729,45 +807,47 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
   // server, a 4 GB/s link added then (the narrowest of their paths, which no flow shares yet:
   // made a clock); at 1 s one worker starts a flow over its own link alone, which no clock holds
   // (the link is made a clock, the worker's flows moved to new classes). As the fans drain, the
-  // shares move between the links; every flow must end where the solver alone ends it.
+  // shares move between the links; every flow must end where the solver alone ends it, and at
+  // every event the rates must be the max-min allocation of the flows sharing then.
   const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
     FlowSharing net(1.0, 1.0);
     net.clock_fans_from(clock_from);
+    MaxMinAudit audit(net);
     std::vector<std::uint32_t> servers;
     for (int s = 0; s < 4; ++s)
-      servers.push_back(net.add_link(10e9));
-    const std::uint32_t middle = net.add_link(15e9);
+      servers.push_back(audit.add_link(10e9));
+    const std::uint32_t middle = audit.add_link(15e9);
     constexpr int workers = 64;
     std::vector<std::uint32_t> own;
     std::vector<int> tokens(4 * workers + 16 + 1);
     for (int w = 0; w < workers; ++w) {
-      own.push_back(net.add_link(5e9));
+      own.push_back(audit.add_link(5e9));
       for (int s = 0; s < 4; ++s) {
         std::vector<std::uint32_t> links{own[w], servers[s]};
         if (s < 2)
           links.push_back(middle);
         const double latency_s = 1e-6 + 1e-7 * ((w + s) % 4);
-        net.start(0, net.add_path(links, latency_s), 2.5e7 * (1 + (w * 13 + s * 5) % 32), &tokens[w * 4 + s]);
+        audit.start(0, links, latency_s, 2.5e7 * (1 + (w * 13 + s * 5) % 32), &tokens[w * 4 + s]);
       }
     }
     bool fifth = false, alone = false;
     const auto done = drain_starting(net, [&](double t) {
+      audit.check(); // (the rates since the last event)
       if (!fifth && t >= 0.05) {
         t = 0.05;
         fifth = true;
-        const std::uint32_t server = net.add_link(4e9);
-        for (int w = 0; w < 16; ++w) {
-          const std::vector<std::uint32_t> links{own[w], server};
-          net.start(t, net.add_path(links, 1e-6), 5e7, &tokens[4 * workers + w]);
-        }
+        const std::uint32_t server = audit.add_link(4e9);
+        for (int w = 0; w < 16; ++w)
+          audit.start(t, {own[w], server}, 1e-6, 5e7, &tokens[4 * workers + w]);
       } else if (!alone && t >= 1.0) {
         t = 1.0;
         alone = true;
-        const std::vector<std::uint32_t> links{own[20]};
-        net.start(t, net.add_path(links, 1e-6), 1e8, &tokens.back());
+        audit.start(t, {own[20]}, 1e-6, 1e8, &tokens.back());
       }
       return t;
     });
+    CHECK(audit.checks() > 50);
+    CHECK(audit.worst() <= 1e-9);
     work = net.work();
     return ends_in_order(done, tokens);
   };
@@ -788,31 +868,33 @@ TEST_CASE("flows moved to a new clock's class at an event that then leaves the c
   // each own link, which a flow on the clocks crosses, is to become a clock, its flow moved to a
   // new class; past the most links made clocks at one event the flows leave the clocks, the
   // classes made so far without a level. Expectation: every flow ends where the solver alone
-  // ends it (before, the moved flows kept no rate and never ended).
+  // ends it (before, the moved flows kept no rate and never ended), the rates at every event the
+  // max-min allocation.
   const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
     FlowSharing net(1.0, 1.0);
     net.clock_fans_from(clock_from);
-    const std::uint32_t server = net.add_link(10e9);
+    MaxMinAudit audit(net);
+    const std::uint32_t server = audit.add_link(10e9);
     constexpr int workers = 64, joining = 12;
     std::vector<std::uint32_t> own;
     std::vector<int> tokens(workers + joining);
     for (int w = 0; w < workers; ++w) {
-      own.push_back(net.add_link(20e9));
-      const std::vector<std::uint32_t> links{own[w], server};
-      net.start(0, net.add_path(links, 1e-6 * (1 + w % 3)), 1e8 * (1 + w % 4), &tokens[w]);
+      own.push_back(audit.add_link(20e9));
+      audit.start(0, {own[w], server}, 1e-6 * (1 + w % 3), 1e8 * (1 + w % 4), &tokens[w]);
     }
     bool joined = false;
     const auto done = drain_starting(net, [&](double t) {
+      audit.check();
       if (!joined && t >= 0.01) {
         t = 0.01;
         joined = true;
-        for (int w = 0; w < joining; ++w) {
-          const std::vector<std::uint32_t> links{own[w]};
-          net.start(t, net.add_path(links, 1e-6), 5e7, &tokens[workers + w]);
-        }
+        for (int w = 0; w < joining; ++w)
+          audit.start(t, {own[w]}, 1e-6, 5e7, &tokens[workers + w]);
       }
       return t;
     });
+    CHECK(audit.checks() > 10);
+    CHECK(audit.worst() <= 1e-9);
     work = net.work();
     return ends_in_order(done, tokens);
   };
@@ -830,22 +912,28 @@ TEST_CASE("a link narrower than the clock its flows cross binds them once the cl
   // crosses: dominated). At first S holds every flow at about 0.16 GB/s (N at a third of full).
   // Flows 2 to 63 carry 0.1 to 0.4 GB, 0 and 1 carry 2 GB: once the others end, N holds 0 and 1
   // at 0.5 GB/s each. On clocks, N must come to bind (a certification that fails, N a clock) and
-  // every flow end where the solver alone ends it.
+  // every flow end where the solver alone ends it, the rates at every event the max-min allocation.
   const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
     FlowSharing net(1.0, 1.0);
     net.clock_fans_from(clock_from);
-    const std::uint32_t s = net.add_link(10e9), n = net.add_link(1e9), e = net.add_link(10e9);
+    MaxMinAudit audit(net);
+    const std::uint32_t s = audit.add_link(10e9), n = audit.add_link(1e9), e = audit.add_link(10e9);
     std::vector<int> tokens(64);
     for (int k = 0; k < 64; ++k) {
-      std::vector<std::uint32_t> links{net.add_link(20e9), s};
+      std::vector<std::uint32_t> links{audit.add_link(20e9), s};
       if (k < 2)
         links.push_back(n);
       else if (k < 10)
         links.push_back(e);
       const double bytes = k < 2 ? 2e9 : 1e8 * (1 + k % 4);
-      net.start(0, net.add_path(links, 1e-6 * (1 + k % 3)), bytes, &tokens[k]);
+      audit.start(0, links, 1e-6 * (1 + k % 3), bytes, &tokens[k]);
     }
-    const auto done = drain(net);
+    const auto done = drain_starting(net, [&](double t) {
+      audit.check();
+      return t;
+    });
+    CHECK(audit.checks() > 10);
+    CHECK(audit.worst() <= 1e-9);
     work = net.work();
     return ends_in_order(done, tokens);
   };
