@@ -14,12 +14,15 @@ constexpr std::uint32_t no_clock = ~std::uint32_t{0};
 
 /// The most clock links and classes that fans go on clocks with, and the least flows per class:
 /// beyond, solving the classes at every change would cost about what the solver's solves do.
-/// Measured on the parameter server (16) on 4,096 Piz Daint nodes (tools/bench/HISTORY.md): 128
-/// and 512 left the clocks 40 times in 5 iterations (0.65 s an iteration), 256 and 2,048 10 times
-/// (0.51 s), these once (0.30 s); twice these, no faster.
+/// Measured (tools/bench/HISTORY.md): the parameter server (16) on 4,096 Piz Daint nodes leaves
+/// its clocks 20 times in 5 iterations with room for 1,024 classes, once with 2,048; DIN's
+/// partitioned parameter servers on 256 nodes, whose clocks are a mesh of workers' and servers'
+/// links (a few flows a class, every class in every solve), replay slower with room for 4,096.
 constexpr std::size_t most_fan_clocks = 512;
-constexpr std::size_t most_fan_classes = 4096;
+constexpr std::size_t most_fan_classes = 2048;
 constexpr std::size_t least_flows_per_class = 16;
+/// The classes without flows that may stay beyond as many as have flows (drop_empty_fan_classes).
+constexpr std::size_t least_emptied_classes = 64;
 
 /// The most links made clocks at once while on clocks (make_clocks).
 constexpr std::size_t most_clocks_made_at_once = 8;
@@ -191,7 +194,7 @@ void FlowSharing::cross_fan_link(std::uint32_t l, const FanClass& c) {
     // not (full at most when the clock is, at the same level).
     fan_dominator_[l] = no_clock;
     for (std::uint32_t k : c.clocks)
-      if (links_[fan_clocks_[k].link].bytes_per_s <= links_[l].bytes_per_s) {
+      if (fan_clocks_[k].bytes_per_s <= links_[l].bytes_per_s) {
         fan_dominator_[l] = k;
         break;
       }
@@ -204,7 +207,7 @@ void FlowSharing::solve_fans() {
   // MaxMin::maxmin_solve over the classes: a class weighs its flows' summed weights on each of
   // its clock links, and the links that are no clocks never fill (certify_fans).
   for (FanClock& k : fan_clocks_) {
-    k.remaining = links_[k.link].bytes_per_s;
+    k.remaining = k.bytes_per_s;
     k.usage = 0;
   }
   for (FanClass& c : fan_classes_) {
@@ -215,19 +218,30 @@ void FlowSharing::solve_fans() {
   }
   for (FanClock& k : fan_clocks_)
     k.light = k.usage > 0;
-  for (;;) {
+  const auto still_light = [&](FanClock& k) {
+    k.light = k.light && k.usage > maxmin_precision && k.remaining > k.bytes_per_s * maxmin_precision;
+  };
+  for (bool first = true;; first = false) {
+    // Every clock at exactly the least level saturates now (as solve_component's links do),
+    // taken before any of its classes is fixed, which moves the others' levels (one pass finds
+    // the least level and the clocks at it).
     double least = std::numeric_limits<double>::infinity();
-    for (const FanClock& k : fan_clocks_)
-      if (k.light)
-        least = std::min(least, k.remaining / k.usage);
+    fan_saturating_.clear();
+    for (std::uint32_t i = 0; i < fan_clocks_.size(); ++i) {
+      const FanClock& k = fan_clocks_[i];
+      if (!k.light)
+        continue;
+      const double level = k.remaining / k.usage;
+      if (level < least) {
+        least = level;
+        fan_saturating_.clear();
+      }
+      if (level == least)
+        fan_saturating_.push_back(i);
+    }
     if (least == std::numeric_limits<double>::infinity())
       break;
-    // Every clock at exactly the least level saturates now (as solve_component's links do),
-    // taken before any of its classes is fixed, which moves the others' levels.
-    fan_saturating_.clear();
-    for (std::uint32_t i = 0; i < fan_clocks_.size(); ++i)
-      if (fan_clocks_[i].light && fan_clocks_[i].remaining / fan_clocks_[i].usage == least)
-        fan_saturating_.push_back(i);
+    fan_moved_clocks_.clear();
     for (std::uint32_t i : fan_saturating_) {
       FanClock& k = fan_clocks_[i];
       k.light = false;
@@ -240,14 +254,24 @@ void FlowSharing::solve_fans() {
         c.bound_by = k.link;
         for (std::uint32_t o : c.clocks) {
           FanClock& other = fan_clocks_[o];
-          subtract_snapping(other.remaining, least * c.weight, links_[other.link].bytes_per_s * maxmin_precision);
+          subtract_snapping(other.remaining, least * c.weight, other.bytes_per_s * maxmin_precision);
           subtract_snapping(other.usage, c.weight, maxmin_precision);
+          if (!other.moved) {
+            other.moved = true;
+            fan_moved_clocks_.push_back(o);
+          }
         }
       }
     }
-    for (FanClock& k : fan_clocks_)
-      if (k.light && (!(k.usage > maxmin_precision) || !(k.remaining > links_[k.link].bytes_per_s * maxmin_precision)))
-        k.light = false;
+    // A clock left with (almost) no usage or room is out: after the first round any that moved
+    // (the others are as they were), after it every one (their usages as summed).
+    if (first)
+      for (FanClock& k : fan_clocks_)
+        still_light(k);
+    for (std::uint32_t o : fan_moved_clocks_) {
+      still_light(fan_clocks_[o]);
+      fan_clocks_[o].moved = false;
+    }
   }
   // A class that no link fixed (its weight below SimGrid's precision) has no level to keep: it is
   // certified again (recertify_fan fails it) where it has flows.
@@ -344,7 +368,7 @@ bool FlowSharing::enter_fans(double now_s) {
     if (fits && clock_of_link_[f.bound_by] == no_clock) {
       fits = fan_clocks_.size() < most_fan_clocks;
       clock_of_link_[f.bound_by] = static_cast<std::uint32_t>(fan_clocks_.size());
-      fan_clocks_.push_back({f.bound_by, {}});
+      fan_clocks_.push_back({f.bound_by, links_[f.bound_by].bytes_per_s, {}});
     }
   }
   // And the links the flows fill without any being held there (it filled in the round of another
@@ -363,7 +387,7 @@ bool FlowSharing::enter_fans(double now_s) {
           if (fits && fan_load_[l] >= links_[l].bytes_per_s * fan_load_limit / clock_room) {
             fits = fan_clocks_.size() < most_fan_clocks;
             clock_of_link_[l] = static_cast<std::uint32_t>(fan_clocks_.size());
-            fan_clocks_.push_back({l, {}});
+            fan_clocks_.push_back({l, links_[l].bytes_per_s, {}});
           }
           fan_load_[l] = 0;
         }
@@ -439,7 +463,7 @@ void FlowSharing::exit_fans(double now_s) {
   for (std::uint32_t l : fan_loaded_links_) // (a link that is a clock now may be listed)
     links_[l].saturated = false;
   for (const FanClock& k : fan_clocks_)
-    links_[k.link].saturated = k.remaining <= links_[k.link].bytes_per_s * 2 * maxmin_precision;
+    links_[k.link].saturated = k.remaining <= k.bytes_per_s * 2 * maxmin_precision;
   clear_fans();
   ++work_.fan_exits;
 }
@@ -472,6 +496,34 @@ void FlowSharing::clear_fans() {
   last_fan_class_ = ~std::uint32_t{0};
   fans_uncertified_ = false;
   fans_ = false;
+}
+
+void FlowSharing::drop_empty_fan_classes() {
+  // The classes with flows keep their order (a solve of the classes takes them in it), each
+  // its flows' and its clocks' records moved to its new id.
+  constexpr std::uint32_t dropped = ~std::uint32_t{0};
+  std::uint32_t kept = 0;
+  for (std::uint32_t id = 0; id < fan_classes_.size(); ++id) {
+    fan_new_class_id_.push_back(fan_classes_[id].members.empty() ? dropped : kept);
+    if (!fan_classes_[id].members.empty()) {
+      if (kept != id)
+        fan_classes_[kept] = std::move(fan_classes_[id]);
+      for (const FlowEvents::Event& m : fan_classes_[kept].members)
+        fan_class_of_flow_[m.flow] = kept;
+      ++kept;
+    }
+  }
+  fan_classes_.resize(kept);
+  for (FanClock& k : fan_clocks_) {
+    std::erase_if(k.classes, [&](std::uint32_t id) { return fan_new_class_id_[id] == dropped; });
+    for (std::uint32_t& id : k.classes)
+      id = fan_new_class_id_[id];
+  }
+  fan_new_class_id_.clear();
+  fan_class_of_.clear();
+  for (std::uint32_t id = 0; id < fan_classes_.size(); ++id)
+    fan_class_of_.emplace(fan_classes_[id].clocks, id);
+  last_fan_class_ = ~std::uint32_t{0};
 }
 
 void FlowSharing::leave_fan(std::uint32_t flow) {
@@ -511,7 +563,7 @@ bool FlowSharing::promote_to_clock(std::uint32_t l) {
   // The link is a clock from here: its flows leave their classes (their other links' loads)
   // and join those of their clocks and it.
   clock_of_link_[l] = static_cast<std::uint32_t>(fan_clocks_.size());
-  fan_clocks_.push_back({l, {}});
+  fan_clocks_.push_back({l, links_[l].bytes_per_s, {}});
   ++work_.fan_clocks_made;
   for (const Member m : links_[l].flows) {
     leave_fan(m.flow);
@@ -598,12 +650,18 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
   for (std::uint32_t l : modified_links_)
     links_[l].modified = false;
   modified_links_.clear();
-  for (FanClass& c : fan_classes_)
+  std::size_t live = 0;
+  for (FanClass& c : fan_classes_) {
+    live += c.members.empty() ? 0 : 1;
     if (c.members.empty()) {
       c.weight = 0;
       c.clock = 0;
     }
-  // Classes never leave while on clocks: too many of them, and the flows go back to the solver.
+  }
+  // The classes whose flows have all ended go once they outnumber the others (every event passes
+  // over every class); too many left, and the flows go back to the solver.
+  if (fan_classes_.size() - live > live + least_emptied_classes)
+    drop_empty_fan_classes();
   fans_uncertified_ = fans_uncertified_ || fan_classes_.size() > most_fan_classes;
   solve_fans();
   for (FanClass& c : fan_classes_)

@@ -91,10 +91,11 @@ namespace ceiling::replay {
 /// fails, all are; where that fails, the links the flows fill to half or more become clocks in
 /// place (their flows moved to new classes at what they have left to send; at most 8 at once)
 /// and all is solved and certified again. A flow that starts on no clock link makes one of its
-/// narrowest links a clock, in place. Where a cap binds, more than 512 clocks or 4,096 classes
-/// would be needed, or a pipeline's flow starts, the flows leave their clocks (each at its
-/// class's value) and the solver above takes them on (or they go on clocks again at once where
-/// their levels still hold). A stay on clocks that costs more passes over every flow than it
+/// narrowest links a clock, in place. A class whose flows have all ended goes once such classes
+/// outnumber the others. Where a cap binds, more than 512 clocks or 2,048 classes would be
+/// needed, or a pipeline's flow starts, the flows leave their clocks (each at its class's value)
+/// and the solver above takes them on (or they go on clocks again at once where their levels
+/// still hold). A stay on clocks that costs more passes over every flow than it
 /// saves goes back to the solver too, and the next tries wait longer. The same allocation, its
 /// sums taken in another order (ends that fall within an ulp may come out in another order).
 ///
@@ -183,10 +184,12 @@ private:
   /// more when they went on clocks or since, or a joining flow's narrowest.
   struct FanClock {
     std::uint32_t link;
+    double bytes_per_s;     ///< its link's (kept here: the classes' solve reads it every round)
     std::vector<std::uint32_t> classes; ///< the classes crossing it
     double remaining = 0;   ///< solve_fans() scratch
     double usage = 0;
     bool light = false;
+    bool moved = false;     ///< solve_fans() scratch: in fan_moved_clocks_
   };
 
   /// A flow on a link: which flow, and which of its hops the link is.
@@ -471,6 +474,8 @@ private:
   double fan_bytes_left(const FanClass& c, const FlowEvents::Event& m) const;
   /// Takes flow `flow`, on a clock, out of its class's weight and its other links' loads.
   void leave_fan(std::uint32_t flow);
+  /// Drops the classes whose flows have all ended, the others renumbered in their order.
+  void drop_empty_fan_classes();
   /// Makes link `l` (no clock) a clock, the flows on it (all on clocks, their classes' clocks read
   /// at the present) moved to the classes of their clocks and it; false where no more clocks
   /// may be (or `l` is none).
@@ -566,6 +571,7 @@ private:
   long long fan_retry_event_ = 0;     ///< no entry before this event of the solver's
   long long fan_stay_start_ = 0;      ///< work_.fan_events when the flows last went on clocks from the solver
   long long fan_stay_passes_ = 0;     ///< the passes over every flow since (entries, certifications of all classes)
+  double fan_stay_solve_steps_ = 0;   ///< the steps of the classes' solves since (solve_fans)
   /// After the flows left their clocks for the solver: when the fans may try again.
   void back_to_solver();
   /// Whether the present stay on clocks has passed over every flow more than once per 8 of its
@@ -576,6 +582,7 @@ private:
   std::vector<FanClass> fan_classes_;
   std::vector<FanClock> fan_clocks_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> fan_class_of_; ///< by clock links
+  std::vector<std::uint32_t> fan_new_class_id_; ///< drop_empty_fan_classes() scratch
   std::uint32_t last_fan_class_ = ~std::uint32_t{0}; ///< the class fan_class() last gave (index into fan_classes_)
   std::vector<std::uint32_t> clock_of_link_;   ///< by link: its index in fan_clocks_, or none
   std::vector<std::uint32_t> fan_class_of_flow_; ///< by flow, while it is on a clock
@@ -599,6 +606,7 @@ private:
   bool fans_valid_ = false;            ///< certify_fans() found the levels the allocation
   std::vector<std::uint32_t> fan_key_; ///< scratch
   std::vector<std::uint32_t> fan_saturating_; ///< solve_fans() scratch: the clocks saturating in a round
+  std::vector<std::uint32_t> fan_moved_clocks_; ///< solve_fans() scratch: the clocks a round moved
   std::vector<std::uint32_t> fan_promoting_;  ///< advance_fans() scratch: the links becoming clocks
   std::vector<std::uint32_t> fan_moving_classes_; ///< promote_to_clock() scratch
   std::vector<double> fan_left_; ///< promote_to_clock() scratch, by flow: bytes left, or -1 (not moving)
