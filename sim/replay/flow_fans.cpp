@@ -513,6 +513,7 @@ void FlowSharing::drop_empty_fan_classes() {
       ++kept;
     }
   }
+  work_.fan_classes_dropped += static_cast<long long>(fan_classes_.size() - kept);
   fan_classes_.resize(kept);
   for (FanClock& k : fan_clocks_) {
     std::erase_if(k.classes, [&](std::uint32_t id) { return fan_new_class_id_[id] == dropped; });

@@ -91,8 +91,8 @@ namespace ceiling::replay {
 /// fails, all are; where that fails, the links the flows fill to half or more become clocks in
 /// place (their flows moved to new classes at what they have left to send; at most 8 at once)
 /// and all is solved and certified again. A flow that starts on no clock link makes one of its
-/// narrowest links a clock, in place. A class whose flows have all ended goes once such classes
-/// outnumber the others. Where a cap binds, more than 512 clocks or 2,048 classes would be
+/// narrowest links a clock, in place. The classes whose flows have all ended go once they
+/// outnumber the others by 64. Where a cap binds, more than 512 clocks or 2,048 classes would be
 /// needed, or a pipeline's flow starts, the flows leave their clocks (each at its class's value)
 /// and the solver above takes them on (or they go on clocks again at once where their levels
 /// still hold). A stay on clocks that costs more passes over every flow than it
@@ -571,7 +571,6 @@ private:
   long long fan_retry_event_ = 0;     ///< no entry before this event of the solver's
   long long fan_stay_start_ = 0;      ///< work_.fan_events when the flows last went on clocks from the solver
   long long fan_stay_passes_ = 0;     ///< the passes over every flow since (entries, certifications of all classes)
-  double fan_stay_solve_steps_ = 0;   ///< the steps of the classes' solves since (solve_fans)
   /// After the flows left their clocks for the solver: when the fans may try again.
   void back_to_solver();
   /// Whether the present stay on clocks has passed over every flow more than once per 8 of its

@@ -30,6 +30,8 @@ struct SharingWork {
   /// Links made clocks while the flows were on clocks (a joining flow's narrowest, or one the flows
   /// came to fill to half or more).
   long long fan_clocks_made = 0;
+  /// Classes whose flows had all ended, dropped while the flows were on clocks.
+  long long fan_classes_dropped = 0;
 };
 
 } // namespace ceiling::replay
