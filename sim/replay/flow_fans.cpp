@@ -24,8 +24,12 @@ constexpr std::size_t least_flows_per_class = 16;
 /// The classes without flows that may stay beyond as many as have flows (drop_empty_fan_classes).
 constexpr std::size_t least_emptied_classes = 64;
 
-/// The most links made clocks at once while on clocks (make_clocks).
+/// The most links made clocks at once while on clocks: as flows start (advance_fans), and where a
+/// certification finds links filling (make_clocks; 8 before: the parameter server (16) on the
+/// 16,384-node bench dragonfly left its clocks 18 times in 3 iterations, 11 of them there; 0.84 of
+/// its whole process with 16, paired, the same at 4,096 Piz Daint nodes: tools/bench/HISTORY.md).
 constexpr std::size_t most_clocks_made_at_once = 8;
+constexpr std::size_t most_clocks_made_to_certify = 16;
 
 /// A class's ceiling, when certified: its level times at most this, and at least this much
 /// room on every link that no clock dominates (else the link may soon bind: it should be a clock).
@@ -583,7 +587,7 @@ bool FlowSharing::make_clocks(std::vector<std::uint32_t>& links) {
   std::sort(links.begin(), links.end());
   links.erase(std::unique(links.begin(), links.end()), links.end()); // (listed once per class that found it)
   std::erase_if(links, [&](std::uint32_t l) { return clock_of_link_[l] != no_clock; });
-  if (links.empty() || links.size() > most_clocks_made_at_once)
+  if (links.empty() || links.size() > most_clocks_made_to_certify)
     return false;
   for (std::uint32_t l : links)
     if (!promote_to_clock(l))

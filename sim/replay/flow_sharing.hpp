@@ -89,7 +89,7 @@ namespace ceiling::replay {
 /// most what its flows would send at their classes' ceilings, short of full by four times
 /// SimGrid's precision. Past a ceiling the class is certified again, the others held; where that
 /// fails, all are; where that fails, the links the flows fill to half or more become clocks in
-/// place (their flows moved to new classes at what they have left to send; at most 8 at once)
+/// place (their flows moved to new classes at what they have left to send; at most 16 at once)
 /// and all is solved and certified again. A flow that starts on no clock link makes one of its
 /// narrowest links a clock, in place. The classes whose flows have all ended go once they
 /// outnumber the others by 64. Where a cap binds, more than 512 clocks or 2,048 classes would be
