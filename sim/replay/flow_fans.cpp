@@ -14,21 +14,24 @@ constexpr std::uint32_t no_clock = ~std::uint32_t{0};
 
 /// The most clock links and classes that fans go on clocks with, and the least flows per class:
 /// beyond, solving the classes at every change would cost about what the solver's solves do.
-/// Measured (tools/bench/HISTORY.md): the parameter server (16) on 4,096 Piz Daint nodes leaves
-/// its clocks 20 times in 5 iterations with room for 1,024 classes, once with 2,048; DIN's
-/// partitioned parameter servers on 256 nodes, whose clocks are a mesh of workers' and servers'
-/// links (a few flows a class, every class in every solve), replay slower with room for 4,096.
+/// Measured with the empty classes dropped (tools/bench/HISTORY.md): the parameter server (16) on
+/// 4,096 Piz Daint nodes leaves its clocks 20 times in 5 iterations with room for 1,024 classes,
+/// once with 2,048 (30 times with 128 clocks and 512 classes); DIN's partitioned parameter
+/// servers on 256 nodes, whose clocks are a mesh of workers' and servers' links (a few flows a
+/// class, every class in every solve), replay slower with room for 4,096.
 constexpr std::size_t most_fan_clocks = 512;
 constexpr std::size_t most_fan_classes = 2048;
 constexpr std::size_t least_flows_per_class = 16;
-/// The classes without flows that may stay beyond as many as have flows (drop_empty_fan_classes).
-constexpr std::size_t least_emptied_classes = 64;
+/// How many more classes without flows than with them stay (drop_empty_fan_classes).
+constexpr std::size_t empty_class_slack = 64;
 
-/// The most links made clocks at once while on clocks: as flows start (advance_fans), and where a
-/// certification finds links filling (make_clocks; 8 before: the parameter server (16) on the
-/// 16,384-node bench dragonfly left its clocks 18 times in 3 iterations, 11 of them there; 0.84 of
-/// its whole process with 16, paired, the same at 4,096 Piz Daint nodes: tools/bench/HISTORY.md).
+/// The most links made clocks at once while on clocks, for flows that start on no clock (their
+/// narrowest links: advance_fans).
 constexpr std::size_t most_clocks_made_at_once = 8;
+/// The most links made clocks at once where a certification finds them filling (make_clocks). 8
+/// before: the parameter server (16) on the 16,384-node bench dragonfly left its clocks 18 times
+/// in 3 iterations, 11 of them there; with 16, 0.84 of its whole process, paired (0.91 at 4,096
+/// Piz Daint nodes; tools/bench/HISTORY.md).
 constexpr std::size_t most_clocks_made_to_certify = 16;
 
 /// A class's ceiling, when certified: its level times at most this, and at least this much
@@ -223,7 +226,8 @@ void FlowSharing::solve_fans() {
   for (FanClock& k : fan_clocks_)
     k.light = k.usage > 0;
   const auto still_light = [&](FanClock& k) {
-    k.light = k.light && k.usage > maxmin_precision && k.remaining > k.bytes_per_s * maxmin_precision;
+    k.light =
+        k.light && k.usage > maxmin_precision && k.remaining > k.bytes_per_s * maxmin_precision;
   };
   for (bool first = true;; first = false) {
     // Every clock at exactly the least level saturates now (as solve_component's links do),
@@ -258,7 +262,8 @@ void FlowSharing::solve_fans() {
         c.bound_by = k.link;
         for (std::uint32_t o : c.clocks) {
           FanClock& other = fan_clocks_[o];
-          subtract_snapping(other.remaining, least * c.weight, other.bytes_per_s * maxmin_precision);
+          subtract_snapping(other.remaining, least * c.weight,
+                            other.bytes_per_s * maxmin_precision);
           subtract_snapping(other.usage, c.weight, maxmin_precision);
           if (!other.moved) {
             other.moved = true;
@@ -267,8 +272,8 @@ void FlowSharing::solve_fans() {
         }
       }
     }
-    // A clock left with (almost) no usage or room is out: after the first round any that moved
-    // (the others are as they were), after it every one (their usages as summed).
+    // A clock left with (almost) no usage or room is out: after the first round every clock (their
+    // usages as summed), after later rounds those the round moved (the others are unchanged).
     if (first)
       for (FanClock& k : fan_clocks_)
         still_light(k);
@@ -663,9 +668,10 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
       c.clock = 0;
     }
   }
-  // The classes whose flows have all ended go once they outnumber the others (every event passes
-  // over every class); too many left, and the flows go back to the solver.
-  if (fan_classes_.size() - live > live + least_emptied_classes)
+  // The classes whose flows have all ended go once they outnumber the others by more than
+  // empty_class_slack (every event passes over every class); where more than most_fan_classes
+  // remain, the flows go back to the solver.
+  if (fan_classes_.size() - live > live + empty_class_slack)
     drop_empty_fan_classes();
   fans_uncertified_ = fans_uncertified_ || fan_classes_.size() > most_fan_classes;
   solve_fans();

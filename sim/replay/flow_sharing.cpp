@@ -138,7 +138,8 @@ std::vector<std::pair<void*, double>> FlowSharing::sharing_rates() const {
     if (f.state != State::Sharing)
       continue;
     // (on clocks a flow's own rate is the one it had when it went on them)
-    const double rate = fans_ ? fan_classes_[fan_class_of_flow_[id]].level / f.penalty * bandwidth_factor_ : f.rate;
+    const double rate =
+        fans_ ? fan_classes_[fan_class_of_flow_[id]].level / f.penalty * bandwidth_factor_ : f.rate;
     rates.emplace_back(f.token, rate);
   }
   return rates;

@@ -92,10 +92,10 @@ namespace ceiling::replay {
 /// place (their flows moved to new classes at what they have left to send; at most 16 at once)
 /// and all is solved and certified again. A flow that starts on no clock link makes one of its
 /// narrowest links a clock, in place. The classes whose flows have all ended go once they
-/// outnumber the others by 64. Where a cap binds, more than 512 clocks or 2,048 classes would be
-/// needed, or a pipeline's flow starts, the flows leave their clocks (each at its class's value)
-/// and the solver above takes them on (or they go on clocks again at once where their levels
-/// still hold). A stay on clocks that costs more passes over every flow than it
+/// outnumber the others by more than 64. Where a cap binds, more than 512 clocks or 2,048
+/// classes would be needed, or a pipeline's flow starts, the flows leave their clocks (each at
+/// its class's value) and the solver above takes them on (or they go on clocks again at once
+/// where their levels still hold). A stay on clocks that costs more passes over every flow than it
 /// saves goes back to the solver too, and the next tries wait longer. The same allocation, its
 /// sums taken in another order (ends that fall within an ulp may come out in another order).
 ///
@@ -184,12 +184,12 @@ private:
   /// more when they went on clocks or since, or a joining flow's narrowest.
   struct FanClock {
     std::uint32_t link;
-    double bytes_per_s;     ///< its link's (kept here: the classes' solve reads it every round)
+    double bytes_per_s; ///< its link's (kept here: the classes' solve reads it every round)
     std::vector<std::uint32_t> classes; ///< the classes crossing it
     double remaining = 0;   ///< solve_fans() scratch
     double usage = 0;
     bool light = false;
-    bool moved = false;     ///< solve_fans() scratch: in fan_moved_clocks_
+    bool moved = false; ///< solve_fans() scratch: in fan_moved_clocks_
   };
 
   /// A flow on a link: which flow, and which of its hops the link is.
@@ -581,7 +581,7 @@ private:
   std::vector<FanClass> fan_classes_;
   std::vector<FanClock> fan_clocks_;
   std::map<std::vector<std::uint32_t>, std::uint32_t> fan_class_of_; ///< by clock links
-  std::vector<std::uint32_t> fan_new_class_id_; ///< drop_empty_fan_classes() scratch
+  std::vector<std::uint32_t> fan_new_class_id_;      ///< drop_empty_fan_classes() scratch
   std::uint32_t last_fan_class_ = ~std::uint32_t{0}; ///< the class fan_class() last gave (index into fan_classes_)
   std::vector<std::uint32_t> clock_of_link_;   ///< by link: its index in fan_clocks_, or none
   std::vector<std::uint32_t> fan_class_of_flow_; ///< by flow, while it is on a clock

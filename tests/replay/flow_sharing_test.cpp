@@ -55,7 +55,8 @@ public:
     return net_.add_link(bytes_per_s);
   }
 
-  void start(double now_s, const std::vector<std::uint32_t>& links, double latency_s, double bytes, void* token) {
+  void start(double now_s, const std::vector<std::uint32_t>& links, double latency_s, double bytes,
+             void* token) {
     routes_[token] = {links, 1 / latency_s};
     net_.start(now_s, net_.add_path(links, latency_s), bytes, token);
   }
@@ -956,15 +957,16 @@ TEST_CASE("a link narrower than the clock its flows cross binds them once the cl
                         << " links made clocks, " << clocked.fan_exits << " exits");
 }
 
-TEST_CASE("classes of a fan whose flows have all ended are dropped, and every flow ends when the solver alone would") {
+TEST_CASE("classes of a fan whose flows have all ended are dropped, and every flow ends when the "
+          "solver alone would") {
   // A 10 GB/s server link S and 150 workers, each sending 16 flows over its own 80 MB/s link and
   // S (latency 1 us). S holds every flow at first (4.17 MB/s each: a worker's own link 83 % full,
   // made a clock), so each worker's flows make a class of their own. Worker w's k-th flow carries
   // w + 1 + k / 20 MB: each class loses its flows one by one, the classes empty one after the
   // other, and once the empty ones outnumber the others by 64 they go (the flows of the others
   // renumbered: a flow that ends later must leave its own class's weight); as S frees up, the
-  // workers' own links come to hold their flows (5 MB/s each). Every flow must end where the solver alone ends it, the rates at every event the max-min
-  // allocation.
+  // workers' own links come to hold their flows (5 MB/s each). Every flow must end where the
+  // solver alone ends it, the rates at every event the max-min allocation.
   const auto ends = [](std::size_t clock_from, ceiling::replay::SharingWork& work) {
     FlowSharing net(1.0, 1.0);
     net.clock_fans_from(clock_from);
@@ -990,5 +992,6 @@ TEST_CASE("classes of a fan whose flows have all ended are dropped, and every fl
   CHECK(clocked.fan_entries >= 1);
   CHECK(clocked.fan_classes_dropped >= 100);
   MESSAGE("on clocks: " << clocked.fan_events << " events, " << clocked.fan_entries << " entries, "
-                        << clocked.fan_classes_dropped << " classes dropped, " << clocked.fan_exits << " exits");
+                        << clocked.fan_classes_dropped << " classes dropped, " << clocked.fan_exits
+                        << " exits");
 }

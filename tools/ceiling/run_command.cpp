@@ -599,10 +599,11 @@ int run_command(const std::vector<std::string>& args) {
                  "unread (their flows' values bounded)\n",
                  w.events, w.solves, w.overtaken_rounds, w.unbound_rounds, w.slack_rounds, per_solve(w.flows_solved),
                  per_solve(w.links_solved), w.alone_starts, w.slack_passed);
-    std::fprintf(stderr, "fans: %lld events on level clocks, %lld entries, %lld certifications after them, %lld links "
-                 "made clocks on them, %lld classes dropped without flows, %lld exits\n",
-                 w.fan_events, w.fan_entries, w.fan_certifications, w.fan_clocks_made, w.fan_classes_dropped,
-                 w.fan_exits);
+    std::fprintf(stderr,
+                 "fans: %lld events on level clocks, %lld entries, %lld certifications after them, "
+                 "%lld links made clocks on them, %lld classes dropped without flows, %lld exits\n",
+                 w.fan_events, w.fan_entries, w.fan_certifications, w.fan_clocks_made,
+                 w.fan_classes_dropped, w.fan_exits);
   }
   // The results first, whole: a signal while they are printed and flushed waits (the run's own
   // handler is gone, and its default action would lose what stdout still buffers). Then the
