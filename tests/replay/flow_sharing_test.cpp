@@ -41,6 +41,34 @@ template <class Ends> std::pair<ceiling::replay::SharingWork, ceiling::replay::S
   return {solver, clocked};
 }
 
+/// When each flow of `net` finishes, run to its end.
+std::map<void*, double> drain(FlowSharing& net) {
+  const auto done = ceiling::testing::drain(net);
+  return {done.begin(), done.end()};
+}
+
+/// When each flow of `net` finishes, run to its end, `starting(t)` asked before each event due at
+/// `t`: it may start flows, and gives the instant to advance to (`t`, or the earlier one at which
+/// it starts them).
+template <class Starting> std::map<void*, double> drain_starting(FlowSharing& net, Starting starting) {
+  std::map<void*, double> done;
+  std::vector<void*> finished;
+  double last = -1;
+  for (int events = 0; net.in_flight() > 0; ++events) {
+    REQUIRE(events < 10000);
+    const double due_s = net.next_event_s();
+    REQUIRE(due_s < 1e3); // (a flow left without a rate has no end)
+    const double t = starting(due_s);
+    finished.clear();
+    net.advance(t, finished);
+    REQUIRE((t > last || !finished.empty())); // (each event moves the clock or ends a flow)
+    last = t;
+    for (void* token : finished)
+      done.emplace(token, t);
+  }
+  return done;
+}
+
 /// What a test knows of the flows it starts on `net` (factors 1): each link's bandwidth, each
 /// flow's links and weight (one over its latency), so that the rates `net` gives at an event can
 /// be held to the weighted max-min allocation of the flows sharing then, computed here by
@@ -59,6 +87,18 @@ public:
              void* token) {
     routes_[token] = {links, 1 / latency_s};
     net_.start(now_s, net_.add_path(links, latency_s), bytes, token);
+  }
+
+  /// Runs `net` to its end as drain_starting() does, the rates since the last event checked before
+  /// each event; `starting(t)` may start flows (through start()) and gives the instant.
+  template <class Starting> std::map<void*, double> drain(Starting starting) {
+    return drain_starting(net_, [&](double t) {
+      check();
+      return starting(t);
+    });
+  }
+  std::map<void*, double> drain() {
+    return drain([](double t) { return t; });
   }
 
   /// The rates `net` gives now against the allocation; worst() keeps the largest relative
@@ -124,34 +164,6 @@ private:
   double worst_ = 0;
   long long compared_ = 0;
 };
-
-/// When each flow of `net` finishes, run to its end.
-std::map<void*, double> drain(FlowSharing& net) {
-  const auto done = ceiling::testing::drain(net);
-  return {done.begin(), done.end()};
-}
-
-/// When each flow of `net` finishes, run to its end, `starting(t)` asked before each event due at
-/// `t`: it may start flows, and gives the instant to advance to (`t`, or the earlier one at which
-/// it starts them).
-template <class Starting> std::map<void*, double> drain_starting(FlowSharing& net, Starting starting) {
-  std::map<void*, double> done;
-  std::vector<void*> finished;
-  double last = -1;
-  for (int events = 0; net.in_flight() > 0; ++events) {
-    REQUIRE(events < 10000);
-    const double due_s = net.next_event_s();
-    REQUIRE(due_s < 1e3); // (a flow left without a rate has no end)
-    const double t = starting(due_s);
-    finished.clear();
-    net.advance(t, finished);
-    REQUIRE((t > last || !finished.empty())); // (each event moves the clock or ends a flow)
-    last = t;
-    for (void* token : finished)
-      done.emplace(token, t);
-  }
-  return done;
-}
 
 int a = 0, b = 0, c = 0; // tokens
 
@@ -843,8 +855,7 @@ TEST_CASE("fans on level clocks end every flow when the solver alone would, as t
       }
     }
     bool fifth = false, alone = false;
-    const auto done = drain_starting(net, [&](double t) {
-      audit.check(); // (the rates since the last event)
+    const auto done = audit.drain([&](double t) {
       if (!fifth && t >= 0.05) {
         t = 0.05;
         fifth = true;
@@ -895,8 +906,7 @@ TEST_CASE("flows moved to a new clock's class at an event that then leaves the c
       audit.start(0, {own[w], server}, 1e-6 * (1 + w % 3), 1e8 * (1 + w % 4), &tokens[w]);
     }
     bool joined = false;
-    const auto done = drain_starting(net, [&](double t) {
-      audit.check();
+    const auto done = audit.drain([&](double t) {
       if (!joined && t >= 0.01) {
         t = 0.01;
         joined = true;
@@ -940,10 +950,7 @@ TEST_CASE("a link narrower than the clock its flows cross binds them once the cl
       const double bytes = k < 2 ? 2e9 : 1e8 * (1 + k % 4);
       audit.start(0, links, 1e-6 * (1 + k % 3), bytes, &tokens[k]);
     }
-    const auto done = drain_starting(net, [&](double t) {
-      audit.check();
-      return t;
-    });
+    const auto done = audit.drain();
     CHECK(audit.compared() > 400);
     CHECK(audit.worst() <= 1e-9);
     work = net.work();
@@ -979,10 +986,7 @@ TEST_CASE("classes of a fan whose flows have all ended are dropped, and every fl
       for (int k = 0; k < per_worker; ++k)
         audit.start(0, {own, s}, 1e-6, 1e6 * (w + 1) + 5e4 * k, &tokens[w * per_worker + k]);
     }
-    const auto done = drain_starting(net, [&](double t) {
-      audit.check();
-      return t;
-    });
+    const auto done = audit.drain();
     CHECK(audit.compared() > 100000);
     CHECK(audit.worst() <= 1e-9);
     work = net.work();
