@@ -100,6 +100,8 @@ void FlowSharing::begin(double now_s, std::uint32_t path, double bytes, void* to
   if (free_flows_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
     flows_.emplace_back();
+    positions_.resize(flows_.size() * inline_hops);
+    far_positions_.emplace_back();
     start_order_.push_back(0);
   } else {
     id = free_flows_.take_least();
@@ -272,11 +274,12 @@ void FlowSharing::join_links(std::uint32_t flow) {
   Flow& f = flows_[flow];
   const auto hops = hops_of(f);
   const double most = f.narrowest_bytes_per_s;
-  f.position.resize(hops.size());
+  if (hops.size() > inline_hops)
+    far_positions_[flow].resize(hops.size() - inline_hops);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
     const bool coupled = couples(link);
-    f.position[h] = static_cast<std::uint32_t>(link.flows.size());
+    position(flow, h) = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back({flow, h});
     link.demand_bytes_per_s += on_link(f, h, most);
     link.weight += on_link(f, h, f.weight);
@@ -314,8 +317,9 @@ void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
       continue;
     }
     const Member last = link.flows.back();
-    link.flows[f.position[h]] = last;
-    flows_[last.flow].position[last.hop] = f.position[h];
+    const std::uint32_t slot = position(flow, h);
+    link.flows[slot] = last;
+    position(last.flow, last.hop) = slot;
     link.flows.pop_back();
     link.pipelines -= f.pipeline ? 1 : 0;
     // An empty link starts again from 0, so that rounding never piles up.

@@ -282,6 +282,36 @@ TEST_CASE("flows of equal latency on one link share it equally, the last speeds 
   CHECK(done.at(&c) == relative(1e-6 + 0.3 + 0.2, 1e-12));
 }
 
+TEST_CASE("flows on paths of more hops than a flow keeps in its own record share and leave their links as shorter ones do") {
+  // Four flows of 1, 2, 3 and 4 GB, each over 16 links: 14 of its own (100 GB/s) and two
+  // 10 GB/s links all four cross, at hops 12 and 14 (past the 12 hops a flow's record holds).
+  // Expectation: 2.5 GB/s each until the 1 GB flow ends (0.4 s), then 10/3 GB/s until the 2 GB
+  // flow's last GB is sent (0.3 s more), then 5 GB/s for the 3 GB flow's last GB (0.2 s), then
+  // the 4 GB flow alone with its last GB at 10 GB/s (0.1 s); each after the 1 us latency.
+  // The flows started first leave first, each moving the last one on each shared link into
+  // its place, as one by one they always do.
+  std::vector<double> bandwidths{10e9, 10e9};
+  std::vector<FlowOver> flows;
+  for (int k = 1; k <= 4; ++k) {
+    FlowOver f{{}, k * 1e9};
+    for (int hop = 0; hop < 16; ++hop) {
+      if (hop == 12 || hop == 14) {
+        f.links.push_back(hop == 12 ? 0 : 1);
+        continue;
+      }
+      f.links.push_back(static_cast<std::uint32_t>(bandwidths.size()));
+      bandwidths.push_back(100e9);
+    }
+    flows.push_back(f);
+  }
+  const auto ends = ends_of(bandwidths, flows);
+  const std::vector<double> expected{0.4, 0.7, 0.9, 1.0};
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    CAPTURE(k);
+    CHECK(ends[k] == relative(1e-6 + expected[k], 1e-12));
+  }
+}
+
 TEST_CASE("a flow that starts sharing a link at the instant a fan of flows all end on it has it to itself") {
   // 100 flows of 10 MB, each over a 20 GB/s link of its own and one 10 GB/s link they share,
   // end together at 0.1 s + 1 us, the instant c's latency ends (started at 0.1 s, 2 GB, on the
