@@ -623,6 +623,25 @@ expect 0 "" -- test "$elapsed_ms" -lt 300
 expect 1 "" -- grep -q stopped_by_signal "$tmp/twice.json"
 expect 0 "interrupted: stopping after the current iteration" -- cat "$tmp/twice.err"
 
+# Seeds stopped before any finished: every run says so, and the spread is there, null (its key
+# was left out, which a script reading it then failed on).
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 512 \
+  --fidelity exact --flows simgrid --set interconnect.routing=static-minimal --iterations 3 --seeds 5,6 --jobs 2 \
+  --json >"$tmp/unfinished.json" 2>"$tmp/unfinished.err" &
+pid=$!
+sleep 2.5
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+expect 143 "" -- bash -c "exit $status"
+expect 0 "0 of 2 seeds finished" -- cat "$tmp/unfinished.err"
+expect 0 "no seed finished" -- /usr/bin/python3 -c "
+import json
+d = json.load(open('$tmp/unfinished.json'))
+assert d['stopped_by_signal'] == 15 and not any(r['ok'] for r in d['runs']), d
+assert d['iteration_time_s'] == {'min': None, 'median': None, 'max': None}, d
+print('no seed finished')"
+
 # What each output says of itself: a validation case by its id; a CPU-only machine has no GPU
 # base clock; a borrowed calibration is the lender's measurement; batches over the device's
 # memory say so; the run's header names what it ran with.

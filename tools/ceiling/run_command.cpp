@@ -283,10 +283,12 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
       json.end_object();
     }
     json.end_array();
-    if (!times.empty())
-      json.key("iteration_time_s").begin_object()
-          .key("min").value(times.front()).key("median").value(median()).key("max").value(times.back())
-          .end_object();
+    json.key("iteration_time_s").begin_object();
+    if (times.empty()) // no seed finished (all failed, or stopped before any ended)
+      json.key("min").null().key("median").null().key("max").null();
+    else
+      json.key("min").value(times.front()).key("median").value(median()).key("max").value(times.back());
+    json.end_object();
     json.end_object();
     return status != 0 ? status : all_ok ? 0 : 1;
   }
