@@ -1,6 +1,8 @@
 // Reading HDF5 objects with a message for every way they can be wrong.
 #include "io/hdf5_reader.hpp"
 
+#include "support/utf8.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <type_traits>
@@ -96,7 +98,10 @@ std::string Hdf5Reader::string_attribute(hid_t object, const std::string& group,
   Handle memory_type = string_memory_type(attribute.get(), H5Aget_type, 1, what);
   std::vector<char> cell(H5Tget_size(memory_type.get()));
   check(H5Aread(attribute.get(), memory_type.get(), cell.data()), what);
-  return cell_text(cell.data(), cell.size());
+  std::string text = cell_text(cell.data(), cell.size());
+  if (!support::is_utf8(text)) // (the store's strings are UTF-8, as its type says)
+    fail(what + ": not UTF-8 text");
+  return text;
 }
 
 long long Hdf5Reader::int_attribute(hid_t object, const std::string& group,

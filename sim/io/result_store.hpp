@@ -38,6 +38,10 @@ struct ResultFile {
   std::vector<analysis::CurveAnalysis> analyses;
 };
 
+/// Recomputes the analysis of every curve from the finished points in `results`, as the sweep
+/// stores it (and as read_results() checks the stored one against).
+void analyse_curves(ResultFile& results);
+
 /// A result file that cannot be read (missing, not HDF5, not ours, truncated, or of another
 /// format version) or written, or a CSV table that cannot be written. what() reads
 /// "PATH: error: what is wrong".

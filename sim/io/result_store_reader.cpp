@@ -6,6 +6,7 @@
 #include "io/hdf5_reader.hpp"
 #include "io/result_columns.hpp"
 #include "io/store_error.hpp"
+#include "support/utf8.hpp"
 #include "sweep/point_codec.hpp"
 
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -48,11 +50,11 @@ public:
     results.simgrid_version = in_.string_attribute(root, "", "simgrid_version");
     results.command_line = in_.string_attribute(root, "", "command_line");
     results.experiment_path = in_.string_attribute(root, "", "experiment_path");
-    results.title = in_.string_attribute(root, "", "title");
+    results.title = label_attribute(root, "", "title");
     results.question = in_.string_attribute(root, "", "question");
     results.digest = in_.string_attribute(root, "", "digest");
     results.points_total = in_.int_attribute(root, "", "points_total");
-    results.cost_unit = in_.string_attribute(root, "", "cost_unit");
+    results.cost_unit = label_attribute(root, "", "cost_unit");
     const long long points_done = in_.int_attribute(root, "", "points_done");
     results.inputs = read_inputs(root);
     read_curves(root, results);
@@ -74,6 +76,8 @@ public:
     if (const auto twice = std::adjacent_find(indices.begin(), indices.end(), same); twice != indices.end())
       in_.fail("dataset \"points/index\": rows " + std::to_string(twice->second) + " and " +
                std::to_string(std::next(twice)->second) + " both hold point " + std::to_string(twice->first));
+    check_text(results);
+    check_analyses(results);
     return results;
   }
 
@@ -141,6 +145,95 @@ private:
   }
 
   /// Fails with "dataset "COLUMN": row ROW: PROBLEM" unless `problem` is empty.
+  /// Each curve is the analysis of its finished points (analyse_curves): a number that differs
+  /// from what the points give was changed after the sweep wrote it, and would be reported,
+  /// drawn and exported as if the sweep had found it.
+  void check_analyses(const ResultFile& results) const {
+    ResultFile derived;
+    derived.curves = results.curves;
+    derived.points = results.points;
+    analyse_curves(derived);
+    const auto text = [](double x) {
+      char number[32];
+      std::snprintf(number, sizeof number, "%.17g", x);
+      return std::string(number);
+    };
+    // (within rounding: a build whose arithmetic differs in the last bits reads the same file)
+    const auto same = [](double a, double b) {
+      return (std::isnan(a) && std::isnan(b)) || a == b ||
+             (std::isfinite(a) && std::isfinite(b) && std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) + 1e-12);
+    };
+    const auto changed = [&](const std::string& what, const std::string& stored, const std::string& derived_text) {
+      in_.fail(what + " is " + stored + ", but the curve's finished points give " + derived_text +
+               ": the file was changed after the sweep wrote it (rerun the sweep)");
+    };
+    for (std::size_t c = 0; c < results.curves.size(); ++c) {
+      const analysis::CurveAnalysis& stored = results.analyses[c];
+      const analysis::CurveAnalysis& want = derived.analyses[c];
+      const std::string path = "curves/" + curve_group_name(c);
+      if (stored.points.size() != want.points.size())
+        changed("group " + in_quotes(path) + "'s row count", std::to_string(stored.points.size()),
+                std::to_string(want.points.size()) + " node counts");
+      for (std::size_t row = 0; row < stored.points.size(); ++row) {
+        const auto at = [&](const char* name) {
+          return "dataset " + in_quotes(path + "/" + name) + ": row " + std::to_string(row);
+        };
+        for (const auto& column : metric_columns)
+          if (!same(stored.points[row].*column.member, want.points[row].*column.member))
+            changed(at(column.name), text(stored.points[row].*column.member), text(want.points[row].*column.member));
+        if (stored.points[row].*seeds_column.member != want.points[row].*seeds_column.member)
+          changed(at(seeds_column.name), std::to_string(stored.points[row].*seeds_column.member),
+                  std::to_string(want.points[row].*seeds_column.member));
+      }
+      const auto attribute = [&](const char* name, double stored_value, double derived_value) {
+        if (!same(stored_value, derived_value))
+          changed(Hdf5Reader::attribute_name(path, name), text(stored_value), text(derived_value));
+      };
+      attribute(reference_attribute.name, stored.*reference_attribute.member, want.*reference_attribute.member);
+      for (const auto& a : measured_attributes)
+        attribute(a.name, stored.*a.member, want.*a.member);
+      for (const auto& a : fit_attributes)
+        attribute(a.name, stored.fit.*a.member, want.fit.*a.member);
+      if (stored.fit.amdahl_shaped != want.fit.amdahl_shaped)
+        changed(Hdf5Reader::attribute_name(path, "amdahl_shaped"), stored.fit.amdahl_shaped ? "1" : "0",
+                want.fit.amdahl_shaped ? "1" : "0");
+      if (stored.dominant_term != want.dominant_term)
+        changed(Hdf5Reader::attribute_name(path, "dominant_term"), in_quotes(stored.dominant_term),
+                in_quotes(want.dominant_term));
+    }
+  }
+
+  /// The columns' strings are UTF-8, as their type says (checked once every column is read, so
+  /// that a column of a damaged type is named first: tests/fuzz/regressions).
+  void check_text(const ResultFile& results) const {
+    const auto utf8 = [&](const std::string& text, const char* column, std::size_t row) {
+      if (!support::is_utf8(text))
+        in_.fail("dataset " + in_quotes(column) + ": row " + std::to_string(row) + ": not UTF-8 text");
+    };
+    for (std::size_t row = 0; row < results.inputs.size(); ++row) {
+      utf8(results.inputs[row].kind, "inputs/kind", row);
+      utf8(results.inputs[row].path, "inputs/path", row);
+      utf8(results.inputs[row].text, "inputs/text", row);
+    }
+    for (std::size_t row = 0; row < results.points.size(); ++row) {
+      const sweep::PointRecord& p = results.points[row];
+      utf8(p.result.error, "points/error", row);
+      utf8(p.result.provenance, "points/provenance", row);
+      for (const std::string& argument : p.spec.run_args)
+        utf8(argument, "points/run_arguments", row);
+    }
+  }
+
+  /// A string attribute that labels outputs (a title, a curve's names, a unit), as the
+  /// experiment's reader has it (support::label_problem): no control character, which would
+  /// break a table row, a legend or a terminal.
+  std::string label_attribute(hid_t object, const std::string& group, const char* name) const {
+    std::string text = in_.string_attribute(object, group, name);
+    if (const auto problem = support::label_problem(text, std::numeric_limits<std::size_t>::max()))
+      in_.fail(Hdf5Reader::attribute_name(group, name) + ": the text " + *problem);
+    return text;
+  }
+
   void expect_stored(const std::string& problem, const std::string& column, std::size_t row) const {
     if (!problem.empty())
       in_.fail("dataset " + in_quotes(column) + ": row " + std::to_string(row) + ": " + problem);
@@ -167,10 +260,10 @@ private:
       const std::string path = "curves/" + name;
       Handle group = in_.open_group(curves.get(), path, name.c_str());
       const hid_t g = group.get();
-      sweep::CurveSpec spec{.id = in_.string_attribute(g, path, "id"),
-                            .platform = in_.string_attribute(g, path, "platform"),
-                            .workload = in_.string_attribute(g, path, "workload"),
-                            .variant = in_.string_attribute(g, path, "variant")};
+      sweep::CurveSpec spec{.id = label_attribute(g, path, "id"),
+                            .platform = label_attribute(g, path, "platform"),
+                            .workload = label_attribute(g, path, "workload"),
+                            .variant = label_attribute(g, path, "variant")};
       if (const double cost = in_.double_attribute(g, path, "cost_per_node"); !std::isnan(cost))
         spec.cost_per_node = cost;
       const std::string scaling = in_.string_attribute(g, path, "scaling");
@@ -186,7 +279,11 @@ private:
         a.*attribute.member = in_.double_attribute(g, path, attribute.name);
       for (const auto& attribute : fit_attributes)
         a.fit.*attribute.member = in_.double_attribute(g, path, attribute.name);
-      a.fit.amdahl_shaped = in_.int_attribute(g, path, "amdahl_shaped") != 0;
+      const long long shaped = in_.int_attribute(g, path, "amdahl_shaped");
+      if (shaped != 0 && shaped != 1)
+        in_.fail(Hdf5Reader::attribute_name(path, "amdahl_shaped") + ": expected 0 or 1, got " +
+                 std::to_string(shaped));
+      a.fit.amdahl_shaped = shaped == 1;
       a.dominant_term = in_.string_attribute(g, path, "dominant_term");
       for (const auto& c : metric_columns) {
         const auto values = in_.double_column(g, path, c.name);

@@ -31,31 +31,6 @@ using testing::TemporaryDirectory;
 
 namespace {
 
-const double nan = std::numeric_limits<double>::quiet_NaN();
-const double inf = std::numeric_limits<double>::infinity();
-
-analysis::PointMetrics metrics(double n, double speedup, double alpha_eff) {
-  return {.n = n,
-          .seeds = 2,
-          .iteration_time_s = 0.25 / speedup,
-          .iteration_time_min_s = 0.24 / speedup,
-          .iteration_time_median_s = 0.25 / speedup,
-          .iteration_time_max_s = 0.26 / speedup,
-          .throughput_samples_per_s = 128 * speedup,
-          .speedup = speedup,
-          .efficiency = speedup / n,
-          .alpha_eff = alpha_eff,
-          .payload_flop_per_s = 3e12 * speedup,
-          .payload_efficiency = 0.4,
-          .compute_s = 0.2,
-          .copy_s = 0.01,
-          .communication_s = 0.03,
-          .synchronisation_s = 0.01,
-          .nonpar_communication = std::isnan(alpha_eff) ? nan : 0.02,
-          .nonpar_copy = std::isnan(alpha_eff) ? nan : 0.01,
-          .nonpar_synchronisation = std::isnan(alpha_eff) ? nan : 0.005,
-          .nonpar_compute = std::isnan(alpha_eff) ? nan : -0.001};
-}
 
 sweep::PointRecord point(int index, int curve, long long nodes, std::uint64_t seed) {
   sweep::PointRecord p;
@@ -119,33 +94,8 @@ io::ResultFile sample_results() {
                                    {"--set", "nic.bandwidth=10 GB/s", "--title", "it's \"q\"", ""});
   r.points[4].result = {.ok = false,
                         .error = "workloads/resnet50.toml:3:1: error: \"layers\": bad\nline 2"};
-  analysis::CurveAnalysis weak{
-      .scaling = analysis::Scaling::Weak,
-      .n_reference = 1,
-      .points = {metrics(1, 1, nan), metrics(2, 1.9, 0.947), metrics(4, 3.5, 0.952)},
-      .fit = {.alpha = 0.95,
-              .ceiling_speedup = 20,
-              .n_half_efficiency = 21,
-              .n_doubling_below_10pct = 85.5,
-              .residual = 0.01,
-              .amdahl_shaped = true},
-      .n_half_efficiency_measured = nan,
-      .n_doubling_below_10pct_measured = nan,
-      .alpha_eff_at_largest_n = 0.952,
-      .dominant_term = "communication"};
-  analysis::CurveAnalysis strong{.scaling = analysis::Scaling::Strong,
-                                 .n_reference = 1,
-                                 .points = {metrics(1, 1, nan)},
-                                 .fit = {.alpha = 1,
-                                         .ceiling_speedup = inf,
-                                         .n_half_efficiency = inf,
-                                         .n_doubling_below_10pct = inf,
-                                         .residual = nan},
-                                 .n_half_efficiency_measured = nan,
-                                 .n_doubling_below_10pct_measured = nan,
-                                 .alpha_eff_at_largest_n = nan,
-                                 .dominant_term = "none"};
-  r.analyses = {weak, strong};
+  // (its curves as a sweep stores them: the analysis of its points, which the reader checks)
+  io::analyse_curves(r);
   return r;
 }
 
@@ -267,6 +217,38 @@ void set_int64_attribute(hid_t file, const char* name, long long value) {
   set_attribute(file, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
 }
 
+void set_double_attribute(hid_t object, const char* name, double value) {
+  set_attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+/// A fixed-length string of `value`'s bytes, as the store keeps its strings.
+void set_string_attribute(hid_t object, const char* name, const std::string& value) {
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.size() + 1);
+  H5Tset_cset(type, H5T_CSET_UTF8);
+  set_attribute(object, name, type, type, value.c_str());
+  H5Tclose(type);
+}
+
+/// Replaces the float64 dataset `name` of group `group` by `values`.
+void set_double_dataset(hid_t file, const char* group, const char* name, const std::vector<double>& values) {
+  const hid_t g = H5Gopen2(file, group, H5P_DEFAULT);
+  REQUIRE(g >= 0);
+  REQUIRE(H5Ldelete(g, name, H5P_DEFAULT) >= 0);
+  add_dataset(g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values.size(), values.data());
+  H5Gclose(g);
+}
+
+/// Runs `edit` on the group `group` of the file at `path`.
+template <class Edit> void edit_group(const std::string& path, const char* group, Edit edit) {
+  edit_hdf5(path, [&](hid_t file) {
+    const hid_t g = H5Gopen2(file, group, H5P_DEFAULT);
+    REQUIRE(g >= 0);
+    edit(g);
+    H5Gclose(g);
+  });
+}
+
 /// A variable-length string, as format_version 2 stored every string.
 void set_variable_length_attribute(hid_t file, const char* name, const char* value) {
   const hid_t type = H5Tcopy(H5T_C_S1);
@@ -306,8 +288,7 @@ TEST_CASE("a result file reads back as it was written") {
   SUBCASE("two curves, a failed point, quoted arguments, NaN and infinity") {}
   SUBCASE("no points yet: every column is empty") {
     results.points.clear();
-    for (auto& a : results.analyses)
-      a.points.clear();
+    io::analyse_curves(results);
   }
   SUBCASE("nothing at all") {
     results = io::ResultFile{};
@@ -473,6 +454,91 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
                          io::StoreError);
   }
   // Every handle was closed on the way out: no file stays open (and locked) after an error.
+  CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
+}
+
+TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it is refused, with what its points give") {
+  // The curves are the analysis of the finished points (io::analyse_curves); the sample's weak
+  // curve scales perfectly (each node count's time 0.25 s, 128 samples a node), so its speedup
+  // at 2 nodes is 2 and no part of 1 - alpha_eff stands out ("none").
+  const TemporaryDirectory dir;
+  const auto path = dir.file("results.h5");
+  io::write_results(path, sample_results());
+  const auto refused = [&](const std::string& what) {
+    return path + ": error: " + what + ": the file was changed after the sweep wrote it (rerun the sweep)";
+  };
+  SUBCASE("a speedup") {
+    edit_hdf5(path, [](hid_t file) { set_double_dataset(file, "curves/curve_000", "speedup", {1, 1e308, 4}); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         refused("dataset \"curves/curve_000/speedup\": row 1 is 1e+308, but the curve's finished "
+                                 "points give 2").c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("a time made infinite") {
+    edit_hdf5(path, [](hid_t file) {
+      set_double_dataset(file, "curves/curve_000", "communication_s", {0.03, 0.03, std::numeric_limits<double>::infinity()});
+    });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         refused("dataset \"curves/curve_000/communication_s\": row 2 is inf, but the curve's "
+                                 "finished points give 0.029999999999999999").c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("the dominant part") {
+    edit_group(path, "curves/curve_000", [](hid_t g) { set_string_attribute(g, "dominant_term", "weird"); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         refused("attribute \"dominant_term\" of \"curves/curve_000\" is \"weird\", but the curve's "
+                                 "finished points give \"none\"").c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("the fit's alpha") {
+    edit_group(path, "curves/curve_000", [](hid_t g) { set_double_attribute(g, "amdahl_alpha", 0.5); });
+    const double alpha = sample_results().analyses[0].fit.alpha;
+    char given[32];
+    std::snprintf(given, sizeof given, "%.17g", alpha);
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         refused("attribute \"amdahl_alpha\" of \"curves/curve_000\" is 0.5, but the curve's finished "
+                                 "points give " + std::string(given)).c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("a flag that is neither 0 nor 1") {
+    edit_group(path, "curves/curve_000", [](hid_t g) { set_int64_attribute(g, "amdahl_shaped", 7); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: attribute \"amdahl_shaped\" of \"curves/curve_000\": expected 0 or 1, got 7").c_str(),
+                         io::StoreError);
+  }
+  CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
+}
+
+TEST_CASE("a label with a control character, or a string that is not UTF-8, is refused") {
+  const TemporaryDirectory dir;
+  const auto path = dir.file("results.h5");
+  io::write_results(path, sample_results());
+  SUBCASE("an escape sequence in the cost unit") {
+    edit_hdf5(path, [](hid_t file) { set_string_attribute(file, "cost_unit", "\x1b[31mCHF"); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: attribute \"cost_unit\": the text holds a control character (U+001B) at "
+                                 "character 1: expected printable text").c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("bytes that are not UTF-8 in a curve's name") {
+    edit_group(path, "curves/curve_001", [](hid_t g) { set_string_attribute(g, "variant", "base\xff\xfe"); });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: attribute \"variant\" of \"curves/curve_001\": not UTF-8 text").c_str(),
+                         io::StoreError);
+  }
+  SUBCASE("bytes that are not UTF-8 in an input file's text") {
+    edit_hdf5(path, [](hid_t file) {
+      REQUIRE(H5Ldelete(file, "inputs/text", H5P_DEFAULT) >= 0);
+      const hid_t type = H5Tcopy(H5T_C_S1);
+      H5Tset_size(type, 8);
+      H5Tset_cset(type, H5T_CSET_UTF8);
+      const char cells[3][8] = {"[e]\n", "bad \xff", ""};
+      add_dataset(file, "inputs/text", type, type, 3, cells);
+      H5Tclose(type);
+    });
+    CHECK_THROWS_WITH_AS(io::read_results(path),
+                         (path + ": error: dataset \"inputs/text\": row 1: not UTF-8 text").c_str(), io::StoreError);
+  }
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 

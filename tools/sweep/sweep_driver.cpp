@@ -173,7 +173,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   for (int i : sweep::run_order(setup.expansion.points))
     if (!done[static_cast<std::size_t>(i)])
       setup.to_run.push_back(i);
-  analyse_curves(r);
+  io::analyse_curves(r);
   return setup;
 }
 
@@ -199,28 +199,6 @@ std::string interrupted_message(const SweepSetup& setup) {
   return "interrupted: " + std::to_string(setup.results.points.size()) + " of " +
          std::to_string(setup.expansion.points.size()) + " points are stored in " + setup.output + " (" +
          failures(setup.results) + "); run again with --resume to continue";
-}
-
-void analyse_curves(io::ResultFile& results) {
-  std::vector<std::vector<analysis::CurvePoint>> per_curve(results.curves.size());
-  for (const sweep::PointRecord& p : results.points) {
-    if (!p.result.ok)
-      continue;
-    const sweep::PointResult& x = p.result;
-    per_curve[static_cast<std::size_t>(p.spec.curve)].push_back(
-        {.n = static_cast<double>(p.spec.nodes),
-         .iteration_time_s = x.iteration_time_s,
-         .samples_per_iteration = x.samples_per_iteration,
-         .flop_per_iteration = x.flop_per_iteration,
-         .peak_flop_per_s = x.peak_flop_per_s,
-         .compute_s = x.compute_s,
-         .copy_s = x.copy_s,
-         .communication_s = x.communication_s,
-         .synchronisation_s = x.synchronisation_s});
-  }
-  results.analyses.clear();
-  for (std::size_t c = 0; c < results.curves.size(); ++c)
-    results.analyses.push_back(analysis::analyse(per_curve[c], results.curves[c].scaling));
 }
 
 OutputLock::OutputLock(const std::string& output) : path_(output + ".lock") {
@@ -262,7 +240,7 @@ void store_point(SweepSetup& setup, sweep::PointRecord record) {
     *at = std::move(record); // a failed point run again (--resume)
   else
     points.insert(at, std::move(record));
-  analyse_curves(setup.results);
+  io::analyse_curves(setup.results);
   io::write_results(setup.output, setup.results);
 }
 

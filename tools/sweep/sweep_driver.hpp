@@ -84,9 +84,6 @@ std::string failures(const io::ResultFile& results);
 /// --resume continues.
 std::string interrupted_message(const SweepSetup& setup);
 
-/// Recomputes the analysis of every curve from the points in `results`.
-void analyse_curves(io::ResultFile& results);
-
 /// The result of a point's process: decoded from its output, or a failure that says how the
 /// process ended (exit status or signal, and the tail of its stderr).
 sweep::PointResult point_result(const sweep::WorkerPool::Finished& f);

@@ -1,0 +1,28 @@
+// What a result file's curves are: the analysis of its finished points, one curve at a time.
+#include "io/result_store.hpp"
+
+namespace ceiling::io {
+
+void analyse_curves(ResultFile& results) {
+  std::vector<std::vector<analysis::CurvePoint>> per_curve(results.curves.size());
+  for (const sweep::PointRecord& p : results.points) {
+    if (!p.result.ok)
+      continue;
+    const sweep::PointResult& x = p.result;
+    per_curve[static_cast<std::size_t>(p.spec.curve)].push_back(
+        {.n = static_cast<double>(p.spec.nodes),
+         .iteration_time_s = x.iteration_time_s,
+         .samples_per_iteration = x.samples_per_iteration,
+         .flop_per_iteration = x.flop_per_iteration,
+         .peak_flop_per_s = x.peak_flop_per_s,
+         .compute_s = x.compute_s,
+         .copy_s = x.copy_s,
+         .communication_s = x.communication_s,
+         .synchronisation_s = x.synchronisation_s});
+  }
+  results.analyses.clear();
+  for (std::size_t c = 0; c < results.curves.size(); ++c)
+    results.analyses.push_back(analysis::analyse(per_curve[c], results.curves[c].scaling));
+}
+
+} // namespace ceiling::io
