@@ -85,11 +85,4 @@ bool is_hpc_workload(const std::string& path) {
   return head != nullptr && head->contains("kind");
 }
 
-LoadError hpc_key_error(const std::string& path, std::span<const std::string> overrides, std::string_view dotted_key,
-                        std::string_view message) {
-  toml::table root = parse_toml_file(path);
-  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
-  return key_error(root, path, dotted_key, message);
-}
-
 } // namespace ceiling::config

@@ -12,12 +12,6 @@
 
 namespace ceiling::config {
 
-/// The error for key `dotted_key` ("hpl.grid_rows") of the HPC workload file at `path` (with
-/// `overrides`, as load_hpc_workload() reads it), located at the key, or at its table where
-/// absent (for a check the run makes: a grid larger than the nodes).
-LoadError hpc_key_error(const std::string& path, std::span<const std::string> overrides, std::string_view dotted_key,
-                        std::string_view message);
-
 struct HpcWorkload {
   std::string name;
   std::string title;

@@ -311,6 +311,13 @@ workload::WorkloadSpec load_workload(const std::string& path,
   return read_top_workload(parse_toml_file(path), path, overrides);
 }
 
+LoadError workload_key_error(const std::string& path, std::span<const std::string> overrides,
+                             std::string_view dotted_key, std::string_view message) {
+  toml::table root = parse_toml_file(path);
+  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+  return key_error(root, path, dotted_key, message);
+}
+
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,
                                           std::span<const std::string> overrides) {
   return read_top_workload(parse_toml_text(text, path), path, overrides);

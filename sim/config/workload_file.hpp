@@ -20,6 +20,14 @@ namespace ceiling::config {
 workload::WorkloadSpec load_workload(const std::string& path,
                                      std::span<const std::string> overrides = {});
 
+/// The error for key `dotted_key` ("workload.precision", "hpl.grid_rows") of the workload file
+/// at `path`, a training or an HPC one (with `overrides`, as load_workload() and
+/// load_hpc_workload() read it), located at the key, or at its table where absent: for a check
+/// the run makes against the platform (a precision its device lacks, a grid larger than the
+/// nodes).
+LoadError workload_key_error(const std::string& path, std::span<const std::string> overrides,
+                             std::string_view dotted_key, std::string_view message);
+
 /// The same from TOML text that claims to come from `path`.
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,
                                           std::span<const std::string> overrides = {});

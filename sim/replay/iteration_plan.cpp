@@ -88,10 +88,15 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
     return *problem;
   const auto device = workload::compute_device(s.platform.node);
   const platform::Precision p = compute_precision(resolved_precision(s));
-  if (!device.peak.at(p)) // named as the option where one chose it, else as the workload's
-    return (s.options.precision ? "--precision: " : "the workload's precision ") +
-           std::string(to_string(resolved_precision(s))) + " needs a " + std::string(platform::to_string(p)) +
-           " peak, which the " + device.name + " of " + s.platform.name + " does not have";
+  if (!device.peak.at(p)) { // named as the option where one chose it, else at the workload's key
+    const std::string needs = std::string(to_string(resolved_precision(s))) + " needs a " +
+                              std::string(platform::to_string(p)) + " peak, which the " + device.name + " of " +
+                              s.platform.name + " does not have";
+    if (s.options.precision)
+      return "--precision: " + needs;
+    return ScenarioProblem(Input::Workload, "workload.precision",
+                           needs + ": expected a precision the device has, or --precision");
+  }
   const long long ranks = rank_count(s);
   const auto& stack = s.options.software;
   if (!stack.collective && !stack.library) // (a stack built in code: a file's reader refuses it)

@@ -119,7 +119,7 @@ using stack::max_jitter;
 /// file or of its platform file (the caller locates it there: file, line and column), else a run
 /// option (the message names it).
 struct ScenarioProblem {
-  enum class Input { Options, Software, Platform };
+  enum class Input { Options, Software, Platform, Workload };
   /// A run option's problem.
   ScenarioProblem(std::string message_) : message(std::move(message_)) {}
   ScenarioProblem(Input input_, std::string key_, std::string message_)

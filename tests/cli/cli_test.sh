@@ -210,6 +210,11 @@ expect 2 'unknown algorithm "butterfly"' -- "${run[@]}" --collective butterfly
 expect 2 "fewer than the 100 asked for" -- "${base[@]}" -n 100
 expect 2 "ceiling: error: --precision: fp16 needs a fp16 peak, which the NVIDIA Tesla K20X of piz-daint-xc30-k20x does not have" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc30-k20x.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --precision fp16
+# The workload's own precision is placed at its key, in the file or in the --set that gave it.
+expect 2 "ssd300_resnet34.toml:57:13: error: workload.precision: fp16 needs a fp16 peak, which the 2 CPU socket(s) of piz-daint-xc30-cpu does not have: expected a precision the device has, or --precision" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/ssd300_resnet34.toml" -n 2
+expect 2 "--set:1:20: error: workload.precision: fp16 needs a fp16 peak" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set workload.precision=fp16
 expect 2 "--overlap: expected on or off" -- "${run[@]}" --overlap maybe
 expect 2 "--jitter: must be a number from 0 to 10, got nan" -- "${run[@]}" --jitter nan
 expect 2 "--iterations: must be from 1 to 1000000, got 0" -- "${base[@]}" -n 2 --iterations 0

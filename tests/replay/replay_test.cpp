@@ -210,7 +210,10 @@ std::string problem_of(const Scenario& s) {
   if (!problem)
     return "";
   using Input = replay::ScenarioProblem::Input;
-  const std::string file = problem->input == Input::Software ? "software" : problem->input == Input::Platform ? "platform" : "";
+  const std::string file = problem->input == Input::Software   ? "software"
+                           : problem->input == Input::Platform ? "platform"
+                           : problem->input == Input::Workload ? "workload file"
+                                                               : "";
   return file.empty() ? problem->message : file + " " + problem->key + ": " + problem->message;
 }
 
@@ -1876,5 +1879,6 @@ TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   CHECK(problem_of(s) == "--precision: fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
   s.options.precision.reset();
   s.workload.precision = platform::Precision::Fp16;
-  CHECK(problem_of(s) == "the workload's precision fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
+  CHECK(problem_of(s) == "workload file workload.precision: fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does "
+                         "not have: expected a precision the device has, or --precision");
 }

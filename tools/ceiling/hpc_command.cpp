@@ -3,6 +3,7 @@
 #include "config/hpc_file.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
+#include "config/workload_file.hpp"
 #include "io/json_writer.hpp"
 #include "machine/engine.hpp"
 #include "machine/machine.hpp"
@@ -314,7 +315,7 @@ int hpc_command(const std::vector<std::string>& args) {
   }
   const auto located = [&](const hpc::KeyRefusal& e) {
     return e.file == hpc::KeyRefusal::File::Platform ? config::platform_key_error(platform_path, overrides, e.key, e.what())
-                                                     : config::hpc_key_error(workload_path, overrides, e.key, e.what());
+                                                     : config::workload_key_error(workload_path, overrides, e.key, e.what());
   };
   const auto start = std::chrono::steady_clock::now();
   platform::start_engine({});
