@@ -61,6 +61,14 @@ for f in "$root"/workloads/*.toml; do
   expect 0 "calibration" -- "$ceiling" workload show "$f" --platform "$root/platforms/piz-daint-xc50-p100.toml"
   expect 0 '"device_checks"' -- "$ceiling" workload show "$f" --json
 done
+# A precision a measured device has no peak for is placed at the workload's precision (the
+# workload's copy beside the platforms its measurements name).
+mkdir -p "$tmp/fp16/workloads"
+ln -sfn "$root/platforms" "$tmp/fp16/platforms"
+ln -sfn "$root/validation" "$tmp/fp16/validation"
+sed 's/^precision = "fp32"/precision = "fp16"/' "$root/workloads/resnet50_v1.toml" >"$tmp/fp16/workloads/resnet50_v1.toml"
+expect 2 "resnet50_v1.toml:22:13: error: workload.precision: fp16 needs a fp16 peak, which the device of device_calibration[1]'s measurement, the NVIDIA Tesla K80 (one GK210 die) of aws-p2-8xlarge, does not have" -- \
+  "$ceiling" workload show "$tmp/fp16/workloads/resnet50_v1.toml"
 # A device calibration's own half batch, in text and JSON (BERT-large SQuAD's in mixed precision; its fp32 one is the
 # workload's).
 expect 0 "in mixed under tensorflow, batch 3 (half batch 6.208): predicted 17.17" -- "$ceiling" workload show "$root/workloads/bert_large_squad.toml"

@@ -60,10 +60,12 @@ std::string memory_exceeded(const WorkloadSpec& w, int batch, Precision precisio
   return problem ? *problem + ": `ceiling run` refuses it" : "";
 }
 
-/// The prediction for measurement `m`, in precision mode `mode` (empty: the workload's), with the
-/// efficiency a run on that device uses (its device calibration, if any), or that of
-/// `calibration`, the device calibration `m` belongs to.
-DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std::string mode = "",
+/// The prediction for measurement `m` (the table `table` of the workload file `file`), in
+/// precision mode `mode` (empty: the workload's), with the efficiency a run on that device uses
+/// (its device calibration, if any), or that of `calibration`, the device calibration `m` belongs
+/// to. A precision the device has no peak for is refused at its key.
+DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, const std::string& file,
+                     const std::string& table, std::string mode = "",
                      const workload::DeviceCalibration* calibration = nullptr) {
   const auto spec = config::load_platform(m.platform_path);
   const auto device = workload::compute_device(spec.node);
@@ -78,8 +80,10 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, std:
   const auto* priced_by = calibration ? calibration : chosen.device_calibration;
   const auto it = workload::device_iteration(w, device, precision, m.batch, efficiency);
   if (!it)
-    throw UsageError(spec.name + ": " + device.name + " has no " + std::string(platform::to_string(precision)) +
-                     " peak");
+    throw config::workload_key_error(
+        file, {}, own_mode ? "workload.precision" : table + ".precision",
+        mode + " needs a " + std::string(platform::to_string(precision)) + " peak, which the device of " + table +
+            "'s measurement, the " + device.name + " of " + spec.name + ", does not have");
   return {spec.name,
           device.name + (own_mode ? "" : " in " + mode),
           it->samples_per_second(m.batch),
@@ -167,13 +171,17 @@ int show(const std::vector<std::string>& args) {
   for (const auto& layer : w.layers)
     estimated += layer.estimated ? 1 : 0;
 
-  const DeviceCheck calibrated = check_on(w, w.calibration.measured);
+  const auto indexed = [](const char* table, std::size_t i) { return std::string(table) + "[" + std::to_string(i) + "]"; };
+  const DeviceCheck calibrated = check_on(w, w.calibration.measured, cli->file, "calibration");
   std::vector<DeviceCheck> device_calibrations;
-  for (const auto& c : w.device_calibrations)
-    device_calibrations.push_back(check_on(w, c.measured, c.precision, &c));
+  for (std::size_t i = 0; i < w.device_calibrations.size(); ++i) {
+    const auto& c = w.device_calibrations[i];
+    device_calibrations.push_back(
+        check_on(w, c.measured, cli->file, indexed("device_calibration", i), c.precision, &c));
+  }
   std::vector<DeviceCheck> validations;
-  for (const auto& v : w.validations)
-    validations.push_back(check_on(w, v));
+  for (std::size_t i = 0; i < w.validations.size(); ++i)
+    validations.push_back(check_on(w, w.validations[i], cli->file, indexed("validation", i)));
   std::optional<platform::PlatformSpec> on;
   std::vector<PrecisionRow> rows;
   if (auto path = cli->optional<std::string>("platform")) {
