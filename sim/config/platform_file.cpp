@@ -302,7 +302,7 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   spec.name = head.name("name", "it labels the outputs");
   spec.description = head.optional_string("description").value_or("");
   spec.nodes = static_cast<int>(head.integer("nodes", 1, platform::max_slots));
-  if (const auto software = head.optional_string("software"); software && !software->empty())
+  if (const auto software = head.optional_string("software"))
     spec.software = software_named(head, "software", *software);
   head.reject_unknown_keys();
   spec.node = read_node(file.table("node"));

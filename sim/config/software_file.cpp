@@ -149,6 +149,8 @@ SoftwareReference software_reference(const std::string& file, const std::string&
 }
 
 std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
+  if (given.find_first_not_of(" \t") == std::string::npos) // (not the default stack: a key left empty)
+    t.fail(key, "empty: expected a bundled stack (" + bundled_software_list() + ") or a software file's path");
   auto reference = software_reference(t.file(), given);
   if (reference.problem)
     t.fail(key, *reference.problem);
