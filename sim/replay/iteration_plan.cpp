@@ -173,10 +173,12 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
            "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
            simgrid_timing_reason(s);
   if (s.platform.interconnect.routing != platform::Routing::StaticMinimal && !replay_times_flows(s))
-    return "interconnect.routing = \"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
-           "\" (the platform's) is computed by the replay's own flow sharing, which needs network model CM02 without cross-traffic "
-           "or TCP window, and no flow or copy inside SimGrid; this run has " + simgrid_timing_reason(s) +
-           ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes";
+    return ScenarioProblem(Input::Platform, "interconnect.routing",
+                           "\"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
+                               "\" is computed by the replay's own flow sharing, which needs network model CM02 without "
+                               "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
+                               simgrid_timing_reason(s) +
+                               ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes");
   return std::nullopt;
 }
 

@@ -245,7 +245,7 @@ expect 0 "sharing: 0 events, 0 solves" -- "${daint[@]}" --timing
 expect 0 "32 transfers, 0 flows in closed form, 0 flows shared by the replay, 88 link copies" -- "${daint_static[@]}" --timing --flows simgrid
 expect 0 "120 transfers, 0 flows in closed form, 0 flows shared by the replay, 0 link copies" -- "${daint_static[@]}" --timing --copies simgrid
 # Adaptive routing (the dragonfly's default) is the replay's own: SimGrid cannot carry it.
-expect 2 'interconnect.routing = "adaptive" (the platform'"'"'s) is computed by the replay'"'"'s own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid' -- "${daint[@]}" --flows simgrid
+expect 2 'piz-daint-xc50-p100.toml:100:11: error: interconnect.routing: "adaptive" is computed by the replay'"'"'s own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid' -- "${daint[@]}" --flows simgrid
 expect 2 "interconnect.routing: a torus routes statically only (dimension order)" -- "$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set interconnect.routing=adaptive
 expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp' -- "${daint[@]}" --set interconnect.routing=ugal
 # Halving-doubling's flows cross links in several phases: the replay shares them out.
