@@ -94,6 +94,12 @@ refused bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions 
 # A refusal of the run that names an option or a file of the case is placed at that key.
 refused servers_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--servers", "100"]/' \
   "servers_option.toml:16:11: error: case.options: the run of these 1 worker refused the case's input: --servers: "
+# A --set of the case's options is placed at the options, and the servers validate gives from
+# servers_per_node at that key.
+refused set_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "node.nic.bandwidth=-1 GB\/s"]/' \
+  "set_option.toml:16:11: error: case.options: the run of these 1 worker refused the case's input: --set:1:20: error: node.nic.bandwidth: "
+refused servers_per_node TF_DGX1_P100_VGG16 's/^options = \[\]$/servers_per_node = 2\noptions = []/' \
+  "servers_per_node.toml:16:20: error: case.servers_per_node: the run of these 1 worker refused the case's input: --servers: "
 refused hpc_workload TF_DGX1_P100_VGG16 's|^workload = .*$|workload = "../workloads/hpl.toml"|' \
   "hpc_workload.toml:12:12: error: case.workload: the run of these 1 worker refused the case's input: $root/workloads/hpl.toml:9:8: error: workload.kind: this is an HPC workload"
 f=$(edited descending TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 1/')
