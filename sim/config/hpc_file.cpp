@@ -57,7 +57,7 @@ HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::stri
   const std::string kind = head.choice("kind", {"hpl", "hpcg"});
   w.name = head.name("name", "it labels the outputs");
   w.title = head.heading("title", most_title_characters);
-  w.source = head.string("source");
+  w.source = head.citation("source");
   head.reject_unknown_keys();
   // (an override of the kind, where the file holds the other kind's table: at the override)
   if (const char* other = kind == "hpl" ? "hpcg" : "hpl";

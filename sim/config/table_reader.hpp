@@ -77,6 +77,9 @@ public:
   std::string label(std::string_view key, std::size_t most_characters);
   /// A label that heads outputs (a title, a question): refused blank too.
   std::string heading(std::string_view key, std::size_t most_characters);
+  /// Where figures come from (a paper, a page, a file at a version): refused blank, as a figure
+  /// without a source is.
+  std::string citation(std::string_view key);
   /// One of `choices`; the message lists them all.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) {
     return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()));

@@ -63,7 +63,7 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   if (c.id.empty())
     t.fail("id", "empty: give the series' case id");
   c.title = t.heading("title", most_title_characters);
-  c.source = t.string("source");
+  c.source = t.citation("source");
   c.platform = existing_file(t, "platform", t.string("platform"));
   c.workload = existing_file(t, "workload", t.string("workload"));
   c.software = software_named(t, "software", t.string("software"));

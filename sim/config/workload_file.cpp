@@ -39,7 +39,7 @@ workload::Measurement read_measurement(TableReader& t) {
   return {.platform_path = platform,
           .samples_per_second = t.number("measured_throughput", 0, 1e15, true),
           .batch = static_cast<int>(t.integer("batch", 1, workload::max_batch_per_worker)),
-          .source = t.string("source")};
+          .source = t.citation("source")};
 }
 
 /// The nodes of a measurement's platform (`path`, its `platform` key's); a platform that does not
@@ -183,7 +183,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
       head.optional_quantity<DataSize>("optimizer_state_bytes_per_parameter", Sign::NonNegative)
           .value_or(DataSize::from_bytes(0));
   const double backward_factor = head.optional_number("backward_factor", 0, 1e6, true).value_or(2.0);
-  w.source = head.string("source");
+  w.source = head.citation("source");
   head.reject_unknown_keys();
 
   TableReader reference = file.table("reference");

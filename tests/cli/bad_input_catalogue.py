@@ -186,6 +186,8 @@ cases.append(("a --set key of 60,000 parts", ["run", "-p", platform, "-w", workl
 # Names that label the outputs: never empty.
 file_case("platform", platform, "platform", "name", '""', show)
 file_case("workload", workload, "workload", "name", '" "', wshow)
+# Figures without a source: none.
+file_case("workload", workload, "workload", "source", '" "', wshow)
 # A platform's stack left empty is not the default stack.
 file_case("platform", platform, "platform", "software", '""', show)
 # A software file that cannot be looked at (a loop of symbolic links): an error, not an exception.
