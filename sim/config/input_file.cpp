@@ -16,6 +16,18 @@ std::string beside(const std::string& file, const std::string& relative) {
   return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
 }
 
+std::optional<std::string> input_file_problem(const std::string& path) {
+  std::error_code ec; // (a loop of links, a name too long: no such file either)
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_regular_file(status))
+    return std::nullopt;
+  if (std::filesystem::is_directory(status))
+    return "a folder, not a file";
+  if (std::filesystem::exists(status))
+    return "not a regular file (a FIFO or a device)";
+  return "no such file";
+}
+
 std::string read_input_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))

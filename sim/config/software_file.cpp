@@ -1,6 +1,7 @@
 // Software files: the training stack's library, algorithm choice, costs and fusion.
 #include "config/software_file.hpp"
 
+#include "config/input_file.hpp"
 #include "config/overrides_internal.hpp"
 #include "config/table_reader.hpp"
 #include "config/bundled_software.hpp"
@@ -141,10 +142,9 @@ SoftwareReference software_reference(const std::string& file, const std::string&
   if (std::find(names.begin(), names.end(), given) != names.end())
     return {given, std::nullopt};
   const std::string path = beside(file, given);
-  std::error_code ec; // (a loop of links, a name too long: no such file either)
-  if (!std::filesystem::is_regular_file(path, ec))
+  if (const auto problem = input_file_problem(path))
     return {path, "\"" + given + "\" is neither a bundled stack (" + bundled_software_list() +
-                      ") nor a software file: no such file " + path};
+                      ") nor a software file: " + *problem + ": " + path};
   return {path, std::nullopt};
 }
 

@@ -1,6 +1,8 @@
 // Reading validation case files.
 #include "config/validation_file.hpp"
 
+#include "config/input_file.hpp"
+
 #include "config/software_file.hpp"
 #include "config/table_reader.hpp"
 #include "workload/workload_spec.hpp"
@@ -46,9 +48,8 @@ std::vector<std::string> run_options_of(TableReader& t, std::string_view key, bo
 /// `key`'s path, relative to the case file's folder; an existing file.
 std::string existing_file(TableReader& t, std::string_view key, const std::string& given) {
   const std::string path = beside(t.file(), given);
-  std::error_code ec; // (a loop of links, a name too long: no such file either)
-  if (!std::filesystem::is_regular_file(path, ec))
-    t.fail(key, "no such file: " + path +
+  if (const auto problem = input_file_problem(path))
+    t.fail(key, *problem + ": " + path +
                     (std::filesystem::path(given).is_absolute() ? "" : " (relative to the case file's folder)"));
   return path;
 }

@@ -1,6 +1,7 @@
 // Reading workload files: identity, layers and their DAG, calibration, validations.
 #include "config/workload_file.hpp"
 
+#include "config/input_file.hpp"
 #include "config/overrides_internal.hpp"
 #include "config/platform_file.hpp"
 #include "config/table_reader.hpp"
@@ -252,9 +253,13 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
 workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain,
                                            std::vector<workload::FileRead>& files_read) {
   if (auto borrow = t.optional_string("borrow")) {
+    if (borrow->find_first_not_of(" \t") == std::string::npos)
+      t.fail("borrow", "empty: expected the path of the workload file whose calibration this one borrows, relative "
+                       "to this workload file");
     const std::string other = beside(t.file(), *borrow);
-    if (std::error_code error; !std::filesystem::is_regular_file(other, error))
-      t.fail("borrow", "\"" + other + "\" is not a workload file (no such file): expected a path relative to this workload file");
+    if (const auto problem = input_file_problem(other))
+      t.fail("borrow", "\"" + other + "\" is not a workload file (" + *problem +
+                           "): expected a path relative to this workload file");
     if (std::find(chain.begin(), chain.end(), other) != chain.end())
       t.fail("borrow", "calibrations borrow from each other in a cycle through \"" + other + "\"");
     t.string("source"); // why it borrows: required, reported by `workload show`

@@ -188,6 +188,9 @@ file_case("platform", platform, "platform", "name", '""', show)
 file_case("workload", workload, "workload", "name", '" "', wshow)
 # Figures without a source: none.
 file_case("workload", workload, "workload", "source", '" "', wshow)
+# Empty where a path or a unit is expected: named so, not "no such file" or "missing key".
+file_case("workload", workload, "calibration", "borrow", '""', wshow)
+file_case("experiment", experiment, "experiment", "cost_unit", '""', eshow)
 # A platform's stack left empty is not the default stack.
 file_case("platform", platform, "platform", "software", '""', show)
 # A software file that cannot be looked at (a loop of symbolic links): an error, not an exception.

@@ -102,6 +102,8 @@ refused servers_per_node TF_DGX1_P100_VGG16 's/^options = \[\]$/servers_per_node
   "servers_per_node.toml:16:20: error: case.servers_per_node: the run of these 1 worker refused the case's input: --servers: "
 refused no_source TF_DGX1_P100_VGG16 's/^source = .*$/source = ""/' \
   "no_source.toml:10:10: error: case.source: empty: expected where the figures come from"
+refused folder_platform TF_DGX1_P100_VGG16 's|^platform = .*$|platform = "platforms"|' \
+  "folder_platform.toml:11:12: error: case.platform: a folder, not a file: $root/validation/platforms"
 refused hpc_workload TF_DGX1_P100_VGG16 's|^workload = .*$|workload = "../workloads/hpl.toml"|' \
   "hpc_workload.toml:12:12: error: case.workload: the run of these 1 worker refused the case's input: $root/workloads/hpl.toml:9:8: error: workload.kind: this is an HPC workload"
 f=$(edited descending TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 1/')
