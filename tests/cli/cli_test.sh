@@ -150,6 +150,12 @@ for read in "calibration lender:workloads/resnet50_v1.toml" "calibration platfor
     --iterations 1 --trace "$tmp/tree/$read"
   expect 0 "" -- cmp "$tmp/tree/$read" "$root/$read"
 done
+# A trace replaces an earlier trace, but no other file (a result store named by mistake).
+printf 'HDF5 stand-in' >"$tmp/store.h5"
+expect 2 "--trace: $tmp/store.h5 exists and is not a trace" -- \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/alexnet.toml" -n 2 --iterations 1 --trace "$tmp/store.h5"
+expect 0 "HDF5 stand-in" -- cat "$tmp/store.h5"
+expect 0 "" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/alexnet.toml" -n 2 --iterations 1 --trace "$tmp/trace.json"
 # A sparse gradient's all-gather as the stack's MPI library picks it: DIN's 1 kB item_bias
 # table on 16 ranks under MPICH (16 kB in all, a power of two) by recursive doubling, its large
 # tables by the ring.
