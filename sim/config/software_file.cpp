@@ -1,10 +1,10 @@
 // Software files: the training stack's library, algorithm choice, costs and fusion.
 #include "config/software_file.hpp"
 
+#include "config/bundled_software.hpp"
 #include "config/input_file.hpp"
 #include "config/overrides_internal.hpp"
 #include "config/table_reader.hpp"
-#include "config/bundled_software.hpp"
 #include "workload/workload_spec.hpp"
 
 #include <algorithm>
@@ -149,8 +149,10 @@ SoftwareReference software_reference(const std::string& file, const std::string&
 }
 
 std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
-  if (given.find_first_not_of(" \t") == std::string::npos) // (not the default stack: a key left empty)
-    t.fail(key, "empty: expected a bundled stack (" + bundled_software_list() + ") or a software file's path");
+  // (a key left empty is not the default stack)
+  if (given.find_first_not_of(" \t") == std::string::npos)
+    t.fail(key, "empty: expected a bundled stack (" + bundled_software_list() +
+                    ") or a software file's path");
   auto reference = software_reference(t.file(), given);
   if (reference.problem)
     t.fail(key, *reference.problem);

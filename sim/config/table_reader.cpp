@@ -385,7 +385,8 @@ std::string TableReader::heading(std::string_view key, std::size_t most_characte
 std::string TableReader::citation(std::string_view key) {
   std::string value = string(key);
   if (value.find_first_not_of(" \t\n") == std::string::npos)
-    fail(key, "empty: expected where the figures come from (a paper, a page, a file and its version)");
+    fail(key,
+         "empty: expected where the figures come from (a paper, a page, a file and its version)");
   return value;
 }
 

@@ -50,7 +50,9 @@ std::string existing_file(TableReader& t, std::string_view key, const std::strin
   const std::string path = beside(t.file(), given);
   if (const auto problem = input_file_problem(path))
     t.fail(key, *problem + ": " + path +
-                    (std::filesystem::path(given).is_absolute() ? "" : " (relative to the case file's folder)"));
+                    (std::filesystem::path(given).is_absolute()
+                         ? ""
+                         : " (relative to the case file's folder)"));
   return path;
 }
 

@@ -254,8 +254,8 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
                                            std::vector<workload::FileRead>& files_read) {
   if (auto borrow = t.optional_string("borrow")) {
     if (borrow->find_first_not_of(" \t") == std::string::npos)
-      t.fail("borrow", "empty: expected the path of the workload file whose calibration this one borrows, relative "
-                       "to this workload file");
+      t.fail("borrow", "empty: expected the path of the workload file whose calibration this one "
+                       "borrows, relative to this workload file");
     const std::string other = beside(t.file(), *borrow);
     if (const auto problem = input_file_problem(other))
       t.fail("borrow", "\"" + other + "\" is not a workload file (" + *problem +

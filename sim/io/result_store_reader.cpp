@@ -161,9 +161,11 @@ private:
     // (within rounding: a build whose arithmetic differs in the last bits reads the same file)
     const auto same = [](double a, double b) {
       return (std::isnan(a) && std::isnan(b)) || a == b ||
-             (std::isfinite(a) && std::isfinite(b) && std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) + 1e-12);
+             (std::isfinite(a) && std::isfinite(b) &&
+              std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)) + 1e-12);
     };
-    const auto changed = [&](const std::string& what, const std::string& stored, const std::string& derived_text) {
+    const auto changed = [&](const std::string& what, const std::string& stored,
+                             const std::string& derived_text) {
       in_.fail(what + " is " + stored + ", but the curve's finished points give " + derived_text +
                ": the file was changed after the sweep wrote it (rerun the sweep)");
     };
@@ -180,7 +182,8 @@ private:
         };
         for (const auto& column : metric_columns)
           if (!same(stored.points[row].*column.member, want.points[row].*column.member))
-            changed(at(column.name), text(stored.points[row].*column.member), text(want.points[row].*column.member));
+            changed(at(column.name), text(stored.points[row].*column.member),
+                    text(want.points[row].*column.member));
         if (stored.points[row].*seeds_column.member != want.points[row].*seeds_column.member)
           changed(at(seeds_column.name), std::to_string(stored.points[row].*seeds_column.member),
                   std::to_string(want.points[row].*seeds_column.member));
@@ -189,14 +192,15 @@ private:
         if (!same(stored_value, derived_value))
           changed(Hdf5Reader::attribute_name(path, name), text(stored_value), text(derived_value));
       };
-      attribute(reference_attribute.name, stored.*reference_attribute.member, want.*reference_attribute.member);
+      attribute(reference_attribute.name, stored.*reference_attribute.member,
+                want.*reference_attribute.member);
       for (const auto& a : measured_attributes)
         attribute(a.name, stored.*a.member, want.*a.member);
       for (const auto& a : fit_attributes)
         attribute(a.name, stored.fit.*a.member, want.fit.*a.member);
       if (stored.fit.amdahl_shaped != want.fit.amdahl_shaped)
-        changed(Hdf5Reader::attribute_name(path, "amdahl_shaped"), stored.fit.amdahl_shaped ? "1" : "0",
-                want.fit.amdahl_shaped ? "1" : "0");
+        changed(Hdf5Reader::attribute_name(path, "amdahl_shaped"),
+                stored.fit.amdahl_shaped ? "1" : "0", want.fit.amdahl_shaped ? "1" : "0");
       if (stored.dominant_term != want.dominant_term)
         changed(Hdf5Reader::attribute_name(path, "dominant_term"), in_quotes(stored.dominant_term),
                 in_quotes(want.dominant_term));
@@ -208,7 +212,8 @@ private:
   void check_text(const ResultFile& results) const {
     const auto utf8 = [&](const std::string& text, const char* column, std::size_t row) {
       if (!support::is_utf8(text))
-        in_.fail("dataset " + in_quotes(column) + ": row " + std::to_string(row) + ": not UTF-8 text");
+        in_.fail("dataset " + in_quotes(column) + ": row " + std::to_string(row) +
+                 ": not UTF-8 text");
     };
     for (std::size_t row = 0; row < results.inputs.size(); ++row) {
       utf8(results.inputs[row].kind, "inputs/kind", row);

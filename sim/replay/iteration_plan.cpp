@@ -90,8 +90,8 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
   const platform::Precision p = compute_precision(resolved_precision(s));
   if (!device.peak.at(p)) { // named as the option where one chose it, else at the workload's key
     const std::string needs = std::string(to_string(resolved_precision(s))) + " needs a " +
-                              std::string(platform::to_string(p)) + " peak, which the " + device.name + " of " +
-                              s.platform.name + " does not have";
+                              std::string(platform::to_string(p)) + " peak, which the " +
+                              device.name + " of " + s.platform.name + " does not have";
     if (s.options.precision)
       return "--precision: " + needs;
     return ScenarioProblem(Input::Workload, "workload.precision",
@@ -173,12 +173,13 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
            "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
            simgrid_timing_reason(s);
   if (s.platform.interconnect.routing != platform::Routing::StaticMinimal && !replay_times_flows(s))
-    return ScenarioProblem(Input::Platform, "interconnect.routing",
-                           "\"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
-                               "\" is computed by the replay's own flow sharing, which needs network model CM02 without "
-                               "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
-                               simgrid_timing_reason(s) +
-                               ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes");
+    return ScenarioProblem(
+        Input::Platform, "interconnect.routing",
+        "\"" + std::string(platform::to_string(s.platform.interconnect.routing)) +
+            "\" is computed by the replay's own flow sharing, which needs network model CM02 "
+            "without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +
+            simgrid_timing_reason(s) +
+            ": set interconnect.routing=\"static-minimal\" for SimGrid's own routes");
   return std::nullopt;
 }
 

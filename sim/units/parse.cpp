@@ -124,12 +124,13 @@ template <class Q> Parsed<Q> from_number(double number, std::string_view unit, s
     // looks like one in the message: named.
     const bool odd_space = unit.find("\u00a0") != std::string_view::npos || unit.find("\u202f") != std::string_view::npos ||
                            unit.find("\u2009") != std::string_view::npos;
-    const char* number_note = (next == 'x' || next == 'X') && number == 0 ? " (numbers are decimal: 16, not 0x10)"
-                              : next == 'x' || next == 'X' ? " (a count of parts, spaced: 2 x 12.5 GB/s)"
-                              : next == '_' || next == '\'' ? " (a number's digits without separators: 1000, not 1_000)"
-                              : next == ','                 ? " (a decimal point, not a comma: 1.5, not 1,5)"
-                              : odd_space ? " (it holds a no-break, narrow or thin space: write an ordinary one)"
-                                          : "";
+    const char* number_note =
+        (next == 'x' || next == 'X') && number == 0 ? " (numbers are decimal: 16, not 0x10)"
+        : next == 'x' || next == 'X'                ? " (a count of parts, spaced: 2 x 12.5 GB/s)"
+        : next == '_' || next == '\'' ? " (a number's digits without separators: 1000, not 1_000)"
+        : next == ','                 ? " (a decimal point, not a comma: 1.5, not 1,5)"
+        : odd_space ? " (it holds a no-break, narrow or thin space: write an ordinary one)"
+                    : "";
     return {std::nullopt, "unknown unit " + quoted(unit) + " in " + quoted(text) + number_note + ": expected " +
                               std::string(dim.expected)};
   }

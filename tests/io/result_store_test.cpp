@@ -231,7 +231,8 @@ void set_string_attribute(hid_t object, const char* name, const std::string& val
 }
 
 /// Replaces the float64 dataset `name` of group `group` by `values`.
-void set_double_dataset(hid_t file, const char* group, const char* name, const std::vector<double>& values) {
+void set_double_dataset(hid_t file, const char* group, const char* name,
+                        const std::vector<double>& values) {
   const hid_t g = H5Gopen2(file, group, H5P_DEFAULT);
   REQUIRE(g >= 0);
   REQUIRE(H5Ldelete(g, name, H5P_DEFAULT) >= 0);
@@ -457,7 +458,8 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 
-TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it is refused, with what its points give") {
+TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it is refused, with "
+          "what its points give") {
   // The curves are the analysis of the finished points (io::analyse_curves); the sample's weak
   // curve scales perfectly (each node count's time 0.25 s, 128 samples a node), so its speedup
   // at 2 nodes is 2 and no part of 1 - alpha_eff stands out ("none").
@@ -465,46 +467,66 @@ TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it 
   const auto path = dir.file("results.h5");
   io::write_results(path, sample_results());
   const auto refused = [&](const std::string& what) {
-    return path + ": error: " + what + ": the file was changed after the sweep wrote it (rerun the sweep)";
+    return path + ": error: " + what +
+           ": the file was changed after the sweep wrote it (rerun the sweep)";
   };
   SUBCASE("a speedup") {
-    edit_hdf5(path, [](hid_t file) { set_double_dataset(file, "curves/curve_000", "speedup", {1, 1e308, 4}); });
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         refused("dataset \"curves/curve_000/speedup\": row 1 is 1e+308, but the curve's finished "
-                                 "points give 2").c_str(),
-                         io::StoreError);
+    edit_hdf5(path, [](hid_t file) {
+      set_double_dataset(file, "curves/curve_000", "speedup", {1, 1e308, 4});
+    });
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        refused("dataset \"curves/curve_000/speedup\": row 1 is 1e+308, but the curve's finished "
+                "points give 2")
+            .c_str(),
+        io::StoreError);
   }
   SUBCASE("a time made infinite") {
     edit_hdf5(path, [](hid_t file) {
-      set_double_dataset(file, "curves/curve_000", "communication_s", {0.03, 0.03, std::numeric_limits<double>::infinity()});
+      set_double_dataset(file, "curves/curve_000", "communication_s",
+                         {0.03, 0.03, std::numeric_limits<double>::infinity()});
     });
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         refused("dataset \"curves/curve_000/communication_s\": row 2 is inf, but the curve's "
-                                 "finished points give 0.029999999999999999").c_str(),
-                         io::StoreError);
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        refused("dataset \"curves/curve_000/communication_s\": row 2 is inf, but the curve's "
+                "finished points give 0.029999999999999999")
+            .c_str(),
+        io::StoreError);
   }
   SUBCASE("the dominant part") {
-    edit_group(path, "curves/curve_000", [](hid_t g) { set_string_attribute(g, "dominant_term", "weird"); });
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         refused("attribute \"dominant_term\" of \"curves/curve_000\" is \"weird\", but the curve's "
-                                 "finished points give \"none\"").c_str(),
-                         io::StoreError);
+    edit_group(path, "curves/curve_000",
+               [](hid_t g) { set_string_attribute(g, "dominant_term", "weird"); });
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        refused("attribute \"dominant_term\" of \"curves/curve_000\" is \"weird\", but the curve's "
+                "finished points give \"none\"")
+            .c_str(),
+        io::StoreError);
   }
   SUBCASE("the fit's alpha") {
-    edit_group(path, "curves/curve_000", [](hid_t g) { set_double_attribute(g, "amdahl_alpha", 0.5); });
+    edit_group(path, "curves/curve_000",
+               [](hid_t g) { set_double_attribute(g, "amdahl_alpha", 0.5); });
     const double alpha = sample_results().analyses[0].fit.alpha;
     char given[32];
     std::snprintf(given, sizeof given, "%.17g", alpha);
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         refused("attribute \"amdahl_alpha\" of \"curves/curve_000\" is 0.5, but the curve's finished "
-                                 "points give " + std::string(given)).c_str(),
-                         io::StoreError);
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        refused(
+            "attribute \"amdahl_alpha\" of \"curves/curve_000\" is 0.5, but the curve's finished "
+            "points give " +
+            std::string(given))
+            .c_str(),
+        io::StoreError);
   }
   SUBCASE("a flag that is neither 0 nor 1") {
-    edit_group(path, "curves/curve_000", [](hid_t g) { set_int64_attribute(g, "amdahl_shaped", 7); });
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: attribute \"amdahl_shaped\" of \"curves/curve_000\": expected 0 or 1, got 7").c_str(),
-                         io::StoreError);
+    edit_group(path, "curves/curve_000",
+               [](hid_t g) { set_int64_attribute(g, "amdahl_shaped", 7); });
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        (path +
+         ": error: attribute \"amdahl_shaped\" of \"curves/curve_000\": expected 0 or 1, got 7")
+            .c_str(),
+        io::StoreError);
   }
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
@@ -515,16 +537,20 @@ TEST_CASE("a label with a control character, or a string that is not UTF-8, is r
   io::write_results(path, sample_results());
   SUBCASE("an escape sequence in the cost unit") {
     edit_hdf5(path, [](hid_t file) { set_string_attribute(file, "cost_unit", "\x1b[31mCHF"); });
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: attribute \"cost_unit\": the text holds a control character (U+001B) at "
-                                 "character 1: expected printable text").c_str(),
-                         io::StoreError);
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        (path + ": error: attribute \"cost_unit\": the text holds a control character (U+001B) at "
+                "character 1: expected printable text")
+            .c_str(),
+        io::StoreError);
   }
   SUBCASE("bytes that are not UTF-8 in a curve's name") {
-    edit_group(path, "curves/curve_001", [](hid_t g) { set_string_attribute(g, "variant", "base\xff\xfe"); });
-    CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: attribute \"variant\" of \"curves/curve_001\": not UTF-8 text").c_str(),
-                         io::StoreError);
+    edit_group(path, "curves/curve_001",
+               [](hid_t g) { set_string_attribute(g, "variant", "base\xff\xfe"); });
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        (path + ": error: attribute \"variant\" of \"curves/curve_001\": not UTF-8 text").c_str(),
+        io::StoreError);
   }
   SUBCASE("bytes that are not UTF-8 in an input file's text") {
     edit_hdf5(path, [](hid_t file) {
@@ -537,7 +563,8 @@ TEST_CASE("a label with a control character, or a string that is not UTF-8, is r
       H5Tclose(type);
     });
     CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: dataset \"inputs/text\": row 1: not UTF-8 text").c_str(), io::StoreError);
+                         (path + ": error: dataset \"inputs/text\": row 1: not UTF-8 text").c_str(),
+                         io::StoreError);
   }
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }

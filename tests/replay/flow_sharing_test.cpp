@@ -282,7 +282,8 @@ TEST_CASE("flows of equal latency on one link share it equally, the last speeds 
   CHECK(done.at(&c) == relative(1e-6 + 0.3 + 0.2, 1e-12));
 }
 
-TEST_CASE("flows on paths of more hops than a flow keeps in its own record share and leave their links as shorter ones do") {
+TEST_CASE("flows on paths of more hops than a flow keeps in its own record share and leave their "
+          "links as shorter ones do") {
   // Four flows of 1, 2, 3 and 4 GB, each over 16 links: 14 of its own (100 GB/s) and two
   // 10 GB/s links all four cross, at hops 12 and 14 (past the 12 hops a flow's record holds).
   // Expectation: 2.5 GB/s each until the 1 GB flow ends (0.4 s), then 10/3 GB/s until the 2 GB

@@ -1795,7 +1795,8 @@ TEST_CASE("GPU-direct runs on an adaptively routed dragonfly") {
   CHECK(r.transfers == 0);
   CHECK(r.flows_shared > 0);
   s.options.copies_through_simgrid = true;
-  CHECK(problem_of(s).starts_with("platform interconnect.routing: \"adaptive\" is computed by the replay's own flow sharing"));
+  CHECK(problem_of(s).starts_with(
+      "platform interconnect.routing: \"adaptive\" is computed by the replay's own flow sharing"));
 }
 
 TEST_CASE("flows timed by the replay apply the latency and bandwidth factors as SimGrid does") {
@@ -1879,6 +1880,7 @@ TEST_CASE("scenarios a machine cannot run are refused with the reason") {
   CHECK(problem_of(s) == "--precision: fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does not have");
   s.options.precision.reset();
   s.workload.precision = platform::Precision::Fp16;
-  CHECK(problem_of(s) == "workload file workload.precision: fp16 needs a fp16 peak, which the 1 CPU socket(s) of t does "
+  CHECK(problem_of(s) == "workload file workload.precision: fp16 needs a fp16 peak, which the 1 "
+                         "CPU socket(s) of t does "
                          "not have: expected a precision the device has, or --precision");
 }

@@ -314,8 +314,9 @@ int hpc_command(const std::vector<std::string>& args) {
     throw config::platform_key_error(platform_path, overrides, e.key, e.what());
   }
   const auto located = [&](const hpc::KeyRefusal& e) {
-    return e.file == hpc::KeyRefusal::File::Platform ? config::platform_key_error(platform_path, overrides, e.key, e.what())
-                                                     : config::workload_key_error(workload_path, overrides, e.key, e.what());
+    return e.file == hpc::KeyRefusal::File::Platform
+               ? config::platform_key_error(platform_path, overrides, e.key, e.what())
+               : config::workload_key_error(workload_path, overrides, e.key, e.what());
   };
   const auto start = std::chrono::steady_clock::now();
   platform::start_engine({});

@@ -288,7 +288,12 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     if (times.empty()) // no seed finished (all failed, or stopped before any ended)
       json.key("min").null().key("median").null().key("max").null();
     else
-      json.key("min").value(times.front()).key("median").value(median()).key("max").value(times.back());
+      json.key("min")
+          .value(times.front())
+          .key("median")
+          .value(median())
+          .key("max")
+          .value(times.back());
     json.end_object();
     json.end_object();
     return status != 0 ? status : all_ok ? 0 : 1;
@@ -519,16 +524,19 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
 /// table, a source file named by mistake) is refused rather than written over.
 void refuse_over_other_than_trace(const std::string& path) {
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error) || std::filesystem::file_size(path, error) == 0)
+  if (!std::filesystem::is_regular_file(path, error) ||
+      std::filesystem::file_size(path, error) == 0)
     return;
-  constexpr std::string_view start = R"({"displayTimeUnit")"; // (io::write_chrome_trace's first key)
+  constexpr std::string_view start =
+      R"({"displayTimeUnit")"; // (io::write_chrome_trace's first key)
   std::ifstream in(path, std::ios::binary);
   std::string first; // its first characters but white space
   for (char c; first.size() < start.size() && in.get(c);)
     if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
       first += c;
   if (first != start)
-    throw UsageError("--trace: " + path + " exists and is not a trace (one that --trace wrote begins with " +
+    throw UsageError("--trace: " + path +
+                     " exists and is not a trace (one that --trace wrote begins with " +
                      std::string(start) + "): name another file, or remove it first");
 }
 

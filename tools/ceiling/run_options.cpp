@@ -454,7 +454,8 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     if (problem->input == Input::Platform)
       throw config::platform_key_error(cli.vm["platform"].as<std::string>(), overrides, problem->key, problem->message);
     if (problem->input == Input::Workload)
-      throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides, problem->key, problem->message);
+      throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides,
+                                       problem->key, problem->message);
     throw UsageError(problem->message);
   }
   o.allow_oversubscribed_memory = allowed;

@@ -372,18 +372,19 @@ int validate_command(const std::vector<std::string>& args) {
     // servers validate gives from case.servers_per_node, or one of the case's files (its own
     // error first); else at the point.
     const bool set = why.starts_with("--set:");
-    const std::string option = set ? std::string("--set")
-                                   : std::string(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
+    const std::string option =
+        set ? std::string("--set")
+            : std::string(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
     const auto gives = [&](const std::vector<std::string>& options) {
       return !option.empty() && std::any_of(options.begin(), options.end(), [&](const std::string& o) {
                return o == option || o.starts_with(option + "=");
              });
     };
     const std::string point = "measured[" + std::to_string(p.m) + "]";
-    std::string key = gives(m.options)                                     ? point + ".options"
-                      : gives(k.options)                                   ? "case.options"
-                      : option == "--servers" && k.servers_per_node > 0    ? "case.servers_per_node"
-                                                                           : "";
+    std::string key = gives(m.options)                                  ? point + ".options"
+                      : gives(k.options)                                ? "case.options"
+                      : option == "--servers" && k.servers_per_node > 0 ? "case.servers_per_node"
+                                                                        : "";
     for (const auto& [file, name] : {std::pair{&k.workload, "case.workload"}, std::pair{&k.platform, "case.platform"},
                                      std::pair{&k.software, "case.software"}})
       if (key.empty() && !file->empty() && why.starts_with(*file + ":"))

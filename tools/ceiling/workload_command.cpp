@@ -82,8 +82,9 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, cons
   if (!it)
     throw config::workload_key_error(
         file, {}, own_mode ? "workload.precision" : table + ".precision",
-        mode + " needs a " + std::string(platform::to_string(precision)) + " peak, which the device of " + table +
-            "'s measurement, the " + device.name + " of " + spec.name + ", does not have");
+        mode + " needs a " + std::string(platform::to_string(precision)) +
+            " peak, which the device of " + table + "'s measurement, the " + device.name + " of " +
+            spec.name + ", does not have");
   return {spec.name,
           device.name + (own_mode ? "" : " in " + mode),
           it->samples_per_second(m.batch),
@@ -171,7 +172,9 @@ int show(const std::vector<std::string>& args) {
   for (const auto& layer : w.layers)
     estimated += layer.estimated ? 1 : 0;
 
-  const auto indexed = [](const char* table, std::size_t i) { return std::string(table) + "[" + std::to_string(i) + "]"; };
+  const auto indexed = [](const char* table, std::size_t i) {
+    return std::string(table) + "[" + std::to_string(i) + "]";
+  };
   const DeviceCheck calibrated = check_on(w, w.calibration.measured, cli->file, "calibration");
   std::vector<DeviceCheck> device_calibrations;
   for (std::size_t i = 0; i < w.device_calibrations.size(); ++i) {
