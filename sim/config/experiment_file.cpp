@@ -236,9 +236,9 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
         head.fail_element("seeds", i, "seed " + std::to_string((*seeds)[i]) + " is listed twice");
     e.seeds.assign(seeds->begin(), seeds->end());
   }
-  const auto cost_unit = head.optional_string("cost_unit");
-  e.cost_unit = cost_unit.value_or("");
-  if (cost_unit && e.cost_unit.find_first_not_of(' ') == std::string::npos)
+  const bool has_cost_unit = head.optional_string("cost_unit").has_value();
+  e.cost_unit = has_cost_unit ? head.label("cost_unit", TableReader::most_name_characters) : "";
+  if (has_cost_unit && is_blank(e.cost_unit))
     head.fail("cost_unit", "empty: expected the unit of the platforms' cost_per_node (\"kUSD\")");
   e.where = where(head);
   e.nodes_where = where(head, "nodes");

@@ -150,7 +150,7 @@ SoftwareReference software_reference(const std::string& file, const std::string&
 
 std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
   // (a key left empty is not the default stack)
-  if (given.find_first_not_of(" \t") == std::string::npos)
+  if (is_blank(given))
     t.fail(key, "empty: expected a bundled stack (" + bundled_software_list() +
                     ") or a software file's path");
   auto reference = software_reference(t.file(), given);

@@ -361,7 +361,7 @@ std::optional<std::string> TableReader::optional_name(std::string_view key, std:
   auto value = optional_string(key);
   if (!value)
     return value;
-  if (value->find_first_not_of(" \t") == std::string::npos)
+  if (is_blank(*value))
     fail(key, "empty: expected a name (" + std::string(names) + ")");
   if (const auto problem = support::label_problem(*value, most_name_characters))
     fail(key, "the name " + *problem);
@@ -377,14 +377,14 @@ std::string TableReader::label(std::string_view key, std::size_t most_characters
 
 std::string TableReader::heading(std::string_view key, std::size_t most_characters) {
   std::string value = label(key, most_characters);
-  if (value.find_first_not_of(' ') == std::string::npos)
+  if (is_blank(value))
     fail(key, "empty: expected the text that heads the outputs");
   return value;
 }
 
 std::string TableReader::citation(std::string_view key) {
   std::string value = string(key);
-  if (value.find_first_not_of(" \t\n") == std::string::npos)
+  if (is_blank(value))
     fail(key,
          "empty: expected where the figures come from (a paper, a page, a file and its version)");
   return value;

@@ -253,7 +253,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
 workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::string>& chain,
                                            std::vector<workload::FileRead>& files_read) {
   if (auto borrow = t.optional_string("borrow")) {
-    if (borrow->find_first_not_of(" \t") == std::string::npos)
+    if (is_blank(*borrow))
       t.fail("borrow", "empty: expected the path of the workload file whose calibration this one "
                        "borrows, relative to this workload file");
     const std::string other = beside(t.file(), *borrow);

@@ -115,8 +115,8 @@ inline constexpr int max_iterations = 1'000'000;
 /// The largest jitter accepted (see scenario_problem()).
 using stack::max_jitter;
 
-/// Why a scenario cannot run, and the input that holds the cause: a key of its software stack's
-/// file or of its platform file (the caller locates it there: file, line and column), else a run
+/// Why a scenario cannot run, and the input that holds the cause: a key of its software stack's,
+/// platform or workload file (the caller locates it there: file, line and column), else a run
 /// option (the message names it).
 struct ScenarioProblem {
   enum class Input { Options, Software, Platform, Workload };

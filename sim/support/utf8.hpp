@@ -10,38 +10,58 @@
 
 namespace ceiling::support {
 
-/// Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above
-/// U+10FFFF).
+/// The length of the well-formed UTF-8 character (RFC 3629: no overlong forms, no surrogates,
+/// nothing above U+10FFFF) that starts at `text[i]`, or 0 where none does.
+inline std::size_t utf8_character_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(i);
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF; // the second byte's range
+  if (c < 0x80) {
+    return 1;
+  } else if (c >= 0xC2 && c <= 0xDF) {
+    length = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    length = 3;
+    low = c == 0xE0 ? 0xA0 : 0x80;  // (no overlong form)
+    high = c == 0xED ? 0x9F : 0xBF; // (no surrogate)
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    length = 4;
+    low = c == 0xF0 ? 0x90 : 0x80;  // (no overlong form)
+    high = c == 0xF4 ? 0x8F : 0xBF; // (nothing above U+10FFFF)
+  } else {
+    return 0;
+  }
+  if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high)
+    return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
+      return 0;
+  return length;
+}
+
+/// Whether `text` is well-formed UTF-8.
 inline bool is_utf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char c = byte(i);
-    std::size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF; // the second byte's range
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      length = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      length = 3;
-      low = c == 0xE0 ? 0xA0 : 0x80;  // (no overlong form)
-      high = c == 0xED ? 0x9F : 0xBF; // (no surrogate)
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      length = 4;
-      low = c == 0xF0 ? 0x90 : 0x80;  // (no overlong form)
-      high = c == 0xF4 ? 0x8F : 0xBF; // (nothing above U+10FFFF)
-    } else {
+    const std::size_t length = utf8_character_length(text, i);
+    if (length == 0)
       return false;
-    }
-    if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high)
-      return false;
-    for (std::size_t k = 2; k < length; ++k)
-      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
-        return false;
     i += length;
   }
   return true;
+}
+
+/// `text` with each byte that starts no well-formed UTF-8 character replaced by U+FFFD, the
+/// replacement character: text from outside (a process's stderr, cut anywhere) made fit to store.
+inline std::string repaired_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_character_length(text, i);
+    out += length == 0 ? std::string_view("\xEF\xBF\xBD") : text.substr(i, length);
+    i += length == 0 ? 1 : length;
+  }
+  return out;
 }
 
 /// What keeps well-formed UTF-8 `text` from being a label that outputs print, draw and export (a

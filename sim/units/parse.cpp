@@ -157,7 +157,7 @@ template <class Q> Parsed<Q> parse(std::string_view text) {
                               std::string(dimension_of<Q>().expected)};
   std::string_view rest = trim(std::string_view(end, last - end));
   // "2 x 12.5 GB/s": a count of identical parts (two NICs, four links), the quantity times it.
-  for (std::string_view times : {"x", "\u00d7"}) {
+  for (std::string_view times : {"x", "X", "\u00d7"}) {
     if (!rest.starts_with(times) || rest.size() == times.size())
       continue;
     const std::string_view each = rest.substr(times.size());

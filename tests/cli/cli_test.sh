@@ -155,7 +155,9 @@ printf 'HDF5 stand-in' >"$tmp/store.h5"
 expect 2 "--trace: $tmp/store.h5 exists and is not a trace" -- \
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/alexnet.toml" -n 2 --iterations 1 --trace "$tmp/store.h5"
 expect 0 "HDF5 stand-in" -- cat "$tmp/store.h5"
-expect 0 "" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/alexnet.toml" -n 2 --iterations 1 --trace "$tmp/trace.json"
+printf '{\n  "displayTimeUnit": "ms", "traceEvents": []}\n' >"$tmp/old_trace.json"
+expect 0 "" -- "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/alexnet.toml" -n 2 --iterations 1 --trace "$tmp/old_trace.json"
+expect 0 '"collective"' -- cat "$tmp/old_trace.json"
 # A sparse gradient's all-gather as the stack's MPI library picks it: DIN's 1 kB item_bias
 # table on 16 ranks under MPICH (16 kB in all, a power of two) by recursive doubling, its large
 # tables by the ring.

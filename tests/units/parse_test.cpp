@@ -56,6 +56,7 @@ TEST_CASE("bad quantity text is refused with a message naming the text and the e
     CHECK(parse<Bandwidth>("0x10 GB/s").error.find("(numbers are decimal: 16, not 0x10)") != std::string::npos);
     CHECK(parse<Bandwidth>("2x3 GB/s").error.find("(a count of parts, spaced: 2 x 12.5 GB/s)") !=
           std::string::npos);
+    CHECK(parse<Bandwidth>("2 X 3 GB/s").value->bytes_per_second() == 6e9);
     CHECK(parse<Bandwidth>("1_000 GB/s").error.find("(a number's digits without separators") != std::string::npos);
     CHECK(parse<Bandwidth>("1,5 GB/s").error.find("(a decimal point, not a comma: 1.5, not 1,5)") != std::string::npos);
   }

@@ -18,8 +18,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -529,7 +531,12 @@ void refuse_over_other_than_trace(const std::string& path) {
     return;
   constexpr std::string_view start =
       R"({"displayTimeUnit")"; // (io::write_chrome_trace's first key)
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw UsageError("--trace: " + path + " exists but cannot be read" +
+                     (errno != 0 ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) +
+                     ", to check that it is a trace before writing over it: name another file");
   std::string first; // its first characters but white space
   for (char c; first.size() < start.size() && in.get(c);)
     if (c != ' ' && c != '\n' && c != '\t' && c != '\r')

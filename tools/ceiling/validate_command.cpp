@@ -368,17 +368,35 @@ int validate_command(const std::vector<std::string>& args) {
     const std::string message =
         "the run of these " + counted(m.workers, "worker") + " refused the case's input: " + std::string(why);
     // At the key the refusal is about where it names one: an option the case or the point gives
-    // ("--servers: ..."; a --set's refusal, "--set:1:...", is within the override it names), the
-    // servers validate gives from case.servers_per_node, or one of the case's files (its own
-    // error first); else at the point.
+    // ("--servers: ..."; a --set's refusal, "--set:1:20: error: KEY: ...", by the KEY its
+    // override sets, not validate's own node.gpu.count), the servers validate gives from
+    // case.servers_per_node, or one of the case's files (its own error first); else at the point.
     const bool set = why.starts_with("--set:");
     const std::string option =
         set ? std::string("--set")
             : std::string(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
+    std::string set_key; // the key the refused override sets
+    if (const auto at = why.find(": error: "); set && at != std::string_view::npos) {
+      const std::string_view rest = why.substr(at + 9);
+      set_key = std::string(rest.substr(0, rest.find(':')));
+    }
+    const auto sets_key = [&](const std::string& value) {
+      const std::string_view v(value);
+      const std::string_view key = v.substr(0, v.find('='));
+      return key.substr(0, key.find_last_not_of(" \t") + 1) == set_key;
+    };
     const auto gives = [&](const std::vector<std::string>& options) {
-      return !option.empty() && std::any_of(options.begin(), options.end(), [&](const std::string& o) {
-               return o == option || o.starts_with(option + "=");
-             });
+      for (std::size_t i = 0; i < options.size(); ++i) {
+        const std::string& o = options[i];
+        if (set) { // "--set K=V" or "--set=K=V", naming the refused key
+          if ((o == option && i + 1 < options.size() && sets_key(options[i + 1])) ||
+              (o.starts_with(option + "=") && sets_key(o.substr(option.size() + 1))))
+            return true;
+        } else if (!option.empty() && (o == option || o.starts_with(option + "="))) {
+          return true;
+        }
+      }
+      return false;
     };
     const std::string point = "measured[" + std::to_string(p.m) + "]";
     std::string key = gives(m.options)                                  ? point + ".options"

@@ -247,8 +247,11 @@ void store_point(SweepSetup& setup, sweep::PointRecord record) {
 sweep::PointResult point_result(const sweep::WorkerPool::Finished& f) {
   std::string problem;
   if (f.exit_status == 0) {
-    if (auto r = sweep::decode(f.out, problem))
+    if (auto r = sweep::decode(f.out, problem)) {
+      r->error = support::repaired_utf8(r->error); // (the store keeps UTF-8: its reader checks it)
+      r->provenance = support::repaired_utf8(r->provenance);
       return *r;
+    }
   }
   sweep::PointResult failed;
   std::string tail = f.err.size() > 2000 ? "..." + f.err.substr(f.err.size() - 2000) : f.err;
@@ -263,6 +266,7 @@ sweep::PointResult point_result(const sweep::WorkerPool::Finished& f) {
     failed.error = "the point's process printed no result: " + problem;
   if (!tail.empty())
     failed.error += ": " + tail;
+  failed.error = support::repaired_utf8(failed.error); // (stderr's bytes, cut anywhere)
   return failed;
 }
 
