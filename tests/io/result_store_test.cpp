@@ -472,7 +472,8 @@ TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it 
   io::write_results(path, sample_results());
   const auto refused = [&](const std::string& what) {
     return path + ": error: " + what +
-           ": the file was changed after the sweep wrote it (rerun the sweep)";
+           ": the file was changed after the sweep wrote it, or written by a build whose analysis "
+           "differs from this one's (it names \"0.1.0\"): rerun the sweep with this build";
   };
   SUBCASE("a speedup") {
     edit_hdf5(path, [](hid_t file) {
