@@ -11,6 +11,15 @@
 namespace ceiling::config {
 namespace {
 
+/// A NUL in a string (TOML's "\u0000") cuts it short wherever it is used as a C string: a path
+/// opens another file, a message stops there. None of the project's strings may hold one.
+std::optional<std::string> nul_problem(const std::string& text) {
+  const auto at = text.find('\0');
+  if (at == std::string::npos)
+    return std::nullopt;
+  return "holds a NUL character (U+0000) at byte " + std::to_string(at + 1) + ": expected text without it";
+}
+
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 /// `value` as %g writes it with 6 significant digits (0.0001, 10, 1e-300), or more where that
@@ -252,6 +261,8 @@ template <class Q> std::optional<Q> TableReader::optional_quantity(std::string_v
       fail(key_written, "expected " + std::string(units::expected_form<Q>()) + ", got " +
                             type_name(*node));
     shown = node->as_string()->get();
+    if (const auto nul = nul_problem(shown))
+      fail(key_written, *nul);
     parsed = units::parse<Q>(shown);
   } else {
     if (!node->is_number())
@@ -348,7 +359,10 @@ std::optional<std::string> TableReader::optional_string(std::string_view key) {
     return std::nullopt;
   if (!node->is_string())
     fail(key, "expected a string, got " + type_name(*node));
-  return node->as_string()->get();
+  const std::string& text = node->as_string()->get();
+  if (const auto nul = nul_problem(text))
+    fail(key, *nul);
+  return text;
 }
 
 std::string TableReader::string(std::string_view key) {
@@ -448,6 +462,8 @@ std::vector<std::string> TableReader::string_list(std::string_view key) {
     if (!(*array)[i].is_string())
       fail_element(key, i, "expected strings only, got " + type_name((*array)[i]));
     values.push_back((*array)[i].as_string()->get());
+    if (const auto nul = nul_problem(values.back()))
+      fail_element(key, i, *nul);
   }
   return values;
 }

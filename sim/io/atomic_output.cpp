@@ -100,11 +100,19 @@ std::string output_target(const std::string& path) {
     throw store_error(path, "is a folder: expected a file's path");
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
     throw store_error(path, "is not a regular file (a device, a FIFO or a socket): expected a file's path");
-  return target.lexically_normal().string();
+  // (as given, not lexically normalised: "missing/../in.toml" is no path the system would
+  // open, and normalised it named an input the output then replaced)
+  return target.string();
 }
 
 AtomicOutput::AtomicOutput(std::string path) : path_(output_target(path)) {
   temporary_ = path_ + ".tmp";
+  // A file already there is not ours to write over and remove: one left by a write that was
+  // killed (SIGKILL: other signals remove it), or someone's own.
+  std::error_code ignored;
+  if (std::filesystem::exists(std::filesystem::symlink_status(temporary_, ignored)))
+    throw store_error(path_, in_quotes(temporary_) + ", the temporary file it is written to first, is there already "
+                             "(left by a write that was killed, or another file): remove it, or name another output");
   errno = 0;
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_)

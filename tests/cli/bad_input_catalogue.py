@@ -191,6 +191,10 @@ file_case("workload", workload, "workload", "source", '" "', wshow)
 # Empty where a path or a unit is expected: named so, not "no such file" or "missing key".
 file_case("workload", workload, "calibration", "borrow", '""', wshow)
 file_case("experiment", experiment, "experiment", "cost_unit", '""', eshow)
+# A NUL in a string would cut it short (a path to another file, a message): refused where it is.
+file_case("experiment", experiment, "platforms", "file", '"../platforms/generic-fat-tree.toml\\u0000junk"', eshow)
+cases.append(("a NUL in a --set value", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
+              'interconnect.link_bandwidth="25 GB/s\\u0000junk"'], None, "interconnect.link_bandwidth: holds a NUL"))
 # A platform's stack left empty is not the default stack.
 file_case("platform", platform, "platform", "software", '""', show)
 # A software file that cannot be looked at (a loop of symbolic links): an error, not an exception.
