@@ -11,6 +11,13 @@
 namespace ceiling::config {
 namespace {
 
+/// `text` without the spaces and tabs around it.
+std::string trimmed(std::string_view text) {
+  const auto b = text.find_first_not_of(" \t");
+  const auto e = text.find_last_not_of(" \t");
+  return b == std::string_view::npos ? std::string() : std::string(text.substr(b, e - b + 1));
+}
+
 constexpr std::array<std::string_view, 3> platform_tables{"platform", "node", "interconnect"};
 constexpr std::array<std::string_view, 7> workload_tables{"workload", "reference", "graph", "calibration",
                                                           "validation", "hpl",       "hpcg"};
@@ -59,16 +66,11 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
   const auto equals = text.find('=');
   const std::string key(text.substr(0, equals));
   const std::string first = key.substr(0, key.find('.'));
-  const auto strip = [](std::string s) {
-    const auto b = s.find_first_not_of(" \t");
-    const auto e = s.find_last_not_of(" \t");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  };
-  if (equals == std::string_view::npos || strip(key).empty())
+  if (equals == std::string_view::npos || trimmed(key).empty())
     throw LoadError({origin, 0, 0}, "",
                     "expected KEY=VALUE (such as interconnect.link_bandwidth=\"25 GB/s\"), got \"" +
                         std::string(text) + "\"");
-  const std::string table = strip(first);
+  const std::string table = trimmed(first);
   for (std::string_view t : platform_tables)
     if (table == t)
       return OverrideTarget::Platform;
@@ -80,7 +82,7 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
   std::vector<std::string> known(platform_tables.begin(), platform_tables.end());
   known.insert(known.end(), workload_tables.begin(), workload_tables.end());
   known.emplace_back("software");
-  throw LoadError({origin, 1, 1}, strip(key),
+  throw LoadError({origin, 1, 1}, trimmed(key),
                   "unknown key" + did_you_mean(table, known) +
                       ": an override starts with a table of the platform file (platform, node, "
                       "interconnect), of the workload file (workload, reference, graph, "
@@ -93,7 +95,17 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
     return parse_toml_text(text, origin);
   } catch (const LoadError&) {
     // Not TOML: take the value as plain text (interconnect.topology=fat-tree); a key too deep is
-    // refused again below.
+    // refused again below. But a whole number TOML cannot hold is not text.
+    const std::string_view value = text.substr(equals + 1);
+    const auto first = value.find_first_not_of(" \t");
+    const auto last = value.find_last_not_of(" \t");
+    const std::string_view number = first == std::string_view::npos ? value : value.substr(first, last - first + 1);
+    const std::string_view digits = number.substr(number.starts_with('-') || number.starts_with('+') ? 1 : 0);
+    const bool all_digits = std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (all_digits && digits.size() >= 19 && digits.front() != '0') // (TOML refuses 007 too: text)
+      throw LoadError({origin, 1, static_cast<int>(equals + 2 + first)}, trimmed(text.substr(0, equals)),
+                      std::string(number) + " is out of range: expected a whole number of at most 19 digits "
+                                            "(-9223372036854775808 to 9223372036854775807)");
   }
   const std::string as_string =
       std::string(text.substr(0, equals)) + "=" + quoted_toml(text.substr(equals + 1));

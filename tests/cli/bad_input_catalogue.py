@@ -195,6 +195,11 @@ file_case("experiment", experiment, "experiment", "cost_unit", '""', eshow)
 file_case("experiment", experiment, "platforms", "file", '"../platforms/generic-fat-tree.toml\\u0000junk"', eshow)
 cases.append(("a NUL in a --set value", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
               'interconnect.link_bandwidth="25 GB/s\\u0000junk"'], None, "interconnect.link_bandwidth: holds a NUL"))
+cases.append(("a --set integer beyond 64 bits", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
+              "workload.batch_per_worker=99999999999999999999"], None, "workload.batch_per_worker: 99999999999999999999 is out of range"))
+cases.append(("a hexadecimal background load", ["run", "-p", platform, "-w", workload, "-n", "2",
+              "--background-load", "fabric=0x0.8"], None, "--background-load"))
+cases.append(("--version with more after it", ["--version", "extra"], None, "--version"))
 # A platform's stack left empty is not the default stack.
 file_case("platform", platform, "platform", "software", '""', show)
 # A software file that cannot be looked at (a loop of symbolic links): an error, not an exception.

@@ -14,6 +14,7 @@
 #include "workload/cost_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -361,14 +362,12 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
       if (std::find(given.begin(), given.end(), kind) != given.end())
         throw UsageError("--background-load: " + kind + " given twice: expected each kind once");
       given.push_back(kind);
-      std::size_t used = 0;
+      // (a decimal number, as the other factors take it: not std::stod's hexadecimal or "inf")
+      const std::string_view text = std::string_view(entry).substr(eq + 1);
       double share = -1;
-      try {
-        share = std::stod(entry.substr(eq + 1), &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != entry.size() - eq - 1 || !(share >= 0 && share <= platform::BackgroundLoad::max))
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), share);
+      if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
+          !(share >= 0 && share <= platform::BackgroundLoad::max))
         throw UsageError("--background-load: " + kind + " expects a share from 0 to 0.95, got \"" + entry.substr(eq + 1) + "\"");
       (kind == "fabric" ? o.background.fabric : o.background.global.emplace()) = share;
     }

@@ -126,7 +126,9 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   for (const io::InputFile& input : r.inputs) {
     std::error_code ec;
     if (std::filesystem::equivalent(setup.output, input.path, ec))
-      throw SweepError(setup.output + " is the sweep's " + input.kind + " file: -o names the result file, which is written over");
+      throw SweepError(setup.output + " is the sweep's " + input.kind + " file: " +
+                       (output_override.empty() ? "the experiment's output" : std::string("-o")) +
+                       " names the result file, which is written over: name another");
   }
   // Through a symbolic link, the file it names: its lock, its writes (the link stays).
   setup.output = io::output_target(setup.output);
