@@ -13,7 +13,14 @@
 namespace ceiling::config {
 
 std::string beside(const std::string& file, const std::string& relative) {
-  return (std::filesystem::path(file).parent_path() / relative).lexically_normal().string();
+  const auto joined = std::filesystem::path(file).parent_path() / relative;
+  const auto tidy = joined.lexically_normal();
+  // Tidied ("a/b/../c" as "a/c") only where that is the file the system opens: through a
+  // symbolic link to a folder, "b/.." climbs out of the folder it names, not back to "a".
+  std::error_code ec;
+  if (std::filesystem::exists(joined, ec) && !std::filesystem::equivalent(joined, tidy, ec))
+    return joined.string();
+  return tidy.string();
 }
 
 std::optional<std::string> input_file_problem(const std::string& path) {

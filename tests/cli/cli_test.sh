@@ -162,6 +162,12 @@ for read in "calibration lender:workloads/resnet50_v1.toml" "calibration platfor
     --iterations 1 --trace "$tmp/tree/$read"
   expect 0 "" -- cmp "$tmp/tree/$read" "$root/$read"
 done
+# A path in a file is resolved as the system resolves it: through a link to a folder, "../"
+# climbs out of the folder linked to (a decoy beside the link, read before, is not read).
+mkdir -p "$tmp/lx/platforms"
+cp "$root/platforms/generic-torus.toml" "$tmp/lx/platforms/piz-daint-xc50-p100.toml"
+ln -sfn "$root/experiments" "$tmp/lx/exp"
+expect 0 "--platform $tmp/lx/exp/../platforms/piz-daint-xc50-p100.toml" -- "$ceiling" experiment show "$tmp/lx/exp/quickstart.toml"
 # A trace replaces an earlier trace, but no other file (a result store named by mistake).
 printf 'HDF5 stand-in' >"$tmp/store.h5"
 expect 2 "--trace: $tmp/store.h5 exists and is not a trace" -- \
