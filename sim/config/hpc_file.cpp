@@ -46,11 +46,7 @@ hpc::HpcgSpec read_hpcg(TableReader t) {
   return s;
 }
 
-} // namespace
-
-HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::string> overrides) {
-  toml::table root = parse_toml_file(path);
-  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+HpcWorkload read_hpc_workload(const toml::table& root, const std::string& path) {
   TableReader file(root, "", path);
   TableReader head = file.table("workload");
   HpcWorkload w;
@@ -77,6 +73,14 @@ HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::stri
   }
   file.reject_unknown_keys();
   return w;
+}
+
+} // namespace
+
+HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::string> overrides) {
+  toml::table root = parse_toml_file(path);
+  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+  return noting_overrides_of([&] { return read_hpc_workload(root, path); }, overrides, OverrideTarget::Workload);
 }
 
 bool is_hpc_workload(const std::string& path) {

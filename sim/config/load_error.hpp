@@ -19,6 +19,14 @@ struct SourceLocation {
 class LoadError : public std::runtime_error {
 public:
   LoadError(const SourceLocation& where, std::string_view key, std::string_view message);
+  const SourceLocation& where() const { return where_; }
+  const std::string& key() const { return key_; }
+  const std::string& message() const { return message_; }
+
+private:
+  SourceLocation where_;
+  std::string key_;
+  std::string message_;
 };
 
 } // namespace ceiling::config

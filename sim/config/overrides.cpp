@@ -89,6 +89,19 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
                       "calibration, validation, hpl, hpcg) or of the software file (software)");
 }
 
+std::string noting_overrides(std::string_view message, std::span<const std::string> overrides,
+                             OverrideTarget target, std::string_view dotted_key) {
+  std::string given;
+  for (const std::string& text : overrides) {
+    if (override_target(text, "--set") != target)
+      continue;
+    if (trimmed(std::string_view(text).substr(0, text.find('='))) == dotted_key)
+      return std::string(message); // (located at that override already)
+    given += (given.empty() ? "--set " : ", --set ") + text;
+  }
+  return given.empty() ? std::string(message) : std::string(message) + " (the file as " + given + " leaves it)";
+}
+
 toml::table parse_override(std::string_view text, const std::string& origin) {
   const auto equals = text.find('=');
   try {

@@ -1,6 +1,7 @@
 // Applying overrides to a parsed TOML table. Internal to config/.
 #pragma once
 
+#include "config/load_error.hpp"
 #include "config/overrides.hpp"
 
 #include <toml++/toml.h>
@@ -23,5 +24,25 @@ void apply_overrides(toml::table& base, std::span<const std::string> overrides,
                      OverrideTarget target, const std::string& origin,
                      const std::function<void(toml::table& base, const toml::table& override)>&
                          before_merge = {});
+
+/// `message` for a problem found at `dotted_key` of a file after `overrides` of `target` changed
+/// it, with the overrides that did where the key is not one of them ("... (the file as --set
+/// software.library=none leaves it)"): the error is located in the file, but its cause may be
+/// an override of another key.
+std::string noting_overrides(std::string_view message, std::span<const std::string> overrides,
+                             OverrideTarget target, std::string_view dotted_key);
+
+/// Runs `read` (a file's reader, `overrides` of `target` applied to its table), adding to an
+/// error it locates in the file the overrides that changed the file (noting_overrides).
+template <class Read>
+auto noting_overrides_of(Read read, std::span<const std::string> overrides, OverrideTarget target) {
+  try {
+    return read();
+  } catch (const LoadError& e) {
+    if (e.where().path == "--set")
+      throw;
+    throw LoadError(e.where(), e.key(), noting_overrides(e.message(), overrides, target, e.key()));
+  }
+}
 
 } // namespace ceiling::config

@@ -306,7 +306,7 @@ workload::WorkloadSpec read_top_workload(toml::table root, const std::string& pa
                                          std::span<const std::string> overrides) {
   apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
   std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
-  return read_workload(root, path, chain);
+  return noting_overrides_of([&] { return read_workload(root, path, chain); }, overrides, OverrideTarget::Workload);
 }
 
 } // namespace
@@ -320,7 +320,7 @@ LoadError workload_key_error(const std::string& path, std::span<const std::strin
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
   apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
-  return key_error(root, path, dotted_key, message);
+  return key_error(root, path, dotted_key, noting_overrides(message, overrides, OverrideTarget::Workload, dotted_key));
 }
 
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,

@@ -162,6 +162,13 @@ for read in "calibration lender:workloads/resnet50_v1.toml" "calibration platfor
     --iterations 1 --trace "$tmp/tree/$read"
   expect 0 "" -- cmp "$tmp/tree/$read" "$root/$read"
 done
+# An error a --set causes at another key of the file says which overrides changed the file.
+expect 2 "horovod-nccl.toml:9:14: error: software.collective: \"auto\" lets the library choose, but library = \"none\"" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
+expect 2 "(the file as --set software.library=none leaves it)" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
+expect 2 "hpcg.toml:14:6: error: hpcg.nx: each multigrid level halves the grid: nx = 104 must be divisible by 2^(levels - 1) = 64 (the file as --set hpcg.levels=7 leaves it)" -- \
+  "$ceiling" hpc -w "$root/workloads/hpcg.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 4 --set hpcg.levels=7
 # A path in a file is resolved as the system resolves it: through a link to a folder, "../"
 # climbs out of the folder linked to (a decoy beside the link, read before, is not read).
 mkdir -p "$tmp/lx/platforms"
