@@ -16,11 +16,14 @@ std::string beside(const std::string& file, const std::string& relative) {
   const auto joined = std::filesystem::path(file).parent_path() / relative;
   const auto tidy = joined.lexically_normal();
   // Tidied ("a/b/../c" as "a/c") only where that is the file the system opens: through a
-  // symbolic link to a folder, "b/.." climbs out of the folder it names, not back to "a".
+  // symbolic link to a folder, "b/.." climbs out of the folder it names, not back to "a"; and
+  // through a folder that is not there, the system opens nothing.
+  // (A file there under neither name keeps the tidy name, which its error then shows.)
   std::error_code ec;
-  if (std::filesystem::exists(joined, ec) && !std::filesystem::equivalent(joined, tidy, ec))
-    return joined.string();
-  return tidy.string();
+  const bool there = std::filesystem::exists(joined, ec);
+  if (there ? std::filesystem::equivalent(joined, tidy, ec) : !std::filesystem::exists(tidy, ec))
+    return tidy.string();
+  return joined.string();
 }
 
 std::optional<std::string> input_file_problem(const std::string& path) {

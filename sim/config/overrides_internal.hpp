@@ -25,12 +25,11 @@ void apply_overrides(toml::table& base, std::span<const std::string> overrides,
                      const std::function<void(toml::table& base, const toml::table& override)>&
                          before_merge = {});
 
-/// `message` for a problem found at `dotted_key` of a file after `overrides` of `target` changed
-/// it, with the overrides that did where the key is not one of them ("... (the file as --set
-/// software.library=none leaves it)"): the error is located in the file, but its cause may be
-/// an override of another key.
-std::string noting_overrides(std::string_view message, std::span<const std::string> overrides,
-                             OverrideTarget target, std::string_view dotted_key);
+/// `error`, located in a file that `overrides` of `target` changed, with those overrides named
+/// after its message ("... (the file as --set software.library=none leaves it)"): its cause may
+/// be an override of another key. An error located at an override ("--set:1:...") is returned
+/// as it is.
+LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides, OverrideTarget target);
 
 /// Runs `read` (a file's reader, `overrides` of `target` applied to its table), adding to an
 /// error it locates in the file the overrides that changed the file (noting_overrides).
@@ -39,9 +38,7 @@ auto noting_overrides_of(Read read, std::span<const std::string> overrides, Over
   try {
     return read();
   } catch (const LoadError& e) {
-    if (e.where().path == "--set")
-      throw;
-    throw LoadError(e.where(), e.key(), noting_overrides(e.message(), overrides, target, e.key()));
+    throw noting_overrides(e, overrides, target);
   }
 }
 

@@ -383,7 +383,7 @@ LoadError platform_key_error(const std::string& path, std::span<const std::strin
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
   apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
-  return key_error(root, path, dotted_key, noting_overrides(message, overrides, OverrideTarget::Platform, dotted_key));
+  return noting_overrides(key_error(root, path, dotted_key, message), overrides, OverrideTarget::Platform);
 }
 
 platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path,

@@ -210,7 +210,7 @@ LoadError software_key_error(const std::string& name_or_path, std::span<const st
                              std::string_view dotted_key, std::string_view message) {
   auto [root, path] = software_root(name_or_path);
   apply_overrides(root, overrides, OverrideTarget::Software, "--set");
-  return key_error(root, path, dotted_key, noting_overrides(message, overrides, OverrideTarget::Software, dotted_key));
+  return noting_overrides(key_error(root, path, dotted_key, message), overrides, OverrideTarget::Software);
 }
 
 } // namespace ceiling::config

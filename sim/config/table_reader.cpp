@@ -512,9 +512,11 @@ std::vector<ScalarEntry> TableReader::scalar_entries(std::string_view key) {
   for (auto&& [k, node] : inner->table_) {
     inner->asked_.emplace(k.str());
     std::ostringstream text;
-    if (node.is_string())
+    if (node.is_string()) {
+      if (const auto nul = nul_problem(node.as_string()->get()))
+        inner->fail(k.str(), *nul);
       text << node.as_string()->get();
-    else if (node.is_integer())
+    } else if (node.is_integer())
       text << node.as_integer()->get();
     else if (node.is_floating_point()) {
       text << shortest(node.as_floating_point()->get());

@@ -44,11 +44,11 @@ LoadError key_error(const toml::table& root, const std::string& path, std::strin
 /// The longest a title (of a workload, an experiment, a validation case) and an experiment's
 /// question may be, in characters (TableReader::label): they head reports and plots.
 inline constexpr std::size_t most_title_characters = 300;
+inline constexpr std::size_t most_question_characters = 1000;
 
 /// Whether `text` is empty or white space only (spaces, tabs, line ends): a key given but left
 /// blank, refused as empty wherever text is expected.
 inline bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\n\r") == std::string_view::npos; }
-inline constexpr std::size_t most_question_characters = 1000;
 
 class TableReader {
 public:

@@ -320,7 +320,7 @@ LoadError workload_key_error(const std::string& path, std::span<const std::strin
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
   apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
-  return key_error(root, path, dotted_key, noting_overrides(message, overrides, OverrideTarget::Workload, dotted_key));
+  return noting_overrides(key_error(root, path, dotted_key, message), overrides, OverrideTarget::Workload);
 }
 
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,

@@ -106,14 +106,19 @@ std::string output_target(const std::string& path) {
 }
 
 AtomicOutput::AtomicOutput(std::string path) : path_(output_target(path)) {
-  temporary_ = path_ + ".tmp";
-  // A file already there is not ours to write over and remove: one left by a write that was
-  // killed (SIGKILL: other signals remove it), or someone's own.
-  std::error_code ignored;
-  if (std::filesystem::exists(std::filesystem::symlink_status(temporary_, ignored)))
-    throw store_error(path_, in_quotes(temporary_) + ", the temporary file it is written to first, is there already "
-                             "(left by a write that was killed, or another file): remove it, or name another output");
-  errno = 0;
+  // PATH.tmp, created exclusively: where a file is there already (left by a write that was
+  // killed, or someone's own) it is not written over, and PATH.tmp.1, .2, ... is taken instead.
+  for (int n = 0;; ++n) {
+    temporary_ = path_ + ".tmp" + (n == 0 ? std::string() : "." + std::to_string(n));
+    errno = 0;
+    const int fd = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      break;
+    }
+    if (errno != EEXIST || n == 99)
+      throw store_error(path_, "cannot create " + in_quotes(temporary_) + (errno != 0 ? ": " + system_error_text(errno) : ""));
+  }
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_)
     throw store_error(path_, "cannot create " + in_quotes(temporary_) + (errno != 0 ? ": " + system_error_text(errno) : ""));

@@ -7,9 +7,10 @@
 
 namespace ceiling::io {
 
-/// Opens PATH.tmp at once, so that a path that cannot be written is known before the work that
-/// fills it; commit() flushes it and renames it over PATH (rename is atomic on POSIX), so that
-/// a reader never sees a half-written PATH. Destroyed without commit(), it removes PATH.tmp.
+/// Opens PATH.tmp at once (a new file: never one already there, see temporary()), so that a path
+/// that cannot be written is known before the work that fills it; commit() flushes it and renames
+/// it over PATH (rename is atomic on POSIX), so that a reader never sees a half-written PATH.
+/// Destroyed without commit(), it removes PATH.tmp.
 /// Failures throw StoreError (io/store_error.hpp) naming PATH and the system's reason.
 class AtomicOutput {
 public:
@@ -20,7 +21,8 @@ public:
 
   std::ostream& stream() { return out_; }
   void commit();
-  /// The file written until commit() renames it over the output: the output's path + ".tmp".
+  /// The file written until commit() renames it over the output: the output's path + ".tmp"
+  /// (".tmp.1", ".tmp.2", ... where a file had that name already).
   const std::string& temporary() const { return temporary_; }
 
 private:

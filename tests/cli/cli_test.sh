@@ -32,16 +32,17 @@ print('device_spread', show(sys.argv[2])['gpu']['device_spread'], show(sys.argv[
 expect 0 "wrote" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 8 -o "$tmp/m.xml"
 # An output is written where the system would open it: through a folder that is not there, it
 # is not (normalised, "missing/../pf.toml" named the input, which the output replaced); and the
-# temporary file it is written to first must not be there already (someone's own, replaced and
-# removed before).
+# temporary file it is written to first is a new one (someone's own file of that name was
+# replaced and removed).
 cp "$root/platforms/generic-fat-tree.toml" "$tmp/pf.toml"
 expect 2 "cannot create \"$tmp/missing/../pf.toml.tmp\": no such file or directory" -- \
   "$ceiling" platform export "$tmp/pf.toml" --nodes 4 -o "$tmp/missing/../pf.toml"
 expect 0 "" -- cmp "$tmp/pf.toml" "$root/platforms/generic-fat-tree.toml"
 cp "$root/platforms/generic-fat-tree.toml" "$tmp/keep.tmp"
-expect 2 "\"$tmp/keep.tmp\", the temporary file it is written to first, is there already" -- \
-  "$ceiling" platform export "$tmp/pf.toml" --nodes 4 -o "$tmp/keep"
+expect 0 "wrote $tmp/keep" -- "$ceiling" platform export "$tmp/pf.toml" --nodes 4 -o "$tmp/keep"
 expect 0 "" -- cmp "$tmp/keep.tmp" "$root/platforms/generic-fat-tree.toml"
+expect 0 "<?xml" -- head -c 5 "$tmp/keep"
+expect 1 "" -- test -e "$tmp/keep.tmp.1"
 expect 0 "SimGrid's static minimal routes (the platform's adaptive routing is the replay's own, not exported)" -- \
   "$ceiling" platform export "$root/platforms/generic-dragonfly.toml" --nodes 4 -o "$tmp/d.xml"
 expect 0 "ring all-reduce" -- "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --nodes 8

@@ -362,10 +362,13 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
       if (std::find(given.begin(), given.end(), kind) != given.end())
         throw UsageError("--background-load: " + kind + " given twice: expected each kind once");
       given.push_back(kind);
-      // (a decimal number, as the other factors take it: not std::stod's hexadecimal or "inf")
-      const std::string_view text = std::string_view(entry).substr(eq + 1);
+      // (a decimal number: not std::stod's hexadecimal, "inf" or "nan"; a leading + allowed)
+      std::string_view text = std::string_view(entry).substr(eq + 1);
+      if (text.starts_with('+'))
+        text.remove_prefix(1);
       double share = -1;
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), share);
+      share += 0.0; // (-0 as 0)
       if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
           !(share >= 0 && share <= platform::BackgroundLoad::max))
         throw UsageError("--background-load: " + kind + " expects a share from 0 to 0.95, got \"" + entry.substr(eq + 1) + "\"");

@@ -375,15 +375,26 @@ int validate_command(const std::vector<std::string>& args) {
     const std::string option =
         set ? std::string("--set")
             : std::string(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
-    std::string set_key; // the key the refused override sets
+    std::string set_key; // the key the refused override sets, as the error names it
     if (const auto at = why.find(": error: "); set && at != std::string_view::npos) {
       const std::string_view rest = why.substr(at + 9);
       set_key = std::string(rest.substr(0, rest.find(':')));
     }
+    // An override's key as the error would name it ("node . gpu" and "\"node\".gpu" as
+    // node.gpu); it sets the error's key where it is that key or a table holding it ("node.gpu"
+    // of "node.gpu.memory", "graph.layers" of "graph.layers[1].name"). Without a key named,
+    // any override may be it.
+    const auto bare = [](std::string_view key) {
+      std::string out;
+      for (char c : key)
+        if (c != ' ' && c != '\t' && c != '"' && c != '\'')
+          out += c;
+      return out;
+    };
     const auto sets_key = [&](const std::string& value) {
-      const std::string_view v(value);
-      const std::string_view key = v.substr(0, v.find('='));
-      return key.substr(0, key.find_last_not_of(" \t") + 1) == set_key;
+      const std::string key = bare(std::string_view(value).substr(0, value.find('=')));
+      return set_key.empty() || set_key == key ||
+             (set_key.starts_with(key) && (set_key[key.size()] == '.' || set_key[key.size()] == '['));
     };
     const auto gives = [&](const std::vector<std::string>& options) {
       for (std::size_t i = 0; i < options.size(); ++i) {
