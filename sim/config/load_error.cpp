@@ -20,6 +20,7 @@ std::string format_error(const SourceLocation& where, std::string_view key,
 } // namespace
 
 LoadError::LoadError(const SourceLocation& where, std::string_view key, std::string_view message)
-    : std::runtime_error(format_error(where, key, message)), where_(where), key_(key), message_(message) {}
+    : std::runtime_error(format_error(where, key, message)), where_(where), key_(key),
+      message_(message) {}
 
 } // namespace ceiling::config

@@ -89,7 +89,8 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
                       "calibration, validation, hpl, hpcg) or of the software file (software)");
 }
 
-LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides, OverrideTarget target) {
+LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides,
+                           OverrideTarget target) {
   if (error.where().path == "--set") // (located at its override already)
     return error;
   std::string given;
@@ -98,7 +99,8 @@ LoadError noting_overrides(const LoadError& error, std::span<const std::string> 
       given += (given.empty() ? "--set " : ", --set ") + text;
   if (given.empty())
     return error;
-  return LoadError(error.where(), error.key(), error.message() + " (the file as " + given + " leaves it)");
+  return LoadError(error.where(), error.key(),
+                   error.message() + " (the file as " + given + " leaves it)");
 }
 
 toml::table parse_override(std::string_view text, const std::string& origin) {
@@ -109,13 +111,19 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
     // Not TOML: take the value as plain text (interconnect.topology=fat-tree); a key too deep is
     // refused again below. But a whole number TOML cannot hold is not taken as text unasked.
     const std::string value = trimmed(text.substr(equals + 1));
-    const std::string_view digits = std::string_view(value).substr(value.starts_with('-') || value.starts_with('+') ? 1 : 0);
-    const bool all_digits = std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::string_view digits =
+        std::string_view(value).substr(value.starts_with('-') || value.starts_with('+') ? 1 : 0);
+    const bool all_digits =
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (all_digits && digits.size() >= 19 && digits.front() != '0') // (TOML refuses 007 too: text)
-      throw LoadError({origin, 1, static_cast<int>(equals + 2 + text.substr(equals + 1).find_first_not_of(" \t"))},
-                      trimmed(text.substr(0, equals)),
-                      value + " is beyond a 64-bit integer (-9223372036854775808 to 9223372036854775807): for a "
-                              "text, quote it (\"" + value + "\")");
+      throw LoadError(
+          {origin, 1,
+           static_cast<int>(equals + 2 + text.substr(equals + 1).find_first_not_of(" \t"))},
+          trimmed(text.substr(0, equals)),
+          value +
+              " is beyond a 64-bit integer (-9223372036854775808 to 9223372036854775807): for a "
+              "text, quote it (\"" +
+              value + "\")");
   }
   const std::string as_string =
       std::string(text.substr(0, equals)) + "=" + quoted_toml(text.substr(equals + 1));

@@ -29,7 +29,8 @@ void apply_overrides(toml::table& base, std::span<const std::string> overrides,
 /// after its message ("... (the file as --set software.library=none leaves it)"): its cause may
 /// be an override of another key. An error located at an override ("--set:1:...") is returned
 /// as it is.
-LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides, OverrideTarget target);
+LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides,
+                           OverrideTarget target);
 
 /// Runs `read` (a file's reader, `overrides` of `target` applied to its table), adding to an
 /// error it locates in the file the overrides that changed the file (noting_overrides).

@@ -362,7 +362,8 @@ void drop_replaced_topology(toml::table& base, const toml::table& over) {
 platform::PlatformSpec load_platform_text_or_file(toml::table root, const std::string& path,
                                                   std::span<const std::string> overrides) {
   apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
-  return noting_overrides_of([&] { return read_platform(root, path); }, overrides, OverrideTarget::Platform);
+  return noting_overrides_of([&] { return read_platform(root, path); }, overrides,
+                             OverrideTarget::Platform);
 }
 
 } // namespace
@@ -383,7 +384,8 @@ LoadError platform_key_error(const std::string& path, std::span<const std::strin
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
   apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
-  return noting_overrides(key_error(root, path, dotted_key, message), overrides, OverrideTarget::Platform);
+  return noting_overrides(key_error(root, path, dotted_key, message), overrides,
+                          OverrideTarget::Platform);
 }
 
 platform::PlatformSpec load_platform_text(std::string_view text, const std::string& path,

@@ -125,7 +125,8 @@ bool is_bundled_name(const std::string& name_or_path) {
 stack::SoftwareStack read_with_overrides(toml::table root, const std::string& path,
                                          std::span<const std::string> overrides) {
   apply_overrides(root, overrides, OverrideTarget::Software, "--set");
-  return noting_overrides_of([&] { return read_software(root, path); }, overrides, OverrideTarget::Software);
+  return noting_overrides_of([&] { return read_software(root, path); }, overrides,
+                             OverrideTarget::Software);
 }
 
 } // namespace
@@ -210,7 +211,8 @@ LoadError software_key_error(const std::string& name_or_path, std::span<const st
                              std::string_view dotted_key, std::string_view message) {
   auto [root, path] = software_root(name_or_path);
   apply_overrides(root, overrides, OverrideTarget::Software, "--set");
-  return noting_overrides(key_error(root, path, dotted_key, message), overrides, OverrideTarget::Software);
+  return noting_overrides(key_error(root, path, dotted_key, message), overrides,
+                          OverrideTarget::Software);
 }
 
 } // namespace ceiling::config

@@ -17,7 +17,8 @@ std::optional<std::string> nul_problem(const std::string& text) {
   const auto at = text.find('\0');
   if (at == std::string::npos)
     return std::nullopt;
-  return "holds a NUL character (U+0000) at byte " + std::to_string(at + 1) + ": expected text without it";
+  return "holds a NUL character (U+0000) at byte " + std::to_string(at + 1) +
+         ": expected text without it";
 }
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }

@@ -48,7 +48,9 @@ inline constexpr std::size_t most_question_characters = 1000;
 
 /// Whether `text` is empty or white space only (spaces, tabs, line ends): a key given but left
 /// blank, refused as empty wherever text is expected.
-inline bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\n\r") == std::string_view::npos; }
+inline bool is_blank(std::string_view text) {
+  return text.find_first_not_of(" \t\n\r") == std::string_view::npos;
+}
 
 class TableReader {
 public:

@@ -306,7 +306,8 @@ workload::WorkloadSpec read_top_workload(toml::table root, const std::string& pa
                                          std::span<const std::string> overrides) {
   apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
   std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
-  return noting_overrides_of([&] { return read_workload(root, path, chain); }, overrides, OverrideTarget::Workload);
+  return noting_overrides_of([&] { return read_workload(root, path, chain); }, overrides,
+                             OverrideTarget::Workload);
 }
 
 } // namespace
@@ -320,7 +321,8 @@ LoadError workload_key_error(const std::string& path, std::span<const std::strin
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
   apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
-  return noting_overrides(key_error(root, path, dotted_key, message), overrides, OverrideTarget::Workload);
+  return noting_overrides(key_error(root, path, dotted_key, message), overrides,
+                          OverrideTarget::Workload);
 }
 
 workload::WorkloadSpec load_workload_text(std::string_view text, const std::string& path,

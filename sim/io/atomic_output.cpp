@@ -117,7 +117,8 @@ AtomicOutput::AtomicOutput(std::string path) : path_(output_target(path)) {
       break;
     }
     if (errno != EEXIST || n == 99)
-      throw store_error(path_, "cannot create " + in_quotes(temporary_) + (errno != 0 ? ": " + system_error_text(errno) : ""));
+      throw store_error(path_, "cannot create " + in_quotes(temporary_) +
+                                   (errno != 0 ? ": " + system_error_text(errno) : ""));
   }
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_)

@@ -167,10 +167,11 @@ private:
     };
     const auto changed = [&](const std::string& what, const std::string& stored,
                              const std::string& derived_text) {
-      in_.fail(what + " is " + stored + ", but the curve's finished points give " + derived_text +
-               ": the file was changed after the sweep wrote it, or written by a build whose analysis "
-               "differs from this one's (it names " + in_quotes(results.tool_version) +
-               "): rerun the sweep with this build");
+      in_.fail(
+          what + " is " + stored + ", but the curve's finished points give " + derived_text +
+          ": the file was changed after the sweep wrote it, or written by a build whose analysis "
+          "differs from this one's (it names " +
+          in_quotes(results.tool_version) + "): rerun the sweep with this build");
     };
     for (std::size_t c = 0; c < results.curves.size(); ++c) {
       const analysis::CurveAnalysis& stored = results.analyses[c];

@@ -175,8 +175,9 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
           R"(workloads/bad.toml:33:22: error: calibration.compute_efficiency: must be at least 0.0001 and at most 2, got 1e-300)");
   }
   SUBCASE("a name or title with a control character, or too long to label an output") {
-    CHECK(error_of(edited(R"(name = "b")", R"(name = "b\u0000c")")) ==
-          R"(workloads/bad.toml:23:12: error: graph.layers[1].name: holds a NUL character (U+0000) at byte 2: expected text without it)");
+    CHECK(
+        error_of(edited(R"(name = "b")", R"(name = "b\u0000c")")) ==
+        R"(workloads/bad.toml:23:12: error: graph.layers[1].name: holds a NUL character (U+0000) at byte 2: expected text without it)");
     CHECK(error_of(edited(R"(name = "b")", R"(name = "b\u0085c")")) ==
           R"(workloads/bad.toml:23:12: error: graph.layers[1].name: the text holds a control character (U+0085) at character 2: expected printable text)");
     CHECK(error_of(edited(R"(name = "b")", R"(name = "b\tc")")) ==

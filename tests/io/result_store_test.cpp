@@ -2,8 +2,8 @@
 // pinned message for every kind of file it refuses.
 #include "io/hdf5_handle.hpp"
 #include "io/result_store.hpp"
-#include "support/utf8.hpp"
 #include "support/temporary_directory.hpp"
+#include "support/utf8.hpp"
 
 // Debian keeps hdf5.h under hdf5/serial/; the second form serves until the tests link HDF5's
 // pkg-config target themselves (ceiling_io links it privately, which carries only the library).
@@ -583,7 +583,8 @@ TEST_CASE("a label with a control character, or a string that is not UTF-8, is r
   CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
 }
 
-TEST_CASE("text from a point's process is stored as UTF-8: each byte that starts no character becomes U+FFFD") {
+TEST_CASE("text from a point's process is stored as UTF-8: each byte that starts no character "
+          "becomes U+FFFD") {
   // A process's stderr, its last 2,000 bytes kept (a cut through "é", C3 A9), or bytes of
   // another encoding (Latin-1 "é", E9).
   CHECK(support::repaired_utf8("caf\xc3\xa9") == "caf\xc3\xa9");

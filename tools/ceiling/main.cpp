@@ -69,7 +69,8 @@ int dispatch(const std::vector<std::string>& args) {
       return 2;
     }
     if ((args[0] == "--help" || args[0] == "-h" || args[0] == "--version") && args.size() > 1) {
-      std::cerr << "ceiling: error: " << args[0] << " takes nothing after it, got \"" << args[1] << "\"\n";
+      std::cerr << "ceiling: error: " << args[0] << " takes nothing after it, got \"" << args[1]
+                << "\"\n";
       return 2;
     }
     if (args[0] == "--help" || args[0] == "-h") {

@@ -394,7 +394,8 @@ int validate_command(const std::vector<std::string>& args) {
     const auto sets_key = [&](const std::string& value) {
       const std::string key = bare(std::string_view(value).substr(0, value.find('=')));
       return set_key.empty() || set_key == key ||
-             (set_key.starts_with(key) && (set_key[key.size()] == '.' || set_key[key.size()] == '['));
+             (set_key.starts_with(key) &&
+              (set_key[key.size()] == '.' || set_key[key.size()] == '['));
     };
     const auto gives = [&](const std::vector<std::string>& options) {
       for (std::size_t i = 0; i < options.size(); ++i) {
