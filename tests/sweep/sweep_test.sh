@@ -303,6 +303,12 @@ outputs() {
   # The same store draws the same bytes, SVG included (whose layout the solver varied).
   "$ceiling" plot pictures.h5 -o plots-again >/dev/null
   expect 0 "" -- diff -r plots plots-again
+  # A file already named as a figure's temporary one is someone's: drawn beside, it stays.
+  echo mine >plots-again/speedup.png.tmp
+  expect 0 "speedup.png" -- "$ceiling" plot pictures.h5 -o plots-again
+  expect 0 "mine" -- cat plots-again/speedup.png.tmp
+  expect 0 "" -- cmp plots/speedup.png plots-again/speedup.png
+  rm plots-again/speedup.png.tmp
   # A folder whose name starts with '-' is a folder, not an option; a store whose name is not
   # UTF-8 is reported on (its name shown as far as it is UTF-8).
   expect 0 "wrote -dash/speedup.png" -- "$ceiling" plot pictures.h5 -o -dash

@@ -40,11 +40,20 @@ def output_target(path):
 def write_atomically(path, data):
     """Writes `data` (bytes or text) to PATH.tmp, flushes it to disk and renames it over PATH
     (output_target(): the file a link names): an interruption leaves the old file or the new one,
-    never a part of one."""
+    never a part of one. PATH.tmp is a new file: where a file has that name already (left by a
+    write that was killed, or someone's own), PATH.tmp.1, .2, ... is taken instead, as the
+    program's own outputs do (sim/io/atomic_output.cpp)."""
     path = output_target(path)
-    temporary = path.with_name(path.name + ".tmp")
+    for n in range(100):
+        temporary = path.with_name(path.name + ".tmp" + (f".{n}" if n else ""))
+        try:
+            f = open(temporary, "xb")
+            break
+        except FileExistsError:
+            if n == 99:
+                raise
     try:
-        with open(temporary, "wb") as f:
+        with f:
             f.write(data.encode("utf-8") if isinstance(data, str) else data)
             f.flush()
             os.fsync(f.fileno())
