@@ -38,8 +38,11 @@ struct ResultFile {
   std::vector<analysis::CurveAnalysis> analyses;
 };
 
-/// Recomputes the analysis of every curve from the finished points in `results`, as the sweep
-/// stores it (and as read_results() checks the stored one against).
+/// The analysis of each of `curves` from its finished `points`, as the sweep stores it (and as
+/// read_results() checks the stored one against).
+std::vector<analysis::CurveAnalysis> curve_analyses(const std::vector<sweep::CurveSpec>& curves,
+                                                    const std::vector<sweep::PointRecord>& points);
+/// Recomputes `results`' analyses from its points (curve_analyses).
 void analyse_curves(ResultFile& results);
 
 /// A result file that cannot be read (missing, not HDF5, not ours, truncated, or of another

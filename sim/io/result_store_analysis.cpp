@@ -3,9 +3,10 @@
 
 namespace ceiling::io {
 
-void analyse_curves(ResultFile& results) {
-  std::vector<std::vector<analysis::CurvePoint>> per_curve(results.curves.size());
-  for (const sweep::PointRecord& p : results.points) {
+std::vector<analysis::CurveAnalysis> curve_analyses(const std::vector<sweep::CurveSpec>& curves,
+                                                    const std::vector<sweep::PointRecord>& points) {
+  std::vector<std::vector<analysis::CurvePoint>> per_curve(curves.size());
+  for (const sweep::PointRecord& p : points) {
     if (!p.result.ok)
       continue;
     const sweep::PointResult& x = p.result;
@@ -20,9 +21,14 @@ void analyse_curves(ResultFile& results) {
          .communication_s = x.communication_s,
          .synchronisation_s = x.synchronisation_s});
   }
-  results.analyses.clear();
-  for (std::size_t c = 0; c < results.curves.size(); ++c)
-    results.analyses.push_back(analysis::analyse(per_curve[c], results.curves[c].scaling));
+  std::vector<analysis::CurveAnalysis> analyses;
+  for (std::size_t c = 0; c < curves.size(); ++c)
+    analyses.push_back(analysis::analyse(per_curve[c], curves[c].scaling));
+  return analyses;
+}
+
+void analyse_curves(ResultFile& results) {
+  results.analyses = curve_analyses(results.curves, results.points);
 }
 
 } // namespace ceiling::io
