@@ -260,7 +260,12 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
     if (const auto problem = input_file_problem(other))
       t.fail("borrow", "\"" + other + "\" is not a workload file (" + *problem +
                            "): expected a path relative to this workload file");
-    if (std::find(chain.begin(), chain.end(), other) != chain.end())
+    // The same file by any path (a linked folder, "./"): its identity, as the system opens it.
+    const auto same_file = [&](const std::string& earlier) {
+      std::error_code ignored;
+      return earlier == other || std::filesystem::equivalent(earlier, other, ignored);
+    };
+    if (std::any_of(chain.begin(), chain.end(), same_file))
       t.fail("borrow", "calibrations borrow from each other in a cycle through \"" + other + "\"");
     t.string("source"); // why it borrows: required, reported by `workload show`
     const auto own_half_batch = t.optional_number("half_batch", 0, 1e6);

@@ -2,6 +2,7 @@
 // value errors with their own located messages.
 #include "support/edit_text.hpp"
 #include "support/relative.hpp"
+#include "support/temporary_directory.hpp"
 #include "config/load_error.hpp"
 #include "config/platform_file.hpp"
 #include "config/hpc_file.hpp"
@@ -345,6 +346,33 @@ TEST_CASE("a borrowed calibration keeps the precision its lender measured in") {
   CHECK(w.calibration.precision == platform::Precision::Fp32);
   const auto lender = config::load_workload(CEILING_SOURCE_DIR "/workloads/ssd300_vgg16.toml");
   CHECK(lender.calibration.precision == lender.precision);
+}
+
+TEST_CASE("calibrations that borrow from each other are refused where the cycle first returns, by any path") {
+  // x borrows y, and y borrows x back: by its own name, and through a link to their own folder
+  // (a/loop/x.toml is a/x.toml; by its text, every turn would find a longer new path).
+  testing::TemporaryDirectory dir;
+  std::filesystem::create_directories(dir.path / "a");
+  std::filesystem::create_directory_symlink(dir.path / "a", dir.path / "a" / "loop");
+  const auto borrowing = [&](const std::string& lender) {
+    return valid.substr(0, valid.find("[calibration]")) + "[calibration]\nborrow = \"" + lender +
+           "\"\nsource = \"a test\"\n";
+  };
+  const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir.file(name)) << text; };
+  write("a/x.toml", borrowing("y.toml"));
+  for (const std::string back : {"x.toml", "loop/x.toml"}) {
+    CAPTURE(back);
+    write("a/y.toml", borrowing(back));
+    try {
+      config::load_workload(dir.file("a/x.toml"));
+      FAIL("the cycle was not refused");
+    } catch (const config::LoadError& e) {
+      // x's error holds y's, which names the cycle: y's lender is x.
+      const std::string what = e.what();
+      CHECK(what.find("calibration.borrow: calibrations borrow from each other in a cycle through") != std::string::npos);
+      CHECK(what.find("does not load") == what.rfind("does not load"));
+    }
+  }
 }
 
 TEST_CASE("a borrowed calibration keeps the lender's rate at its batch when the borrower sets its own half batch") {
