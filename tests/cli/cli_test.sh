@@ -19,6 +19,8 @@ for f in "$root"/platforms/*.toml; do
   expect 0 "route latency none (one node" -- "$ceiling" platform show "$f" --nodes 1
   expect 0 '"bisection_bandwidth_bytes_per_s"' -- "$ceiling" platform show "$f" --json --nodes 2
 done
+# A CPU node's peaks and memory bandwidth for the node (its file gives them per socket: 2 x 166.4).
+expect 0 "2 socket(s) x 8 cores; peak per node fp64 332.8 GFLOP/s" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-cpu.toml"
 # The GPUs' device spread (platforms/README.md, "Device spread"), in text and JSON; none on a generic accelerator.
 expect 0 "STREAM 499 GB/s each; device spread 0.92 %" -- "$ceiling" platform show "$root/platforms/piz-daint-xc50-p100.toml"
 sed 's/^device_spread = 0.0092 /device_spread = 0.00123/' "$root/platforms/piz-daint-xc50-p100.toml" > "$tmp/daint_spread.toml"
@@ -116,6 +118,9 @@ expect 0 "compute_efficiency = " -- "$ceiling" workload calibrate "$root/workloa
 expect 2 "calibrate that workload instead" -- "$ceiling" workload calibrate "$root/workloads/cpn_r101_384x288.toml"
 # A borrowed calibration with device calibrations of its own fits those.
 expect 0 "on NVIDIA Tesla P100 SXM2 16 GB" -- "$ceiling" workload calibrate "$root/workloads/vgg16.toml"
+# A compute efficiency above 1 (direct-convolution FLOPs where cuDNN ran Winograd) is said so.
+expect 0 "compute efficiency 1.58, above 1: the workload counts direct-convolution FLOPs" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/vgg16.toml" -n 1 --iterations 1
 expect 2 "--fusion-threshold: missing unit" -- "$ceiling" workload show "$root/workloads/vgg16.toml" --fusion-threshold 64
 
 # Runs: a table, JSON, a trace; the same inputs and seed give the same bytes.
@@ -432,6 +437,12 @@ sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options 
   "$root/experiments/quickstart.toml" > "$tmp/set_in_options.toml"
 expect 2 "error: variants[0].options.set: the overrides go in the variant's own list" -- \
   "$ceiling" experiment show "$tmp/set_in_options.toml"
+# A platform's key that only a variant's option makes wrong is refused at that option: the adaptive
+# routing that PCIe copies inside SimGrid cannot take, at the variant's `copies`.
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal", copies = "simgrid" }#' \
+  "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
+expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 nodes) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
+  "$ceiling" experiment show "$tmp/copies_in_options.toml"
 # Every bundled experiment checks and expands, each point with its rough wall time (a process
 # of a node: about 0.2 s, tools::PointCost).
 for f in "$root"/experiments/*.toml; do
@@ -700,6 +711,7 @@ expect 2 "--set:1:15: error: workload.kind: the file describes HPL ([hpl]), whic
 produce "$tmp/hpl_cpu.txt" -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 16
 expect 1 "" -- grep -q 'base clock' "$tmp/hpl_cpu.txt"
 expect 0 '"model_peak_efficiency"' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json
+expect 0 '"flop": ' -- "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 16 --json
 expect 0 "lender's data din's measurement" -- "$ceiling" workload show "$root/workloads/wide_deep_census.toml"
 # A validation entry whose batch exceeds its GPU's memory says so (ResNet-50 v1.5's FP32 V100 entry at 256).
 mkdir -p "$tmp/w"

@@ -30,7 +30,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 platform, workload, sizes, wall, rss = sys.argv[2:7]
 print(f"| {platform} | {workload} | {sizes} | {d['nodes']:,} | {d['wall_simulate_s']:.2f} | {float(wall):.2f} "
-      f"| {int(rss) // 1024} MiB | {d['patterns_timed']} | {d['efficiency']:.4f} | {d['seconds']:.6g} |")
+      f"| {int(rss) // 1024} MiB | {d['patterns_timed']} | {d['efficiency']:.4f} | {d['time_s']:.6g} |")
 PY
     rm -f "$log.json"
   done

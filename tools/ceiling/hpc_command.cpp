@@ -107,10 +107,10 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
   }
 }
 
-/// `per`: what `seconds` and `flops` count, "run" (HPL) or "iteration" (HPCG's one CG iteration).
+/// `per`: what `time_s` and `flop` count, "run" (HPL) or "iteration" (HPCG's one CG iteration).
 void json_payload(io::JsonWriter& json, const Payload& p, const char* per) {
   json.key("per").value(per);
-  json.key("seconds").value(p.seconds).key("flops").value(p.flops).key("delivered_flop_per_s").value(p.delivered());
+  json.key("time_s").value(p.seconds).key("flop").value(p.flops).key("delivered_flop_per_s").value(p.delivered());
   // The peak that `efficiency` divides by is `top500_peak_flop_per_s` where the platform gives
   // the GPUs' base clock, else `peak_flop_per_s`; `model_peak_efficiency` divides by the latter
   // always (the text output prints both where they differ).

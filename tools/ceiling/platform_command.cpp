@@ -236,8 +236,8 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
   std::cout << "nodes         " << n << " of " << spec.nodes << " (allocation: contiguous)\n";
   std::cout << "node kind     " << (node.is_gpu_node() ? "GPU node" : "CPU node") << "\n";
   std::cout << "  CPU         " << node.cpu.sockets << " socket(s) x " << node.cpu.cores_per_socket
-            << " cores; peak " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
-            << "; memory " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
+            << " cores; peak per node " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
+            << "; memory per node " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
             << (node.cpu.core_memory_bandwidth ? ", one core " + to_string(*node.cpu.core_memory_bandwidth) : std::string())
             << measured_text(node.cpu, node.cpu.host_memory, " per socket") << "\n";
   if (node.gpu) {

@@ -85,14 +85,16 @@ double estimated_seconds(const replay::Scenario& s) {
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
-/// Where the experiment makes a point of `curve` fail with `message`, and the key there: at the
+/// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
 /// option the message names ("--NAME: ...", or --software for a key of the software file,
 /// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
-/// that `--global-batch` comes from; at the curve's platform for a key of its file, or of the
-/// stack it names where the variant names none; else at the variant when it sets options (they
-/// may be the cause), else at [experiment].
+/// that `--global-batch` comes from; at the variant's option without which the point runs (a
+/// platform's key that only that option makes wrong: its adaptive routing under `copies =
+/// "simgrid"`); at the curve's platform for a key of its file, or of the stack it names where the
+/// variant names none; else at the variant when it sets options (they may be the cause), else at
+/// [experiment].
 std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
-                                                           std::string_view message) {
+                                                           const sweep::PointSpec& point, std::string_view message) {
   const auto named = [](const auto& entries, const std::string& name) {
     return static_cast<std::size_t>(
         std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; }) - entries.begin());
@@ -110,6 +112,18 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
   for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)
     if (variant.run_args[i] == option && i / 2 < variant.option_where.size())
       return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + std::string(option.substr(2))};
+  // (the variant's options come last in a point's arguments, as NAME VALUE pairs)
+  const auto first_option = point.run_args.size() - variant.run_args.size();
+  for (std::size_t i = 0; i < variant.run_args.size() && i / 2 < variant.option_where.size(); i += 2) {
+    std::vector<std::string> without(point.run_args.begin(), point.run_args.end());
+    without.erase(without.begin() + static_cast<std::ptrdiff_t>(first_option + i),
+                  without.begin() + static_cast<std::ptrdiff_t>(first_option + i + 2));
+    try {
+      if (scenario_of(without, false))
+        return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + variant.run_args[i].substr(2)};
+    } catch (const std::exception&) { // (it fails without it too: not the cause alone)
+    }
+  }
   const auto& platform = e.platforms[p];
   if (option == "--software" || message.starts_with(platform.file + ":"))
     return {platform.where, "platforms[" + std::to_string(p) + "]"};
@@ -187,7 +201,7 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       costs.too_big.push_back(std::move(problem));
     } catch (const std::exception& error) {
       const std::string why = error_text(error);
-      const auto [where, key] = failure_where(e, curve, why);
+      const auto [where, key] = failure_where(e, curve, p, why);
       throw config::LoadError(at(where), key,
                               "point " + std::to_string(p.index) + " (" + curve.id + ", " +
                                   std::to_string(p.nodes) + " nodes) cannot run: " + why);
