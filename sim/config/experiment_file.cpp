@@ -178,7 +178,16 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
           else
             load_workload(entries[i].file, set);
         } catch (const LoadError& error) {
+          // At the variant where the entry loads without its overrides; else at the entry.
           const bool variant_has_set = !variant_set.empty();
+          try {
+            if (variant_has_set && k == 0)
+              load_platform(entries[i].file, entries[i].set);
+            else if (variant_has_set)
+              load_workload(entries[i].file, entries[i].set);
+          } catch (const LoadError& own) {
+            throw LoadError(at(entries[i].where), key, "does not load: " + std::string(own.what()));
+          }
           throw LoadError(at(variant_has_set ? e.variants[v].where : entries[i].where),
                           variant_has_set ? "variants[" + std::to_string(v) + "]" : key,
                           std::string(variant_has_set ? "with " + key + " \"" + entries[i].name +

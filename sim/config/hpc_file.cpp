@@ -79,7 +79,7 @@ HpcWorkload read_hpc_workload(const toml::table& root, const std::string& path) 
 
 HpcWorkload load_hpc_workload(const std::string& path, std::span<const std::string> overrides) {
   toml::table root = parse_toml_file(path);
-  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+  apply_overrides(root, path, overrides, OverrideTarget::Workload);
   return noting_overrides_of([&] { return read_hpc_workload(root, path); }, overrides,
                              OverrideTarget::Workload);
 }

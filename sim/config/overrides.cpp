@@ -130,15 +130,23 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
   return parse_toml_text(as_string, origin);
 }
 
-void apply_overrides(toml::table& base, std::span<const std::string> overrides,
-                     OverrideTarget target, const std::string& origin,
+void apply_overrides(toml::table& base, const std::string& path, std::span<const std::string> overrides,
+                     OverrideTarget target,
                      const std::function<void(toml::table&, const toml::table&)>& before_merge) {
   // Every override is seen by before_merge before any is merged, so that their order does
   // not matter (the keys of the topology given before the topology itself are kept).
+  const std::string origin = "--set";
   std::vector<toml::table> parsed;
   for (const std::string& text : overrides)
     if (override_target(text, origin) == target)
       parsed.push_back(parse_override(text, origin));
+  // A file without its kind's own table is another kind of file: refused as its reader refuses
+  // it, before an override adds the table and a key missing from it is blamed on the override.
+  const std::string_view own = target == OverrideTarget::Platform   ? "platform"
+                               : target == OverrideTarget::Workload ? "workload"
+                                                                    : "software";
+  if (!parsed.empty() && !base.contains(own))
+    TableReader(base, "", path).table(own); // (throws: it is not there)
   for (const toml::table& over : parsed)
     if (before_merge)
       before_merge(base, over);

@@ -15,13 +15,15 @@ namespace ceiling::config {
 /// nodes carry `origin` as their source path, so an error in the value points at the override.
 toml::table parse_override(std::string_view text, const std::string& origin);
 
-/// Merges `overrides` into `base` (parsed files), each replacing the value at its key: a
-/// table written as a dotted key merges into the table there (only the keys given change), an
-/// inline table ({...}) replaces it whole; a later override of a key wins. `before_merge` sees
+/// Merges `overrides` of `target` into `base` (the parsed file at `path`), each replacing the
+/// value at its key: a table written as a dotted key merges into the table there (only the keys
+/// given change), an inline table ({...}) replaces it whole; a later override of a key wins. A
+/// file without the table of its kind ([platform], [workload], [software]) is refused at the
+/// file, as its reader would, not made one by an override. `before_merge` sees
 /// every parsed override before any is merged (the platform reader drops the keys of a
 /// topology that an override replaces), so the order of the overrides does not matter there.
-void apply_overrides(toml::table& base, std::span<const std::string> overrides,
-                     OverrideTarget target, const std::string& origin,
+void apply_overrides(toml::table& base, const std::string& path, std::span<const std::string> overrides,
+                     OverrideTarget target,
                      const std::function<void(toml::table& base, const toml::table& override)>&
                          before_merge = {});
 

@@ -101,11 +101,15 @@ platform::GpuSpec read_gpu(TableReader t) {
                         .dgemm = t.optional_quantity<FlopRate>("dgemm", Sign::Positive),
                         .stream_bandwidth = t.optional_quantity<Bandwidth>("stream_bandwidth", Sign::Positive)};
   check_measured(t, gpu.peak, gpu.memory_bandwidth, gpu.dgemm, gpu.stream_bandwidth);
+  // A GPU's base clock is 0.64 (K80: 560 of 875 MHz) to 1 (K20X: one clock) of its boost clock.
   if (gpu.base_clock_peak_fp64 && gpu.peak.fp64 &&
-      gpu.base_clock_peak_fp64->flop_per_second() > gpu.peak.fp64->flop_per_second())
-    t.fail("base_clock_peak_fp64", units::to_string(*gpu.base_clock_peak_fp64) + ", above peak_fp64 (" +
-                                       units::to_string(*gpu.peak.fp64) +
-                                       "): expected the peak at the base clock, at most the boost clock's");
+      (gpu.base_clock_peak_fp64->flop_per_second() > gpu.peak.fp64->flop_per_second() ||
+       gpu.base_clock_peak_fp64->flop_per_second() < 0.5 * gpu.peak.fp64->flop_per_second()))
+    t.fail("base_clock_peak_fp64",
+           units::to_string(*gpu.base_clock_peak_fp64) + ", " +
+               (gpu.base_clock_peak_fp64->flop_per_second() > gpu.peak.fp64->flop_per_second() ? "above" : "below half of") +
+               " peak_fp64 (" + units::to_string(*gpu.peak.fp64) +
+               "): expected the peak at the base clock, from half the boost clock's to all of it");
   t.reject_unknown_keys();
   return gpu;
 }
@@ -271,15 +275,28 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   reject_foreign(torus_keys, "torus");
   reject_foreign(dragonfly_keys, "dragonfly");
   // (at the key the problem is about: a dragonfly's groups, set in the file or by --set; else at
-  // a key of the shape that an override gave, where one did, else at the topology)
+  // a key of the shape that an override gave, where one did; else at a fat-tree's list whose
+  // length differs from the other two (or whose entry is below 1), else at the topology)
   if (auto problem = platform::shape_problem(net.topology)) {
-    const auto overridden = [&]() -> std::string_view {
+    const auto at_fault = [&]() -> std::string_view {
       for (std::string_view key : shape_keys(kind))
         if (t.has(key) && t.location_of_key(key).path == "--set")
           return key;
+      if (const auto* f = std::get_if<platform::FatTree>(&net.topology)) {
+        const std::size_t down = f->down.size(), up = f->up.size(), links = f->links.size();
+        if (up == links && down != up)
+          return "down";
+        if (down == links && up != down)
+          return "up";
+        if (down == up && links != down)
+          return "links";
+        for (const auto& [key, counts] : {std::pair{"down", &f->down}, {"up", &f->up}, {"links", &f->links}})
+          if (std::any_of(counts->begin(), counts->end(), [](int x) { return x < 1; }))
+            return key;
+      }
       return "topology";
     };
-    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : overridden(),
+    t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : at_fault(),
            "impossible " + kind + " shape: " + *problem);
   }
   net.routing = platform::default_routing(net.topology);
@@ -361,7 +378,7 @@ void drop_replaced_topology(toml::table& base, const toml::table& over) {
 
 platform::PlatformSpec load_platform_text_or_file(toml::table root, const std::string& path,
                                                   std::span<const std::string> overrides) {
-  apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
+  apply_overrides(root, path, overrides, OverrideTarget::Platform, drop_replaced_topology);
   return noting_overrides_of([&] { return read_platform(root, path); }, overrides,
                              OverrideTarget::Platform);
 }
@@ -383,7 +400,7 @@ platform::PlatformSpec load_platform(const std::string& path,
 LoadError platform_key_error(const std::string& path, std::span<const std::string> overrides,
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
-  apply_overrides(root, overrides, OverrideTarget::Platform, "--set", drop_replaced_topology);
+  apply_overrides(root, path, overrides, OverrideTarget::Platform, drop_replaced_topology);
   return noting_overrides(key_error(root, path, dotted_key, message), overrides,
                           OverrideTarget::Platform);
 }

@@ -124,7 +124,7 @@ bool is_bundled_name(const std::string& name_or_path) {
 
 stack::SoftwareStack read_with_overrides(toml::table root, const std::string& path,
                                          std::span<const std::string> overrides) {
-  apply_overrides(root, overrides, OverrideTarget::Software, "--set");
+  apply_overrides(root, path, overrides, OverrideTarget::Software);
   return noting_overrides_of([&] { return read_software(root, path); }, overrides,
                              OverrideTarget::Software);
 }
@@ -210,7 +210,7 @@ std::string software_text(const std::string& name_or_path) {
 LoadError software_key_error(const std::string& name_or_path, std::span<const std::string> overrides,
                              std::string_view dotted_key, std::string_view message) {
   auto [root, path] = software_root(name_or_path);
-  apply_overrides(root, overrides, OverrideTarget::Software, "--set");
+  apply_overrides(root, path, overrides, OverrideTarget::Software);
   return noting_overrides(key_error(root, path, dotted_key, message), overrides,
                           OverrideTarget::Software);
 }

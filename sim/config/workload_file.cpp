@@ -309,7 +309,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
 
 workload::WorkloadSpec read_top_workload(toml::table root, const std::string& path,
                                          std::span<const std::string> overrides) {
-  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+  apply_overrides(root, path, overrides, OverrideTarget::Workload);
   std::vector<std::string> chain{std::filesystem::path(path).lexically_normal().string()};
   return noting_overrides_of([&] { return read_workload(root, path, chain); }, overrides,
                              OverrideTarget::Workload);
@@ -325,7 +325,7 @@ workload::WorkloadSpec load_workload(const std::string& path,
 LoadError workload_key_error(const std::string& path, std::span<const std::string> overrides,
                              std::string_view dotted_key, std::string_view message) {
   toml::table root = parse_toml_file(path);
-  apply_overrides(root, overrides, OverrideTarget::Workload, "--set");
+  apply_overrides(root, path, overrides, OverrideTarget::Workload);
   return noting_overrides(key_error(root, path, dotted_key, message), overrides,
                           OverrideTarget::Workload);
 }

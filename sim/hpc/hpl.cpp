@@ -511,7 +511,13 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
       throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
                        why + "give a larger matrix_order or a smaller " + block_name);
     const double memory = on_device ? node.gpu_memory_bytes : node.host_memory_bytes;
-    if (std::floor(std::sqrt(memory * processes / 8)) / s.block_size < static_cast<double>(widest))
+    const double all_of_it = std::floor(std::sqrt(memory * processes / 8)); // the order all of it holds
+    if (all_of_it / min_block_size < static_cast<double>(widest))
+      throw KeyRefusal(KeyRefusal::File::Platform, on_device ? "node.gpu.memory" : "node.cpu.host_memory",
+                       why + "even all of " + units::to_string(units::DataSize::from_bytes(memory)) +
+                           " a node, in blocks of the smallest size (" + std::to_string(min_block_size) +
+                           "), would not give enough blocks: the grid needs more memory");
+    if (all_of_it / s.block_size < static_cast<double>(widest))
       throw KeyRefusal(KeyRefusal::File::Workload, block_key,
                        why + "give a smaller " + block_name + " (all of the memory would not give enough blocks)");
     throw KeyRefusal(KeyRefusal::File::Workload, "hpl.memory_fraction",

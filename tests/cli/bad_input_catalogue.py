@@ -51,8 +51,6 @@ def file_case(kind, base, table, key, value, argv_of):
         f.write(text)
     what = f"{kind} {table}.{key} = {value}" if value is not None else f"{kind} without {table}.{key}"
     named = {"platforms": "platforms[0]", "workloads": "workloads[0]"}.get(table, f"{table}.{key}")
-    if table == "interconnect" and value in ("[8]", "[1]", "[1, 1, 1]"):
-        named = "interconnect.topology"  # lists of unequal length: the shape's error, at its topology
     if value is not None and re.fullmatch(r"-?\d{20,}", str(value)):
         named = "invalid TOML"  # an integer beyond 64 bits does not parse (toml++)
     # Where the error must point: the value's line, and its column (after "KEY = ") unless it is an

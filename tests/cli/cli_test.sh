@@ -19,6 +19,13 @@ for f in "$root"/platforms/*.toml; do
   expect 0 "route latency none (one node" -- "$ceiling" platform show "$f" --nodes 1
   expect 0 '"bisection_bandwidth_bytes_per_s"' -- "$ceiling" platform show "$f" --json --nodes 2
 done
+# The benchmarks of a machine of one node are refused at its size, not at a --nodes not given.
+expect 2 "--set:1:16: error: platform.nodes: the machine has 1 node; the benchmarks need at least 2" -- \
+  "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --set platform.nodes=1
+# A fat-tree's lists of another length than the others are refused at that list.
+sed 's/^down = .*/down = [8]/' "$root/platforms/generic-fat-tree.toml" > "$tmp/ft_down.toml"
+expect 2 "ft_down.toml:40:8: error: interconnect.down: impossible fat-tree shape: down, up and links must have one entry per level" -- \
+  "$ceiling" platform show "$tmp/ft_down.toml"
 # A CPU node's peaks and memory bandwidth for the node (its file gives them per socket: 2 x 166.4).
 expect 0 "2 socket(s) x 8 cores; peak per node fp64 332.8 GFLOP/s" -- "$ceiling" platform show "$root/platforms/piz-daint-xc30-cpu.toml"
 # The GPUs' device spread (platforms/README.md, "Device spread"), in text and JSON; none on a generic accelerator.
@@ -45,6 +52,12 @@ expect 0 "wrote $tmp/keep" -- "$ceiling" platform export "$tmp/pf.toml" --nodes 
 expect 0 "" -- cmp "$tmp/keep.tmp" "$root/platforms/generic-fat-tree.toml"
 expect 0 "<?xml" -- head -c 5 "$tmp/keep"
 expect 1 "" -- test -e "$tmp/keep.tmp.1"
+# An export replaces an earlier export (m.xml above), but no other file (a result store named by mistake).
+printf 'HDF5 stand-in' >"$tmp/store_x.h5"
+expect 2 "-o: $tmp/store_x.h5 exists and is not a SimGrid platform" -- \
+  "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 4 -o "$tmp/store_x.h5"
+expect 0 "HDF5 stand-in" -- cat "$tmp/store_x.h5"
+expect 0 "wrote $tmp/m.xml" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 4 -o "$tmp/m.xml"
 expect 0 "SimGrid's static minimal routes (the platform's adaptive routing is the replay's own, not exported)" -- \
   "$ceiling" platform export "$root/platforms/generic-dragonfly.toml" --nodes 4 -o "$tmp/d.xml"
 expect 0 "ring all-reduce" -- "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --nodes 8
@@ -175,6 +188,12 @@ expect 2 "(the file as --set software.library=none leaves it)" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
 expect 2 "hpcg.toml:14:6: error: hpcg.nx: each multigrid level halves the grid: nx = 104 must be divisible by 2^(levels - 1) = 64 (the file as --set hpcg.levels=7 leaves it)" -- \
   "$ceiling" hpc -w "$root/workloads/hpcg.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 4 --set hpcg.levels=7
+# A file of another kind is refused at the file, as without overrides: a --set cannot make a
+# software stack a platform (the error blamed the override for the missing platform.name).
+expect 2 "ideal.toml:1:1: error: platform: missing key: expected a table [platform]" -- \
+  "$ceiling" run -p "$root/platforms/software/ideal.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set platform.nodes=4
+expect 2 "generic-torus.toml:1:1: error: workload: missing key: expected a table [workload]" -- \
+  "$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/platforms/generic-torus.toml" -n 2 --set workload.batch_per_worker=4
 # A path in a file is resolved as the system resolves it: through a link to a folder, "../"
 # climbs out of the folder linked to (a decoy beside the link, read before, is not read).
 mkdir -p "$tmp/lx/platforms"
@@ -443,6 +462,12 @@ sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options 
   "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
 expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 nodes) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
   "$ceiling" experiment show "$tmp/copies_in_options.toml"
+# A platform entry that does not load with its own overrides is refused at the entry, though the
+# variants have overrides too (it was refused at the first variant, "with platforms[3]").
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \
+  "$root/experiments/interconnects.toml" > "$tmp/torus_too_small.toml"
+expect 2 "torus_too_small.toml:31:1: error: platforms[3]: does not load: --set:1:16: error: platform.nodes: the torus" -- \
+  "$ceiling" experiment show "$tmp/torus_too_small.toml"
 # Every bundled experiment checks and expands, each point with its rough wall time (a process
 # of a node: about 0.2 s, tools::PointCost).
 for f in "$root"/experiments/*.toml; do

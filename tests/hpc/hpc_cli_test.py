@@ -75,7 +75,7 @@ check(weak_drop > strong_drop,
 for workload, platform, nodes in (("hpl", p100, 256), ("hpl", cpu, 256)):
     every = run(workload, platform, nodes)
     sampled = run(workload, platform, nodes, "--message-sizes", "8")
-    error = abs(sampled["seconds"] / every["seconds"] - 1)
+    error = abs(sampled["time_s"] / every["time_s"] - 1)
     check(error < 1e-12 and sampled["patterns_timed"] < every["patterns_timed"],
           f"{workload} on {nodes} {platform} nodes: 8 message sizes per pattern as every size "
           f"({error:.2e}; {sampled['patterns_timed']} against {every['patterns_timed']} timings)")
@@ -111,6 +111,15 @@ check(out.returncode == 0, f"HPCG on CPU nodes without a DGEMM rate runs: got {o
 refused(["hpc", "-w", hpl, "-p", no_dgemm, "-n", "8"], "error: node.cpu.dgemm: missing key")
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{cpu}.toml", "-n", "8", "--set", "node.cpu.dgemm=1 PFLOP/s"],
         "node.cpu.dgemm: measured 1 PFLOP/s, above peak_fp64")
+# A node memory too small for the grid at any block size is refused at the memory, not the block size.
+refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{p100}.toml", "-n", "4", "--set", "node.cpu.host_memory=1 KiB"],
+        "node.cpu.host_memory: matrix order 20 gives 0 blocks of 768, fewer than the 2 process rows or columns of the 2 x 2 grid: "
+        "even all of 1.024 kB a node, in blocks of the smallest size (16), would not give enough blocks")
+# A base clock's peak from half the boost clock's to all of it (else E against it could pass 1).
+refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{p100}.toml", "-n", "4", "--set", "node.gpu.base_clock_peak_fp64=1 GFLOP/s"],
+        "node.gpu.base_clock_peak_fp64: 1 GFLOP/s, below half of peak_fp64 (4.7 TFLOP/s)")
+refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{p100}.toml", "-n", "4", "--set", "node.gpu.base_clock_peak_fp64=5 TFLOP/s"],
+        "node.gpu.base_clock_peak_fp64: 5 TFLOP/s, above peak_fp64 (4.7 TFLOP/s)")
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{cpu}.toml", "-n", "8", "--set", "hpl.broadcast=tree"],
         "expected one of")
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{cpu}.toml", "-n", "8", "--message-sizes", "1"],

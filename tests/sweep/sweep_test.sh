@@ -430,10 +430,11 @@ outputs() {
     '[[variants]]' 'name = "v"' 'options = { collective = "ring" }' >"$tmp/bad-stack.toml"
   expect 2 'bad-stack.toml:6:1: error: platforms[0]: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs' -- \
     "$ceiling" experiment show "$tmp/bad-stack.toml"
-  # (and at the platform where a key of its file stands in the way, whatever option names the stack)
+  # (and at the variant's option without which the point runs, where a key of the platform's file
+  # stands in the way of the stack the option names: the platform runs other stacks)
   sed -i 's|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|; /^set = /d; s/collective = "ring"/software = "horovod-nccl"/' \
     "$tmp/bad-stack.toml"
-  expect 2 'bad-stack.toml:6:1: error: platforms[0]: point 0 (p / w / v / weak, 1 nodes) cannot run: '"$root"'/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability' -- \
+  expect 2 'bad-stack.toml:14:13: error: variants[0].options.software: point 0 (p / w / v / weak, 1 nodes) cannot run: '"$root"'/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability' -- \
     "$ceiling" experiment show "$tmp/bad-stack.toml"
   sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
   expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \

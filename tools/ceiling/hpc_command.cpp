@@ -92,8 +92,10 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
                 si(*base, "FLOP/s").c_str(), si(p.peak(), "FLOP/s").c_str());
   else
     std::printf("peak               %s%s\n", si(p.peak(), "FLOP/s").c_str(), base ? " (TOP500's R_peak: GPUs at base clock)" : "");
+  // (above 1 only against the base clock's R_peak, which the model's GPUs run above)
+  const char* above = p.efficiency() > 1 ? "; above 1: the GPUs deliver more than their base clock's peak" : "";
   if (differ)
-    std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f)\n", p.efficiency(), p.delivered() / p.peak());
+    std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f%s)\n", p.efficiency(), p.delivered() / p.peak(), above);
   else
     std::printf("E = delivered/peak %.4f\n", p.efficiency());
   for (const CountOfN& c : counts_of_n(p)) {
@@ -103,7 +105,9 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
       continue;
     }
     std::printf("1 - alpha_eff      %.4e with N = %.0f %s (Vegh B3)%s\n", x, c.n, c.name,
-                x > 1 ? ": above 1, since (B3) assumes E = 1 on one unit and E is far below that here" : "");
+                x > 1   ? ": above 1, since (B3) assumes E = 1 on one unit and E is far below that here"
+                : x < 0 ? ": below 0, since E is above 1"
+                        : "");
   }
 }
 

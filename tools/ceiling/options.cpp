@@ -6,9 +6,13 @@
 #include "units/parse.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 
 namespace po = boost::program_options;
 
@@ -156,6 +160,30 @@ void refuse_output_over_inputs(std::string_view option, const std::string& path,
       throw UsageError(std::string(option) + ": " + path + " is the " + kind +
                        " file it reads, which it would write over: name another file");
   }
+}
+
+void refuse_over_other_than_own(std::string_view option, const std::string& path, std::string_view start,
+                                std::string_view what) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error) || std::filesystem::file_size(path, error) == 0)
+    return;
+  const auto solid = [](char c) { return c != ' ' && c != '\n' && c != '\t' && c != '\r'; };
+  std::string expected; // `start` but white space
+  std::copy_if(start.begin(), start.end(), std::back_inserter(expected), solid);
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw UsageError(std::string(option) + ": " + path + " exists but cannot be read" +
+                     (errno != 0 ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) + ", to check that it is " +
+                     std::string(what) + " before writing over it: name another file");
+  std::string first; // its first characters but white space
+  for (char c; first.size() < expected.size() && in.get(c);)
+    if (solid(c))
+      first += c;
+  if (first != expected)
+    throw UsageError(std::string(option) + ": " + path + " exists and is not " + std::string(what) + " (one that " +
+                     std::string(option) + " wrote begins with " + std::string(start) +
+                     "): name another file, or remove it first");
 }
 
 int dispatch(const std::string& command, const std::vector<std::string>& args,

@@ -80,6 +80,12 @@ std::string error_text(const std::exception& e, const boost::program_options::op
 void refuse_output_over_inputs(std::string_view option, const std::string& path,
                                const std::vector<std::pair<std::string, std::string>>& inputs);
 
+/// Refuses to write `option`'s output over a file at `path` that it did not write (a result
+/// store, a table, a source file named by mistake): an output of its own (`what`, "a trace")
+/// begins with `start`, white space aside; an empty file, or none, is no one's.
+void refuse_over_other_than_own(std::string_view option, const std::string& path, std::string_view start,
+                                std::string_view what);
+
 /// A subcommand: its name and the function that runs it on the remaining arguments.
 struct Subcommand {
   const char* name;

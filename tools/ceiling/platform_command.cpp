@@ -373,6 +373,8 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
   refuse_output_over_inputs("-o", output, {{"platform", parsed->file}});
+  // (platform::export_xml's first lines)
+  refuse_over_other_than_own("-o", output, "<?xml version='1.0'?><!DOCTYPE platform", "a SimGrid platform");
   io::AtomicOutput out(output); // checked before the build; whole or not at all
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);
@@ -483,8 +485,11 @@ int bench(const std::vector<std::string>& args) {
   refuse_unread_overrides(overrides, "platform bench", {config::OverrideTarget::Platform});
   const PlatformSpec spec = config::load_platform(parsed->file, overrides);
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
-  if (n < 2)
+  if (n < 2 && parsed->has("nodes"))
     throw UsageError("--nodes: the benchmarks need at least 2 nodes, got " + std::to_string(n));
+  if (n < 2)
+    throw config::platform_key_error(parsed->file, overrides, "platform.nodes",
+                                     "the machine has 1 node; the benchmarks need at least 2");
   if (n > max_bench_nodes)
     throw UsageError("--nodes: at most " + std::to_string(max_bench_nodes) + ", got " + std::to_string(n) +
                      ": the step-by-step ring costs O(N^3) in SimGrid 3.32 (about 20 s at 1,024 nodes, most of an "

@@ -522,31 +522,6 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
   return interrupted(r, o);
 }
 
-/// A trace replaces an earlier trace; any other file already at `path` (a result store, a
-/// table, a source file named by mistake) is refused rather than written over.
-void refuse_over_other_than_trace(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error) ||
-      std::filesystem::file_size(path, error) == 0)
-    return;
-  constexpr std::string_view start =
-      R"({"displayTimeUnit")"; // (io::write_chrome_trace's first key)
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UsageError("--trace: " + path + " exists but cannot be read" +
-                     (errno != 0 ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) +
-                     ", to check that it is a trace before writing over it: name another file");
-  std::string first; // its first characters but white space
-  for (char c; first.size() < start.size() && in.get(c);)
-    if (c != ' ' && c != '\n' && c != '\t' && c != '\r')
-      first += c;
-  if (first != start)
-    throw UsageError("--trace: " + path +
-                     " exists and is not a trace (one that --trace wrote begins with " +
-                     std::string(start) + "): name another file, or remove it first");
-}
-
 } // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -594,7 +569,7 @@ int run_command(const std::vector<std::string>& args) {
     for (const workload::FileRead& f : s.workload.files_read)
       inputs.emplace_back(f.kind, f.path);
     refuse_output_over_inputs("--trace", *trace_path, inputs);
-    refuse_over_other_than_trace(*trace_path);
+    refuse_over_other_than_own("--trace", *trace_path, R"({"displayTimeUnit")", "a trace"); // (io::write_chrome_trace's first key)
     io::AtomicOutput{*trace_path};
   }
   // The text output streams: the header once the machine is built, each iteration's row when
