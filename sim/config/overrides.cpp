@@ -62,6 +62,26 @@ bool overrides_set(std::span<const std::string> overrides, std::string_view dott
   });
 }
 
+bool override_reaches(std::string_view text, std::string_view dotted_key) {
+  const auto equals = text.find('=');
+  if (equals == std::string_view::npos)
+    return false;
+  std::string key; // its dotted key, down the tables its dotted key made (an inline table is a value)
+  try {
+    const toml::table parsed = parse_override(text, "--set");
+    for (const toml::table* t = &parsed; t && t->size() == 1 && (t == &parsed || !t->is_inline());) {
+      const auto only = t->begin();
+      key += (key.empty() ? "" : ".") + std::string(only->first.str());
+      t = only->second.as_table();
+    }
+  } catch (const LoadError&) { // (a value it cannot read: its key as written, but spaces)
+    key = trimmed(text.substr(0, equals));
+    std::erase_if(key, [](char c) { return c == ' ' || c == '\t'; });
+  }
+  return !key.empty() && dotted_key.starts_with(key) &&
+         (dotted_key.size() == key.size() || dotted_key[key.size()] == '.' || dotted_key[key.size()] == '[');
+}
+
 OverrideTarget override_target(std::string_view text, const std::string& origin) {
   const auto equals = text.find('=');
   const std::string key(text.substr(0, equals));

@@ -21,4 +21,10 @@ OverrideTarget override_target(std::string_view text, const std::string& origin 
 /// at `dotted_key` ("calibration.compute_efficiency"), however its key is written.
 bool overrides_set(std::span<const std::string> overrides, std::string_view dotted_key);
 
+/// Whether the override `text` ("node . gpu = {...}") sets `dotted_key` ("node.gpu.memory") or a
+/// table or array holding it ("node.gpu" of "node.gpu.memory", "graph.layers" of
+/// "graph.layers[1].name"), its key read as TOML reads it (spaces, quotes); an override that
+/// is no KEY=VALUE reaches no key, and one whose value does not parse by its key's text.
+bool override_reaches(std::string_view text, std::string_view dotted_key);
+
 } // namespace ceiling::config

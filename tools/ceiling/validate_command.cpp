@@ -1,6 +1,7 @@
 // `ceiling validate`: each validation case's real series predicted, efficiency against efficiency.
 #include "analysis/validation.hpp"
 #include "config/load_error.hpp"
+#include "config/overrides.hpp"
 #include "config/table_reader.hpp"
 #include "config/validation_file.hpp"
 #include "io/json_writer.hpp"
@@ -380,22 +381,10 @@ int validate_command(const std::vector<std::string>& args) {
       const std::string_view rest = why.substr(at + 9);
       set_key = std::string(rest.substr(0, rest.find(':')));
     }
-    // An override's key as the error would name it ("node . gpu" and "\"node\".gpu" as
-    // node.gpu); it sets the error's key where it is that key or a table holding it ("node.gpu"
-    // of "node.gpu.memory", "graph.layers" of "graph.layers[1].name"). Without a key named,
-    // any override may be it.
-    const auto bare = [](std::string_view key) {
-      std::string out;
-      for (char c : key)
-        if (c != ' ' && c != '\t' && c != '"' && c != '\'')
-          out += c;
-      return out;
-    };
+    // An override sets the error's key where it is that key or a table holding it; without a
+    // key named, any override may be it.
     const auto sets_key = [&](const std::string& value) {
-      const std::string key = bare(std::string_view(value).substr(0, value.find('=')));
-      return set_key.empty() || set_key == key ||
-             (set_key.starts_with(key) &&
-              (set_key[key.size()] == '.' || set_key[key.size()] == '['));
+      return set_key.empty() || config::override_reaches(value, set_key);
     };
     const auto gives = [&](const std::vector<std::string>& options) {
       for (std::size_t i = 0; i < options.size(); ++i) {
