@@ -178,7 +178,8 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
           else
             load_workload(entries[i].file, set);
         } catch (const LoadError& error) {
-          // At the variant where the entry loads without its overrides; else at the entry.
+          // At the variant where the entry loads without the variant's overrides (with its own);
+          // else at the entry.
           const bool variant_has_set = !variant_set.empty();
           try {
             if (variant_has_set && k == 0)

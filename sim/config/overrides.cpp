@@ -33,13 +33,17 @@ std::string quoted_toml(std::string_view text) {
   return out + "\"";
 }
 
-/// Moves the values of `over` into `base`: a moved node keeps its source region (a copied
-/// one would not), so errors in it point at the override.
-void merge(toml::table& base, toml::table& over) {
+/// Moves the values of `over` into `base` (the table at `prefix` of the file at `path`): a moved
+/// node keeps its source region (a copied one would not), so errors in it point at the override.
+/// A table the override's dotted key goes through must be a table in the file too: another value
+/// there is refused at the file, as its reader refuses it (an override does not make it one).
+void merge(toml::table& base, toml::table& over, const std::string& prefix, const std::string& path) {
   for (auto&& [key, value] : over) {
     toml::node* here = base.get(key.str());
-    if (value.is_table() && !value.as_table()->is_inline() && here && here->is_table()) {
-      merge(*here->as_table(), *value.as_table());
+    if (value.is_table() && !value.as_table()->is_inline() && here && !here->is_table())
+      TableReader(base, prefix, path).table(key.str()); // (throws: not a table)
+    if (value.is_table() && !value.as_table()->is_inline() && here) {
+      merge(*here->as_table(), *value.as_table(), (prefix.empty() ? "" : prefix + ".") + std::string(key.str()), path);
       continue;
     }
     // A quantity given in the other spelling replaces the file's ("input" for "input_bytes").
@@ -165,13 +169,13 @@ void apply_overrides(toml::table& base, const std::string& path, std::span<const
   const std::string_view own = target == OverrideTarget::Platform   ? "platform"
                                : target == OverrideTarget::Workload ? "workload"
                                                                     : "software";
-  if (!parsed.empty() && !base.contains(own))
-    TableReader(base, "", path).table(own); // (throws: it is not there)
+  if (!parsed.empty() && !(base.contains(own) && base[own].is_table()))
+    TableReader(base, "", path).table(own); // (throws: it is not there, or not a table)
   for (const toml::table& over : parsed)
     if (before_merge)
       before_merge(base, over);
   for (toml::table& over : parsed)
-    merge(base, over);
+    merge(base, over, "", path);
 }
 
 } // namespace ceiling::config

@@ -274,14 +274,11 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
   reject_foreign(fat_tree_keys, "fat-tree");
   reject_foreign(torus_keys, "torus");
   reject_foreign(dragonfly_keys, "dragonfly");
-  // (at the key the problem is about: a dragonfly's groups, set in the file or by --set; else at
-  // a key of the shape that an override gave, where one did; else at a fat-tree's list whose
-  // length differs from the other two (or whose entry is below 1), else at the topology)
+  // (at the key the problem is about: a dragonfly's groups, set in the file or by --set; a
+  // fat-tree's list whose length differs from the other two, wherever it was given; else at a key
+  // of the shape that an override gave, where one did, else at the topology)
   if (auto problem = platform::shape_problem(net.topology)) {
     const auto at_fault = [&]() -> std::string_view {
-      for (std::string_view key : shape_keys(kind))
-        if (t.has(key) && t.location_of_key(key).path == "--set")
-          return key;
       if (const auto* f = std::get_if<platform::FatTree>(&net.topology)) {
         const std::size_t down = f->down.size(), up = f->up.size(), links = f->links.size();
         if (up == links && down != up)
@@ -290,10 +287,10 @@ platform::InterconnectSpec read_interconnect(TableReader t) {
           return "up";
         if (down == up && links != down)
           return "links";
-        for (const auto& [key, counts] : {std::pair{"down", &f->down}, {"up", &f->up}, {"links", &f->links}})
-          if (std::any_of(counts->begin(), counts->end(), [](int x) { return x < 1; }))
-            return key;
       }
+      for (std::string_view key : shape_keys(kind))
+        if (t.has(key) && t.location_of_key(key).path == "--set")
+          return key;
       return "topology";
     };
     t.fail(std::holds_alternative<platform::Dragonfly>(net.topology) ? "groups" : at_fault(),

@@ -4,6 +4,7 @@
 #include "replay/result.hpp"
 
 #include <ostream>
+#include <string_view>
 
 namespace ceiling::io {
 
@@ -12,5 +13,9 @@ namespace ceiling::io {
 /// rank (more where one rank's copies of one direction overlap: "rank 3 (2)"). Times in
 /// microseconds, as the format wants.
 void write_chrome_trace(const std::vector<replay::TimelineEvent>& timeline, std::ostream& out);
+
+/// How a trace write_chrome_trace() wrote begins, white space aside (its first key), so that an
+/// earlier trace is told from other files before it is written over.
+inline constexpr std::string_view chrome_trace_start = R"({"displayTimeUnit")";
 
 } // namespace ceiling::io

@@ -85,9 +85,7 @@ std::vector<const sg4::Host*> endpoints(const NodeHosts& node) {
 
 void export_xml(const Machine& machine, std::ostream& out) {
   assert(machine.size() <= max_xml_export_nodes && "export_xml: too many nodes for explicit routes");
-  out << "<?xml version='1.0'?>\n"
-      << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      << "<!-- " << machine.spec().name << ", " << machine.size()
+  out << xml_export_start << "<!-- " << machine.spec().name << ", " << machine.size()
       << " nodes, written by ceiling platform export; routes: SimGrid's static minimal ones"
       << (machine.spec().interconnect.routing == Routing::StaticMinimal
               ? ""

@@ -4,6 +4,7 @@
 #include "machine/machine.hpp"
 
 #include <ostream>
+#include <string_view>
 
 namespace ceiling::platform {
 
@@ -18,5 +19,10 @@ inline constexpr long long max_xml_export_nodes = 512;
 /// SimGrid's halves (NAME_UP, NAME_DOWN), so routes name the same links in both forms.
 /// Requires machine.size() <= max_xml_export_nodes.
 void export_xml(const Machine& machine, std::ostream& out);
+
+/// How a file export_xml() wrote begins, so that an earlier export is told from other files
+/// before it is written over.
+inline constexpr std::string_view xml_export_start =
+    "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
 
 } // namespace ceiling::platform

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <deque>
 
 namespace ceiling::replay {
@@ -852,14 +851,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
                        (w.calibration.borrowed_from.empty() ? std::string() : " (borrowed from " + w.calibration.borrowed_from + ")");
   }
   plan.calibration += workload::calibration_notes(w, chosen, s.platform.node, run_precision, plan.compute_precision);
-  if (efficiency.compute > 1) { // (README, "The workload suite": VGG16's 1.58 on the P100 SXM2)
-    char above[224];
-    std::snprintf(above, sizeof above,
-                  "; compute efficiency %.3g, above 1: the workload counts direct-convolution FLOPs where the "
-                  "library ran Winograd or FFT convolutions, which do fewer, so its FLOP/s exceed the peak",
-                  efficiency.compute);
-    plan.calibration += above;
-  }
+  plan.calibration += workload::efficiency_above_one_note(w, efficiency.compute);
   const auto peak = *device.peak.at(plan.compute_precision);
 
   if (s.platform.node.is_gpu_node())

@@ -4,6 +4,7 @@
 #include "units/parse.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace ceiling::workload {
 
@@ -109,6 +110,19 @@ std::string calibration_notes(const WorkloadSpec& w, const ChosenEfficiency& cho
     notes += ", fitted on " + fitted + ": uncalibrated on this GPU (the fit's efficiencies at its peak and memory "
                                        "bandwidth)";
   return notes;
+}
+
+std::string efficiency_above_one_note(const WorkloadSpec& w, double compute_efficiency) {
+  if (!(compute_efficiency > 1))
+    return "";
+  char efficiency[32];
+  std::snprintf(efficiency, sizeof efficiency, "%.3g", compute_efficiency);
+  const bool convolutions = std::any_of(w.layers.begin(), w.layers.end(),
+                                        [](const LayerSpec& l) { return l.kind.starts_with("conv"); });
+  return "; compute efficiency " + std::string(efficiency) + ", above 1: " +
+         (convolutions ? "the workload counts direct-convolution FLOPs where the library ran Winograd or FFT "
+                         "convolutions, which do fewer, so its FLOP/s exceed the peak"
+                       : "the workload counts more FLOPs than the device computes, so its FLOP/s exceed the peak");
 }
 
 LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,

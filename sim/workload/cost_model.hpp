@@ -92,6 +92,12 @@ ChosenEfficiency efficiency_for(const WorkloadSpec& w, const DeviceRates& device
 std::string calibration_notes(const WorkloadSpec& w, const ChosenEfficiency& chosen, const platform::NodeSpec& node,
                               std::string_view mode, platform::Precision computes);
 
+/// What a run says of a compute efficiency above 1 (empty at 1 or below): the workload counts
+/// more FLOPs than the device computes, so its delivered FLOP/s exceed the peak; for a workload
+/// with convolutions, because it counts direct convolutions where cuDNN ran Winograd or FFT
+/// ones (README, "The workload suite": VGG16's 1.58 on the P100 SXM2).
+std::string efficiency_above_one_note(const WorkloadSpec& w, double compute_efficiency);
+
 /// The precision a device computes in for precision mode `mode` ("fp32", "mixed", ...; empty: the
 /// workload's own): mixed precision computes in fp16 (its fp32 gradients are not compute).
 platform::Precision compute_precision_of(const WorkloadSpec& w, std::string_view mode);

@@ -54,10 +54,12 @@ expect 0 "<?xml" -- head -c 5 "$tmp/keep"
 expect 1 "" -- test -e "$tmp/keep.tmp.1"
 # An export replaces an earlier export (m.xml above), but no other file (a result store named by mistake).
 printf 'HDF5 stand-in' >"$tmp/store_x.h5"
-expect 2 "-o: $tmp/store_x.h5 exists and is not a SimGrid platform" -- \
+expect 2 "-o: $tmp/store_x.h5 exists and is not a platform that" -- \
   "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 4 -o "$tmp/store_x.h5"
 expect 0 "HDF5 stand-in" -- cat "$tmp/store_x.h5"
 expect 0 "wrote $tmp/m.xml" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 4 -o "$tmp/m.xml"
+printf '  \n' >"$tmp/blank.xml" # (white space alone is no one's file)
+expect 0 "wrote $tmp/blank.xml" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 4 -o "$tmp/blank.xml"
 expect 0 "SimGrid's static minimal routes (the platform's adaptive routing is the replay's own, not exported)" -- \
   "$ceiling" platform export "$root/platforms/generic-dragonfly.toml" --nodes 4 -o "$tmp/d.xml"
 expect 0 "ring all-reduce" -- "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --nodes 8
@@ -194,6 +196,16 @@ expect 2 "ideal.toml:1:1: error: platform: missing key: expected a table [platfo
   "$ceiling" run -p "$root/platforms/software/ideal.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set platform.nodes=4
 expect 2 "generic-torus.toml:1:1: error: workload: missing key: expected a table [workload]" -- \
   "$ceiling" run -p "$root/platforms/generic-torus.toml" -w "$root/platforms/generic-torus.toml" -n 2 --set workload.batch_per_worker=4
+# (and where the file's key of the kind, or a table an override goes through, is another value)
+printf 'platform = 3\n' >"$tmp/p3.toml"
+expect 2 "p3.toml:1:12: error: platform: expected a table ([platform]), got an integer" -- \
+  "$ceiling" run -p "$tmp/p3.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set platform.nodes=4
+printf 'interconnect = "x"\n[platform]\nname = "p"\nnodes = 2\n' >"$tmp/pi.toml"
+expect 2 "pi.toml:1:16: error: interconnect: expected a table ([interconnect]), got a string" -- \
+  "$ceiling" platform bench "$tmp/pi.toml" --set interconnect.topology=fat-tree
+# A fat-tree's list of another length is refused at it though another list was overridden too.
+expect 2 "--set:1:17: error: interconnect.up: impossible fat-tree shape" -- \
+  "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --set 'interconnect.down=[8,8]' --set 'interconnect.up=[1]'
 # A path in a file is resolved as the system resolves it: through a link to a folder, "../"
 # climbs out of the folder linked to (a decoy beside the link, read before, is not read).
 mkdir -p "$tmp/lx/platforms"

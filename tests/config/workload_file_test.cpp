@@ -370,6 +370,7 @@ TEST_CASE("calibrations that borrow from each other are refused where the cycle 
       // x's error holds y's, which names the cycle: y's lender is x.
       const std::string what = e.what();
       CHECK(what.find("calibration.borrow: calibrations borrow from each other in a cycle through") != std::string::npos);
+      CHECK(what.find("does not load") != std::string::npos);
       CHECK(what.find("does not load") == what.rfind("does not load"));
     }
   }

@@ -93,9 +93,9 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
   else
     std::printf("peak               %s%s\n", si(p.peak(), "FLOP/s").c_str(), base ? " (TOP500's R_peak: GPUs at base clock)" : "");
   // (above 1 only against the base clock's R_peak, which the model's GPUs run above)
-  const char* above = p.efficiency() > 1 ? "; above 1: the GPUs deliver more than their base clock's peak" : "";
+  const char* above = p.efficiency() > 1 ? " (above 1: the GPUs deliver more than their base clock's peak)" : "";
   if (differ)
-    std::printf("E = delivered/peak %.4f  (against the model's peak: %.4f%s)\n", p.efficiency(), p.delivered() / p.peak(), above);
+    std::printf("E = delivered/peak %.4f%s  (against the model's peak: %.4f)\n", p.efficiency(), above, p.delivered() / p.peak());
   else
     std::printf("E = delivered/peak %.4f\n", p.efficiency());
   for (const CountOfN& c : counts_of_n(p)) {

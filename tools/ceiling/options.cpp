@@ -180,10 +180,13 @@ void refuse_over_other_than_own(std::string_view option, const std::string& path
   for (char c; first.size() < expected.size() && in.get(c);)
     if (solid(c))
       first += c;
-  if (first != expected)
-    throw UsageError(std::string(option) + ": " + path + " exists and is not " + std::string(what) + " (one that " +
-                     std::string(option) + " wrote begins with " + std::string(start) +
+  if (!first.empty() && first != expected) { // (white space alone is as empty)
+    std::string shown(start); // (on one line)
+    std::replace(shown.begin(), shown.end(), '\n', ' ');
+    throw UsageError(std::string(option) + ": " + path + " exists and is not " + std::string(what) +
+                     " (whose text begins with " + shown.substr(0, shown.find_last_not_of(' ') + 1) +
                      "): name another file, or remove it first");
+  }
 }
 
 int dispatch(const std::string& command, const std::vector<std::string>& args,

@@ -82,7 +82,8 @@ void refuse_output_over_inputs(std::string_view option, const std::string& path,
 
 /// Refuses to write `option`'s output over a file at `path` that it did not write (a result
 /// store, a table, a source file named by mistake): an output of its own (`what`, "a trace")
-/// begins with `start`, white space aside; an empty file, or none, is no one's.
+/// begins with `start`, white space aside; an empty file (or one of white space alone), or none,
+/// is no one's.
 void refuse_over_other_than_own(std::string_view option, const std::string& path, std::string_view start,
                                 std::string_view what);
 

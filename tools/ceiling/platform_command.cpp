@@ -237,7 +237,7 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
   std::cout << "node kind     " << (node.is_gpu_node() ? "GPU node" : "CPU node") << "\n";
   std::cout << "  CPU         " << node.cpu.sockets << " socket(s) x " << node.cpu.cores_per_socket
             << " cores; peak per node " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
-            << "; memory per node " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
+            << "; memory bandwidth per node " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
             << (node.cpu.core_memory_bandwidth ? ", one core " + to_string(*node.cpu.core_memory_bandwidth) : std::string())
             << measured_text(node.cpu, node.cpu.host_memory, " per socket") << "\n";
   if (node.gpu) {
@@ -373,8 +373,7 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
   refuse_output_over_inputs("-o", output, {{"platform", parsed->file}});
-  // (platform::export_xml's first lines)
-  refuse_over_other_than_own("-o", output, "<?xml version='1.0'?><!DOCTYPE platform", "a SimGrid platform");
+  refuse_over_other_than_own("-o", output, platform::xml_export_start, "a platform that `platform export` wrote");
   io::AtomicOutput out(output); // checked before the build; whole or not at all
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);

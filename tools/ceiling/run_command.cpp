@@ -569,7 +569,7 @@ int run_command(const std::vector<std::string>& args) {
     for (const workload::FileRead& f : s.workload.files_read)
       inputs.emplace_back(f.kind, f.path);
     refuse_output_over_inputs("--trace", *trace_path, inputs);
-    refuse_over_other_than_own("--trace", *trace_path, R"({"displayTimeUnit")", "a trace"); // (io::write_chrome_trace's first key)
+    refuse_over_other_than_own("--trace", *trace_path, io::chrome_trace_start, "a trace");
     io::AtomicOutput{*trace_path};
   }
   // The text output streams: the header once the machine is built, each iteration's row when
