@@ -169,6 +169,27 @@ class LineGrid:
             return self.looks.line(c)
         return dict(marker=c.marker, ms=4.5, color=c.colour, lw=1.4)
 
+    def note_coinciding(self, cell, key):
+        """Says in the panel which of its curves lie on one another (the same values of `key` at
+        the same N, to 4 digits: one line hides the others), per variant in a grid: machines
+        that a sweep's N never spread beyond one switch or group give the same times."""
+        same = {}
+        for c in cell.curves:
+            values = tuple(f"{v:.4g}" for v in c.data[key])
+            variant = c.variant if self.faceted else ""
+            same.setdefault((variant, tuple(c.data["n"]), values), []).append(c)
+        lines = []
+        for (variant, _, _), cs in same.items():
+            if len(cs) > 1:
+                names = " = ".join(mpl_text(getattr(c, self.looks.colour_key)) if self.faceted else c.label
+                                   for c in cs)
+                lines.append(f"{names}{f' ({mpl_text(variant)})' if self.faceted and self.looks.style_key else ''}")
+        if lines:
+            cell.ax.text(0.98, 0.03, "on one another: " + "; ".join(lines) if len(lines) == 1 else
+                         "on one another:\n" + "\n".join(lines), transform=cell.ax.transAxes,
+                         ha="right", va="bottom", fontsize=7, color="0.25",
+                         bbox=dict(facecolor="white", edgecolor="0.8", alpha=0.85, pad=2))
+
     def fit(self, c):
         if self.faceted:
             return self.looks.fit(c)

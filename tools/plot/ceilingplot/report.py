@@ -35,7 +35,9 @@ def _key_numbers(c):
     largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
     ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
         "∞ (α clamped to 1: linear or superlinear)" if math.isinf(c.ceiling) else
-        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else f"{fmt(c.ceiling)}×")
+        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else
+        f"{fmt(c.ceiling)}×" if c.fit_extrapolates else
+        f"none in sight: the fit's {fmt(c.ceiling)}× grows with the largest N (weak scaling, not Amdahl-shaped)")
     return [
         ("scaling", c.scaling),
         ("reference N (speedups are against it)", fmt_n(c.n_reference)),
@@ -47,7 +49,7 @@ def _key_numbers(c):
         ("N beyond which doubling gains < 10 % (simulated)", _measured(c.n_doubling_measured,
                                                                       c)),
         (f"α_eff at the largest N{largest}", alpha_text),
-        ("dominant term of 1 − α_eff at the largest N", c.dominant_term),
+        ("dominant part of 1 − α_eff at the largest N", c.dominant_term),
         ("fit residual (RMS of relative speedup error)",
          "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
         ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)",
@@ -109,6 +111,8 @@ def _summary_row(c):
     n_half_fit = _fitted(c.n_half_fit, short=True)
     if ceiling.startswith("— (no speedup"):
         ceiling = "none (α ≤ 0)"
+    if ceiling.startswith("none in sight"):
+        ceiling, n_half_fit = "none in sight", "—"
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + star,
             f"{n_half_fit}{star} / {measured}",
@@ -158,7 +162,7 @@ def write_report(out):
         units = {c.n_unit for c in r.curves}
         n_ref = f"N ref ({units.pop()})" if len(units) == 1 else "N ref"
         headers = ["curve", "scaling", n_ref, "ceiling (fit)", "N at E = 0.5 (fit / simulated)",
-                   "E at largest N", "α_eff at largest N", "dominant term", "Amdahl-shaped"]
+                   "E at largest N", "α_eff at largest N", "dominant part", "Amdahl-shaped"]
         rows = [_summary_row(c) for c in r.curves]
         if cost_unit:
             headers.append("cost figure at largest N")
@@ -168,7 +172,9 @@ def write_report(out):
                  "are over (α_eff per block of N ref nodes, r = N / N ref). A dash: no fit (fewer than two "
                  "finished node counts) or, for a simulated N, not reached within the node counts simulated "
                  "(or nothing measured: one node count); none (α ≤ 0): the fit has no speedup over N ref, "
-                 "and so no ceiling. "
+                 "and so no ceiling; none in sight: a weak-scaling curve that is not Amdahl-shaped, whose "
+                 "fitted ceiling grows with the largest N simulated (its efficiency at the largest N is "
+                 "what to read). "
                  "*: the curve is not Amdahl-shaped, and the fit's numbers extrapolate a shape the curve "
                  "does not have: read the simulated N at E = 0.5 and the efficiency at the largest N.")
         for scaling in sorted({c.scaling for c in r.curves}):
@@ -211,8 +217,17 @@ def write_report(out):
         said = sorted({re.sub(r" \(seed \d+\)|, \d+ of \d+ [a-z ]+(?=;|$)", "", p["provenance"][i])
                        for i in range(len(p["status"]))
                        if p["status"][i] == "ok" and int(p["curve"][i]) == c.index and p["provenance"][i]})
+        # ... but the span at the largest N, where the fabric's upper levels are or are not used.
+        largest = [i for i in range(len(p["status"]))
+                   if p["status"][i] == "ok" and int(p["curve"][i]) == c.index and p["provenance"][i]]
+        spans = ""
+        if largest:
+            top = max(largest, key=lambda i: float(p["nodes"][i]))
+            span = re.search(r", (\d+ of \d+ [a-z ]+)(?=;|$)", p["provenance"][top])
+            if span:
+                spans = f" At the largest N ({fmt_n(float(p['nodes'][top]))}) the nodes span {span.group(1)}."
         if said:
-            doc.para("What the points stand on: " + "; or ".join(said) + ".")
+            doc.para("What the points stand on: " + "; or ".join(said) + "." + spans)
 
     doc.heading(2, "Failed points, and points that do not fit in device memory")
     p = r.points

@@ -67,7 +67,9 @@ def mpl_text(text):
 
 
 def wrap(text, width):
-    return "\n".join(textwrap.wrap(text, width)) or text
+    """`text` in lines of at most `width` characters, broken at spaces only ("all-reduce" and
+    "fat-tree" stay whole)."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def wrap_lines(text, width):
