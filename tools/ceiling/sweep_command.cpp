@@ -271,7 +271,9 @@ void print_headlines(const io::ResultFile& r) {
               "with the largest N: read E there; -: one N);\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
               "3 node counts, 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
               "1/N: no ceiling within the sweep, and the fitted one grows with the largest N), or a slowdown (alpha < 0): "
-              "read it with care\n",
+              "read it with care;\ndominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
+              "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a smaller batch per GPU "
+              "running less efficiently in strong scaling)\n",
               analysis::amdahl_residual_limit);
   for (const auto& [scaling, range] : references)
     if (range.first < range.second)

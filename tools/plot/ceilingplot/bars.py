@@ -97,6 +97,12 @@ def _breakdown(out, curves, share):
     for fig, pairs, part, tidy in _pages(out, cs, 0.6):
         for ax, c in pairs:
             _breakdown_panel(ax, c, share)
+        # One scale per scaling mode on a page, so that equal bars are equal times side by side.
+        for scaling in {c.scaling for _, c in pairs}:
+            axs = [ax for ax, c in pairs if c.scaling == scaling]
+            top = max(ax.get_ylim()[1] for ax in axs)
+            for ax in axs:
+                ax.set_ylim(0, top)
         tidy()
         handles = [Patch(color=TERM_COLOURS[t], label=t) for t in TERMS]
         what = "shares of the iteration time" if share else "iteration time"
