@@ -66,8 +66,10 @@ std::vector<Row> points_table(const ResultFile& r) {
     for (const auto& c : point_string_columns)
       if (c.in_csv)
         row.push_back(csv(c.get(p)));
+    // (a point that did not run has no measurements: empty, which a reader takes for missing,
+    // where the store holds zeros)
     for (const auto& c : point_columns)
-      row.push_back(csv(p.result.*c.member));
+      row.push_back(p.result.ok ? csv(p.result.*c.member) : std::string());
     rows.push_back(std::move(row));
   }
   return rows;
