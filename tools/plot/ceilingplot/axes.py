@@ -101,10 +101,19 @@ def n_label(curves, relative=False):
     return f"N ({unit}, log scale)"
 
 
+# The least span of a log y axis, as a ratio of its ends: values within a few per cent of each
+# other (one node count, or a flat 1 - alpha_eff) do not fill the panel as if they were far apart.
+LEAST_LOG_SPAN = 1.5
+
+
 def log_y_plain(ax):
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(ticker.FuncFormatter(plain_tick))
     lo, hi = ax.get_ylim()
+    if 0 < lo < hi < lo * LEAST_LOG_SPAN:
+        middle = (lo * hi) ** 0.5
+        lo, hi = middle / LEAST_LOG_SPAN ** 0.5, middle * LEAST_LOG_SPAN ** 0.5
+        ax.set_ylim(lo, hi)
     if hi / lo < 3:  # a narrow range: evenly spaced ticks, with the digits that tell them apart
         ticks = [v for v in ticker.MaxNLocator(5).tick_values(lo, hi) if lo <= v <= hi]
         if len(ticks) >= 2:
