@@ -47,9 +47,6 @@ constexpr double clock_room = 2.0;
 /// margin for the loads' sums.
 constexpr double fan_load_limit = (1 - 4 * maxmin_precision) * (1 - 1e-9);
 
-/// Orders a class's flows as a min-heap (std::push_heap keeps the greatest first).
-bool later(const FlowEvents::Event& a, const FlowEvents::Event& b) { return b < a; }
-
 } // namespace
 
 bool FlowSharing::fan_key(const Flow& f) {
@@ -113,8 +110,7 @@ bool FlowSharing::join_fan(std::uint32_t c, std::uint32_t flow, double remaining
   }
   fan_class_of_flow_[flow] = c;
   // Its bytes go at its weight per unit of the class's clock (its value is level over penalty).
-  k.members.push_back({k.clock + remaining_bytes / f.weight, start_order_[flow], flow});
-  std::push_heap(k.members.begin(), k.members.end(), later);
+  k.members.push({k.clock + remaining_bytes / f.weight, start_order_[flow], flow});
   k.weight += f.weight;
   fan_cap_of_flow_[flow] = fan_cap_level(f);
   k.least_cap_level = std::min(k.least_cap_level, fan_cap_of_flow_[flow]);
@@ -567,8 +563,7 @@ bool FlowSharing::promote_to_clock(std::uint32_t l) {
     for (const FlowEvents::Event& m : c.members)
       if (fan_left_[m.flow] >= 0)
         fan_left_[m.flow] = std::max(0.0, fan_bytes_left(c, m));
-    std::erase_if(c.members, [&](const FlowEvents::Event& m) { return fan_left_[m.flow] >= 0; });
-    std::make_heap(c.members.begin(), c.members.end(), later);
+    c.members.erase_if([&](const FlowEvents::Event& m) { return fan_left_[m.flow] >= 0; });
   }
   // The link is a clock from here: its flows leave their classes (their other links' loads)
   // and join those of their clocks and it.
@@ -638,8 +633,7 @@ bool FlowSharing::advance_fans(double now_s, std::vector<void*>& finished) {
     while (!c.members.empty() && (c.members.front().at_s - c.clock) / pace < surf_precision_s) {
       const FlowEvents::Event& m = c.members.front();
       due_.push_back({now_s + (m.at_s - c.clock) / pace, m.tie, m.flow});
-      std::pop_heap(c.members.begin(), c.members.end(), later);
-      c.members.pop_back();
+      c.members.pop();
     }
   }
   if (due_.size() > latency_due)

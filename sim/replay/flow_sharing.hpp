@@ -4,6 +4,7 @@
 #include "replay/flow_events.hpp"
 #include "replay/free_ids.hpp"
 #include "replay/monotone_queue.hpp"
+#include "replay/run_heap.hpp"
 #include "replay/sharing_work.hpp"
 
 #include <bit>
@@ -168,9 +169,9 @@ private:
   /// each sending at the class's level over its penalty.
   struct FanClass {
     std::vector<std::uint32_t> clocks; ///< its clock links, as indices into fan_clocks_, ascending
-    /// Its flows, a min-heap by the reading of the class's clock at which each ends (at_s), ties
-    /// in start order.
-    std::vector<FlowEvents::Event> members;
+    /// Its flows by the reading of the class's clock at which each ends (at_s), ties in start
+    /// order.
+    RunHeap<FlowEvents::Event> members;
     double weight = 0;      ///< its flows' summed weights
     double level = 0;       ///< from the last solve of the classes
     double level_most = 0;  ///< the ceiling its level is certified to (0: not yet; see the class comment)

@@ -17,7 +17,6 @@ from .text import fmt, fmt_n, mpl_text, short_tick, wrap
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
                 label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 %, 1 − α_eff drifting with N, or α < 0), indicative"),
-          Patch(color="none", label="none in sight: a weak curve not Amdahl-shaped, whose fitted ceiling grows with the largest N"),
           Line2D([], [], color="black", marker="D", ls="", ms=5,
                  label="largest simulated speedup"))
 
@@ -57,12 +56,6 @@ def _ceiling_text(c, suffix, mixed_references, mixed_largest):
     return text
 
 
-def _no_ceiling_text(c):
-    """The label of a weak curve that is not Amdahl-shaped (no bar: its fitted ceiling grows
-    with the largest N swept)."""
-    return f"none in sight: E = {c.efficiency_at_largest_n:.3f} at N = {fmt_n(_largest_n(c))}"
-
-
 def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     y = np.arange(len(group))[::-1]
     labels = [wrap(label(c), 34) for c in group]
@@ -72,23 +65,18 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     # The axis is about the panel less its tick labels.
     axis_in = panel_w - 0.45 - max(_width_in(fig, t) for t in "\n".join(labels).split("\n"))
     # (alpha <= 0, a ceiling of 1 or less: no speedup at all, no bar)
-    drawn = [c.alpha > 0 and c.fit_extrapolates for c in group]  # (a ceiling's bar)
-    finite = [c.ceiling for c, d in zip(group, drawn) if d and math.isfinite(c.ceiling)]
+    finite = [c.ceiling for c in group if math.isfinite(c.ceiling) and c.alpha > 0]
     best = [_best(c) for c in group]
     shown = finite + [b for b in best if math.isfinite(b)]
     hi = max(shown + [1.0]) * 3
     lo = min(shown + [1.0]) / 1.5
-    right = hi * (1.8 if finite else 1)
+    right = hi * (1.8 if any(math.isfinite(c.ceiling) for c in group) else 1)
     # Room on the right for each ceiling's label, written from just after its bar: its end at
     # log10 a + k (log10 right - log10 lo) must stay left of log10 right, k its width over the
     # axis's (the decades per inch grow with the right end, hence the division).
     # A label that the marker would cover starts after it (after_marker, below): 0.1 inch on.
-    for c, b, d in zip(group, best, drawn):
-        if not d and math.isfinite(b) and c.alpha > 0:  # (the text after the marker: room for it too)
-            k = (_width_in(fig, _no_ceiling_text(c)) + 0.25) / max(axis_in, 1.0)
-            if k < 0.9:
-                right = max(right, 10 ** ((math.log10(b) - k * math.log10(lo)) / (1 - k)))
-        if math.isfinite(c.ceiling) and d:
+    for c, b in zip(group, best):
+        if math.isfinite(c.ceiling) and c.alpha > 0:
             k = (_width_in(fig, _ceiling_text(c, suffix, mixed_references, mixed_largest)) + 0.15) / max(axis_in, 1.0)
             start = math.log10(c.ceiling * 1.08)
             if math.isfinite(b) and b >= c.ceiling * 1.08:
@@ -99,16 +87,14 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     def after_marker(b):  # where text starts just right of the largest-speedup marker
         return b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0))
 
-    for yi, c, b, d in zip(y, group, best, drawn):
-        if not d:  # no speedup over the reference, or a weak curve's fit: no ceiling to draw
+    for yi, c, b in zip(y, group, best):
+        if not c.alpha > 0:  # no speedup over the reference: no ceiling to draw
             at = lo * 1.15
             if math.isfinite(b):
                 ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
                 at = max(at, after_marker(b))
-            why = ("no fit" if not math.isfinite(c.alpha) else
-                   "no ceiling: no speedup over the smallest N (α ≤ 0)" if not c.alpha > 0 else
-                   _no_ceiling_text(c))
-            ax.text(at, yi, why, va="center", ha="left", fontsize=8)
+            ax.text(at, yi, "no ceiling: no speedup over the smallest N (α ≤ 0)" if math.isfinite(c.alpha)
+                    else "no fit", va="center", ha="left", fontsize=8)
             continue
         value = c.ceiling if math.isfinite(c.ceiling) else hi
         ax.barh(yi, value - lo, left=lo, height=0.62, color=colour(c), alpha=0.85,

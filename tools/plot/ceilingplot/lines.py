@@ -21,8 +21,6 @@ def _ceiling_text(c):
         return "no ceiling (linear)"
     if c.alpha <= 0:
         return "no speedup (α ≤ 0)"
-    if not c.fit_extrapolates:
-        return f"no ceiling in sight (E = {c.efficiency_at_largest_n:.3f} at N = {fmt_n(c.data['n'].max())})"
     return f"ceiling {fmt(c.ceiling)}×" + ("" if c.amdahl_shaped else " (not Amdahl-shaped)")
 
 
@@ -64,11 +62,10 @@ def fig_speedup(out, curves):
             h, = ax.plot(n, s, **grid.line(c), label=f"{c.label} — {_ceiling_text(c)}",
                          zorder=3)
             handles.append(h)
-            if math.isfinite(c.alpha) and c.fit_extrapolates:
+            if math.isfinite(c.alpha):
                 x = np.geomspace(c.n_reference, n.max(), 200)
                 ax.plot(x, _amdahl_speedup(x / c.n_reference, c.alpha), **grid.fit(c),
                         zorder=2)
-        grid.note_coinciding(cell, "speedup")
         n_axis(ax, n_lo, n_hi, n_label(cs), _swept(cell.group))
         grid.labels(cell, "speedup S over the smallest N (ratio, log scale)",
                     "speedup S (ratio, log scale)")
@@ -100,11 +97,10 @@ def fig_efficiency(out, curves):
             fit = "fit" if c.amdahl_shaped else "fit, not Amdahl-shaped"
             # (on two lines: one would make the legend, and so the figure, wider than the plot)
             label = (f"{c.label}\nE = 0.5 at N ≈ {fmt_n(c.n_half_fit)} ({fit}), {measured} "
-                     "(simulated)" if c.fit_extrapolates else
-                     f"{c.label}\nE = 0.5 {measured} (simulated; weak, no Amdahl fit drawn)")
+                     "(simulated)")
             h, = ax.plot(n, e, **grid.line(c), label=label, zorder=3)
             handles.append(h)
-            if math.isfinite(c.alpha) and c.fit_extrapolates:
+            if math.isfinite(c.alpha):
                 x = np.geomspace(c.n_reference, n.max(), 200)
                 r = x / c.n_reference
                 ax.plot(x, _amdahl_speedup(r, c.alpha) / r, **grid.fit(c), zorder=2)
@@ -112,7 +108,6 @@ def fig_efficiency(out, curves):
         ax.axhline(0.5, color="0.35", lw=1 if not grid.faceted else 0.8,
                    ls=(0, (4, 2)) if not grid.faceted else "-", zorder=1)
         ax.axhline(1.0, color="0.5", lw=1.5, ls=":", zorder=1)
-        grid.note_coinciding(cell, "efficiency")
         n_axis(ax, n_lo, n_hi, n_label(cs), _swept(cell.group))
         ax.set_ylim(0, top * 1.06)
         grid.labels(cell, "efficiency E = S / (N / N_ref) (ratio)", "efficiency E (ratio)")

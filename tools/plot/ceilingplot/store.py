@@ -87,17 +87,6 @@ class Curve:
         """A mask of the rows beyond the reference N (where alpha_eff is defined)."""
         return self.data["n"] != self.n_reference
 
-    @property
-    def fit_extrapolates(self):
-        """Whether the Amdahl fit's ceiling and its N at E = 0.5 say where the curve goes: not
-        for a weak-scaling curve that is not Amdahl-shaped, whose fitted ceiling grows with the
-        largest N swept (README, "Analysis"): its efficiency at the largest N is what to read."""
-        return self.amdahl_shaped or self.scaling != "weak"
-
-    @property
-    def efficiency_at_largest_n(self):
-        return float(self.data["efficiency"][self.data["n"].argmax()]) if self.rows else math.nan
-
 
 @dataclass
 class Results:
