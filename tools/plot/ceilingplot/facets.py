@@ -1,12 +1,13 @@
 """Many curves: panels per workload x scaling, colour by platform, marker and line by variant."""
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib import colors as mcolors
 from matplotlib.lines import Line2D
 
 from .axes import figure, figure_legend, legend_below, line_figure, scaling_title
 from .style import common_parts
-from .text import mpl_text
+from .text import mpl_text, wrap
 
 # Above this many curves in one scaling mode, a figure gets one panel per workload and scaling.
 FACET_ABOVE = 8
@@ -169,25 +170,29 @@ class LineGrid:
             return self.looks.line(c)
         return dict(marker=c.marker, ms=4.5, color=c.colour, lw=1.4)
 
-    def note_coinciding(self, cell, key):
-        """Says in the panel which of its curves lie on one another (the same values of `key` at
-        the same N, to 4 digits: one line hides the others), per variant in a grid: machines
-        that a sweep's N never spread beyond one switch or group give the same times."""
-        same = {}
+    def note_coinciding(self, cell):
+        """Says in the panel which of its curves lie on one another (the same iteration time at
+        every N, within 1e-6: one line hides the others), by variant where colour is by platform:
+        machines whose upper levels a sweep's N never reach give the same times."""
+        by_variant = self.faceted and self.looks.colour_key != "variant" and self.looks.style_key
+        groups = []  # lists of curves whose times agree with their first's
         for c in cell.curves:
-            values = tuple(f"{v:.4g}" for v in c.data[key])
-            variant = c.variant if self.faceted else ""
-            same.setdefault((variant, tuple(c.data["n"]), values), []).append(c)
-        lines = []
-        for (variant, _, _), cs in same.items():
-            if len(cs) > 1:
-                names = " = ".join(mpl_text(getattr(c, self.looks.colour_key)) if self.faceted else c.label
-                                   for c in cs)
-                lines.append(f"{names}{f' ({mpl_text(variant)})' if self.faceted and self.looks.style_key else ''}")
+            for g in groups:
+                first = g[0]
+                if ((not by_variant or first.variant == c.variant) and len(first.data["n"]) == len(c.data["n"])
+                        and (first.data["n"] == c.data["n"]).all()
+                        and np.allclose(first.data["iteration_time_s"], c.data["iteration_time_s"],
+                                        rtol=1e-6, atol=0)):
+                    g.append(c)
+                    break
+            else:
+                groups.append([c])
+        name = (lambda c: mpl_text(getattr(c, self.looks.colour_key))) if self.faceted else (lambda c: c.label)
+        lines = [" = ".join(name(c) for c in g) + (f" ({mpl_text(g[0].variant)})" if by_variant else "")
+                 for g in groups if len(g) > 1]
         if lines:
-            cell.ax.text(0.98, 0.03, "on one another: " + "; ".join(lines) if len(lines) == 1 else
-                         "on one another:\n" + "\n".join(lines), transform=cell.ax.transAxes,
-                         ha="right", va="bottom", fontsize=7, color="0.25",
+            cell.ax.text(0.98, 0.03, "on one another:\n" + "\n".join(wrap(line, 56) for line in lines),
+                         transform=cell.ax.transAxes, ha="right", va="bottom", fontsize=7, color="0.25",
                          bbox=dict(facecolor="white", edgecolor="0.8", alpha=0.85, pad=2))
 
     def fit(self, c):

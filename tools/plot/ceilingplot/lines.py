@@ -66,6 +66,7 @@ def fig_speedup(out, curves):
                 x = np.geomspace(c.n_reference, n.max(), 200)
                 ax.plot(x, _amdahl_speedup(x / c.n_reference, c.alpha), **grid.fit(c),
                         zorder=2)
+        grid.note_coinciding(cell)
         n_axis(ax, n_lo, n_hi, n_label(cs), _swept(cell.group))
         grid.labels(cell, "speedup S over the smallest N (ratio, log scale)",
                     "speedup S (ratio, log scale)")
@@ -108,6 +109,7 @@ def fig_efficiency(out, curves):
         ax.axhline(0.5, color="0.35", lw=1 if not grid.faceted else 0.8,
                    ls=(0, (4, 2)) if not grid.faceted else "-", zorder=1)
         ax.axhline(1.0, color="0.5", lw=1.5, ls=":", zorder=1)
+        grid.note_coinciding(cell)
         n_axis(ax, n_lo, n_hi, n_label(cs), _swept(cell.group))
         ax.set_ylim(0, top * 1.06)
         grid.labels(cell, "efficiency E = S / (N / N_ref) (ratio)", "efficiency E (ratio)")

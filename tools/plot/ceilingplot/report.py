@@ -35,9 +35,7 @@ def _key_numbers(c):
     largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
     ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
         "∞ (α clamped to 1: linear or superlinear)" if math.isinf(c.ceiling) else
-        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else
-        f"{fmt(c.ceiling)}×" if c.fit_extrapolates else
-        f"none in sight: the fit's {fmt(c.ceiling)}× grows with the largest N (weak scaling, not Amdahl-shaped)")
+        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else f"{fmt(c.ceiling)}×")
     return [
         ("scaling", c.scaling),
         ("reference N (speedups are against it)", fmt_n(c.n_reference)),
@@ -111,8 +109,6 @@ def _summary_row(c):
     n_half_fit = _fitted(c.n_half_fit, short=True)
     if ceiling.startswith("— (no speedup"):
         ceiling = "none (α ≤ 0)"
-    if ceiling.startswith("none in sight"):
-        ceiling, n_half_fit = "none in sight", "—"
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + star,
             f"{n_half_fit}{star} / {measured}",
@@ -172,9 +168,7 @@ def write_report(out):
                  "are over (α_eff per block of N ref nodes, r = N / N ref). A dash: no fit (fewer than two "
                  "finished node counts) or, for a simulated N, not reached within the node counts simulated "
                  "(or nothing measured: one node count); none (α ≤ 0): the fit has no speedup over N ref, "
-                 "and so no ceiling; none in sight: a weak-scaling curve that is not Amdahl-shaped, whose "
-                 "fitted ceiling grows with the largest N simulated (its efficiency at the largest N is "
-                 "what to read). "
+                 "and so no ceiling. "
                  "*: the curve is not Amdahl-shaped, and the fit's numbers extrapolate a shape the curve "
                  "does not have: read the simulated N at E = 0.5 and the efficiency at the largest N.")
         for scaling in sorted({c.scaling for c in r.curves}):
