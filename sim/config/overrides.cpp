@@ -37,13 +37,15 @@ std::string quoted_toml(std::string_view text) {
 /// node keeps its source region (a copied one would not), so errors in it point at the override.
 /// A table the override's dotted key goes through must be a table in the file too: another value
 /// there is refused at the file, as its reader refuses it (an override does not make it one).
-void merge(toml::table& base, toml::table& over, const std::string& prefix, const std::string& path) {
+void merge(toml::table& base, toml::table& over, const std::string& prefix,
+           const std::string& path) {
   for (auto&& [key, value] : over) {
     toml::node* here = base.get(key.str());
     if (value.is_table() && !value.as_table()->is_inline() && here && !here->is_table())
       TableReader(base, prefix, path).table(key.str()); // (throws: not a table)
     if (value.is_table() && !value.as_table()->is_inline() && here) {
-      merge(*here->as_table(), *value.as_table(), (prefix.empty() ? "" : prefix + ".") + std::string(key.str()), path);
+      merge(*here->as_table(), *value.as_table(),
+            (prefix.empty() ? "" : prefix + ".") + std::string(key.str()), path);
       continue;
     }
     // A quantity given in the other spelling replaces the file's ("input" for "input_bytes").
@@ -70,10 +72,12 @@ bool override_reaches(std::string_view text, std::string_view dotted_key) {
   const auto equals = text.find('=');
   if (equals == std::string_view::npos)
     return false;
-  std::string key; // its dotted key, down the tables its dotted key made (an inline table is a value)
+  // Its dotted key, down the tables its dotted key made (an inline table is a value).
+  std::string key;
   try {
     const toml::table parsed = parse_override(text, "--set");
-    for (const toml::table* t = &parsed; t && t->size() == 1 && (t == &parsed || !t->is_inline());) {
+    for (const toml::table* t = &parsed;
+         t && t->size() == 1 && (t == &parsed || !t->is_inline());) {
       const auto only = t->begin();
       key += (key.empty() ? "" : ".") + std::string(only->first.str());
       t = only->second.as_table();
@@ -83,7 +87,8 @@ bool override_reaches(std::string_view text, std::string_view dotted_key) {
     std::erase_if(key, [](char c) { return c == ' ' || c == '\t'; });
   }
   return !key.empty() && dotted_key.starts_with(key) &&
-         (dotted_key.size() == key.size() || dotted_key[key.size()] == '.' || dotted_key[key.size()] == '[');
+         (dotted_key.size() == key.size() || dotted_key[key.size()] == '.' ||
+          dotted_key[key.size()] == '[');
 }
 
 OverrideTarget override_target(std::string_view text, const std::string& origin) {
@@ -154,8 +159,8 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
   return parse_toml_text(as_string, origin);
 }
 
-void apply_overrides(toml::table& base, const std::string& path, std::span<const std::string> overrides,
-                     OverrideTarget target,
+void apply_overrides(toml::table& base, const std::string& path,
+                     std::span<const std::string> overrides, OverrideTarget target,
                      const std::function<void(toml::table&, const toml::table&)>& before_merge) {
   // Every override is seen by before_merge before any is merged, so that their order does
   // not matter (the keys of the topology given before the topology itself are kept).

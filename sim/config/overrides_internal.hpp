@@ -22,10 +22,10 @@ toml::table parse_override(std::string_view text, const std::string& origin);
 /// file, as its reader would, not made one by an override. `before_merge` sees
 /// every parsed override before any is merged (the platform reader drops the keys of a
 /// topology that an override replaces), so the order of the overrides does not matter there.
-void apply_overrides(toml::table& base, const std::string& path, std::span<const std::string> overrides,
-                     OverrideTarget target,
-                     const std::function<void(toml::table& base, const toml::table& override)>&
-                         before_merge = {});
+void apply_overrides(
+    toml::table& base, const std::string& path, std::span<const std::string> overrides,
+    OverrideTarget target,
+    const std::function<void(toml::table& base, const toml::table& override)>& before_merge = {});
 
 /// `error`, located in a file that `overrides` of `target` changed, with those overrides named
 /// after its message ("... (the file as --set software.library=none leaves it)"): its cause may

@@ -107,7 +107,9 @@ platform::GpuSpec read_gpu(TableReader t) {
        gpu.base_clock_peak_fp64->flop_per_second() < 0.5 * gpu.peak.fp64->flop_per_second()))
     t.fail("base_clock_peak_fp64",
            units::to_string(*gpu.base_clock_peak_fp64) + ", " +
-               (gpu.base_clock_peak_fp64->flop_per_second() > gpu.peak.fp64->flop_per_second() ? "above" : "below half of") +
+               (gpu.base_clock_peak_fp64->flop_per_second() > gpu.peak.fp64->flop_per_second()
+                    ? "above"
+                    : "below half of") +
                " peak_fp64 (" + units::to_string(*gpu.peak.fp64) +
                "): expected the peak at the base clock, from half the boost clock's to all of it");
   t.reject_unknown_keys();

@@ -511,16 +511,19 @@ HplSetup plan_hpl(const HplSpec& spec, const NodeKernels& node, long long nodes)
       throw KeyRefusal(KeyRefusal::File::Workload, "hpl.matrix_order",
                        why + "give a larger matrix_order or a smaller " + block_name);
     const double memory = on_device ? node.gpu_memory_bytes : node.host_memory_bytes;
-    const double all_of_it = std::floor(std::sqrt(memory * processes / 8)); // the order all of it holds
+    const double all_of_it =
+        std::floor(std::sqrt(memory * processes / 8)); // the order all of it holds
     if (all_of_it / min_block_size < static_cast<double>(widest))
-      throw KeyRefusal(KeyRefusal::File::Platform, on_device ? "node.gpu.memory" : "node.cpu.host_memory",
-                       why + "even all of " +
-                           (on_device && node.gpus > 1
-                                ? std::to_string(node.gpus) + " x " +
-                                      units::to_string(units::DataSize::from_bytes(memory / node.gpus)) + " (its GPUs)"
-                                : units::to_string(units::DataSize::from_bytes(memory))) +
-                           " a node, in blocks of the smallest size (" + std::to_string(min_block_size) +
-                           "), would not give enough blocks: the grid needs more memory");
+      throw KeyRefusal(
+          KeyRefusal::File::Platform, on_device ? "node.gpu.memory" : "node.cpu.host_memory",
+          why + "even all of " +
+              (on_device && node.gpus > 1
+                   ? std::to_string(node.gpus) + " x " +
+                         units::to_string(units::DataSize::from_bytes(memory / node.gpus)) +
+                         " (its GPUs)"
+                   : units::to_string(units::DataSize::from_bytes(memory))) +
+              " a node, in blocks of the smallest size (" + std::to_string(min_block_size) +
+              "), would not give enough blocks: the grid needs more memory");
     if (all_of_it / s.block_size < static_cast<double>(widest))
       throw KeyRefusal(KeyRefusal::File::Workload, block_key,
                        why + "give a smaller " + block_name + " (all of the memory would not give enough blocks)");

@@ -14,7 +14,8 @@ namespace ceiling::io {
 
 void write_chrome_trace(const std::vector<replay::TimelineEvent>& timeline, std::ostream& out) {
   JsonWriter json(out);
-  json.begin_object().key("displayTimeUnit").value("ms").key("traceEvents").begin_array(); // (chrome_trace_start)
+  // (its first key: chrome_trace_start)
+  json.begin_object().key("displayTimeUnit").value("ms").key("traceEvents").begin_array();
   const auto name_process = [&](int pid, const char* name) {
     json.begin_object().key("ph").value("M").key("pid").value(pid).key("name").value("process_name")
         .key("args").begin_object().key("name").value(name).end_object().end_object();

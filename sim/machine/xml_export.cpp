@@ -89,7 +89,8 @@ void export_xml(const Machine& machine, std::ostream& out) {
       << " nodes, written by ceiling platform export; routes: SimGrid's static minimal ones"
       << (machine.spec().interconnect.routing == Routing::StaticMinimal
               ? ""
-              : std::string(" (the platform routes ") + std::string(to_string(machine.spec().interconnect.routing)) +
+              : std::string(" (the platform routes ") +
+                    std::string(to_string(machine.spec().interconnect.routing)) +
                     ", which the replay computes itself: not exported)")
       << " -->\n"
       << "<platform version=\"4.1\">\n"

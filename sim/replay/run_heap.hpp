@@ -59,7 +59,9 @@ public:
 
   /// Takes out every item for which `taken(item)` holds.
   template <class Taken> void erase_if(Taken&& taken) {
-    run_.erase(std::remove_if(run_.begin() + static_cast<std::ptrdiff_t>(first_), run_.end(), taken), run_.end());
+    run_.erase(
+        std::remove_if(run_.begin() + static_cast<std::ptrdiff_t>(first_), run_.end(), taken),
+        run_.end());
     std::erase_if(heap_, taken);
     std::make_heap(heap_.begin(), heap_.end(), later);
   }

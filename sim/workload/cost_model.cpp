@@ -117,12 +117,14 @@ std::string efficiency_above_one_note(const WorkloadSpec& w, double compute_effi
     return "";
   char efficiency[32];
   std::snprintf(efficiency, sizeof efficiency, "%.3g", compute_efficiency);
-  const bool convolutions = std::any_of(w.layers.begin(), w.layers.end(),
-                                        [](const LayerSpec& l) { return l.kind.starts_with("conv"); });
-  return "; compute efficiency " + std::string(efficiency) + ", above 1: " +
-         (convolutions ? "the workload counts direct-convolution FLOPs where the library ran Winograd or FFT "
-                         "convolutions, which do fewer, so its FLOP/s exceed the peak"
-                       : "the workload counts more FLOPs than the device computes, so its FLOP/s exceed the peak");
+  const bool convolutions = std::any_of(w.layers.begin(), w.layers.end(), [](const LayerSpec& l) {
+    return l.kind.starts_with("conv");
+  });
+  const char* why = convolutions ? "the workload counts direct-convolution FLOPs where the library "
+                                   "ran Winograd or FFT convolutions, which do fewer"
+                                 : "the workload counts more FLOPs than the device computes";
+  return "; compute efficiency " + std::string(efficiency) + ", above 1: " + why +
+         ", so its FLOP/s exceed the peak";
 }
 
 LayerTime layer_time(const WorkloadSpec& w, const LayerSpec& layer, int batch,

@@ -139,13 +139,15 @@ TEST_CASE("an override's target is told by its first key") {
         config::OverrideTarget::Workload);
 }
 
-TEST_CASE("an override reaches its own key and every key of the table or array it sets, however its key is written") {
+TEST_CASE("an override reaches its own key and every key of the table or array it sets, however "
+          "its key is written") {
   CHECK(config::override_reaches("node.gpu.memory=\"1 GB\"", "node.gpu.memory"));
   CHECK(config::override_reaches(" node . \"gpu\" .memory = \"1 GB\"", "node.gpu.memory"));
-  CHECK(config::override_reaches("node.gpu={count = 2}", "node.gpu.memory")); // (an inline table replaces it whole)
+  CHECK(config::override_reaches("node.gpu={count = 2}",
+                                 "node.gpu.memory")); // (an inline table replaces it whole)
   CHECK(config::override_reaches("graph.layers=[]", "graph.layers[1].name"));
   CHECK(config::override_reaches("node.gpu.count=two words", "node.gpu.count")); // (taken as text)
   CHECK_FALSE(config::override_reaches("node.gpu.memory=\"1 GB\"", "node.gpu"));
   CHECK_FALSE(config::override_reaches("node.gpu=1", "node.gpus"));
-  CHECK_FALSE(config::override_reaches("node.gpu.memory", "node.gpu.memory"));       // (no value)
+  CHECK_FALSE(config::override_reaches("node.gpu.memory", "node.gpu.memory")); // (no value)
 }

@@ -1,12 +1,12 @@
 // Workload files: the bundled suite against its published totals and calibrations; DAG and
 // value errors with their own located messages.
+#include "config/hpc_file.hpp"
+#include "config/load_error.hpp"
+#include "config/platform_file.hpp"
+#include "config/workload_file.hpp"
 #include "support/edit_text.hpp"
 #include "support/relative.hpp"
 #include "support/temporary_directory.hpp"
-#include "config/load_error.hpp"
-#include "config/platform_file.hpp"
-#include "config/hpc_file.hpp"
-#include "config/workload_file.hpp"
 #include "workload/cost_model.hpp"
 
 #include <doctest/doctest.h>
@@ -348,7 +348,8 @@ TEST_CASE("a borrowed calibration keeps the precision its lender measured in") {
   CHECK(lender.calibration.precision == lender.precision);
 }
 
-TEST_CASE("calibrations that borrow from each other are refused where the cycle first returns, by any path") {
+TEST_CASE("calibrations that borrow from each other are refused where the cycle first returns, by "
+          "any path") {
   // x borrows y, and y borrows x back: by its own name, and through a link to their own folder
   // (a/loop/x.toml is a/x.toml; by its text, every turn would find a longer new path).
   testing::TemporaryDirectory dir;
@@ -358,7 +359,9 @@ TEST_CASE("calibrations that borrow from each other are refused where the cycle 
     return valid.substr(0, valid.find("[calibration]")) + "[calibration]\nborrow = \"" + lender +
            "\"\nsource = \"a test\"\n";
   };
-  const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir.file(name)) << text; };
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name)) << text;
+  };
   write("a/x.toml", borrowing("y.toml"));
   for (const std::string back : {"x.toml", "loop/x.toml"}) {
     CAPTURE(back);
@@ -369,7 +372,9 @@ TEST_CASE("calibrations that borrow from each other are refused where the cycle 
     } catch (const config::LoadError& e) {
       // x's error holds y's, which names the cycle: y's lender is x.
       const std::string what = e.what();
-      CHECK(what.find("calibration.borrow: calibrations borrow from each other in a cycle through") != std::string::npos);
+      CHECK(
+          what.find("calibration.borrow: calibrations borrow from each other in a cycle through") !=
+          std::string::npos);
       CHECK(what.find("does not load") != std::string::npos);
       CHECK(what.find("does not load") == what.rfind("does not load"));
     }

@@ -88,7 +88,8 @@ TEST_CASE("the export writes points, curves and fits, each with its header line"
                      "0,0,0,0,250000000,0,0,0");
   // Expectation (RFC 4180): a field with a comma is quoted, and a quote in it is doubled; a
   // point that did not run has its 16 measurements empty (the store's zeros are no measurement).
-  CHECK(points[2] == "1,0,ft / rn / hd / weak,2,7,0,0,failed,\"boom, said \"\"x\"\"\",," + std::string(15, ','));
+  CHECK(points[2] ==
+        "1,0,ft / rn / hd / weak,2,7,0,0,failed,\"boom, said \"\"x\"\"\",," + std::string(15, ','));
 
   const auto curves = lines_of(dir.path / "curves.csv");
   REQUIRE(curves.size() == 2);

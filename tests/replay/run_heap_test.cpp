@@ -29,7 +29,8 @@ std::vector<int> drained(RunHeap<int>& q) {
 
 } // namespace
 
-TEST_CASE("a run heap gives its items least first, those pushed out of order among those in order") {
+TEST_CASE(
+    "a run heap gives its items least first, those pushed out of order among those in order") {
   RunHeap<int> q;
   for (int v : {3, 5, 4, 8, 1, 9, 9, 2})
     q.push(v);
@@ -37,7 +38,8 @@ TEST_CASE("a run heap gives its items least first, those pushed out of order amo
   // Iterated: the run pushed in order (3 5 8 9 9), then the heap of the others.
   const auto items = items_of(q);
   CHECK(std::vector<int>(items.begin(), items.begin() + 5) == std::vector<int>{3, 5, 8, 9, 9});
-  CHECK(std::is_permutation(items.begin(), items.end(), std::vector<int>{3, 5, 4, 8, 1, 9, 9, 2}.begin()));
+  CHECK(std::is_permutation(items.begin(), items.end(),
+                            std::vector<int>{3, 5, 4, 8, 1, 9, 9, 2}.begin()));
   CHECK(drained(q) == std::vector<int>{1, 2, 3, 4, 5, 8, 9, 9});
   CHECK(items_of(q).empty());
 }

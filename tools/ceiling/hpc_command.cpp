@@ -93,9 +93,11 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
   else
     std::printf("peak               %s%s\n", si(p.peak(), "FLOP/s").c_str(), base ? " (TOP500's R_peak: GPUs at base clock)" : "");
   // (above 1 only against the base clock's R_peak, which the model's GPUs run above)
-  const char* above = p.efficiency() > 1 ? " (above 1: the GPUs deliver more than their base clock's peak)" : "";
+  const char* above =
+      p.efficiency() > 1 ? " (above 1: the GPUs deliver more than their base clock's peak)" : "";
   if (differ)
-    std::printf("E = delivered/peak %.4f%s  (against the model's peak: %.4f)\n", p.efficiency(), above, p.delivered() / p.peak());
+    std::printf("E = delivered/peak %.4f%s  (against the model's peak: %.4f)\n", p.efficiency(),
+                above, p.delivered() / p.peak());
   else
     std::printf("E = delivered/peak %.4f\n", p.efficiency());
   for (const CountOfN& c : counts_of_n(p)) {
@@ -104,17 +106,18 @@ void print_payload(const Payload& p, const std::string& flop_rule) {
       std::printf("1 - alpha_eff      n/a with N = %.0f %s: (B3) needs N > 1\n", c.n, c.name);
       continue;
     }
-    std::printf("1 - alpha_eff      %.4e with N = %.0f %s (Vegh B3)%s\n", x, c.n, c.name,
-                x > 1   ? ": above 1, since (B3) assumes E = 1 on one unit and E is far below that here"
-                : x < 0 ? ": below 0, since E is above 1"
-                        : "");
+    const char* why = x > 1   ? ": above 1, since (B3) assumes E = 1 on one unit and E is far below that here"
+                      : x < 0 ? ": below 0, since E is above 1"
+                              : "";
+    std::printf("1 - alpha_eff      %.4e with N = %.0f %s (Vegh B3)%s\n", x, c.n, c.name, why);
   }
 }
 
 /// `per`: what `time_s` and `flop` count, "run" (HPL) or "iteration" (HPCG's one CG iteration).
 void json_payload(io::JsonWriter& json, const Payload& p, const char* per) {
   json.key("per").value(per);
-  json.key("time_s").value(p.seconds).key("flop").value(p.flops).key("delivered_flop_per_s").value(p.delivered());
+  json.key("time_s").value(p.seconds).key("flop").value(p.flops);
+  json.key("delivered_flop_per_s").value(p.delivered());
   // The peak that `efficiency` divides by is `top500_peak_flop_per_s` where the platform gives
   // the GPUs' base clock, else `peak_flop_per_s`; `model_peak_efficiency` divides by the latter
   // always (the text output prints both where they differ).

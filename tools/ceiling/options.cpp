@@ -162,10 +162,11 @@ void refuse_output_over_inputs(std::string_view option, const std::string& path,
   }
 }
 
-void refuse_over_other_than_own(std::string_view option, const std::string& path, std::string_view start,
-                                std::string_view what) {
+void refuse_over_other_than_own(std::string_view option, const std::string& path,
+                                std::string_view start, std::string_view what) {
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error) || std::filesystem::file_size(path, error) == 0)
+  if (!std::filesystem::is_regular_file(path, error) ||
+      std::filesystem::file_size(path, error) == 0)
     return;
   const auto solid = [](char c) { return c != ' ' && c != '\n' && c != '\t' && c != '\r'; };
   std::string expected; // `start` but white space
@@ -174,17 +175,20 @@ void refuse_over_other_than_own(std::string_view option, const std::string& path
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw UsageError(std::string(option) + ": " + path + " exists but cannot be read" +
-                     (errno != 0 ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) + ", to check that it is " +
-                     std::string(what) + " before writing over it: name another file");
+                     (errno != 0 ? " (" + std::string(std::strerror(errno)) + ")" : std::string()) +
+                     ", to check that it is " + std::string(what) +
+                     " before writing over it: name another file");
   std::string first; // its first characters but white space
   for (char c; first.size() < expected.size() && in.get(c);)
     if (solid(c))
       first += c;
   if (!first.empty() && first != expected) { // (white space alone is as empty)
-    std::string shown(start); // (on one line)
+    // (on one line)
+    std::string shown(start);
     std::replace(shown.begin(), shown.end(), '\n', ' ');
     throw UsageError(std::string(option) + ": " + path + " exists and is not " + std::string(what) +
-                     " (whose text begins with " + shown.substr(0, shown.find_last_not_of(' ') + 1) +
+                     " (whose text begins with " +
+                     shown.substr(0, shown.find_last_not_of(' ') + 1) +
                      "): name another file, or remove it first");
   }
 }

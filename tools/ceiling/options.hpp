@@ -84,8 +84,8 @@ void refuse_output_over_inputs(std::string_view option, const std::string& path,
 /// store, a table, a source file named by mistake): an output of its own (`what`, "a trace")
 /// begins with `start`, white space aside; an empty file (or one of white space alone), or none,
 /// is no one's.
-void refuse_over_other_than_own(std::string_view option, const std::string& path, std::string_view start,
-                                std::string_view what);
+void refuse_over_other_than_own(std::string_view option, const std::string& path,
+                                std::string_view start, std::string_view what);
 
 /// A subcommand: its name and the function that runs it on the remaining arguments.
 struct Subcommand {

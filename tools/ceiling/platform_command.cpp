@@ -237,8 +237,11 @@ void show_text(const PlatformSpec& spec, long long n, const platform::LatencyRan
   std::cout << "node kind     " << (node.is_gpu_node() ? "GPU node" : "CPU node") << "\n";
   std::cout << "  CPU         " << node.cpu.sockets << " socket(s) x " << node.cpu.cores_per_socket
             << " cores; peak per node " << peaks_text(node.cpu.peak_per_socket, node.cpu.sockets)
-            << "; memory bandwidth per node " << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
-            << (node.cpu.core_memory_bandwidth ? ", one core " + to_string(*node.cpu.core_memory_bandwidth) : std::string())
+            << "; memory bandwidth per node "
+            << to_string(node.cpu.memory_bandwidth_per_socket * node.cpu.sockets)
+            << (node.cpu.core_memory_bandwidth
+                    ? ", one core " + to_string(*node.cpu.core_memory_bandwidth)
+                    : std::string())
             << measured_text(node.cpu, node.cpu.host_memory, " per socket") << "\n";
   if (node.gpu) {
     std::cout << "  GPU         " << node.gpu->count << " x "
@@ -373,7 +376,8 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
   refuse_output_over_inputs("-o", output, {{"platform", parsed->file}});
-  refuse_over_other_than_own("-o", output, platform::xml_export_start, "a platform that `platform export` wrote");
+  refuse_over_other_than_own("-o", output, platform::xml_export_start,
+                             "a platform that `platform export` wrote");
   io::AtomicOutput out(output); // checked before the build; whole or not at all
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);

@@ -93,8 +93,10 @@ config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.lin
 /// "simgrid"`); at the curve's platform for a key of its file, or of the stack it names where the
 /// variant names none; else at the variant when it sets options (they may be the cause), else at
 /// [experiment].
-std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::ExperimentSpec& e, const sweep::CurveSpec& curve,
-                                                           const sweep::PointSpec& point, std::string_view message) {
+std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::ExperimentSpec& e,
+                                                           const sweep::CurveSpec& curve,
+                                                           const sweep::PointSpec& point,
+                                                           std::string_view message) {
   const auto named = [](const auto& entries, const std::string& name) {
     return static_cast<std::size_t>(
         std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; }) - entries.begin());
@@ -114,13 +116,15 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
       return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + std::string(option.substr(2))};
   // (the variant's options come last in a point's arguments, as NAME VALUE pairs)
   const auto first_option = point.run_args.size() - variant.run_args.size();
-  for (std::size_t i = 0; i < variant.run_args.size() && i / 2 < variant.option_where.size(); i += 2) {
+  for (std::size_t i = 0; i < variant.run_args.size() && i / 2 < variant.option_where.size();
+       i += 2) {
     std::vector<std::string> without(point.run_args.begin(), point.run_args.end());
     without.erase(without.begin() + static_cast<std::ptrdiff_t>(first_option + i),
                   without.begin() + static_cast<std::ptrdiff_t>(first_option + i + 2));
     try {
       if (scenario_of(without, false))
-        return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + variant.run_args[i].substr(2)};
+        return {variant.option_where[i / 2],
+                "variants[" + std::to_string(v) + "].options." + variant.run_args[i].substr(2)};
     } catch (const std::exception&) { // (it fails without it too: not the cause alone)
     }
   }
@@ -263,13 +267,20 @@ void print_headlines(const io::ResultFile& r) {
     std::printf("%-*s %6.0f %9.0f %8.3f %8s %12s %s %s\n", width, r.curves[c].id.c_str(), a.n_reference, last.n,
                 last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
-  std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are over; "
-              "N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - alpha) of the fit "
-              "(none: no speedup over N ref, alpha <= 0; -: one N);\n* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than "
-              "3 node counts, 1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as "
-              "1/N: no ceiling within the sweep, and the fitted one grows with the largest N), or a slowdown (alpha < 0): "
-              "read it with care;\ndominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
-              "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a smaller batch per GPU "
+  std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and "
+              "ceiling are over; "
+              "N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - "
+              "alpha) of the fit "
+              "(none: no speedup over N ref, alpha <= 0; -: one N);\n* where the curve is not "
+              "Amdahl-shaped: fit residual >= %.2g, fewer than "
+              "3 node counts, 1 - alpha_eff drifting with N (at constant efficiency, weak "
+              "scaling's, it falls as "
+              "1/N: no ceiling within the sweep, and the fitted one grows with the largest N), or "
+              "a slowdown (alpha < 0): "
+              "read it with care;\ndominant part: the largest of 1 - alpha_eff's parts at the "
+              "largest N (communication, "
+              "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as "
+              "a smaller batch per GPU "
               "running less efficiently in strong scaling)\n",
               analysis::amdahl_residual_limit);
   for (const auto& [scaling, range] : references)
