@@ -472,7 +472,7 @@ expect 2 "error: variants[0].options.set: the overrides go in the variant's own 
 # routing that PCIe copies inside SimGrid cannot take, at the variant's `copies`.
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal", copies = "simgrid" }#' \
   "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
-expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 nodes) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
+expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
   "$ceiling" experiment show "$tmp/copies_in_options.toml"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
@@ -485,7 +485,7 @@ expect 2 "torus_too_small.toml:31:1: error: platforms[3]: does not load: --set:1
 for f in "$root"/experiments/*.toml; do
   expect 0 " points (" -- "$ceiling" experiment show "$f"
 done
-expect 0 "1 nodes  seed 1  ~0.2 s" -- "$ceiling" experiment show "$root/experiments/piz-daint-generations.toml"
+expect 0 "1 node   seed 1  ~0.2 s" -- "$ceiling" experiment show "$root/experiments/piz-daint-generations.toml"
 cat >"$tmp/too_big.toml" <<EOF
 [experiment]
 title = "Too big"

@@ -414,12 +414,12 @@ outputs() {
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/colective = "ring"/collective = "rign"/' "$tmp/bad.toml"
   # (a point that cannot run is placed at the option its error names)
-  expect 2 'bad.toml:14:13: error: variants[0].options.collective: point 0 (p / w / v / weak, 1 nodes) cannot run: --collective: unknown algorithm "rign"' -- \
+  expect 2 'bad.toml:14:13: error: variants[0].options.collective: point 0 (p / w / v / weak, 1 node) cannot run: --collective: unknown algorithm "rign"' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   # (and at --software where a key of the stack's file stands in the way)
   sed -i 's/collective = "rign"/software = "horovod-nccl"/; s|platforms/generic-fat-tree.toml|platforms/piz-daint-xc30-cpu.toml|' \
     "$tmp/bad.toml"
-  expect 2 'bad.toml:14:13: error: variants[0].options.software: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but' -- \
+  expect 2 'bad.toml:14:13: error: variants[0].options.software: point 0 (p / w / v / weak, 1 node) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs, but' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/software = "horovod-nccl"/collective = "rign"/; s|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|' \
     "$tmp/bad.toml"
@@ -428,13 +428,13 @@ outputs() {
     '[[platforms]]' 'name = "p"' "file = \"$root/platforms/piz-daint-xc30-cpu.toml\"" 'set = ["platform.software=horovod-nccl"]' \
     '[[workloads]]' 'name = "w"' "file = \"$root/workloads/resnet50_v1.toml\"" \
     '[[variants]]' 'name = "v"' 'options = { collective = "ring" }' >"$tmp/bad-stack.toml"
-  expect 2 'bad-stack.toml:6:1: error: platforms[0]: point 0 (p / w / v / weak, 1 nodes) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs' -- \
+  expect 2 'bad-stack.toml:6:1: error: platforms[0]: point 0 (p / w / v / weak, 1 node) cannot run: platforms/software/horovod-nccl.toml:7:11: error: software.library: NCCL runs on GPUs' -- \
     "$ceiling" experiment show "$tmp/bad-stack.toml"
   # (and at the variant's option without which the point runs, where a key of the platform's file
   # stands in the way of the stack the option names: the platform runs other stacks)
   sed -i 's|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|; /^set = /d; s/collective = "ring"/software = "horovod-nccl"/' \
     "$tmp/bad-stack.toml"
-  expect 2 'bad-stack.toml:14:13: error: variants[0].options.software: point 0 (p / w / v / weak, 1 nodes) cannot run: '"$root"'/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability' -- \
+  expect 2 'bad-stack.toml:14:13: error: variants[0].options.software: point 0 (p / w / v / weak, 1 node) cannot run: '"$root"'/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability' -- \
     "$ceiling" experiment show "$tmp/bad-stack.toml"
   sed -i 's/collective = "rign"/allow-oversubscribed-memory = true/' "$tmp/bad.toml"
   expect 2 'bad.toml:14:13: error: variants[0].options.allow-oversubscribed-memory: a switch of `ceiling run`' -- \
@@ -442,7 +442,7 @@ outputs() {
   # (at --precision where the platform lacks that precision's peak: Piz Daint's CPU nodes, fp16)
   sed -i 's/allow-oversubscribed-memory = true/precision = "fp16"/; s|platforms/generic-fat-tree.toml|platforms/piz-daint-xc30-cpu.toml|' \
     "$tmp/bad.toml"
-  expect 2 'bad.toml:14:13: error: variants[0].options.precision: point 0 (p / w / v / weak, 1 nodes) cannot run: --precision: fp16 needs a fp16 peak' -- \
+  expect 2 'bad.toml:14:13: error: variants[0].options.precision: point 0 (p / w / v / weak, 1 node) cannot run: --precision: fp16 needs a fp16 peak' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   sed -i 's/precision = "fp16"/collective = "rign"/; s|platforms/piz-daint-xc30-cpu.toml|platforms/generic-fat-tree.toml|' "$tmp/bad.toml"
   # -o naming one of the inputs is refused before anything is written over.

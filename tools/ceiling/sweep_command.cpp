@@ -4,6 +4,7 @@
 #include "config/table_reader.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
+#include "support/counted.hpp"
 #include "sweep/point_codec.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
@@ -200,15 +201,15 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       auto problem = known->second.first;
       costs.seconds.push_back(known->second.second);
       if (problem)
-        too_big.push_back("point " + std::to_string(p.index) + " (" + curve.id + ", " + std::to_string(p.nodes) +
-                          " nodes): " + *problem);
+        too_big.push_back("point " + std::to_string(p.index) + " (" + curve.id + ", " +
+                          support::counted(p.nodes, "node") + "): " + *problem);
       costs.too_big.push_back(std::move(problem));
     } catch (const std::exception& error) {
       const std::string why = error_text(error);
       const auto [where, key] = failure_where(e, curve, p, why);
       throw config::LoadError(at(where), key,
                               "point " + std::to_string(p.index) + " (" + curve.id + ", " +
-                                  std::to_string(p.nodes) + " nodes) cannot run: " + why);
+                                  support::counted(p.nodes, "node") + ") cannot run: " + why);
     }
   }
   if (!too_big.empty())
@@ -470,10 +471,13 @@ int experiment_show(const std::vector<std::string>& args) {
   const auto e = config::load_experiment(cli->file);
   const auto x = sweep::expand(e);
   const PointCosts costs = check_points(e, x);
-  std::printf("%s\nquestion: %s\noutput: %s\n%zu curves, %zu points (%zu node counts x %zu seeds "
-              "per curve), %d iterations each\n\n",
-              e.title.c_str(), e.question.c_str(), e.output.c_str(), x.curves.size(),
-              x.points.size(), e.nodes.size(), e.seeds.size(), e.iterations);
+  std::printf("%s\nquestion: %s\noutput: %s\n%s, %s (%s x %s per curve), %s each\n\n",
+              e.title.c_str(), e.question.c_str(), e.output.c_str(),
+              support::counted(static_cast<long long>(x.curves.size()), "curve").c_str(),
+              support::counted(static_cast<long long>(x.points.size()), "point").c_str(),
+              support::counted(static_cast<long long>(e.nodes.size()), "node count").c_str(),
+              support::counted(static_cast<long long>(e.seeds.size()), "seed").c_str(),
+              support::counted(e.iterations, "iteration").c_str());
   double total = 0, largest = 0;
   for (const auto& p : x.points) {
     const auto i = static_cast<std::size_t>(p.index);
@@ -483,9 +487,10 @@ int experiment_show(const std::vector<std::string>& args) {
     char cost[32];
     std::snprintf(cost, sizeof cost, "~%.2g s", t);
     const auto& too_big = costs.too_big[i];
-    std::printf("%4d  %-58s %7lld nodes  seed %llu  %s\n      %s\n", p.index,
+    std::printf("%4d  %-58s %7lld %-5s  seed %llu  %s\n      %s\n", p.index,
                 x.curves[static_cast<std::size_t>(p.curve)].id.c_str(), p.nodes,
-                static_cast<unsigned long long>(p.seed), too_big ? "does not fit: not run" : cost,
+                p.nodes == 1 ? "node" : "nodes", static_cast<unsigned long long>(p.seed),
+                too_big ? "does not fit: not run" : cost,
                 too_big ? too_big->c_str() : sweep::command_of(p).c_str());
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

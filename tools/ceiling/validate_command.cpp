@@ -5,6 +5,7 @@
 #include "config/table_reader.hpp"
 #include "config/validation_file.hpp"
 #include "io/json_writer.hpp"
+#include "support/counted.hpp"
 #include "sweep/worker_pool.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
@@ -121,11 +122,6 @@ std::vector<double> throughputs(const std::vector<Prediction>& predictions) {
   return samples_per_s;
 }
 
-/// "1 case", "3 points": `n` and the noun, plural but for one.
-std::string counted(long long n, const std::string& noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
 std::vector<std::string> default_cases() {
   const std::filesystem::path folder = "validation";
   std::error_code ec;
@@ -184,11 +180,13 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
                   results[c].median_abs_error_points, results[c].worst_error_points, cases[c].source.c_str());
   }
   if (all.points == 0)
-    std::printf("%s, no point after the references: no efficiency to compare\n", counted(static_cast<long long>(results.size()), "case").c_str());
+    std::printf("%s, no point after the references: no efficiency to compare\n",
+                support::counted(static_cast<long long>(results.size()), "case").c_str());
   else
     std::printf("%s, %s after the references: median |error| %.1f points, worst %+.1f\n",
-                counted(static_cast<long long>(results.size()), "case").c_str(), counted(all.points, "point").c_str(),
-                all.median_abs_error_points, all.worst_error_points);
+                support::counted(static_cast<long long>(results.size()), "case").c_str(),
+                support::counted(all.points, "point").c_str(), all.median_abs_error_points,
+                all.worst_error_points);
   std::printf("error = 100 x (predicted - measured efficiency), E(N) = (X(N)/N) / (X(N0)/N0), N0 the series' smallest N "
               "(the measured E as the source reports it, where it does); ratio = predicted / measured throughput\n");
 }
@@ -305,8 +303,9 @@ int validate_command(const std::vector<std::string>& args) {
     const auto& p = points[static_cast<std::size_t>(done.tag)];
     const auto& c = cases[p.c];
     const analysis::MeasuredPoint& m = c.measured[p.m];
-    const std::string where = c.path + ":" + std::to_string(m.line) + ":" + std::to_string(m.column) + ": measured[" +
-                              std::to_string(p.m) + "] (" + counted(m.workers, "worker") + ")";
+    const std::string where = c.path + ":" + std::to_string(m.line) + ":" +
+                              std::to_string(m.column) + ": measured[" + std::to_string(p.m) +
+                              "] (" + support::counted(m.workers, "worker") + ")";
     // A run that refuses its input (status 2) names what the case asked for: bad input here too;
     // one that crashed or was killed is an internal error, as `ceiling run`'s own would be.
     const auto index = static_cast<std::size_t>(done.tag);
@@ -366,8 +365,8 @@ int validate_command(const std::vector<std::string>& args) {
     const auto& p = points[failure->point];
     const analysis::ValidationCase& k = cases[p.c];
     const analysis::MeasuredPoint& m = k.measured[p.m];
-    const std::string message =
-        "the run of these " + counted(m.workers, "worker") + " refused the case's input: " + std::string(why);
+    const std::string message = "the run of these " + support::counted(m.workers, "worker") +
+                                " refused the case's input: " + std::string(why);
     // At the key the refusal is about where it names one: an option the case or the point gives
     // ("--servers: ..."; a --set's refusal, "--set:1:20: error: KEY: ...", by the KEY its
     // override sets, not validate's own node.gpu.count), the servers validate gives from

@@ -8,6 +8,7 @@
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
 #include "source_id.hpp"
+#include "support/counted.hpp"
 #include "support/utf8.hpp"
 #include "sweep/point_codec.hpp"
 
@@ -286,7 +287,7 @@ std::vector<std::string> point_command(const std::string& ceiling_program, const
 
 std::string point_label(const SweepSetup& setup, const sweep::PointSpec& p) {
   return setup.expansion.curves[static_cast<std::size_t>(p.curve)].id + ", " +
-         std::to_string(p.nodes) + " nodes, seed " + std::to_string(p.seed);
+         support::counted(p.nodes, "node") + ", seed " + std::to_string(p.seed);
 }
 
 std::string point_program_path() {
