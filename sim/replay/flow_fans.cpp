@@ -426,6 +426,8 @@ bool FlowSharing::enter_fans(double now_s) {
     return false;
   }
   events_.clear(); // (every sharing flow's end is its class's now)
+  for (const FanClock& k : fan_clocks_)
+    unlist_clock(k.link);
   fans_ = true;
   fans_clocked_s_ = now_s;
   fans_next_s_ = next_fan_end_s();
@@ -469,8 +471,42 @@ void FlowSharing::exit_fans(double now_s) {
     links_[l].saturated = false;
   for (const FanClock& k : fan_clocks_)
     links_[k.link].saturated = k.remaining <= k.bytes_per_s * 2 * maxmin_precision;
+  list_clocks();
   clear_fans();
   ++work_.fan_exits;
+}
+
+void FlowSharing::unlist_clock(std::uint32_t l) {
+  Link& link = links_[l];
+  link.flows.clear();
+  link.demand_bytes_per_s = 0.0;
+  link.weight = 0.0;
+  link.pipelines = 0;
+  link.unlisted = true;
+}
+
+void FlowSharing::list_clocks() {
+  // Each flow on its unlisted links, class by class, as join_links() lists it.
+  for (const FanClass& c : fan_classes_)
+    for (const FlowEvents::Event& m : c.members) {
+      const Flow& f = flows_[m.flow];
+      const auto hops = hops_of(f);
+      const double most = f.narrowest_bytes_per_s;
+      for (std::uint32_t h = 0; h < hops.size(); ++h) {
+        Link& link = links_[hops[h]];
+        if (!link.unlisted)
+          continue;
+        position(m.flow, h) = static_cast<std::uint32_t>(link.flows.size());
+        link.flows.push_back({m.flow, h});
+        link.demand_bytes_per_s += on_link(f, h, most);
+        link.weight += on_link(f, h, f.weight);
+        link.pipelines += f.pipeline ? 1 : 0;
+      }
+    }
+  for (const FanClock& k : fan_clocks_) {
+    links_[k.link].unlisted = false;
+    coupling_[k.link] = couples(links_[k.link]);
+  }
 }
 
 bool FlowSharing::fan_stay_too_costly() const {
@@ -576,6 +612,7 @@ bool FlowSharing::promote_to_clock(std::uint32_t l) {
     join_fan(fan_class(), m.flow, fan_left_[m.flow]);
     fan_left_[m.flow] = -1.0;
   }
+  unlist_clock(l);
   fan_load_[l] = 0;
   fan_crossing_[l] = 0;
   return true;
