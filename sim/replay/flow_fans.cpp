@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <numeric>
 
 namespace ceiling::replay {
 namespace {
@@ -486,7 +487,12 @@ void FlowSharing::unlist_clock(std::uint32_t l) {
 }
 
 void FlowSharing::list_clocks() {
-  // Each flow on its unlisted links, class by class, as join_links() lists it.
+  // Each flow on its unlisted links, class by class, as join_links() lists it (the links'
+  // `saturated` exit_fans() sets; every sharing flow is in a class, and none is a pipeline's).
+  assert(std::count_if(flows_.begin(), flows_.end(), [](const Flow& f) { return f.state == State::Sharing; }) ==
+             std::accumulate(fan_classes_.begin(), fan_classes_.end(), std::ptrdiff_t{0},
+                             [](std::ptrdiff_t n, const FanClass& c) { return n + static_cast<std::ptrdiff_t>(c.members.size()); }) &&
+         "every sharing flow is in one class");
   for (const FanClass& c : fan_classes_)
     for (const FlowEvents::Event& m : c.members) {
       const Flow& f = flows_[m.flow];

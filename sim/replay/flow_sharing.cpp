@@ -278,8 +278,10 @@ void FlowSharing::join_links(std::uint32_t flow) {
     far_positions_[flow].resize(hops.size() - inline_hops);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
-    if (link.unlisted) // (a clock: the flow is its class's)
+    if (link.unlisted) { // (a clock: the flow is its class's)
+      assert(fans_ && clock_of_link_[hops[h]] != ~std::uint32_t{0} && "only a clock is unlisted, on clocks");
       continue;
+    }
     const bool coupled = couples(link);
     position(flow, h) = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back({flow, h});
@@ -301,8 +303,10 @@ void FlowSharing::leave_links(std::uint32_t flow, bool counted) {
   const double most = f.narrowest_bytes_per_s;
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
     Link& link = links_[hops[h]];
-    if (link.unlisted) // (a clock: the flow was its class's)
+    if (link.unlisted) { // (a clock: the flow was its class's)
+      assert(fans_ && clock_of_link_[hops[h]] != ~std::uint32_t{0} && "only a clock is unlisted, on clocks");
       continue;
+    }
     if (link.emptied) { // the flow left it with the others that finish now
       link.emptied = --leaving_[hops[h]] > 0;
       continue;

@@ -207,7 +207,7 @@ private:
   /// solver's arithmetic on the second.
   struct alignas(64) Link {
     double bytes_per_s;
-    std::vector<Member> flows; ///< sharing now
+    std::vector<Member> flows; ///< sharing now (but while `unlisted`: below)
     /// The most its flows could take: the sum of their paths' narrowest bandwidths (a
     /// pipeline's times its crossings of the link). A link
     /// whose flows cannot fill it never limits any of them, so it couples none.
@@ -353,8 +353,8 @@ private:
   /// A flow that finished leaves its links (leave_links) and is appended to `finished`; its id is free.
   void finish(std::uint32_t flow, bool counted, std::vector<void*>& finished);
   void join_links(std::uint32_t flow);
-  /// Takes `flow` off its links; where `counted` (leaving_ holds how many flows finishing now
-  /// are on each link), a link that they all leave is emptied at once.
+  /// Takes `flow` off its links (but the unlisted clocks); where `counted` (leaving_ holds how
+  /// many flows finishing now are on each link), a link that they all leave is emptied at once.
   void leave_links(std::uint32_t flow, bool counted);
   /// The least level at which a link of a flow that started sharing since the last solve can
   /// fill: the flows below it keep their shares.
