@@ -41,9 +41,9 @@ void merge(toml::table& base, toml::table& over, const std::string& prefix,
            const std::string& path) {
   for (auto&& [key, value] : over) {
     toml::node* here = base.get(key.str());
-    if (value.is_table() && !value.as_table()->is_inline() && here && !here->is_table())
-      TableReader(base, prefix, path).table(key.str()); // (throws: not a table)
     if (value.is_table() && !value.as_table()->is_inline() && here) {
+      if (!here->is_table())
+        TableReader(base, prefix, path).table(key.str()); // (throws: not a table)
       merge(*here->as_table(), *value.as_table(),
             (prefix.empty() ? "" : prefix + ".") + std::string(key.str()), path);
       continue;
@@ -83,7 +83,7 @@ bool override_reaches(std::string_view text, std::string_view dotted_key) {
       t = only->second.as_table();
     }
   } catch (const LoadError&) { // (a value it cannot read: its key as written, but spaces)
-    key = trimmed(text.substr(0, equals));
+    key = std::string(text.substr(0, equals));
     std::erase_if(key, [](char c) { return c == ' ' || c == '\t'; });
   }
   return !key.empty() && dotted_key.starts_with(key) &&

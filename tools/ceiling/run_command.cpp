@@ -18,11 +18,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -290,12 +287,7 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     if (times.empty()) // no seed finished (all failed, or stopped before any ended)
       json.key("min").null().key("median").null().key("max").null();
     else
-      json.key("min")
-          .value(times.front())
-          .key("median")
-          .value(median())
-          .key("max")
-          .value(times.back());
+      json.key("min").value(times.front()).key("median").value(median()).key("max").value(times.back());
     json.end_object();
     json.end_object();
     return status != 0 ? status : all_ok ? 0 : 1;

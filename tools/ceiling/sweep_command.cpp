@@ -268,21 +268,16 @@ void print_headlines(const io::ResultFile& r) {
     std::printf("%-*s %6.0f %9.0f %8.3f %8s %12s %s %s\n", width, r.curves[c].id.c_str(), a.n_reference, last.n,
                 last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
-  std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and "
-              "ceiling are over; "
-              "N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = 1/(1 - "
-              "alpha) of the fit "
-              "(none: no speedup over N ref, alpha <= 0; -: one N);\n* where the curve is not "
-              "Amdahl-shaped: fit residual >= %.2g, fewer than "
-              "3 node counts, 1 - alpha_eff drifting with N (at constant efficiency, weak "
-              "scaling's, it falls as "
-              "1/N: no ceiling within the sweep, and the fitted one grows with the largest N), or "
-              "a slowdown (alpha < 0): "
-              "read it with care;\ndominant part: the largest of 1 - alpha_eff's parts at the "
-              "largest N (communication, "
-              "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as "
-              "a smaller batch per GPU "
-              "running less efficiently in strong scaling)\n",
+  std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are "
+              "over; N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = "
+              "1/(1 - alpha) of the fit (none: no speedup over N ref, alpha <= 0; -: one N);\n"
+              "* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than 3 node counts, "
+              "1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as 1/N: "
+              "no ceiling within the sweep, and the fitted one grows with the largest N), or a slowdown "
+              "(alpha < 0): read it with care;\n"
+              "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
+              "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a "
+              "smaller batch per GPU running less efficiently in strong scaling)\n",
               analysis::amdahl_residual_limit);
   for (const auto& [scaling, range] : references)
     if (range.first < range.second)
