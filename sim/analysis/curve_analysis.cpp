@@ -18,6 +18,31 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 
 } // namespace
 
+std::string_view to_string(CurveShape shape) {
+  switch (shape) {
+  case CurveShape::Amdahl:
+    return "amdahl";
+  case CurveShape::TooFewNodeCounts:
+    return "too_few_node_counts";
+  case CurveShape::Slowdown:
+    return "slowdown";
+  case CurveShape::EfficiencyHolds:
+    return "efficiency_holds";
+  case CurveShape::CeilingFalls:
+    return "ceiling_falls";
+  case CurveShape::PoorFit:
+    return "poor_fit";
+  }
+  return "unknown";
+}
+
+std::optional<CurveShape> curve_shape_from(std::string_view name) {
+  for (const CurveShape shape : curve_shapes)
+    if (to_string(shape) == name)
+      return shape;
+  return std::nullopt;
+}
+
 // (Its small n weigh noise most, 1 - alpha_eff there being a difference of nearly equal
 // speedups: hence the upper half. At constant efficiency 1 - alpha_eff = (1 - E) / (E (r - 1)).)
 double alpha_eff_drift(const std::vector<PointMetrics>& points, double n_reference) {
@@ -177,8 +202,19 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
   fit.alpha_eff_drift = alpha_eff_drift(points, n_reference);
   // One parameter fits one point exactly: two node counts say nothing of the shape. A slowdown
   // (alpha below 0) follows (A1) but is no Amdahl curve: its parallel fraction is 0 to 1.
-  fit.amdahl_shaped = beyond >= 2 && fit.residual < amdahl_residual_limit &&
-                      !(std::abs(fit.alpha_eff_drift) >= amdahl_drift_limit) && alpha >= 0;
+  if (beyond < 2)
+    fit.shape = CurveShape::TooFewNodeCounts;
+  else if (alpha < 0)
+    fit.shape = CurveShape::Slowdown;
+  else if (fit.alpha_eff_drift <= -amdahl_drift_limit)
+    fit.shape = CurveShape::EfficiencyHolds;
+  else if (fit.alpha_eff_drift >= amdahl_drift_limit)
+    fit.shape = CurveShape::CeilingFalls;
+  else if (!(fit.residual < amdahl_residual_limit))
+    fit.shape = CurveShape::PoorFit;
+  else
+    fit.shape = CurveShape::Amdahl;
+  fit.amdahl_shaped = fit.shape == CurveShape::Amdahl;
   return fit;
 }
 

@@ -3,6 +3,7 @@
 // no files. Formulas: ../shared/data/hardware/piz-daint.md §1 (A), (B), (D), (E).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,6 +62,34 @@ struct PointMetrics {
   double nonpar_compute = 0;
 };
 
+/// What a curve's shape is, by the first of these that holds:
+/// - TooFewNodeCounts: fewer than two points beyond the reference (one parameter fits one point);
+/// - Slowdown: the fit's alpha below 0, outside Amdahl's law;
+/// - EfficiencyHolds: 1 - alpha_eff falls with n (drift at or below -amdahl_drift_limit), nearer
+///   Gustafson's weak scaling than Amdahl: no ceiling within the sweep, and the fitted one grows
+///   with the largest n swept;
+/// - CeilingFalls: 1 - alpha_eff grows with n (drift at or above amdahl_drift_limit);
+/// - PoorFit: the fit's residual at or above amdahl_residual_limit (or NaN);
+/// - Amdahl: none of these, Amdahl-shaped.
+enum class CurveShape {
+  Amdahl,
+  TooFewNodeCounts,
+  Slowdown,
+  EfficiencyHolds,
+  CeilingFalls,
+  PoorFit
+};
+/// Every shape, in the order above.
+inline constexpr CurveShape curve_shapes[] = {
+    CurveShape::Amdahl,          CurveShape::TooFewNodeCounts, CurveShape::Slowdown,
+    CurveShape::EfficiencyHolds, CurveShape::CeilingFalls,     CurveShape::PoorFit};
+
+/// The shape's name as the result store, the CSV export and the plots spell it: "amdahl",
+/// "too_few_node_counts", "slowdown", "efficiency_holds", "ceiling_falls", "poor_fit".
+std::string_view to_string(CurveShape shape);
+/// The shape of that name; nullopt for another text.
+std::optional<CurveShape> curve_shape_from(std::string_view name);
+
 /// Least-squares Amdahl fit S(r) = 1 / ((1 - alpha) + alpha / r), r = n / n_reference (the
 /// fit counts n in units of the reference point), minimising the points' relative errors
 /// S / S_fit - 1, and what follows from it. The two n's are converted back to absolute n: the
@@ -76,12 +105,15 @@ struct AmdahlFit {
   double residual = 0;                ///< RMS over the points beyond the reference of S / S_fit - 1
   /// The slope of log(1 - alpha_eff) against log n over the upper half (in log n) of the
   /// curve: 0 on Amdahl's curve, -1 at constant efficiency (weak scaling's, Gustafson's);
-  /// NaN with too few points. Not stored: a store's reader computes it from each n's alpha_eff.
+  /// NaN with too few points.
   double alpha_eff_drift = 0;
   /// At least two points beyond the reference, the residual below amdahl_residual_limit, the
   /// drift, where known, within amdahl_drift_limit of 0, and alpha at least 0 (a slowdown, whose
-  /// fit has alpha below 0, is outside Amdahl's law, whose parallel fraction is 0 to 1).
+  /// fit has alpha below 0, is outside Amdahl's law, whose parallel fraction is 0 to 1): shape
+  /// Amdahl.
   bool amdahl_shaped = false;
+  /// Which of those holds first (CurveShape).
+  CurveShape shape = CurveShape::TooFewNodeCounts;
 };
 
 /// The slope of log(1 - alpha_eff) against log n over the points of the upper half (in log n)

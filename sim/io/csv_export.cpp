@@ -117,6 +117,8 @@ std::vector<Row> fits_table(const ResultFile& r) {
   for (const auto& attribute : fit_attributes)
     header.push_back(attribute.name);
   header.push_back("amdahl_shaped");
+  header.push_back("alpha_eff_drift");
+  header.push_back("shape");
   for (const auto& attribute : measured_attributes)
     header.push_back(attribute.name);
   header.push_back("dominant_term");
@@ -131,6 +133,8 @@ std::vector<Row> fits_table(const ResultFile& r) {
     for (const auto& attribute : fit_attributes)
       row.push_back(csv(a.fit.*attribute.member));
     row.push_back(a.fit.amdahl_shaped ? "1" : "0");
+    row.push_back(csv(a.fit.alpha_eff_drift));
+    row.push_back(csv(std::string(analysis::to_string(a.fit.shape))));
     for (const auto& attribute : measured_attributes)
       row.push_back(csv(a.*attribute.member));
     row.push_back(csv(a.dominant_term));

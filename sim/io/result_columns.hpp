@@ -15,9 +15,11 @@
 namespace ceiling::io {
 
 /// The root's "format" attribute, which a reader checks first, and the schema version this
-/// build writes and reads ("format_version").
+/// build writes ("format_version"). It reads that and version 3 too, which lacks each curve's
+/// `alpha_eff_drift` and `shape`: the reader derives them from the curve's points.
 inline constexpr const char* format_name = "ceiling-results";
-inline constexpr long long format_version = 3;
+inline constexpr long long format_version = 4;
+inline constexpr long long oldest_format_version = 3;
 
 /// The group of curve `i` under /curves: "curve_000", "curve_001", ... (3 digits at least).
 std::string curve_group_name(std::size_t i);

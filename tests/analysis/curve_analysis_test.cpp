@@ -122,6 +122,7 @@ TEST_CASE("an exact Amdahl curve gives back its alpha, ceiling, n_half and n_dou
       // Expectation: alpha_eff = alpha at every n, so log(1 - alpha_eff) is flat in log n.
       CHECK(std::abs(a.fit.alpha_eff_drift) < 1e-6);
       CHECK(a.fit.amdahl_shaped);
+      CHECK(a.fit.shape == analysis::CurveShape::Amdahl);
       for (const PointMetrics& p : a.points) {
         CAPTURE(p.n);
         // Expectation: (A1) and (A2) at n; 1e-12 relative.
@@ -208,7 +209,7 @@ TEST_CASE("a curve at one efficiency beyond its first nodes gets a ceiling above
   }
 }
 
-TEST_CASE("a Gustafson-shaped curve is not Amdahl-shaped") {
+TEST_CASE("a Gustafson-shaped curve is not Amdahl-shaped: its efficiency holds") {
   // (Gustafson's with a serial fraction of 0.01 keeps within 1 % of an Amdahl curve up to
   // 4,096: over the range swept the two shapes are the same.)
   for (Scaling scaling : {Scaling::Weak, Scaling::Strong}) {
@@ -222,6 +223,10 @@ TEST_CASE("a Gustafson-shaped curve is not Amdahl-shaped") {
       const CurveAnalysis a = analyse(curve_with_speedups(table, scaling), scaling);
       CHECK(a.fit.residual > analysis::amdahl_residual_limit);
       CHECK_FALSE(a.fit.amdahl_shaped);
+      // Expectation: 1 - alpha_eff = (n - S) / ((n - 1) S) = s / S, which falls as 1/n: drift about
+      // -1, the shape named before the residual's.
+      CHECK(a.fit.alpha_eff_drift < -analysis::amdahl_drift_limit);
+      CHECK(a.fit.shape == analysis::CurveShape::EfficiencyHolds);
     }
   }
 }
@@ -245,6 +250,7 @@ TEST_CASE("a noisy Amdahl curve is Amdahl-shaped only while the noise is small")
         analyse(curve_with_speedups(noisy(0.3), Scaling::Strong), Scaling::Strong);
     CHECK(a.fit.residual > analysis::amdahl_residual_limit);
     CHECK_FALSE(a.fit.amdahl_shaped);
+    CHECK(a.fit.shape != analysis::CurveShape::Amdahl);
   }
   SUBCASE("noise of up to 1 % is") {
     const CurveAnalysis a =
@@ -593,6 +599,7 @@ TEST_CASE("a curve that slows down as (A1) does with alpha below 0 is not Amdahl
   CHECK(a.fit.residual < 1e-12);
   CHECK(a.fit.ceiling_speedup == doctest::Approx(2.0 / 3).epsilon(1e-12));
   CHECK_FALSE(a.fit.amdahl_shaped);
+  CHECK(a.fit.shape == analysis::CurveShape::Slowdown);
 }
 
 TEST_CASE("a curve of two node counts is never Amdahl-shaped: one parameter fits one point exactly") {
@@ -603,6 +610,7 @@ TEST_CASE("a curve of two node counts is never Amdahl-shaped: one parameter fits
     // Expectation: (A1) through S(4096) = 3000 exactly, residual 0 (1e-12), and still no shape.
     CHECK(a.fit.residual < 1e-12);
     CHECK_FALSE(a.fit.amdahl_shaped);
+    CHECK(a.fit.shape == analysis::CurveShape::TooFewNodeCounts);
   }
 }
 
@@ -618,6 +626,34 @@ TEST_CASE("at constant efficiency 1 - alpha_eff falls as 1/n: drift -1, not Amda
   CHECK(a.fit.alpha_eff_drift == relative(-1, 0.02));
   CHECK(a.fit.residual < analysis::amdahl_residual_limit);
   CHECK_FALSE(a.fit.amdahl_shaped);
+  CHECK(a.fit.shape == analysis::CurveShape::EfficiencyHolds);
+}
+
+TEST_CASE("a curve whose 1 - alpha_eff grows with n has a ceiling that falls: not Amdahl-shaped") {
+  // Weak scaling whose time grows as 1 + c n^2 (a cost per rank paid by every rank): S = n / (1 + c
+  // n^2).
+  constexpr double c = 1e-7;
+  std::vector<std::pair<double, double>> table;
+  for (double n : doublings(1))
+    table.emplace_back(n, n / (1 + c * n * n) * (1 + c)); // (S = 1 at n = 1)
+  const CurveAnalysis a = analyse(curve_with_speedups(table, Scaling::Weak), Scaling::Weak);
+  // Expectation: with T(n) / T(1) = 1 + e(n), 1 - alpha_eff = e(n) / (n - 1), here
+  // c (n^2 - 1) / ((1 + c) (n - 1)) = c (n + 1) / (1 + c): slope n / (n + 1) in log n, from 0.985
+  // at 64 to 0.9998 at 4,096 over the upper half; 0.02.
+  CHECK(a.fit.alpha_eff_drift == relative(1, 0.02));
+  CHECK_FALSE(a.fit.amdahl_shaped);
+  CHECK(a.fit.shape == analysis::CurveShape::CeilingFalls);
+}
+
+TEST_CASE("curve shapes are named as the store spells them, and read back") {
+  for (const auto shape : analysis::curve_shapes) {
+    CAPTURE(analysis::to_string(shape));
+    CHECK(analysis::curve_shape_from(analysis::to_string(shape)) == shape);
+  }
+  CHECK(analysis::to_string(analysis::CurveShape::EfficiencyHolds) == "efficiency_holds");
+  CHECK(analysis::to_string(analysis::CurveShape::PoorFit) == "poor_fit");
+  CHECK_FALSE(analysis::curve_shape_from("Amdahl").has_value());
+  CHECK_FALSE(analysis::curve_shape_from("").has_value());
 }
 
 TEST_SUITE_END();

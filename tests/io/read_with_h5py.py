@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Reads a ceiling result file with h5py and pandas only, as README.md ("Result store") says a
-user can, and checks it against the schema (format_version 3). Usage: read_with_h5py.py FILE
+user can, and checks it against the schema (format_version 4). Usage: read_with_h5py.py FILE
 
 Run by Debian's /usr/bin/python3 (h5py 3.7, pandas 1.5); exits non-zero on the first mismatch.
 """
@@ -25,10 +25,10 @@ POINT_FLOATS = {
     "bytes_host_memory": "bytes",
 }
 
-CURVE_STRINGS = ["id", "platform", "workload", "variant", "scaling", "n_unit", "dominant_term"]
+CURVE_STRINGS = ["id", "platform", "workload", "variant", "scaling", "n_unit", "dominant_term", "shape"]
 CURVE_FLOATS = ["n_reference", "amdahl_alpha", "ceiling_speedup", "n_half_efficiency_fit",
                 "n_doubling_below_10pct_fit", "fit_residual", "n_half_efficiency_measured",
-                "n_doubling_below_10pct_measured", "alpha_eff_at_largest_n"]
+                "n_doubling_below_10pct_measured", "alpha_eff_at_largest_n", "alpha_eff_drift"]
 CURVE_COLUMNS = {
     "n": "nodes", "iteration_time_s": "s", "iteration_time_min_s": "s", "iteration_time_median_s": "s",
     "iteration_time_max_s": "s", "throughput_samples_per_s": "samples/s", "speedup": "1",
@@ -86,7 +86,7 @@ def main(path):
         check(name in f.attrs, f"missing attribute {name!r}")
         check(f.attrs[name].dtype == "int64", f"attribute {name!r} is not int64")
     check(check_string_attr(f, "format") == "ceiling-results", "format is not ceiling-results")
-    check(f.attrs["format_version"] == 3, "format_version is not 3")
+    check(f.attrs["format_version"] == 4, "format_version is not 4")
 
     inputs = f["inputs"]
     for name in ["kind", "path", "text"]:
@@ -125,6 +125,10 @@ def main(path):
             check(curve.attrs[attr].dtype == "float64", f"{curve.name}: {attr} is not float64")
         check(curve.attrs["amdahl_shaped"] in (0, 1), f"{curve.name}: amdahl_shaped not 0/1")
         check(check_string_attr(curve, "scaling") in ("weak", "strong"), f"{curve.name}: scaling")
+        check(check_string_attr(curve, "shape") in ("amdahl", "too_few_node_counts", "slowdown", "efficiency_holds",
+                                                    "ceiling_falls", "poor_fit"), f"{curve.name}: shape")
+        check((check_string_attr(curve, "shape") == "amdahl") == (curve.attrs["amdahl_shaped"] == 1),
+              f"{curve.name}: shape and amdahl_shaped disagree")
         check(check_string_attr(curve, "n_unit") == "nodes", f"{curve.name}: n_unit")
         check_column(curve, "seeds", "int")
         for column, unit in CURVE_COLUMNS.items():

@@ -145,6 +145,8 @@ void check_same(const analysis::CurveAnalysis& a, const analysis::CurveAnalysis&
   CHECK(same(a.fit.n_doubling_below_10pct, b.fit.n_doubling_below_10pct));
   CHECK(same(a.fit.residual, b.fit.residual));
   CHECK(a.fit.amdahl_shaped == b.fit.amdahl_shaped);
+  CHECK(same(a.fit.alpha_eff_drift, b.fit.alpha_eff_drift));
+  CHECK(a.fit.shape == b.fit.shape);
   CHECK(same(a.n_half_efficiency_measured, b.n_half_efficiency_measured));
   CHECK(same(a.n_doubling_below_10pct_measured, b.n_doubling_below_10pct_measured));
   CHECK(same(a.alpha_eff_at_largest_n, b.alpha_eff_at_largest_n));
@@ -400,10 +402,10 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
   }
   SUBCASE("another format version") {
     io::write_results(path, sample_results());
-    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 4); });
+    edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 5); });
     CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: format_version 4 is not supported (this build reads "
-                                 "3; rerun the sweep with this build)")
+                         (path + ": error: format_version 5 is not supported (this build reads "
+                                 "3 to 4; rerun the sweep with this build)")
                              .c_str(),
                          io::StoreError);
   }
@@ -532,6 +534,35 @@ TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it 
     CHECK(io::read_results(path).analyses[0].points[2].speedup ==
           std::nextafter(speedup, 2 * speedup));
   }
+  SUBCASE("the shape") {
+    const analysis::CurveShape shape = sample_results().analyses[0].fit.shape;
+    REQUIRE(shape != analysis::CurveShape::CeilingFalls);
+    edit_group(path, "curves/curve_000",
+               [](hid_t g) { set_string_attribute(g, "shape", "ceiling_falls"); });
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        refused("attribute \"shape\" of \"curves/curve_000\" is \"ceiling_falls\", but the "
+                "curve's finished points give \"" +
+                std::string(analysis::to_string(shape)) + "\"")
+            .c_str(),
+        io::StoreError);
+  }
+  SUBCASE("a shape of no known name") {
+    edit_group(path, "curves/curve_000",
+               [](hid_t g) { set_string_attribute(g, "shape", "Amdahl"); });
+    CHECK_THROWS_WITH_AS(
+        io::read_results(path),
+        (path + ": error: attribute \"shape\" of \"curves/curve_000\": expected \"amdahl\", "
+                "\"too_few_node_counts\", \"slowdown\", \"efficiency_holds\", "
+                "\"ceiling_falls\" or \"poor_fit\", got \"Amdahl\"")
+            .c_str(),
+        io::StoreError);
+  }
+  SUBCASE("the drift of 1 - alpha_eff") {
+    edit_group(path, "curves/curve_000",
+               [](hid_t g) { set_double_attribute(g, "alpha_eff_drift", 7); });
+    CHECK_THROWS_AS(io::read_results(path), io::StoreError);
+  }
   SUBCASE("a flag that is neither 0 nor 1") {
     edit_group(path, "curves/curve_000",
                [](hid_t g) { set_int64_attribute(g, "amdahl_shaped", 7); });
@@ -594,6 +625,26 @@ TEST_CASE("text from a point's process is stored as UTF-8: each byte that starts
   CHECK(support::is_utf8(support::repaired_utf8("\xff\xfe\xed\xa0\x80\xf4\x90\x80\x80")));
 }
 
+TEST_CASE("a file of format_version 3, without the curves' shapes, reads with the shapes its "
+          "points give") {
+  const TemporaryDirectory dir;
+  const auto path = dir.file("v3.h5");
+  const io::ResultFile written = sample_results();
+  io::write_results(path, written);
+  edit_hdf5(path, [](hid_t file) {
+    set_int64_attribute(file, "format_version", 3);
+    const hid_t g = H5Gopen2(file, "curves/curve_000", H5P_DEFAULT);
+    REQUIRE(g >= 0);
+    CHECK(H5Adelete(g, "shape") >= 0);
+    CHECK(H5Adelete(g, "alpha_eff_drift") >= 0);
+    H5Gclose(g);
+  });
+  const io::ResultFile read = io::read_results(path);
+  REQUIRE(read.analyses.size() == written.analyses.size());
+  check_same(read.analyses[0], written.analyses[0]);
+  CHECK(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) == 0);
+}
+
 TEST_CASE("writing into a directory that does not exist throws StoreError") {
   const TemporaryDirectory dir;
   const auto path = dir.file("missing/results.h5");
@@ -634,7 +685,7 @@ TEST_CASE("a damaged global heap is refused, never followed by HDF5 (the fuzzer'
     edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "format_version", 2); });
     CHECK_THROWS_WITH_AS(io::read_results(path),
                          (path + ": error: format_version 2 is not supported (this build reads "
-                                 "3; rerun the sweep with this build)")
+                                 "3 to 4; rerun the sweep with this build)")
                              .c_str(),
                          io::StoreError);
   }

@@ -11,6 +11,9 @@ must give exactly:
 - a ceiling bar says up to which N its fit goes where the curves' largest N differ (an
   interrupted sweep);
 - the ceiling figure compares ceilings: it is skipped where only one curve has a fit;
+- a curve whose efficiency holds (1 - alpha_eff falling with N) gets no bar but the words "no
+  ceiling in sight", its efficiency at the largest N and the drift, and its fitted ceiling, which
+  would grow with the largest N, does not stretch the axis;
 - a folder plotted into again loses the figures this store does not have, and keeps those written
   now, those of a figure whose drawing failed, and every file not named as a figure.
 usage: ceilingplot_test.py ROOT
@@ -28,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 sys.path.insert(0, os.path.join(sys.argv[1], "tools", "plot"))
-from ceilingplot import axes, ceilings, facets, figures, surface  # noqa: E402
+from ceilingplot import axes, ceilings, facets, figures, surface, text  # noqa: E402
 from ceilingplot.store import Curve  # noqa: E402
 
 failures = 0
@@ -115,6 +118,27 @@ check("a ceiling names its fit's largest N where they differ",
       ceilings._ceiling_text(cut, True, False, True) == "1,250×, fit to N = 8",
       ceilings._ceiling_text(cut, True, False, True))
 check("and not where they are the same", ceilings._ceiling_text(whole, True, False, False) == "1,780×")
+
+
+# A weak curve at E = 0.9 from 2 to 4,096 nodes: 1 - alpha_eff ∝ N^-0.97, shape efficiency_holds.
+held = curve("ring", [1, 2, 4, 4096], 26800.0)
+held.shape, held.alpha_eff_drift = "efficiency_holds", -0.97
+held.data["speedup"] = np.array([1, 1.8, 3.6, 3686.4])
+held.data["efficiency"] = np.array([1, 0.9, 0.9, 0.9])
+check("no ceiling in sight: the efficiency at the largest N and the drift",
+      text.no_ceiling_in_sight(held) == "no ceiling in sight: E = 0.90 at N = 4,096, 1 − α_eff ∝ N^−0.97",
+      text.no_ceiling_in_sight(held))
+check("an Amdahl-shaped curve has a ceiling in sight", text.no_ceiling_in_sight(whole) is None)
+fig, ax = plt.subplots(figsize=(8, 3))
+amdahl = curve("tree", [1, 2, 4, 4096], 20.0)
+ceilings._ceiling_panel(ax, [held, amdahl], lambda c: "C0", lambda c: c.variant, True, 8.0)
+bars = [p for p in ax.patches if p.get_width() > 0]
+check("a bar for the curve with a ceiling in sight, none for the other", len(bars) == 1, str(len(bars)))
+check("the row says why it has no bar",
+      any(t.get_text().startswith("no ceiling in sight: E = 0.90") for t in ax.texts), str([t.get_text() for t in ax.texts]))
+check("the fitted ceiling of the curve whose efficiency holds does not stretch the axis",
+      ax.get_xlim()[1] < 26800.0, str(ax.get_xlim()))
+plt.close(fig)
 
 
 class Out:

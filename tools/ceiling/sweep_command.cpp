@@ -256,6 +256,8 @@ void print_headlines(const io::ResultFile& r) {
     char ceiling[32];
     if (!compared || std::isnan(a.fit.alpha))
       std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
+    else if (a.fit.shape == analysis::CurveShape::EfficiencyHolds) // (a fitted one grows with the largest N)
+      std::snprintf(ceiling, sizeof ceiling, "%10s", "none seen ");
     else if (a.fit.alpha > 0)
       std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, a.fit.amdahl_shaped ? " " : "*");
     else // no speedup over the smallest N: no ceiling to speak of
@@ -270,11 +272,11 @@ void print_headlines(const io::ResultFile& r) {
   }
   std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are "
               "over; N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = "
-              "1/(1 - alpha) of the fit (none: no speedup over N ref, alpha <= 0; -: one N);\n"
-              "* where the curve is not Amdahl-shaped: fit residual >= %.2g, fewer than 3 node counts, "
-              "1 - alpha_eff drifting with N (at constant efficiency, weak scaling's, it falls as 1/N: "
-              "no ceiling within the sweep, and the fitted one grows with the largest N), or a slowdown "
-              "(alpha < 0): read it with care;\n"
+              "1/(1 - alpha) of the fit (none: no speedup over N ref, alpha <= 0; -: one N; none seen: "
+              "1 - alpha_eff falls with N, as at constant efficiency, weak scaling's, where it falls as 1/N: "
+              "no ceiling within the sweep, and a fitted one would grow with the largest N);\n"
+              "* where the curve is not Amdahl-shaped otherwise: fit residual >= %.2g, fewer than 3 node "
+              "counts, 1 - alpha_eff growing with N, or a slowdown (alpha < 0): read it with care;\n"
               "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
               "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a "
               "smaller batch per GPU running less efficiently in strong scaling)\n",

@@ -12,11 +12,11 @@ from matplotlib.patches import Patch
 from . import costs
 from .axes import figure_legend, question, scaling_panels
 from .facets import Looks, columns_legend, legend_height, many, unique
-from .text import fmt, fmt_n, mpl_text, short_tick, wrap
+from .text import fmt, fmt_n, mpl_text, no_ceiling_in_sight, short_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
-                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 %, 1 − α_eff drifting with N, or α < 0), indicative"),
+                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 %, 1 − α_eff growing with N, or α < 0), indicative"),
           Line2D([], [], color="black", marker="D", ls="", ms=5,
                  label="largest simulated speedup"))
 
@@ -56,6 +56,21 @@ def _ceiling_text(c, suffix, mixed_references, mixed_largest):
     return text
 
 
+def _no_bar_text(c):
+    """What a row without a bar says."""
+    if not math.isfinite(c.alpha):
+        return "no fit"
+    if not c.alpha > 0:
+        return "no ceiling: no speedup over the smallest N (α ≤ 0)"
+    return no_ceiling_in_sight(c)
+
+
+def _drawn(c):
+    """Whether a curve's ceiling is drawn as a bar: a speedup over the reference (α > 0) and a
+    ceiling in sight."""
+    return c.alpha > 0 and not no_ceiling_in_sight(c)
+
+
 def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     y = np.arange(len(group))[::-1]
     labels = [wrap(label(c), 34) for c in group]
@@ -65,36 +80,44 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
     # The axis is about the panel less its tick labels.
     axis_in = panel_w - 0.45 - max(_width_in(fig, t) for t in "\n".join(labels).split("\n"))
     # (alpha <= 0, a ceiling of 1 or less: no speedup at all, no bar)
-    finite = [c.ceiling for c in group if math.isfinite(c.ceiling) and c.alpha > 0]
+    finite = [c.ceiling for c in group if math.isfinite(c.ceiling) and _drawn(c)]
     best = [_best(c) for c in group]
     shown = finite + [b for b in best if math.isfinite(b)]
     hi = max(shown + [1.0]) * 3
     lo = min(shown + [1.0]) / 1.5
-    right = hi * (1.8 if any(math.isfinite(c.ceiling) for c in group) else 1)
+    right = hi * (1.8 if any(math.isfinite(c.ceiling) and _drawn(c) for c in group) else 1)
     # Room on the right for each ceiling's label, written from just after its bar: its end at
     # log10 a + k (log10 right - log10 lo) must stay left of log10 right, k its width over the
     # axis's (the decades per inch grow with the right end, hence the division).
     # A label that the marker would cover starts after it (after_marker, below): 0.1 inch on.
     for c, b in zip(group, best):
-        if math.isfinite(c.ceiling) and c.alpha > 0:
+        if math.isfinite(c.ceiling) and _drawn(c):
             k = (_width_in(fig, _ceiling_text(c, suffix, mixed_references, mixed_largest)) + 0.15) / max(axis_in, 1.0)
             start = math.log10(c.ceiling * 1.08)
             if math.isfinite(b) and b >= c.ceiling * 1.08:
                 start, k = math.log10(b), k + 0.1 / max(axis_in, 1.0)
             if k < 0.9:
                 right = max(right, 10 ** ((start - k * math.log10(lo)) / (1 - k)))
+    # A row without a bar writes from the left, or after its marker where the marker would cover
+    # the text: then room after the marker as above.
+    for c, b in zip(group, best):
+        text = None if _drawn(c) else _no_bar_text(c)
+        if text and math.isfinite(b) and not _clear(_width_in(fig, text), lo * 1.15, b, lo, right, axis_in):
+            k = (_width_in(fig, text) + 0.25) / max(axis_in, 1.0)
+            if k < 0.9:
+                right = max(right, 10 ** ((math.log10(b) - k * math.log10(lo)) / (1 - k)))
 
     def after_marker(b):  # where text starts just right of the largest-speedup marker
         return b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0))
 
     for yi, c, b in zip(y, group, best):
-        if not c.alpha > 0:  # no speedup over the reference: no ceiling to draw
-            at = lo * 1.15
+        if not _drawn(c):  # no speedup over the reference, or no ceiling in sight: no bar
+            at, text = lo * 1.15, _no_bar_text(c)
             if math.isfinite(b):
                 ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
-                at = max(at, after_marker(b))
-            ax.text(at, yi, "no ceiling: no speedup over the smallest N (α ≤ 0)" if math.isfinite(c.alpha)
-                    else "no fit", va="center", ha="left", fontsize=8)
+                if not _clear(_width_in(fig, text), at, b, lo, right, axis_in):
+                    at = after_marker(b)
+            ax.text(at, yi, text, va="center", ha="left", fontsize=8)
             continue
         value = c.ceiling if math.isfinite(c.ceiling) else hi
         ax.barh(yi, value - lo, left=lo, height=0.62, color=colour(c), alpha=0.85,
@@ -114,6 +137,7 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
                     ha="left", fontsize=8, color="white", fontweight="bold")
     ax.set_xscale("log")
     ax.set_xlim(lo, right)
+    ax.set_ylim(-0.6, len(group) - 0.4)  # (the rows where bars would be, bars or none)
     # (short labels, 10k, 1M, and at most about two an inch, so that none runs into the next;
     # decades counted from 1, the reference speedup, so that it is labelled where it is in view)
     decades = math.ceil(math.log10(right)) - math.floor(math.log10(lo))

@@ -7,7 +7,7 @@ from matplotlib.lines import Line2D
 
 from .axes import log_y_plain, n_axis, n_label, scaling_panels
 from .facets import LineGrid, fit_proxy
-from .text import fmt, fmt_n
+from .text import fmt, fmt_n, no_ceiling_in_sight
 
 
 def _amdahl_speedup(r, alpha):
@@ -21,6 +21,8 @@ def _ceiling_text(c):
         return "no ceiling (linear)"
     if c.alpha <= 0:
         return "no speedup (α ≤ 0)"
+    if no_ceiling_in_sight(c):
+        return "no ceiling in sight (efficiency holds)"
     return f"ceiling {fmt(c.ceiling)}×" + ("" if c.amdahl_shaped else " (not Amdahl-shaped)")
 
 

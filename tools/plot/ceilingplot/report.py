@@ -10,7 +10,7 @@ from . import costs
 from .figures import FIGURES
 from .markup import CSS, Code, Doc
 from .output import say, write_atomically
-from .text import fmt, fmt_alpha, fmt_n
+from .text import SHAPE_WORDS, fmt, fmt_alpha, fmt_n, no_ceiling_in_sight
 
 
 def _measured(v, c):
@@ -35,7 +35,9 @@ def _key_numbers(c):
     largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
     ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
         "∞ (α clamped to 1: linear or superlinear)" if math.isinf(c.ceiling) else
-        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else f"{fmt(c.ceiling)}×")
+        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else
+        no_ceiling_in_sight(c) or f"{fmt(c.ceiling)}×")
+    shaped = "—" if math.isnan(c.residual) else SHAPE_WORDS.get(c.shape, "yes" if c.amdahl_shaped else "no")
     return [
         ("scaling", c.scaling),
         ("reference N (speedups are against it)", fmt_n(c.n_reference)),
@@ -50,8 +52,7 @@ def _key_numbers(c):
         ("dominant part of 1 − α_eff at the largest N", c.dominant_term),
         ("fit residual (RMS of relative speedup error)",
          "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
-        ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)",
-         "—" if math.isnan(c.residual) else "yes" if c.amdahl_shaped else "no"),
+        ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)", shaped),
     ]
 
 
@@ -109,14 +110,17 @@ def _summary_row(c):
     n_half_fit = _fitted(c.n_half_fit, short=True)
     if ceiling.startswith("— (no speedup"):
         ceiling = "none (α ≤ 0)"
+    elif ceiling.startswith("no ceiling in sight"):
+        ceiling = "none in sight"
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
-            "—" if ceiling.startswith("—") else ceiling + star,
+            "—" if ceiling.startswith("—") else ceiling + ("" if ceiling == "none in sight" else star),
             f"{n_half_fit}{star} / {measured}",
             # (three decimals, as the sweep prints it, and which N that is)
             f"{c.data['efficiency'][c.data['n'].argmax()]:.3f} at N = {fmt_n(c.data['n'].max())}"
             if c.rows >= 2 else "—",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
-            c.dominant_term, key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)"]]
+            c.dominant_term,
+            key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)"].split(" (")[0]]
 
 
 def _fmt_or_dash(v):
@@ -168,7 +172,9 @@ def write_report(out):
                  "are over (α_eff per block of N ref nodes, r = N / N ref). A dash: no fit (fewer than two "
                  "finished node counts) or, for a simulated N, not reached within the node counts simulated "
                  "(or nothing measured: one node count); none (α ≤ 0): the fit has no speedup over N ref, "
-                 "and so no ceiling. "
+                 "and so no ceiling; none in sight: 1 − α_eff falls with N, as at constant efficiency "
+                 "(weak scaling's, where it falls as 1/N), so no ceiling lies within the sweep, and a fitted "
+                 "one would grow with the largest N. "
                  "*: the curve is not Amdahl-shaped, and the fit's numbers extrapolate a shape the curve "
                  "does not have: read the simulated N at E = 0.5 and the efficiency at the largest N.")
         for scaling in sorted({c.scaling for c in r.curves}):

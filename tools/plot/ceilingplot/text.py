@@ -42,6 +42,28 @@ def fmt_alpha(a):
     return f"{a:.{decimals}f}"
 
 
+def no_ceiling_in_sight(c):
+    """The words that stand for a curve's fitted ceiling where its 1 − α_eff falls with N, as at
+    constant efficiency (shape "efficiency_holds": there is no ceiling within the sweep, and the
+    fitted one would grow with the largest N); None for another curve."""
+    if c.shape != "efficiency_holds":
+        return None
+    largest = int(c.data["n"].argmax())
+    drift = f"{c.alpha_eff_drift:.2f}".replace("-", "−")
+    return (f"no ceiling in sight: E = {c.data['efficiency'][largest]:.2f} at N = "
+            f"{fmt_n(c.data['n'][largest])}, 1 − α_eff ∝ N^{drift}")
+
+
+SHAPE_WORDS = {
+    "amdahl": "yes",
+    "too_few_node_counts": "no (fewer than 3 N)",
+    "slowdown": "no (a slowdown, α < 0)",
+    "efficiency_holds": "no (1 − α_eff falls with N: the efficiency holds)",
+    "ceiling_falls": "no (1 − α_eff grows with N)",
+    "poor_fit": "no (fit residual ≥ 5 %)",
+}
+
+
 def plain_tick(v, _pos=None):
     """Tick label without exponent notation for ratios and counts: 0.5, 2, 1,000."""
     if v <= 0 or not math.isfinite(v):
