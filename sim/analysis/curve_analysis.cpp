@@ -26,8 +26,8 @@ std::string_view to_string(CurveShape shape) {
     return "too_few_node_counts";
   case CurveShape::Slowdown:
     return "slowdown";
-  case CurveShape::EfficiencyHolds:
-    return "efficiency_holds";
+  case CurveShape::NonparallelFalls:
+    return "nonparallel_falls";
   case CurveShape::CeilingFalls:
     return "ceiling_falls";
   case CurveShape::PoorFit:
@@ -207,7 +207,7 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
   else if (alpha < 0)
     fit.shape = CurveShape::Slowdown;
   else if (fit.alpha_eff_drift <= -amdahl_drift_limit)
-    fit.shape = CurveShape::EfficiencyHolds;
+    fit.shape = CurveShape::NonparallelFalls;
   else if (fit.alpha_eff_drift >= amdahl_drift_limit)
     fit.shape = CurveShape::CeilingFalls;
   else if (!(fit.residual < amdahl_residual_limit))

@@ -65,9 +65,10 @@ struct PointMetrics {
 /// What a curve's shape is, by the first of these that holds:
 /// - TooFewNodeCounts: fewer than two points beyond the reference (one parameter fits one point);
 /// - Slowdown: the fit's alpha below 0, outside Amdahl's law;
-/// - EfficiencyHolds: 1 - alpha_eff falls with n (drift at or below -amdahl_drift_limit), nearer
-///   Gustafson's weak scaling than Amdahl: no ceiling within the sweep, and the fitted one grows
-///   with the largest n swept;
+/// - NonparallelFalls: 1 - alpha_eff falls with n (drift at or below -amdahl_drift_limit), nearer
+///   Gustafson's weak scaling (-1, at constant efficiency) than Amdahl: the speedup grows without
+///   a ceiling in sight, and the fitted one grows with the largest n swept (the efficiency may
+///   still fall, as at S = n^0.6);
 /// - CeilingFalls: 1 - alpha_eff grows with n (drift at or above amdahl_drift_limit);
 /// - PoorFit: the fit's residual at or above amdahl_residual_limit (or NaN);
 /// - Amdahl: none of these, Amdahl-shaped.
@@ -75,17 +76,17 @@ enum class CurveShape {
   Amdahl,
   TooFewNodeCounts,
   Slowdown,
-  EfficiencyHolds,
+  NonparallelFalls,
   CeilingFalls,
   PoorFit
 };
 /// Every shape, in the order above.
 inline constexpr CurveShape curve_shapes[] = {
     CurveShape::Amdahl,          CurveShape::TooFewNodeCounts, CurveShape::Slowdown,
-    CurveShape::EfficiencyHolds, CurveShape::CeilingFalls,     CurveShape::PoorFit};
+    CurveShape::NonparallelFalls, CurveShape::CeilingFalls,     CurveShape::PoorFit};
 
 /// The shape's name as the result store, the CSV export and the plots spell it: "amdahl",
-/// "too_few_node_counts", "slowdown", "efficiency_holds", "ceiling_falls", "poor_fit".
+/// "too_few_node_counts", "slowdown", "nonparallel_falls", "ceiling_falls", "poor_fit".
 std::string_view to_string(CurveShape shape);
 /// The shape of that name; nullopt for another text.
 std::optional<CurveShape> curve_shape_from(std::string_view name);

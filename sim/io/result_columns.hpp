@@ -15,11 +15,9 @@
 namespace ceiling::io {
 
 /// The root's "format" attribute, which a reader checks first, and the schema version this
-/// build writes ("format_version"). It reads that and version 3 too, which lacks each curve's
-/// `alpha_eff_drift` and `shape`: the reader derives them from the curve's points.
+/// build writes and reads ("format_version").
 inline constexpr const char* format_name = "ceiling-results";
 inline constexpr long long format_version = 4;
-inline constexpr long long oldest_format_version = 3;
 
 /// The group of curve `i` under /curves: "curve_000", "curve_001", ... (3 digits at least).
 std::string curve_group_name(std::size_t i);
@@ -174,7 +172,7 @@ inline constexpr DoubleAttribute<analysis::CurveAnalysis> reference_attribute{
     "n_reference", &analysis::CurveAnalysis::n_reference};
 
 /// What the measured curve shows: after reference_attribute in the store, after the fit (and
-/// "amdahl_shaped") in fits.csv.
+/// "amdahl_shaped", "alpha_eff_drift", "shape") in fits.csv.
 inline constexpr DoubleAttribute<analysis::CurveAnalysis> measured_attributes[] = {
     {"n_half_efficiency_measured", &analysis::CurveAnalysis::n_half_efficiency_measured},
     {"n_doubling_below_10pct_measured", &analysis::CurveAnalysis::n_doubling_below_10pct_measured},
@@ -182,7 +180,8 @@ inline constexpr DoubleAttribute<analysis::CurveAnalysis> measured_attributes[] 
 };
 
 /// The Amdahl fit of a curve: after measured_attributes in the store, after reference_attribute
-/// in fits.csv; "amdahl_shaped" (int64, 0 or 1) follows it in both.
+/// in fits.csv; "amdahl_shaped" (int64, 0 or 1), "alpha_eff_drift" (float64) and "shape" (a
+/// string: analysis::to_string(CurveShape)) follow it in both.
 inline constexpr DoubleAttribute<analysis::AmdahlFit> fit_attributes[] = {
     {"amdahl_alpha", &analysis::AmdahlFit::alpha},
     {"ceiling_speedup", &analysis::AmdahlFit::ceiling_speedup},

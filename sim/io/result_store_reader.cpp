@@ -128,7 +128,7 @@ private:
     return "truncated file: " + std::to_string(size) + " of " + std::to_string(stored) + " bytes";
   }
 
-  void check_format(hid_t root) {
+  void check_format(hid_t root) const {
     const htri_t has_format = in_.check(H5Aexists(root, "format"), "attribute \"format\"");
     if (has_format == 0)
       in_.fail("not a ceiling result file: no \"format\" attribute");
@@ -141,11 +141,11 @@ private:
     // does not read (a damaged one crashed HDF5).
     if (in_.check(H5Aexists(root, "format_version"), "attribute \"format_version\"") == 0)
       in_.fail("not a ceiling result file: no \"format_version\" attribute");
-    version_ = in_.int_attribute(root, "", "format_version");
-    if (version_ < oldest_format_version || version_ > format_version)
-      in_.fail("format_version " + std::to_string(version_) +
-               " is not supported (this build reads " + std::to_string(oldest_format_version) +
-               " to " + std::to_string(format_version) + "; rerun the sweep with this build)");
+    const long long version = in_.int_attribute(root, "", "format_version");
+    if (version != format_version)
+      in_.fail("format_version " + std::to_string(version) +
+               " is not supported (this build reads " + std::to_string(format_version) +
+               "; rerun the sweep with this build)");
     const std::string format = in_.string_attribute(root, "", "format");
     if (format != format_name)
       in_.fail("not a ceiling result file: \"format\" is " + in_quotes(format) + ", expected " +
@@ -155,9 +155,7 @@ private:
   /// Each curve is the analysis of its finished points (analyse_curves): a number that differs
   /// from what the points give was changed after the sweep wrote it, and would be reported,
   /// drawn and exported as if the sweep had found it.
-  /// A file of format_version 3 holds no curve's `alpha_eff_drift` or `shape`: they are taken
-  /// from what the points give.
-  void check_analyses(ResultFile& results) const {
+  void check_analyses(const ResultFile& results) const {
     const std::vector<analysis::CurveAnalysis> derived =
         curve_analyses(results.curves, results.points);
     // (within rounding: a build whose arithmetic differs in the last bits reads the same file)
@@ -209,11 +207,6 @@ private:
       if (stored.dominant_term != want.dominant_term)
         changed(Hdf5Reader::attribute_name(path, "dominant_term"), in_quotes(stored.dominant_term),
                 in_quotes(want.dominant_term));
-      if (version_ < 4) {
-        results.analyses[c].fit.alpha_eff_drift = want.fit.alpha_eff_drift;
-        results.analyses[c].fit.shape = want.fit.shape;
-        continue;
-      }
       attribute("alpha_eff_drift", stored.fit.alpha_eff_drift, want.fit.alpha_eff_drift);
       if (stored.fit.shape != want.fit.shape)
         changed(Hdf5Reader::attribute_name(path, "shape"),
@@ -329,23 +322,23 @@ private:
           if (!(std::isfinite(value) && value > 0))
             expect_stored("expected a positive number, got " + text(value), path + "/" + name, row);
       }
-      if (version_ >= 4) {
-        a.fit.alpha_eff_drift = in_.double_attribute(g, path, "alpha_eff_drift");
-        const std::string shape = in_.string_attribute(g, path, "shape");
-        const auto parsed_shape = analysis::curve_shape_from(shape);
-        if (!parsed_shape) {
-          const std::size_t count = std::size(analysis::curve_shapes);
-          std::string names;
-          for (std::size_t i = 0; i < count; ++i)
-            names += (i == 0           ? ""
-                      : i + 1 == count ? " or "
-                                       : ", ") +
-                     in_quotes(std::string(analysis::to_string(analysis::curve_shapes[i])));
-          in_.fail(Hdf5Reader::attribute_name(path, "shape") + ": expected " + names + ", got " +
-                   in_quotes(shape));
-        }
-        a.fit.shape = *parsed_shape;
+      // (the drift and the shape are checked against the points with the other numbers:
+      // check_analyses)
+      a.fit.alpha_eff_drift = in_.double_attribute(g, path, "alpha_eff_drift");
+      const std::string shape = in_.string_attribute(g, path, "shape");
+      const auto parsed_shape = analysis::curve_shape_from(shape);
+      if (!parsed_shape) {
+        const std::size_t count = std::size(analysis::curve_shapes);
+        std::string names;
+        for (std::size_t i = 0; i < count; ++i)
+          names += (i == 0           ? ""
+                    : i + 1 == count ? " or "
+                                     : ", ") +
+                   in_quotes(std::string(analysis::to_string(analysis::curve_shapes[i])));
+        in_.fail(Hdf5Reader::attribute_name(path, "shape") + ": expected " + names + ", got " +
+                 in_quotes(shape));
       }
+      a.fit.shape = *parsed_shape;
       results.curves.push_back(spec);
       results.analyses.push_back(a);
     }
@@ -390,7 +383,6 @@ private:
   }
 
   Hdf5Reader in_;
-  long long version_ = 0; ///< the file's format_version (check_format)
 };
 
 } // namespace

@@ -125,7 +125,7 @@ def main(path):
             check(curve.attrs[attr].dtype == "float64", f"{curve.name}: {attr} is not float64")
         check(curve.attrs["amdahl_shaped"] in (0, 1), f"{curve.name}: amdahl_shaped not 0/1")
         check(check_string_attr(curve, "scaling") in ("weak", "strong"), f"{curve.name}: scaling")
-        check(check_string_attr(curve, "shape") in ("amdahl", "too_few_node_counts", "slowdown", "efficiency_holds",
+        check(check_string_attr(curve, "shape") in ("amdahl", "too_few_node_counts", "slowdown", "nonparallel_falls",
                                                     "ceiling_falls", "poor_fit"), f"{curve.name}: shape")
         check((check_string_attr(curve, "shape") == "amdahl") == (curve.attrs["amdahl_shaped"] == 1),
               f"{curve.name}: shape and amdahl_shaped disagree")

@@ -256,7 +256,7 @@ void print_headlines(const io::ResultFile& r) {
     char ceiling[32];
     if (!compared || std::isnan(a.fit.alpha))
       std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
-    else if (a.fit.shape == analysis::CurveShape::EfficiencyHolds) // (a fitted one grows with the largest N)
+    else if (a.fit.shape == analysis::CurveShape::NonparallelFalls) // (a fitted one grows with the largest N)
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none seen ");
     else if (a.fit.alpha > 0)
       std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, a.fit.amdahl_shaped ? " " : "*");
@@ -276,7 +276,7 @@ void print_headlines(const io::ResultFile& r) {
               "1 - alpha_eff falls with N, as at constant efficiency, weak scaling's, where it falls as 1/N: "
               "no ceiling within the sweep, and a fitted one would grow with the largest N);\n"
               "* where the curve is not Amdahl-shaped otherwise: fit residual >= %.2g, fewer than 3 node "
-              "counts, 1 - alpha_eff growing with N, or a slowdown (alpha < 0): read it with care;\n"
+              "counts, or 1 - alpha_eff growing with N: read it with care;\n"
               "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
               "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a "
               "smaller batch per GPU running less efficiently in strong scaling)\n",

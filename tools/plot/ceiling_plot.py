@@ -13,7 +13,7 @@ line; what cannot be drawn (no finished point, a curve with one node count) is s
 "ceiling: error: PATH: what is wrong" on stderr for a bad results file or output directory;
 1 for an internal error.
 
-The script reads only the store (format "ceiling-results", format_version 3; schema in the
+The script reads only the store (format "ceiling-results", format_version 4; schema in the
 README, "Result store") and draws what the C++ analysis computed (sim/analysis): speedup,
 efficiency, alpha_eff and its parts, the Amdahl fit. Formulas are Végh's
 (../shared/data/hardware/piz-daint.md §1): Amdahl's speedup (A1) S = 1 / ((1 - a) + a / r)

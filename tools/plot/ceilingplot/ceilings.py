@@ -16,7 +16,7 @@ from .text import fmt, fmt_n, mpl_text, no_ceiling_in_sight, short_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
-                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 %, 1 − α_eff growing with N, or α < 0), indicative"),
+                label="hatched: not Amdahl-shaped (fewer than 3 N, fit residual ≥ 5 %, or 1 − α_eff growing with N), indicative"),
           Line2D([], [], color="black", marker="D", ls="", ms=5,
                  label="largest simulated speedup"))
 
@@ -58,11 +58,11 @@ def _ceiling_text(c, suffix, mixed_references, mixed_largest):
 
 def _no_bar_text(c):
     """What a row without a bar says."""
+    if no_ceiling_in_sight(c):
+        return no_ceiling_in_sight(c)
     if not math.isfinite(c.alpha):
         return "no fit"
-    if not c.alpha > 0:
-        return "no ceiling: no speedup over the smallest N (α ≤ 0)"
-    return no_ceiling_in_sight(c)
+    return "no ceiling: no speedup over the smallest N (α ≤ 0)"
 
 
 def _drawn(c):

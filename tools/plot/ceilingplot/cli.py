@@ -21,7 +21,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="ceiling_plot.py",
         description="Figures (PNG + SVG) and a report (Markdown + self-contained HTML) from a "
-                    "ceiling result store (HDF5, format_version 3). DIR defaults to RESULTS "
+                    "ceiling result store (HDF5, format_version 4). DIR defaults to RESULTS "
                     "without its .h5 extension plus '-plots' (plot) or '-report' (report), "
                     "beside it. Prints each file written as 'wrote PATH' and what it left out "
                     "as 'skipped ...' or 'note: ...'; exit status 2 with 'ceiling: error: "

@@ -7,7 +7,7 @@ from matplotlib.lines import Line2D
 
 from .axes import log_y_plain, n_axis, n_label, scaling_panels
 from .facets import LineGrid, fit_proxy
-from .text import fmt, fmt_n, no_ceiling_in_sight
+from .text import drift_text, fmt, fmt_n, no_ceiling_in_sight
 
 
 def _amdahl_speedup(r, alpha):
@@ -15,14 +15,14 @@ def _amdahl_speedup(r, alpha):
 
 
 def _ceiling_text(c):
+    if no_ceiling_in_sight(c):
+        return f"no ceiling in sight ({drift_text(c)})"
     if math.isnan(c.ceiling):
         return "no fit"
     if math.isinf(c.ceiling):
         return "no ceiling (linear)"
     if c.alpha <= 0:
         return "no speedup (α ≤ 0)"
-    if no_ceiling_in_sight(c):
-        return "no ceiling in sight (efficiency holds)"
     return f"ceiling {fmt(c.ceiling)}×" + ("" if c.amdahl_shaped else " (not Amdahl-shaped)")
 
 
@@ -101,6 +101,8 @@ def fig_efficiency(out, curves):
             # (on two lines: one would make the legend, and so the figure, wider than the plot)
             label = (f"{c.label}\nE = 0.5 at N ≈ {fmt_n(c.n_half_fit)} ({fit}), {measured} "
                      "(simulated)")
+            if no_ceiling_in_sight(c):  # (the fit's N would grow with the largest N, as its ceiling)
+                label = f"{c.label}\nE = 0.5 at N: {measured} (simulated); no fitted N ({drift_text(c)})"
             h, = ax.plot(n, e, **grid.line(c), label=label, zorder=3)
             handles.append(h)
             if math.isfinite(c.alpha):

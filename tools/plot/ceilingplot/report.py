@@ -33,19 +33,20 @@ def _key_numbers(c):
     if math.isfinite(alpha):
         alpha_text += f" (1 − α_eff = {fmt(1 - alpha)})"
     largest = f" ({fmt_n(c.data['n'].max())})" if c.rows else ""
-    ceiling = _fitted(c.ceiling) if math.isnan(c.ceiling) else (
+    ceiling = no_ceiling_in_sight(c) or (_fitted(c.ceiling) if math.isnan(c.ceiling) else (
         "∞ (α clamped to 1: linear or superlinear)" if math.isinf(c.ceiling) else
-        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else
-        no_ceiling_in_sight(c) or f"{fmt(c.ceiling)}×")
+        "— (no speedup over the reference N: α ≤ 0)" if c.alpha <= 0 else f"{fmt(c.ceiling)}×"))
+    # (where no ceiling is in sight the fit's N grow with the largest N, as its ceiling would)
+    unfitted = "— (no ceiling in sight: 1 − α_eff falls with N)" if no_ceiling_in_sight(c) else None
     shaped = "—" if math.isnan(c.residual) else SHAPE_WORDS.get(c.shape, "yes" if c.amdahl_shaped else "no")
     return [
         ("scaling", c.scaling),
         ("reference N (speedups are against it)", fmt_n(c.n_reference)),
         ("ceiling speedup 1 / (1 − α) (fit)", ceiling),
         ("fitted α (Amdahl)", fmt_alpha(c.alpha)),
-        ("N at E = 0.5 (fit)", _fitted(c.n_half_fit)),
+        ("N at E = 0.5 (fit)", unfitted or _fitted(c.n_half_fit)),
         ("N at E = 0.5 (simulated)", _measured(c.n_half_measured, c)),
-        ("N beyond which doubling gains < 10 % (fit)", _fitted(c.n_doubling_fit)),
+        ("N beyond which doubling gains < 10 % (fit)", unfitted or _fitted(c.n_doubling_fit)),
         ("N beyond which doubling gains < 10 % (simulated)", _measured(c.n_doubling_measured,
                                                                       c)),
         (f"α_eff at the largest N{largest}", alpha_text),
@@ -107,14 +108,14 @@ def _summary_row(c):
     # The fit's numbers extrapolate where the curve is not Amdahl-shaped (as the sweep's
     # headline stars them).
     star = "" if c.amdahl_shaped or math.isnan(c.residual) else "*"
-    n_half_fit = _fitted(c.n_half_fit, short=True)
+    n_half_fit = "—" if no_ceiling_in_sight(c) else _fitted(c.n_half_fit, short=True)
     if ceiling.startswith("— (no speedup"):
         ceiling = "none (α ≤ 0)"
     elif ceiling.startswith("no ceiling in sight"):
         ceiling = "none in sight"
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
             "—" if ceiling.startswith("—") else ceiling + ("" if ceiling == "none in sight" else star),
-            f"{n_half_fit}{star} / {measured}",
+            f"{n_half_fit}{'' if n_half_fit == '—' else star} / {measured}",
             # (three decimals, as the sweep prints it, and which N that is)
             f"{c.data['efficiency'][c.data['n'].argmax()]:.3f} at N = {fmt_n(c.data['n'].max())}"
             if c.rows >= 2 else "—",

@@ -1,4 +1,4 @@
-"""Reading and checking the HDF5 result store (format "ceiling-results", format_version 4 or 3)."""
+"""Reading and checking the HDF5 result store (format "ceiling-results", format_version 4)."""
 
 import math
 import re
@@ -15,8 +15,7 @@ FORMAT = "ceiling-results"
 
 
 FORMAT_VERSION = 4
-OLDEST_FORMAT_VERSION = 3   # lacks each curve's alpha_eff_drift and shape
-SHAPES = ("amdahl", "too_few_node_counts", "slowdown", "efficiency_holds", "ceiling_falls", "poor_fit")
+SHAPES = ("amdahl", "too_few_node_counts", "slowdown", "nonparallel_falls", "ceiling_falls", "poor_fit")
 
 
 class BadFile(Exception):
@@ -80,9 +79,10 @@ class Curve:
     colour: str = "k"
     marker: str = "o"
     cost_per_node: float = math.nan   # in Results.attrs["cost_unit"]; NaN: no cost given
-    # The curve's shape as the sweep classed it (one of SHAPES; "" in a format_version 3 file)
-    # and the slope of log(1 - alpha_eff) against log n behind it (NaN there).
-    shape: str = ""
+    # The curve's shape as the sweep classed it (one of SHAPES) and the slope of
+    # log(1 - alpha_eff) against log n over the upper half of the sweep behind it (NaN: too few
+    # points there).
+    shape: str = "amdahl"
     alpha_eff_drift: float = math.nan
 
     @property
@@ -220,9 +220,9 @@ def _read(f, path):
         raise BadFile("not a ceiling result file (attribute 'format' or 'format_version' is "
                       f"missing, expected '{FORMAT}', {FORMAT_VERSION})")
     version = _attr(f, "/", "format_version", int)
-    if not OLDEST_FORMAT_VERSION <= version <= FORMAT_VERSION:
+    if version != FORMAT_VERSION:
         raise BadFile(f"format_version {version} is not supported (this script reads "
-                      f"{OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}; rerun the sweep with this build)")
+                      f"{FORMAT_VERSION}; rerun the sweep with this build)")
     name = _attr(f, "/", "format", str)
     if name != FORMAT:
         raise BadFile(f"not a ceiling result file (attribute 'format' is {name!r}, expected "
@@ -291,19 +291,21 @@ def _read(f, path):
         if s["scaling"] not in ("weak", "strong"):
             raise BadFile(f"{where}: attribute 'scaling' is '{s['scaling']}', expected 'weak' "
                           "or 'strong'")
-        shape, drift = "", math.nan
-        if version >= 4:
-            shape, drift = _attr(g, where, "shape", str), _attr(g, where, "alpha_eff_drift", float)
-            if shape not in SHAPES:
-                raise BadFile(f"{where}: attribute 'shape' is '{shape}', expected one of "
-                              + ", ".join(f"'{s}'" for s in SHAPES))
+        shape, drift = _attr(g, where, "shape", str), _attr(g, where, "alpha_eff_drift", float)
+        if shape not in SHAPES:
+            raise BadFile(f"{where}: attribute 'shape' is '{shape}', expected one of "
+                          + ", ".join(f"'{s}'" for s in SHAPES))
+        shaped = _attr(g, where, "amdahl_shaped", int)
+        if shaped not in (0, 1) or (shaped == 1) != (shape == "amdahl"):
+            raise BadFile(f"{where}: attribute 'amdahl_shaped' is {shaped} but 'shape' is '{shape}' "
+                          "(1 exactly where the shape is 'amdahl')")
         curves.append(Curve(
             index=i, id=s["id"], platform=s["platform"], workload=s["workload"],
             variant=s["variant"], scaling=s["scaling"], n_unit=s["n_unit"] or "nodes",
             n_reference=x["n_reference"], alpha=x["amdahl_alpha"],
             ceiling=x["ceiling_speedup"], n_half_fit=x["n_half_efficiency_fit"],
             n_doubling_fit=x["n_doubling_below_10pct_fit"], residual=x["fit_residual"],
-            amdahl_shaped=bool(_attr(g, where, "amdahl_shaped", int)),
+            amdahl_shaped=shaped == 1,
             shape=shape, alpha_eff_drift=drift,
             n_half_measured=x["n_half_efficiency_measured"],
             n_doubling_measured=x["n_doubling_below_10pct_measured"],

@@ -42,23 +42,28 @@ def fmt_alpha(a):
     return f"{a:.{decimals}f}"
 
 
+def drift_text(c):
+    """How 1 − α_eff goes with N over the upper half of the sweep: "1 − α_eff ∝ N^−0.89"."""
+    return "1 − α_eff ∝ N^" + f"{c.alpha_eff_drift:.2f}".replace("-", "−")
+
+
 def no_ceiling_in_sight(c):
-    """The words that stand for a curve's fitted ceiling where its 1 − α_eff falls with N, as at
-    constant efficiency (shape "efficiency_holds": there is no ceiling within the sweep, and the
-    fitted one would grow with the largest N); None for another curve."""
-    if c.shape != "efficiency_holds":
+    """The words that stand for a curve's fitted ceiling where its 1 − α_eff falls with N (shape
+    "nonparallel_falls"; at constant efficiency, weak scaling's, it falls as 1/N): the speedup
+    grows with no ceiling in sight, and the fitted one would grow with the largest N. None for
+    another curve."""
+    if c.shape != "nonparallel_falls":
         return None
     largest = int(c.data["n"].argmax())
-    drift = f"{c.alpha_eff_drift:.2f}".replace("-", "−")
-    return (f"no ceiling in sight: E = {c.data['efficiency'][largest]:.2f} at N = "
-            f"{fmt_n(c.data['n'][largest])}, 1 − α_eff ∝ N^{drift}")
+    return (f"no ceiling in sight: {drift_text(c)}, E = {c.data['efficiency'][largest]:.2f} at "
+            f"N = {fmt_n(c.data['n'][largest])}")
 
 
 SHAPE_WORDS = {
     "amdahl": "yes",
     "too_few_node_counts": "no (fewer than 3 N)",
     "slowdown": "no (a slowdown, α < 0)",
-    "efficiency_holds": "no (1 − α_eff falls with N: the efficiency holds)",
+    "nonparallel_falls": "no (1 − α_eff falls with N: no ceiling in sight)",
     "ceiling_falls": "no (1 − α_eff grows with N)",
     "poor_fit": "no (fit residual ≥ 5 %)",
 }
