@@ -505,6 +505,24 @@ EOF
 expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml"
 expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 expect 0 "nothing to run: $tmp/too_big.h5 holds every point, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
+# A curve of two node counts has a ceiling, starred, and the table says why under it.
+cat >"$tmp/two_n.toml" <<EOF
+[experiment]
+title = "Two node counts"
+question = "Is a ceiling fitted to two node counts starred, with its reason?"
+output = "$tmp/two_n.h5"
+nodes = [1, 2]
+scaling = ["weak"]
+iterations = 1
+[[platforms]]
+name = "P100"
+file = "$root/platforms/piz-daint-xc50-p100.toml"
+[[workloads]]
+name = "ResNet-50"
+file = "$root/workloads/resnet50_v1.toml"
+EOF
+expect 0 "* not Amdahl-shaped, read its ceiling with care: fewer than 3 node counts: P100 / ResNet-50 / baseline / weak" -- \
+  "$ceiling" sweep "$tmp/two_n.toml"
 # --version names the build as its stores record it (tool_version: the release and the sources' id).
 produce "$tmp/version.txt" -- "$ceiling" --version
 expect 0 "same version" -- /usr/bin/python3 -c "

@@ -231,6 +231,8 @@ void print_headlines(const io::ResultFile& r) {
               "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
   // Per scaling mode, the least and most reference N (a weak and a strong curve never compare).
   std::map<std::string, std::pair<double, double>> references;
+  // The starred curves by why they are not Amdahl-shaped: their names, each with the figure that says so.
+  std::map<analysis::CurveShape, std::string> starred;
   for (std::size_t c = 0; c < r.curves.size(); ++c) {
     const auto& a = r.analyses[c];
     if (a.points.empty()) {
@@ -254,14 +256,27 @@ void print_headlines(const io::ResultFile& r) {
     else
       std::snprintf(n_half, sizeof n_half, "> %.0f", last.n);
     char ceiling[32];
-    if (!compared || std::isnan(a.fit.alpha))
+    const bool fitted = compared && !std::isnan(a.fit.alpha);
+    const bool in_sight = a.fit.shape != analysis::CurveShape::NonparallelFalls; // (a fitted one grows with the largest N)
+    const bool starred_here = fitted && in_sight && a.fit.alpha > 0 && !a.fit.amdahl_shaped;
+    if (!fitted)
       std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
-    else if (a.fit.shape == analysis::CurveShape::NonparallelFalls) // (a fitted one grows with the largest N)
+    else if (!in_sight)
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none seen ");
     else if (a.fit.alpha > 0)
-      std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, a.fit.amdahl_shaped ? " " : "*");
+      std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, starred_here ? "*" : " ");
     else // no speedup over the smallest N: no ceiling to speak of
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none ");
+    if (starred_here) {
+      std::string& names = starred[a.fit.shape];
+      names += (names.empty() ? "" : "; ") + r.curves[c].id;
+      char figure[48] = "";
+      if (a.fit.shape == analysis::CurveShape::PoorFit)
+        std::snprintf(figure, sizeof figure, " (%.2g)", a.fit.residual);
+      else if (a.fit.shape == analysis::CurveShape::CeilingFalls)
+        std::snprintf(figure, sizeof figure, " (N^%.2f)", a.fit.alpha_eff_drift);
+      names += figure;
+    }
     char nonparallel[16];
     if (compared)
       std::snprintf(nonparallel, sizeof nonparallel, "%.2g", 1 - last.alpha_eff);
@@ -275,12 +290,20 @@ void print_headlines(const io::ResultFile& r) {
               "1/(1 - alpha) of the fit (none: no speedup over N ref, alpha <= 0; -: one N; none seen: "
               "1 - alpha_eff falls with N, as at constant efficiency, weak scaling's, where it falls as 1/N: "
               "no ceiling within the sweep, and a fitted one would grow with the largest N);\n"
-              "* where the curve is not Amdahl-shaped otherwise: fit residual >= %.2g, fewer than 3 node "
-              "counts, or 1 - alpha_eff growing with N: read it with care;\n"
               "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
               "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a "
-              "smaller batch per GPU running less efficiently in strong scaling)\n",
-              analysis::amdahl_residual_limit);
+              "smaller batch per GPU running less efficiently in strong scaling)\n");
+  // (in CurveShape's order, the order of fit_amdahl's tests)
+  for (const auto& [shape, names] : starred) {
+    char why[96] = "fewer than 3 node counts";
+    if (shape == analysis::CurveShape::PoorFit)
+      std::snprintf(why, sizeof why, "the Amdahl fit's residual is %.2g or more",
+                    analysis::amdahl_residual_limit);
+    else if (shape == analysis::CurveShape::CeilingFalls)
+      std::snprintf(why, sizeof why,
+                    "1 - alpha_eff grows with N, as N^k over the upper half of the sweep");
+    std::printf("* not Amdahl-shaped, read its ceiling with care: %s: %s\n", why, names.c_str());
+  }
   for (const auto& [scaling, range] : references)
     if (range.first < range.second)
       std::printf("note: the %s curves' N ref differ (%.0f to %.0f: points that failed or do not fit in device "
