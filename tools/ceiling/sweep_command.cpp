@@ -257,7 +257,8 @@ void print_headlines(const io::ResultFile& r) {
       std::snprintf(n_half, sizeof n_half, "> %.0f", last.n);
     char ceiling[32];
     const bool fitted = compared && !std::isnan(a.fit.alpha);
-    const bool in_sight = a.fit.shape != analysis::CurveShape::NonparallelFalls; // (a fitted one grows with the largest N)
+    // (where 1 - alpha_eff falls with N, a fitted ceiling grows with the largest N)
+    const bool in_sight = a.fit.shape != analysis::CurveShape::NonparallelFalls;
     const bool starred_here = fitted && in_sight && a.fit.alpha > 0 && !a.fit.amdahl_shaped;
     if (!fitted)
       std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
