@@ -162,7 +162,8 @@ AmdahlFit fit_amdahl(const std::vector<PointMetrics>& points, double n_reference
             .n_doubling_below_10pct = nan,
             .residual = nan,
             .alpha_eff_drift = nan,
-            .amdahl_shaped = false};
+            .amdahl_shaped = false,
+            .shape = CurveShape::TooFewNodeCounts};
   double num = 0;
   double den = 0;
   for (const PointMetrics& p : points) {

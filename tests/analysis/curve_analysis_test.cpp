@@ -209,7 +209,7 @@ TEST_CASE("a curve at one efficiency beyond its first nodes gets a ceiling above
   }
 }
 
-TEST_CASE("a Gustafson-shaped curve is not Amdahl-shaped: its efficiency holds") {
+TEST_CASE("a Gustafson-shaped curve is not Amdahl-shaped: its 1 - alpha_eff falls with n") {
   // (Gustafson's with a serial fraction of 0.01 keeps within 1 % of an Amdahl curve up to
   // 4,096: over the range swept the two shapes are the same.)
   for (Scaling scaling : {Scaling::Weak, Scaling::Strong}) {
@@ -250,6 +250,9 @@ TEST_CASE("a noisy Amdahl curve is Amdahl-shaped only while the noise is small")
         analyse(curve_with_speedups(noisy(0.3), Scaling::Strong), Scaling::Strong);
     CHECK(a.fit.residual > analysis::amdahl_residual_limit);
     CHECK_FALSE(a.fit.amdahl_shaped);
+    // (1 - alpha_eff about flat: the residual is the reason)
+    CHECK(std::abs(a.fit.alpha_eff_drift) < analysis::amdahl_drift_limit);
+    CHECK(a.fit.shape == analysis::CurveShape::PoorFit);
   }
   SUBCASE("noise of up to 1 % is") {
     const CurveAnalysis a =

@@ -565,8 +565,8 @@ TEST_CASE("a curve whose numbers or words were changed after the sweep wrote it 
   SUBCASE("the drift of 1 - alpha_eff") {
     edit_group(path, "curves/curve_000",
                [](hid_t g) { set_double_attribute(g, "alpha_eff_drift", 7); });
-    // (the sample's weak curve, at 1, 2 and 4 nodes, has one point in the upper half of its
-    // sweep: no drift)
+    // (the sample's weak curve, at 1, 2 and 4 nodes, scales perfectly to 2: 1 - alpha_eff = 0
+    // there, one point of the upper half of its sweep left to fit, no drift)
     REQUIRE(std::isnan(sample_results().analyses[0].fit.alpha_eff_drift));
     CHECK_THROWS_WITH_AS(
         io::read_results(path),
@@ -681,7 +681,8 @@ TEST_CASE("a damaged global heap is refused, never followed by HDF5 (the fuzzer'
                              .c_str(),
                          io::StoreError);
   }
-  SUBCASE("labelled version 3: the variable-length column is refused unread") {
+  SUBCASE("labelled as this build writes them (version 4): the variable-length column is refused "
+          "unread") {
     CHECK_THROWS_WITH_AS(io::read_results(path),
                          (path + ": error: dataset \"points/command\": expected a string, found "
                                  "a variable-length string")

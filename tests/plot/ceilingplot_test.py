@@ -11,9 +11,11 @@ must give exactly:
 - a ceiling bar says up to which N its fit goes where the curves' largest N differ (an
   interrupted sweep);
 - the ceiling figure compares ceilings: it is skipped where only one curve has a fit;
-- a curve whose efficiency holds (1 - alpha_eff falling with N) gets no bar but the words "no
+- a curve whose 1 - alpha_eff falls with N gets no bar but the words "no
   ceiling in sight", its efficiency at the largest N and the drift, and its fitted ceiling, which
-  would grow with the largest N, does not stretch the axis;
+  would grow with the largest N, does not stretch the axis; in a grid's narrow panel a shorter
+  text, inside the axes; the report's summary says "none in sight" for its fitted ceiling and N,
+  unstarred, and stars no slowdown;
 - a folder plotted into again loses the figures this store does not have, and keeps those written
   now, those of a figure whose drawing failed, and every file not named as a figure.
 usage: ceilingplot_test.py ROOT
@@ -31,7 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 sys.path.insert(0, os.path.join(sys.argv[1], "tools", "plot"))
-from ceilingplot import axes, ceilings, facets, figures, surface, text  # noqa: E402
+from ceilingplot import axes, ceilings, facets, figures, report, surface, text  # noqa: E402
 from ceilingplot.store import BadFile, Curve, load  # noqa: E402
 import h5py  # noqa: E402
 
@@ -123,7 +125,7 @@ check("and not where they are the same", ceilings._ceiling_text(whole, True, Fal
 
 # A weak curve at E = 0.9 from 2 to 4,096 nodes: 1 - alpha_eff ∝ N^-0.97, shape nonparallel_falls.
 held = curve("ring", [1, 2, 4, 4096], 26800.0)
-held.shape, held.alpha_eff_drift = "nonparallel_falls", -0.97
+held.shape, held.alpha_eff_drift, held.amdahl_shaped = "nonparallel_falls", -0.97, False
 held.data["speedup"] = np.array([1, 1.8, 3.6, 3686.4])
 held.data["efficiency"] = np.array([1, 0.9, 0.9, 0.9])
 check("no ceiling in sight: the drift and the efficiency at the largest N",
@@ -138,9 +140,37 @@ check("a bar for the curve with a ceiling in sight, none for the other", len(bar
 check("the row says why it has no bar",
       any(t.get_text().startswith("no ceiling in sight: 1 − α_eff ∝ N^−0.97") for t in ax.texts),
       str([t.get_text() for t in ax.texts]))
-check("the fitted ceiling of the curve whose efficiency holds does not stretch the axis",
+check("the fitted ceiling of the curve whose 1 - alpha_eff falls does not stretch the axis",
       ax.get_xlim()[1] < 26800.0, str(ax.get_xlim()))
 plt.close(fig)
+# A grid's panel, 3.8 inches: the full text would not fit beside the marker, a shorter one does.
+fig, ax = plt.subplots(figsize=(3.8, 2))
+ceilings._ceiling_panel(ax, [held, amdahl], lambda c: "C0", lambda c: c.variant, True, 3.8)
+fig.canvas.draw()
+box = ax.get_window_extent()
+said = [t for t in ax.texts if "in sight" in t.get_text()]
+check("a narrow panel writes a shorter text for the row without a bar",
+      [t.get_text() for t in said] == ["none in sight: 1 − α_eff ∝ N^−0.97"], str([t.get_text() for t in said]))
+check("and it stays inside the axes",
+      all(box.x0 - 1 <= t.get_window_extent().x0 and t.get_window_extent().x1 <= box.x1 + 1 for t in said),
+      str([(t.get_window_extent().x0, t.get_window_extent().x1, box.x0, box.x1) for t in said]))
+plt.close(fig)
+row = report._summary_row(held)
+check("the report's summary: none in sight for the ceiling and the fitted N, unstarred",
+      row[3] == "none in sight" and row[4] == "none in sight / —", str(row[3:5]))
+keys = dict(report._key_numbers(held))
+check("the report's key numbers: no fitted N, and why",
+      keys["N at E = 0.5 (fit)"] == "— (no ceiling in sight: 1 − α_eff falls with N)"
+      and keys[report.AMDAHL_SHAPED] == "no (1 − α_eff falls with N: no ceiling in sight)", str(keys))
+slow = curve("slow", [1, 2, 4, 8], 0.6667)
+slow.alpha, slow.shape, slow.amdahl_shaped = -0.5, "slowdown", False
+slow.data["efficiency"] = slow.data["alpha_eff"] = np.array([1, 0.4, 0.18, 0.09])
+check("the report stars no slowdown, as the sweep's table does not", report._summary_row(slow)[3] == "none (α ≤ 0)",
+      report._summary_row(slow)[3])
+poor = curve("poor", [1, 2, 4, 8], 20.0)
+poor.shape, poor.amdahl_shaped, poor.residual = "poor_fit", False, 0.15
+poor.data["efficiency"] = poor.data["alpha_eff"] = np.array([1, 0.9, 0.8, 0.7])
+check("and stars a poor fit's ceiling", report._summary_row(poor)[3] == "20×*", report._summary_row(poor)[3])
 
 
 # The store's version: 4 only (3 lacked the curves' shapes; 5 would be a later build's).

@@ -296,13 +296,22 @@ void print_headlines(const io::ResultFile& r) {
               "smaller batch per GPU running less efficiently in strong scaling)\n");
   // (in CurveShape's order, the order of fit_amdahl's tests)
   for (const auto& [shape, names] : starred) {
-    char why[96] = "fewer than 3 node counts";
-    if (shape == analysis::CurveShape::PoorFit)
+    char why[96] = "";
+    switch (shape) {
+    case analysis::CurveShape::TooFewNodeCounts:
+      std::snprintf(why, sizeof why, "fewer than 3 node counts");
+      break;
+    case analysis::CurveShape::PoorFit:
       std::snprintf(why, sizeof why, "the Amdahl fit's residual is %.2g or more",
                     analysis::amdahl_residual_limit);
-    else if (shape == analysis::CurveShape::CeilingFalls)
+      break;
+    case analysis::CurveShape::CeilingFalls:
       std::snprintf(why, sizeof why,
                     "1 - alpha_eff grows with N, as N^k over the upper half of the sweep");
+      break;
+    default: // (never starred: Amdahl-shaped, no speedup, or no ceiling in sight)
+      std::snprintf(why, sizeof why, "%s", std::string(analysis::to_string(shape)).c_str());
+    }
     std::printf("* not Amdahl-shaped, read its ceiling with care: %s: %s\n", why, names.c_str());
   }
   for (const auto& [scaling, range] : references)

@@ -12,7 +12,7 @@ from matplotlib.patches import Patch
 from . import costs
 from .axes import figure_legend, question, scaling_panels
 from .facets import Looks, columns_legend, legend_height, many, unique
-from .text import fmt, fmt_n, mpl_text, no_ceiling_in_sight, short_tick, wrap
+from .text import drift_text, fmt, fmt_n, mpl_text, no_ceiling_in_sight, short_tick, wrap
 
 LEGEND = (Patch(color="0.5", label="ceiling of the Amdahl fit"),
           Patch(facecolor="0.5", hatch="//", edgecolor="white",
@@ -56,13 +56,14 @@ def _ceiling_text(c, suffix, mixed_references, mixed_largest):
     return text
 
 
-def _no_bar_text(c):
-    """What a row without a bar says."""
-    if no_ceiling_in_sight(c):
-        return no_ceiling_in_sight(c)
+def _no_bar_texts(c):
+    """What a row without a bar says, longest first: the first that fits is written."""
+    sight = no_ceiling_in_sight(c)
+    if sight:
+        return [sight, f"none in sight: {drift_text(c)}", "none in sight"]
     if not math.isfinite(c.alpha):
-        return "no fit"
-    return "no ceiling: no speedup over the smallest N (α ≤ 0)"
+        return ["no fit"]
+    return ["no ceiling: no speedup over the smallest N (α ≤ 0)", "no speedup (α ≤ 0)"]
 
 
 def _drawn(c):
@@ -98,26 +99,41 @@ def _ceiling_panel(ax, group, colour, label, suffix, panel_w):
                 start, k = math.log10(b), k + 0.1 / max(axis_in, 1.0)
             if k < 0.9:
                 right = max(right, 10 ** ((start - k * math.log10(lo)) / (1 - k)))
-    # A row without a bar writes from the left, or after its marker where the marker would cover
-    # the text: then room after the marker as above.
-    for c, b in zip(group, best):
-        text = None if _drawn(c) else _no_bar_text(c)
-        if text and math.isfinite(b) and not _clear(_width_in(fig, text), lo * 1.15, b, lo, right, axis_in):
-            k = (_width_in(fig, text) + 0.25) / max(axis_in, 1.0)
-            if k < 0.9:
+    # A row without a bar writes the longest of its texts that fits: from the left, clear of its
+    # marker, or else after the marker, with room made as above for at most half the axis (a
+    # panel of a grid is narrow: there the shorter texts).
+    no_bar = {}
+    for i, (c, b) in enumerate(zip(group, best)):
+        if _drawn(c):
+            continue
+        texts = _no_bar_texts(c)
+        no_bar[i] = (texts[-1], True)
+        for text in texts:
+            width = _width_in(fig, text)
+            if not math.isfinite(b) or _clear(width, lo * 1.15, b, lo, right, axis_in):
+                no_bar[i] = (text, False)
+                break
+            k = (width + 0.25) / max(axis_in, 1.0)
+            if k < 0.5:
                 right = max(right, 10 ** ((math.log10(b) - k * math.log10(lo)) / (1 - k)))
+                no_bar[i] = (text, True)
+                break
 
     def after_marker(b):  # where text starts just right of the largest-speedup marker
         return b * 10 ** (0.1 * math.log10(right / lo) / max(axis_in, 1.0))
 
-    for yi, c, b in zip(y, group, best):
+    for i, (yi, c, b) in enumerate(zip(y, group, best)):
         if not _drawn(c):  # no speedup over the reference, or no ceiling in sight: no bar
-            at, text = lo * 1.15, _no_bar_text(c)
+            text, after = no_bar[i]
             if math.isfinite(b):
                 ax.plot(b, yi, marker="D", color="black", ms=5, zorder=3)
-                if not _clear(_width_in(fig, text), at, b, lo, right, axis_in):
-                    at = after_marker(b)
-            ax.text(at, yi, text, va="center", ha="left", fontsize=8)
+                # (room made for a later row widened the axis: a text from the left may now
+                # reach the marker, and then a shorter one or the room after it serves)
+                if not after and not _clear(_width_in(fig, text), lo * 1.15, b, lo, right, axis_in):
+                    text = next((t for t in _no_bar_texts(c)
+                                 if _clear(_width_in(fig, t), lo * 1.15, b, lo, right, axis_in)), text)
+                    after = not _clear(_width_in(fig, text), lo * 1.15, b, lo, right, axis_in)
+            ax.text(after_marker(b) if after else lo * 1.15, yi, text, va="center", ha="left", fontsize=8)
             continue
         value = c.ceiling if math.isfinite(c.ceiling) else hi
         ax.barh(yi, value - lo, left=lo, height=0.62, color=colour(c), alpha=0.85,

@@ -13,6 +13,11 @@ from .output import say, write_atomically
 from .text import SHAPE_WORDS, fmt, fmt_alpha, fmt_n, no_ceiling_in_sight
 
 
+# Key numbers that the summary table reads back.
+CEILING = "ceiling speedup 1 / (1 − α) (fit)"
+AMDAHL_SHAPED = "Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)"
+
+
 def _measured(v, c):
     if math.isfinite(v):
         return fmt_n(v)
@@ -42,7 +47,7 @@ def _key_numbers(c):
     return [
         ("scaling", c.scaling),
         ("reference N (speedups are against it)", fmt_n(c.n_reference)),
-        ("ceiling speedup 1 / (1 − α) (fit)", ceiling),
+        (CEILING, ceiling),
         ("fitted α (Amdahl)", fmt_alpha(c.alpha)),
         ("N at E = 0.5 (fit)", unfitted or _fitted(c.n_half_fit)),
         ("N at E = 0.5 (simulated)", _measured(c.n_half_measured, c)),
@@ -53,7 +58,7 @@ def _key_numbers(c):
         ("dominant part of 1 − α_eff at the largest N", c.dominant_term),
         ("fit residual (RMS of relative speedup error)",
          "—" if math.isnan(c.residual) else f"{fmt(c.residual * 100)} %"),
-        ("Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)", shaped),
+        (AMDAHL_SHAPED, shaped),
     ]
 
 
@@ -103,25 +108,25 @@ HOW_TO_READ = (
 
 def _summary_row(c):
     key = dict(_key_numbers(c))
-    ceiling = key["ceiling speedup 1 / (1 − α) (fit)"]
+    ceiling = key[CEILING]
     measured = _fmt_or_dash(c.n_half_measured)
     # The fit's numbers extrapolate where the curve is not Amdahl-shaped (as the sweep's
     # headline stars them).
-    star = "" if c.amdahl_shaped or math.isnan(c.residual) else "*"
-    n_half_fit = "—" if no_ceiling_in_sight(c) else _fitted(c.n_half_fit, short=True)
-    if ceiling.startswith("— (no speedup"):
+    star = "*" if c.starred else ""
+    n_half_fit = _fitted(c.n_half_fit, short=True)
+    if no_ceiling_in_sight(c):
+        ceiling = n_half_fit = "none in sight"
+    elif ceiling.startswith("— (no speedup"):
         ceiling = "none (α ≤ 0)"
-    elif ceiling.startswith("no ceiling in sight"):
-        ceiling = "none in sight"
     return [Code(c.id), c.scaling, fmt_n(c.n_reference) if c.rows else "—",
-            "—" if ceiling.startswith("—") else ceiling + ("" if ceiling == "none in sight" else star),
-            f"{n_half_fit}{'' if n_half_fit == '—' else star} / {measured}",
+            "—" if ceiling.startswith("—") else ceiling + star,
+            f"{n_half_fit}{star} / {measured}",
             # (three decimals, as the sweep prints it, and which N that is)
             f"{c.data['efficiency'][c.data['n'].argmax()]:.3f} at N = {fmt_n(c.data['n'].max())}"
             if c.rows >= 2 else "—",
             next(v for k, v in key.items() if k.startswith("α_eff at the largest N")),
             c.dominant_term,
-            key["Amdahl-shaped (3 or more N, residual < 5 %, 1 − α_eff flat in N, α ≥ 0)"].split(" (")[0]]
+            key[AMDAHL_SHAPED].split(" (")[0]]
 
 
 def _fmt_or_dash(v):
@@ -175,7 +180,7 @@ def write_report(out):
                  "(or nothing measured: one node count); none (α ≤ 0): the fit has no speedup over N ref, "
                  "and so no ceiling; none in sight: 1 − α_eff falls with N, as at constant efficiency "
                  "(weak scaling's, where it falls as 1/N), so no ceiling lies within the sweep, and a fitted "
-                 "one would grow with the largest N. "
+                 "one would grow with the largest N, as would the fitted N at E = 0.5. "
                  "*: the curve is not Amdahl-shaped, and the fit's numbers extrapolate a shape the curve "
                  "does not have: read the simulated N at E = 0.5 and the efficiency at the largest N.")
         for scaling in sorted({c.scaling for c in r.curves}):

@@ -8,14 +8,15 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from .text import fmt
+from .text import SHAPE_WORDS, fmt
+
+SHAPES = tuple(SHAPE_WORDS)  # the curve shapes as the store spells them (analysis::CurveShape)
 
 
 FORMAT = "ceiling-results"
 
 
 FORMAT_VERSION = 4
-SHAPES = ("amdahl", "too_few_node_counts", "slowdown", "nonparallel_falls", "ceiling_falls", "poor_fit")
 
 
 class BadFile(Exception):
@@ -89,6 +90,12 @@ class Curve:
     def rows(self):
         return len(self.data["n"])
 
+    @property
+    def starred(self):
+        """Whether the fit's numbers are starred, as the sweep's table stars them: a speedup over
+        the reference (α > 0), a ceiling in sight, and not Amdahl-shaped."""
+        return self.alpha > 0 and self.shape not in ("amdahl", "nonparallel_falls")
+
     def beyond_reference(self):
         """A mask of the rows beyond the reference N (where alpha_eff is defined)."""
         return self.data["n"] != self.n_reference
@@ -114,7 +121,7 @@ def _text(value):
 def _fixed_length(dtype):
     """Whether `dtype` is a fixed-length string. Variable-length strings point into HDF5's
     global heap, which HDF5 follows unchecked: a damaged one crashes it, so they are never read
-    (format_version 3 stores none)."""
+    (the format stores none)."""
     info = h5py.check_string_dtype(dtype)
     return info is not None and info.length is not None
 
