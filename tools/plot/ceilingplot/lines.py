@@ -146,6 +146,9 @@ def fig_nonparallel_fraction(out, curves):
             hidden += int((~keep).sum())
             fit = 1 - c.alpha
             fit_text = f"fit 1 − α = {fmt(fit)}" if math.isfinite(fit) else "no fit"
+            # How it goes with N over the upper half of the sweep: flat on Amdahl's curve.
+            if math.isfinite(c.alpha_eff_drift):
+                fit_text += f"; {drift_text(c)}" + (" (no ceiling in sight)" if no_ceiling_in_sight(c) else "")
             # NaN where a point cannot be shown, so that the line breaks there.
             h, = ax.plot(n, np.where(keep, y, np.nan), **grid.line(c),
                          label=f"{c.label} — {fit_text}", zorder=3)
