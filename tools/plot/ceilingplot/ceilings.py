@@ -238,8 +238,10 @@ def fig_ceiling(out, curves):
                 continue
             _ceiling_panel(ax, group, colour, label, not faceted, panel_w)
             where = f"{mpl_text(workload)}, " if workload else ""
-            ax.set_title(f"{where}{scaling} scaling: Amdahl ceiling 1 / (1 − α)" +
-                         ("" if workload else " of the fit"), fontsize=9)
+            # (a panel whose curves all have their 1 − α_eff falling with N has no bar to title)
+            what = ("no Amdahl ceiling in sight (1 − α_eff falls with N)" if all(no_ceiling_in_sight(c) for c in group)
+                    else "Amdahl ceiling 1 / (1 − α)" + ("" if workload else " of the fit"))
+            ax.set_title(f"{where}{scaling} scaling: {what}", fontsize=9)
             if cost_unit:
                 cost_ax = axes[i][j * per + 1]
                 _cost_panel(cost_ax, group, colour, scaling, cost_unit, ax.get_ylim())
