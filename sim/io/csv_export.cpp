@@ -117,7 +117,6 @@ std::vector<Row> fits_table(const ResultFile& r) {
   for (const auto& attribute : fit_attributes)
     header.push_back(attribute.name);
   header.push_back("amdahl_shaped");
-  header.push_back("alpha_eff_drift");
   header.push_back("shape");
   for (const auto& attribute : measured_attributes)
     header.push_back(attribute.name);
@@ -133,7 +132,6 @@ std::vector<Row> fits_table(const ResultFile& r) {
     for (const auto& attribute : fit_attributes)
       row.push_back(csv(a.fit.*attribute.member));
     row.push_back(a.fit.amdahl_shaped ? "1" : "0");
-    row.push_back(csv(a.fit.alpha_eff_drift));
     row.push_back(csv(std::string(analysis::to_string(a.fit.shape))));
     for (const auto& attribute : measured_attributes)
       row.push_back(csv(a.*attribute.member));

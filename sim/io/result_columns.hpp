@@ -172,7 +172,7 @@ inline constexpr DoubleAttribute<analysis::CurveAnalysis> reference_attribute{
     "n_reference", &analysis::CurveAnalysis::n_reference};
 
 /// What the measured curve shows: after reference_attribute in the store, after the fit (and
-/// "amdahl_shaped", "alpha_eff_drift", "shape") in fits.csv.
+/// "amdahl_shaped", "shape") in fits.csv.
 inline constexpr DoubleAttribute<analysis::CurveAnalysis> measured_attributes[] = {
     {"n_half_efficiency_measured", &analysis::CurveAnalysis::n_half_efficiency_measured},
     {"n_doubling_below_10pct_measured", &analysis::CurveAnalysis::n_doubling_below_10pct_measured},
@@ -180,14 +180,15 @@ inline constexpr DoubleAttribute<analysis::CurveAnalysis> measured_attributes[] 
 };
 
 /// The Amdahl fit of a curve: after measured_attributes in the store, after reference_attribute
-/// in fits.csv; "amdahl_shaped" (int64, 0 or 1), "alpha_eff_drift" (float64) and "shape" (a
-/// string: analysis::to_string(CurveShape)) follow it in both.
+/// in fits.csv; "amdahl_shaped" (int64, 0 or 1) and "shape" (a string:
+/// analysis::to_string(CurveShape)) follow it in both.
 inline constexpr DoubleAttribute<analysis::AmdahlFit> fit_attributes[] = {
     {"amdahl_alpha", &analysis::AmdahlFit::alpha},
     {"ceiling_speedup", &analysis::AmdahlFit::ceiling_speedup},
     {"n_half_efficiency_fit", &analysis::AmdahlFit::n_half_efficiency},
     {"n_doubling_below_10pct_fit", &analysis::AmdahlFit::n_doubling_below_10pct},
     {"fit_residual", &analysis::AmdahlFit::residual},
+    {"alpha_eff_drift", &analysis::AmdahlFit::alpha_eff_drift},
 };
 
 } // namespace ceiling::io

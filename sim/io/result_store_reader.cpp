@@ -207,7 +207,6 @@ private:
       if (stored.dominant_term != want.dominant_term)
         changed(Hdf5Reader::attribute_name(path, "dominant_term"), in_quotes(stored.dominant_term),
                 in_quotes(want.dominant_term));
-      attribute("alpha_eff_drift", stored.fit.alpha_eff_drift, want.fit.alpha_eff_drift);
       if (stored.fit.shape != want.fit.shape)
         changed(Hdf5Reader::attribute_name(path, "shape"),
                 in_quotes(std::string(analysis::to_string(stored.fit.shape))),
@@ -322,9 +321,7 @@ private:
           if (!(std::isfinite(value) && value > 0))
             expect_stored("expected a positive number, got " + text(value), path + "/" + name, row);
       }
-      // (the drift and the shape are checked against the points with the other numbers:
-      // check_analyses)
-      a.fit.alpha_eff_drift = in_.double_attribute(g, path, "alpha_eff_drift");
+      // (the shape is checked against the points with the other numbers: check_analyses)
       const std::string shape = in_.string_attribute(g, path, "shape");
       const auto parsed_shape = analysis::curve_shape_from(shape);
       if (!parsed_shape) {

@@ -54,7 +54,6 @@ void write_curve(const Hdf5Writer& w, hid_t curves, const std::string& name,
   for (const auto& attribute : fit_attributes)
     w.attribute(g, attribute.name, a.fit.*attribute.member);
   w.attribute(g, "amdahl_shaped", static_cast<long long>(a.fit.amdahl_shaped));
-  w.attribute(g, "alpha_eff_drift", a.fit.alpha_eff_drift);
   w.attribute(g, "shape", std::string(analysis::to_string(a.fit.shape)));
   w.attribute(g, "dominant_term", a.dominant_term);
   for (const auto& c : metric_columns) {

@@ -39,12 +39,12 @@ POINT_STRINGS = ("status", "error", "provenance", "command")
 POINT_FLOATS = ("iteration_time_s",)
 
 
-CURVE_STRINGS = ("id", "platform", "workload", "variant", "scaling", "n_unit", "dominant_term")
+CURVE_STRINGS = ("id", "platform", "workload", "variant", "scaling", "n_unit", "dominant_term", "shape")
 
 
 CURVE_FLOATS = ("n_reference", "amdahl_alpha", "ceiling_speedup", "n_half_efficiency_fit",
-                "n_doubling_below_10pct_fit", "fit_residual", "n_half_efficiency_measured",
-                "n_doubling_below_10pct_measured", "alpha_eff_at_largest_n")
+                "n_doubling_below_10pct_fit", "fit_residual", "alpha_eff_drift",
+                "n_half_efficiency_measured", "n_doubling_below_10pct_measured", "alpha_eff_at_largest_n")
 
 
 CURVE_DATA = ("n", "seeds", "iteration_time_s", "iteration_time_min_s", "iteration_time_median_s",
@@ -298,7 +298,7 @@ def _read(f, path):
         if s["scaling"] not in ("weak", "strong"):
             raise BadFile(f"{where}: attribute 'scaling' is '{s['scaling']}', expected 'weak' "
                           "or 'strong'")
-        shape, drift = _attr(g, where, "shape", str), _attr(g, where, "alpha_eff_drift", float)
+        shape = s["shape"]
         if shape not in SHAPES:
             raise BadFile(f"{where}: attribute 'shape' is '{shape}', expected one of "
                           + ", ".join(f"'{s}'" for s in SHAPES))
@@ -313,7 +313,7 @@ def _read(f, path):
             ceiling=x["ceiling_speedup"], n_half_fit=x["n_half_efficiency_fit"],
             n_doubling_fit=x["n_doubling_below_10pct_fit"], residual=x["fit_residual"],
             amdahl_shaped=shaped == 1,
-            shape=shape, alpha_eff_drift=drift,
+            shape=shape, alpha_eff_drift=x["alpha_eff_drift"],
             n_half_measured=x["n_half_efficiency_measured"],
             n_doubling_measured=x["n_doubling_below_10pct_measured"],
             alpha_eff_at_largest_n=x["alpha_eff_at_largest_n"],
