@@ -495,19 +495,10 @@ void FlowSharing::list_clocks() {
          "every sharing flow is in one class");
   for (const FanClass& c : fan_classes_)
     for (const FlowEvents::Event& m : c.members) {
-      const Flow& f = flows_[m.flow];
-      const auto hops = hops_of(f);
-      const double most = f.narrowest_bytes_per_s;
-      for (std::uint32_t h = 0; h < hops.size(); ++h) {
-        Link& link = links_[hops[h]];
-        if (!link.unlisted)
-          continue;
-        position(m.flow, h) = static_cast<std::uint32_t>(link.flows.size());
-        link.flows.push_back({m.flow, h});
-        link.demand_bytes_per_s += on_link(f, h, most);
-        link.weight += on_link(f, h, f.weight);
-        link.pipelines += f.pipeline ? 1 : 0;
-      }
+      const auto hops = hops_of(flows_[m.flow]);
+      for (std::uint32_t h = 0; h < hops.size(); ++h)
+        if (links_[hops[h]].unlisted)
+          list_on(links_[hops[h]], m.flow, h);
     }
   for (const FanClock& k : fan_clocks_) {
     links_[k.link].unlisted = false;

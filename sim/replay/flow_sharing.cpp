@@ -273,7 +273,6 @@ void FlowSharing::finish(std::uint32_t flow, bool counted, std::vector<void*>& f
 void FlowSharing::join_links(std::uint32_t flow) {
   Flow& f = flows_[flow];
   const auto hops = hops_of(f);
-  const double most = f.narrowest_bytes_per_s;
   if (hops.size() > inline_hops)
     far_positions_[flow].resize(hops.size() - inline_hops);
   for (std::uint32_t h = 0; h < hops.size(); ++h) {
@@ -283,11 +282,7 @@ void FlowSharing::join_links(std::uint32_t flow) {
       continue;
     }
     const bool coupled = couples(link);
-    position(flow, h) = static_cast<std::uint32_t>(link.flows.size());
-    link.flows.push_back({flow, h});
-    link.demand_bytes_per_s += on_link(f, h, most);
-    link.weight += on_link(f, h, f.weight);
-    link.pipelines += f.pipeline ? 1 : 0;
+    list_on(link, flow, h);
     coupling_[hops[h]] = couples(link);
     if (!coupled && coupling_[hops[h]]) // a link new to sharing: walk it until a solve has seen it
       link.saturated = true;
@@ -295,6 +290,15 @@ void FlowSharing::join_links(std::uint32_t flow) {
   joined_flows_.push_back(flow); // reached first, and through it its saturated links
   f.level = std::numeric_limits<double>::infinity(); // not fixed yet: it rises with every level
   f.bound_by = by_cap;                                // no bottleneck yet (not its id's last one)
+}
+
+void FlowSharing::list_on(Link& link, std::uint32_t flow, std::uint32_t h) {
+  const Flow& f = flows_[flow];
+  position(flow, h) = static_cast<std::uint32_t>(link.flows.size());
+  link.flows.push_back({flow, h});
+  link.demand_bytes_per_s += on_link(f, h, f.narrowest_bytes_per_s);
+  link.weight += on_link(f, h, f.weight);
+  link.pipelines += f.pipeline ? 1 : 0;
 }
 
 void FlowSharing::leave_links(std::uint32_t flow, bool counted) {

@@ -353,6 +353,9 @@ private:
   /// A flow that finished leaves its links (leave_links) and is appended to `finished`; its id is free.
   void finish(std::uint32_t flow, bool counted, std::vector<void*>& finished);
   void join_links(std::uint32_t flow);
+  /// Lists `flow` on `link`, its hop `h`: its place in the link's flows, and its share of the
+  /// link's demand (at most its path's narrowest bandwidth), weight and pipelines.
+  void list_on(Link& link, std::uint32_t flow, std::uint32_t h);
   /// Takes `flow` off its links (but the unlisted clocks); where `counted` (leaving_ holds how
   /// many flows finishing now are on each link), a link that they all leave is emptied at once.
   void leave_links(std::uint32_t flow, bool counted);

@@ -486,15 +486,18 @@ for f in "$root"/experiments/*.toml; do
   expect 0 " points (" -- "$ceiling" experiment show "$f"
 done
 expect 0 "1 node   seed 1  ~0.2 s" -- "$ceiling" experiment show "$root/experiments/piz-daint-generations.toml"
-cat >"$tmp/too_big.toml" <<EOF
+# An experiment of ResNet-50 on Piz Daint's P100 nodes, 1 iteration a point: NAME (its file and
+# store in $tmp), its node counts, its scaling, and more [experiment] lines.
+p100_experiment() {
+  cat >"$tmp/$1.toml" <<EOF
 [experiment]
-title = "Too big"
-question = "Do points whose batch does not fit run?"
-output = "$tmp/too_big.h5"
-nodes = [1, 2, 128]
-scaling = ["strong"]
-global_batch = 1024
+title = "$1"
+question = "What does the sweep say of $1?"
+output = "$tmp/$1.h5"
+nodes = $2
+scaling = ["$3"]
 iterations = 1
+$4
 [[platforms]]
 name = "P100"
 file = "$root/platforms/piz-daint-xc50-p100.toml"
@@ -502,25 +505,14 @@ file = "$root/platforms/piz-daint-xc50-p100.toml"
 name = "ResNet-50"
 file = "$root/workloads/resnet50_v1.toml"
 EOF
+}
+# Points whose batch does not fit are recorded as such, not run.
+p100_experiment too_big "[1, 2, 128]" strong "global_batch = 1024"
 expect 0 "wrote $tmp/too_big.h5: 3 points, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml"
 expect 0 "0 to run, 3 already in" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 expect 0 "nothing to run: $tmp/too_big.h5 holds every point, 0 failed, 2 do not fit in device memory" -- "$ceiling" sweep "$tmp/too_big.toml" --resume
 # A curve of two node counts has a ceiling, starred, and the table says why under it.
-cat >"$tmp/two_n.toml" <<EOF
-[experiment]
-title = "Two node counts"
-question = "Is a ceiling fitted to two node counts starred, with its reason?"
-output = "$tmp/two_n.h5"
-nodes = [1, 2]
-scaling = ["weak"]
-iterations = 1
-[[platforms]]
-name = "P100"
-file = "$root/platforms/piz-daint-xc50-p100.toml"
-[[workloads]]
-name = "ResNet-50"
-file = "$root/workloads/resnet50_v1.toml"
-EOF
+p100_experiment two_n "[1, 2]" weak ""
 expect 0 "* not Amdahl-shaped, read its ceiling with care: fewer than 3 node counts: P100 / ResNet-50 / baseline / weak" -- \
   "$ceiling" sweep "$tmp/two_n.toml"
 # --version names the build as its stores record it (tool_version: the release and the sources' id).

@@ -259,7 +259,7 @@ void print_headlines(const io::ResultFile& r) {
     const bool fitted = compared && !std::isnan(a.fit.alpha);
     // (where 1 - alpha_eff falls with N, a fitted ceiling grows with the largest N)
     const bool in_sight = a.fit.shape != analysis::CurveShape::NonparallelFalls;
-    const bool starred_here = fitted && in_sight && a.fit.alpha > 0 && !a.fit.amdahl_shaped;
+    const bool starred_here = a.fit.alpha > 0 && in_sight && !a.fit.amdahl_shaped; // (NaN: no fit)
     if (!fitted)
       std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
     else if (!in_sight)
