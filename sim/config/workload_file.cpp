@@ -40,6 +40,8 @@ workload::Measurement read_measurement(TableReader& t) {
   return {.platform_path = platform,
           .samples_per_second = t.number("measured_throughput", 0, 1e15, true),
           .batch = static_cast<int>(t.integer("batch", 1, workload::max_batch_per_worker)),
+          .accumulation = static_cast<int>(
+              t.optional_integer("accumulation", 1, workload::max_accumulation).value_or(1)),
           .source = t.citation("source")};
 }
 
@@ -379,7 +381,7 @@ std::optional<LoadError> stale_calibration(const workload::WorkloadSpec& w, cons
     const auto it = workload::device_iteration(w, device, workload::compute_precision_of(w, f.mode), m.batch, f.efficiency);
     if (!it || !(m.samples_per_second > 0))
       continue; // (refused where the file is read: a device without that peak, no rate)
-    const double predicted = it->samples_per_second(m.batch);
+    const double predicted = it->samples_per_second(m.batch, m.accumulation);
     const double off = predicted / m.samples_per_second - 1;
     if (std::abs(off) <= 1e-3)
       continue;
@@ -389,10 +391,11 @@ std::optional<LoadError> stale_calibration(const workload::WorkloadSpec& w, cons
       return std::string(out);
     };
     return key_error(parse_toml_file(path), path, f.key + ".compute_efficiency",
-                     text("%.6g", f.efficiency.compute) + " predicts " + text("%.4g", predicted) + " " + w.sample +
-                         "/s on " + device.name + " at batch " + std::to_string(m.batch) +
-                         ", and the measurement it was fitted to is " + text("%.4g", m.samples_per_second) + " (" +
-                         text("%+.2f %%", 100 * off) + "): stale, `ceiling workload calibrate --write` fits it again");
+                     text("%.6g", f.efficiency.compute) + " predicts " + text("%.4g", predicted) +
+                         " " + w.sample + "/s on " + device.name + " at " + m.batch_text() +
+                         ", and the measurement it was fitted to is " +
+                         text("%.4g", m.samples_per_second) + " (" + text("%+.2f %%", 100 * off) +
+                         "): stale, `ceiling workload calibrate --write` fits it again");
   }
   return std::nullopt;
 }

@@ -171,12 +171,14 @@ units::Duration optimizer_time(const WorkloadSpec& w, const DeviceRates& device,
 }
 
 std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,
-                                                   platform::Precision precision, int batch,
-                                                   Efficiency fixed,
-                                                   double measured_samples_per_s, std::string& why) {
+                                                   platform::Precision precision,
+                                                   const Measurement& measured, Efficiency fixed,
+                                                   std::string& why) {
+  const double measured_samples_per_s = measured.samples_per_second;
   const auto rate = [&](double compute_efficiency) {
-    return device_iteration(w, device, precision, batch, {compute_efficiency, fixed.memory, fixed.half_batch})
-        ->samples_per_second(batch);
+    return device_iteration(w, device, precision, measured.batch,
+                            {compute_efficiency, fixed.memory, fixed.half_batch})
+        ->samples_per_second(measured.batch, measured.accumulation);
   };
   if (!device.peak.at(precision)) {
     why = device.name + " has no " + std::string(platform::to_string(precision)) + " peak";

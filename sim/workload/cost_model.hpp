@@ -125,7 +125,12 @@ struct DeviceIteration {
   units::Duration backward;
   units::Duration optimizer;
   units::Duration total() const { return forward + backward + optimizer; }
-  double samples_per_second(int batch) const { return batch / total().seconds(); }
+  /// Steps of `batch` samples, `accumulation` of them per optimizer update (gradient accumulation:
+  /// forward and backward each step, the update once after the last).
+  double samples_per_second(int batch, int accumulation = 1) const {
+    return static_cast<double>(batch) * accumulation /
+           (accumulation * (forward + backward).seconds() + optimizer.seconds());
+  }
 };
 
 /// The optimizer update: every parameter's optimizer bytes through device memory.
@@ -145,14 +150,14 @@ inline constexpr double max_compute_efficiency = 2.0;
 inline constexpr double min_compute_efficiency = 1e-4;
 inline constexpr double min_memory_efficiency = 1e-4;
 
-/// The compute efficiency in [min_compute_efficiency, max_compute_efficiency] with which `device` reproduces `measured_samples_per_s`
-/// at `batch`, given the memory efficiency and half batch of `fixed` (its compute is not read);
-/// solved by bisection to a relative 1e-12. Returns
-/// nullopt with `why` set when no allowed efficiency is fast enough (the memory-bound part alone
-/// is slower than the measurement) or the device lacks `precision`.
+/// The compute efficiency in [min_compute_efficiency, max_compute_efficiency] with which `device`
+/// reproduces `measured`'s throughput at its batch and accumulation, given the memory efficiency
+/// and half batch of `fixed` (its compute is not read); solved by bisection to a relative 1e-12.
+/// Returns nullopt with `why` set when no allowed efficiency is fast enough (the memory-bound part
+/// alone is slower than the measurement) or the device lacks `precision`.
 std::optional<double> calibrate_compute_efficiency(const WorkloadSpec& w, const DeviceRates& device,
-                                                   platform::Precision precision, int batch,
-                                                   Efficiency fixed,
-                                                   double measured_samples_per_s, std::string& why);
+                                                   platform::Precision precision,
+                                                   const Measurement& measured, Efficiency fixed,
+                                                   std::string& why);
 
 } // namespace ceiling::workload

@@ -63,8 +63,16 @@ struct Measurement {
   std::string platform_path;           ///< platform file whose device was measured
   double samples_per_second = 0;
   int batch = 0;
+  /// Steps (of `batch` samples) per optimizer update in the measured run: gradient accumulation
+  /// spreads one update over them (BERT pre-training's single-GPU figures: 8,192 steps of 4).
+  int accumulation = 1;
   std::string source;
   bool operator==(const Measurement&) const = default;
+  /// "batch 4", or "batch 4, one update per 8192 steps" where the run accumulated gradients.
+  std::string batch_text() const {
+    return "batch " + std::to_string(batch) +
+           (accumulation > 1 ? ", one update per " + std::to_string(accumulation) + " steps" : "");
+  }
 };
 
 /// How the compute model was fitted on one device (or borrowed from another workload).
@@ -132,6 +140,8 @@ struct ReferenceTotals {
 
 /// The most samples per worker a workload file or an option may ask for.
 inline constexpr long long max_batch_per_worker = 10'000'000;
+/// The most steps per optimizer update a measurement may state (Measurement::accumulation).
+inline constexpr long long max_accumulation = 1'000'000;
 
 /// One model's data-parallel training job, as read from a workload file.
 struct WorkloadSpec {

@@ -109,6 +109,10 @@ bert_checks() { # (its JSON on one line, so that a pattern holds a check's half 
 }
 expect 0 '"half_batch": 6.2080000000000002,      "own_half_batch": true' -- bert_checks
 expect 0 '"half_batch": 0.97399999999999998,      "own_half_batch": false' -- bert_checks
+# A measurement that accumulated gradients says over how many steps its one optimizer update ran (text and JSON).
+expect 0 "in mixed under pytorch, batch 4, one update per 8192 steps: predicted 36, measured 36" -- \
+  "$ceiling" workload show "$root/validation/workloads/bert_large_pretrain_seq512.toml"
+expect 0 '"accumulation": 2048' -- "$ceiling" workload show "$root/validation/workloads/bert_large_pretrain_seq512.toml" --json
 # A device calibration says the framework it was measured under (JSON and text).
 expect 0 '"calibration_framework": "mxnet"' -- "$ceiling" workload show "$root/workloads/resnet50_v1.5.toml" --json
 expect 0 "A100 SXM4 40 GB in mixed under mxnet, batch 256: predicted 2180" -- \

@@ -141,6 +141,10 @@ TEST_CASE("a valid workload reads into its layers and DAG") {
       "workloads/ok.toml");
   CHECK(adam.optimizer_state_per_parameter.bytes() == 8);
   CHECK(w.calibration.measured.platform_path == "platforms/generic-single-switch.toml");
+  CHECK(w.calibration.measured.accumulation == 1); // (not given: one update a step)
+  CHECK(config::load_workload_text(edited("batch = 8\n", "batch = 8\naccumulation = 64\n"),
+                                   "workloads/ok.toml")
+            .calibration.measured.accumulation == 64);
   CHECK(workload::total_params(w) == w.reference.params);
 }
 
@@ -190,6 +194,13 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
     for (int i = 0; i < 100; ++i)
       hundred += "\u00e9";
     CHECK(error_of(edited(R"(name = "b")", "name = \"" + hundred + "\"")).find("graph.layers[1].name") == std::string::npos);
+  }
+  SUBCASE("a measurement's gradient accumulation: whole steps, at least 1") {
+    CHECK(
+        error_of(edited("batch = 8\n", "batch = 8\naccumulation = 0\n")) ==
+        R"(workloads/bad.toml:32:16: error: calibration.accumulation: must be between 1 and 1000000, got 0)");
+    CHECK(error_of(edited("batch = 8\n", "batch = 8\naccumulation = 2.5\n"))
+              .find("calibration.accumulation") != std::string::npos);
   }
   SUBCASE("two calibrations of one device") {
     const std::string device = "\n[[device_calibration]]\ndevice = \"NVIDIA Tesla V100 SXM2 16 GB\"\nplatform = \"../platforms/dgx1-v100.toml\"\n"
@@ -408,10 +419,11 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
       MESSAGE(w.name << ": calibration borrowed from " << w.calibration.borrowed_from);
     } else {
       // Expectation: the calibrated device reproduces the measured throughput within 1 %.
-      CHECK(predicted->samples_per_second(m.batch) == doctest::Approx(m.samples_per_second).epsilon(0.01));
+      CHECK(predicted->samples_per_second(m.batch, m.accumulation) ==
+            doctest::Approx(m.samples_per_second).epsilon(0.01));
       std::string why;
       const auto fitted = workload::calibrate_compute_efficiency(
-          w, device, w.precision, m.batch, workload::efficiency_of(w.calibration), m.samples_per_second, why);
+          w, device, w.precision, m, workload::efficiency_of(w.calibration), why);
       REQUIRE_MESSAGE(fitted.has_value(), why);
       CHECK(w.calibration.compute_efficiency == doctest::Approx(*fitted).epsilon(1e-5));
     }
@@ -422,16 +434,18 @@ TEST_CASE("each calibration reproduces its measurement and was computed, not tun
       const auto it = workload::device_iteration(w, workload::compute_device(platform.node), precision, c.measured.batch,
                                                  workload::efficiency_of(w.calibration, c));
       REQUIRE(it.has_value());
-      CHECK(it->samples_per_second(c.measured.batch) == doctest::Approx(c.measured.samples_per_second).epsilon(0.01));
+      CHECK(it->samples_per_second(c.measured.batch, c.measured.accumulation) ==
+            doctest::Approx(c.measured.samples_per_second).epsilon(0.01));
     }
     for (const auto& v : w.validations) { // never fitted: predicted with the device's calibration, if any
       const auto other = workload::compute_device(config::load_platform(v.platform_path).node);
       const auto chosen = workload::efficiency_for(w, other, platform::to_string(w.precision), "");
       const auto it = workload::device_iteration(w, other, w.precision, v.batch, chosen.efficiency);
       REQUIRE(it.has_value());
-      const double error = (it->samples_per_second(v.batch) - v.samples_per_second) / v.samples_per_second;
-      MESSAGE(w.name << " on " << other.name << " at batch " << v.batch << ": predicted "
-                     << it->samples_per_second(v.batch) << ", measured " << v.samples_per_second << " " << w.sample
+      const double predicted = it->samples_per_second(v.batch, v.accumulation);
+      const double error = (predicted - v.samples_per_second) / v.samples_per_second;
+      MESSAGE(w.name << " on " << other.name << " at " << v.batch_text() << ": predicted "
+                     << predicted << ", measured " << v.samples_per_second << " " << w.sample
                      << "s/s, error " << 100 * error << " %");
       // Expectation: a single-device prediction lands within 10 % of the measurement (issue 12's target).
       CHECK(std::abs(error) <= 0.10);

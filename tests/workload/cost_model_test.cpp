@@ -94,17 +94,56 @@ TEST_CASE("calibration recovers the compute efficiency that produced a throughpu
     const double measured =
         device_iteration(w, d, platform::Precision::Fp32, 64, {truth, 0.68})->samples_per_second(64);
     std::string why;
-    const auto fitted = calibrate_compute_efficiency(w, d, platform::Precision::Fp32, 64, {.memory = 0.68}, measured, why);
+    const auto fitted = calibrate_compute_efficiency(w, d, platform::Precision::Fp32,
+                                                     {.samples_per_second = measured, .batch = 64},
+                                                     {.memory = 0.68}, why);
     REQUIRE(fitted.has_value());
     CHECK(*fitted == doctest::Approx(truth).epsilon(1e-9));
   }
+}
+
+TEST_CASE("gradient accumulation counts the optimizer update once per its steps") {
+  const DeviceIteration it{.forward = units::Duration::from_seconds(0.1),
+                           .backward = units::Duration::from_seconds(0.2),
+                           .optimizer = units::Duration::from_seconds(0.3)};
+  // Expectation: 4 samples a step; 8 steps of 0.3 s and one update of 0.3 s carry 32 samples.
+  CHECK(it.samples_per_second(4) == doctest::Approx(4 / 0.6).epsilon(1e-12));
+  CHECK(it.samples_per_second(4, 1) == doctest::Approx(4 / 0.6).epsilon(1e-12));
+  CHECK(it.samples_per_second(4, 8) == doctest::Approx(32 / 2.7).epsilon(1e-12));
+}
+
+TEST_CASE(
+    "calibration on a run that accumulates gradients recovers the efficiency that produced it") {
+  // A compute-bound step whose optimizer update takes four tenths as long: counted every step, the
+  // fit would be far off. (Step: 4 x 1.2e11 FLOP at 40 % of 15.7 TFLOP/s, 76.4 ms, above the
+  // weights' 6.5 + 13.1 ms through memory; update: 1e9 x 20 B at 68 % of 900 GB/s, 32.7 ms.)
+  const WorkloadSpec w = one_layer(4e10, 2e6, 1'000'000'000);
+  const auto d = device(15.7e12, 125e12, 900e9);
+  const Measurement measured_run{.batch = 4, .accumulation = 8192};
+  const auto it = device_iteration(w, d, platform::Precision::Fp32, 4, {0.4, 0.68});
+  REQUIRE(it.has_value());
+  REQUIRE(it->optimizer.seconds() > 0.4 * (it->forward + it->backward).seconds());
+  Measurement m = measured_run;
+  m.samples_per_second = it->samples_per_second(4, 8192);
+  std::string why;
+  const auto fitted =
+      calibrate_compute_efficiency(w, d, platform::Precision::Fp32, m, {.memory = 0.68}, why);
+  REQUIRE(fitted.has_value());
+  CHECK(*fitted == doctest::Approx(0.4).epsilon(1e-9));
+  m.accumulation = 1; // the same rate read as one update a step: a faster device than it was
+  const auto one_update_a_step =
+      calibrate_compute_efficiency(w, d, platform::Precision::Fp32, m, {.memory = 0.68}, why);
+  REQUIRE_MESSAGE(one_update_a_step.has_value(), why);
+  CHECK(*one_update_a_step > 0.6);
 }
 
 TEST_CASE("calibration refuses a throughput the memory-bound part cannot reach") {
   const WorkloadSpec w = one_layer(1, 1e9, 0); // 1 GB per sample: memory-bound
   std::string why;
   CHECK_FALSE(calibrate_compute_efficiency(w, device(1e12, 1e12, 1e11), platform::Precision::Fp32,
-                                           1, {.memory = 1.0}, 1000, why).has_value());
+                                           {.samples_per_second = 1000, .batch = 1},
+                                           {.memory = 1.0}, why)
+                  .has_value());
   CHECK(why.starts_with("even at 200 % of peak compute the model predicts"));
 }
 

@@ -38,6 +38,7 @@ struct DeviceCheck {
   double predicted_samples_per_s = 0;
   double measured_samples_per_s = 0;
   int batch = 0;
+  int accumulation = 1; ///< the measured run's steps per optimizer update
   /// Where the batch exceeds the device's memory by the estimate `ceiling run` refuses it by
   /// (memory_exceeded()), why; else empty.
   std::string over_memory;
@@ -87,9 +88,10 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, cons
             spec.name + ", does not have");
   return {spec.name,
           device.name + (own_mode ? "" : " in " + mode),
-          it->samples_per_second(m.batch),
+          it->samples_per_second(m.batch, m.accumulation),
           m.samples_per_second,
           m.batch,
+          m.accumulation,
           memory_exceeded(w, m.batch, precision, spec.node),
           calibration ? calibration->framework : std::string(),
           efficiency.half_batch,
@@ -253,6 +255,7 @@ int show(const std::vector<std::string>& args) {
     auto write_check = [&](const DeviceCheck& c, const char* role) {
       json.begin_object().key("role").value(role).key("platform").value(c.platform)
           .key("device").value(c.device).key("batch").value(c.batch)
+          .key("accumulation").value(c.accumulation)
           .key("predicted_samples_per_s").value(c.predicted_samples_per_s)
           .key("measured_samples_per_s").value(c.measured_samples_per_s)
           .key("relative_error").value(c.relative_error())
@@ -334,11 +337,14 @@ int show(const std::vector<std::string>& args) {
                   : (" (borrowed from " + w.calibration.borrowed_from + ")").c_str());
   std::cout << "  source      " << w.calibration.measured.source << "\n";
   const auto print_check = [&](const DeviceCheck& c, const char* role) {
-    std::printf("%-13s %s, %s%s, batch %d%s: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
-                c.platform.c_str(), c.device.c_str(), c.framework.empty() ? "" : (" under " + c.framework).c_str(),
-                c.batch, c.own_half_batch ? (" (half batch " + units::number_text(c.half_batch) + ")").c_str() : "",
-                c.predicted_samples_per_s,
-                c.measured_samples_per_s, w.sample.c_str(), 100 * c.relative_error());
+    const workload::Measurement run{.batch = c.batch, .accumulation = c.accumulation};
+    std::printf(
+        "%-13s %s, %s%s, %s%s: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
+        c.platform.c_str(), c.device.c_str(),
+        c.framework.empty() ? "" : (" under " + c.framework).c_str(), run.batch_text().c_str(),
+        c.own_half_batch ? (" (half batch " + units::number_text(c.half_batch) + ")").c_str() : "",
+        c.predicted_samples_per_s, c.measured_samples_per_s, w.sample.c_str(),
+        100 * c.relative_error());
     if (!c.over_memory.empty())
       std::printf("              (%s)\n", c.over_memory.c_str());
   };
@@ -399,15 +405,16 @@ int calibrate(const std::vector<std::string>& args) {
     std::string why;
     const auto precision = workload::compute_precision_of(w, f.mode);
     const auto efficiency =
-        workload::calibrate_compute_efficiency(w, device, precision, m.batch, f.efficiency, m.samples_per_second, why);
+        workload::calibrate_compute_efficiency(w, device, precision, m, f.efficiency, why);
     if (!efficiency)
       throw config::key_error(config::parse_toml_file(cli->file), cli->file, f.key + ".measured_throughput",
                               "cannot calibrate on " + device.name + ": " + why);
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", *efficiency);
     std::cout << w.name << ": compute_efficiency = " << value << " on " << device.name
-              << (f.mode.empty() ? "" : " in " + f.mode) << (f.framework.empty() ? "" : " under " + f.framework)
-              << " (measured " << m.samples_per_second << " " << w.sample << "s/s at batch " << m.batch << ")\n";
+              << (f.mode.empty() ? "" : " in " + f.mode)
+              << (f.framework.empty() ? "" : " under " + f.framework) << " (measured "
+              << m.samples_per_second << " " << w.sample << "s/s at " << m.batch_text() << ")\n";
     values.emplace_back(value);
   }
   if (values.empty())
