@@ -111,6 +111,7 @@ for table, key, values in [
         ("workload", "kind", ['"foo"', '"hpl"', "1"]),
         ("reference", "params", ["-1", '"25M"', "25557000"]), ("reference", "forward_flop", ["7916000000"]),
         ("calibration", "measured_throughput", ["0", "-1", '"fast"']), ("calibration", "batch", ["0", "1e3"]),
+        ("calibration", "accumulation", ["0", "-1", "2.5", '"4"', "1000001"]),
         ("calibration", "compute_efficiency", ["0", "3"]), ("calibration", "memory_efficiency", ["1.5"]),
         # (the last: a file that is no platform, whose own error follows the key's)
         ("calibration", "platform", ['"nowhere.toml"', '"."', '"../workloads/resnet50_v1.toml"'])]:

@@ -7,7 +7,8 @@ A made-up workload (compute_bound.toml) whose every layer is compute-bound and t
 iteration (no parameters, no bytes): its iteration takes (B + h) x FLOPs / (peak x e), so two
 throughputs T1 at B1 and T2 at B2 admit exactly one half batch h, T2 / T1 = B2 (B1 + h) / (B1 (B2 + h)).
 With h = 3, B1 = 2, T1 = 2 and B2 = 8: T2 = 2 x 4 x 5 / 11; the script must find 3 (to its 0.001).
-The same rate at batch 8 gives 0; a lower one, none. Then BERT-large SQuAD's fp32 half batch and
+The same rate at batch 8 gives 0; a lower one, none; measurements that accumulated gradients (which
+costs nothing without parameters) 3 again. Then BERT-large SQuAD's fp32 half batch and
 ResNet-50's K80 one (a device calibration) are what the script finds from the files' own figures, and
 a borrowed calibration, a second measurement at the section's own batch, a rate no half batch
 reaches and a missing binary are refused with exit 1.
@@ -54,6 +55,20 @@ with tempfile.TemporaryDirectory() as tmp:
           out.stdout.startswith("half_batch = 0: "), out.stdout + out.stderr)
     out = run(compute_bound, "calibration", "--batch", "8", "--throughput", "1.5", "--ceiling", ceiling)
     check("a rate no half batch reaches is refused", out.returncode == 1 and "no half batch from 0 to" in out.stderr,
+          out.stdout + out.stderr)
+    # Measurements that accumulated gradients (`ceiling workload calibrate` then says "one update per
+    # N steps"): without parameters the update costs nothing, so the closed form's 3 again.
+    with open(compute_bound, encoding="utf-8") as f:
+        text = f.read()
+    with open(compute_bound, "w", encoding="utf-8") as f:
+        f.write(text.replace("  batch = 2\n", "  batch = 2\naccumulation = 64\n"))
+    out = run(compute_bound, "calibration", "--batch", "8", "--throughput", repr(t2), "--accumulation", "16",
+              "--ceiling", ceiling)
+    check("measurements with gradient accumulation give the closed form's 3 too", out.returncode == 0 and
+          out.stdout.startswith("half_batch = 3: "), out.stdout + out.stderr)
+    out = run(compute_bound, "calibration", "--batch", "8", "--throughput", repr(t2), "--accumulation", "0",
+              "--ceiling", ceiling)
+    check("an accumulation of 0 steps is refused", out.returncode == 1 and "--accumulation 0" in out.stderr,
           out.stdout + out.stderr)
 
 # The bundled files' half batches, each what the script finds from the file's own figures: on copies

@@ -48,6 +48,9 @@ struct DeviceCheck {
   double relative_error() const {
     return (predicted_samples_per_s - measured_samples_per_s) / measured_samples_per_s;
   }
+  std::string batch_text() const {
+    return workload::Measurement{.batch = batch, .accumulation = accumulation}.batch_text();
+  }
 };
 
 /// Why `batch` samples of `w` in `precision` on one GPU of `node` exceed its memory by a lower bound
@@ -275,7 +278,8 @@ int show(const std::vector<std::string>& args) {
     else // the lender's measurement, of another model: nothing of this workload to compare
       json.begin_object().key("role").value("borrowed calibration").key("lender").value(w.calibration.borrowed_from)
           .key("platform").value(calibrated.platform).key("device").value(calibrated.device)
-          .key("batch").value(calibrated.batch).key("lender_measured_samples_per_s")
+          .key("batch").value(calibrated.batch).key("accumulation").value(calibrated.accumulation)
+          .key("lender_measured_samples_per_s")
           .value(calibrated.measured_samples_per_s).key("calibration_framework").null().end_object();
     for (const auto& c : device_calibrations)
       write_check(c, "device calibration");
@@ -337,11 +341,10 @@ int show(const std::vector<std::string>& args) {
                   : (" (borrowed from " + w.calibration.borrowed_from + ")").c_str());
   std::cout << "  source      " << w.calibration.measured.source << "\n";
   const auto print_check = [&](const DeviceCheck& c, const char* role) {
-    const workload::Measurement run{.batch = c.batch, .accumulation = c.accumulation};
     std::printf(
         "%-13s %s, %s%s, %s%s: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
         c.platform.c_str(), c.device.c_str(),
-        c.framework.empty() ? "" : (" under " + c.framework).c_str(), run.batch_text().c_str(),
+        c.framework.empty() ? "" : (" under " + c.framework).c_str(), c.batch_text().c_str(),
         c.own_half_batch ? (" (half batch " + units::number_text(c.half_batch) + ")").c_str() : "",
         c.predicted_samples_per_s, c.measured_samples_per_s, w.sample.c_str(),
         100 * c.relative_error());
@@ -351,9 +354,9 @@ int show(const std::vector<std::string>& args) {
   if (w.calibration.borrowed_from.empty())
     print_check(calibrated, "calibrated on");
   else // another model's measurement: no prediction of this workload compares with it
-    std::printf("lender's data %s's measurement on %s, %s, batch %d: %.4g of its samples/s (none of this workload)\n",
+    std::printf("lender's data %s's measurement on %s, %s, %s: %.4g of its samples/s (none of this workload)\n",
                 w.calibration.borrowed_from.c_str(), calibrated.platform.c_str(), calibrated.device.c_str(),
-                calibrated.batch, calibrated.measured_samples_per_s);
+                calibrated.batch_text().c_str(), calibrated.measured_samples_per_s);
   for (const auto& c : device_calibrations)
     print_check(c, "calibrated on");
   for (const auto& v : validations)

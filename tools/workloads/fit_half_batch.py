@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The half batch at which a workload's calibration reproduces a second single-device throughput.
 
-    python3 tools/workloads/fit_half_batch.py FILE SECTION --batch B --throughput T [--ceiling PATH]
+    python3 tools/workloads/fit_half_batch.py FILE SECTION --batch B --throughput T [--accumulation A] [--ceiling PATH]
 
 SECTION is `calibration` or `device_calibration[K]` (K from 0, in the file's order). The section
 holds one measurement (its `batch` and `measured_throughput`); B and T are a second one of the
-same device, in the same precision and framework, at another batch. The model prices a batch's
+same device, in the same precision and framework, at another batch (A: its steps per optimizer update,
+1 unless given, as the section's own `accumulation` is 1 unless it says). The model prices a batch's
 compute-bound terms as (batch + half_batch) x FLOPs / (peak x compute_efficiency)
 (workloads/README.md, `half_batch`), so each measurement alone fits a compute efficiency for any
 half batch; the half batch at which both fit the same efficiency reproduces both. It is found by
@@ -93,7 +94,8 @@ def fitted_efficiency(ceiling, path, lines, index, batch):
         os.unlink(copy)
     if run.returncode != 0:
         return None, run.stderr.strip()
-    fits = re.findall(r"compute_efficiency = ([0-9.eE+-]+) .* at batch (\d+)\)", run.stdout)
+    fits = re.findall(r"compute_efficiency = ([0-9.eE+-]+) .* at batch (\d+)(?:, one update per \d+ steps)?\)",
+                      run.stdout)
     if index >= len(fits) or int(fits[index][1]) != batch:
         fail(f"ceiling workload calibrate printed no fit at batch {batch} where the section's was expected "
              f"(its output:\n{run.stdout})")
@@ -106,12 +108,17 @@ def main():
     parser.add_argument("section")
     parser.add_argument("--batch", type=int, required=True, help="the second measurement's batch")
     parser.add_argument("--throughput", type=float, required=True, help="its samples per second")
+    parser.add_argument("--accumulation", type=int, default=1,
+                        help="its steps per optimizer update (gradient accumulation; default: %(default)s, an update "
+                             "every step), whatever the section's own `accumulation`")
     parser.add_argument("--ceiling", default="build/tools/ceiling", help="the ceiling binary (default: %(default)s)")
     args = parser.parse_args()
     if not (os.path.isfile(args.ceiling) and os.access(args.ceiling, os.X_OK)):
         fail(f"{args.ceiling}: no ceiling binary there (build first, or give --ceiling PATH)")
     if args.batch < 1 or not args.throughput > 0:
         fail(f"--batch {args.batch} --throughput {args.throughput:g}: expected a batch of 1 or more and a positive rate")
+    if not 1 <= args.accumulation <= 1_000_000:
+        fail(f"--accumulation {args.accumulation}: expected 1 to 1000000 steps per optimizer update")
     try:
         with open(args.file, encoding="utf-8") as f:
             lines = f.read().split("\n")
@@ -143,7 +150,8 @@ def main():
         if first is None:
             return None, f"the section's own measurement at half_batch {half_batch:g}: {why}"
         second_lines = with_keys(lines, args.section, {"half_batch": repr(half_batch), "batch": str(args.batch),
-                                                        "measured_throughput": repr(args.throughput)})
+                                                        "measured_throughput": repr(args.throughput),
+                                                        "accumulation": str(args.accumulation)})
         second, why = fitted_efficiency(args.ceiling, args.file, second_lines, index, args.batch)
         if second is None:
             return None, f"batch {args.batch} at {args.throughput:g} samples/s at half_batch {half_batch:g}: {why}"
