@@ -479,6 +479,41 @@ TEST_CASE("ResNet-50 v1.5 computes at DeepLearningExamples' MXNet rates under MX
   }
 }
 
+TEST_CASE("BERT-large on the DGX-2H computes at its own GPU's rows, under PyTorch at PyTorch's, "
+          "each update spread over its accumulation") {
+  // Expectation: the DGX-2H's GPU takes its own calibrations (not its stand-in's, the V100 SXM2
+  // 16 GB), the run's framework first; each reproduces its single-GPU figure at its batch and
+  // accumulation (DeepLearningExamples' DGX-2 rows: TensorFlow 26.9 sequences/s at batch 8,
+  // FP32 6.9 at batch 4; PyTorch 36 at batch 4 over 8,192 steps per update).
+  const auto w = config::load_workload(CEILING_SOURCE_DIR
+                                       "/validation/workloads/bert_large_pretrain_seq512.toml");
+  const auto device = workload::compute_device(
+      config::load_platform(CEILING_SOURCE_DIR "/validation/platforms/dgx2h.toml").node);
+  struct Expected {
+    std::string mode, framework;
+    double sequences_per_s;
+    int batch, accumulation;
+  };
+  for (const Expected& e :
+       {Expected{"mixed", "tensorflow", 26.9, 8, 1}, Expected{"fp32", "tensorflow", 6.9, 4, 1},
+        Expected{"fp16", "pytorch", 36.0, 4, 8192}}) {
+    CAPTURE(e.mode);
+    CAPTURE(e.framework);
+    const auto chosen = workload::efficiency_for(w, device, e.mode, e.framework);
+    REQUIRE(chosen.device_calibration != nullptr);
+    const auto& m = chosen.device_calibration->measured;
+    CHECK(chosen.device_calibration->device == device.model);
+    CHECK(m.samples_per_second == e.sequences_per_s);
+    CHECK(m.batch == e.batch);
+    CHECK(m.accumulation == e.accumulation);
+    const auto precision = e.mode == "fp32" ? platform::Precision::Fp32 : platform::Precision::Fp16;
+    const auto it = workload::device_iteration(w, device, precision, m.batch, chosen.efficiency);
+    REQUIRE(it.has_value());
+    CHECK(it->samples_per_second(m.batch, m.accumulation) ==
+          doctest::Approx(e.sequences_per_s).epsilon(0.01));
+  }
+}
+
 TEST_CASE("BERT-large SQuAD's half batches reproduce the V100's second batch in each precision, and its runs take them") {
   // Expectation: digest §5.2, the V100 16 GB at batch 2 (fp32) and 3 (mixed), the 32 GB one at
   // batch 4 (9.0 sequences/s) and 10 (33.79): each precision's half batch (its device
