@@ -36,9 +36,7 @@ struct DeviceCheck {
   std::string platform;
   std::string device;
   double predicted_samples_per_s = 0;
-  double measured_samples_per_s = 0;
-  int batch = 0;
-  int accumulation = 1; ///< the measured run's steps per optimizer update
+  workload::Measurement measured; ///< its rate, batch and steps per optimizer update
   /// Where the batch exceeds the device's memory by the estimate `ceiling run` refuses it by
   /// (memory_exceeded()), why; else empty.
   std::string over_memory;
@@ -46,10 +44,7 @@ struct DeviceCheck {
   double half_batch = 0; ///< the half batch that priced it
   bool own_half_batch = false; ///< a device calibration's own, not the workload's
   double relative_error() const {
-    return (predicted_samples_per_s - measured_samples_per_s) / measured_samples_per_s;
-  }
-  std::string batch_text() const {
-    return workload::Measurement{.batch = batch, .accumulation = accumulation}.batch_text();
+    return (predicted_samples_per_s - measured.samples_per_second) / measured.samples_per_second;
   }
 };
 
@@ -92,9 +87,7 @@ DeviceCheck check_on(const WorkloadSpec& w, const workload::Measurement& m, cons
   return {spec.name,
           device.name + (own_mode ? "" : " in " + mode),
           it->samples_per_second(m.batch, m.accumulation),
-          m.samples_per_second,
-          m.batch,
-          m.accumulation,
+          m,
           memory_exceeded(w, m.batch, precision, spec.node),
           calibration ? calibration->framework : std::string(),
           efficiency.half_batch,
@@ -257,10 +250,10 @@ int show(const std::vector<std::string>& args) {
     };
     auto write_check = [&](const DeviceCheck& c, const char* role) {
       json.begin_object().key("role").value(role).key("platform").value(c.platform)
-          .key("device").value(c.device).key("batch").value(c.batch)
-          .key("accumulation").value(c.accumulation)
+          .key("device").value(c.device).key("batch").value(c.measured.batch)
+          .key("accumulation").value(c.measured.accumulation)
           .key("predicted_samples_per_s").value(c.predicted_samples_per_s)
-          .key("measured_samples_per_s").value(c.measured_samples_per_s)
+          .key("measured_samples_per_s").value(c.measured.samples_per_second)
           .key("relative_error").value(c.relative_error())
           .key("half_batch").value(c.half_batch)
           .key("own_half_batch").value(c.own_half_batch)
@@ -278,9 +271,9 @@ int show(const std::vector<std::string>& args) {
     else // the lender's measurement, of another model: nothing of this workload to compare
       json.begin_object().key("role").value("borrowed calibration").key("lender").value(w.calibration.borrowed_from)
           .key("platform").value(calibrated.platform).key("device").value(calibrated.device)
-          .key("batch").value(calibrated.batch).key("accumulation").value(calibrated.accumulation)
+          .key("batch").value(calibrated.measured.batch).key("accumulation").value(calibrated.measured.accumulation)
           .key("lender_measured_samples_per_s")
-          .value(calibrated.measured_samples_per_s).key("calibration_framework").null().end_object();
+          .value(calibrated.measured.samples_per_second).key("calibration_framework").null().end_object();
     for (const auto& c : device_calibrations)
       write_check(c, "device calibration");
     for (const auto& v : validations)
@@ -344,9 +337,9 @@ int show(const std::vector<std::string>& args) {
     std::printf(
         "%-13s %s, %s%s, %s%s: predicted %.4g, measured %.4g %s/s (%+.2f %%)\n", role,
         c.platform.c_str(), c.device.c_str(),
-        c.framework.empty() ? "" : (" under " + c.framework).c_str(), c.batch_text().c_str(),
+        c.framework.empty() ? "" : (" under " + c.framework).c_str(), c.measured.batch_text().c_str(),
         c.own_half_batch ? (" (half batch " + units::number_text(c.half_batch) + ")").c_str() : "",
-        c.predicted_samples_per_s, c.measured_samples_per_s, w.sample.c_str(),
+        c.predicted_samples_per_s, c.measured.samples_per_second, w.sample.c_str(),
         100 * c.relative_error());
     if (!c.over_memory.empty())
       std::printf("              (%s)\n", c.over_memory.c_str());
@@ -356,7 +349,7 @@ int show(const std::vector<std::string>& args) {
   else // another model's measurement: no prediction of this workload compares with it
     std::printf("lender's data %s's measurement on %s, %s, %s: %.4g of its samples/s (none of this workload)\n",
                 w.calibration.borrowed_from.c_str(), calibrated.platform.c_str(), calibrated.device.c_str(),
-                calibrated.batch_text().c_str(), calibrated.measured_samples_per_s);
+                calibrated.measured.batch_text().c_str(), calibrated.measured.samples_per_second);
   for (const auto& c : device_calibrations)
     print_check(c, "calibrated on");
   for (const auto& v : validations)
