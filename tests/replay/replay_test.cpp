@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 using namespace ceiling;
 using replay::Scenario;
@@ -401,27 +402,30 @@ TEST_CASE("the sparse all-gathers of an MPI library beside NCCL pay MPI's messag
   }
 }
 
-TEST_CASE("a framework cycle starts the reductions at the next tick, after one negotiation per cycle") {
-  // Eight CPU nodes on one switch, reductions after backward (all ready at once): Horovod's
-  // loop ticks every 5 ms from time 0. Expectation for the first iteration: backward ends at
-  // t_b; the cycle starts at the next multiple of 5 ms; its negotiation is recursive doubling
-  // over 8 ranks, 3 steps of alpha (2 x 1 us + 2 x 100 ns) + the MPI overheads (0.3 + 0.2 us);
-  // then every bucket's ring back to back (they were all ready when the cycle began); then
-  // the optimizer.
-  Scenario s = cpu_nodes_reducing_after_backward(8);
-  s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
-  s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
-  s.options.software.cycle = units::Duration::from_seconds(5e-3);
-  s.options.software.negotiation = true;
-  const auto plan = replay::make_iteration_plan(s);
-  const double backward_end = compute_seconds(plan) - plan.optimizer_s;
-  const double tick = std::ceil(backward_end / 5e-3) * 5e-3;
-  const double alpha = switch_alpha_s;
-  double collectives = 0;
-  for (const auto& r : plan.reductions)
-    collectives += collectives::alpha_beta_seconds(r.plan, alpha, 12.5e9);
-  const double expected = tick + 3 * (alpha + 0.5e-6) + collectives + plan.optimizer_s;
-  CHECK(run_isolated(s).iteration_s.front() == testing::relative(expected, 1e-9));
+TEST_CASE("a framework cycle starts the reductions at the next tick, after a negotiation that grows with log2 N") {
+  // N CPU nodes on one switch, reductions after backward (all ready at once): Horovod's loop
+  // ticks every 5 ms from time 0. Expectation for the first iteration: backward ends at t_b; the
+  // cycle starts at the next multiple of 5 ms; its negotiation is MPICH's recursive doubling over
+  // N ranks, log2 N steps (on 6: 4 = 2 + a fold in and out) of alpha (2 x 1 us + 2 x 100 ns) + the
+  // MPI overheads (0.3 + 0.2 us); then every bucket's ring back to back (they were all ready when
+  // the cycle began); then the optimizer.
+  for (const auto& [n, steps] : {std::pair{2, 1}, {6, 4}, {8, 3}, {32, 5}}) {
+    CAPTURE(n);
+    Scenario s = cpu_nodes_reducing_after_backward(n);
+    s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
+    s.platform.node.nic.receive_overhead = units::Duration::from_seconds(0.2e-6);
+    s.options.software.cycle = units::Duration::from_seconds(5e-3);
+    s.options.software.negotiation = true;
+    const auto plan = replay::make_iteration_plan(s);
+    const double backward_end = compute_seconds(plan) - plan.optimizer_s;
+    const double tick = std::ceil(backward_end / 5e-3) * 5e-3;
+    const double alpha = switch_alpha_s;
+    double collectives = 0;
+    for (const auto& r : plan.reductions)
+      collectives += collectives::alpha_beta_seconds(r.plan, alpha, 12.5e9);
+    const double expected = tick + steps * (alpha + 0.5e-6) + collectives + plan.optimizer_s;
+    CHECK(run_isolated(s).iteration_s.front() == testing::relative(expected, 1e-9));
+  }
 }
 
 TEST_CASE("fused by cycle, Horovod's tick fuses the gradients ready on every rank into one response") {
@@ -1001,6 +1005,50 @@ TEST_CASE("a stack's copy overhead comes before every host<->device copy") {
   CHECK(with.copy_s - without.copy_s == testing::relative(3 * 4e-6, 1e-6));
   CHECK(with.communication_s == testing::relative(without.communication_s, 1e-9));
   CHECK(with.compute_s == testing::relative(without.compute_s, 1e-9));
+}
+
+TEST_CASE("GPU-direct messages pay the PCIe link's latency at both ends and no copy call, staged copies pay both") {
+  // Eight single-GPU nodes in turn, one bucket (a ring: 14 message steps), PCIe latency L = 2 us
+  // and a copy call C = 4 us against none of either. Expectation: under GPU-direct every step's
+  // route crosses PCIe at each end, so the communication grows by 14 x 2L and the one copy (the
+  // input) by L + C; under host staging the messages stay in host memory and the three copies
+  // (input, out, back) each grow by L + C.
+  const double L = 2e-6, C = 4e-6;
+  for (auto staging : {replay::Staging::Direct, replay::Staging::Host}) {
+    CAPTURE(replay::to_string(staging));
+    Scenario s = eight_staged_nodes_in_turn();
+    s.options.staging = staging;
+    const auto without = run_isolated(s).breakdown;
+    s.platform.node.pcie->latency = units::Duration::from_seconds(L);
+    s.platform.node.pcie->copy_overhead = units::Duration::from_seconds(C);
+    s.options.software.copy_overheads = true;
+    const auto with = run_isolated(s).breakdown;
+    const bool direct = staging == replay::Staging::Direct;
+    CHECK(with.communication_s == testing::relative(without.communication_s + (direct ? 14 * 2 * L : 0.0), 1e-9));
+    CHECK(with.copy_s - without.copy_s == testing::relative((direct ? 1 : 3) * (L + C), 1e-6));
+  }
+}
+
+TEST_CASE("a reduction on the GPU pays its gamma term at the GPU's memory bandwidth") {
+  // Eight single-GPU nodes in turn under GPU-direct, one bucket, the stack's reducer the device
+  // (NCCL reduces in GPU memory). Expectation: 3 bytes moved per byte reduced at 900 GB/s, and
+  // the communication grows by what each step's receiver reduces times that gamma, summed over
+  // the ring's steps (collectives::alpha_beta_seconds with and without gamma).
+  Scenario s = eight_staged_nodes_in_turn();
+  s.options.staging = replay::Staging::Direct;
+  const auto without = run_isolated(s).breakdown;
+  s.options.software.reducer = stack::Reducer::Device;
+  const auto plan = replay::make_iteration_plan(s);
+  const double gamma = 3 / 900e9;
+  CHECK(plan.costs.reduce_s_per_byte == testing::relative(gamma, 1e-12));
+  REQUIRE(plan.reductions.size() == 1);
+  const auto& ring = plan.reductions[0].plan;
+  const double reducing = collectives::alpha_beta_seconds(ring, switch_alpha_s, 12.5e9, 0, gamma) -
+                          collectives::alpha_beta_seconds(ring, switch_alpha_s, 12.5e9);
+  REQUIRE(reducing > 0);
+  const auto with = run_isolated(s).breakdown;
+  CHECK(with.communication_s - without.communication_s == testing::relative(reducing, 1e-6));
+  CHECK(with.compute_s == testing::relative(without.compute_s, 1e-12));
 }
 
 TEST_CASE("NCCL's protocol: a collective pays its base latency, each step what the route's latency leaves of the protocol's") {
