@@ -44,7 +44,7 @@ struct SelectionContext {
 std::string_view to_string(Library l);
 std::string_view to_string(Protocol p);
 std::optional<Library> library_from_string(std::string_view text);
-/// "mpich, openmpi", for messages.
+/// The libraries' names, "mpich, openmpi, nccl, nccl-2.7" (not none), for messages.
 std::string library_names();
 
 /// The algorithm `library` picks for an all-reduce of `bytes` per rank with a built-in

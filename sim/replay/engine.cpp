@@ -318,6 +318,7 @@ public:
       for (int k = 0; k < static_cast<int>(plan_.reductions.size()); ++k)
         report_reduction(plan_.reductions[static_cast<std::size_t>(k)], is_pull(k));
     result_.server_bytes = plan_.server_bytes;
+    result_.dense_tables = plan_.dense_tables;
     result_.server_rank_stride = plan_.server_rank_stride;
     const long long domain = platform::domain_size(scenario_.platform.interconnect.topology);
     for (long long n = 0; n < machine_.size(); ++n) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "collectives/collective_plan.hpp"
+#include "replay/result.hpp"
 #include "replay/scenario.hpp"
 #include "workload/cost_model.hpp"
 #include "workload/device_memory.hpp"
@@ -103,6 +104,8 @@ struct IterationPlan {
   /// where the nodes are the workers: local_aggregation; else 1).
   std::vector<double> server_bytes;
   int server_rank_stride = 1;
+  /// The embedding tables whose gradient goes dense in the buckets (densified()), in layer order.
+  std::vector<DenseTable> dense_tables;
 };
 
 /// The costs of `s`'s software stack on its platform; requires scenario_problem(s) to be empty.

@@ -86,6 +86,13 @@ struct ReductionSummary {
   bool read = false;       ///< a next step's read from the parameter servers
 };
 
+/// An embedding table whose gradient the stack exchanges dense, all-reduced in the buckets
+/// (software.sparse_gradients: dense, or cheaper where that moves fewer bytes).
+struct DenseTable {
+  std::string name; ///< its layer's
+  double bytes = 0; ///< its whole gradient, per rank
+};
+
 struct RunResult {
   int ranks = 0;
   /// In the order backward makes them ready; fused by cycle, the last complete iteration's
@@ -100,6 +107,7 @@ struct RunResult {
   /// server; server s is rank s x server_rank_stride (IterationPlan).
   std::vector<double> server_bytes;
   int server_rank_stride = 1;
+  std::vector<DenseTable> dense_tables; ///< in layer order; empty where no table goes dense
   double samples_per_iteration = 0;      ///< batch x ranks
   double flop_per_iteration = 0;         ///< all ranks, forward + backward
   std::vector<IterationResult> iterations; ///< the first is warm-up

@@ -329,6 +329,21 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
 expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json
+# The openmpi policy: Open MPI's tuned rules, recursive doubling below 10,000 bytes, the segmented
+# ring above; under ideal, which names no library, auto is refused.
+expect 0 "1 x recursive-doubling (8 B per rank): below 10,000 bytes: recursive doubling" -- \
+  "$ceiling" run -p "$root/platforms/piz-daint-xc30-cpu.toml" -w "$root/tests/microbench/allreduce_8B.toml" -n 16 --software openmpi --overlap off --iterations 2
+expect 0 "2 x ring (102.2 MB per rank): over ranks x 1 MiB: segmented ring (1 MiB segments), timed as the ring" -- "${daint[@]/ideal/openmpi}"
+expect 2 "--collective auto: the software stack ideal has no library to choose" -- "${daint[@]}" --collective auto
+# Tables sent dense are named, with their whole gradient, in the text and the JSON.
+din=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 16 --iterations 2 --software horovod-nccl)
+expect 0 "sparse gradients: exchanged dense, whole in the buckets: item_emb (16.13 MB), cate_emb (205.1 kB), item_bias (252 kB); the stack sends every table dense" -- \
+  "${din[@]}" --set software.sparse_gradients=dense
+expect 0 "dense [('item_emb', 16128256), ('cate_emb', 205056), ('item_bias', 252004)] allgather []" -- /usr/bin/python3 -c "
+import json, subprocess, sys
+tables = lambda rule: [(t['name'], t['bytes']) for t in json.loads(subprocess.run(
+    sys.argv[1:] + ['--set', 'software.sparse_gradients=' + rule, '--json'], capture_output=True, text=True, check=True).stdout)['dense_tables']]
+print('dense', tables('dense'), 'allgather', tables('allgather'))" "${din[@]}"
 # What a stack needs of its platform is refused at the platform's table that lacks it.
 expect 2 "generic-fat-tree.toml:17:1: error: node.gpu.compute_capability: the stack horovod-nccl runs NCCL" -- \
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 4 --software horovod-nccl

@@ -13,6 +13,10 @@ part). On 6 ranks MPICH's fold for the two ranks beyond 4 lets ranks finish at d
 so that mean is below the iteration; on 2 and 16 ranks the ranks end together but for their
 routes' latencies.
 
+The host-buffer cases run on piz-daint-xc30-cpu, whose node.nic carries the daint:gpu (XC50)
+figures these references are (the same Aries NIC and Cray MPICH: an assumption its file marks [I]);
+the device-buffer case on piz-daint-xc50-p100, the nodes that measured it.
+
 Measured values: shared/data/hardware/piz-daint.md §2.4, CSCS ReFrame references
 (cscs-checks/microbenchmarks/mpi/osu/osu_tests.py @04be679ee (2021-06-28), daint:gpu), and the same file's
 references for Dom (dom:gpu: the test system of Piz Daint's XC50 nodes, a quiet machine: 5.67 us

@@ -818,8 +818,14 @@ TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer byte
   };
   s.options.software.sparse = stack::SparseGradients::Cheaper;
   CHECK(sparse_count() == 2);
+  CHECK(replay::make_iteration_plan(s).dense_tables.empty());
   s.nodes = 57;
   CHECK(sparse_count() == 0);
+  // The plan names the table that went dense, and its whole gradient: 10,000 fp32 parameters.
+  const auto dense = replay::make_iteration_plan(s).dense_tables;
+  REQUIRE(dense.size() == 1);
+  CHECK(dense[0].name == "l0");
+  CHECK(dense[0].bytes == 40'000);
   s.options.software.sparse = stack::SparseGradients::AllGather;
   CHECK(sparse_count() == 2);
   s.nodes = 2;

@@ -58,7 +58,7 @@ std::string collective_name(const stack::SoftwareStack& software) {
 
 /// One line per algorithm the reductions ran, with the rule that chose it: "2 x halving-doubling
 /// (97.5 MB): over 2048 bytes: Rabenseifner ...".
-void print_collectives(const replay::RunResult& r) {
+void print_collectives(const replay::RunResult& r, const stack::SoftwareStack& software) {
   struct Group {
     std::string algorithm, rule, protocol;
     int count = 0;
@@ -97,6 +97,16 @@ void print_collectives(const replay::RunResult& r) {
     std::printf("  sparse gradients: each worker pushes %s per iteration to the tables' servers (the rows its batch "
                 "touched and their ids) and reads %s of rows back\n",
                 text(pushed).c_str(), text(read).c_str());
+  if (r.dense_tables.empty())
+    return;
+  std::string tables;
+  for (const auto& t : r.dense_tables)
+    tables += (tables.empty() ? "" : ", ") + t.name + " (" + text(t.bytes) + ")";
+  std::printf("  sparse gradients: exchanged dense, whole in the buckets: %s; %s\n", tables.c_str(),
+              software.sparse == stack::SparseGradients::Dense
+                  ? "the stack sends every table dense (software.sparse_gradients = dense)"
+                  : "a dense all-reduce moves fewer bytes than all-gathering the touched rows and ids "
+                    "(software.sparse_gradients = cheaper)");
 }
 
 /// "parameter servers: 4, placement greedy: the hottest, rank 0, receives 411 MB from each
@@ -367,7 +377,7 @@ void print_started(const replay::Scenario& s, const replay::RunResult& r) {
   print_allocation(s, r);
   if (!r.reductions.empty()) {
     std::printf("collectives per iteration:\n");
-    print_collectives(r);
+    print_collectives(r, o.software);
     print_servers(r, o.software);
   } else if (replay::fuses_by_cycle(s) && r.ranks > 1) {
     std::printf("collectives per iteration: formed every %s cycle from the gradients ready on every rank, fused up "
@@ -448,6 +458,10 @@ int print_results(const replay::Scenario& s, const replay::RunResult& r, bool js
         json.value(static_cast<long long>(q) * r.server_rank_stride);
       json.end_array();
     }
+    json.key("dense_tables").begin_array();
+    for (const auto& t : r.dense_tables)
+      json.begin_object().key("name").value(t.name).key("bytes").value(t.bytes).end_object();
+    json.end_array();
     json.key("nccl_rings");
     if (o.software.runs_nccl())
       json.value(replay::nccl_rings(s));
