@@ -46,8 +46,8 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   }
   s.message_overheads = t.boolean_or("message_overheads", false);
   s.copy_overheads = t.boolean_or("copy_overheads", false);
-  s.collective_launch = t.quantity<Duration>("collective_launch", Sign::NonNegative);
-  s.reducer = named(t, "reducer", stack::reducer_from_string, stack::reducer_names_list());
+  s.collective_launch = t.optional_quantity<Duration>("collective_launch", Sign::NonNegative).value_or(Duration{});
+  s.reducer = named(t, "reducer", stack::reducer_from_string, stack::reducer_names_list(), std::optional(s.reducer));
   s.needs_gpus = t.boolean_or("needs_gpus", false);
   s.exchange = named(t, "exchange", stack::exchange_from_string, stack::exchange_names(), std::optional(s.exchange));
   if (s.exchange == stack::Exchange::Buckets)

@@ -43,6 +43,21 @@ TEST_CASE("TensorFlow's stacks exchange each variable on its own, parameter_serv
   CHECK(s.pull == stack::Pull::NextForward);
 }
 
+TEST_CASE("a stack that names no launch or reducer pays neither, as the ideal stack") {
+  const std::string minimal = "[software]\nname = \"m\"\nlibrary = \"mpich\"\ncollective = \"auto\"\n"
+                              "fusion_threshold = \"64 MiB\"\n";
+  const auto s = config::load_software_text(minimal, "software/ok.toml");
+  CHECK(s.collective_launch.seconds() == 0);
+  CHECK(s.reducer == stack::Reducer::None);
+  const auto ideal = config::load_software("ideal");
+  CHECK(ideal.collective_launch == s.collective_launch);
+  CHECK(ideal.reducer == s.reducer);
+  // Given, they are read and checked as before.
+  CHECK(config::load_software_text(minimal + "collective_launch = \"2 us\"\nreducer = \"device\"\n", "software/ok.toml")
+            .reducer == stack::Reducer::Device);
+  CHECK(error_of(minimal + "collective_launch = \"-1 us\"\n").find("software/bad.toml:6:21") != std::string::npos);
+}
+
 TEST_CASE("a stack overlaps its collectives with backward unless it says overlap = false, as TensorFlow's NCCL replication") {
   CHECK(config::load_software_text(per_variable, "software/ok.toml").overlap);
   CHECK(config::load_software("horovod-nccl").overlap);
