@@ -46,6 +46,10 @@ struct ValidationCase {
   int gpus_per_node_line = 0;    ///< where gpus_per_node stands in the file (0: not from a file)
   int gpus_per_node_column = 0;
   long long batch_per_worker = 1;  ///< samples per worker, unless a point gives its own
+  /// How the series scales: weak, the case's batch per worker at every point; or each point at
+  /// the batch per worker the source ran it with (MLPerf's entries: a global batch chosen per entry).
+  enum class Scaling { Weak, PerPointBatch };
+  Scaling scaling = Scaling::Weak;
   std::vector<std::string> options; ///< further `ceiling run` options
   int servers_per_node = 0;        ///< parameter servers per node (--servers nodes x this), 0: none given
   std::vector<MeasuredPoint> measured; ///< ascending workers

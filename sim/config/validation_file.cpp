@@ -75,6 +75,8 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
   c.gpus_per_node_line = gpus_at.line;
   c.gpus_per_node_column = gpus_at.column;
   c.batch_per_worker = t.integer("batch", 1, workload::max_batch_per_worker);
+  using Scaling = analysis::ValidationCase::Scaling;
+  c.scaling = t.choice("scaling", {"weak", "per-point-batch"}) == "weak" ? Scaling::Weak : Scaling::PerPointBatch;
   c.servers_per_node = static_cast<int>(t.optional_integer("servers_per_node", 1, 64).value_or(0));
   c.options = run_options_of(t, "options", c.servers_per_node > 0, check);
   t.reject_unknown_keys();
@@ -115,12 +117,21 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
     if (!c.measured.empty() && m.workers <= c.measured.back().workers)
       p.fail("workers", "points must come in ascending workers, got " + std::to_string(m.workers) + " after " +
                             std::to_string(c.measured.back().workers));
+    if (m.batch_per_worker && c.scaling == Scaling::Weak)
+      p.fail("batch", "scaling = \"weak\" runs the case's batch at every point: remove the key, or say "
+                      "scaling = \"per-point-batch\" where the source's batch per worker changes with N");
     if (m.workers > c.gpus_per_node && m.workers % c.gpus_per_node != 0)
       p.fail("workers", std::to_string(m.workers) + " workers do not fill whole nodes of " +
                             std::to_string(c.gpus_per_node) + " (gpus_per_node)");
     p.reject_unknown_keys();
     c.measured.push_back(m);
   }
+  if (c.scaling == Scaling::PerPointBatch &&
+      std::none_of(c.measured.begin(), c.measured.end(), [&](const analysis::MeasuredPoint& m) {
+        return m.batch_per_worker && *m.batch_per_worker != c.batch_per_worker;
+      }))
+    t.fail("scaling", "\"per-point-batch\", but no point gives a batch other than the case's: the series "
+                      "scales weakly, say scaling = \"weak\"");
   file.reject_unknown_keys();
   return c;
 }

@@ -43,7 +43,8 @@ expect 0 "" -- cmp "$tmp/a.json" "$tmp/b.json"
 # A point's own software stack and batch are the ones its run uses: the case's stack and batch
 # named on every point instead predict the same.
 sed -e 's/^software = "tf-parameter-server"$/software = "ideal"/' -e "s#^\(platform\|workload\) = \"#\1 = \"$root/validation/#" \
-    -e 's/^batch = 64$/batch = 7/' -e 's/^\(workers = [0-9]*\)$/\1\nsoftware = "tf-parameter-server"\nbatch = 64/' \
+    -e 's/^batch = 64$/batch = 7/' -e 's/^scaling = .*$/scaling = "per-point-batch"/' \
+    -e 's/^\(workers = [0-9]*\)$/\1\nsoftware = "tf-parameter-server"\nbatch = 64/' \
     validation/TF_DGX1_P100_RESNET50.toml > "$tmp/per_point.toml"
 expect 0 'software = "ideal"' -- cat "$tmp/per_point.toml"
 produce "$tmp/case.json" -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
@@ -89,17 +90,24 @@ refused() { local f; f=$(edited "$1" "$2" "$3"); expect 2 "$4" -- "$ceiling" val
 f=$(edited zero_batch TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\nbatch = 0/')
 expect 2 "zero_batch.toml:" -- "$ceiling" validate "$f"
 expect 2 "measured[1].batch: must be between 1 and 10000000, got 0" -- "$ceiling" validate "$f"
+# The scaling mode says whether points give their own batch: weak refuses one, per-point-batch
+# needs one that differs; an unknown mode is named with the choices.
+refused weak_batch TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\nbatch = 32/' \
+  "weak_batch.toml:25:9: error: measured[1].batch: scaling = \"weak\" runs the case's batch at every point"
+refused no_point_batch TF_DGX1_P100_RESNET50 's/^scaling = .*$/scaling = "per-point-batch"/' \
+  "no_point_batch.toml:16:11: error: case.scaling: \"per-point-batch\", but no point gives a batch other than the case's"
+refused strong TF_DGX1_P100_RESNET50 's/^scaling = .*$/scaling = "strong"/' "strong.toml:16:11: error: case.scaling: unknown value \"strong\": expected one of \"weak\", \"per-point-batch\""
 refused bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions = ["--overlap", 1]/' \
   "expected strings only"
 # A refusal of the run that names an option or a file of the case is placed at that key.
 refused servers_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--servers", "100"]/' \
-  "servers_option.toml:16:11: error: case.options: the run of these 1 worker refused the case's input: --servers: "
+  "servers_option.toml:17:11: error: case.options: the run of these 1 worker refused the case's input: --servers: "
 # A --set of the case's options is placed at the options, and the servers validate gives from
 # servers_per_node at that key.
 refused set_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "node.nic.bandwidth=-1 GB\/s"]/' \
-  "set_option.toml:16:11: error: case.options: the run of these 1 worker refused the case's input: --set:1:20: error: node.nic.bandwidth: "
+  "set_option.toml:17:11: error: case.options: the run of these 1 worker refused the case's input: --set:1:20: error: node.nic.bandwidth: "
 refused servers_per_node TF_DGX1_P100_VGG16 's/^options = \[\]$/servers_per_node = 2\noptions = []/' \
-  "servers_per_node.toml:16:20: error: case.servers_per_node: the run of these 1 worker refused the case's input: --servers: "
+  "servers_per_node.toml:17:20: error: case.servers_per_node: the run of these 1 worker refused the case's input: --servers: "
 refused no_source TF_DGX1_P100_VGG16 's/^source = .*$/source = ""/' \
   "no_source.toml:10:10: error: case.source: empty: expected where the figures come from"
 refused folder_platform TF_DGX1_P100_VGG16 's|^platform = .*$|platform = "platforms"|' \
@@ -128,28 +136,28 @@ refused mixed TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/efficiency = 0.96/'
 refused reference HOROVOD_DOCS_VGG16 's/^efficiency = 1.0 .*$/efficiency = 0.9/' \
   "measured[0].efficiency: the first point is the reference of the efficiencies: give it efficiency = 1"
 refused reserved TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iterations", "9"]/' \
-  'reserved.toml:16:12: error: case.options: "--iterations" is set by `ceiling validate` itself'
+  'reserved.toml:17:12: error: case.options: "--iterations" is set by `ceiling validate` itself'
 refused short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/' \
-  'short.toml:16:12: error: case.options: "-n2" is set by `ceiling validate` itself'
+  'short.toml:17:12: error: case.options: "-n2" is set by `ceiling validate` itself'
 # (an abbreviation is no option: every command line takes options written in full)
 refused abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/' \
-  "abbreviated.toml:16:11: error: case.options: not options \`ceiling run\` takes: --iter=9: unknown option (did you mean \"--iterations\"?)"
+  "abbreviated.toml:17:11: error: case.options: not options \`ceiling run\` takes: --iter=9: unknown option (did you mean \"--iterations\"?)"
 # (a point's options too, at their place, before any point runs)
 refused unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions = ["--frob"]/' \
-  "unknown_point.toml:24:11: error: measured[1].options: not options \`ceiling run\` takes: --frob: unknown option"
+  "unknown_point.toml:25:11: error: measured[1].options: not options \`ceiling run\` takes: --frob: unknown option"
 # (options as `ceiling run` parses and stores them: a value of the wrong kind, a stray word, an option twice)
 refused bad_value TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jitter", "abc"]/' \
-  "bad_value.toml:16:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number"
+  "bad_value.toml:17:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number"
 refused stray TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["stray"]/' \
-  "stray.toml:16:11: error: case.options: not options \`ceiling run\` takes:"
+  "stray.toml:17:11: error: case.options: not options \`ceiling run\` takes:"
 refused twice TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host", "--staging", "direct"]/' \
-  "twice.toml:16:11: error: case.options: not options \`ceiling run\` takes:"
+  "twice.toml:17:11: error: case.options: not options \`ceiling run\` takes:"
 # An empty validation/ folder is an error, not a table of no case.
 mkdir -p "$tmp/empty/validation"
 cd "$tmp/empty" && expect 2 "validation/ holds no case file" -- "$ceiling" validate
 cd "$root" || exit 1
 refused repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/' \
-  'repeated.toml:24:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already'
+  'repeated.toml:25:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already'
 # (but --set, which `ceiling run` takes repeatedly, may come in both)
 f=$(edited sets TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "software.jitter=0.01"]/; s/^workers = 2$/workers = 2\noptions = ["--set", "software.jitter=0.02"]/')
 expect 0 "TF_DGX1_P100_VGG16" -- "$ceiling" validate "$f"
@@ -163,7 +171,7 @@ f=$(edited gpus TF_DGX1_P100_VGG16 's/^gpus_per_node = 8$/gpus_per_node = 4/')
 expect 2 "gpus.toml:14:17: error: case.gpus_per_node: the run of measured[2] simulated 8 ranks for 4 workers: gpus_per_node = 4 must be the GPUs of a node of" -- "$ceiling" validate "$f" -j 1
 # A point whose run refuses the case's input is said at its [[measured]] entry.
 refused nodes TF_DGX1_P100_VGG16 's/^workers = 8$/workers = 16/' \
-  "nodes.toml:30:1: error: measured[3]: the run of these 16 workers refused the case's input: --nodes: the machine dgx1-p100 has 1 node,"
+  "nodes.toml:31:1: error: measured[3]: the run of these 16 workers refused the case's input: --nodes: the machine dgx1-p100 has 1 node,"
 # A case given twice (or two files of one id) is refused: the medians would count it twice.
 expect 2 "case id TF_DGX1_P100_VGG16 is validation/TF_DGX1_P100_VGG16.toml's too" -- "$ceiling" validate TF_DGX1_P100_VGG16 TF_DGX1_P100_VGG16
 # A case of one point compares no efficiency: no median, none in JSON.

@@ -210,7 +210,9 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
     const auto& r = results[c];
     const auto& v = cases[c];
     json.begin_object().key("id").value(r.id).key("title").value(v.title).key("source").value(v.source)
-        .key("file").value(v.path).key("points").begin_array();
+        .key("file").value(v.path)
+        .key("scaling").value(v.scaling == analysis::ValidationCase::Scaling::Weak ? "weak" : "per-point-batch")
+        .key("points").begin_array();
     for (std::size_t i = 0; i < r.points.size(); ++i) {
       const auto& p = r.points[i];
       const auto& m = v.measured[i];
