@@ -329,6 +329,9 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
 expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json
+# Output that cannot be written (a full disk, a closed standard output) is an error, not a success.
+expect 1 "ceiling: error: standard output: a write failed" -- bash -c '"$0" "$@" > /dev/full' "${daint[@]}" --json
+expect 1 "ceiling: error: standard output: a write failed" -- bash -c '"$0" "$@" >&-' "${daint[@]}"
 # The openmpi policy: Open MPI's tuned rules, recursive doubling below 10,000 bytes, the segmented
 # ring above; under ideal, which names no library, auto is refused.
 expect 0 "1 x recursive-doubling (8 B per rank): below 10,000 bytes: recursive doubling" -- \

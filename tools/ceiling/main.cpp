@@ -9,8 +9,13 @@
 
 #include <boost/program_options.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -38,21 +43,49 @@ commands:
 
 Run `ceiling <command> <subcommand> --help` for the options of each (written in full), and
 `ceiling --version` for the version (as result stores record it: the release and the sources' id).
-Exit status: 0 success, 2 bad input (file, option or value), 1 internal error; `sweep` 3 when
-a point failed; a run, sweep or validate stopped by a signal 128 + the signal.
+Exit status: 0 success, 2 bad input (file, option or value), 1 internal error or an output
+that could not be written to standard output; `sweep` 3 when a point failed; a run, sweep or
+validate stopped by a signal 128 + the signal.
 )";
 
 int dispatch(const std::vector<std::string>& args);
 
+/// A standard stream the caller closed (`>&-`) is held by /dev/null opened read-only, so that no
+/// file the command opens takes its number (and the output meant for the terminal with it), and
+/// writes to it fail, which main() reports.
+void hold_closed_standard_streams() {
+  for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO})
+    if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      const int held = open("/dev/null", O_RDONLY); // (the lowest free number: fd itself)
+      if (held >= 0 && held != fd)
+        close(held);
+    }
+}
+
+/// Flushes standard output; whether everything written to it arrived (a full disk, a file size
+/// limit or a closed stream lose the rest without a word otherwise).
+bool standard_output_written() {
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout) && !std::cout.fail())
+    return true;
+  std::fprintf(stderr, "ceiling: error: standard output: a write failed%s%s, so the output is incomplete\n",
+               flushed ? "" : ": ", flushed ? "" : std::strerror(error));
+  return false;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  const int status = dispatch({argv + 1, argv + argc});
+  hold_closed_standard_streams();
+  int status = dispatch({argv + 1, argv + argc});
+  if (!standard_output_written() && status == 0)
+    status = 1;
   // Every output is written and closed by now (files by their handles, HDF5 without its atexit:
   // io/hdf5_handle.cpp): what is left is freeing memory, which SimGrid's engine does at exit,
   // link by link (0.1-0.2 s for a 16,384-node machine). The process ends without it, as LLVM's
   // tools do (clang's -disable-free), but where a sanitizer checks for leaks at exit.
-  std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   if (!ceiling::support::address_sanitizer)
