@@ -329,6 +329,11 @@ expect 2 'unknown routing "ugal": expected one of static-minimal, adaptive, ecmp
 expect 0 "2 x halving-doubling (102.2 MB per rank): over 2048 bytes: Rabenseifner" -- "${daint[@]/ideal/horovod-mpi}"
 expect 0 "collectives per iteration: formed every 5 ms cycle from the gradients ready on every rank" -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle
 expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set software.fusion=by-cycle --jitter 0 --set node.gpu.device_spread=0 --json
+# An override of what an option of the same run sets is refused, not ignored.
+expect 2 "ceiling: error: --set workload.batch_per_worker: --batch sets it for this run, so the override would change nothing" -- \
+  "${daint[@]}" --batch 16 --set workload.batch_per_worker=8
+expect 2 "ceiling: error: --set software.jitter: --jitter sets it for this run" -- "${daint[@]}" --jitter 0 --set software.jitter=0.01
+expect 2 "ceiling: error: --set workload.precision: --precision sets it for this run" -- "${daint[@]}" --precision fp16 --set workload.precision=\"fp32\"
 # Output that cannot be written (a full disk, a closed standard output) is an error, not a success.
 expect 1 "ceiling: error: standard output: a write failed" -- bash -c '"$0" "$@" > /dev/full' "${daint[@]}" --json
 expect 1 "ceiling: error: standard output: a write failed" -- bash -c '"$0" "$@" >&-' "${daint[@]}"
@@ -496,6 +501,12 @@ sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options 
   "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
 expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
   "$ceiling" experiment show "$tmp/copies_in_options.toml"
+# A variant's override of what the experiment's own keys set (strong scaling's global batch) is
+# refused at the variant.
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["workload.batch_per_worker=8"]#' \
+  "$root/experiments/quickstart.toml" > "$tmp/batch_in_set.toml"
+expect 2 "error: variants[0]: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it" -- \
+  "$ceiling" experiment show "$tmp/batch_in_set.toml"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \

@@ -196,6 +196,20 @@ double simulation_memory_estimate(const replay::Scenario& s) {
   return bytes;
 }
 
+/// An override of a key that an option of the same run sets is refused, not ignored: the option
+/// wins, so the override would change nothing (a sweep's variant would run what its name denies).
+void refuse_shadowed_overrides(const CommandLine& cli, const std::vector<std::string>& overrides) {
+  constexpr std::pair<const char*, const char*> shadowing[] = {
+      {"batch", "workload.batch_per_worker"},      {"global-batch", "workload.batch_per_worker"},
+      {"precision", "workload.precision"},         {"collective", "software.collective"},
+      {"overlap", "software.overlap"},             {"jitter", "software.jitter"},
+      {"fusion-threshold", "software.fusion_threshold"}};
+  for (const auto& [option, key] : shadowing)
+    if (cli.has(option) && config::overrides_set(overrides, key))
+      throw UsageError(std::string("--set ") + key + ": --" + option + " sets it for this run, so the override " +
+                       "would change nothing: give one of them");
+}
+
 /// A run prices compute by a fitted efficiency, never by fitting one: an override of the
 /// calibration's measurement changes nothing, nor one of [calibration]'s efficiency where the
 /// run's device has a [[device_calibration]] of its own, nor of its half batch where that
@@ -299,6 +313,7 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   s.nodes = cli.vm["nodes"].as<long long>();
   if (auto problem = platform::allocation_problem(s.platform, s.nodes))
     throw UsageError("--nodes: " + *problem);
+  refuse_shadowed_overrides(cli, overrides);
   set_batch(s, cli);
   auto& o = s.options;
   const std::string software = cli.optional<std::string>("software").value_or(
