@@ -81,11 +81,23 @@ std::vector<const sg4::Host*> endpoints(const NodeHosts& node) {
   return hosts;
 }
 
+/// `text` as an XML comment may hold it: no "--" (XML 1.0, section 2.5), a space put between
+/// two hyphens.
+std::string comment_text(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '-' && !out.empty() && out.back() == '-')
+      out += ' ';
+    out += c;
+  }
+  return out;
+}
+
 } // namespace
 
 void export_xml(const Machine& machine, std::ostream& out) {
   assert(machine.size() <= max_xml_export_nodes && "export_xml: too many nodes for explicit routes");
-  out << xml_export_start << "<!-- " << machine.spec().name << ", " << machine.size()
+  out << xml_export_start << "<!-- " << comment_text(machine.spec().name) << ", " << machine.size()
       << " nodes, written by ceiling platform export; routes: SimGrid's static minimal ones"
       << (machine.spec().interconnect.routing == Routing::StaticMinimal
               ? ""

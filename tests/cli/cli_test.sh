@@ -39,6 +39,10 @@ show = lambda f: json.loads(subprocess.run([sys.argv[1], 'platform', 'show', f, 
 print('device_spread', show(sys.argv[2])['gpu']['device_spread'], show(sys.argv[3])['gpu']['device_spread'])" \
   "$ceiling" "$root/platforms/generic-fat-tree.toml" "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 "wrote" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 8 -o "$tmp/m.xml"
+# A name with "--" (which no XML comment may hold) still makes well-formed XML.
+sed 's/^name = .*/name = "a--b <\&> q-"/' "$root/platforms/generic-fat-tree.toml" > "$tmp/dashes.toml"
+expect 0 "wrote" -- "$ceiling" platform export "$tmp/dashes.toml" --nodes 4 -o "$tmp/dashes.xml"
+expect 0 "well-formed" -- /usr/bin/python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1]); print('well-formed')" "$tmp/dashes.xml"
 # An output is written where the system would open it: through a folder that is not there, it
 # is not (normalised, "missing/../pf.toml" named the input, which the output replaced); and the
 # temporary file it is written to first is a new one (someone's own file of that name was
