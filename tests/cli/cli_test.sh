@@ -505,6 +505,11 @@ sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options 
   "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
 expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
   "$ceiling" experiment show "$tmp/copies_in_options.toml"
+# An option of no name is none of `ceiling run`'s (boost would find it in every one).
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { "" = 1 }#' \
+  "$root/experiments/quickstart.toml" > "$tmp/empty_option.toml"
+expect 2 "empty_option.toml:30:13: error: variants[0].options.: not an option of \`ceiling run\`" -- \
+  "$ceiling" experiment show "$tmp/empty_option.toml"
 # A variant's override of what the experiment's own keys set (strong scaling's global batch) is
 # refused at the variant.
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["workload.batch_per_worker=8"]#' \

@@ -167,7 +167,8 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
                                 name == "seeds" || name == "jobs"
                                     ? "runs several runs in one; an experiment's `seeds` gives a point per seed"
                                     : "prints what a sweep does not read; a point's `command` in the store reruns it by hand");
-      const auto* option = run_option_set.find_nothrow(name, false);
+      // (an empty name matches every option, which boost reports as ambiguous: none is meant)
+      const auto* option = name.empty() ? nullptr : run_option_set.find_nothrow(name, false);
       if (!option) {
         std::vector<std::string> names;
         for (const auto& o : run_option_set.options())
