@@ -505,6 +505,11 @@ sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options 
   "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
 expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
   "$ceiling" experiment show "$tmp/copies_in_options.toml"
+# A name may not hold the " / " that joins a curve's names into its id (two curves, one id).
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^name = "hardware alone"$#name = "hardware / alone"#' \
+  "$root/experiments/quickstart.toml" > "$tmp/slash_name.toml"
+expect 2 "slash_name.toml:29:8: error: variants[0].name: \"hardware / alone\" holds \" / \"" -- \
+  "$ceiling" experiment show "$tmp/slash_name.toml"
 # An option of no name is none of `ceiling run`'s (boost would find it in every one).
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { "" = 1 }#' \
   "$root/experiments/quickstart.toml" > "$tmp/empty_option.toml"
