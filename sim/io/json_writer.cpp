@@ -1,6 +1,8 @@
 // JsonWriter: commas, indentation and escaping in one place.
 #include "io/json_writer.hpp"
 
+#include "support/utf8.hpp"
+
 #include <cassert>
 #include <cmath>
 #include <cstdio>
@@ -61,7 +63,14 @@ JsonWriter& JsonWriter::key(std::string_view name) {
 JsonWriter& JsonWriter::value(std::string_view text) {
   before_value();
   out_ << '"';
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (static_cast<unsigned char>(c) >= 0x80) { // a character of several bytes, or a stray one
+      const std::size_t length = support::utf8_character_length(text, i);
+      out_ << (length == 0 ? std::string_view("\\ufffd") : text.substr(i, length));
+      i += length == 0 ? 0 : length - 1;
+      continue;
+    }
     switch (c) {
     case '"': out_ << "\\\""; break;
     case '\\': out_ << "\\\\"; break;

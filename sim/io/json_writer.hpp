@@ -11,6 +11,8 @@ namespace ceiling::io {
 /// Writes one JSON document to a stream, two-space indented, a line per member or element, and
 /// ends it with a newline when destroyed (the document complete). Numbers are printed with 17
 /// significant digits, so equal doubles always print the same text and parse back exactly.
+/// Strings are UTF-8: a byte that starts no well-formed character (a file name from outside)
+/// comes out as U+FFFD, so that the document stays JSON.
 /// Example:
 ///   JsonWriter json(std::cout);
 ///   json.begin_object().key("nodes").value(64).end_object();   // {\n  "nodes": 64\n}\n
