@@ -2,8 +2,10 @@
 #pragma once
 
 #include <csignal>
+#include <cstring>
 
 #include <pthread.h>
+#include <unistd.h>
 
 namespace ceiling::support {
 
@@ -25,6 +27,28 @@ inline void handle_stop_signals(void (*handler)(int), int flags = 0, struct siga
 inline void restore_stop_signals(const struct sigaction (&former)[2]) {
   sigaction(SIGINT, &former[0], nullptr);
   sigaction(SIGTERM, &former[1], nullptr);
+}
+
+namespace detail {
+inline const char* stop_message = ""; ///< exit_on_stop_signals()'s
+/// Writes the message, the signal's number and a newline to stderr, and ends the process with
+/// 128 + the signal (write and _exit only: async-signal-safe).
+extern "C" inline void exit_with_stop_message(int signal) {
+  char number[4] = {static_cast<char>('0' + signal / 10 % 10), static_cast<char>('0' + signal % 10), ')', '\n'};
+  const bool two_digits = signal >= 10;
+  [[maybe_unused]] auto written = write(STDERR_FILENO, stop_message, std::strlen(stop_message));
+  written = write(STDERR_FILENO, number + (two_digits ? 0 : 1), two_digits ? 4 : 3);
+  _exit(128 + signal);
+}
+} // namespace detail
+
+/// Makes SIGINT and SIGTERM end the process at once, with "`message`N)" on stderr (N the signal)
+/// and the status 128 + N: for a command that prints only once its one simulation is done, so
+/// that one interrupted says so rather than dying without a word. `message` must outlive the
+/// process (a string literal).
+inline void exit_on_stop_signals(const char* message) {
+  detail::stop_message = message;
+  handle_stop_signals(detail::exit_with_stop_message);
 }
 
 /// Holds SIGINT and SIGTERM back while it lives (blocked: one that comes meanwhile waits), and

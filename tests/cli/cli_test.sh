@@ -338,6 +338,12 @@ expect 2 "ceiling: error: --set workload.batch_per_worker: --batch sets it for t
   "${daint[@]}" --batch 16 --set workload.batch_per_worker=8
 expect 2 "ceiling: error: --set software.jitter: --jitter sets it for this run" -- "${daint[@]}" --jitter 0 --set software.jitter=0.01
 expect 2 "ceiling: error: --set workload.precision: --precision sets it for this run" -- "${daint[@]}" --precision fp16 --set workload.precision=\"fp32\"
+# hpc and platform bench print once their simulation is done: stopped before, they say so and exit
+# 128 + the signal.
+expect 130 "ceiling hpc: interrupted before the simulation finished: nothing to print (signal 2)" -- \
+  timeout --preserve-status -s INT 0.5 "$ceiling" hpc -w "$root/workloads/hpl.toml" -p "$root/platforms/piz-daint-xc30-cpu.toml" -n 1024
+expect 143 "ceiling platform bench: interrupted before the benchmarks finished: nothing to print (signal 15)" -- \
+  timeout --preserve-status -s TERM 0.5 "$ceiling" platform bench "$root/platforms/piz-daint-xc30-cpu.toml" -n 1024
 # Output that cannot be written (a full disk, a closed standard output) is an error, not a success.
 expect 1 "ceiling: error: standard output: a write failed" -- bash -c '"$0" "$@" > /dev/full' "${daint[@]}" --json
 expect 1 "ceiling: error: standard output: a write failed" -- bash -c '"$0" "$@" >&-' "${daint[@]}"

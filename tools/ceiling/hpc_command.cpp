@@ -9,6 +9,7 @@
 #include "machine/machine.hpp"
 #include "platform/topology.hpp"
 #include "replay/traffic.hpp"
+#include "support/stop_signals.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 
@@ -325,6 +326,7 @@ int hpc_command(const std::vector<std::string>& args) {
                ? config::platform_key_error(platform_path, overrides, e.key, e.what())
                : config::workload_key_error(workload_path, overrides, e.key, e.what());
   };
+  support::exit_on_stop_signals("ceiling hpc: interrupted before the simulation finished: nothing to print (signal ");
   const auto start = std::chrono::steady_clock::now();
   platform::start_engine({});
   const auto machine = platform::Machine::build(platform, nodes);

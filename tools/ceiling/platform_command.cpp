@@ -8,6 +8,7 @@
 #include "platform/topology.hpp"
 #include "machine/xml_export.hpp"
 #include "replay/traffic.hpp"
+#include "support/stop_signals.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
 #include "units/parse.hpp"
@@ -498,6 +499,8 @@ int bench(const std::vector<std::string>& args) {
                      ": the step-by-step ring costs O(N^3) in SimGrid 3.32 (about 20 s at 1,024 nodes, most of an "
                      "hour at 5,000); `ceiling run` times a whole machine's collectives");
 
+  support::exit_on_stop_signals("ceiling platform bench: interrupted before the benchmarks finished: nothing to print "
+                                "(signal ");
   platform::start_engine({});
   const auto machine = platform::Machine::build(spec, n);
   const double bytes = size.bytes();
