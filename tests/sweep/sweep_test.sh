@@ -41,6 +41,11 @@ store() {
   expect 0 "" -- cmp small.h5 "$tmp/finished.h5"
   # (the ring's weak curve keeps its efficiency, 0.980 at 8 nodes: 1 - alpha_eff falls with N)
   expect 0 "> 8 none seen  communication" -- "$ceiling" sweep "$small" --resume
+  # A store made from other inputs is not resumed, and the refusal names the file that changed.
+  sed -e "s#^title = \"#title = \"edited #" -e "s#\"\.\./\.\./#\"$root/#" "$small" > "$tmp/edited.toml"
+  expect 2 "small.h5 was made from another experiment text or other input files (the experiment file $tmp/edited.toml is new;" -- \
+    "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
+  expect 2 "the experiment file $small is no longer read" -- "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
   # The same inputs give the same tables (the store differs only in the command line it records).
   expect 0 "wrote other.h5" -- "$ceiling" sweep "$small" -j 1 -o other.h5
   tables b other.h5

@@ -83,6 +83,31 @@ std::string format_duration(double seconds) {
   return text;
 }
 
+/// What differs between the inputs a store was made from and the sweep's, file by file: "the
+/// platform file P changed", "... is new", "... is no longer read"; empty where only their
+/// order or nothing does.
+std::string input_changes(const std::vector<io::InputFile>& before, const std::vector<io::InputFile>& now) {
+  std::string changes;
+  const auto note = [&](const io::InputFile& f, const char* what) {
+    changes += (changes.empty() ? "" : "; ") + std::string("the ") + f.kind + " file " + f.path + " " + what;
+  };
+  const auto find = [](const std::vector<io::InputFile>& files, const io::InputFile& f) {
+    return std::find_if(files.begin(), files.end(),
+                        [&](const io::InputFile& g) { return g.kind == f.kind && g.path == f.path; });
+  };
+  for (const io::InputFile& f : now) {
+    const auto was = find(before, f);
+    if (was == before.end())
+      note(f, "is new");
+    else if (was->text != f.text)
+      note(f, "changed");
+  }
+  for (const io::InputFile& f : before)
+    if (find(now, f) == now.end())
+      note(f, "is no longer read");
+  return changes;
+}
+
 } // namespace
 
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
@@ -142,10 +167,12 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   std::vector<bool> done(setup.expansion.points.size(), false);
   if (exists && existing == ExistingOutput::Resume) {
     const io::ResultFile before = io::read_results(setup.output);
-    if (before.digest != r.digest)
-      throw SweepError(setup.output + " was made from another experiment text or other input "
-                                      "files (digest " + before.digest + ", now " + r.digest +
+    if (before.digest != r.digest) {
+      const std::string changes = input_changes(before.inputs, r.inputs);
+      throw SweepError(setup.output + " was made from another experiment text or other input files (" +
+                       (changes.empty() ? "" : changes + "; ") + "digest " + before.digest + ", now " + r.digest +
                        "): --overwrite starts again, -o writes elsewhere");
+    }
     if (before.tool_version != r.tool_version)
       throw SweepError(setup.output + " was made by ceiling " + before.tool_version + ", this is " +
                        r.tool_version + ": --overwrite starts again, -o writes elsewhere");
