@@ -366,7 +366,17 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
       p.begin = static_cast<int>(value->source().begin.column);
       p.end = static_cast<int>(value->source().end.column);
     } else if (t && !t->is_inline() && t->source().begin.line > 0) {
-      p.line = static_cast<int>(t->source().begin.line);
+      // (a table that dotted keys make starts at its first key, not at a header: "[" begins one)
+      const auto line = static_cast<int>(t->source().begin.line);
+      std::size_t at = 0;
+      for (int l = 1; l < line && at != std::string_view::npos; ++l)
+        if ((at = text.find('\n', at)) != std::string_view::npos)
+          ++at;
+      if (at != std::string_view::npos) {
+        at = text.find_first_not_of(" \t", at);
+        if (at != std::string_view::npos && text[at] == '[')
+          p.line = line;
+      }
     }
   }
   return places;

@@ -176,6 +176,20 @@ expect 0 "compute_efficiency as fitted" -- cat "$tmp/fit.toml"
 sed -i '/^compute_efficiency = /d' "$tmp/fit.toml"
 expect 0 "wrote $tmp/fit.toml" -- "$ceiling" workload calibrate "$tmp/fit.toml" --write
 expect 0 "compute_efficiency = 0.633734 # fitted by" -- grep -A1 '^\[calibration\]$' "$tmp/fit.toml"
+# A [calibration] made by dotted keys has no header to write under: refused, the file left as it was.
+/usr/bin/python3 - "$root" "$tmp/dotted.toml" <<'PY'
+import sys
+root, out = sys.argv[1], sys.argv[2]
+lines = open(root + "/workloads/resnet50_v1.toml").read().replace('"../', '"' + root + '/').split("\n")
+start = lines.index("[calibration]")
+end = next(k for k in range(start + 1, len(lines)) if lines[k].startswith("["))
+keys = ["calibration." + line for line in lines[start + 1:end] if "=" in line and not line.startswith("compute_efficiency")]
+open(out, "w").write("\n".join(keys + lines[:start] + lines[end:]))
+PY
+cp "$tmp/dotted.toml" "$tmp/dotted_before.toml"
+expect 2 "dotted.toml: a [calibration] or [[device_calibration]] without a header line of its own (an inline table, dotted keys) and without compute_efficiency" -- \
+  "$ceiling" workload calibrate "$tmp/dotted.toml" --write
+expect 0 "" -- cmp "$tmp/dotted.toml" "$tmp/dotted_before.toml"
 # A trace never writes over a file the run reads, those the workload reads too: its calibration's
 # and its device calibrations' platforms, the workload it borrows from (copies, lest a slip
 # destroy the bundled ones).
