@@ -8,6 +8,7 @@
 #include "replay/device_spread.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
+#include "support/counted.hpp"
 #include "support/stop_signals.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
@@ -302,8 +303,8 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     json.end_object();
     return status != 0 ? status : all_ok ? 0 : 1;
   }
-  std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, " << seeds.size()
-            << " seeds, each its own run (allocation " << platform::to_string(s.options.allocation.policy) << ")\n\n";
+  std::cout << s.workload.title << " on " << s.platform.name << ": " << support::counted(s.nodes, "node") << ", "
+            << support::counted(static_cast<long long>(seeds.size()), "seed") << ", each its own run (allocation " << platform::to_string(s.options.allocation.policy) << ")\n\n";
   std::printf("%-20s %12s %14s %10s %10s %10s %10s\n", "seed", "time (s)", "samples/s", "compute", "copy", "comm",
               "sync");
   const auto first_ok = std::find_if(results.begin(), results.end(), [](const auto& r) { return r.ok; });
@@ -336,8 +337,8 @@ void print_row(const std::string& label, const replay::IterationResult& it, cons
 /// the head of the iterations' table.
 void print_started(const replay::Scenario& s, const replay::RunResult& r) {
   const auto& o = s.options;
-  std::cout << s.workload.title << " on " << s.platform.name << ": " << s.nodes << " nodes, "
-            << r.ranks << " ranks, software " << o.software.name << ", " << collective_name(o.software)
+  std::cout << s.workload.title << " on " << s.platform.name << ": " << support::counted(s.nodes, "node") << ", "
+            << support::counted(r.ranks, "rank") << ", software " << o.software.name << ", " << collective_name(o.software)
             << (o.software.runs_nccl() ? ", NCCL rings " + std::to_string(replay::nccl_rings(s)) : std::string())
             << " (" << replay::to_string(o.fidelity) << "), "
             << replay::to_string(replay::resolved_precision(s))

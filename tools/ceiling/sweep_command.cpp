@@ -361,8 +361,9 @@ int sweep_main(const std::vector<std::string>& args) {
     return 128 + stop_signal;
   }
   const auto& points = setup.expansion.points;
-  std::printf("%s\n%zu points (%zu curves); %zu to run, %zu already in %s; %d at once\n",
-              setup.experiment.title.c_str(), points.size(), setup.expansion.curves.size(),
+  std::printf("%s\n%s (%s); %zu to run, %zu already in %s; %d at once\n", setup.experiment.title.c_str(),
+              support::counted(static_cast<long long>(points.size()), "point").c_str(),
+              support::counted(static_cast<long long>(setup.expansion.curves.size()), "curve").c_str(),
               setup.to_run.size(), setup.already_done(), setup.output.c_str(), jobs);
   std::fflush(stdout);
   if (setup.to_run.empty() && cli->has("resume") && std::filesystem::exists(setup.output)) {
