@@ -2,6 +2,7 @@
 // what a label shown in outputs may hold.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <optional>
@@ -38,6 +39,21 @@ inline std::size_t utf8_character_length(std::string_view text, std::size_t i) {
     if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
       return 0;
   return length;
+}
+
+/// How many characters well-formed UTF-8 `text` holds (a byte that starts none counts as one).
+inline std::size_t utf8_characters(std::string_view text) {
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); ++characters)
+    i += std::max<std::size_t>(1, utf8_character_length(text, i));
+  return characters;
+}
+
+/// `text` followed by spaces up to `width` characters (not bytes: "Zürich" is 6 wide), for the
+/// columns of a fixed-width table; as it is where it is that wide or wider.
+inline std::string padded(std::string_view text, std::size_t width) {
+  const std::size_t characters = utf8_characters(text);
+  return std::string(text) + std::string(width > characters ? width - characters : 0, ' ');
 }
 
 /// Whether `text` is well-formed UTF-8.

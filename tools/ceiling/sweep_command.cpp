@@ -5,6 +5,7 @@
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
 #include "support/counted.hpp"
+#include "support/utf8.hpp"
 #include "sweep/point_codec.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
@@ -225,10 +226,10 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
 /// 1 - alpha_eff; a dash where one node count leaves nothing to compare.
 void print_headlines(const io::ResultFile& r) {
   // The name column as wide as the longest curve name (at least 52), so that the numbers line up.
-  int width = 52;
+  std::size_t width = 52;
   for (const auto& curve : r.curves)
-    width = std::max(width, static_cast<int>(curve.id.size()));
-  std::printf("\n%-*s %6s %9s %8s %8s %12s %10s %s\n", width, "curve", "N ref", "largest N", "E there",
+    width = std::max(width, support::utf8_characters(curve.id));
+  std::printf("\n%s %6s %9s %8s %8s %12s %10s %s\n", support::padded("curve", width).c_str(), "N ref", "largest N", "E there",
               "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
   // Per scaling mode, the least and most reference N (a weak and a strong curve never compare).
   std::map<std::string, std::pair<double, double>> references;
@@ -237,7 +238,7 @@ void print_headlines(const io::ResultFile& r) {
   for (std::size_t c = 0; c < r.curves.size(); ++c) {
     const auto& a = r.analyses[c];
     if (a.points.empty()) {
-      std::printf("%-*s (no finished point)\n", width, r.curves[c].id.c_str());
+      std::printf("%s (no finished point)\n", support::padded(r.curves[c].id, width).c_str());
       continue;
     }
     auto& range = references.try_emplace(std::string(analysis::to_string(a.scaling)), a.n_reference, a.n_reference)
@@ -284,7 +285,7 @@ void print_headlines(const io::ResultFile& r) {
       std::snprintf(nonparallel, sizeof nonparallel, "%.2g", 1 - last.alpha_eff);
     else
       std::snprintf(nonparallel, sizeof nonparallel, "-");
-    std::printf("%-*s %6.0f %9.0f %8.3f %8s %12s %s %s\n", width, r.curves[c].id.c_str(), a.n_reference, last.n,
+    std::printf("%s %6.0f %9.0f %8.3f %8s %12s %s %s\n", support::padded(r.curves[c].id, width).c_str(), a.n_reference, last.n,
                 last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
   std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are "
@@ -519,8 +520,8 @@ int experiment_show(const std::vector<std::string>& args) {
     char cost[32];
     std::snprintf(cost, sizeof cost, "~%.2g s", t);
     const auto& too_big = costs.too_big[i];
-    std::printf("%4d  %-58s %7lld %-5s  seed %llu  %s\n      %s\n", p.index,
-                x.curves[static_cast<std::size_t>(p.curve)].id.c_str(), p.nodes,
+    std::printf("%4d  %s %7lld %-5s  seed %llu  %s\n      %s\n", p.index,
+                support::padded(x.curves[static_cast<std::size_t>(p.curve)].id, 58).c_str(), p.nodes,
                 p.nodes == 1 ? "node" : "nodes", static_cast<unsigned long long>(p.seed),
                 too_big ? "does not fit: not run" : cost,
                 too_big ? too_big->c_str() : sweep::command_of(p).c_str());
