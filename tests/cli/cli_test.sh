@@ -514,33 +514,29 @@ expect 2 "gathered embedding gradients 27.54 GB), more than the 17.18 GB of the 
 expect 0 "device memory: at least 217.8 MB of 17.18 GB per GPU (weights 16.93 MB, gradients 16.93 MB, optimizer state 0 B, activations 183.9 MB, inputs 106.5 kB; a lower bound)" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/din.toml" -n 4096 --iterations 1 --set software.sparse_gradients=cheaper
 expect 0 "note: 10 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
+# `quickstart_refused NAME SED MESSAGE`: the quickstart experiment edited by SED (its paths made
+# absolute), $tmp/NAME.toml, is refused by `experiment show` with MESSAGE.
+quickstart_refused() {
+  sed -e 's#"\.\./#"'"$root"'/#' -e "$2" "$root/experiments/quickstart.toml" > "$tmp/$1.toml"
+  expect 2 "$3" -- "$ceiling" experiment show "$tmp/$1.toml"
+}
 # A variant's overrides written into its options table are pointed to the variant's own list.
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal", set = ["platform.nodes=8"] }#' \
-  "$root/experiments/quickstart.toml" > "$tmp/set_in_options.toml"
-expect 2 "error: variants[0].options.set: the overrides go in the variant's own list" -- \
-  "$ceiling" experiment show "$tmp/set_in_options.toml"
+quickstart_refused set_in_options 's#^options = { software = "ideal" }$#options = { software = "ideal", set = ["platform.nodes=8"] }#' \
+  "error: variants[0].options.set: the overrides go in the variant's own list"
 # A platform's key that only a variant's option makes wrong is refused at that option: the adaptive
 # routing that PCIe copies inside SimGrid cannot take, at the variant's `copies`.
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal", copies = "simgrid" }#' \
-  "$root/experiments/quickstart.toml" > "$tmp/copies_in_options.toml"
-expect 2 "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:" -- \
-  "$ceiling" experiment show "$tmp/copies_in_options.toml"
+quickstart_refused copies_in_options 's#^options = { software = "ideal" }$#options = { software = "ideal", copies = "simgrid" }#' \
+  "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:"
 # A name may not hold the " / " that joins a curve's names into its id (two curves, one id).
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^name = "hardware alone"$#name = "hardware / alone"#' \
-  "$root/experiments/quickstart.toml" > "$tmp/slash_name.toml"
-expect 2 "slash_name.toml:29:8: error: variants[0].name: \"hardware / alone\" holds \" / \"" -- \
-  "$ceiling" experiment show "$tmp/slash_name.toml"
+quickstart_refused slash_name 's#^name = "hardware alone"$#name = "hardware / alone"#' \
+  "slash_name.toml:29:8: error: variants[0].name: \"hardware / alone\" holds \" / \""
 # An option of no name is none of `ceiling run`'s (boost would find it in every one).
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { "" = 1 }#' \
-  "$root/experiments/quickstart.toml" > "$tmp/empty_option.toml"
-expect 2 "empty_option.toml:30:13: error: variants[0].options.: not an option of \`ceiling run\`" -- \
-  "$ceiling" experiment show "$tmp/empty_option.toml"
+quickstart_refused empty_option 's#^options = { software = "ideal" }$#options = { "" = 1 }#' \
+  "empty_option.toml:30:13: error: variants[0].options.: not an option of \`ceiling run\`"
 # A variant's override of what the experiment's own keys set (strong scaling's global batch) is
 # refused at the variant.
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["workload.batch_per_worker=8"]#' \
-  "$root/experiments/quickstart.toml" > "$tmp/batch_in_set.toml"
-expect 2 "error: variants[0]: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it" -- \
-  "$ceiling" experiment show "$tmp/batch_in_set.toml"
+quickstart_refused batch_in_set 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["workload.batch_per_worker=8"]#' \
+  "error: variants[0]: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \
