@@ -59,15 +59,17 @@ void check_ascending(TableReader& t, const std::vector<long long>& nodes) {
 }
 
 /// Names must tell curves apart: unique within their list, not empty, and without the " / " that
-/// joins them into a curve's id ("A" and "A / B" would make one id of two curves).
+/// joins them into a curve's id, inside them or half of it at an end ("A" beside "A / B", or "A /"
+/// beside "/ W", would make one id of two curves).
 template <class Entry>
 void check_unique_names(std::vector<TableReader>& readers, const std::vector<Entry>& entries) {
   std::set<std::string, std::less<>> seen;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].name.empty())
       readers[i].fail("name", "must not be empty: it labels the curves");
-    if (entries[i].name.find(" / ") != std::string::npos)
-      readers[i].fail("name", "\"" + entries[i].name + "\" holds \" / \", which joins the names of a curve's "
+    if (const std::string& name = entries[i].name;
+        name.find(" / ") != std::string::npos || name.starts_with("/ ") || name.ends_with(" /"))
+      readers[i].fail("name", "\"" + entries[i].name + "\" holds \" / \" (or half of it at an end), which joins the names of a curve's "
                               "platform, workload, variant and scaling into its id: write it otherwise");
     if (!seen.insert(entries[i].name).second)
       readers[i].fail("name", "duplicate name \"" + entries[i].name + "\": each entry needs its own");

@@ -871,7 +871,7 @@ IterationPlan make_iteration_plan(const Scenario& s) {
   const auto& stack = s.options.software;
   const double gradient_element_bytes = workload::element_bytes(gradient_precision(mode));
   const workload::WorkloadSpec exchanged = densified(s, mode);
-  for (std::size_t l = 0; l < w.layers.size(); ++l)
+  for (std::size_t l = 0; l < w.layers.size() && plan.ranks > 1; ++l) // (one rank exchanges nothing)
     if (w.layers[l].embedding && !exchanged.layers[l].embedding)
       plan.dense_tables.push_back(
           {w.layers[l].name, static_cast<double>(w.layers[l].params) * gradient_element_bytes});

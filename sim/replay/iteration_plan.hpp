@@ -104,7 +104,8 @@ struct IterationPlan {
   /// where the nodes are the workers: local_aggregation; else 1).
   std::vector<double> server_bytes;
   int server_rank_stride = 1;
-  /// The embedding tables whose gradient goes dense in the buckets (densified()), in layer order.
+  /// The embedding tables whose gradient is exchanged dense, whole with the dense gradients
+  /// (densified()), in layer order; none on one rank, which exchanges nothing.
   std::vector<DenseTable> dense_tables;
 };
 

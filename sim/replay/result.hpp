@@ -86,8 +86,8 @@ struct ReductionSummary {
   bool read = false;       ///< a next step's read from the parameter servers
 };
 
-/// An embedding table whose gradient the stack exchanges dense, all-reduced in the buckets
-/// (software.sparse_gradients: dense, or cheaper where that moves fewer bytes).
+/// An embedding table whose gradient the stack exchanges dense, whole with the dense gradients
+/// (software.sparse_gradients: dense, or cheaper where a dense all-reduce moves fewer bytes).
 struct DenseTable {
   std::string name; ///< its layer's
   double bytes = 0; ///< its whole gradient, per rank

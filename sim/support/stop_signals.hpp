@@ -44,11 +44,13 @@ extern "C" inline void exit_with_stop_message(int signal) {
 
 /// Makes SIGINT and SIGTERM end the process at once, with "`message`N)" on stderr (N the signal)
 /// and the status 128 + N: for a command that prints only once its one simulation is done, so
-/// that one interrupted says so rather than dying without a word. `message` must outlive the
-/// process (a string literal).
+/// that one interrupted says so rather than dying without a word; handle_stop_signals(SIG_DFL)
+/// once the simulation is done, before the printing (which the message would belie). The handler
+/// runs on the alternate signal stack where one is set: SimGrid's actors run on small stacks of
+/// their own. `message` must outlive the process (a string literal).
 inline void exit_on_stop_signals(const char* message) {
   detail::stop_message = message;
-  handle_stop_signals(detail::exit_with_stop_message);
+  handle_stop_signals(detail::exit_with_stop_message, SA_ONSTACK);
 }
 
 /// Holds SIGINT and SIGTERM back while it lives (blocked: one that comes meanwhile waits), and

@@ -20,6 +20,13 @@ expect 0 "" -- test -n "$summary"
 expect 0 "$summary" -- cat "$root/README.md"
 expect 0 '"median_abs_error_points"' -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml --json
 expect 0 "no point after the reference" -- "$ceiling" validate validation/MLPERF_v07_RESNET50_DGX1.toml
+# The JSON repeats each case's scaling mode.
+expect 0 "scaling weak per-point-batch" -- python3 -c "
+import json, subprocess, sys
+cases = json.loads(subprocess.run([sys.argv[1], 'validate', 'validation/TF_DGX1_P100_RESNET50.toml',
+                                   'validation/MLPERF_v07_RESNET50_DGXA100.toml', '--json'],
+                                  capture_output=True, text=True, check=True).stdout)['cases']
+print('scaling', *[c['scaling'] for c in cases])" "$ceiling"
 # Each point says where its predicted iteration went: the breakdown adds up to the iteration,
 # workers x batch / predicted throughput (the run's mean, averaged over ranks).
 produce "$tmp/breakdown.json" -- "$ceiling" validate validation/TF_DGX1_P100_RESNET50.toml validation/HOROVOD_DOCS_VGG16.toml --json

@@ -831,6 +831,10 @@ TEST_CASE("sparse gradients turn dense where a dense all-reduce moves fewer byte
   s.nodes = 2;
   s.options.software.sparse = stack::SparseGradients::Dense;
   CHECK(sparse_count() == 0);
+  CHECK(replay::make_iteration_plan(s).dense_tables.size() == 1);
+  // One rank exchanges nothing, dense or not.
+  s.nodes = 1;
+  CHECK(replay::make_iteration_plan(s).dense_tables.empty());
 }
 
 TEST_CASE("a device with a calibration of its own is priced with it, the others with the workload's") {

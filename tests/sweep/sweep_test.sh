@@ -46,6 +46,21 @@ store() {
   expect 2 "small.h5 was made from another experiment text or other input files (the experiment file $tmp/edited.toml is new;" -- \
     "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
   expect 2 "the experiment file $small is no longer read" -- "$ceiling" sweep "$tmp/edited.toml" --resume -o small.h5
+  # (and a file read at the same path whose text changed: a copy of the platform, edited after)
+  mkdir -p "$tmp/changed"
+  cp "$root/platforms/generic-fat-tree.toml" "$tmp/changed/fat-tree.toml"
+  printf '[experiment]\ntitle = "t"\nquestion = "q"\noutput = "c.h5"\nnodes = [1]\nscaling = ["weak"]\niterations = 1\n%s\n' \
+    '[[platforms]]
+name = "p"
+file = "fat-tree.toml"
+[[workloads]]
+name = "w"
+file = "'"$root"'/workloads/resnet50_v1.toml"
+[[variants]]
+name = "v"' > "$tmp/changed/e.toml"
+  expect 0 "wrote c.h5: 1 point, 0 failed" -- "$ceiling" sweep "$tmp/changed/e.toml"
+  echo "# edited" >> "$tmp/changed/fat-tree.toml"
+  expect 2 "(the platform file $tmp/changed/fat-tree.toml changed; digest" -- "$ceiling" sweep "$tmp/changed/e.toml" --resume
   # The same inputs give the same tables (the store differs only in the command line it records).
   expect 0 "wrote other.h5" -- "$ceiling" sweep "$small" -j 1 -o other.h5
   tables b other.h5
@@ -351,7 +366,7 @@ outputs() {
   # largest N, no N reached or not.
   sed -e 's/^nodes = \[1, 2, 4, 8\]$/nodes = [4]/' -e 's/^scaling = .*$/scaling = ["weak"]/' -e '/^global_batch/d' \
     -e '/^seeds = /d' pictures.toml >one_n.toml
-  expect 0 "wrote one_n.h5: 1 points, 0 failed" -- "$ceiling" sweep one_n.toml -o one_n.h5
+  expect 0 "wrote one_n.h5: 1 point, 0 failed" -- "$ceiling" sweep one_n.toml -o one_n.h5
   expect 0 "report.html" -- "$ceiling" report one_n.h5 -o one_n_report
   expect 0 "N at E = 0.5 (simulated) | — (one node count: nothing measured)" -- cat one_n_report/report.md
   expect 1 "" -- grep -q "not reached (largest N" one_n_report/report.md

@@ -168,6 +168,7 @@ template <class Simulate> auto on_machine(const platform::Machine& machine, std:
   const auto start = std::chrono::steady_clock::now();
   MachineTimer timer(machine, seed);
   auto result = simulate(timer);
+  support::handle_stop_signals(SIG_DFL); // (done: what follows prints it)
   return std::pair{result, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 

@@ -45,7 +45,7 @@ Run `ceiling <command> <subcommand> --help` for the options of each (written in 
 `ceiling --version` for the version (as result stores record it: the release and the sources' id).
 Exit status: 0 success, 2 bad input (file, option or value), 1 internal error or an output
 that could not be written to standard output; `sweep` 3 when a point failed; a command stopped
-by SIGINT or SIGTERM 128 + the signal (run, sweep, validate and report keep what finished).
+by SIGINT or SIGTERM 128 + the signal (run, sweep and validate print or keep what finished).
 )";
 
 int dispatch(const std::vector<std::string>& args);

@@ -563,6 +563,7 @@ int bench(const std::vector<std::string>& args) {
                     "cables))"});
     rows.push_back(halving_doubling_row(spec, machine, n, bytes, seed));
   }
+  support::handle_stop_signals(SIG_DFL); // (done: what follows prints it)
 
   if (parsed->has("json")) {
     io::JsonWriter json(std::cout);

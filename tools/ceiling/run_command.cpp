@@ -103,10 +103,10 @@ void print_collectives(const replay::RunResult& r, const stack::SoftwareStack& s
   std::string tables;
   for (const auto& t : r.dense_tables)
     tables += (tables.empty() ? "" : ", ") + t.name + " (" + text(t.bytes) + ")";
-  std::printf("  sparse gradients: exchanged dense, whole in the buckets: %s; %s\n", tables.c_str(),
+  std::printf("  sparse gradients: exchanged dense, whole with the dense gradients: %s; %s\n", tables.c_str(),
               software.sparse == stack::SparseGradients::Dense
                   ? "the stack sends every table dense (software.sparse_gradients = dense)"
-                  : "a dense all-reduce moves fewer bytes than all-gathering the touched rows and ids "
+                  : "a dense all-reduce would move fewer bytes than all-gathering the touched rows and ids "
                     "(software.sparse_gradients = cheaper)");
 }
 

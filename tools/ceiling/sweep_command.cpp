@@ -421,7 +421,8 @@ int sweep_main(const std::vector<std::string>& args) {
     return 128 + stop_signal;
   }
   progress.finish();
-  std::printf("wrote %s: %zu points, %s\n", setup.output.c_str(), points.size(), failures(setup.results).c_str());
+  std::printf("wrote %s: %s, %s\n", setup.output.c_str(), support::counted(static_cast<long long>(points.size()), "point").c_str(),
+              failures(setup.results).c_str());
   print_headlines(setup.results);
   return progress.failed() > 0 ? 3 : 0;
 }
