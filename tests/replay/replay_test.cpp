@@ -409,7 +409,8 @@ TEST_CASE("a framework cycle starts the reductions at the next tick, after a neg
   // N ranks, log2 N steps (on 6: 4 = 2 + a fold in and out) of alpha (2 x 1 us + 2 x 100 ns) + the
   // MPI overheads (0.3 + 0.2 us); then every bucket's ring back to back (they were all ready when
   // the cycle began); then the optimizer.
-  for (const auto& [n, steps] : {std::pair{2, 1}, {6, 4}, {8, 3}, {32, 5}}) {
+  for (const auto& ranks_steps : {std::pair{2, 1}, {6, 4}, {8, 3}, {32, 5}}) {
+    const int n = ranks_steps.first, steps = ranks_steps.second; // (clang's CAPTURE takes no binding)
     CAPTURE(n);
     Scenario s = cpu_nodes_reducing_after_backward(n);
     s.platform.node.nic.send_overhead = units::Duration::from_seconds(0.3e-6);
