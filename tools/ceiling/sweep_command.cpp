@@ -44,7 +44,9 @@ const char* const sweep_point_usage =
     "usage: ceiling sweep-point [--sweep-version=VERSION] RUN-OPTIONS...\n\n"
     "Runs one point of a sweep (`ceiling sweep` starts it, or CEILING_POINT_PROGRAM's wrapper) with\n"
     "`ceiling run`'s options and prints its result in the sweep's encoding on standard output; a\n"
-    "point that cannot run prints a failed result with its error, and exits 0 all the same.\n";
+    "point that cannot run prints a failed result with its error, and exits 0 all the same.\n"
+    "--sweep-version=VERSION: the sweep's build (as `ceiling --version` prints it); a program of\n"
+    "another build prints a failed result saying so rather than run the point.\n";
 
 /// The command line a store records (`command`, then `args`), without -j / --jobs: how many
 /// points ran at once changes nothing in the results, so that it changes nothing in the store.

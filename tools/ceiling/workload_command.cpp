@@ -380,7 +380,8 @@ int show(const std::vector<std::string>& args) {
 
 int calibrate(const std::vector<std::string>& args) {
   po::options_description options("options");
-  options.add_options()("write", "replace compute_efficiency in the file with the fitted value");
+  options.add_options()("write", "replace compute_efficiency in the file with the fitted value, or add it under its "
+                                  "section's header where the section has none");
   const auto cli = parse_command_line(
       args, "workload FILE",
       "usage: ceiling workload calibrate FILE [--write]\n\n"
