@@ -65,14 +65,14 @@ template <class Entry>
 void check_unique_names(std::vector<TableReader>& readers, const std::vector<Entry>& entries) {
   std::set<std::string, std::less<>> seen;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (entries[i].name.empty())
+    const std::string& name = entries[i].name;
+    if (name.empty())
       readers[i].fail("name", "must not be empty: it labels the curves");
-    if (const std::string& name = entries[i].name;
-        name.find(" / ") != std::string::npos || name.starts_with("/ ") || name.ends_with(" /"))
-      readers[i].fail("name", "\"" + entries[i].name + "\" holds \" / \" (or half of it at an end), which joins the names of a curve's "
-                              "platform, workload, variant and scaling into its id: write it otherwise");
-    if (!seen.insert(entries[i].name).second)
-      readers[i].fail("name", "duplicate name \"" + entries[i].name + "\": each entry needs its own");
+    if (name.find(" / ") != std::string::npos || name.starts_with("/ ") || name.ends_with(" /"))
+      readers[i].fail("name", "\"" + name + "\" holds \" / \" (or half of it at an end), which joins the names of a "
+                              "curve's platform, workload, variant and scaling into its id: write it otherwise");
+    if (!seen.insert(name).second)
+      readers[i].fail("name", "duplicate name \"" + name + "\": each entry needs its own");
   }
 }
 

@@ -352,6 +352,17 @@ std::vector<toml::node*> fitted_sections(toml::table& root) {
   return sections;
 }
 
+/// Whether line `line` (from 1) of `text` is a table's header ("[" begins it): a table that
+/// dotted keys make starts at its first key instead.
+bool starts_with_header(std::string_view text, int line) {
+  std::size_t at = 0;
+  for (int l = 1; l < line && at != std::string_view::npos; ++l)
+    if ((at = text.find('\n', at)) != std::string_view::npos)
+      ++at;
+  at = line < 1 || at == std::string_view::npos ? at : text.find_first_not_of(" \t", at);
+  return line >= 1 && at != std::string_view::npos && text[at] == '[';
+}
+
 } // namespace
 
 std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std::string& path) {
@@ -365,18 +376,8 @@ std::vector<EfficiencyPlace> efficiency_places(std::string_view text, const std:
       p.line = static_cast<int>(value->source().begin.line);
       p.begin = static_cast<int>(value->source().begin.column);
       p.end = static_cast<int>(value->source().end.column);
-    } else if (t && !t->is_inline() && t->source().begin.line > 0) {
-      // (a table that dotted keys make starts at its first key, not at a header: "[" begins one)
-      const auto line = static_cast<int>(t->source().begin.line);
-      std::size_t at = 0;
-      for (int l = 1; l < line && at != std::string_view::npos; ++l)
-        if ((at = text.find('\n', at)) != std::string_view::npos)
-          ++at;
-      if (at != std::string_view::npos) {
-        at = text.find_first_not_of(" \t", at);
-        if (at != std::string_view::npos && text[at] == '[')
-          p.line = line;
-      }
+    } else if (t && !t->is_inline() && starts_with_header(text, static_cast<int>(t->source().begin.line))) {
+      p.line = static_cast<int>(t->source().begin.line);
     }
   }
   return places;
