@@ -111,9 +111,11 @@ bool names_something(const std::string& path) {
   return std::filesystem::exists(path, ec) || std::filesystem::is_symlink(path, ec);
 }
 
-/// A bundled name is taken as such unless a file of that name exists here.
+/// A bundled stack's name always names the bundled stack, whatever the current directory holds
+/// (a file of that name there is read as `./NAME`): a name that meant another stack in another
+/// directory would change results silently.
 bool is_bundled_name(const std::string& name_or_path) {
-  return bundled(name_or_path) && !names_something(name_or_path);
+  return bundled(name_or_path) != nullptr;
 }
 
 [[noreturn]] void unknown(const std::string& name_or_path) {

@@ -210,6 +210,22 @@ expect 2 "horovod-nccl.toml:9:14: error: software.collective: \"auto\" lets the 
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
 expect 2 "(the file as --set software.library=none leaves it)" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
+# A bundled stack's name means the bundled stack whatever the current directory holds: a file of
+# that name there (a stack named "shadow") is read only as a path, and a folder of that name is
+# no obstacle.
+mkdir -p "$tmp/shadowing/file" "$tmp/shadowing/folder/ideal"
+sed 's/^name = "ideal"/name = "shadow"/' "$root/platforms/software/ideal.toml" > "$tmp/shadowing/file/ideal"
+in_dir() { (cd "$1" && shift && "$@"); }
+for given in "" "--software ideal"; do
+  # shellcheck disable=SC2086 # (the option, or none)
+  expect 0 "2 ranks, software ideal, ring" -- in_dir "$tmp/shadowing/file" \
+    "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1 $given
+  # shellcheck disable=SC2086
+  expect 0 "2 ranks, software ideal, ring" -- in_dir "$tmp/shadowing/folder" \
+    "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1 $given
+done
+expect 0 "2 ranks, software shadow, ring" -- in_dir "$tmp/shadowing/file" \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 1 --iterations 1 --software ./ideal
 expect 2 "hpcg.toml:14:6: error: hpcg.nx: each multigrid level halves the grid: nx = 104 must be divisible by 2^(levels - 1) = 64 (the file as --set hpcg.levels=7 leaves it)" -- \
   "$ceiling" hpc -w "$root/workloads/hpcg.toml" -p "$root/platforms/piz-daint-xc50-p100.toml" -n 4 --set hpcg.levels=7
 # A file of another kind is refused at the file, as without overrides: a --set cannot make a
