@@ -301,6 +301,12 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
     if (!weak && e.workloads[i].batch)
       workload_readers[i].fail("batch", no_weak);
   }
+  // Nor one that every workload replaces with its own.
+  const auto every_workload = [&](auto given) { return std::all_of(e.workloads.begin(), e.workloads.end(), given); };
+  if (e.global_batch && every_workload([](const auto& w) { return w.global_batch.has_value(); }))
+    head.fail("global_batch", "every workload gives its own global_batch, so this one is used by none: remove it");
+  if (e.batch && every_workload([](const auto& w) { return w.batch.has_value(); }))
+    head.fail("batch", "every workload gives its own batch, so this one is used by none: remove it");
   const bool any_cost =
       std::any_of(e.platforms.begin(), e.platforms.end(), [](const auto& p) { return p.cost_per_node; });
   if (!e.cost_unit.empty() && !any_cost)

@@ -106,6 +106,13 @@ TEST_CASE("a bad experiment names file, line, column and key") {
   CHECK(error_of(testing::edited(experiment, "[\"weak\", \"strong\"]", "[\"strong\"]")) ==
         "e.toml:17:9: error: workloads[0].batch: sets the weak curves' batch per rank, but scaling has no "
         "\"weak\": remove it or add \"weak\"");
+  // Nor one that every workload replaces with its own.
+  CHECK(error_of(testing::edited(experiment, "batch = 32", "batch = 32\nglobal_batch = 512")) ==
+        "e.toml:6:16: error: experiment.global_batch: every workload gives its own global_batch, so this one is "
+        "used by none: remove it");
+  CHECK(error_of(testing::edited(experiment, "global_batch = 256", "global_batch = 256\nbatch = 8")) ==
+        "e.toml:7:9: error: experiment.batch: every workload gives its own batch, so this one is used by none: "
+        "remove it");
   CHECK(error_of(testing::edited(experiment, "seeds", "seeda")) ==
         "e.toml:7:1: error: experiment.seeda: unknown key (did you mean \"seeds\"?)");
   CHECK(error_of(testing::edited(experiment, "seeds = [3, 4]", "seeds = [3, 4, 3]")) ==
