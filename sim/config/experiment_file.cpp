@@ -119,6 +119,7 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   }
   e.where = where(t);
   e.global_batch_where = where(t, "global_batch");
+  e.set_where = where(t, "set");
   t.reject_unknown_keys();
   return e;
 }
@@ -149,6 +150,7 @@ sweep::VariantSpec read_variant(TableReader& t) {
     v.run_args.push_back(s);
   }
   v.where = where(t);
+  v.set_where = where(t, "set");
   t.reject_unknown_keys();
   return v;
 }

@@ -33,6 +33,7 @@ struct InputEntry {
   std::optional<double> cost_per_node;
   EntryLocation where;
   EntryLocation global_batch_where; ///< where `global_batch` is written (the table's place when absent)
+  EntryLocation set_where;          ///< where `set` is written (the table's place when absent)
   bool operator==(const InputEntry&) const = default;
 };
 
@@ -43,6 +44,7 @@ struct VariantSpec {
   std::vector<std::string> run_args; ///< its options as "--name", value pairs, then its "--set"s
   EntryLocation where;
   std::vector<EntryLocation> option_where; ///< where each option is written, in run_args' order
+  EntryLocation set_where;                 ///< where `set` is written (the table's place when absent)
   bool operator==(const VariantSpec&) const = default;
 };
 

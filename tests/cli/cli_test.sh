@@ -560,10 +560,12 @@ quickstart_refused slash_end 's#^name = "hardware alone"$#name = "hardware /"#' 
 # An option of no name is none of `ceiling run`'s (boost would find it in every one).
 quickstart_refused empty_option 's#^options = { software = "ideal" }$#options = { "" = 1 }#' \
   "empty_option.toml:30:13: error: variants[0].options.: not an option of \`ceiling run\`"
-# A variant's override of what the experiment's own keys set (strong scaling's global batch) is
-# refused at the variant.
+# An override of what the experiment's own keys set (strong scaling's global batch) is refused at
+# the `set` that gives it: the variant's, or the workload entry's.
 quickstart_refused batch_in_set 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["workload.batch_per_worker=8"]#' \
-  "error: variants[0]: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
+  "batch_in_set.toml:31:7: error: variants[0].set: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
+quickstart_refused batch_in_workload_set 's#^file = ".*/workloads/resnet50_v1.toml"$#&\nset = ["workload.batch_per_worker = 8"]#' \
+  "batch_in_workload_set.toml:22:7: error: workloads[0].set: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \

@@ -92,7 +92,8 @@ config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.lin
 /// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
 /// option the message names ("--NAME: ...", or --software for a key of the software file,
 /// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
-/// that `--global-batch` comes from; at the variant's option without which the point runs (a
+/// that `--global-batch` comes from, at the `set` of the variant, workload or platform (in that
+/// order) that overrides the key of "--set KEY: ..."; at the variant's option without which the point runs (a
 /// platform's key that only that option makes wrong: its adaptive routing under `copies =
 /// "simgrid"`); at the curve's platform for a key of its file, or of the stack it names where the
 /// variant names none; else at the variant when it sets options (they may be the cause), else at
@@ -115,6 +116,21 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
   if (option == "--global-batch")
     return workload.global_batch ? std::pair{workload.global_batch_where, "workloads[" + std::to_string(w) + "].global_batch"}
                                  : std::pair{e.global_batch_where, std::string("experiment.global_batch")};
+  if (message.starts_with("--set ")) { // "--set KEY: ...": the entry whose `set` overrides KEY, the variant's first
+    const std::string_view key = message.substr(6, message.find(':') - 6);
+    const auto sets_key = [&](std::string_view o) {
+      const std::string_view k = o.substr(0, o.find('='));
+      return k.substr(0, k.find_last_not_of(' ') + 1) == key;
+    };
+    const auto entry_sets = [&](const std::vector<std::string>& set) { return std::any_of(set.begin(), set.end(), sets_key); };
+    for (std::size_t i = 0; i + 1 < variant.run_args.size(); i += 2)
+      if (variant.run_args[i] == "--set" && sets_key(variant.run_args[i + 1]))
+        return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
+    if (entry_sets(workload.set))
+      return {workload.set_where, "workloads[" + std::to_string(w) + "].set"};
+    if (entry_sets(e.platforms[p].set))
+      return {e.platforms[p].set_where, "platforms[" + std::to_string(p) + "].set"};
+  }
   for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)
     if (variant.run_args[i] == option && i / 2 < variant.option_where.size())
       return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + std::string(option.substr(2))};
