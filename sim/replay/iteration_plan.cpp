@@ -167,7 +167,8 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
   if (background.global.value_or(0) > 0 && !platform::has_global_links(topology))
     return "--background-load: a load on global links needs a dragonfly of two or more groups (its links between "
            "groups); " + s.platform.name + " is a " + std::string(platform::topology_name(topology)) +
-           (std::holds_alternative<platform::Dragonfly>(topology) ? " of one group" : "") + ": use fabric=SHARE";
+           (std::holds_alternative<platform::Dragonfly>(topology) ? " of one group" : "") +
+           (platform::has_fabric_links(topology) ? ": use fabric=SHARE" : ", which has no links between switches for any load");
   if (background.any() && !replay_times_flows(s))
     return "--background-load: a load is applied by the replay's own flow sharing, which needs network model CM02 without "
            "cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has " +

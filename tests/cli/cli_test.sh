@@ -666,6 +666,9 @@ expect 0 "same mean" -- same_mean "$tmp/loaded.json" "$tmp/narrow.json"
 expect 2 '--background-load: fabric expects a share from 0 to 0.95, got "1.2"' -- "${torus[@]}" --background-load fabric=1.2
 expect 2 '--background-load: expected fabric=SHARE or global=SHARE, got "links=0.5"' -- "${torus[@]}" --background-load links=0.5
 expect 2 "--background-load: a load on global links needs a dragonfly of two or more groups (its links between groups); generic-torus is a torus: use fabric=SHARE" -- "${torus[@]}" --background-load global=0.5
+# On a single switch no load applies, and the message does not suggest the fabric's.
+expect 2 "generic-single-switch is a single-switch, which has no links between switches for any load" -- \
+  "$ceiling" run -p "$root/platforms/generic-single-switch.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --background-load global=0.5
 expect 2 "--background-load: a load is applied by the replay's own flow sharing, which needs network model CM02 without cross-traffic or TCP window, and no flow or copy inside SimGrid; this run has flows through SimGrid" -- \
   "${torus[@]}" --background-load fabric=0.5 --fidelity exact --flows simgrid
 
