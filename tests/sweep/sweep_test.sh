@@ -376,6 +376,12 @@ outputs() {
     "$ceiling" plot one_n.h5 -o one_n_plots
   expect 0 "" -- test ! -e one_n_plots/speedup.svg
   expect 0 "" -- test -s one_n_plots/breakdown.png
+  # Plotted into a folder of a report, it removes the report, which spoke of the figures replaced.
+  cp -r one_n_report report_then_plot
+  expect 0 "removed report_then_plot/report.md: a report of an earlier run, whose figures this run replaced" -- \
+    "$ceiling" plot one_n.h5 -o report_then_plot
+  expect 0 "" -- test ! -e report_then_plot/report.html
+  expect 0 "" -- test -s report_then_plot/breakdown.png
 
   # Bad result files: a clear error and exit 2 from plot, report and export.
   mkfifo fifo.h5
@@ -506,8 +512,8 @@ outputs() {
   expect 2 'bad.toml:6:16: error: experiment.global_batch: point 1 (p / w / baseline / strong, 3 nodes) cannot run: --global-batch: 64 samples' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
   printf 'global_batch = 96\n' >>"$tmp/bad.toml"
-  sed -i 's/^nodes = \[1, 3\]$/nodes = [1, 5]/' "$tmp/bad.toml"
-  expect 2 'bad.toml:13:16: error: workloads[0].global_batch: point 1 (p / w / baseline / strong, 5 nodes) cannot run: --global-batch: 96 samples' -- \
+  sed -i -e 's/^nodes = \[1, 3\]$/nodes = [1, 5]/' -e '/^global_batch = 64$/d' "$tmp/bad.toml" # (the workload's own alone)
+  expect 2 'bad.toml:12:16: error: workloads[0].global_batch: point 1 (p / w / baseline / strong, 5 nodes) cannot run: --global-batch: 96 samples' -- \
     "$ceiling" experiment show "$tmp/bad.toml"
 }
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .figures import draw_all
 from .output import Output
-from .report import write_report
+from .report import remove_report, write_report
 from .store import BadFile, load
 from .style import label_curves
 
@@ -75,6 +75,8 @@ def run(args):
         ok = draw_all(out)
         if args.command == "report":
             write_report(out)
+        else:
+            remove_report(out)
     except OSError as e:  # the directory is not writable, the disk is full
         print(f"ceiling: error: {getattr(e, 'filename', None) or directory}: cannot write: "
               f"{e.strerror or e}", file=sys.stderr)

@@ -133,6 +133,17 @@ def _fmt_or_dash(v):
     return fmt_n(v) if math.isfinite(v) else "—"
 
 
+def remove_report(out):
+    """`plot` into a folder that holds a report: the report speaks of the figures this run just
+    replaced (another store's, or an earlier state of this one), so it goes, a line saying so."""
+    for name in ("report.md", "report.html"):
+        path = out.dir / name
+        if path.is_file():
+            path.unlink()
+            say(f"removed {path}: a report of an earlier run, whose figures this run replaced "
+                f"(`ceiling report` writes one)")
+
+
 def write_report(out):
     r = out.results
     a = r.attrs
