@@ -118,14 +118,19 @@ OverrideTarget override_target(std::string_view text, const std::string& origin)
                       "calibration, validation, hpl, hpcg) or of the software file (software)");
 }
 
-LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides,
-                           OverrideTarget target) {
-  if (error.where().path == "--set") // (located at its override already)
-    return error;
+std::string overrides_text(std::span<const std::string> overrides, OverrideTarget target) {
   std::string given;
   for (const std::string& text : overrides)
     if (override_target(text, "--set") == target)
       given += (given.empty() ? "--set " : ", --set ") + text;
+  return given;
+}
+
+LoadError noting_overrides(const LoadError& error, std::span<const std::string> overrides,
+                           OverrideTarget target) {
+  if (error.where().path == "--set") // (located at its override already)
+    return error;
+  const std::string given = overrides_text(overrides, target);
   if (given.empty())
     return error;
   return LoadError(error.where(), error.key(),

@@ -17,6 +17,10 @@ enum class OverrideTarget { Platform, Workload, Software };
 /// `origin` names where it was given in messages ("--set").
 OverrideTarget override_target(std::string_view text, const std::string& origin = "--set");
 
+/// The overrides among `overrides` of files of kind `target`, as a command line gives them
+/// ("--set a=1, --set b=2"); empty where there is none.
+std::string overrides_text(std::span<const std::string> overrides, OverrideTarget target);
+
 /// Whether one of `overrides` (each "KEY=VALUE", already applied without error) sets the value
 /// at `dotted_key` ("calibration.compute_efficiency"), however its key is written.
 bool overrides_set(std::span<const std::string> overrides, std::string_view dotted_key);

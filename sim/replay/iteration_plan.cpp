@@ -109,14 +109,18 @@ std::optional<ScenarioProblem> scenario_problem(const Scenario& s) {
                            std::string(nccl ? "NCCL runs on GPUs" : "the stack's code runs on GPUs only") + ", but " +
                                s.platform.name + " has CPU nodes: expected a stack that runs on CPUs (such as mpich or "
                                "horovod-mpi), or a platform with GPUs");
+  const auto made_by_stack = [](ScenarioProblem p) {
+    p.made_by_stack = true;
+    return p;
+  };
   if (nccl && s.platform.node.gpu->compute_capability == 0)
-    return ScenarioProblem(Input::Platform, "node.gpu.compute_capability",
-                           "the stack " + stack.name + " runs NCCL, whose rules depend on the GPU's compute capability: "
-                           "expected one (such as 6.0 for a P100)");
+    return made_by_stack({Input::Platform, "node.gpu.compute_capability",
+                          "the stack " + stack.name + " runs NCCL, whose rules depend on the GPU's compute capability: "
+                          "expected one (such as 6.0 for a P100)"});
   if (stack.reducer == stack::Reducer::HostCore && !s.platform.node.cpu.core_memory_bandwidth)
-    return ScenarioProblem(Input::Platform, "node.cpu.core_memory_bandwidth",
-                           "the stack " + stack.name + " reduces on a host core: expected that core's memory bandwidth "
-                           "(a one-thread STREAM rate, such as \"13 GB/s\")");
+    return made_by_stack({Input::Platform, "node.cpu.core_memory_bandwidth",
+                          "the stack " + stack.name + " reduces on a host core: expected that core's memory bandwidth "
+                          "(a one-thread STREAM rate, such as \"13 GB/s\")"});
   const long long workers = parameter_server_workers(s);
   if (s.options.software.collective == collectives::Algorithm::ParameterServer &&
       (s.options.servers < 1 || s.options.servers > workers))

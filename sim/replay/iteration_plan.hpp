@@ -131,6 +131,9 @@ struct ScenarioProblem {
   Input input = Input::Options;
   std::string key; ///< the dotted key in that file ("software.library", "node.gpu.compute_capability"); empty: an option's
   std::string message;
+  /// A platform's key that the software stack makes wrong (its library, its reducer): the stack's
+  /// overrides are named beside the file's.
+  bool made_by_stack = false;
 };
 
 /// Why the scenario cannot run (unknown precision on the device, too many nodes, a parameter

@@ -210,6 +210,9 @@ expect 2 "horovod-nccl.toml:9:14: error: software.collective: \"auto\" lets the 
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
 expect 2 "(the file as --set software.library=none leaves it)" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
+# A platform's key that an overridden stack makes wrong names the stack's overrides.
+expect 2 "the stack ideal runs NCCL, whose rules depend on the GPU's compute capability: expected one (such as 6.0 for a P100) (the stack as --set software.library=nccl leaves it)" -- \
+  "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set software.library=nccl
 # A bundled stack's name means the bundled stack whatever the current directory holds: a file of
 # that name there (a stack named "shadow") is read only as a path, and a folder of that name is
 # no obstacle.

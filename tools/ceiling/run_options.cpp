@@ -469,8 +469,15 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
                        o.software.name + "'s " + problem->key + ": " + problem->message);
     if (problem->input == Input::Software)
       throw config::software_key_error(software, overrides, problem->key, problem->message);
-    if (problem->input == Input::Platform)
-      throw config::platform_key_error(cli.vm["platform"].as<std::string>(), overrides, problem->key, problem->message);
+    if (problem->input == Input::Platform) {
+      const auto error = config::platform_key_error(cli.vm["platform"].as<std::string>(), overrides, problem->key,
+                                                    problem->message);
+      const std::string stack_overrides =
+          problem->made_by_stack ? config::overrides_text(overrides, config::OverrideTarget::Software) : "";
+      if (stack_overrides.empty())
+        throw error;
+      throw config::LoadError(error.where(), error.key(), error.message() + " (the stack as " + stack_overrides + " leaves it)");
+    }
     if (problem->input == Input::Workload)
       throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides,
                                        problem->key, problem->message);
