@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 
 namespace ceiling::config {
 namespace {
@@ -149,15 +151,24 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
         std::string_view(value).substr(value.starts_with('-') || value.starts_with('+') ? 1 : 0);
     const bool all_digits =
         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const SourceLocation at{origin, 1, static_cast<int>(equals + 2 + text.substr(equals + 1).find_first_not_of(" \t"))};
     if (all_digits && digits.size() >= 19 && digits.front() != '0') // (TOML refuses 007 too: text)
-      throw LoadError(
-          {origin, 1,
-           static_cast<int>(equals + 2 + text.substr(equals + 1).find_first_not_of(" \t"))},
-          trimmed(text.substr(0, equals)),
-          value +
-              " is beyond a 64-bit integer (-9223372036854775808 to 9223372036854775807): for a "
-              "text, quote it (\"" +
-              value + "\")");
+      throw LoadError(at, trimmed(text.substr(0, equals)),
+                      value +
+                          " is beyond a 64-bit integer (-9223372036854775808 to 9223372036854775807): for a "
+                          "text, quote it (\"" +
+                          value + "\")");
+    // Nor a decimal number beyond a double's range (1e400, 1e-400).
+    const bool decimal = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+      return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
+    }) && digits.front() >= '0' && digits.front() <= '9';
+    char* end = nullptr;
+    errno = 0;
+    (void)std::strtod(value.c_str(), &end);
+    if (decimal && end == value.c_str() + value.size() && errno == ERANGE)
+      throw LoadError(at, trimmed(text.substr(0, equals)),
+                      value + " is beyond the range of a number (a double: magnitudes from about 2.2e-308 to "
+                              "1.8e308, or 0): for a text, quote it (\"" + value + "\")");
   }
   const std::string as_string =
       std::string(text.substr(0, equals)) + "=" + quoted_toml(text.substr(equals + 1));

@@ -196,6 +196,8 @@ cases.append(("a NUL in a --set value", ["run", "-p", platform, "-w", workload, 
               'interconnect.link_bandwidth="25 GB/s\\u0000junk"'], None, "interconnect.link_bandwidth: holds a NUL"))
 cases.append(("a --set integer beyond 64 bits", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
               "workload.batch_per_worker=99999999999999999999"], None, "workload.batch_per_worker: 99999999999999999999 is beyond a 64-bit integer"))
+cases.append(("a --set number beyond a double", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
+              "node.nic.bandwidth=-1e400"], None, "node.nic.bandwidth: -1e400 is beyond the range of a number"))
 cases.append(("a hexadecimal background load", ["run", "-p", platform, "-w", workload, "-n", "2",
               "--background-load", "fabric=0x0.8"], None, "--background-load"))
 cases.append(("--version with more after it", ["--version", "extra"], None, "--version"))
