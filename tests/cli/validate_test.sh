@@ -155,6 +155,9 @@ refused unknown_point TF_DGX1_P100_VGG16 's/^workers = 2$/workers = 2\noptions =
 # (options as `ceiling run` parses and stores them: a value of the wrong kind, a stray word, an option twice)
 refused bad_value TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jitter", "abc"]/' \
   "bad_value.toml:17:11: error: case.options: not options \`ceiling run\` takes: --jitter: expected a number"
+# (run's --jobs, which goes with --seeds, is named as such)
+refused jobs TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--jobs", "2"]/' \
+  "jobs.toml:17:11: error: case.options: \"--jobs\" is an option of \`ceiling run\` with --seeds, which a case may not give"
 refused stray TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["stray"]/' \
   "stray.toml:17:11: error: case.options: not options \`ceiling run\` takes:"
 refused twice TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host", "--staging", "direct"]/' \
