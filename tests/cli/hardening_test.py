@@ -159,6 +159,11 @@ refused(["platform", "bench", platform("generic-fat-tree"), "-n", "2", "--set", 
         "platform bench --set of a workload key (dropped unread)")
 refused(["hpc", "-w", workload("hpl"), "-p", platform("piz-daint-xc30-cpu"), "-n", "4", "--set", "software.jitter=0"],
         "changes a software file, which `ceiling hpc` does not read", "hpc --set of a software key (dropped unread)")
+for command in (["hpc", "-w", workload("hpl"), "-p", platform("piz-daint-xc50-p100"), "-n", "4"],
+                ["platform", "bench", platform("generic-fat-tree"), "-n", "2"]):
+    refused([*command, "--set", "platform.software=horovod-nccl"],
+            "changes the platform's software stack, which `ceiling " + " ".join(command[:2] if command[0] == "platform" else command[:1]) +
+            "` does not run", command[0] + " --set of platform.software (dropped unread)")
 refused([*p100, "--staging", "direct"], "--staging: direct sends from GPU memory (GPUDirect RDMA), but the NICs of "
         "piz-daint-xc50-p100 cannot read it", "--staging direct without GPUDirect (it ran as if the NIC had it)")
 

@@ -102,7 +102,14 @@ void refuse_unread_overrides(std::span<const std::string> overrides, std::string
                              std::initializer_list<config::OverrideTarget> reads) {
   for (const std::string& o : overrides) {
     const auto target = config::override_target(o);
-    if (std::find(reads.begin(), reads.end(), target) != reads.end())
+    const bool reads_target = std::find(reads.begin(), reads.end(), target) != reads.end();
+    const bool runs_stack =
+        std::find(reads.begin(), reads.end(), config::OverrideTarget::Software) != reads.end();
+    if (reads_target && !runs_stack && target == config::OverrideTarget::Platform &&
+        config::overrides_set(std::span(&o, 1), "platform.software"))
+      throw UsageError("--set: \"" + o + "\" changes the platform's software stack, which `ceiling " +
+                       std::string(command) + "` does not run: leave it out");
+    if (reads_target)
       continue;
     const char* file = target == config::OverrideTarget::Platform   ? "a platform file"
                        : target == config::OverrideTarget::Workload ? "a workload file"

@@ -67,7 +67,9 @@ std::optional<CommandLine> parse_command_line_files(const std::vector<std::strin
                                                     boost::program_options::options_description options);
 
 /// Refuses an override (`--set`) of a kind of file that `command` does not read ("a workload
-/// file"), which would otherwise be dropped unread; `reads` lists the kinds it reads.
+/// file"), which would otherwise be dropped unread; `reads` lists the kinds it reads. Where it
+/// reads no software file it runs no stack: an override of the platform's `platform.software` is
+/// refused too.
 void refuse_unread_overrides(std::span<const std::string> overrides, std::string_view command,
                              std::initializer_list<config::OverrideTarget> reads);
 
