@@ -185,6 +185,10 @@ name = "v"' > "$tmp/changed/e.toml"
     mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" -o mpi1.h5
   tables f mpi1.h5
   same a f
+  # Its output into a file is a line per point, no bar: Open MPI gives its ranks a pseudo-terminal.
+  mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --overwrite -o mpi1.h5 >mpi1.log 2>&1
+  expect 0 "[64/64, 0 failed" -- cat mpi1.log
+  expect 1 "" -- grep -q $'\x1b' mpi1.log
   expect 2 "--resume and --overwrite exclude each other" -- \
     mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --resume --overwrite -o mpi1.h5
   # Interrupted, rank 0 stops handing out points, keeps those that finished and removes its lock;
