@@ -164,6 +164,9 @@ for command in (["hpc", "-w", workload("hpl"), "-p", platform("piz-daint-xc50-p1
     refused([*command, "--set", "platform.software=horovod-nccl"],
             "changes the platform's software stack, which `ceiling " + " ".join(command[:2] if command[0] == "platform" else command[:1]) +
             "` does not run", command[0] + " --set of platform.software (dropped unread)")
+for option in (["--input-overlap", "off"], ["--copies", "simgrid"]):
+    refused(["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"), "-n", "2", *option],
+            option[0] + ": ", option[0] + " on CPU nodes (taken, and it changed nothing)")
 refused([*p100, "--staging", "direct"], "--staging: direct sends from GPU memory (GPUDirect RDMA), but the NICs of "
         "piz-daint-xc50-p100 cannot read it", "--staging direct without GPUDirect (it ran as if the NIC had it)")
 

@@ -362,6 +362,13 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   if (cli.has("overlap"))
     o.overlap = on_off(cli, "overlap");
   o.input_overlap = on_off(cli, "input-overlap");
+  // (as --staging: what only GPU nodes do, given for CPU nodes, is a slip, not a no-op)
+  if (!s.platform.node.is_gpu_node())
+    for (const auto& [name, does] : {std::pair<std::string, std::string>{"input-overlap", "overlaps the next batch's copy to GPU memory"},
+                                     {"copies", "times the copies between host and GPU memory"}})
+      if (!cli.vm[name].defaulted())
+        throw UsageError("--" + name + ": " + does + ", but the nodes of " + s.platform.name + " have no GPU: leave --" +
+                         name + " out");
   const auto fidelity = cli.vm["fidelity"].as<std::string>();
   if (fidelity != "aggregated" && fidelity != "exact")
     throw UsageError("--fidelity: expected aggregated or exact, got \"" + fidelity + "\"");
