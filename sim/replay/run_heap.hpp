@@ -66,29 +66,28 @@ public:
     std::make_heap(heap_.begin(), heap_.end(), later);
   }
 
-  /// The items: the run's in order, then the heap's.
+  /// The items: the run's in order, then the heap's. (Counted by their rank in that order, not
+  /// compared by address: one past the heap's last item may be the address of the run's first,
+  /// where the allocator put the two buffers side by side, which made a class look empty.)
   class Iterator {
   public:
-    Iterator(const T* at, const T* run_end, const T* heap_begin)
-        : at_(at == run_end ? heap_begin : at), run_end_(run_end), heap_begin_(heap_begin) {}
-    const T& operator*() const { return *at_; }
+    Iterator(const RunHeap& items, std::size_t rank) : items_(&items), rank_(rank) {}
+    const T& operator*() const {
+      const std::size_t in_run = items_->run_.size() - items_->first_;
+      return rank_ < in_run ? items_->run_[items_->first_ + rank_] : items_->heap_[rank_ - in_run];
+    }
     Iterator& operator++() {
-      if (++at_ == run_end_)
-        at_ = heap_begin_;
+      ++rank_;
       return *this;
     }
-    bool operator==(const Iterator& o) const { return at_ == o.at_; }
+    bool operator==(const Iterator& o) const { return rank_ == o.rank_; }
 
   private:
-    const T* at_;
-    const T* run_end_;
-    const T* heap_begin_;
+    const RunHeap* items_;
+    std::size_t rank_;
   };
-  Iterator begin() const { return {run_.data() + first_, run_.data() + run_.size(), heap_.data()}; }
-  Iterator end() const {
-    const T* heap_end = heap_.data() + heap_.size();
-    return {heap_end, nullptr, heap_end};
-  }
+  Iterator begin() const { return {*this, 0}; }
+  Iterator end() const { return {*this, size()}; }
 
 private:
   static bool later(const T& a, const T& b) { return b < a; }

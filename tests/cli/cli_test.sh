@@ -210,6 +210,14 @@ expect 2 "horovod-nccl.toml:9:14: error: software.collective: \"auto\" lets the 
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
 expect 2 "(the file as --set software.library=none leaves it)" -- \
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --software horovod-nccl --set software.library=none
+# Parameter servers on level clocks whose classes' buffers the allocator put side by side (this
+# run, its output into a file, on the tree's own build): every flow is listed again when the
+# fans leave their clocks (a class iterated by address once looked empty, and the run crashed).
+ps116=0
+"$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/validation/workloads/inception_v3.toml" -n 128 \
+  --software tf-parameter-server --batch 64 --servers 116 --staging host --iterations 3 >"$tmp/ps116.out" 2>&1 || ps116=$?
+expect 0 "exit 0" -- echo "exit $ps116"
+expect 0 "mean           0.479009" -- cat "$tmp/ps116.out"
 # A platform's key that an overridden stack makes wrong names the stack's overrides.
 expect 2 "the stack ideal runs NCCL, whose rules depend on the GPU's compute capability: expected one (such as 6.0 for a P100) (the stack as --set software.library=nccl leaves it)" -- \
   "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" -n 2 --set software.library=nccl

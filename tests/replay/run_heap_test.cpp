@@ -67,6 +67,7 @@ TEST_CASE("a run heap drains as a sort does, through pushes between pops and era
       std::erase_if(present, [&](int v) { return v % 7 == cut; });
     }
     REQUIRE(q.size() == present.size());
+    REQUIRE(items_of(q).size() == present.size()); // (iterated whole, wherever its buffers lie)
   }
   std::sort(present.begin(), present.end());
   auto items = items_of(q);
