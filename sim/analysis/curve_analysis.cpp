@@ -246,9 +246,10 @@ double measured_n_doubling(const std::vector<PointMetrics>& points) {
 }
 
 /// The largest part of (1 - alpha_eff) at `p`, the first of equals in the order listed; "none"
-/// when no part is above 1e-12 (a curve at or above perfect scaling: its parts are differences
-/// of equal times, whose rounding leaves some 1e-17; a real part, even at 99.9999 % efficiency
-/// on 4,096 nodes, is 2e-10 or more).
+/// when no part, or 1 - alpha_eff itself, is above 1e-12 (a curve at or above perfect scaling:
+/// its parts are differences of equal times, whose rounding leaves some 1e-17, and a part that
+/// outweighs the others of a total at or below 0 dominates nothing; a real part, even at
+/// 99.9999 % efficiency on 4,096 nodes, is 2e-10 or more).
 std::string dominant(const PointMetrics& p) {
   constexpr double rounding = 1e-12;
   const std::pair<double, const char*> parts[] = {
@@ -260,7 +261,7 @@ std::string dominant(const PointMetrics& p) {
   for (const auto& part : parts)
     if (part.first > best->first)
       best = &part;
-  return best->first > rounding ? best->second : "none";
+  return best->first > rounding && 1 - p.alpha_eff > rounding ? best->second : "none";
 }
 
 } // namespace

@@ -570,6 +570,20 @@ TEST_CASE("a superlinear curve's alpha is clamped to 1 and its ceiling is infini
   CHECK(a.dominant_term == "none"); // every part of 1 - alpha_eff is negative: none dominates
 }
 
+TEST_CASE("a curve above perfect scaling names no dominant part, though one of its parts is positive") {
+  // Strong scaling of 64 samples: 1 s of compute on 1 node; on 2 nodes 0.40 s of compute and
+  // 0.05 s of communication, S = 1 / 0.45 = 2.22 > 2: 1 - alpha_eff = 2 (0.45 - 0.5) / 1 < 0,
+  // its communication part 2 x 0.05 > 0 outweighed by its compute part 2 (0.40 - 0.5) < 0.
+  const std::vector<CurvePoint> points{
+      {.n = 1, .iteration_time_s = 1.0, .samples_per_iteration = 64, .compute_s = 1.0},
+      {.n = 2, .iteration_time_s = 0.45, .samples_per_iteration = 64, .compute_s = 0.40, .communication_s = 0.05}};
+  const CurveAnalysis a = analyse(points, Scaling::Strong);
+  REQUIRE(a.points.size() == 2);
+  CHECK(a.points[1].alpha_eff > 1);
+  CHECK(a.points[1].nonpar_communication == doctest::Approx(0.1));
+  CHECK(a.dominant_term == "none");
+}
+
 TEST_CASE("a curve that never speeds up fits alpha 0 and gains less than 10 % from its first doubling") {
   std::vector<CurvePoint> flat;
   for (double n : {1.0, 2.0, 4.0, 8.0})
