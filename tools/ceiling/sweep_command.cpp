@@ -271,6 +271,8 @@ void print_headlines(const io::ResultFile& r) {
       std::snprintf(n_half, sizeof n_half, "-");
     else if (!std::isnan(a.n_half_efficiency_measured))
       std::snprintf(n_half, sizeof n_half, "%.4g m", a.n_half_efficiency_measured);
+    else if (a.fit.amdahl_shaped && std::isinf(a.fit.n_half_efficiency)) // (alpha clamped to 1)
+      std::snprintf(n_half, sizeof n_half, "never f");
     else if (a.fit.amdahl_shaped)
       std::snprintf(n_half, sizeof n_half, "%.4g f", a.fit.n_half_efficiency);
     else
@@ -284,6 +286,8 @@ void print_headlines(const io::ResultFile& r) {
       std::snprintf(ceiling, sizeof ceiling, "%10s", "- ");
     else if (!in_sight)
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none seen ");
+    else if (std::isinf(a.fit.ceiling_speedup)) // (alpha clamped to 1: linear or superlinear)
+      std::snprintf(ceiling, sizeof ceiling, "%9s%s", "unbounded", starred_here ? "*" : " ");
     else if (a.fit.alpha > 0)
       std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, starred_here ? "*" : " ");
     else // no speedup over the smallest N: no ceiling to speak of
@@ -307,8 +311,9 @@ void print_headlines(const io::ResultFile& r) {
                 last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
   std::printf("N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are "
-              "over; N at E=0.5: m measured, f from the Amdahl fit, > beyond the sweep; ceiling = "
-              "1/(1 - alpha) of the fit (none: no speedup over N ref, alpha <= 0; -: one N; none seen: "
+              "over; N at E=0.5: m measured, f from the Amdahl fit (never: its efficiency never falls to 0.5), > beyond "
+              "the sweep; ceiling = 1/(1 - alpha) of the fit (unbounded: alpha clamped to 1, a linear or superlinear "
+              "speedup; none: no speedup over N ref, alpha <= 0; -: one N; none seen: "
               "1 - alpha_eff falls with N, as at constant efficiency, weak scaling's, where it falls as 1/N: "
               "no ceiling within the sweep, and a fitted one would grow with the largest N);\n"
               "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
