@@ -380,12 +380,17 @@ outputs() {
     "$ceiling" plot one_n.h5 -o one_n_plots
   expect 0 "" -- test ! -e one_n_plots/speedup.svg
   expect 0 "" -- test -s one_n_plots/breakdown.png
-  # Plotted into a folder of a report, it removes the report, which spoke of the figures replaced.
-  cp -r one_n_report report_then_plot
+  # Plotted into a folder of another store's report, it removes the report, which spoke of the
+  # figures replaced; into its own store's report folder, it keeps the report, still true.
+  cp -r report report_then_plot
   expect 0 "removed report_then_plot/report.md: a report of an earlier run, whose figures this run replaced" -- \
     "$ceiling" plot one_n.h5 -o report_then_plot
   expect 0 "" -- test ! -e report_then_plot/report.html
   expect 0 "" -- test -s report_then_plot/breakdown.png
+  cp one_n_report/report.md one_n_report.md
+  expect 0 "wrote one_n_report/breakdown.png" -- "$ceiling" plot one_n.h5 -o one_n_report
+  expect 0 "" -- cmp one_n_report/report.md one_n_report.md
+  expect 0 "" -- test -s one_n_report/report.html
 
   # Bad result files: a clear error and exit 2 from plot, report and export.
   mkfifo fifo.h5

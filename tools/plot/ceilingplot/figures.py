@@ -45,7 +45,7 @@ FIGURES = (
     ("efficiency_surface", fig_efficiency_surface, "Végh's efficiency surface",
      "E(r, 1 − α) = 1 / (r (1 − α) + α), r = N / N_ref in units of the smallest N (N itself "
      "where every curve starts at 1), and each curve's simulated (r, 1 − α_eff). Along "
-     "the E = 0.5 contour r ≈ 1 / (1 − α): more units than that give at most twice the "
+     "the E = 0.5 contour r = (2 − α) / (1 − α): more units than that give at most twice the "
      "payload."),
     ("throughput", fig_throughput, "Throughput and time to solution",
      "Weak scaling: samples per second; strong scaling: time per global batch; dotted: "

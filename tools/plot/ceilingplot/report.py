@@ -135,17 +135,31 @@ def _fmt_or_dash(v):
 
 
 def remove_report(out):
-    """`plot` into a folder that holds a report: the report speaks of the figures this run just
-    replaced (another store's, or an earlier state of this one), so it goes, a line saying so."""
+    """`plot` into a folder that holds a report of another store (or of an earlier state of this
+    one): the report speaks of figures this run replaced, so it goes, a line saying so. This
+    store's own report, the one `ceiling report` would write now, stays."""
+    texts = None
     for name in ("report.md", "report.html"):
         path = out.dir / name
-        if path.is_file():
+        if not path.is_file():
+            continue
+        texts = texts or dict(zip(("report.md", "report.html"), render_report(out)))
+        if path.read_bytes() != texts[name].encode("utf-8"):
             path.unlink()
             say(f"removed {path}: a report of an earlier run, whose figures this run replaced "
                 f"(`ceiling report` writes one)")
 
 
 def write_report(out):
+    md, html_text = render_report(out)
+    for name, text in (("report.md", md), ("report.html", html_text)):
+        path = out.dir / name
+        write_atomically(path, text)
+        say(f"wrote {path}")
+
+
+def render_report(out):
+    """The report's Markdown and HTML texts."""
     r = out.results
     a = r.attrs
     doc = Doc()
@@ -263,13 +277,8 @@ def write_report(out):
         doc.heading(2, "Inputs")
         doc.table(["kind", "path"], [[k, Code(path)] for k, path in r.inputs])
 
-    md_path = out.dir / "report.md"
-    write_atomically(md_path, "\n".join(doc.md).rstrip() + "\n")
-    say(f"wrote {md_path}")
-    html_path = out.dir / "report.html"
-    write_atomically(
-        html_path,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n" +
-        "\n".join(doc.html) + "\n</body>\n</html>\n")
-    say(f"wrote {html_path}")
+    md = "\n".join(doc.md).rstrip() + "\n"
+    html_text = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                 f"<title>{html.escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n" +
+                 "\n".join(doc.html) + "\n</body>\n</html>\n")
+    return md, html_text
