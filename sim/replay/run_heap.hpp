@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace ceiling::replay {
@@ -15,8 +16,12 @@ namespace ceiling::replay {
 /// comparison, where a heap alone sifts log2(n) levels of a vector that a parameter server's
 /// thousands of flows per class make larger than the cache (the classes' heaps took 10 % of its
 /// replay on 4,096 bench fat-tree nodes). Iterated, it gives the run in order, then the heap.
-template <class T> class RunHeap {
+/// `Allocator` places its two buffers (tests place them side by side).
+template <class T, class Allocator = std::allocator<T>> class RunHeap {
 public:
+  RunHeap() = default;
+  explicit RunHeap(const Allocator& allocator) : run_(allocator), heap_(allocator) {}
+
   bool empty() const { return size() == 0; }
   std::size_t size() const { return run_.size() - first_ + heap_.size(); }
 
@@ -92,9 +97,9 @@ public:
 private:
   static bool later(const T& a, const T& b) { return b < a; }
 
-  std::vector<T> run_; ///< from first_ on: the items pushed in order, ascending
+  std::vector<T, Allocator> run_; ///< from first_ on: the items pushed in order, ascending
   std::size_t first_ = 0;
-  std::vector<T> heap_; ///< the others, a min-heap
+  std::vector<T, Allocator> heap_; ///< the others, a min-heap
 };
 
 } // namespace ceiling::replay
