@@ -577,6 +577,13 @@ quickstart_refused batch_in_set 's#^options = { software = "ideal" }$#options = 
   "batch_in_set.toml:31:7: error: variants[0].set: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
 quickstart_refused batch_in_workload_set 's#^file = ".*/workloads/resnet50_v1.toml"$#&\nset = ["workload.batch_per_worker = 8"]#' \
   "batch_in_workload_set.toml:22:7: error: workloads[0].set: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
+# A platform key that the variant's overridden stack makes wrong is refused at the variant's set
+# (it was at the platform), its overrides named.
+quickstart_refused stack_made 's#^file = ".*piz-daint-xc50-p100.toml"$#file = "'"$root"'/platforms/generic-fat-tree.toml"#; s#^nodes = { from = 1, to = 4096, factor = 2 }$#nodes = [1, 2]#; s#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["software.library=nccl"]#' \
+  "stack_made.toml:31:7: error: variants[0].set: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability: the stack ideal runs NCCL"
+# An override written with spaces in its key is found all the same.
+quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = [" workload . batch_per_worker = 8"]#' \
+  "spaced_key.toml:31:7: error: variants[0].set: point 26"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \

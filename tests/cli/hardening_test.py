@@ -166,7 +166,7 @@ for command in (["hpc", "-w", workload("hpl"), "-p", platform("piz-daint-xc50-p1
             "` does not run", command[0] + " --set of platform.software (dropped unread)")
 for option in (["--input-overlap", "off"], ["--copies", "simgrid"]):
     refused(["run", "-p", platform("piz-daint-xc30-cpu"), "-w", workload("resnet50_v1"), "-n", "2", *option],
-            option[0] + ": ", option[0] + " on CPU nodes (taken, and it changed nothing)")
+            "have no GPU: leave " + option[0] + " out", option[0] + " on CPU nodes (taken, and it changed nothing)")
 refused([*p100, "--staging", "direct"], "--staging: direct sends from GPU memory (GPUDirect RDMA), but the NICs of "
         "piz-daint-xc50-p100 cannot read it", "--staging direct without GPUDirect (it ran as if the NIC had it)")
 

@@ -1,6 +1,7 @@
 // `ceiling sweep`, `ceiling experiment show` and `ceiling sweep-point` (one point, in a child).
 #include "config/experiment_file.hpp"
 #include "config/load_error.hpp"
+#include "config/overrides.hpp"
 #include "config/table_reader.hpp"
 #include "replay/engine.hpp"
 #include "replay/iteration_plan.hpp"
@@ -92,8 +93,9 @@ config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.lin
 /// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
 /// option the message names ("--NAME: ...", or --software for a key of the software file,
 /// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
-/// that `--global-batch` comes from, at the `set` of the variant, workload or platform (in that
-/// order) that overrides the key of "--set KEY: ..."; at the variant's option without which the point runs (a
+/// that `--global-batch` comes from, at the `set` of the variant or the workload (in that order)
+/// that overrides the key of "--set KEY: ...", at the variant's `set` for a platform key its
+/// overridden stack makes wrong; at the variant's option without which the point runs (a
 /// platform's key that only that option makes wrong: its adaptive routing under `copies =
 /// "simgrid"`); at the curve's platform for a key of its file, or of the stack it names where the
 /// variant names none; else at the variant when it sets options (they may be the cause), else at
@@ -116,21 +118,22 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
   if (option == "--global-batch")
     return workload.global_batch ? std::pair{workload.global_batch_where, "workloads[" + std::to_string(w) + "].global_batch"}
                                  : std::pair{e.global_batch_where, std::string("experiment.global_batch")};
-  if (message.starts_with("--set ")) { // "--set KEY: ...": the entry whose `set` overrides KEY, the variant's first
-    const std::string_view key = message.substr(6, message.find(':') - 6);
-    const auto sets_key = [&](std::string_view o) {
-      const std::string_view k = o.substr(0, o.find('='));
-      return k.substr(0, k.find_last_not_of(' ') + 1) == key;
-    };
-    const auto entry_sets = [&](const std::vector<std::string>& set) { return std::any_of(set.begin(), set.end(), sets_key); };
-    for (std::size_t i = 0; i + 1 < variant.run_args.size(); i += 2)
-      if (variant.run_args[i] == "--set" && sets_key(variant.run_args[i + 1]))
-        return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
-    if (entry_sets(workload.set))
+  // The variant's overrides (after its options, each "--set" then KEY=VALUE).
+  std::vector<std::string> variant_set;
+  for (std::size_t i = 0; i + 1 < variant.run_args.size(); i += 2)
+    if (variant.run_args[i] == "--set")
+      variant_set.push_back(variant.run_args[i + 1]);
+  if (message.starts_with("--set ")) { // "--set KEY: ...": the variant's or the workload's `set` that sets KEY
+    const std::string key(message.substr(6, message.find(':') - 6));
+    if (config::overrides_set(variant_set, key))
+      return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
+    if (config::overrides_set(workload.set, key)) // (a platform entry's `set` sets no workload or software key)
       return {workload.set_where, "workloads[" + std::to_string(w) + "].set"};
-    if (entry_sets(e.platforms[p].set))
-      return {e.platforms[p].set_where, "platforms[" + std::to_string(p) + "].set"};
   }
+  // A platform's key that the stack makes wrong, the stack as the variant's overrides leave it
+  // (replay::ScenarioProblem::made_by_stack: "... (the stack as --set software.KEY=... leaves it)").
+  if (message.find("(the stack as --set ") != std::string_view::npos && !variant_set.empty())
+    return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
   for (std::size_t i = 0; !option.empty() && i < variant.run_args.size(); i += 2)
     if (variant.run_args[i] == option && i / 2 < variant.option_where.size())
       return {variant.option_where[i / 2], "variants[" + std::to_string(v) + "].options." + std::string(option.substr(2))};

@@ -70,7 +70,7 @@ std::optional<std::string> run_options_problem(const po::options_description& ru
   } catch (const po::unknown_option& e) {
     // (`ceiling run`'s own --seeds and --jobs, beside the options a case may give: run_command.cpp)
     const std::string name = e.get_option_name();
-    if (name.starts_with("--seeds") || name.starts_with("--jobs"))
+    if (name == "--seeds" || name == "--jobs")
       return "\"" + name + "\" is an option of `ceiling run` with --seeds, which a case may not give: `ceiling "
              "validate` runs each point once (its -j runs points at once)";
     return "not options `ceiling run` takes: " + error_text(e, &run);
