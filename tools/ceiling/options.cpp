@@ -100,11 +100,10 @@ std::optional<CommandLine> parse(const std::vector<std::string>& args, const std
 
 void refuse_unread_overrides(std::span<const std::string> overrides, std::string_view command,
                              std::initializer_list<config::OverrideTarget> reads) {
+  const bool runs_stack = std::find(reads.begin(), reads.end(), config::OverrideTarget::Software) != reads.end();
   for (const std::string& o : overrides) {
     const auto target = config::override_target(o);
     const bool reads_target = std::find(reads.begin(), reads.end(), target) != reads.end();
-    const bool runs_stack =
-        std::find(reads.begin(), reads.end(), config::OverrideTarget::Software) != reads.end();
     if (reads_target && !runs_stack && target == config::OverrideTarget::Platform &&
         config::overrides_set(std::span(&o, 1), "platform.software"))
       throw UsageError("--set: \"" + o + "\" changes the platform's software stack, which `ceiling " +

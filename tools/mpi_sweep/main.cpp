@@ -167,9 +167,9 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
               points.size(), setup.to_run.size(), ranks);
   tools::begin_store(setup); // (an existing store that --overwrite replaces stays until a point is stored)
   const std::string program = tools::point_program_path();
-  // (a line per point: under mpirun this rank's output is a pseudo-terminal even into a log)
-  tools::Progress progress(static_cast<int>(points.size()),
-                           static_cast<int>(setup.already_done()), stdout, false);
+  // (under mpirun this rank's output is a pseudo-terminal even into a log)
+  tools::Progress progress(static_cast<int>(points.size()), static_cast<int>(setup.already_done()), stdout,
+                           tools::Progress::Display::Lines);
   double weight_left = 0;
   for (int i : setup.to_run)
     weight_left += tools::point_weight(setup.experiment, points[static_cast<std::size_t>(i)]);

@@ -359,8 +359,9 @@ void record_finished(SweepSetup& setup, const sweep::WorkerPool::Finished& finis
   progress.point_done(result, weight, weight_left, line);
 }
 
-Progress::Progress(int total, int already_done, std::FILE* out, bool may_redraw)
-    : total_(total), done_(already_done), out_(out), terminal_(may_redraw && isatty(fileno(out)) != 0),
+Progress::Progress(int total, int already_done, std::FILE* out, Display display)
+    : total_(total), done_(already_done), out_(out),
+      terminal_(display == Display::BarOnTerminal && isatty(fileno(out)) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
 std::string failures(const io::ResultFile& results) {

@@ -118,9 +118,10 @@ std::string point_program_path();
 /// A progress display: a bar redrawn in place on a terminal, a line per point otherwise.
 class Progress {
 public:
-  /// `may_redraw` false: a line per point, terminal or not (the MPI sweep's rank 0, which Open MPI
-  /// gives a pseudo-terminal whatever mpirun itself writes to).
-  Progress(int total, int already_done, std::FILE* out, bool may_redraw = true);
+  /// Lines: a line per point, terminal or not (the MPI sweep's rank 0, which Open MPI gives a
+  /// pseudo-terminal whatever mpirun itself writes to).
+  enum class Display { BarOnTerminal, Lines };
+  Progress(int total, int already_done, std::FILE* out, Display display = Display::BarOnTerminal);
   /// One more point finished; `line` says which and how it went.
   void point_done(const sweep::PointResult& result, double weight, double weight_left, const std::string& line);
   void finish();
