@@ -188,6 +188,7 @@ name = "v"' > "$tmp/changed/e.toml"
   # Its output into a file is a line per point, no bar: Open MPI gives its ranks a pseudo-terminal.
   mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --overwrite -o mpi1.h5 >mpi1.log 2>&1
   expect 0 "[64/64, 0 failed" -- cat mpi1.log
+  expect 0 "dominant part of 1 - alpha_eff" -- cat mpi1.log # (the table `ceiling sweep` ends with)
   expect 1 "" -- grep -q $'\x1b' mpi1.log
   expect 2 "--resume and --overwrite exclude each other" -- \
     mpirun --allow-run-as-root -n 1 "$mpi_sweep" "$small" --resume --overwrite -o mpi1.h5
