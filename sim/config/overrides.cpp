@@ -159,16 +159,19 @@ toml::table parse_override(std::string_view text, const std::string& origin) {
                           "text, quote it (\"" +
                           value + "\")");
     // Nor a decimal number beyond a double's range (1e400, 1e-400).
-    const bool decimal = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
-      return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
-    }) && digits.front() >= '0' && digits.front() <= '9';
-    char* end = nullptr;
-    errno = 0;
-    (void)std::strtod(value.c_str(), &end);
-    if (decimal && end == value.c_str() + value.size() && errno == ERANGE)
-      throw LoadError(at, trimmed(text.substr(0, equals)),
-                      value + " is beyond the range of a number (a double: magnitudes from about 2.2e-308 to "
-                              "1.8e308, or 0): for a text, quote it (\"" + value + "\")");
+    const bool decimal = !digits.empty() && digits.front() >= '0' && digits.front() <= '9' &&
+                         std::all_of(digits.begin(), digits.end(), [](char c) {
+                           return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+';
+                         });
+    if (decimal) {
+      char* end = nullptr;
+      errno = 0;
+      std::strtod(value.c_str(), &end);
+      if (end == value.c_str() + value.size() && errno == ERANGE)
+        throw LoadError(at, trimmed(text.substr(0, equals)),
+                        value + " is beyond the range of a number (a double: magnitudes from about 2.2e-308 to "
+                                "1.8e308, or 0): for a text, quote it (\"" + value + "\")");
+    }
   }
   const std::string as_string =
       std::string(text.substr(0, equals)) + "=" + quoted_toml(text.substr(equals + 1));

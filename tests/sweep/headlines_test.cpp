@@ -14,11 +14,17 @@ namespace {
 /// A store of one strong curve whose iteration times over `nodes` are `times_s` (compute alone).
 io::ResultFile one_curve(const std::vector<double>& nodes, const std::vector<double>& times_s) {
   io::ResultFile r;
-  r.curves.push_back({.id = "p / w / v / strong", .platform = "p", .workload = "w", .variant = "v",
+  r.curves.push_back({.id = "p / w / v / strong",
+                      .platform = "p",
+                      .workload = "w",
+                      .variant = "v",
                       .scaling = analysis::Scaling::Strong});
   std::vector<analysis::CurvePoint> points;
   for (std::size_t i = 0; i < nodes.size(); ++i)
-    points.push_back({.n = nodes[i], .iteration_time_s = times_s[i], .samples_per_iteration = 64, .compute_s = times_s[i]});
+    points.push_back({.n = nodes[i],
+                      .iteration_time_s = times_s[i],
+                      .samples_per_iteration = 64,
+                      .compute_s = times_s[i]});
   r.analyses.push_back(analysis::analyse(points, analysis::Scaling::Strong));
   return r;
 }

@@ -341,9 +341,7 @@ int sweep_main(const std::vector<std::string>& args) {
     return 128 + stop_signal;
   }
   progress.finish();
-  std::printf("wrote %s: %s, %s\n", setup.output.c_str(), support::counted(static_cast<long long>(points.size()), "point").c_str(),
-              failures(setup.results).c_str());
-  std::fputs(headlines(setup.results).c_str(), stdout);
+  print_sweep_end(setup);
   return progress.failed() > 0 ? 3 : 0;
 }
 

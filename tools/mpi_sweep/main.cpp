@@ -4,8 +4,6 @@
 // program does not link SimGrid, whose library exports MPI symbols of its own (SMPI).
 #include "config/load_error.hpp"
 #include "io/result_store.hpp"
-#include "support/counted.hpp"
-#include "tools/sweep/headlines.hpp"
 #include "tools/sweep/stop_signals.hpp"
 #include "tools/sweep/sweep_driver.hpp"
 
@@ -235,10 +233,7 @@ int coordinator(const std::vector<std::string>& args, int ranks) {
     }
   }
   progress.finish();
-  std::printf("wrote %s: %s, %s\n", setup.output.c_str(),
-              support::counted(static_cast<long long>(points.size()), "point").c_str(),
-              tools::failures(setup.results).c_str());
-  std::fputs(tools::headlines(setup.results).c_str(), stdout); // (as `ceiling sweep` ends)
+  tools::print_sweep_end(setup);
   return progress.failed() > 0 ? 3 : 0;
 }
 

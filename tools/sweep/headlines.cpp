@@ -13,7 +13,8 @@ namespace ceiling::tools {
 namespace {
 
 /// Appends printf's `format` of the values to `out`.
-__attribute__((format(printf, 2, 3))) void append_formatted(std::string& out, const char* format, ...) {
+__attribute__((format(printf, 2, 3))) void append_formatted(std::string& out, const char* format,
+                                                            ...) {
   va_list args;
   va_start(args, format);
   va_list again;
@@ -40,20 +41,25 @@ std::string headlines(const io::ResultFile& r) {
   std::size_t width = 52;
   for (const auto& curve : r.curves)
     width = std::max(width, support::utf8_characters(curve.id));
-  append_formatted(out, "\n%s %6s %9s %8s %8s %12s %10s %s\n", support::padded("curve", width).c_str(), "N ref", "largest N", "E there",
-              "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
+  append_formatted(out, "\n%s %6s %9s %8s %8s %12s %10s %s\n",
+                   support::padded("curve", width).c_str(), "N ref", "largest N", "E there",
+                   "1-a_eff", "N at E=0.5", "ceiling", "dominant part of 1 - alpha_eff");
   // Per scaling mode, the least and most reference N (a weak and a strong curve never compare).
   std::map<std::string, std::pair<double, double>> references;
-  // The starred curves by why they are not Amdahl-shaped: their names, each with the figure that says so.
+  // The starred curves by why they are not Amdahl-shaped: their names, each with the figure that
+  // says so.
   std::map<analysis::CurveShape, std::string> starred;
   for (std::size_t c = 0; c < r.curves.size(); ++c) {
     const auto& a = r.analyses[c];
     if (a.points.empty()) {
-      append_formatted(out, "%s (no finished point)\n", support::padded(r.curves[c].id, width).c_str());
+      append_formatted(out, "%s (no finished point)\n",
+                       support::padded(r.curves[c].id, width).c_str());
       continue;
     }
-    auto& range = references.try_emplace(std::string(analysis::to_string(a.scaling)), a.n_reference, a.n_reference)
-                      .first->second;
+    auto& range =
+        references
+            .try_emplace(std::string(analysis::to_string(a.scaling)), a.n_reference, a.n_reference)
+            .first->second;
     range = {std::min(range.first, a.n_reference), std::max(range.second, a.n_reference)};
     const auto& last = a.points.back();
     const bool compared = a.points.size() > 1;
@@ -82,7 +88,8 @@ std::string headlines(const io::ResultFile& r) {
     else if (std::isinf(a.fit.ceiling_speedup)) // (alpha clamped to 1: linear or superlinear)
       std::snprintf(ceiling, sizeof ceiling, "%9s%s", "unbounded", starred_here ? "*" : " ");
     else if (a.fit.alpha > 0)
-      std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup, starred_here ? "*" : " ");
+      std::snprintf(ceiling, sizeof ceiling, "%9.4g%s", a.fit.ceiling_speedup,
+                    starred_here ? "*" : " ");
     else // no speedup over the smallest N: no ceiling to speak of
       std::snprintf(ceiling, sizeof ceiling, "%10s", "none ");
     if (starred_here) {
@@ -100,18 +107,24 @@ std::string headlines(const io::ResultFile& r) {
       std::snprintf(nonparallel, sizeof nonparallel, "%.2g", 1 - last.alpha_eff);
     else
       std::snprintf(nonparallel, sizeof nonparallel, "-");
-    append_formatted(out, "%s %6.0f %9.0f %8.3f %8s %12s %s %s\n", support::padded(r.curves[c].id, width).c_str(), a.n_reference, last.n,
-                last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
+    append_formatted(out, "%s %6.0f %9.0f %8.3f %8s %12s %s %s\n",
+                     support::padded(r.curves[c].id, width).c_str(), a.n_reference, last.n,
+                     last.efficiency, nonparallel, n_half, ceiling, a.dominant_term.c_str());
   }
-  append_formatted(out, "N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are "
-              "over; N at E=0.5: m measured, f from the Amdahl fit (never: its efficiency never falls to 0.5), > beyond "
-              "the sweep; ceiling = 1/(1 - alpha) of the fit (unbounded: alpha clamped to 1, a linear or superlinear "
-              "speedup; none: no speedup over N ref, alpha <= 0; -: one N; none seen: "
-              "1 - alpha_eff falls with N, as at constant efficiency, weak scaling's, where it falls as 1/N: "
-              "no ceiling within the sweep, and a fitted one would grow with the largest N);\n"
-              "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
-              "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a "
-              "smaller batch per GPU running less efficiently in strong scaling)\n");
+  append_formatted(
+      out,
+      "N ref: the curve's smallest finished N, which its speedups, efficiencies and ceiling are "
+      "over; N at E=0.5: m measured, f from the Amdahl fit (never: its efficiency never falls to "
+      "0.5), > beyond "
+      "the sweep; ceiling = 1/(1 - alpha) of the fit (unbounded: alpha clamped to 1, a linear or "
+      "superlinear "
+      "speedup; none: no speedup over N ref, alpha <= 0; -: one N; none seen: "
+      "1 - alpha_eff falls with N, as at constant efficiency, weak scaling's, where it falls as "
+      "1/N: "
+      "no ceiling within the sweep, and a fitted one would grow with the largest N);\n"
+      "dominant part: the largest of 1 - alpha_eff's parts at the largest N (communication, "
+      "copy, synchronisation, compute: what each rank computes beyond perfect scaling, as a "
+      "smaller batch per GPU running less efficiently in strong scaling)\n");
   // (in CurveShape's order, the order of fit_amdahl's tests)
   for (const auto& [shape, names] : starred) {
     char why[96] = "";
@@ -130,13 +143,16 @@ std::string headlines(const io::ResultFile& r) {
     default: // (never starred: Amdahl-shaped, no speedup, or no ceiling in sight)
       std::snprintf(why, sizeof why, "%s", std::string(analysis::to_string(shape)).c_str());
     }
-    append_formatted(out, "* not Amdahl-shaped, read its ceiling with care: %s: %s\n", why, names.c_str());
+    append_formatted(out, "* not Amdahl-shaped, read its ceiling with care: %s: %s\n", why,
+                     names.c_str());
   }
   for (const auto& [scaling, range] : references)
     if (range.first < range.second)
-      append_formatted(out, "note: the %s curves' N ref differ (%.0f to %.0f: points that failed or do not fit in device "
-                  "memory): speedups and ceilings over different N ref do not compare\n",
-                  scaling.c_str(), range.first, range.second);
+      append_formatted(out,
+                       "note: the %s curves' N ref differ (%.0f to %.0f: points that failed or do "
+                       "not fit in device "
+                       "memory): speedups and ceilings over different N ref do not compare\n",
+                       scaling.c_str(), range.first, range.second);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
 #include "source_id.hpp"
+#include "tools/sweep/headlines.hpp"
 #include "support/counted.hpp"
 #include "support/utf8.hpp"
 #include "sweep/point_codec.hpp"
@@ -374,6 +375,13 @@ std::string failures(const io::ResultFile& results) {
   if (not_fitting > 0)
     text += ", " + std::to_string(not_fitting) + " do not fit in device memory";
   return text;
+}
+
+void print_sweep_end(const SweepSetup& setup) {
+  std::printf("wrote %s: %s, %s\n", setup.output.c_str(),
+              support::counted(static_cast<long long>(setup.expansion.points.size()), "point").c_str(),
+              failures(setup.results).c_str());
+  std::fputs(headlines(setup.results).c_str(), stdout);
 }
 
 void Progress::point_done(const sweep::PointResult& result, double weight, double weight_left,

@@ -115,6 +115,10 @@ std::string ceiling_program_path();
 /// else ceiling_program_path().
 std::string point_program_path();
 
+/// Prints how a sweep ended on standard output: "wrote OUT: N points, F failed ..." and the table of
+/// its curves (headlines()).
+void print_sweep_end(const SweepSetup& setup);
+
 /// A progress display: a bar redrawn in place on a terminal, a line per point otherwise.
 class Progress {
 public:
