@@ -17,7 +17,8 @@ must give exactly:
   text, inside the axes; the report's summary says "none in sight" for its fitted ceiling and N,
   unstarred, and stars no slowdown;
 - a folder plotted into again loses the figures this store does not have, and keeps those written
-  now, those of a figure whose drawing failed, and every file not named as a figure.
+  now, those of a figure whose drawing failed, and every file not named as a figure;
+- a signal whose exception a library swallowed still ends the run with 128 + the signal.
 usage: ceilingplot_test.py ROOT
 """
 import math
@@ -217,6 +218,35 @@ with tempfile.TemporaryDirectory() as folder:
     left = sorted(p.name for p in folder.iterdir())
     check("stale figures removed, the others kept", left ==
           ["ceiling-2.svg", "ceiling.png", "efficiency.png", "notes.txt", "speedup-old.png"], str(left))
+
+# A signal whose exception a library swallowed on its way up (C code that clears any error of a
+# lookup, while the handler ran in the Python code it called) still ends the run as signalled:
+# 128 + the signal and the line, once the work under way is done. The script runs a stand-in
+# package whose main() signals itself inside such a catch-all and returns 0.
+with tempfile.TemporaryDirectory() as folder:
+    folder = Path(folder)
+    (folder / "ceilingplot").mkdir()
+    (folder / "ceiling_plot.py").write_text(
+        (Path(sys.argv[1]) / "tools" / "plot" / "ceiling_plot.py").read_text())
+    (folder / "ceilingplot" / "__init__.py").write_text("")
+    (folder / "ceilingplot" / "cli.py").write_text(
+        "import os, signal\n"
+        "def main():\n"
+        "    try:\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        for _ in range(10 ** 6):\n"
+        "            pass\n"
+        "    except BaseException:\n"
+        "        pass\n"
+        "    print('finished')\n"
+        "    return 0\n")
+    import subprocess
+    ran = subprocess.run([sys.executable, str(folder / "ceiling_plot.py")], capture_output=True,
+                         text=True, timeout=60)
+    check("a signal whose exception was swallowed ends the run with 128 + 15 and says so",
+          ran.returncode == 143 and "finished" in ran.stdout
+          and "ceiling: interrupted: the files written before stay" in ran.stderr,
+          f"exit {ran.returncode}, stdout {ran.stdout!r}, stderr {ran.stderr!r}")
 
 print(f"{failures} failure(s)" if failures else "all passed")
 sys.exit(1 if failures else 0)

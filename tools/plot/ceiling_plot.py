@@ -65,11 +65,23 @@ class Interrupted(BaseException):
         self.signum = signum
 
 
+# The signal taken, also where a library swallowed its exception on the way (C code that clears
+# any error of a lookup it made, while the handler ran in Python code that lookup called): the
+# run then ends as signalled all the same, once the work under way is done.
+_received = None
+
+
+def _ignore_signals():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _interrupt(signum, _frame):
     # One signal ends the run: a second, while the first unwinds, is ignored (it would cut the
     # removal of the temporary file short).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    global _received
+    _ignore_signals()
+    _received = signum
     raise Interrupted(signum)
 
 
@@ -83,10 +95,15 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 
 if __name__ == "__main__":
+    status = 1
     try:
         from ceilingplot.cli import main  # (checks numpy, h5py and matplotlib first)
-        sys.exit(main())
-    except Interrupted as e:  # as the C++ outputs do: 128 + the signal, nothing partial left
+        status = main()
+        _ignore_signals()  # (done: a signal from here on comes after the work)
+    except Interrupted:
+        pass
+    if _received is not None:  # as the C++ outputs do: 128 + the signal, nothing partial left
         print("ceiling: interrupted: the files written before stay; an unfinished one is "
               "removed", file=sys.stderr)
-        sys.exit(128 + e.signum)
+        sys.exit(128 + _received)
+    sys.exit(status)
