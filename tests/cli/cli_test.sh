@@ -356,6 +356,23 @@ expect 0 "transfer driver couriers" -- "${run[@]}" --transfer-driver couriers --
 expect 0 "transfer driver maestro" -- "${run[@]}" --timing
 # PCIe copies under host staging: shared out by the replay, or each a SimGrid comm.
 daint=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 --iterations 2 --software ideal)
+# A platform cost the run's stack does not pay, overridden, would change nothing: refused. Paid,
+# by the stack or by the same run's stack override, it is taken; Horovod's negotiation pays the
+# NIC's MPI overheads, though NCCL's messages do not.
+expect 2 "ceiling: error: --set node.pcie.copy_overhead: the software stack ideal pays no copy call overhead (copy_overheads = false), so the override would change nothing: run a stack that pays it (such as horovod-mpi) or add --set software.copy_overheads=true" -- \
+  "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"'
+for key in send_overhead receive_overhead; do
+  expect 2 "ceiling: error: --set node.nic.$key: the software stack ideal pays no MPI overheads per message (message_overheads, negotiation and gather_library are off)" -- \
+    "${daint[@]}" --set "node.nic.$key=\"1 us\""
+done
+expect 0 "mean " -- "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --set software.copy_overheads=true
+paying=("${daint[@]:0:10}") # (the same run, its stack named below)
+produce "$tmp/mpi_copy.txt" -- "${paying[@]}" --software horovod-mpi
+produce "$tmp/mpi_copy_20us.txt" -- "${paying[@]}" --software horovod-mpi --set 'node.pcie.copy_overhead="20 us"'
+expect 1 "" -- cmp -s "$tmp/mpi_copy.txt" "$tmp/mpi_copy_20us.txt"
+produce "$tmp/nccl_nic.txt" -- "${paying[@]}" --software horovod-nccl
+produce "$tmp/nccl_nic_1us.txt" -- "${paying[@]}" --software horovod-nccl --set 'node.nic.send_overhead="1 us"'
+expect 1 "" -- cmp -s "$tmp/nccl_nic.txt" "$tmp/nccl_nic_1us.txt"
 # SimGrid's comms take SimGrid's routes only: the comparisons with them route statically.
 daint_static=("${daint[@]}" --set interconnect.routing=static-minimal)
 # Ring flows that share no link: timed in closed form, or each a SimGrid comm; the same results.
@@ -584,6 +601,10 @@ quickstart_refused stack_made 's#^file = ".*piz-daint-xc50-p100.toml"$#file = "'
 # An override written with spaces in its key is found all the same.
 quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = [" workload . batch_per_worker = 8"]#' \
   "spaced_key.toml:31:7: error: variants[0].set: point 26"
+# An override of a platform cost that the point's stack does not pay changes nothing: refused at
+# the `set` that gives it, here a platform entry's (the first variant runs the ideal stack).
+quickstart_refused unpaid_cost 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
+  "unpaid_cost.toml:18:7: error: platforms[0].set: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: --set node.pcie.copy_overhead: the software stack ideal pays no copy call overhead"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \
