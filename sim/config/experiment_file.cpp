@@ -155,15 +155,6 @@ sweep::VariantSpec read_variant(TableReader& t) {
   return v;
 }
 
-/// The overrides of a variant (the values after its "--set").
-std::vector<std::string> overrides_of(const sweep::VariantSpec& v) {
-  std::vector<std::string> set;
-  for (std::size_t i = 0; i + 1 < v.run_args.size(); ++i)
-    if (v.run_args[i] == "--set")
-      set.push_back(v.run_args[i + 1]);
-  return set;
-}
-
 /// Every platform and workload with its own and each variant's overrides must load: a bad file
 /// or override is reported at the entry that names it, before anything runs.
 void check_inputs_load(const sweep::ExperimentSpec& e) {
@@ -171,7 +162,7 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
     return SourceLocation{w.path, w.line, w.column};
   };
   for (std::size_t v = 0; v < e.variants.size(); ++v) {
-    const auto variant_set = overrides_of(e.variants[v]);
+    const auto variant_set = e.variants[v].overrides();
     for (std::size_t k = 0; k < 2; ++k) {
       const auto& entries = k == 0 ? e.platforms : e.workloads;
       for (std::size_t i = 0; i < entries.size(); ++i) {

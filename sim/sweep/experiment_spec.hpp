@@ -46,6 +46,15 @@ struct VariantSpec {
   std::vector<EntryLocation> option_where; ///< where each option is written, in run_args' order
   EntryLocation set_where;                 ///< where `set` is written (the table's place when absent)
   bool operator==(const VariantSpec&) const = default;
+
+  /// Its overrides: the values of its "--set"s (run_args holds name, value pairs).
+  std::vector<std::string> overrides() const {
+    std::vector<std::string> set;
+    for (std::size_t i = 0; i + 1 < run_args.size(); i += 2)
+      if (run_args[i] == "--set")
+        set.push_back(run_args[i + 1]);
+    return set;
+  }
 };
 
 struct ExperimentSpec {

@@ -255,6 +255,11 @@ expect 2 "pi.toml:1:16: error: interconnect: expected a table ([interconnect]), 
 # A fat-tree's list of another length is refused at it though another list was overridden too.
 expect 2 "--set:1:17: error: interconnect.up: impossible fat-tree shape" -- \
   "$ceiling" platform bench "$root/platforms/generic-fat-tree.toml" --set 'interconnect.down=[8,8]' --set 'interconnect.up=[1]'
+# platform bench times the hardware alone: a software stack's costs are refused, not dropped.
+for key in node.nic.send_overhead node.nic.receive_overhead node.pcie.copy_overhead; do
+  expect 2 "ceiling: error: --set $key: a software stack's cost, which the benchmarks of the hardware alone do not pay" -- \
+    "$ceiling" platform bench "$root/platforms/piz-daint-xc50-p100.toml" --nodes 4 --set "$key=\"1 ms\""
+done
 # A path in a file is resolved as the system resolves it: through a link to a folder, "../"
 # climbs out of the folder linked to (a decoy beside the link, read before, is not read).
 mkdir -p "$tmp/lx/platforms"
@@ -356,16 +361,23 @@ expect 0 "transfer driver couriers" -- "${run[@]}" --transfer-driver couriers --
 expect 0 "transfer driver maestro" -- "${run[@]}" --timing
 # PCIe copies under host staging: shared out by the replay, or each a SimGrid comm.
 daint=("$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 8 --iterations 2 --software ideal)
-# A platform cost the run's stack does not pay, overridden, would change nothing: refused. Paid,
-# by the stack or by the same run's stack override, it is taken; Horovod's negotiation pays the
-# NIC's MPI overheads, though NCCL's messages do not.
-expect 2 "ceiling: error: --set node.pcie.copy_overhead: the software stack ideal pays no copy call overhead (copy_overheads = false), so the override would change nothing: run a stack that pays it (such as horovod-mpi) or add --set software.copy_overheads=true" -- \
+# A platform cost the run's stack does not pay, overridden, changes nothing: the run says so (a
+# sweep's platform entry gives its overrides to every variant's points). Paid, by the stack or by
+# the same run's stack override, it says nothing; Horovod's negotiation pays the NIC's MPI
+# overheads, though NCCL's messages do not, and a gather library only where sparse gradients are
+# gathered (ResNet-50 has none).
+expect 0 "ceiling: note: --set node.pcie.copy_overhead changes nothing in this run: the software stack ideal pays no copy call overhead (copy_overheads = false); a stack that pays it would (such as horovod-mpi, or --set software.copy_overheads=true)" -- \
   "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"'
+produce "$tmp/ideal.txt" -- "${daint[@]}"
+produce "$tmp/ideal_copy_20us.txt" -- "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"'
+expect 0 "" -- cmp "$tmp/ideal.txt" "$tmp/ideal_copy_20us.txt"
 for key in send_overhead receive_overhead; do
-  expect 2 "ceiling: error: --set node.nic.$key: the software stack ideal pays no MPI overheads per message (message_overheads, negotiation and gather_library are off)" -- \
+  expect 0 "ceiling: note: --set node.nic.$key changes nothing in this run: the software stack ideal pays no MPI overheads per message" -- \
     "${daint[@]}" --set "node.nic.$key=\"1 us\""
 done
-expect 0 "mean " -- "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --set software.copy_overheads=true
+expect 0 "ceiling: note: --set node.nic.send_overhead changes nothing in this run: the software stack horovod-nccl pays no MPI overheads" -- \
+  "${daint[@]:0:10}" --software horovod-nccl --set software.negotiation=false --set 'node.nic.send_overhead="1 us"'
+expect 1 "" -- bash -c '"$@" 2>&1 | grep -q "ceiling: note"' _ "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --set software.copy_overheads=true
 paying=("${daint[@]:0:10}") # (the same run, its stack named below)
 produce "$tmp/mpi_copy.txt" -- "${paying[@]}" --software horovod-mpi
 produce "$tmp/mpi_copy_20us.txt" -- "${paying[@]}" --software horovod-mpi --set 'node.pcie.copy_overhead="20 us"'
@@ -601,10 +613,14 @@ quickstart_refused stack_made 's#^file = ".*piz-daint-xc50-p100.toml"$#file = "'
 # An override written with spaces in its key is found all the same.
 quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = [" workload . batch_per_worker = 8"]#' \
   "spaced_key.toml:31:7: error: variants[0].set: point 26"
-# An override of a platform cost that the point's stack does not pay changes nothing: refused at
-# the `set` that gives it, here a platform entry's (the first variant runs the ideal stack).
-quickstart_refused unpaid_cost 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
-  "unpaid_cost.toml:18:7: error: platforms[0].set: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: --set node.pcie.copy_overhead: the software stack ideal pays no copy call overhead"
+# An override of a platform cost that a variant's stack does not pay changes nothing: refused at
+# the variant's `set`; in a platform entry's, it describes the machine, which another variant's
+# stack pays (the quickstart's second variant runs horovod-nccl, whose negotiation pays the NIC's).
+quickstart_refused unpaid_cost 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
+  "unpaid_cost.toml:31:7: error: variants[0].set: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: --set node.pcie.copy_overhead: changes nothing: the software stack ideal pays no copy call overhead (copy_overheads = false); give it to the variants whose stacks pay it, or in the platform entry's set, which every variant's points take"
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.nic.send_overhead = \\"2 us\\""]#' \
+  "$root/experiments/quickstart.toml" > "$tmp/paid_cost.toml"
+expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_cost.toml"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \

@@ -108,19 +108,22 @@ refused bad_options TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 2\noptions 
   "expected strings only"
 # A refusal of the run that names an option or a file of the case is placed at that key.
 refused servers_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--servers", "100"]/' \
-  "servers_option.toml:17:11: error: case.options: the run of these 1 worker refused the case's input: --servers: "
+  "servers_option.toml:17:11: error: case.options: the run of 1 worker refused the case's input: --servers: "
 # A --set of the case's options is placed at the options, and the servers validate gives from
 # servers_per_node at that key.
 refused set_option TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "node.nic.bandwidth=-1 GB\/s"]/' \
-  "set_option.toml:17:11: error: case.options: the run of these 1 worker refused the case's input: --set:1:20: error: node.nic.bandwidth: "
+  "set_option.toml:17:11: error: case.options: the run of 1 worker refused the case's input: --set:1:20: error: node.nic.bandwidth: "
+# (a refusal that names the override's key, "--set KEY: ...", too)
+refused set_shadowed TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "software.jitter=0.1", "--jitter", "0.2"]/' \
+  "set_shadowed.toml:17:11: error: case.options: the run of 1 worker refused the case's input: --set software.jitter: --jitter sets it"
 refused servers_per_node TF_DGX1_P100_VGG16 's/^options = \[\]$/servers_per_node = 2\noptions = []/' \
-  "servers_per_node.toml:17:20: error: case.servers_per_node: the run of these 1 worker refused the case's input: --servers: "
+  "servers_per_node.toml:17:20: error: case.servers_per_node: the run of 1 worker refused the case's input: --servers: "
 refused no_source TF_DGX1_P100_VGG16 's/^source = .*$/source = ""/' \
   "no_source.toml:10:10: error: case.source: empty: expected where the figures come from"
 refused folder_platform TF_DGX1_P100_VGG16 's|^platform = .*$|platform = "platforms"|' \
   "folder_platform.toml:11:12: error: case.platform: a folder, not a file: $root/validation/platforms"
 refused hpc_workload TF_DGX1_P100_VGG16 's|^workload = .*$|workload = "../workloads/hpl.toml"|' \
-  "hpc_workload.toml:12:12: error: case.workload: the run of these 1 worker refused the case's input: $root/workloads/hpl.toml:9:8: error: workload.kind: this is an HPC workload"
+  "hpc_workload.toml:12:12: error: case.workload: the run of 1 worker refused the case's input: $root/workloads/hpl.toml:9:8: error: workload.kind: this is an HPC workload"
 f=$(edited descending TF_DGX1_P100_RESNET50 's/^workers = 2$/workers = 1/')
 expect 2 "descending.toml:" -- "$ceiling" validate "$f"
 expect 2 "points must come in ascending workers, got 1 after 1" -- "$ceiling" validate "$f"
@@ -181,7 +184,7 @@ f=$(edited gpus TF_DGX1_P100_VGG16 's/^gpus_per_node = 8$/gpus_per_node = 4/')
 expect 2 "gpus.toml:14:17: error: case.gpus_per_node: the run of measured[2] simulated 8 ranks for 4 workers: gpus_per_node = 4 must be the GPUs of a node of" -- "$ceiling" validate "$f" -j 1
 # A point whose run refuses the case's input is said at its [[measured]] entry.
 refused nodes TF_DGX1_P100_VGG16 's/^workers = 8$/workers = 16/' \
-  "nodes.toml:31:1: error: measured[3]: the run of these 16 workers refused the case's input: --nodes: the machine dgx1-p100 has 1 node,"
+  "nodes.toml:31:1: error: measured[3]: the run of 16 workers refused the case's input: --nodes: the machine dgx1-p100 has 1 node,"
 # A case given twice (or two files of one id) is refused: the medians would count it twice.
 expect 2 "case id TF_DGX1_P100_VGG16 is validation/TF_DGX1_P100_VGG16.toml's too" -- "$ceiling" validate TF_DGX1_P100_VGG16 TF_DGX1_P100_VGG16
 # A case of one point compares no efficiency: no median, none in JSON.

@@ -549,6 +549,10 @@ int run_command(const std::vector<std::string>& args) {
   if (!cli)
     return 0;
   const replay::Scenario s = scenario_from(*cli);
+  // (said, not refused: a sweep's platform entry gives its overrides to every variant's points)
+  for (const auto& cost : unpaid_stack_costs(s, cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{})))
+    std::fprintf(stderr, "ceiling: note: --set %s changes nothing in this run: %s; a stack that pays it would (such as horovod-mpi, or --set software.%s=true)\n",
+                 cost.key.c_str(), cost.why.c_str(), cost.flag.c_str());
   if (!cli->vm["jobs"].defaulted() && !cli->has("seeds"))
     throw UsageError("--jobs goes with --seeds (the runs at once), not with a single run");
   if (cli->has("seeds")) {

@@ -238,25 +238,22 @@ void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std:
     refuse("calibration.half_batch");
 }
 
-/// A platform cost that only some stacks pay, overridden for a run whose stack does not pay it,
-/// would change nothing: it is refused, not ignored (a sweep's variant would run what its name
-/// denies). The NIC's overheads are paid per message (message_overheads), by Horovod's
-/// negotiation and by a gather library's messages (iteration_plan.cpp software_costs, engine.cpp
-/// negotiation_seconds); the copy call's overhead by copies (copy_overheads).
-void refuse_unpaid_stack_costs(const replay::Scenario& s, const std::vector<std::string>& overrides) {
+std::vector<UnpaidCost> unpaid_stack_costs(const replay::Scenario& s, const std::vector<std::string>& overrides) {
   const auto& stack = s.options.software;
-  const bool nic_paid = stack.message_overheads || stack.negotiation || stack.gather_library;
-  const auto refuse = [&](const char* key, const std::string& why, const char* flag) {
-    throw UsageError(std::string("--set ") + key + ": the software stack " + stack.name + " pays " + why +
-                     ", so the override would change nothing: run a stack that pays it (such as horovod-mpi) " +
-                     "or add --set software." + flag + "=true");
-  };
+  const bool sparse = std::any_of(s.workload.layers.begin(), s.workload.layers.end(),
+                                  [](const workload::LayerSpec& l) { return l.embedding.has_value(); });
+  const bool nic_paid = stack.message_overheads || stack.negotiation || (stack.gather_library && sparse);
+  std::vector<UnpaidCost> unpaid;
   for (const char* key : {"node.nic.send_overhead", "node.nic.receive_overhead"})
     if (!nic_paid && config::overrides_set(overrides, key))
-      refuse(key, "no MPI overheads per message (message_overheads, negotiation and gather_library are off)",
-             "message_overheads");
+      unpaid.push_back({key, "the software stack " + stack.name + " pays no MPI overheads per message (message_overheads " +
+                                 "and negotiation are off, and no gather library gathers sparse gradients)",
+                        "message_overheads"});
   if (!stack.copy_overheads && config::overrides_set(overrides, "node.pcie.copy_overhead"))
-    refuse("node.pcie.copy_overhead", "no copy call overhead (copy_overheads = false)", "copy_overheads");
+    unpaid.push_back({"node.pcie.copy_overhead",
+                      "the software stack " + stack.name + " pays no copy call overhead (copy_overheads = false)",
+                      "copy_overheads"});
+  return unpaid;
 }
 
 /// A workload named as a bundled one is named, without its folder and .toml ("-w resnet50_v1"): the
@@ -513,7 +510,6 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   }
   o.allow_oversubscribed_memory = allowed;
   refuse_unused_calibration(s, overrides);
-  refuse_unpaid_stack_costs(s, overrides);
   const double limit = cli.has("max-memory") ? cli.positive_size("max-memory").bytes() : physical_memory_bytes();
   const double estimate = simulation_memory_estimate(s);
   // The limit as given, and in the units of the estimate where that reads otherwise ("1 KiB, 1.024 kB").

@@ -27,6 +27,19 @@ boost::program_options::options_description run_options();
 /// not refused here (a sweep records such a point as not fitting, with the reason).
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory = true);
 
+/// An override of a platform cost that the scenario's stack does not pay, so that it changes
+/// nothing in the run: node.nic.send_overhead and receive_overhead where neither the stack's
+/// message_overheads, its negotiation nor a gather library of sparse gradients pays them
+/// (iteration_plan.cpp software_costs, engine.cpp negotiation_seconds), node.pcie.copy_overhead
+/// where copy_overheads is off. `run` notes each; a sweep refuses one a variant's own `set` gives
+/// (a platform entry's describes the machine, which other variants' stacks may pay).
+struct UnpaidCost {
+  std::string key;
+  std::string why;  ///< "the software stack ideal pays no copy call overhead (...)"
+  std::string flag; ///< the stack's key that would pay it: "copy_overheads"
+};
+std::vector<UnpaidCost> unpaid_stack_costs(const replay::Scenario& s, const std::vector<std::string>& overrides);
+
 /// "random (seed 3)": the allocation policy, and the seed when the policy draws.
 std::string allocation_text(const replay::Scenario& s);
 /// "background load 30 % of fabric links, 50 % of global links" (global only on a dragonfly),

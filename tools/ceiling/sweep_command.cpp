@@ -119,19 +119,13 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
   if (option == "--global-batch")
     return workload.global_batch ? std::pair{workload.global_batch_where, "workloads[" + std::to_string(w) + "].global_batch"}
                                  : std::pair{e.global_batch_where, std::string("experiment.global_batch")};
-  // The variant's overrides (after its options, each "--set" then KEY=VALUE).
-  std::vector<std::string> variant_set;
-  for (std::size_t i = 0; i + 1 < variant.run_args.size(); i += 2)
-    if (variant.run_args[i] == "--set")
-      variant_set.push_back(variant.run_args[i + 1]);
+  const std::vector<std::string> variant_set = variant.overrides();
   if (message.starts_with("--set ")) { // "--set KEY: ...": the variant's or the workload's `set` that sets KEY
     const std::string key(message.substr(6, message.find(':') - 6));
     if (config::overrides_set(variant_set, key))
       return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
     if (config::overrides_set(workload.set, key))
       return {workload.set_where, "workloads[" + std::to_string(w) + "].set"};
-    if (config::overrides_set(e.platforms[p].set, key)) // (a platform key the variant's stack does not pay)
-      return {e.platforms[p].set_where, "platforms[" + std::to_string(p) + "].set"};
   }
   // A platform's key that the stack makes wrong, the stack as the variant's overrides leave it
   // (replay::ScenarioProblem::made_by_stack: "... (the stack as --set software.KEY=... leaves it)").
@@ -218,6 +212,13 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
       auto known = by_nodes.find({p.curve, p.nodes});
       if (known == by_nodes.end()) {
         const auto scenario = scenario_of(p.run_args, false).value(); // (a variant never sets help)
+        // A variant's own override of a cost its stack does not pay changes nothing: refused at its
+        // `set` (failure_where). A platform entry's describes the machine: other variants pay it.
+        const auto& variant = *std::find_if(e.variants.begin(), e.variants.end(),
+                                            [&](const auto& v) { return v.name == curve.variant; });
+        for (const auto& cost : unpaid_stack_costs(scenario, variant.overrides()))
+          throw UsageError("--set " + cost.key + ": changes nothing: " + cost.why + "; give it to the variants " +
+                           "whose stacks pay it, or in the platform entry's set, which every variant's points take");
         auto problem = replay::memory_problem(scenario);
         if (scenario.options.allow_oversubscribed_memory)
           problem.reset();

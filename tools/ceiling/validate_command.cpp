@@ -368,26 +368,32 @@ int validate_command(const std::vector<std::string>& args) {
   if (failure && failure->status == 2) {
     // (the run's own "ceiling: error: " would come after this command's)
     const std::string_view prefix = "ceiling: error: ";
-    const std::string_view why = std::string_view(failure->err).starts_with(prefix)
-                                     ? std::string_view(failure->err).substr(prefix.size())
-                                     : std::string_view(failure->err);
+    std::string_view why = std::string_view(failure->err).starts_with(prefix)
+                               ? std::string_view(failure->err).substr(prefix.size())
+                               : std::string_view(failure->err);
+    while (why.ends_with('\n')) // (its line's end: the error ends with validate's own)
+      why.remove_suffix(1);
     const auto& p = points[failure->point];
     const analysis::ValidationCase& k = cases[p.c];
     const analysis::MeasuredPoint& m = k.measured[p.m];
-    const std::string message = "the run of these " + support::counted(m.workers, "worker") +
+    const std::string message = "the run of " + support::counted(m.workers, "worker") +
                                 " refused the case's input: " + std::string(why);
     // At the key the refusal is about where it names one: an option the case or the point gives
-    // ("--servers: ..."; a --set's refusal, "--set:1:20: error: KEY: ...", by the KEY its
-    // override sets, not validate's own node.gpu.count), the servers validate gives from
-    // case.servers_per_node, or one of the case's files (its own error first); else at the point.
-    const bool set = why.starts_with("--set:");
+    // ("--servers: ..."; a --set's refusal, "--set:1:20: error: KEY: ..." or "--set KEY: ...",
+    // by the KEY its override sets, not validate's own node.gpu.count), the servers validate
+    // gives from case.servers_per_node, or one of the case's files (its own error first); else
+    // at the point.
+    const bool set_located = why.starts_with("--set:"), set_named = why.starts_with("--set ");
+    const bool set = set_located || set_named;
     const std::string option =
         set ? std::string("--set")
             : std::string(why.substr(0, why.starts_with("--") ? why.find(':') : 0));
     std::string set_key; // the key the refused override sets, as the error names it
-    if (const auto at = why.find(": error: "); set && at != std::string_view::npos) {
+    if (const auto at = why.find(": error: "); set_located && at != std::string_view::npos) {
       const std::string_view rest = why.substr(at + 9);
       set_key = std::string(rest.substr(0, rest.find(':')));
+    } else if (set_named) {
+      set_key = std::string(why.substr(6, why.find(':') - 6));
     }
     // An override sets the error's key where it is that key or a table holding it; without a
     // key named, any override may be it.
