@@ -39,6 +39,10 @@ show = lambda f: json.loads(subprocess.run([sys.argv[1], 'platform', 'show', f, 
 print('device_spread', show(sys.argv[2])['gpu']['device_spread'], show(sys.argv[3])['gpu']['device_spread'])" \
   "$ceiling" "$root/platforms/generic-fat-tree.toml" "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 "wrote" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 8 -o "$tmp/m.xml"
+# "-" is no standard output here (that carries the line saying what was written): refused.
+expect 2 'ceiling: error: -o: "-": the XML goes to a file: give its path (./- for a file named so)' -- \
+  bash -c 'cd "$1" && "$2" platform export "$3" --nodes 8 -o -' _ "$tmp" "$ceiling" "$root/platforms/generic-fat-tree.toml"
+expect 1 "" -- test -e "$tmp/-"
 # A name with "--" (which no XML comment may hold) still makes well-formed XML.
 sed 's/^name = .*/name = "a--b <\&> q-"/' "$root/platforms/generic-fat-tree.toml" > "$tmp/dashes.toml"
 expect 0 "wrote" -- "$ceiling" platform export "$tmp/dashes.toml" --nodes 4 -o "$tmp/dashes.xml"

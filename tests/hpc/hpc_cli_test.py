@@ -61,6 +61,12 @@ nb256 = run("hpl", cpu, 64)["efficiency"]
 nb1024 = run("hpl", cpu, 64, "--set", "hpl.block_size=1024")["efficiency"]
 check(nb256 > nb1024, f"{cpu}: E with NB 256 ({nb256:.4f}) > NB 1024 ({nb1024:.4f})")
 
+# At N = 1 no non-parallel fraction is defined: the text says n/a, the JSON null, its key there.
+one = run("hpcg", p100, 1)["non_parallel_fraction"]
+check(all("one_minus_alpha_eff" in c and (c["one_minus_alpha_eff"] is None) == (c["n"] == 1) for c in one.values())
+      and one["nodes"]["n"] == 1,
+      f"hpcg on 1 {p100} node: one_minus_alpha_eff null where N = 1, a number where more (TOP500 cores) ({one})")
+
 weak16 = run("hpl", cpu, 16)
 weak256 = run("hpl", cpu, 256)["efficiency"]
 strong256 = run("hpl", cpu, 256, "--set", f"hpl.matrix_order={weak16['matrix_order']}")["efficiency"]

@@ -131,8 +131,11 @@ void json_payload(io::JsonWriter& json, const Payload& p, const char* per) {
   for (const CountOfN& c : counts_of_n(p)) {
     const double x = non_parallel(p.efficiency(), c.n);
     json.key(c.name).begin_object().key("n").value(c.n);
+    // (null where the text says n/a: at N = 1 no fraction is defined)
     if (std::isfinite(x))
       json.key("one_minus_alpha_eff").value(x);
+    else
+      json.key("one_minus_alpha_eff").null();
     json.end_object();
   }
   json.end_object();

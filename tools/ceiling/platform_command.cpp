@@ -376,6 +376,8 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(platform::max_xml_export_nodes) + " nodes, got " +
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
+  if (output == "-") // (not standard output, which carries the line saying what was written)
+    throw UsageError("-o: \"-\": the XML goes to a file: give its path (./- for a file named so)");
   refuse_output_over_inputs("-o", output, {{"platform", parsed->file}});
   refuse_over_other_than_own("-o", output, platform::xml_export_start,
                              "a platform that `platform export` wrote");
