@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <span>
 
 namespace ceiling::units {
@@ -244,6 +245,10 @@ std::string number_text(double v, int min_digits) {
     if (std::strtod(text, nullptr) == v || !std::isfinite(v))
       break;
   }
+  // A whole number that reads as short without its exponent is written so: "50", not "5e+01".
+  if (char whole[32]; std::strchr(text, 'e') && std::isfinite(v) && std::fabs(v) < 1e17 && v == std::trunc(v) &&
+                      std::snprintf(whole, sizeof whole, "%.0f", v) <= static_cast<int>(std::strlen(text)))
+    return whole;
   return text;
 }
 

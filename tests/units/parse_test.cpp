@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 using namespace ceiling::units;
@@ -117,4 +118,16 @@ TEST_CASE("a count of identical parts multiplies the quantity") {
   CHECK(parse<Bandwidth>("2 x 12 GB").error ==
         "unknown unit \"GB\" in \"12 GB\": expected a data rate such as \"12 GB/s\", \"11.88 "
         "GiB/s\" or \"100 Gbit/s\"");
+}
+
+TEST_CASE("a plain number prints in the shortest form that reads back, a whole one without an exponent where that is no longer") {
+  CHECK(number_text(0.5) == "0.5");
+  CHECK(number_text(6e-7) == "6e-07");
+  CHECK(number_text(50) == "50");       // "5e+01" reads back too, but is longer
+  CHECK(number_text(150) == "150");     // "1.5e+02"
+  CHECK(number_text(1e6) == "1e+06");   // shorter than "1000000"
+  CHECK(number_text(1e308) == "1e+308");
+  CHECK(number_text(-40) == "-40");
+  CHECK(number_text(10, 6) == "10");
+  CHECK(std::strtod(number_text(0.1 + 0.2).c_str(), nullptr) == 0.1 + 0.2);
 }
