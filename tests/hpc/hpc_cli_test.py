@@ -117,6 +117,11 @@ check(out.returncode == 0, f"HPCG on CPU nodes without a DGEMM rate runs: got {o
 refused(["hpc", "-w", hpl, "-p", no_dgemm, "-n", "8"], "error: node.cpu.dgemm: missing key")
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{cpu}.toml", "-n", "8", "--set", "node.cpu.dgemm=1 PFLOP/s"],
         "node.cpu.dgemm: measured 1 PFLOP/s, above peak_fp64")
+# The GPU keys of training runs, which hpc does not read, are refused, not dropped.
+for key, value in (("node.gpu.device_spread", "0.1"), ("node.gpu.calibration_device", "other"),
+                   ("node.gpu.compute_capability", "7.0")):
+    refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{p100}.toml", "-n", "4", "--set", f"{key}={value}"],
+            f"--set {key}: a key of training runs (platforms/README.md), which `ceiling hpc` does not read")
 # A node memory too small for the grid at any block size is refused at the memory, not the block size.
 refused(["hpc", "-w", hpl, "-p", f"{root}/platforms/{p100}.toml", "-n", "4", "--set", "node.cpu.host_memory=1 KiB"],
         "node.cpu.host_memory: matrix order 20 gives 0 blocks of 768, fewer than the 2 process rows or columns of the 2 x 2 grid: "
