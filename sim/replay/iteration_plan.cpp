@@ -674,6 +674,14 @@ workload::WorkloadSpec densified(const Scenario& s, PrecisionMode mode) {
   return w;
 }
 
+bool gathers_sparse_gradients(const Scenario& s) {
+  if (rank_count(s) < 2 || s.options.software.sparse == stack::SparseGradients::Servers)
+    return false;
+  const auto w = densified(s, resolved_precision(s));
+  return std::any_of(w.layers.begin(), w.layers.end(),
+                     [](const workload::LayerSpec& l) { return l.embedding && l.trained_params() > 0; });
+}
+
 bool fuses_by_cycle(const Scenario& s) {
   return s.options.software.fusion == stack::Fusion::ByCycle; // with a cycle and buckets: exchange_problem
 }

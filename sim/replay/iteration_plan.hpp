@@ -109,6 +109,10 @@ struct IterationPlan {
   std::vector<DenseTable> dense_tables;
 };
 
+/// Whether `s` all-gathers sparse gradients: two ranks or more, a trained embedding table the
+/// stack does not exchange dense (densified()) nor leave on parameter servers.
+bool gathers_sparse_gradients(const Scenario& s);
+
 /// The costs of `s`'s software stack on its platform; requires scenario_problem(s) to be empty.
 SoftwareCosts software_costs(const Scenario& s);
 

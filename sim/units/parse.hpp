@@ -50,7 +50,8 @@ template <class Q> std::optional<std::string> beyond_plausible(Q value, std::str
 /// A short human form with an SI prefix and 4 significant digits: "11.88 GB/s", "1.3 us".
 /// A plain number in the shortest form that reads back to the same double ("6e-07", "1e+308", "0.5",
 /// "50": a whole number without its exponent where that is no longer),
-/// with `min_digits` significant digits at least (6: "10", "0.0001", as streams write them).
+/// with `min_digits` significant digits at least (6: "10", "0.0001", as streams write them, but
+/// "1500000" where a stream writes "1.5e+06").
 std::string number_text(double v, int min_digits = 1);
 std::string to_string(DataSize v);
 std::string to_string(Duration v);

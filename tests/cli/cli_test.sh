@@ -40,7 +40,7 @@ print('device_spread', show(sys.argv[2])['gpu']['device_spread'], show(sys.argv[
   "$ceiling" "$root/platforms/generic-fat-tree.toml" "$root/platforms/piz-daint-xc50-p100.toml"
 expect 0 "wrote" -- "$ceiling" platform export "$root/platforms/generic-fat-tree.toml" --nodes 8 -o "$tmp/m.xml"
 # "-" is no standard output here (that carries the line saying what was written): refused.
-expect 2 'ceiling: error: -o: "-": the XML goes to a file: give its path (./- for a file named so)' -- \
+expect 2 'ceiling: error: -o: "-": writes a file, not standard output: give its path (./- for a file named so)' -- \
   bash -c 'cd "$1" && "$2" platform export "$3" --nodes 8 -o -' _ "$tmp" "$ceiling" "$root/platforms/generic-fat-tree.toml"
 expect 1 "" -- test -e "$tmp/-"
 # A name with "--" (which no XML comment may hold) still makes well-formed XML.
@@ -381,7 +381,15 @@ for key in send_overhead receive_overhead; do
 done
 expect 0 "ceiling: note: --set node.nic.send_overhead changes nothing in this run: the software stack horovod-nccl pays no MPI overheads" -- \
   "${daint[@]:0:10}" --software horovod-nccl --set software.negotiation=false --set 'node.nic.send_overhead="1 us"'
-expect 1 "" -- bash -c '"$@" 2>&1 | grep -q "ceiling: note"' _ "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --set software.copy_overheads=true
+"${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --set software.copy_overheads=true >/dev/null 2>"$tmp/paid.err"
+expect 0 "exit 0" -- echo "exit $?"
+expect 1 "" -- grep -q "ceiling: note" "$tmp/paid.err"
+# (said once the run is sure to start: after a refusal of its options, none)
+expect 2 "ceiling: error: --jobs goes with --seeds" -- "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --jobs 2
+expect 1 "" -- bash -c '"$@" 2>&1 | grep -q "ceiling: note"' _ "${daint[@]}" --set 'node.pcie.copy_overhead="20 us"' --jobs 2
+# "-" is no standard output for a trace or a sweep's store either.
+expect 2 'ceiling: error: --trace: "-": writes a file, not standard output: give its path (./- for a file named so)' -- \
+  "${daint[@]}" --trace -
 paying=("${daint[@]:0:10}") # (the same run, its stack named below)
 produce "$tmp/mpi_copy.txt" -- "${paying[@]}" --software horovod-mpi
 produce "$tmp/mpi_copy_20us.txt" -- "${paying[@]}" --software horovod-mpi --set 'node.pcie.copy_overhead="20 us"'
@@ -621,7 +629,21 @@ quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { 
 # the variant's `set`; in a platform entry's, it describes the machine, which another variant's
 # stack pays (the quickstart's second variant runs horovod-nccl, whose negotiation pays the NIC's).
 quickstart_refused unpaid_cost 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
-  "unpaid_cost.toml:31:7: error: variants[0].set: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: --set node.pcie.copy_overhead: changes nothing: the software stack ideal pays no copy call overhead (copy_overheads = false); give it to the variants whose stacks pay it, or in the platform entry's set, which every variant's points take"
+  "unpaid_cost.toml:31:7: error: variants[0].set: node.pcie.copy_overhead changes nothing: the variant's stack pays it at none of its points, e.g. point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node): the software stack ideal pays no copy call overhead (copy_overheads = false); give it to the variants whose stacks pay it, or in the platform entry's set, which every variant's points take"
+# A variant's override that some of its points pay (DIN's sparse gradients, gathered by Horovod's
+# MPI beside NCCL) is taken, though ResNet-50's points, which gather nothing, do not pay it.
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "horovod-nccl" }$#&\nset = ["software.negotiation=false", "node.nic.send_overhead = \\"5 us\\""]#' \
+  -e 's#^file = ".*/workloads/resnet50_v1.toml"$#&\n\n[[workloads]]\nname = "DIN"\nfile = "'"$root"'/workloads/din.toml"#' \
+  "$root/experiments/quickstart.toml" > "$tmp/paid_somewhere.toml"
+expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_somewhere.toml"
+sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "horovod-nccl" }$#&\nset = ["software.negotiation=false", "node.nic.send_overhead = \\"5 us\\""]#' \
+  "$root/experiments/quickstart.toml" > "$tmp/paid_nowhere.toml"
+expect 2 "paid_nowhere.toml:35:7: error: variants[1].set: node.nic.send_overhead changes nothing: the variant's stack pays it at none of its points" -- \
+  "$ceiling" experiment show "$tmp/paid_nowhere.toml"
+# The store is a file: "-" is refused, not written as a file of that name.
+expect 2 'the output (-o, or the experiment'"'"'s output) is a result file, not standard output' -- \
+  bash -c 'cd "$1" && "$2" sweep "$3" -o -' _ "$tmp" "$ceiling" "$tmp/paid_somewhere.toml"
+expect 1 "" -- test -e "$tmp/-"
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.nic.send_overhead = \\"2 us\\""]#' \
   "$root/experiments/quickstart.toml" > "$tmp/paid_cost.toml"
 expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_cost.toml"

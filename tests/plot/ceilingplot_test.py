@@ -23,6 +23,7 @@ usage: ceilingplot_test.py ROOT
 """
 import math
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -240,7 +241,6 @@ with tempfile.TemporaryDirectory() as folder:
         "        pass\n"
         "    print('finished')\n"
         "    return 0\n")
-    import subprocess
     ran = subprocess.run([sys.executable, str(folder / "ceiling_plot.py")], capture_output=True,
                          text=True, timeout=60)
     check("a signal whose exception was swallowed ends the run with 128 + 15 and says so",

@@ -126,6 +126,7 @@ TEST_CASE("a plain number prints in the shortest form that reads back, a whole o
   CHECK(number_text(50) == "50");       // "5e+01" reads back too, but is longer
   CHECK(number_text(150) == "150");     // "1.5e+02"
   CHECK(number_text(1e6) == "1e+06");   // shorter than "1000000"
+  CHECK(number_text(1e4) == "10000");   // as long as "1e+04": without the exponent
   CHECK(number_text(1e308) == "1e+308");
   CHECK(number_text(-40) == "-40");
   CHECK(number_text(10, 6) == "10");

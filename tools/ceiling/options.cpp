@@ -160,6 +160,8 @@ std::string error_text(const std::exception& e, const po::options_description* k
 
 void refuse_output_over_inputs(std::string_view option, const std::string& path,
                                const std::vector<std::pair<std::string, std::string>>& inputs) {
+  if (path == "-") // (no standard output: that carries what the command prints)
+    throw UsageError(std::string(option) + ": \"-\": writes a file, not standard output: give its path (./- for a file named so)");
   for (const auto& [kind, input] : inputs) {
     std::error_code ignored;
     if (!input.empty() && std::filesystem::equivalent(path, input, ignored))

@@ -78,7 +78,8 @@ void refuse_unread_overrides(std::span<const std::string> overrides, std::string
 std::string error_text(const std::exception& e, const boost::program_options::options_description* known = nullptr);
 
 /// Refuses an output (`option`, at `path`) that is one of the command's input files, which it
-/// would write over: each of `inputs` is a kind ("platform") and its path.
+/// would write over: each of `inputs` is a kind ("platform") and its path; and "-", which is no
+/// standard output here (a file of that name is ./-).
 void refuse_output_over_inputs(std::string_view option, const std::string& path,
                                const std::vector<std::pair<std::string, std::string>>& inputs);
 

@@ -11,6 +11,7 @@
 #include "support/stop_signals.hpp"
 #include "tools/ceiling/commands.hpp"
 #include "tools/ceiling/options.hpp"
+#include "tools/ceiling/run_options.hpp"
 #include "units/parse.hpp"
 
 #include <boost/program_options.hpp>
@@ -376,8 +377,6 @@ int export_command(const std::vector<std::string>& args) {
                      std::to_string(platform::max_xml_export_nodes) + " nodes, got " +
                      std::to_string(n));
   const std::string output = parsed->vm["output"].as<std::string>();
-  if (output == "-") // (not standard output, which carries the line saying what was written)
-    throw UsageError("-o: \"-\": the XML goes to a file: give its path (./- for a file named so)");
   refuse_output_over_inputs("-o", output, {{"platform", parsed->file}});
   refuse_over_other_than_own("-o", output, platform::xml_export_start,
                              "a platform that `platform export` wrote");
@@ -490,7 +489,7 @@ int bench(const std::vector<std::string>& args) {
   const auto overrides = parsed->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
   refuse_unread_overrides(overrides, "platform bench", {config::OverrideTarget::Platform});
   // The benchmarks time the hardware alone: the costs a software stack pays are not theirs.
-  for (const char* key : {"node.nic.send_overhead", "node.nic.receive_overhead", "node.pcie.copy_overhead"})
+  for (const char* key : stack_cost_keys)
     if (config::overrides_set(overrides, key))
       throw UsageError(std::string("--set ") + key + ": a software stack's cost, which the benchmarks of the " +
                        "hardware alone do not pay: leave it out (`ceiling run` with a stack that pays it prices it)");

@@ -549,10 +549,13 @@ int run_command(const std::vector<std::string>& args) {
   if (!cli)
     return 0;
   const replay::Scenario s = scenario_from(*cli);
-  // (said, not refused: a sweep's platform entry gives its overrides to every variant's points)
-  for (const auto& cost : unpaid_stack_costs(s, cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{})))
-    std::fprintf(stderr, "ceiling: note: --set %s changes nothing in this run: %s; a stack that pays it would (such as horovod-mpi, or --set software.%s=true)\n",
-                 cost.key.c_str(), cost.why.c_str(), cost.flag.c_str());
+  // An override of a cost the stack does not pay is said once the run is sure to start, not
+  // refused: a sweep's platform entry gives its overrides to every variant's points.
+  const auto note_unpaid_costs = [&] {
+    for (const auto& cost : unpaid_stack_costs(s, cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{})))
+      std::fprintf(stderr, "ceiling: note: --set %s changes nothing in this run: %s; a stack that pays it would (such as horovod-mpi, or --set software.%s=true)\n",
+                   cost.key.c_str(), cost.why.c_str(), cost.flag.c_str());
+  };
   if (!cli->vm["jobs"].defaulted() && !cli->has("seeds"))
     throw UsageError("--jobs goes with --seeds (the runs at once), not with a single run");
   if (cli->has("seeds")) {
@@ -564,6 +567,7 @@ int run_command(const std::vector<std::string>& args) {
     const int jobs = cli->vm["jobs"].as<int>();
     if (jobs < 1)
       throw UsageError("--jobs: must be at least 1, got " + std::to_string(jobs));
+    note_unpaid_costs();
     return run_seeds(s, args, seeds_of(cli->vm["seeds"].as<std::string>()), jobs, cli->has("json"));
   }
   if (auto problem = replay::memory_problem(s)) // allowed, or scenario_from would have refused it
@@ -583,6 +587,7 @@ int run_command(const std::vector<std::string>& args) {
     refuse_over_other_than_own("--trace", *trace_path, io::chrome_trace_start, "a trace");
     io::AtomicOutput{*trace_path};
   }
+  note_unpaid_costs();
   // The text output streams: the header once the machine is built, each iteration's row when
   // it ends. JSON is one document, written at the end.
   replay::Progress progress;

@@ -240,17 +240,16 @@ void refuse_unused_calibration(const replay::Scenario& s, const std::vector<std:
 
 std::vector<UnpaidCost> unpaid_stack_costs(const replay::Scenario& s, const std::vector<std::string>& overrides) {
   const auto& stack = s.options.software;
-  const bool sparse = std::any_of(s.workload.layers.begin(), s.workload.layers.end(),
-                                  [](const workload::LayerSpec& l) { return l.embedding.has_value(); });
-  const bool nic_paid = stack.message_overheads || stack.negotiation || (stack.gather_library && sparse);
+  const bool nic_paid =
+      stack.message_overheads || stack.negotiation || (stack.gather_library && replay::gathers_sparse_gradients(s));
   std::vector<UnpaidCost> unpaid;
-  for (const char* key : {"node.nic.send_overhead", "node.nic.receive_overhead"})
+  for (const char* key : {stack_cost_keys[0], stack_cost_keys[1]})
     if (!nic_paid && config::overrides_set(overrides, key))
       unpaid.push_back({key, "the software stack " + stack.name + " pays no MPI overheads per message (message_overheads " +
                                  "and negotiation are off, and no gather library gathers sparse gradients)",
                         "message_overheads"});
-  if (!stack.copy_overheads && config::overrides_set(overrides, "node.pcie.copy_overhead"))
-    unpaid.push_back({"node.pcie.copy_overhead",
+  if (!stack.copy_overheads && config::overrides_set(overrides, stack_cost_keys[2]))
+    unpaid.push_back({stack_cost_keys[2],
                       "the software stack " + stack.name + " pays no copy call overhead (copy_overheads = false)",
                       "copy_overheads"});
   return unpaid;

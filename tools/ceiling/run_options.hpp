@@ -33,6 +33,9 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
 /// (iteration_plan.cpp software_costs, engine.cpp negotiation_seconds), node.pcie.copy_overhead
 /// where copy_overheads is off. `run` notes each; a sweep refuses one a variant's own `set` gives
 /// (a platform entry's describes the machine, which other variants' stacks may pay).
+/// The platform costs that only a software stack pays (above), for the commands that run none.
+inline constexpr const char* stack_cost_keys[] = {"node.nic.send_overhead", "node.nic.receive_overhead",
+                                                  "node.pcie.copy_overhead"};
 struct UnpaidCost {
   std::string key;
   std::string why;  ///< "the software stack ideal pays no copy call overhead (...)"

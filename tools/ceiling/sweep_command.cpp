@@ -91,6 +91,12 @@ double estimated_seconds(const replay::Scenario& s) {
 
 config::SourceLocation at(const sweep::EntryLocation& w) { return {w.path, w.line, w.column}; }
 
+/// The index of the entry named `name` among `entries` (a curve's names are always there).
+template <class Entries> std::size_t index_named(const Entries& entries, const std::string& name) {
+  return static_cast<std::size_t>(
+      std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; }) - entries.begin());
+}
+
 /// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
 /// option the message names ("--NAME: ...", or --software for a key of the software file,
 /// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
@@ -105,12 +111,8 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
                                                            const sweep::CurveSpec& curve,
                                                            const sweep::PointSpec& point,
                                                            std::string_view message) {
-  const auto named = [](const auto& entries, const std::string& name) {
-    return static_cast<std::size_t>(
-        std::find_if(entries.begin(), entries.end(), [&](const auto& x) { return x.name == name; }) - entries.begin());
-  };
-  const std::size_t v = named(e.variants, curve.variant), w = named(e.workloads, curve.workload),
-                    p = named(e.platforms, curve.platform);
+  const std::size_t v = index_named(e.variants, curve.variant), w = index_named(e.workloads, curve.workload),
+                    p = index_named(e.platforms, curve.platform);
   const auto& variant = e.variants[v];
   const auto& workload = e.workloads[w];
   const std::string_view option = message.starts_with("--")                             ? message.substr(0, message.find(':'))
@@ -206,19 +208,35 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
   // A curve's points at one N differ only in their seed, which changes neither the memory nor the
   // cost: each is found once (the input files read again per point made 1,000 seeds take minutes).
   std::map<std::pair<int, long long>, std::pair<std::optional<std::string>, double>> by_nodes;
+  // A variant's own override of a cost that its stack pays at none of its points (unpaid_stack_costs)
+  // changes nothing: refused at its `set`. Per variant and key: whether a point pays it, and
+  // the first that does not and why. (A platform entry's describes the machine: other variants
+  // may pay it.)
+  struct Payment {
+    bool paid = false;
+    std::string unpaid_at;
+  };
+  std::map<std::pair<std::size_t, std::string>, Payment> payments;
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
       auto known = by_nodes.find({p.curve, p.nodes});
       if (known == by_nodes.end()) {
         const auto scenario = scenario_of(p.run_args, false).value(); // (a variant never sets help)
-        // A variant's own override of a cost its stack does not pay changes nothing: refused at its
-        // `set` (failure_where). A platform entry's describes the machine: other variants pay it.
-        const auto& variant = *std::find_if(e.variants.begin(), e.variants.end(),
-                                            [&](const auto& v) { return v.name == curve.variant; });
-        for (const auto& cost : unpaid_stack_costs(scenario, variant.overrides()))
-          throw UsageError("--set " + cost.key + ": changes nothing: " + cost.why + "; give it to the variants " +
-                           "whose stacks pay it, or in the platform entry's set, which every variant's points take");
+        const std::size_t v = index_named(e.variants, curve.variant);
+        const auto overrides = e.variants[v].overrides();
+        const auto unpaid = unpaid_stack_costs(scenario, overrides);
+        for (const char* key : stack_cost_keys) {
+          if (!config::overrides_set(overrides, key))
+            continue;
+          Payment& payment = payments[{v, key}];
+          const auto cost = std::find_if(unpaid.begin(), unpaid.end(), [&](const UnpaidCost& c) { return c.key == key; });
+          if (cost == unpaid.end())
+            payment.paid = true;
+          else if (payment.unpaid_at.empty())
+            payment.unpaid_at = "point " + std::to_string(p.index) + " (" + curve.id + ", " +
+                                support::counted(p.nodes, "node") + "): " + cost->why;
+        }
         auto problem = replay::memory_problem(scenario);
         if (scenario.options.allow_oversubscribed_memory)
           problem.reset();
@@ -239,6 +257,13 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
                                   support::counted(p.nodes, "node") + ") cannot run: " + why);
     }
   }
+  for (const auto& [variant_key, payment] : payments)
+    if (!payment.paid)
+      throw config::LoadError(at(e.variants[variant_key.first].set_where),
+                              "variants[" + std::to_string(variant_key.first) + "].set",
+                              variant_key.second + " changes nothing: the variant's stack pays it at none of its points, " +
+                                  "e.g. " + payment.unpaid_at + "; give it to the variants whose stacks pay it, or in " +
+                                  "the platform entry's set, which every variant's points take");
   if (!too_big.empty())
     std::printf("note: %zu points do not fit in device memory; they are recorded as such (status does-not-fit), "
                 "not run, e.g. %s\n\n",

@@ -367,10 +367,14 @@ int validate_command(const std::vector<std::string>& args) {
     std::rethrow_exception(failure->refused);
   if (failure && failure->status == 2) {
     // (the run's own "ceiling: error: " would come after this command's)
+    // (after the notes and warnings a run prints before it refuses: its error's line)
     const std::string_view prefix = "ceiling: error: ";
-    std::string_view why = std::string_view(failure->err).starts_with(prefix)
-                               ? std::string_view(failure->err).substr(prefix.size())
-                               : std::string_view(failure->err);
+    std::string_view why = failure->err;
+    while ((why.starts_with("ceiling: note: ") || why.starts_with("ceiling: warning: ")) &&
+           why.find('\n') != std::string_view::npos)
+      why.remove_prefix(why.find('\n') + 1);
+    if (why.starts_with(prefix))
+      why.remove_prefix(prefix.size());
     while (why.ends_with('\n')) // (its line's end: the error ends with validate's own)
       why.remove_suffix(1);
     const auto& p = points[failure->point];

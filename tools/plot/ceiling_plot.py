@@ -102,6 +102,8 @@ if __name__ == "__main__":
         _ignore_signals()  # (done: a signal from here on comes after the work)
     except Interrupted:
         pass
+    except SystemExit as e:  # (argparse's, or the package's when a module is missing)
+        status = e.code
     if _received is not None:  # as the C++ outputs do: 128 + the signal, nothing partial left
         print("ceiling: interrupted: the files written before stay; an unfinished one is "
               "removed", file=sys.stderr)

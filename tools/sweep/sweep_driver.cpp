@@ -125,6 +125,8 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   setup.experiment = config::load_experiment(experiment_path);
   setup.expansion = sweep::expand(setup.experiment);
   setup.output = output_override.empty() ? setup.experiment.output : output_override;
+  if (setup.output == "-") // (no standard output: that carries the sweep's progress)
+    throw SweepError("\"-\": the output (-o, or the experiment's output) is a result file, not standard output: give its path (./- for a file named so)");
   if (std::error_code ec; setup.output.back() == '/' || std::filesystem::is_directory(setup.output, ec))
     throw SweepError(setup.output + " names a folder: the output (-o, or the experiment's output) names the result file, such as " +
                      (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string());
