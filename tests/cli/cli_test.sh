@@ -593,8 +593,15 @@ expect 0 "device memory: at least 217.8 MB of 17.18 GB per GPU (weights 16.93 MB
 expect 0 "note: 10 points do not fit in device memory; they are recorded as such (status does-not-fit), not run" -- "$ceiling" experiment show "$root/experiments/quickstart.toml"
 # `quickstart_refused NAME SED MESSAGE`: the quickstart experiment edited by SED (its paths made
 # absolute), $tmp/NAME.toml, is refused by `experiment show` with MESSAGE.
+# `quickstart_edited NAME SED-ARGS...`: the quickstart experiment, its paths made absolute and
+# edited by sed, as $tmp/NAME.toml; `quickstart_refused NAME SCRIPT MESSAGE`: one that is refused.
+quickstart_edited() {
+  local name=$1
+  shift
+  sed -e 's#"\.\./#"'"$root"'/#' "$@" "$root/experiments/quickstart.toml" > "$tmp/$name.toml"
+}
 quickstart_refused() {
-  sed -e 's#"\.\./#"'"$root"'/#' -e "$2" "$root/experiments/quickstart.toml" > "$tmp/$1.toml"
+  quickstart_edited "$1" -e "$2"
   expect 2 "$3" -- "$ceiling" experiment show "$tmp/$1.toml"
 }
 # A variant's overrides written into its options table are pointed to the variant's own list.
@@ -630,23 +637,20 @@ quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { 
 # stack pays (the quickstart's second variant runs horovod-nccl, whose negotiation pays the NIC's).
 quickstart_refused unpaid_cost 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
   "unpaid_cost.toml:31:7: error: variants[0].set: node.pcie.copy_overhead changes nothing: the variant's stack pays it at none of its points, e.g. point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node): the software stack ideal pays no copy call overhead (copy_overheads = false); give it to the variants whose stacks pay it, or in the platform entry's set, which every variant's points take"
+quickstart_edited paid_cost -e 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.nic.send_overhead = \\"2 us\\""]#'
+expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_cost.toml"
 # A variant's override that some of its points pay (DIN's sparse gradients, gathered by Horovod's
 # MPI beside NCCL) is taken, though ResNet-50's points, which gather nothing, do not pay it.
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "horovod-nccl" }$#&\nset = ["software.negotiation=false", "node.nic.send_overhead = \\"5 us\\""]#' \
-  -e 's#^file = ".*/workloads/resnet50_v1.toml"$#&\n\n[[workloads]]\nname = "DIN"\nfile = "'"$root"'/workloads/din.toml"#' \
-  "$root/experiments/quickstart.toml" > "$tmp/paid_somewhere.toml"
+nic_in_variant='s#^options = { software = "horovod-nccl" }$#&\nset = ["software.negotiation=false", "node.nic.send_overhead = \\"5 us\\""]#'
+quickstart_edited paid_somewhere -e "$nic_in_variant" \
+  -e 's#^file = ".*/workloads/resnet50_v1.toml"$#&\n\n[[workloads]]\nname = "DIN"\nfile = "'"$root"'/workloads/din.toml"#'
 expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_somewhere.toml"
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^options = { software = "horovod-nccl" }$#&\nset = ["software.negotiation=false", "node.nic.send_overhead = \\"5 us\\""]#' \
-  "$root/experiments/quickstart.toml" > "$tmp/paid_nowhere.toml"
-expect 2 "paid_nowhere.toml:35:7: error: variants[1].set: node.nic.send_overhead changes nothing: the variant's stack pays it at none of its points" -- \
-  "$ceiling" experiment show "$tmp/paid_nowhere.toml"
+quickstart_refused paid_nowhere "$nic_in_variant" \
+  "paid_nowhere.toml:35:7: error: variants[1].set: node.nic.send_overhead changes nothing: the variant's stack pays it at none of its points"
 # The store is a file: "-" is refused, not written as a file of that name.
 expect 2 'the output (-o, or the experiment'"'"'s output) is a result file, not standard output' -- \
   bash -c 'cd "$1" && "$2" sweep "$3" -o -' _ "$tmp" "$ceiling" "$tmp/paid_somewhere.toml"
 expect 1 "" -- test -e "$tmp/-"
-sed -e 's#"\.\./#"'"$root"'/#' -e 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.nic.send_overhead = \\"2 us\\""]#' \
-  "$root/experiments/quickstart.toml" > "$tmp/paid_cost.toml"
-expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_cost.toml"
 # A platform entry that does not load with its own overrides is refused at the entry, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \
