@@ -27,15 +27,18 @@ boost::program_options::options_description run_options();
 /// not refused here (a sweep records such a point as not fitting, with the reason).
 replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribed_memory = true);
 
+/// The platform costs that only a software stack pays (unpaid_stack_costs, below); `platform
+/// bench`, which runs no stack, refuses them.
+inline constexpr const char* stack_cost_keys[] = {"node.nic.send_overhead", "node.nic.receive_overhead",
+                                                  "node.pcie.copy_overhead"};
+
 /// An override of a platform cost that the scenario's stack does not pay, so that it changes
 /// nothing in the run: node.nic.send_overhead and receive_overhead where neither the stack's
 /// message_overheads, its negotiation nor a gather library of sparse gradients pays them
 /// (iteration_plan.cpp software_costs, engine.cpp negotiation_seconds), node.pcie.copy_overhead
 /// where copy_overheads is off. `run` notes each; a sweep refuses one a variant's own `set` gives
-/// (a platform entry's describes the machine, which other variants' stacks may pay).
-/// The platform costs that only a software stack pays (above), for the commands that run none.
-inline constexpr const char* stack_cost_keys[] = {"node.nic.send_overhead", "node.nic.receive_overhead",
-                                                  "node.pcie.copy_overhead"};
+/// where the variant's stack pays it at none of its points (a platform entry's describes the
+/// machine, which other variants' stacks may pay).
 struct UnpaidCost {
   std::string key;
   std::string why;  ///< "the software stack ideal pays no copy call overhead (...)"

@@ -126,7 +126,7 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
     const std::string key(message.substr(6, message.find(':') - 6));
     if (config::overrides_set(variant_set, key))
       return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
-    if (config::overrides_set(workload.set, key))
+    if (config::overrides_set(workload.set, key)) // (a platform entry's `set` sets no workload or software key)
       return {workload.set_where, "workloads[" + std::to_string(w) + "].set"};
   }
   // A platform's key that the stack makes wrong, the stack as the variant's overrides leave it

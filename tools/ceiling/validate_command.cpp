@@ -366,8 +366,8 @@ int validate_command(const std::vector<std::string>& args) {
   if (failure && failure->refused)
     std::rethrow_exception(failure->refused);
   if (failure && failure->status == 2) {
-    // (the run's own "ceiling: error: " would come after this command's)
-    // (after the notes and warnings a run prints before it refuses: its error's line)
+    // The run's error, past the notes and warnings it printed before it (its own "ceiling: error: "
+    // would come after this command's).
     const std::string_view prefix = "ceiling: error: ";
     std::string_view why = failure->err;
     while ((why.starts_with("ceiling: note: ") || why.starts_with("ceiling: warning: ")) &&
