@@ -632,11 +632,14 @@ quickstart_refused stack_made 's#^file = ".*piz-daint-xc50-p100.toml"$#file = "'
 # An override written with spaces in its key is found all the same.
 quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = [" workload . batch_per_worker = 8"]#' \
   "spaced_key.toml:31:7: error: variants[0].set: point 26"
-# An override of a platform cost that a variant's stack does not pay changes nothing: refused at
-# the variant's `set`; in a platform entry's, it describes the machine, which another variant's
-# stack pays (the quickstart's second variant runs horovod-nccl, whose negotiation pays the NIC's).
+# An override of a platform cost that no stack pays at the points it reaches changes nothing:
+# refused at its `set`, a variant's or a platform entry's; in a platform entry's, it describes the
+# machine and is taken where another variant's stack pays it (the quickstart's second variant runs
+# horovod-nccl, whose negotiation pays the NIC's, but neither pays the copy call's).
 quickstart_refused unpaid_cost 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
-  "unpaid_cost.toml:31:7: error: variants[0].set: node.pcie.copy_overhead changes nothing: the variant's stack pays it at none of its points, e.g. point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node): the software stack ideal pays no copy call overhead (copy_overheads = false); give it to the variants whose stacks pay it, or in the platform entry's set, which every variant's points take"
+  "unpaid_cost.toml:31:7: error: variants[0].set: node.pcie.copy_overhead changes nothing: the stacks pay it at none of the points it reaches, e.g. point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node): the software stack ideal pays no copy call overhead (copy_overheads = false); give it to the variants whose stacks pay it, or in a platform entry's set, which every variant's points take"
+quickstart_refused unpaid_platform_cost 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.pcie.copy_overhead = \\"20 us\\""]#' \
+  "unpaid_platform_cost.toml:18:7: error: platforms[0].set: node.pcie.copy_overhead changes nothing: the stacks pay it at none of the points it reaches, e.g. point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node)"
 quickstart_edited paid_cost -e 's#^file = ".*piz-daint-xc50-p100.toml"$#&\nset = ["node.nic.send_overhead = \\"2 us\\""]#'
 expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_cost.toml"
 # A variant's override that some of its points pay (DIN's sparse gradients, gathered by Horovod's
@@ -646,7 +649,7 @@ quickstart_edited paid_somewhere -e "$nic_in_variant" \
   -e 's#^file = ".*/workloads/resnet50_v1.toml"$#&\n\n[[workloads]]\nname = "DIN"\nfile = "'"$root"'/workloads/din.toml"#'
 expect 0 "question: Where does data-parallel ResNet-50" -- "$ceiling" experiment show "$tmp/paid_somewhere.toml"
 quickstart_refused paid_nowhere "$nic_in_variant" \
-  "paid_nowhere.toml:35:7: error: variants[1].set: node.nic.send_overhead changes nothing: the variant's stack pays it at none of its points"
+  "paid_nowhere.toml:35:7: error: variants[1].set: node.nic.send_overhead changes nothing: the stacks pay it at none of the points it reaches"
 # The store is a file: "-" is refused, not written as a file of that name.
 expect 2 'the output (-o, or the experiment'"'"'s output) is a result file, not standard output' -- \
   bash -c 'cd "$1" && "$2" sweep "$3" -o -' _ "$tmp" "$ceiling" "$tmp/paid_somewhere.toml"

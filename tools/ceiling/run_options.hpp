@@ -36,9 +36,9 @@ inline constexpr const char* stack_cost_keys[] = {"node.nic.send_overhead", "nod
 /// nothing in the run: node.nic.send_overhead and receive_overhead where neither the stack's
 /// message_overheads, its negotiation nor a gather library of sparse gradients pays them
 /// (iteration_plan.cpp software_costs, engine.cpp negotiation_seconds), node.pcie.copy_overhead
-/// where copy_overheads is off. `run` notes each; a sweep refuses one a variant's own `set` gives
-/// where the variant's stack pays it at none of its points (a platform entry's describes the
-/// machine, which other variants' stacks may pay).
+/// where copy_overheads is off. `run` notes each; a sweep refuses one a variant's or a platform
+/// entry's `set` gives where no stack pays it at any point it reaches (a platform entry's
+/// describes the machine, which one variant's stack may pay and another's not).
 struct UnpaidCost {
   std::string key;
   std::string why;  ///< "the software stack ideal pays no copy call overhead (...)"

@@ -208,34 +208,38 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
   // A curve's points at one N differ only in their seed, which changes neither the memory nor the
   // cost: each is found once (the input files read again per point made 1,000 seeds take minutes).
   std::map<std::pair<int, long long>, std::pair<std::optional<std::string>, double>> by_nodes;
-  // A variant's own override of a cost that its stack pays at none of its points (unpaid_stack_costs)
-  // changes nothing: refused at its `set`. Per variant and key: whether a point pays it, and
-  // the first that does not and why. (A platform entry's describes the machine: other variants
-  // may pay it.)
+  // An override of a cost that the stacks pay at none of the points it reaches (unpaid_stack_costs)
+  // changes nothing: refused at its `set`, a variant's or a platform entry's. Per entry and key:
+  // whether a point pays it, and the first that does not and why. (A platform entry's, which
+  // describes the machine, is taken where one variant's stack pays it.)
   struct Payment {
+    sweep::EntryLocation set_where;
     bool paid = false;
     std::string unpaid_at;
   };
-  std::map<std::pair<std::size_t, std::string>, Payment> payments;
+  std::map<std::pair<std::string, std::string>, Payment> payments; // by entry ("variants[0].set") and key
   for (const sweep::PointSpec& p : x.points) {
     const auto& curve = x.curves[static_cast<std::size_t>(p.curve)];
     try {
       auto known = by_nodes.find({p.curve, p.nodes});
       if (known == by_nodes.end()) {
         const auto scenario = scenario_of(p.run_args, false).value(); // (a variant never sets help)
-        const std::size_t v = index_named(e.variants, curve.variant);
-        const auto overrides = e.variants[v].overrides();
-        const auto unpaid = unpaid_stack_costs(scenario, overrides);
-        for (const char* key : stack_cost_keys) {
-          if (!config::overrides_set(overrides, key))
-            continue;
-          Payment& payment = payments[{v, key}];
-          const auto cost = std::find_if(unpaid.begin(), unpaid.end(), [&](const UnpaidCost& c) { return c.key == key; });
-          if (cost == unpaid.end())
-            payment.paid = true;
-          else if (payment.unpaid_at.empty())
-            payment.unpaid_at = "point " + std::to_string(p.index) + " (" + curve.id + ", " +
-                                support::counted(p.nodes, "node") + "): " + cost->why;
+        const std::size_t v = index_named(e.variants, curve.variant), pl = index_named(e.platforms, curve.platform);
+        for (const auto& [entry, where, overrides] :
+             {std::tuple{"variants[" + std::to_string(v) + "].set", e.variants[v].set_where, e.variants[v].overrides()},
+              std::tuple{"platforms[" + std::to_string(pl) + "].set", e.platforms[pl].set_where, e.platforms[pl].set}}) {
+          const auto unpaid = unpaid_stack_costs(scenario, overrides);
+          for (const char* key : stack_cost_keys) {
+            if (!config::overrides_set(overrides, key))
+              continue;
+            Payment& payment = payments.try_emplace({entry, key}, Payment{.set_where = where}).first->second;
+            const auto cost = std::find_if(unpaid.begin(), unpaid.end(), [&](const UnpaidCost& c) { return c.key == key; });
+            if (cost == unpaid.end())
+              payment.paid = true;
+            else if (payment.unpaid_at.empty())
+              payment.unpaid_at = "point " + std::to_string(p.index) + " (" + curve.id + ", " +
+                                  support::counted(p.nodes, "node") + "): " + cost->why;
+          }
         }
         auto problem = replay::memory_problem(scenario);
         if (scenario.options.allow_oversubscribed_memory)
@@ -257,13 +261,12 @@ PointCosts check_points(const sweep::ExperimentSpec& e, const sweep::Expansion& 
                                   support::counted(p.nodes, "node") + ") cannot run: " + why);
     }
   }
-  for (const auto& [variant_key, payment] : payments)
+  for (const auto& [entry_key, payment] : payments)
     if (!payment.paid)
-      throw config::LoadError(at(e.variants[variant_key.first].set_where),
-                              "variants[" + std::to_string(variant_key.first) + "].set",
-                              variant_key.second + " changes nothing: the variant's stack pays it at none of its points, " +
+      throw config::LoadError(at(payment.set_where), entry_key.first,
+                              entry_key.second + " changes nothing: the stacks pay it at none of the points it reaches, " +
                                   "e.g. " + payment.unpaid_at + "; give it to the variants whose stacks pay it, or in " +
-                                  "the platform entry's set, which every variant's points take");
+                                  "a platform entry's set, which every variant's points take");
   if (!too_big.empty())
     std::printf("note: %zu points do not fit in device memory; they are recorded as such (status does-not-fit), "
                 "not run, e.g. %s\n\n",
