@@ -2,7 +2,6 @@
 #include "analysis/curve_analysis.hpp"
 #include "config/hpc_file.hpp"
 #include "config/load_error.hpp"
-#include "config/overrides.hpp"
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
 #include "io/json_writer.hpp"
@@ -314,10 +313,10 @@ int hpc_command(const std::vector<std::string>& args) {
   refuse_unread_overrides(overrides, "hpc", {config::OverrideTarget::Platform, config::OverrideTarget::Workload});
   // The GPU keys of training runs, which HPL and HPCG do not read (they run at the GPU's peak
   // and their own efficiencies): an override of one would change nothing.
-  for (const char* key : {"node.gpu.device_spread", "node.gpu.calibration_device", "node.gpu.compute_capability"})
-    if (config::overrides_set(overrides, key))
-      throw UsageError(std::string("--set ") + key + ": a key of training runs (platforms/README.md), which " +
-                       "`ceiling hpc` does not read: leave it out");
+  constexpr const char* training_keys[] = {"node.gpu.device_spread", "node.gpu.calibration_device",
+                                           "node.gpu.compute_capability"};
+  refuse_unread_keys(overrides, training_keys,
+                     "a key of training runs (platforms/README.md), which `ceiling hpc` does not read: leave it out");
   const auto sampling = sampling_from(parsed->vm["message-sizes"].as<std::string>());
   const auto workload_path = parsed->vm["workload"].as<std::string>();
   const auto w = config::load_hpc_workload(workload_path, overrides);

@@ -118,6 +118,12 @@ void refuse_unread_overrides(std::span<const std::string> overrides, std::string
   }
 }
 
+void refuse_unread_keys(std::span<const std::string> overrides, std::span<const char* const> keys, std::string_view why) {
+  for (const char* key : keys)
+    if (config::overrides_set(overrides, key))
+      throw UsageError(std::string("--set ") + key + ": " + std::string(why));
+}
+
 std::optional<CommandLine> parse_command_line(const std::vector<std::string>& args,
                                               const std::string& file_name,
                                               const std::string& usage,

@@ -72,6 +72,8 @@ std::optional<CommandLine> parse_command_line_files(const std::vector<std::strin
 /// refused too.
 void refuse_unread_overrides(std::span<const std::string> overrides, std::string_view command,
                              std::initializer_list<config::OverrideTarget> reads);
+/// The same for keys of a file the command reads but not at those `keys`: "--set KEY: WHY".
+void refuse_unread_keys(std::span<const std::string> overrides, std::span<const char* const> keys, std::string_view why);
 
 /// The message of `e` as the commands print it: a numeric option's bad value in the --OPTION:
 /// form (Boost's own names neither), any other error's text as it is.

@@ -489,10 +489,9 @@ int bench(const std::vector<std::string>& args) {
   const auto overrides = parsed->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
   refuse_unread_overrides(overrides, "platform bench", {config::OverrideTarget::Platform});
   // The benchmarks time the hardware alone: the costs a software stack pays are not theirs.
-  for (const char* key : stack_cost_keys)
-    if (config::overrides_set(overrides, key))
-      throw UsageError(std::string("--set ") + key + ": a software stack's cost, which the benchmarks of the " +
-                       "hardware alone do not pay: leave it out (`ceiling run` with a stack that pays it prices it)");
+  refuse_unread_keys(overrides, stack_cost_keys,
+                     "a software stack's cost, which the benchmarks of the hardware alone do not pay: leave it out "
+                     "(`ceiling run` with a stack that pays it prices it)");
   const PlatformSpec spec = config::load_platform(parsed->file, overrides);
   const long long n = checked_nodes(spec, parsed->optional<long long>("nodes"), std::min<long long>(spec.nodes, 16));
   if (n < 2 && parsed->has("nodes"))
