@@ -610,17 +610,57 @@ void check_key_depth(std::string_view text, const std::string& path) {
   }
 }
 
+/// Refuses a decimal number written nonzero that TOML read as 0 (1e-400: below a double's range,
+/// which toml++ rounds to 0 without a word), under `node`, whose key is `key`; `lines` are the
+/// offsets in `text` where its lines begin.
+void refuse_underflow(const toml::node& node, const std::string& key, std::string_view text,
+                      const std::vector<std::size_t>& lines, const std::string& path) {
+  if (const auto* table = node.as_table()) {
+    for (const auto& [k, child] : *table)
+      refuse_underflow(child, key.empty() ? std::string(k.str()) : key + "." + std::string(k.str()), text, lines, path);
+  } else if (const auto* array = node.as_array()) {
+    for (std::size_t i = 0; i < array->size(); ++i)
+      refuse_underflow(*array->get(i), key + "[" + std::to_string(i) + "]", text, lines, path);
+  } else if (const auto* number = node.as_floating_point(); number && number->get() == 0.0) {
+    const auto& at = node.source().begin;
+    if (at.line == 0 || at.line > lines.size())
+      return;
+    std::size_t start = lines[at.line - 1]; // (columns count characters, not bytes)
+    for (auto column = at.column; column > 1 && start < text.size(); --column)
+      do
+        ++start;
+      while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80);
+    std::size_t end = start;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '.' ||
+                                 text[end] == '_' || text[end] == '+' || text[end] == '-'))
+      ++end;
+    const std::string_view written = start < text.size() ? text.substr(start, end - start) : std::string_view();
+    const std::string_view mantissa = written.substr(0, written.find_first_of("eE"));
+    if (mantissa.find_first_of("123456789") != std::string_view::npos)
+      throw LoadError({path, static_cast<int>(at.line), static_cast<int>(at.column)}, key,
+                      std::string(written) + " is beyond the range of a number (a double: magnitudes from about "
+                                             "2.2e-308 to 1.8e308, or 0)");
+  }
+}
+
 } // namespace
 
 toml::table parse_toml_text(std::string_view text, const std::string& path) {
   check_key_depth(text, path);
+  toml::table root;
   try {
-    return toml::parse(text, path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     throw LoadError({path, static_cast<int>(where.line), static_cast<int>(where.column)}, "",
                     "invalid TOML: " + std::string(e.description()));
   }
+  std::vector<std::size_t> lines{0};
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n')
+      lines.push_back(i + 1);
+  refuse_underflow(root, "", text, lines, path);
+  return root;
 }
 
 toml::table parse_toml_file(const std::string& path) {

@@ -198,6 +198,11 @@ cases.append(("a --set integer beyond 64 bits", ["run", "-p", platform, "-w", wo
               "workload.batch_per_worker=99999999999999999999"], None, "workload.batch_per_worker: 99999999999999999999 is beyond a 64-bit integer"))
 cases.append(("a --set number beyond a double", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
               "node.nic.bandwidth=-1e400"], None, "node.nic.bandwidth: -1e400 is beyond the range of a number"))
+# A bare number below a double's range, which TOML reads as 0 without a word: refused where it is
+# written (a latency or a spread may be 0, so that 0 would have run).
+file_case("platform", platform, "node.gpu", "device_spread", "1e-400", show)
+cases.append(("a --set number below a double's range", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",
+              "interconnect.link_latency_us=1e-400"], None, "interconnect.link_latency_us: 1e-400 is beyond the range of a number"))
 cases.append(("a hexadecimal background load", ["run", "-p", platform, "-w", workload, "-n", "2",
               "--background-load", "fabric=0x0.8"], None, "--background-load"))
 cases.append(("--version with more after it", ["--version", "extra"], None, "--version"))

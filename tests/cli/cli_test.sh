@@ -419,6 +419,7 @@ expect 0 '"name": "fc + 1 more"' -- "${daint[@]/ideal/horovod-mpi}" --set softwa
 expect 2 "ceiling: error: --set workload.batch_per_worker: --batch sets it for this run, so the override would change nothing" -- \
   "${daint[@]}" --batch 16 --set workload.batch_per_worker=8
 expect 2 "ceiling: error: --set software.jitter: --jitter sets it for this run" -- "${daint[@]}" --jitter 0 --set software.jitter=0.01
+expect 2 "ceiling: error: --set platform.software: --software sets it for this run" -- "${daint[@]}" --set platform.software=\"horovod-nccl\"
 # (workload.precision beside --precision is no such override: it also says what precision the
 # calibration was measured in, which changes the run.)
 line="compute: calibrated on its stand-in (node.gpu.calibration_device: NVIDIA Tesla P100 SXM2 16 GB) under tensorflow"

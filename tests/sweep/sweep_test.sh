@@ -283,6 +283,21 @@ name = "v"' > "$tmp/changed/e.toml"
   kill -INT "$pid"
   wait "$pid" 2>/dev/null
   expect 0 "" -- test ! -e locked.h5.lock
+  # A file named as the lock that no sweep made is refused and kept; a lock a killed sweep left
+  # (its text) is taken, and removed at the end.
+  printf 'my notes\n' >notes.h5.lock
+  expect 2 "notes.h5.lock exists and is not a sweep's lock (the sweep of notes.h5 takes that name while it runs)" -- \
+    "$ceiling" sweep "$small" -o notes.h5
+  expect 0 "my notes" -- cat notes.h5.lock
+  expect 1 "" -- test -e notes.h5
+  printf 'ceiling sweep lock\n' >left.h5.lock
+  expect 0 "wrote left.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" -o left.h5
+  expect 1 "" -- test -e left.h5.lock
+  # --overwrite replaces a result store, not a file of another kind named by mistake.
+  cp "$small" notes.toml
+  expect 2 "notes.toml exists and is not a result store (an HDF5 file): --overwrite replaces only a result store" -- \
+    "$ceiling" sweep "$small" --overwrite -o notes.toml
+  expect 0 "" -- cmp -s "$small" notes.toml
 
   # An input file edited during the sweep: the point is not stored, the sweep stops (exit 2).
   mkdir -p edit

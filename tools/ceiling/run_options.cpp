@@ -204,7 +204,8 @@ void refuse_shadowed_overrides(const CommandLine& cli, const std::vector<std::st
   constexpr std::pair<const char*, const char*> shadowing[] = {
       {"batch", "workload.batch_per_worker"},      {"global-batch", "workload.batch_per_worker"},
       {"collective", "software.collective"},       {"overlap", "software.overlap"},
-      {"jitter", "software.jitter"},               {"fusion-threshold", "software.fusion_threshold"}};
+      {"jitter", "software.jitter"},               {"fusion-threshold", "software.fusion_threshold"},
+      {"software", "platform.software"}};
   for (const auto& [option, key] : shadowing)
     if (cli.has(option) && config::overrides_set(overrides, key))
       throw UsageError(std::string("--set ") + key + ": --" + option + " sets it for this run, so the override " +

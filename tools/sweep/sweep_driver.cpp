@@ -19,7 +19,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <string_view>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -109,6 +111,16 @@ std::string input_changes(const std::vector<io::InputFile>& before, const std::v
   return changes;
 }
 
+/// Whether the file at `path` begins with HDF5's signature (a result store, or another HDF5
+/// file), or is empty.
+bool is_hdf5_or_empty(const std::string& path) {
+  constexpr std::string_view signature = "\x89HDF\r\n\x1a\n";
+  std::ifstream in(path, std::ios::binary);
+  std::string start(signature.size(), '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  return in.gcount() == 0 || start == signature;
+}
+
 } // namespace
 
 SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& output_override,
@@ -167,6 +179,10 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
     throw SweepError(setup.output + " exists: --resume runs the points it lacks, --overwrite "
                                     "starts again, -o writes elsewhere");
   setup.overwriting = exists && existing == ExistingOutput::Overwrite;
+  // --overwrite replaces a result store, not a file named by mistake (an input copied aside, notes).
+  if (setup.overwriting && !is_hdf5_or_empty(setup.output))
+    throw SweepError(setup.output + " exists and is not a result store (an HDF5 file): --overwrite replaces "
+                                    "only a result store; -o writes elsewhere, or remove that file first");
   std::vector<bool> done(setup.expansion.points.size(), false);
   if (exists && existing == ExistingOutput::Resume) {
     const io::ResultFile before = io::read_results(setup.output);
@@ -234,13 +250,38 @@ std::string interrupted_message(const SweepSetup& setup) {
          failures(setup.results) + "); run again with --resume to continue";
 }
 
+namespace {
+/// What a sweep's lock file holds, so that a file of that name that a sweep did not make (or
+/// one left by a sweep that was killed) is told apart from one to take.
+constexpr std::string_view lock_text = "ceiling sweep lock\n";
+} // namespace
+
 OutputLock::OutputLock(const std::string& output) : path_(output + ".lock") {
-  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const bool made = fd_ >= 0;
+  if (!made && errno == EEXIST)
+    fd_ = open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (fd_ < 0)
     throw SweepError("cannot create " + path_ + ": " + std::strerror(errno));
   if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     close(fd_);
     throw SweepError("another sweep is writing " + output + " (" + path_ + " is locked)");
+  }
+  // A file there already is a lock a sweep left (killed before it could remove it), or an empty
+  // one another sweep has just made: taken; anything else is someone's file, kept.
+  if (!made) {
+    std::string text(lock_text.size() + 1, '\0');
+    const ssize_t n = pread(fd_, text.data(), text.size(), 0);
+    if (n != 0 && (n != static_cast<ssize_t>(lock_text.size()) || text.substr(0, lock_text.size()) != lock_text)) {
+      close(fd_);
+      throw SweepError(path_ + " exists and is not a sweep's lock (the sweep of " + output +
+                       " takes that name while it runs): move that file, or -o writes elsewhere");
+    }
+  }
+  if (pwrite(fd_, lock_text.data(), lock_text.size(), 0) != static_cast<ssize_t>(lock_text.size())) {
+    const std::string why = std::strerror(errno);
+    close(fd_);
+    throw SweepError("cannot write " + path_ + ": " + why);
   }
 }
 
