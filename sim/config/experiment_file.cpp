@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <span>
 
 namespace ceiling::config {
 namespace {
@@ -31,6 +32,30 @@ sweep::EntryLocation where(const TableReader& t) {
 sweep::EntryLocation where(const TableReader& t, std::string_view key) {
   const SourceLocation at = t.location_of_key(key);
   return {at.path, at.line, at.column};
+}
+
+/// Where each of the `count` elements of the array under `key` is written.
+std::vector<sweep::EntryLocation> element_wheres(const TableReader& t, std::string_view key, std::size_t count) {
+  std::vector<sweep::EntryLocation> wheres;
+  for (std::size_t i = 0; i < count; ++i) {
+    const SourceLocation at = t.location_of_element(key, i);
+    wheres.push_back({at.path, at.line, at.column});
+  }
+  return wheres;
+}
+
+/// Refuses an element of `set` that is no override (no "=", a table no file has) at that element,
+/// without override_target's --set place; returns each one's target.
+std::vector<OverrideTarget> override_targets(const TableReader& t, const std::vector<std::string>& set) {
+  std::vector<OverrideTarget> targets;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    try {
+      targets.push_back(override_target(set[i]));
+    } catch (const LoadError& error) {
+      t.fail_element("set", i, error.key().empty() ? error.message() : error.key() + ": " + error.message());
+    }
+  }
+  return targets;
 }
 
 std::vector<long long> read_nodes(TableReader& t) {
@@ -95,15 +120,9 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   // An entry's overrides change its own file: another kind's would reach every point's run from
   // the wrong entry (and fail there, far from this line).
   const auto own = is_workload ? OverrideTarget::Workload : OverrideTarget::Platform;
+  const auto targets = override_targets(t, e.set);
   for (std::size_t i = 0; i < e.set.size(); ++i) {
-    OverrideTarget target = own;
-    try {
-      target = override_target(e.set[i]);
-    } catch (const LoadError& error) { // (no "=", an unknown table), without override_target's --set place
-      const std::string what = error.what();
-      const auto at = what.find(": error: ");
-      t.fail_element("set", i, at == std::string::npos ? what : what.substr(at + 9));
-    }
+    const OverrideTarget target = targets[i];
     if (target != own)
       t.fail_element("set", i, "\"" + e.set[i] + "\" changes a " +
                                    (target == OverrideTarget::Software ? "software" : is_workload ? "platform" : "workload") +
@@ -120,6 +139,7 @@ sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   e.where = where(t);
   e.global_batch_where = where(t, "global_batch");
   e.set_where = where(t, "set");
+  e.set_element_where = element_wheres(t, "set", e.set.size());
   t.reject_unknown_keys();
   return e;
 }
@@ -145,18 +165,22 @@ sweep::VariantSpec read_variant(TableReader& t) {
     }
     v.option_where.push_back({option.where.path, option.where.line, option.where.column});
   }
-  for (const std::string& s : one_line_each(t, "set", t.string_list("set"))) {
+  const auto set = one_line_each(t, "set", t.string_list("set"));
+  override_targets(t, set); // (any file's: a variant's overrides reach every platform and workload)
+  for (const std::string& s : set) {
     v.run_args.push_back("--set");
     v.run_args.push_back(s);
   }
   v.where = where(t);
   v.set_where = where(t, "set");
+  v.set_element_where = element_wheres(t, "set", set.size());
   t.reject_unknown_keys();
   return v;
 }
 
 /// Every platform and workload with its own and each variant's overrides must load: a bad file
-/// or override is reported at the entry that names it, before anything runs.
+/// or set of overrides is reported at the entry or variant that names it, an override at the
+/// element of `set` that holds it, before anything runs.
 void check_inputs_load(const sweep::ExperimentSpec& e) {
   const auto at = [](const sweep::EntryLocation& w) {
     return SourceLocation{w.path, w.line, w.column};
@@ -166,40 +190,60 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
     for (std::size_t k = 0; k < 2; ++k) {
       const auto& entries = k == 0 ? e.platforms : e.workloads;
       for (std::size_t i = 0; i < entries.size(); ++i) {
-        std::vector<std::string> set = entries[i].set;
+        const sweep::InputEntry& entry = entries[i];
+        std::vector<std::string> set = entry.set;
         set.insert(set.end(), variant_set.begin(), variant_set.end());
         const std::string key = std::string(k == 0 ? "platforms[" : "workloads[") +
                                 std::to_string(i) + "]";
         long long machine_nodes = 0;
-        try {
+        const auto load = [&](const std::vector<std::string>& overrides) {
           if (k == 0)
-            machine_nodes = load_platform(entries[i].file, set).nodes;
+            machine_nodes = load_platform(entry.file, overrides).nodes;
           else
-            load_workload(entries[i].file, set);
-        } catch (const LoadError& error) {
-          // At the variant where the entry loads without the variant's overrides (with its own);
-          // else at the entry.
-          const bool variant_has_set = !variant_set.empty();
+            load_workload(entry.file, overrides);
+        };
+        try {
+          load(set);
+        } catch (const LoadError& whole) {
+          // The file itself at the entry; an override's error ("--set:1:N: error: KEY: ...") at
+          // the element of the entry's or the variant's `set` that sets KEY; else at the variant
+          // where the entry loads with its own overrides, else at the entry.
           try {
-            if (variant_has_set && k == 0)
-              load_platform(entries[i].file, entries[i].set);
-            else if (variant_has_set)
-              load_workload(entries[i].file, entries[i].set);
-          } catch (const LoadError& own) {
-            throw LoadError(at(entries[i].where), key, "does not load: " + std::string(own.what()));
+            load({});
+          } catch (const LoadError& file) {
+            throw LoadError(at(entry.where), key, "does not load: " + std::string(file.what()));
           }
-          throw LoadError(at(variant_has_set ? e.variants[v].where : entries[i].where),
+          const auto setting = [&](const std::vector<std::string>& overrides) {
+            for (std::size_t j = 0; whole.where().path == "--set" && j < overrides.size(); ++j)
+              if (overrides_set(std::span<const std::string>(&overrides[j], 1), whole.key()))
+                return j;
+            return overrides.size();
+          };
+          const std::string said = whole.key() + ": " + whole.message();
+          if (const std::size_t j = setting(entry.set); j < entry.set.size() && j < entry.set_element_where.size())
+            throw LoadError(at(entry.set_element_where[j]), key + ".set[" + std::to_string(j) + "]", said);
+          const auto& variant = e.variants[v];
+          if (const std::size_t j = setting(variant_set); j < variant_set.size() && j < variant.set_element_where.size())
+            throw LoadError(at(variant.set_element_where[j]), "variants[" + std::to_string(v) + "].set[" + std::to_string(j) + "]",
+                            "with " + key + " \"" + entry.name + "\": " + said);
+          const bool variant_has_set = !variant_set.empty();
+          if (variant_has_set) {
+            try {
+              load(entry.set);
+            } catch (const LoadError& own) {
+              throw LoadError(at(entry.where), key, "does not load: " + std::string(own.what()));
+            }
+          }
+          throw LoadError(at(variant_has_set ? variant.where : entry.where),
                           variant_has_set ? "variants[" + std::to_string(v) + "]" : key,
-                          std::string(variant_has_set ? "with " + key + " \"" + entries[i].name +
-                                                            "\": "
-                                                      : "") +
-                              "does not load: " + error.what());
+                          std::string(variant_has_set ? "with " + key + " \"" + entry.name + "\": " : "") +
+                              "does not load: " + whole.what());
         }
         // A node count beyond the machine is said at `nodes`, with the machine's size.
         if (k == 0 && !e.nodes.empty() && e.nodes.back() > machine_nodes)
           throw LoadError(at(e.nodes_where), "experiment.nodes",
                           std::to_string(e.nodes.back()) + " nodes, more than the " + std::to_string(machine_nodes) +
-                              " of " + key + " \"" + entries[i].name + "\"" +
+                              " of " + key + " \"" + entry.name + "\"" +
                               (variant_set.empty() ? "" : " with variants[" + std::to_string(v) + "]'s overrides") +
                               " (its platform.nodes)");
       }
@@ -220,6 +264,9 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
       "out/" + std::filesystem::path(path).stem().string() + ".h5");
   if (e.output.empty() || e.output.back() == '/')
     head.fail("output", "\"" + e.output + "\" names no file: expected the result file's path, such as \"out/sweep.h5\"");
+  if (std::error_code ec; std::filesystem::is_directory(e.output, ec))
+    head.fail("output", "\"" + e.output + "\" names a folder (from the current directory): expected the result file's path, such as \"" +
+                            (std::filesystem::path(e.output) / "sweep.h5").lexically_normal().string() + "\"");
   e.nodes = read_nodes(head);
   check_ascending(head, e.nodes);
   if (!head.has("scaling"))

@@ -480,10 +480,14 @@ std::vector<TableReader> TableReader::table_array(std::string_view key) {
   return tables;
 }
 
+SourceLocation TableReader::location_of_element(std::string_view key, std::size_t index) const {
+  const toml::array* array = table_.get(key)->as_array();
+  return location_of((*array)[index].source());
+}
+
 void TableReader::fail_element(std::string_view key, std::size_t index,
                                std::string_view message) const {
-  const toml::array* array = table_.get(key)->as_array();
-  throw LoadError(location_of((*array)[index].source()), full_key(key), message);
+  throw LoadError(location_of_element(key, index), full_key(key), message);
 }
 
 bool TableReader::boolean_or(std::string_view key, bool fallback) {

@@ -127,6 +127,8 @@ public:
   SourceLocation location() const { return location_of(table_.source()); }
   /// Where `key`'s value is written; the table's place when it is absent.
   SourceLocation location_of_key(std::string_view key) const;
+  /// Where element `index` of the array under `key` is written.
+  SourceLocation location_of_element(std::string_view key, std::size_t index) const;
   /// `key` with the table's path before it ("variants[0].options"), as errors name keys.
   std::string full_key(std::string_view key) const;
 

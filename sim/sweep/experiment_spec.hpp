@@ -34,6 +34,7 @@ struct InputEntry {
   EntryLocation where;
   EntryLocation global_batch_where; ///< where `global_batch` is written (the table's place when absent)
   EntryLocation set_where;          ///< where `set` is written (the table's place when absent)
+  std::vector<EntryLocation> set_element_where; ///< where each of `set` is written
   bool operator==(const InputEntry&) const = default;
 };
 
@@ -45,6 +46,7 @@ struct VariantSpec {
   EntryLocation where;
   std::vector<EntryLocation> option_where; ///< where each option is written, in run_args' order
   EntryLocation set_where;                 ///< where `set` is written (the table's place when absent)
+  std::vector<EntryLocation> set_element_where; ///< where each of overrides() is written
   bool operator==(const VariantSpec&) const = default;
 
   /// Its overrides: the values of its "--set"s (run_args holds name, value pairs).

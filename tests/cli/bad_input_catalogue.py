@@ -190,6 +190,8 @@ file_case("workload", workload, "workload", "source", '" "', wshow)
 # Empty where a path or a unit is expected: named so, not "no such file" or "missing key".
 file_case("workload", workload, "calibration", "borrow", '""', wshow)
 file_case("experiment", experiment, "experiment", "cost_unit", '""', eshow)
+# An output that names a folder: refused where it is written, by `experiment show` too.
+file_case("experiment", experiment, "experiment", "output", f'"{tmp}"', eshow)
 # A NUL in a string would cut it short (a path to another file, a message): refused where it is.
 file_case("experiment", experiment, "platforms", "file", '"../platforms/generic-fat-tree.toml\\u0000junk"', eshow)
 cases.append(("a NUL in a --set value", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",

@@ -612,6 +612,9 @@ quickstart_refused set_in_options 's#^options = { software = "ideal" }$#options 
 # routing that PCIe copies inside SimGrid cannot take, at the variant's `copies`.
 quickstart_refused copies_in_options 's#^options = { software = "ideal" }$#options = { software = "ideal", copies = "simgrid" }#' \
   "error: variants[0].options.copies: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/piz-daint-xc50-p100.toml:"
+# A variant's override that its stack refuses is refused at its element of the variant's `set`.
+quickstart_refused jiter_in_set 's#^options = { software = "ideal" }$#&\nset = ["software.jiter=0.01"]#' \
+  "error: variants[0].set[0]: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: --set:1:16: error: software.jiter: unknown key (did you mean \"jitter\"?)"
 # A name may not hold the " / " that joins a curve's names into its id (two curves, one id).
 quickstart_refused slash_name 's#^name = "hardware alone"$#name = "hardware / alone"#' \
   "slash_name.toml:29:8: error: variants[0].name: \"hardware / alone\" holds \" / \""
@@ -655,11 +658,11 @@ quickstart_refused paid_nowhere "$nic_in_variant" \
 expect 2 'the output (-o, or the experiment'"'"'s output) is a result file, not standard output' -- \
   bash -c 'cd "$1" && "$2" sweep "$3" -o -' _ "$tmp" "$ceiling" "$tmp/paid_somewhere.toml"
 expect 1 "" -- test -e "$tmp/-"
-# A platform entry that does not load with its own overrides is refused at the entry, though the
+# A platform entry that does not load with its own overrides is refused at the override, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \
   "$root/experiments/interconnects.toml" > "$tmp/torus_too_small.toml"
-expect 2 "torus_too_small.toml:31:1: error: platforms[3]: does not load: --set:1:16: error: platform.nodes: the torus" -- \
+expect 2 "torus_too_small.toml:34:8: error: platforms[3].set[0]: platform.nodes: the torus described in [interconnect] has 2048 node slots, fewer than nodes = 4096" -- \
   "$ceiling" experiment show "$tmp/torus_too_small.toml"
 # Every bundled experiment checks and expands, each point with its rough wall time (a process
 # of a node: about 0.2 s, tools::PointCost).

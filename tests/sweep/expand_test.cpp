@@ -126,13 +126,29 @@ TEST_CASE("a bad experiment names file, line, column and key") {
         "e.toml:21:1: error: variants[0].nmae: unknown key (did you mean \"name\"?)");
 }
 
-TEST_CASE("a platform or override that does not load is reported at its entry") {
+TEST_CASE("an override that does not load is reported at its element of the entry's set") {
   const std::string bad_set = testing::edited(experiment, "link_bandwidth=5 GB/s", "link_bandwidth=5");
   const std::string error =
       testing::error_of([&] { config::load_experiment_text(bad_set, here); });
   CAPTURE(error);
-  CHECK(error.starts_with(here + ":9:1: error: platforms[0]: does not load: --set:1:29: error: "
-                                 "interconnect.link_bandwidth: missing unit"));
+  CHECK(error.starts_with(here + ":12:8: error: platforms[0].set[0]: interconnect.link_bandwidth: missing unit"));
+}
+
+TEST_CASE("a variant's override that does not load is reported at its element, with the entry it fails on") {
+  const std::string bad_set = testing::edited(
+      experiment, "options = { collective", "set = [\"node.nic.latency_us=2\", \"node.nic.fooo=1\"]\noptions = { collective");
+  const std::string error =
+      testing::error_of([&] { config::load_experiment_text(bad_set, here); });
+  CAPTURE(error);
+  CHECK(error.starts_with(here + ":21:33: error: variants[0].set[1]: with platforms[0] \"ft\": node.nic.fooo: unknown key"));
+}
+
+TEST_CASE("a platform file that does not load is reported at its entry") {
+  const std::string bad_file = testing::edited(experiment, "generic-fat-tree.toml", "no-such-platform.toml");
+  const std::string error =
+      testing::error_of([&] { config::load_experiment_text(bad_file, here); });
+  CAPTURE(error);
+  CHECK(error.starts_with(here + ":9:1: error: platforms[0]: does not load: "));
 }
 
 TEST_CASE("a point result survives its text form bit for bit") {

@@ -98,6 +98,8 @@ template <class Entries> std::size_t index_named(const Entries& entries, const s
 }
 
 /// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
+/// element of the variant's, the workload's or the platform's `set` (in that order) that holds the
+/// override an override's own error names ("--set:1:N: error: KEY: ..."); at the
 /// option the message names ("--NAME: ...", or --software for a key of the software file,
 /// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
 /// that `--global-batch` comes from, at the `set` of the variant or the workload (in that order)
@@ -122,6 +124,24 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
     return workload.global_batch ? std::pair{workload.global_batch_where, "workloads[" + std::to_string(w) + "].global_batch"}
                                  : std::pair{e.global_batch_where, std::string("experiment.global_batch")};
   const std::vector<std::string> variant_set = variant.overrides();
+  if (message.starts_with("--set:")) { // an override's own error, "--set:1:N: error: KEY: ...": at the element that holds it
+    const auto key_at = message.find(": error: ");
+    const std::string key(key_at == std::string_view::npos ? std::string_view{}
+                                                           : message.substr(key_at + 9, message.find(':', key_at + 9) - key_at - 9));
+    const auto holding = [&](const std::vector<std::string>& set, const std::vector<sweep::EntryLocation>& wheres,
+                             const std::string& name) -> std::optional<std::pair<sweep::EntryLocation, std::string>> {
+      for (std::size_t j = 0; j < set.size() && j < wheres.size(); ++j)
+        if (config::overrides_set(std::span<const std::string>(&set[j], 1), key))
+          return std::pair{wheres[j], name + ".set[" + std::to_string(j) + "]"};
+      return std::nullopt;
+    };
+    if (auto found = holding(variant_set, variant.set_element_where, "variants[" + std::to_string(v) + "]"))
+      return *found;
+    if (auto found = holding(workload.set, workload.set_element_where, "workloads[" + std::to_string(w) + "]"))
+      return *found;
+    if (auto found = holding(e.platforms[p].set, e.platforms[p].set_element_where, "platforms[" + std::to_string(p) + "]"))
+      return *found;
+  }
   if (message.starts_with("--set ")) { // "--set KEY: ...": the variant's or the workload's `set` that sets KEY
     const std::string key(message.substr(6, message.find(':') - 6));
     if (config::overrides_set(variant_set, key))
