@@ -581,9 +581,12 @@ expect 0 "" -- cmp "$tmp/r3.json" "$tmp/r3b.json"
 expect 1 "" -- cmp -s "$tmp/r3.json" "$tmp/r4.json"
 # Device memory: a batch whose lower-bound estimate exceeds the GPU's memory is refused with the
 # numbers, or runs with a warning when allowed; a sweep records such points as not fitting.
-expect 2 "a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB of device memory (weights 102.2 MB, gradients 102.2 MB, optimizer state 102.2 MB, activations 66.79 GB, inputs 616.6 MB), more than the 17.18 GB of the NVIDIA Tesla P100 PCIe 16 GB: use a smaller batch per rank" -- \
+expect 2 "ceiling: error: --global-batch: a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB of device memory (weights 102.2 MB, gradients 102.2 MB, optimizer state 102.2 MB, activations 66.79 GB, inputs 616.6 MB), more than the 17.18 GB of the NVIDIA Tesla P100 PCIe 16 GB: use a smaller batch per rank" -- \
   "${one[@]}" -n 1 --global-batch 1024
 expect 0 "device memory: at least 67.72 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1 --global-batch 1024 --allow-oversubscribed-memory
+# (at the key that gives the batch where no option does)
+expect 2 "--set:1:27: error: workload.batch_per_worker: a batch of 1024 samples of resnet50_v1 per GPU needs at least 67.72 GB" -- \
+  "${one[@]}" -n 1 --set workload.batch_per_worker=1024
 expect 0 "device memory: at least 4.52 GB of 17.18 GB per GPU" -- "${one[@]}" -n 1
 # All-gathered, DIN's embedding gradients from 4,096 ranks (27.54 GB of its largest table) fill no
 # P100; exchanged dense where cheaper they are not gathered.

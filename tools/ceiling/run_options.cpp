@@ -506,6 +506,14 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     if (problem->input == Input::Workload)
       throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides,
                                        problem->key, problem->message);
+    // A batch beyond the device's memory: at the option or the key that gives the batch.
+    if (const auto memory = replay::memory_problem(s); memory && problem->message.starts_with(*memory)) {
+      for (const char* option : {"batch", "global-batch"})
+        if (cli.has(option))
+          throw UsageError(std::string("--") + option + ": " + problem->message);
+      throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides, "workload.batch_per_worker",
+                                       problem->message);
+    }
     throw UsageError(problem->message);
   }
   o.allow_oversubscribed_memory = allowed;
