@@ -115,7 +115,8 @@ std::vector<std::string> one_line_each(TableReader& t, std::string_view key,
 sweep::InputEntry read_input(TableReader& t, bool is_workload) {
   sweep::InputEntry e;
   e.name = t.label("name", TableReader::most_name_characters);
-  e.file = beside(t.file(), t.string("file"));
+  e.file = beside(t.file(), t.path("file", std::string("a ") + (is_workload ? "workload" : "platform") +
+                                                 " file's path, relative to this experiment file"));
   e.set = one_line_each(t, "set", t.string_list("set"));
   // An entry's overrides change its own file: another kind's would reach every point's run from
   // the wrong entry (and fail there, far from this line).

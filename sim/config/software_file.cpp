@@ -141,6 +141,8 @@ std::vector<std::string> bundled_software_names() {
 }
 
 SoftwareReference software_reference(const std::string& file, const std::string& given) {
+  if (is_blank(given)) // (a stack left empty is not the default stack)
+    return {given, "empty: expected a bundled stack (" + bundled_software_list() + ") or a software file's path"};
   const auto names = bundled_software_names();
   if (std::find(names.begin(), names.end(), given) != names.end())
     return {given, std::nullopt};
@@ -152,10 +154,6 @@ SoftwareReference software_reference(const std::string& file, const std::string&
 }
 
 std::string software_named(TableReader& t, std::string_view key, const std::string& given) {
-  // (a key left empty is not the default stack)
-  if (is_blank(given))
-    t.fail(key, "empty: expected a bundled stack (" + bundled_software_list() +
-                    ") or a software file's path");
   auto reference = software_reference(t.file(), given);
   if (reference.problem)
     t.fail(key, *reference.problem);

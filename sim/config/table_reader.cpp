@@ -372,6 +372,15 @@ std::string TableReader::string(std::string_view key) {
   missing(key, "expected a string");
 }
 
+std::string TableReader::path(std::string_view key, std::string_view expected) {
+  if (!has(key))
+    missing(key, "expected " + std::string(expected));
+  std::string value = string(key);
+  if (is_blank(value))
+    fail(key, "empty: expected " + std::string(expected));
+  return value;
+}
+
 std::optional<std::string> TableReader::optional_name(std::string_view key, std::string_view names) {
   auto value = optional_string(key);
   if (!value)

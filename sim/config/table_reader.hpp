@@ -72,6 +72,9 @@ public:
                                                               long long max);
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
+  /// A string that names a file: refused blank (empty is no file, not "no such file"), `expected`
+  /// saying which ("a platform file's path, relative to this workload file").
+  std::string path(std::string_view key, std::string_view expected);
   /// A string that names something (a platform, a device): refused empty, `names` saying what
   /// the name is for ("it labels the outputs"), and refused as a label() of at most
   /// most_name_characters.

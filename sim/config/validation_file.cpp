@@ -67,8 +67,8 @@ analysis::ValidationCase read_case(const toml::table& root, const std::string& p
     t.fail("id", "empty: give the series' case id");
   c.title = t.heading("title", most_title_characters);
   c.source = t.citation("source");
-  c.platform = existing_file(t, "platform", t.string("platform"));
-  c.workload = existing_file(t, "workload", t.string("workload"));
+  c.platform = existing_file(t, "platform", t.path("platform", "a platform file's path, relative to the case file"));
+  c.workload = existing_file(t, "workload", t.path("workload", "a workload file's path, relative to the case file"));
   c.software = software_named(t, "software", t.string("software"));
   c.gpus_per_node = static_cast<int>(t.integer("gpus_per_node", 1, 64));
   const SourceLocation gpus_at = t.location_of_key("gpus_per_node");

@@ -31,7 +31,7 @@ platform::Precision read_precision(TableReader& t, std::string_view key) {
 }
 
 workload::Measurement read_measurement(TableReader& t) {
-  const std::string platform = beside(t.file(), t.string("platform"));
+  const std::string platform = beside(t.file(), t.path("platform", "a platform file's path, relative to this workload file"));
   std::error_code error;
   if (!std::filesystem::is_regular_file(platform, error))
     t.fail("platform", "\"" + platform + "\" is not a platform file" +

@@ -190,6 +190,8 @@ file_case("workload", workload, "workload", "source", '" "', wshow)
 # Empty where a path or a unit is expected: named so, not "no such file" or "missing key".
 file_case("workload", workload, "calibration", "borrow", '""', wshow)
 file_case("experiment", experiment, "experiment", "cost_unit", '""', eshow)
+file_case("experiment", experiment, "platforms", "file", '""', eshow)
+file_case("workload", workload, "calibration", "platform", '""', wshow)
 # An output that names a folder: refused where it is written, by `experiment show` too.
 file_case("experiment", experiment, "experiment", "output", f'"{tmp}"', eshow)
 # A NUL in a string would cut it short (a path to another file, a message): refused where it is.
