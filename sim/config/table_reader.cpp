@@ -173,11 +173,11 @@ void TableReader::fail(std::string_view key, std::string_view message) const {
   throw LoadError(location_of_key(key), full_key(written_key(key)), message);
 }
 
-void TableReader::missing(std::string_view key, std::string_view expected, bool quantity) const {
+void TableReader::missing(std::string_view key, std::string_view expected, bool quantity, bool table) const {
   // A misspelt key is the likeliest cause: name it rather than the absence.
   for (auto&& [k, node] : table_) {
     const std::string name(k.str());
-    if (asked_.contains(name) || unit_keys_.contains(name))
+    if (asked_.contains(name) || unit_keys_.contains(name) || (table && !node.is_table()))
       continue;
     if (edit_distance(name, key) <= 2)
       throw LoadError(location_of_entry(k, node), full_key(name), "unknown key (did you mean " + quoted(key) + "?)");
@@ -556,7 +556,7 @@ std::optional<TableReader> TableReader::optional_table(std::string_view key) {
 TableReader TableReader::table(std::string_view key) {
   if (auto reader = optional_table(key))
     return *reader;
-  missing(key, "expected a table [" + full_key(key) + "]");
+  missing(key, "expected a table [" + full_key(key) + "]", false, true);
 }
 
 void TableReader::reject_unknown_keys() const {

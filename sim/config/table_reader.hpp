@@ -137,8 +137,10 @@ public:
 
   /// Throws for an absent required key `key` ("missing key: <expected>"), or at a present key that
   /// looks like a misspelling of it (a `quantity`'s key also with a unit in its name that is none
-  /// of its units).
-  [[noreturn]] void missing(std::string_view key, std::string_view expected, bool quantity = false) const;
+  /// of its units; for a table, only at a table: an experiment's [[platforms]] is no misspelt
+  /// [platform]).
+  [[noreturn]] void missing(std::string_view key, std::string_view expected, bool quantity = false,
+                            bool table = false) const;
 
 private:
   /// The array under `key`, or null when the key is absent; throws when it is not an array

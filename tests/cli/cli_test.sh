@@ -661,6 +661,9 @@ quickstart_refused paid_nowhere "$nic_in_variant" \
 expect 2 'the output (-o, or the experiment'"'"'s output) is a result file, not standard output' -- \
   bash -c 'cd "$1" && "$2" sweep "$3" -o -' _ "$tmp" "$ceiling" "$tmp/paid_somewhere.toml"
 expect 1 "" -- test -e "$tmp/-"
+# An experiment given as a platform or a workload: no table [platform], not a misspelt one ([[platforms]]).
+expect 2 "quickstart.toml:1:1: error: platform: missing key: expected a table [platform]" -- "$ceiling" platform show "$root/experiments/quickstart.toml"
+expect 2 "quickstart.toml:1:1: error: workload: missing key: expected a table [workload]" -- "$ceiling" workload show "$root/experiments/quickstart.toml"
 # A platform entry that does not load with its own overrides is refused at the override, though the
 # variants have overrides too (it was refused at the first variant, "with platforms[3]").
 sed -e 's#"\.\./#"'"$root"'/#' -e 's#interconnect.dimensions=\[16, 16, 16\]#interconnect.dimensions=[16, 16, 8]#' \
