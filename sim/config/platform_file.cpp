@@ -56,7 +56,7 @@ void check_measured(TableReader& t, const PeakRates& peaks, Bandwidth memory_ban
 
 platform::CpuSpec read_cpu(TableReader t) {
   platform::CpuSpec cpu{
-      .model = t.optional_string("model").value_or(""),
+      .model = t.optional_label("model", TableReader::most_name_characters).value_or(""),
       .sockets = static_cast<int>(t.integer("sockets", 1, 64)),
       .cores_per_socket = static_cast<int>(t.integer("cores_per_socket", 1, 100000)),
       .peak_per_socket = read_peaks(t),
@@ -89,7 +89,7 @@ int read_compute_capability(TableReader& t) {
 
 platform::GpuSpec read_gpu(TableReader t) {
   platform::GpuSpec gpu{.count = static_cast<int>(t.integer("count", 1, 64)),
-                        .model = t.optional_string("model").value_or(""),
+                        .model = t.optional_label("model", TableReader::most_name_characters).value_or(""),
                         .calibration_device = t.optional_name("calibration_device", "the device whose calibrations this one takes").value_or(""),
                         .peak = read_peaks(t),
                         .base_clock_peak_fp64 = t.optional_quantity<FlopRate>("base_clock_peak_fp64", Sign::Positive),
@@ -316,7 +316,7 @@ platform::PlatformSpec read_platform(const toml::table& root, const std::string&
   TableReader head = file.table("platform");
   platform::PlatformSpec spec;
   spec.name = head.name("name", "it labels the outputs");
-  spec.description = head.optional_string("description").value_or("");
+  spec.description = head.optional_label("description", most_question_characters).value_or("");
   spec.nodes = static_cast<int>(head.integer("nodes", 1, platform::max_slots));
   if (const auto software = head.optional_string("software"))
     spec.software = software_named(head, "software", *software);

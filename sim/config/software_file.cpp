@@ -23,7 +23,7 @@ stack::SoftwareStack read_software(const toml::table& root, const std::string& p
   TableReader t = file.table("software");
   stack::SoftwareStack s;
   s.name = t.name("name", "it labels the outputs");
-  s.description = t.optional_string("description").value_or("");
+  s.description = t.optional_label("description", most_question_characters).value_or("");
   if (t.has("framework"))
     s.framework = t.choice("framework", workload::framework_names);
   const std::string library = t.string("library");

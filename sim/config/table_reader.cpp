@@ -393,9 +393,16 @@ std::optional<std::string> TableReader::optional_name(std::string_view key, std:
 }
 
 std::string TableReader::label(std::string_view key, std::size_t most_characters) {
-  std::string value = string(key);
-  if (const auto problem = support::label_problem(value, most_characters))
-    fail(key, "the text " + *problem);
+  if (auto value = optional_label(key, most_characters))
+    return *value;
+  missing(key, "expected a string");
+}
+
+std::optional<std::string> TableReader::optional_label(std::string_view key, std::size_t most_characters) {
+  auto value = optional_string(key);
+  if (value)
+    if (const auto problem = support::label_problem(*value, most_characters))
+      fail(key, "the text " + *problem);
   return value;
 }
 
@@ -408,6 +415,10 @@ std::string TableReader::heading(std::string_view key, std::size_t most_characte
 
 std::string TableReader::citation(std::string_view key) {
   std::string value = string(key);
+  std::string one_line = value; // (a long source may run over lines of a multi-line string)
+  std::replace_if(one_line.begin(), one_line.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
+  if (const auto problem = support::label_problem(one_line, most_citation_characters))
+    fail(key, "the text " + *problem);
   if (is_blank(value))
     fail(key,
          "empty: expected where the figures come from (a paper, a page, a file and its version)");

@@ -84,11 +84,14 @@ public:
   /// A string that outputs print or draw (a title, a question): refused where it holds a control
   /// character or more than `most_characters` characters (support::label_problem).
   std::string label(std::string_view key, std::size_t most_characters);
+  std::optional<std::string> optional_label(std::string_view key, std::size_t most_characters);
   /// A label that heads outputs (a title, a question): refused blank too.
   std::string heading(std::string_view key, std::size_t most_characters);
   /// Where figures come from (a paper, a page, a file at a version): refused blank, as a figure
-  /// without a source is.
+  /// without a source is, and as a label() of at most most_citation_characters (but for line
+  /// breaks and tabs: a long source may run over the lines of a multi-line string).
   std::string citation(std::string_view key);
+  static constexpr std::size_t most_citation_characters = 4000;
   /// One of `choices`; the message lists them all.
   std::string choice(std::string_view key, std::initializer_list<std::string_view> choices) {
     return choice(key, std::span<const std::string_view>(choices.begin(), choices.size()));

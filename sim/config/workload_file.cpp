@@ -173,10 +173,10 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   }
   w.name = head.name("name", "it labels the outputs");
   w.title = head.heading("title", most_title_characters);
-  w.domain = head.string("domain");
-  w.framework = head.string("framework");
-  w.dataset = head.string("dataset");
-  w.sample = head.string("sample");
+  w.domain = head.label("domain", most_title_characters);
+  w.framework = head.label("framework", most_title_characters);
+  w.dataset = head.label("dataset", most_title_characters);
+  w.sample = head.name("sample", "what one sample is: it names the throughput's unit, samples/s");
   w.batch_per_worker = static_cast<int>(head.integer("batch_per_worker", 1, workload::max_batch_per_worker));
   w.precision = read_precision(head, "precision");
   w.granularity = head.choice("granularity", {"layer", "block"});
@@ -192,7 +192,7 @@ workload::WorkloadSpec read_workload(const toml::table& root, const std::string&
   TableReader reference = file.table("reference");
   w.reference = {.params = reference.integer("params", 0, max_count),
                  .forward_per_sample = reference.quantity<Flops>("forward", Sign::Positive),
-                 .source = reference.string("source")};
+                 .source = reference.citation("source")};
   reference.reject_unknown_keys();
 
   // `layers` sits in a table of its own: in TOML a key after a [table] header belongs to it.
@@ -269,7 +269,7 @@ workload::CalibrationSpec read_calibration(TableReader t, std::vector<std::strin
     };
     if (std::any_of(chain.begin(), chain.end(), same_file))
       t.fail("borrow", "calibrations borrow from each other in a cycle through \"" + other + "\"");
-    t.string("source"); // why it borrows: required, reported by `workload show`
+    t.citation("source"); // why it borrows: required, reported by `workload show`
     const auto own_half_batch = t.optional_number("half_batch", 0, 1e6);
     t.reject_unknown_keys();
     chain.push_back(other);

@@ -185,6 +185,11 @@ cases.append(("a --set key of 60,000 parts", ["run", "-p", platform, "-w", workl
 # Names that label the outputs: never empty.
 file_case("platform", platform, "platform", "name", '""', show)
 file_case("workload", workload, "workload", "name", '" "', wshow)
+# Free text that outputs print (a model, a description, what a sample is): no control characters.
+file_case("platform", platform, "node.gpu", "model", '"a\\u001b[31mred"', show)
+file_case("platform", platform, "platform", "description", '"a\\nb"', show)
+file_case("workload", workload, "workload", "sample", '""', wshow)
+file_case("workload", workload, "workload", "dataset", '"a\\u0007b"', wshow)
 # Figures without a source: none.
 file_case("workload", workload, "workload", "source", '" "', wshow)
 # Empty where a path or a unit is expected: named so, not "no such file" or "missing key".
