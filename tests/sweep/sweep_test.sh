@@ -97,7 +97,8 @@ name = "v"' > "$tmp/changed/e.toml"
   wait "$pid"
   expect 130 "" -- bash -c "exit $?"
   expect 0 "run again with --resume to continue" -- cat "$tmp/int.out"
-  expect 0 "ceiling sweep: interrupted by signal 2: interrupted: " -- cat "$tmp/int.log"
+  expect 0 "ceiling sweep: interrupted by signal 2: " -- cat "$tmp/int.log"
+  expect 1 "" -- grep -q "signal 2: interrupted" "$tmp/int.log"
   expect 0 "wrote interrupted.h5: 64 points, 0 failed" -- "$ceiling" sweep "$small" --resume -o interrupted.h5
 
   # Points that ended before the stop are stored, though the sweep had not read their results
@@ -252,6 +253,8 @@ name = "v"' > "$tmp/changed/e.toml"
   wait "$pid"
   expect 130 "" -- bash -c "exit $?"
   expect 0 "16 to run, 48 already in cut-resume.h5" -- cat "$tmp/cut-resume.out"
+  # (stopped before a point was stored, it is as it was, byte for byte: its command lines too)
+  expect 0 "" -- cmp failing.h5 cut-resume.h5
   tables k cut-resume.h5
   expect 0 "" -- test "$(grep -c ',failed,the point.s process exited with status 7' k/points.csv)" -eq 16
   # --resume runs the failed points again (here with the real point program: they succeed).

@@ -345,7 +345,7 @@ int sweep_main(const std::vector<std::string>& args) {
     return 0;
   }
   // The store exists from the start (inputs, curves, no points), so it is never absent; one that
-  // --overwrite replaces is kept until the first point is stored.
+  // --overwrite replaces or --resume continues is kept as it is until the first point is stored.
   begin_store(setup);
 
   double weight_left = 0;
@@ -386,9 +386,12 @@ int sweep_main(const std::vector<std::string>& args) {
       store_finished(finished);
     progress.finish();
     pool.terminate_all();
-    std::printf("%s\n", interrupted_message(setup).c_str());
-    std::fprintf(stderr, "ceiling sweep: interrupted by signal %d: %s\n", static_cast<int>(stop_signal),
-                 interrupted_message(setup).c_str());
+    // (the same on standard error with the signal: "interrupted by signal 2: 3 of 64 points ...")
+    const std::string message = interrupted_message(setup);
+    std::printf("%s\n", message.c_str());
+    const std::size_t word = std::string_view("interrupted").size();
+    std::fprintf(stderr, "ceiling sweep: interrupted by signal %d%s\n", static_cast<int>(stop_signal),
+                 message.substr(std::min(word, message.size())).c_str());
     return 128 + stop_signal;
   }
   progress.finish();

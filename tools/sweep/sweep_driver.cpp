@@ -179,6 +179,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
     throw SweepError(setup.output + " exists: --resume runs the points it lacks, --overwrite "
                                     "starts again, -o writes elsewhere");
   setup.overwriting = exists && existing == ExistingOutput::Overwrite;
+  setup.resuming = exists && existing == ExistingOutput::Resume;
   // --overwrite replaces a result store, not a file named by mistake (an input copied aside, notes).
   if (setup.overwriting && !is_hdf5_or_empty(setup.output))
     throw SweepError(setup.output + " exists and is not a result store (an HDF5 file): --overwrite replaces "
@@ -227,7 +228,7 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
 }
 
 void begin_store(const SweepSetup& setup) {
-  if (!setup.overwriting) {
+  if (!setup.overwriting && !setup.resuming) {
     io::write_results(setup.output, setup.results);
     return;
   }

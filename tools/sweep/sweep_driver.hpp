@@ -54,6 +54,8 @@ struct SweepSetup {
   /// --overwrite of an existing store: it stays as it is until the first point is stored
   /// (begin_store), so that a sweep stopped before then loses nothing.
   bool overwriting = false;
+  /// --resume of an existing store: it stays as it is (its command lines too) until a point is stored.
+  bool resuming = false;
   /// The points stored already that do not run again (a failed one's record stays in `results`
   /// until its new run replaces it).
   std::size_t already_done() const { return expansion.points.size() - to_run.size(); }
@@ -69,8 +71,9 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
                          ExistingOutput existing, const std::string& command_line);
 
 /// Writes the store with its inputs and curves and no point, so that it exists from the start;
-/// but an existing store that --overwrite replaces stays until store_point() writes the first point
-/// (that its temporary file can be created is checked now: SweepError).
+/// but an existing store that --overwrite replaces or --resume continues stays as it is until
+/// store_point() writes the first point (that its temporary file can be created is checked now:
+/// SweepError).
 void begin_store(const SweepSetup& setup);
 
 /// Adds a finished point (replacing the record of a failed one run again) and rewrites the store atomically (analysis of every curve included).
