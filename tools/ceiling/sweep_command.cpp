@@ -48,7 +48,8 @@ const char* const sweep_point_usage =
     "`ceiling run`'s options and prints its result in the sweep's encoding on standard output; a\n"
     "point that cannot run prints a failed result with its error, and exits 0 all the same.\n"
     "--sweep-version=VERSION: the sweep's build (as `ceiling --version` prints it); a program of\n"
-    "another build prints a failed result saying so rather than run the point.\n";
+    "another build prints a failed result saying so rather than run the point. Of the options\n"
+    "below, --seeds, --jobs, --json, --trace and --timing are `ceiling run`'s alone.\n";
 
 /// The command line a store records (`command`, then `args`), without -j / --jobs: how many
 /// points ran at once changes nothing in the results, so that it changes nothing in the store.
@@ -75,6 +76,10 @@ std::optional<replay::Scenario> scenario_of(const std::vector<std::string>& run_
   const auto cli = parse_command_line(run_args, "", sweep_point_usage, run_options(), false);
   if (!cli)
     return std::nullopt;
+  for (const std::string& name : unswept_options) // (a variant's are refused at it: check_points)
+    if (cli->has(name.c_str()) && !cli->vm[name].defaulted())
+      throw UsageError("--" + name + ": a sweep's point does not take it (it prints what a sweep does not read, or runs "
+                       "several runs)");
   return scenario_from(*cli, refuse_oversubscribed_memory);
 }
 
