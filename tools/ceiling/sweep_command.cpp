@@ -49,7 +49,7 @@ const char* const sweep_point_usage =
     "point that cannot run prints a failed result with its error, and exits 0 all the same.\n"
     "--sweep-version=VERSION: the sweep's build (as `ceiling --version` prints it); a program of\n"
     "another build prints a failed result saying so rather than run the point. Of the options\n"
-    "below, --seeds, --jobs, --json, --trace and --timing are `ceiling run`'s alone.\n";
+    "below, --seeds, --jobs, --trace and --timing are `ceiling run`'s alone (--json changes nothing).\n";
 
 /// The command line a store records (`command`, then `args`), without -j / --jobs: how many
 /// points ran at once changes nothing in the results, so that it changes nothing in the store.
@@ -76,8 +76,10 @@ std::optional<replay::Scenario> scenario_of(const std::vector<std::string>& run_
   const auto cli = parse_command_line(run_args, "", sweep_point_usage, run_options(), false);
   if (!cli)
     return std::nullopt;
-  for (const std::string& name : unswept_options) // (a variant's are refused at it: check_points)
-    if (cli->has(name.c_str()) && !cli->vm[name].defaulted())
+  // (a variant's are refused at it, check_points; --json, which `run --seeds` passes on, changes
+  // nothing: a point always prints its encoding)
+  for (const std::string& name : unswept_options)
+    if (name != "json" && cli->has(name.c_str()) && !cli->vm[name].defaulted())
       throw UsageError("--" + name + ": a sweep's point does not take it (it prints what a sweep does not read, or runs "
                        "several runs)");
   return scenario_from(*cli, refuse_oversubscribed_memory);
