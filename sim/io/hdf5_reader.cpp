@@ -45,7 +45,7 @@ void Hdf5Reader::check_type(const std::string& what, hid_t type, H5T_class_t exp
                                              : H5Tget_size(type) == 8);
   if (!ok)
     fail(what + ": expected " +
-         (expected == H5T_STRING    ? "a string"
+         (expected == H5T_STRING    ? "a fixed-length string"
           : expected == H5T_INTEGER ? "int64"
                                     : "float64") +
          ", found " + describe(type));

@@ -417,7 +417,7 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
     io::write_results(path, sample_results());
     edit_hdf5(path, [](hid_t file) { set_variable_length_attribute(file, "title", "t"); });
     CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: attribute \"title\": expected a string, found a "
+                         (path + ": error: attribute \"title\": expected a fixed-length string, found a "
                                  "variable-length string")
                              .c_str(),
                          io::StoreError);
@@ -427,7 +427,7 @@ TEST_CASE("a file that is not a readable result file throws StoreError saying wh
     edit_hdf5(path, [](hid_t file) { set_int64_attribute(file, "title", 7); });
     CHECK_THROWS_WITH_AS(
         io::read_results(path),
-        (path + ": error: attribute \"title\": expected a string, found int64").c_str(),
+        (path + ": error: attribute \"title\": expected a fixed-length string, found int64").c_str(),
         io::StoreError);
   }
   SUBCASE("a missing dataset") {
@@ -684,7 +684,7 @@ TEST_CASE("a damaged global heap is refused, never followed by HDF5 (the fuzzer'
   SUBCASE("labelled as this build writes them (version 4): the variable-length column is refused "
           "unread") {
     CHECK_THROWS_WITH_AS(io::read_results(path),
-                         (path + ": error: dataset \"points/command\": expected a string, found "
+                         (path + ": error: dataset \"points/command\": expected a fixed-length string, found "
                                  "a variable-length string")
                              .c_str(),
                          io::StoreError);
