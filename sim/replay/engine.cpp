@@ -355,6 +355,10 @@ public:
       throw std::logic_error("the replay left actors running when it ended");
     if (sharing_)
       result_.sharing = sharing_->work();
+    // A dropped iteration leaves nothing in the timeline: what it did, from its start on (some of
+    // it cut short), goes with it, as its figures do.
+    if (result_.dropped_iteration)
+      std::erase_if(result_.timeline, [&](const TimelineEvent& e) { return e.start_s >= iteration_start_s_; });
     if (plan_.fused_by_cycle) { // the collectives are the last complete iteration's responses
       for (int k : last_order_)
         report_reduction(reduction(k));

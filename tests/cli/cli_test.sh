@@ -883,11 +883,11 @@ expect 0 "" -- test "$(grep -cE '^[0-9]+ ' "$tmp/killed.txt")" -ge 2
 # 0.7 s (more under load), so the
 # warm-up under way 2.5 s in is dropped 0.5 s after the signal and no iteration is complete
 # (issue: SIGTERM could not stop a 2,048-node exact run for many seconds). Both transfer
-# drivers; JSON says so too.
+# drivers; JSON says so too, and the trace holds nothing of the dropped iteration.
 for driver in maestro couriers; do
   "$ceiling" run -p "$root/platforms/piz-daint-xc50-p100.toml" -w "$root/workloads/resnet50_v1.toml" -n 512 \
     --fidelity exact --flows simgrid --set interconnect.routing=static-minimal --iterations 3 --transfer-driver "$driver" \
-    --json >"$tmp/drop.json" 2>"$tmp/drop.err" &
+    --json --trace "$tmp/drop-$driver.trace.json" >"$tmp/drop.json" 2>"$tmp/drop.err" &
   pid=$!
   sleep 2.5
   start=$(date +%s%N)
@@ -902,6 +902,8 @@ for driver in maestro couriers; do
   expect 0 '"dropped_iteration": true' -- cat "$tmp/drop.json"
   expect 0 '"mean": null' -- cat "$tmp/drop.json"
   expect 0 "dropping it if it takes over 0.5 s more" -- cat "$tmp/drop.err"
+  expect 0 "0 slices" -- python3 -c "import json, sys; t = json.load(open(sys.argv[1])); \
+print(sum(e.get('ph') == 'X' for e in t['traceEvents']), 'slices')" "$tmp/drop-$driver.trace.json"
 done
 # A second signal stops the run at once, without the 0.5 s of grace nor its output (the first
 # alone ends with the JSON of what finished, as above).
