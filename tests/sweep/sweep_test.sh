@@ -173,6 +173,18 @@ name = "v"' > "$tmp/changed/e.toml"
   expect 143 "" -- bash -c "exit $?"
   expect 0 "spread over 2 seeds" -- cat "$tmp/seeds.out"
   expect 0 "stopped by signal 15 before it finished" -- cat "$tmp/seeds.out"
+  # One at a time, stopped while seed 3 sleeps: seed 4 never started, and is said so.
+  env CEILING_POINT_PROGRAM="$root/tests/sweep/slow_point.sh" CEILING_REAL="$ceiling" CEILING_SLOW_S=0 \
+    CEILING_SLOWER_S=31 "$ceiling" run -p "$root/platforms/generic-fat-tree.toml" -w "$root/workloads/resnet50_v1.toml" \
+    -n 2 --iterations 2 --seeds 1,2,3,4 --jobs 1 >"$tmp/seeds1.out" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 300); do pgrep -x -f "sleep 31" >/dev/null && break; sleep 0.1; done
+  kill -TERM "$pid"
+  wait "$pid"
+  expect 143 "" -- bash -c "exit $?"
+  pkill -x -f "sleep 31" # (the point's wrapper's sleep, which its end leaves behind)
+  expect 0 "FAILED: stopped by signal 15 before it finished" -- cat "$tmp/seeds1.out"
+  expect 0 "4                    FAILED: not started: signal 15 came first" -- cat "$tmp/seeds1.out"
   tables d interrupted.h5
   same a d
 

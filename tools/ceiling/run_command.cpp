@@ -255,7 +255,8 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     std::size_t stopped = 0;
     for (std::size_t i = 0; i < seeds.size(); ++i)
       if (!ran[i]) {
-        results[i].error = "stopped by signal " + std::to_string(stop_signal) + " before it finished";
+        results[i].error = i < next ? "stopped by signal " + std::to_string(stop_signal) + " before it finished"
+                                    : "not started: signal " + std::to_string(stop_signal) + " came first";
         ++stopped;
       }
     std::fprintf(stderr, "ceiling run: interrupted by signal %d: %zu of %zu seeds finished, printed; the others stopped\n",
