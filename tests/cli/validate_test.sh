@@ -191,6 +191,26 @@ expect 2 "case id TF_DGX1_P100_VGG16 is validation/TF_DGX1_P100_VGG16.toml's too
 expect 0 "1 case, no point after the references: no efficiency to compare" -- "$ceiling" validate MLPERF_v07_RESNET50_DGX1
 expect 0 '"median_abs_error_points": null' -- "$ceiling" validate MLPERF_v07_RESNET50_DGX1 --json
 expect 2 "nope.toml: error: cannot open the file for reading" -- "$ceiling" validate nope.toml
+# Interrupted, it prints every point that finished: as many rows as it says on stderr, and a case
+# cut short says so (however far the run got in its second).
+"$ceiling" validate DAINT_TF11_INCEPTIONV3_SYNTH -j 1 >"$tmp/cut.txt" 2>"$tmp/cut.err" &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+status=$?
+expect 0 "rows as said" -- /usr/bin/python3 -c "
+import re, sys
+status, out, err = int(sys.argv[1]), open(sys.argv[2]).read(), open(sys.argv[3]).read()
+rows = len(re.findall(r'^DAINT_TF11_INCEPTIONV3_SYNTH +[0-9]+ ', out, re.M))
+if status == 0:
+    assert rows == 8, rows
+else:
+    assert status == 130, status
+    done = int(re.search(r'([0-9]+) of 8 points finished', err).group(1))
+    assert rows == done, (rows, done)
+    assert (0 < done < 8) == ('interrupted: %d of its 8 points' % done in out), out
+print('rows as said', status, rows)" "$status" "$tmp/cut.txt" "$tmp/cut.err"
 mkdir "$tmp/elsewhere" && cd "$tmp/elsewhere" || exit 1
 expect 2 "no case given and no validation/ folder here" -- "$ceiling" validate
 mkdir -p validation/folder.toml

@@ -161,8 +161,11 @@ std::string case_path(const std::string& given) {
   return given;
 }
 
+/// `whole_points`: each case's points in its file, where an interrupted run prints some of them
+/// (empty: every case whole).
 void print_table(const std::vector<analysis::ValidationCase>& cases,
-                 const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all) {
+                 const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all,
+                 const std::vector<std::size_t>& whole_points) {
   int width = 4; // the widest case id, for the first column
   for (const auto& c : cases)
     width = std::max(width, static_cast<int>(c.id.size()));
@@ -179,6 +182,9 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
       std::printf("%-*s %7lld %12s %12.6g %7s %7.3f %7.3f %+8.1f\n", width, results[c].id.c_str(), p.workers, measured,
                   p.predicted_throughput, ratio, p.measured_efficiency, p.predicted_efficiency, p.error_points);
     }
+    if (c < whole_points.size() && whole_points[c] > results[c].points.size())
+      std::printf("%-*s interrupted: %zu of its %zu points\n", width, results[c].id.c_str(), results[c].points.size(),
+                  whole_points[c]);
     if (results[c].points.size() < 2) // its reference alone: nothing to compare an efficiency with
       std::printf("%-*s no point after the reference: its throughput alone  (%s)\n\n", width, results[c].id.c_str(),
                   cases[c].source.c_str());
@@ -198,12 +204,13 @@ void print_table(const std::vector<analysis::ValidationCase>& cases,
               "(the measured E as the source reports it, where it does); ratio = predicted / measured throughput\n");
 }
 
-/// `stopped_by_signal`: the signal that interrupted the run (its cases then those whose every
-/// point finished), 0 when every point ran.
+/// `stopped_by_signal`: the signal that interrupted the run (its cases then those whose reference
+/// finished, each with its points that finished), 0 when every point ran; `whole_points` as
+/// print_table's.
 void print_json(const std::vector<analysis::ValidationCase>& cases,
                 const std::vector<std::vector<Prediction>>& predictions,
                 const std::vector<analysis::CaseComparison>& results, const analysis::Summary& all,
-                int stopped_by_signal) {
+                int stopped_by_signal, const std::vector<std::size_t>& whole_points) {
   io::JsonWriter json(std::cout);
   // (median and worst are null where no point follows the reference)
   const auto errors = [&json](bool any, double median, double worst) {
@@ -219,6 +226,7 @@ void print_json(const std::vector<analysis::ValidationCase>& cases,
     json.begin_object().key("id").value(r.id).key("title").value(v.title).key("source").value(v.source)
         .key("file").value(v.path)
         .key("scaling").value(v.scaling == analysis::ValidationCase::Scaling::Weak ? "weak" : "per-point-batch")
+        .key("complete").value(c >= whole_points.size() || whole_points[c] == r.points.size())
         .key("points").begin_array();
     for (std::size_t i = 0; i < r.points.size(); ++i) {
       const auto& p = r.points[i];
@@ -294,8 +302,11 @@ int validate_command(const std::vector<std::string>& args) {
   sweep::WorkerPool pool;
   pool.set_wake_fd(catch_stop_signals());
   std::vector<std::size_t> unfinished(cases.size()); // points of each case without a prediction
-  for (std::size_t c = 0; c < cases.size(); ++c)
+  std::vector<std::vector<char>> done_points(cases.size()); // by case and point: predicted
+  for (std::size_t c = 0; c < cases.size(); ++c) {
     unfinished[c] = cases[c].measured.size();
+    done_points[c].assign(cases[c].measured.size(), 0);
+  }
   std::size_t next = 0;
   // A point that fails (its run does, or its run simulated another case than the point's) stops
   // the starting of others; those running end, and the first failure in point order is reported
@@ -324,6 +335,7 @@ int validate_command(const std::vector<std::string>& args) {
       try {
         predicted[p.c][p.m] = prediction_of(done.out, c, p.m, where);
         --unfinished[p.c];
+        done_points[p.c][p.m] = 1;
       } catch (const std::exception&) {
         failure = Failure{index, 0, where, "", std::current_exception()};
       }
@@ -338,29 +350,41 @@ int validate_command(const std::vector<std::string>& args) {
     if (const auto done = pool.wait_one())
       take(*done);
   }
-  if (stop_signal != 0) { // the cases whose every point finished are printed, the others said
-    for (const auto& done : pool.take_finished())
-      take(done);
+  if (stop_signal != 0) { // what finished is printed: each case's points after its reference's
+    for (const auto& finished : pool.take_finished())
+      take(finished);
     pool.terminate_all();
     std::vector<analysis::ValidationCase> finished;
     std::vector<std::vector<Prediction>> finished_predictions;
     std::vector<analysis::CaseComparison> results;
-    std::size_t points_done = 0;
+    std::vector<std::size_t> whole_points;
+    std::size_t points_done = 0, whole = 0;
     for (std::size_t c = 0; c < cases.size(); ++c) {
       points_done += cases[c].measured.size() - unfinished[c];
-      if (unfinished[c] == 0) {
-        finished.push_back(cases[c]);
-        finished_predictions.push_back(predicted[c]);
-        results.push_back(analysis::compare(cases[c], throughputs(predicted[c])));
-      }
+      whole += unfinished[c] == 0 ? 1 : 0;
+      if (!done_points[c][0]) // (its reference, the smallest N: no efficiency without it)
+        continue;
+      analysis::ValidationCase part = cases[c];
+      part.measured.clear();
+      std::vector<Prediction> part_predicted;
+      for (std::size_t m = 0; m < cases[c].measured.size(); ++m)
+        if (done_points[c][m]) {
+          part.measured.push_back(cases[c].measured[m]);
+          part_predicted.push_back(predicted[c][m]);
+        }
+      results.push_back(analysis::compare(part, throughputs(part_predicted)));
+      finished.push_back(std::move(part));
+      finished_predictions.push_back(std::move(part_predicted));
+      whole_points.push_back(cases[c].measured.size());
     }
-    std::fprintf(stderr, "ceiling validate: interrupted by signal %d: %zu of %zu points finished; %zu of %zu cases whole, printed\n",
-                 static_cast<int>(stop_signal), points_done, points.size(), finished.size(), cases.size());
+    std::fprintf(stderr, "ceiling validate: interrupted by signal %d: %zu of %zu points finished; %zu of %zu cases whole, "
+                 "%zu in part (from their reference), printed\n",
+                 static_cast<int>(stop_signal), points_done, points.size(), whole, cases.size(), finished.size() - whole);
     const auto all = analysis::summarize(results);
     if (cli->has("json"))
-      print_json(finished, finished_predictions, results, all, static_cast<int>(stop_signal));
+      print_json(finished, finished_predictions, results, all, static_cast<int>(stop_signal), whole_points);
     else
-      print_table(finished, results, all);
+      print_table(finished, results, all, whole_points);
     return 128 + stop_signal;
   }
   if (failure && failure->refused)
@@ -440,9 +464,9 @@ int validate_command(const std::vector<std::string>& args) {
     results.push_back(analysis::compare(cases[c], throughputs(predicted[c])));
   const auto all = analysis::summarize(results);
   if (cli->has("json"))
-    print_json(cases, predicted, results, all, 0);
+    print_json(cases, predicted, results, all, 0, {});
   else
-    print_table(cases, results, all);
+    print_table(cases, results, all, {});
   return 0;
 }
 
