@@ -424,6 +424,10 @@ expect 2 "ceiling: error: --set workload.batch_per_worker: --batch sets it for t
   "${daint[@]}" --batch 16 --set workload.batch_per_worker=8
 expect 2 "ceiling: error: --set software.jitter: --jitter sets it for this run" -- "${daint[@]}" --jitter 0 --set software.jitter=0.01
 expect 2 "ceiling: error: --set platform.software: --software sets it for this run" -- "${daint[@]}" --set platform.software=\"horovod-nccl\"
+# The pipelined trees' chunk where no pipelined tree runs: said to change nothing; where one runs, nothing said.
+expect 0 "ceiling: note: --set software.pipeline_chunk changes nothing in this run: no collective ran a pipelined tree" -- \
+  bash -c '"$@" 2>&1 >/dev/null' _ "${daint[@]}" --set 'software.pipeline_chunk="64 KiB"'
+expect 1 "" -- bash -c '"$@" 2>&1 >/dev/null | grep -q pipeline_chunk' _ "${daint[@]}" --collective pipelined-tree --set 'software.pipeline_chunk="64 KiB"'
 # (workload.precision beside --precision is no such override: it also says what precision the
 # calibration was measured in, which changes the run.)
 line="compute: calibrated on its stand-in (node.gpu.calibration_device: NVIDIA Tesla P100 SXM2 16 GB) under tensorflow"

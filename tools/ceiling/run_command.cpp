@@ -1,4 +1,6 @@
 // `ceiling run`: replay training iterations of a workload on a machine.
+#include "collectives/collective_plan.hpp"
+#include "config/overrides.hpp"
 #include "config/platform_file.hpp"
 #include "config/workload_file.hpp"
 #include "io/atomic_output.hpp"
@@ -607,6 +609,17 @@ int run_command(const std::vector<std::string>& args) {
                                        e.platform_key, e.what());
     }
   }();
+  // The pipelined trees' chunk sizes nothing else: its override is said to change nothing where
+  // no collective ran one (as a stack cost nobody pays is, note_unpaid_costs).
+  const auto pipelined = [](const replay::ReductionSummary& red) {
+    return red.algorithm == collectives::to_string(collectives::Algorithm::PipelinedTree) ||
+           red.algorithm == collectives::to_string(collectives::Algorithm::PipelinedDoubleTree);
+  };
+  if (config::overrides_set(cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{}),
+                            "software.pipeline_chunk") &&
+      !r.reductions.empty() && std::none_of(r.reductions.begin(), r.reductions.end(), pipelined))
+    std::fprintf(stderr, "ceiling: note: --set software.pipeline_chunk changes nothing in this run: no collective ran a "
+                         "pipelined tree (pipelined-tree or pipelined-double-tree), whose chunks it sizes\n");
   if (cli->has("timing")) {
     std::fprintf(stderr, "timing: build %.3f s; iterations", r.build_wall_s);
     for (double w : r.iteration_wall_s)
