@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
-#include <span>
 
 namespace ceiling::config {
 namespace {
@@ -150,7 +150,7 @@ sweep::VariantSpec read_variant(TableReader& t) {
   v.name = t.label("name", TableReader::most_name_characters);
   // (the overrides are the variant's own list, not an option of the options table)
   if (t.has_table("options"))
-    if (TableReader options = t.table("options"); options.has_array("set"))
+    if (TableReader options = t.table("options"); options.has("set"))
       options.fail("set", "the overrides go in the variant's own list, `set = [\"KEY=VALUE\", ...]` beside "
                           "`options`, not in the options table");
   for (const ScalarEntry& option : t.scalar_entries("options")) {
@@ -206,39 +206,26 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
         try {
           load(set);
         } catch (const LoadError& whole) {
-          // The file itself at the entry; an override's error ("--set:1:N: error: KEY: ...") at
-          // the element of the entry's or the variant's `set` that sets KEY; else at the variant
-          // where the entry loads with its own overrides, else at the entry.
+          // With its own overrides the entry fails (the file, or one of them), or the variant's
+          // make it fail: an override's error ("--set:1:N: error: KEY: ...") at the element that
+          // sets KEY, the last that does (it wins); else at the entry, or at the variant.
+          std::optional<LoadError> own;
           try {
-            load({});
-          } catch (const LoadError& file) {
-            throw LoadError(at(entry.where), key, "does not load: " + std::string(file.what()));
+            load(entry.set);
+          } catch (const LoadError& error) {
+            own = error;
           }
-          const auto setting = [&](const std::vector<std::string>& overrides) {
-            for (std::size_t j = 0; whole.where().path == "--set" && j < overrides.size(); ++j)
-              if (overrides_set(std::span<const std::string>(&overrides[j], 1), whole.key()))
-                return j;
-            return overrides.size();
-          };
-          const std::string said = whole.key() + ": " + whole.message();
-          if (const std::size_t j = setting(entry.set); j < entry.set.size() && j < entry.set_element_where.size())
-            throw LoadError(at(entry.set_element_where[j]), key + ".set[" + std::to_string(j) + "]", said);
-          const auto& variant = e.variants[v];
-          if (const std::size_t j = setting(variant_set); j < variant_set.size() && j < variant.set_element_where.size())
-            throw LoadError(at(variant.set_element_where[j]), "variants[" + std::to_string(v) + "].set[" + std::to_string(j) + "]",
-                            "with " + key + " \"" + entry.name + "\": " + said);
-          const bool variant_has_set = !variant_set.empty();
-          if (variant_has_set) {
-            try {
-              load(entry.set);
-            } catch (const LoadError& own) {
-              throw LoadError(at(entry.where), key, "does not load: " + std::string(own.what()));
-            }
-          }
-          throw LoadError(at(variant_has_set ? variant.where : entry.where),
-                          variant_has_set ? "variants[" + std::to_string(v) + "]" : key,
-                          std::string(variant_has_set ? "with " + key + " \"" + entry.name + "\": " : "") +
-                              "does not load: " + whole.what());
+          const LoadError& cause = own ? *own : whole;
+          const auto& overrides = own ? entry.set : variant_set;
+          const auto& wheres = own ? entry.set_element_where : e.variants[v].set_element_where;
+          const std::string holder = own ? key : "variants[" + std::to_string(v) + "]";
+          const std::string with = own ? "" : "with " + key + " \"" + entry.name + "\": ";
+          for (std::size_t j = overrides.size(); cause.where().path == "--set" && j-- > 0;)
+            if (j < wheres.size() && override_reaches(overrides[j], cause.key()))
+              throw LoadError(at(wheres[j]), holder + ".set[" + std::to_string(j) + "]",
+                              with + cause.key() + ": " + cause.message());
+          throw LoadError(at(own ? entry.where : e.variants[v].where), holder,
+                          with + "does not load: " + cause.what());
         }
         // A node count beyond the machine is said at `nodes`, with the machine's size.
         if (k == 0 && !e.nodes.empty() && e.nodes.back() > machine_nodes)
@@ -265,9 +252,6 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
       "out/" + std::filesystem::path(path).stem().string() + ".h5");
   if (e.output.empty() || e.output.back() == '/')
     head.fail("output", "\"" + e.output + "\" names no file: expected the result file's path, such as \"out/sweep.h5\"");
-  if (std::error_code ec; std::filesystem::is_directory(e.output, ec))
-    head.fail("output", "\"" + e.output + "\" names a folder (from the current directory): expected the result file's path, such as \"" +
-                            (std::filesystem::path(e.output) / "sweep.h5").lexically_normal().string() + "\"");
   e.nodes = read_nodes(head);
   check_ascending(head, e.nodes);
   if (!head.has("scaling"))
@@ -299,6 +283,7 @@ sweep::ExperimentSpec read_experiment(const toml::table& root, const std::string
     head.fail("cost_unit", "empty: expected the unit of the platforms' cost_per_node (\"kUSD\")");
   e.where = where(head);
   e.nodes_where = where(head, "nodes");
+  e.output_where = where(head, "output");
   e.global_batch_where = where(head, "global_batch");
   head.reject_unknown_keys();
 

@@ -679,7 +679,7 @@ toml::table parse_toml_text(std::string_view text, const std::string& path) {
     throw LoadError({path, static_cast<int>(where.line), static_cast<int>(where.column)}, "",
                     "invalid TOML: " + std::string(e.description()));
   }
-  std::vector<std::size_t> lines{0};
+  std::vector<std::size_t> lines{text.starts_with("\xEF\xBB\xBF") ? std::size_t{3} : 0}; // (toml++ counts no BOM)
   for (std::size_t i = 0; i < text.size(); ++i)
     if (text[i] == '\n')
       lines.push_back(i + 1);

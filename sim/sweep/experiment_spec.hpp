@@ -65,6 +65,7 @@ struct ExperimentSpec {
   std::string title;
   std::string question;
   std::string output;    ///< the result file, relative to the current directory
+  EntryLocation output_where;             ///< where `output` is written (the table's place when absent)
   std::vector<InputEntry> platforms;
   std::vector<InputEntry> workloads;
   std::vector<VariantSpec> variants;      ///< at least one ("baseline" when the file has none)

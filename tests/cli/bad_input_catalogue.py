@@ -197,8 +197,8 @@ file_case("workload", workload, "calibration", "borrow", '""', wshow)
 file_case("experiment", experiment, "experiment", "cost_unit", '""', eshow)
 file_case("experiment", experiment, "platforms", "file", '""', eshow)
 file_case("workload", workload, "calibration", "platform", '""', wshow)
-# An output that names a folder: refused where it is written, by `experiment show` too.
-file_case("experiment", experiment, "experiment", "output", f'"{tmp}"', eshow)
+# An output that names a folder: refused at the experiment's output where it comes from there.
+file_case("experiment", experiment, "experiment", "output", f'"{tmp}"', lambda p: ["sweep", p])
 # A NUL in a string would cut it short (a path to another file, a message): refused where it is.
 file_case("experiment", experiment, "platforms", "file", '"../platforms/generic-fat-tree.toml\\u0000junk"', eshow)
 cases.append(("a NUL in a --set value", ["run", "-p", platform, "-w", workload, "-n", "2", "--set",

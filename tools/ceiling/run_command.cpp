@@ -254,15 +254,15 @@ int run_seeds(const replay::Scenario& s, const std::vector<std::string>& args,
     for (const auto& finished : pool.take_finished())
       keep(finished);
     pool.terminate_all();
-    std::size_t stopped = 0;
+    std::size_t stopped = 0, unstarted = 0;
     for (std::size_t i = 0; i < seeds.size(); ++i)
       if (!ran[i]) {
         results[i].error = i < next ? "stopped by signal " + std::to_string(stop_signal) + " before it finished"
                                     : "not started: signal " + std::to_string(stop_signal) + " came first";
-        ++stopped;
+        ++(i < next ? stopped : unstarted);
       }
-    std::fprintf(stderr, "ceiling run: interrupted by signal %d: %zu of %zu seeds finished, printed; the others stopped\n",
-                 static_cast<int>(stop_signal), seeds.size() - stopped, seeds.size());
+    std::fprintf(stderr, "ceiling run: interrupted by signal %d: %zu of %zu seeds finished, printed; %zu stopped, %zu not started\n",
+                 static_cast<int>(stop_signal), seeds.size() - stopped - unstarted, seeds.size(), stopped, unstarted);
   }
   // (128 + the signal when stopped, as `ceiling run` exits)
   const int status = stop_signal != 0 ? 128 + stop_signal : 0;
@@ -551,6 +551,12 @@ int run_command(const std::vector<std::string>& args) {
       options, false);
   if (!cli)
     return 0;
+  // (not a sweep's point: there a platform entry's stack serves the variants that name none)
+  if (cli->has("software") &&
+      config::overrides_set(cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{}),
+                            "platform.software"))
+    throw UsageError("--set platform.software: --software sets it for this run, so the override would change nothing: "
+                     "give one of them");
   const replay::Scenario s = scenario_from(*cli);
   // An override of a cost the stack does not pay is said once the run is sure to start, not
   // refused: a sweep's platform entry gives its overrides to every variant's points.

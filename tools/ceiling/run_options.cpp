@@ -204,8 +204,7 @@ void refuse_shadowed_overrides(const CommandLine& cli, const std::vector<std::st
   constexpr std::pair<const char*, const char*> shadowing[] = {
       {"batch", "workload.batch_per_worker"},      {"global-batch", "workload.batch_per_worker"},
       {"collective", "software.collective"},       {"overlap", "software.overlap"},
-      {"jitter", "software.jitter"},               {"fusion-threshold", "software.fusion_threshold"},
-      {"software", "platform.software"}};
+      {"jitter", "software.jitter"},               {"fusion-threshold", "software.fusion_threshold"}};
   for (const auto& [option, key] : shadowing)
     if (cli.has(option) && config::overrides_set(overrides, key))
       throw UsageError(std::string("--set ") + key + ": --" + option + " sets it for this run, so the override " +
@@ -337,6 +336,9 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
   auto& o = s.options;
   const std::string software = cli.optional<std::string>("software").value_or(
       s.platform.software.empty() ? std::string("ideal") : s.platform.software);
+  if (config::is_blank(software)) // (an empty name is not the default stack)
+    throw UsageError("--software: empty: expected a bundled stack (" + config::bundled_software_list() +
+                     ") or a software file's path");
   o.software = config::load_software(software, overrides);
   if (auto collective = cli.optional<std::string>("collective")) {
     if (*collective == "auto") {
@@ -506,13 +508,17 @@ replay::Scenario scenario_from(const CommandLine& cli, bool refuse_oversubscribe
     if (problem->input == Input::Workload)
       throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides,
                                        problem->key, problem->message);
-    // A batch beyond the device's memory: at the option or the key that gives the batch.
+    // A batch beyond the device's memory: at the option or the key that gives the batch, but where
+    // an override of the memory made it so (the message names both).
     if (const auto memory = replay::memory_problem(s); memory && problem->message.starts_with(*memory)) {
       for (const char* option : {"batch", "global-batch"})
         if (cli.has(option))
           throw UsageError(std::string("--") + option + ": " + problem->message);
-      throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides, "workload.batch_per_worker",
-                                       problem->message);
+      const bool memory_set =
+          config::overrides_set(overrides, "node.gpu.memory") || config::overrides_set(overrides, "node.cpu.host_memory");
+      if (!memory_set || config::overrides_set(overrides, "workload.batch_per_worker"))
+        throw config::workload_key_error(cli.vm["workload"].as<std::string>(), overrides, "workload.batch_per_worker",
+                                         problem->message);
     }
     throw UsageError(problem->message);
   }

@@ -49,7 +49,8 @@ const char* const sweep_point_usage =
     "point that cannot run prints a failed result with its error, and exits 0 all the same.\n"
     "--sweep-version=VERSION: the sweep's build (as `ceiling --version` prints it); a program of\n"
     "another build prints a failed result saying so rather than run the point. Of the options\n"
-    "below, --seeds, --jobs, --trace and --timing are `ceiling run`'s alone (--json changes nothing).\n";
+    "below, --trace and --timing are `ceiling run`'s alone (refused here), and --json changes\n"
+    "nothing: a point prints its result in the sweep's encoding.\n";
 
 /// The command line a store records (`command`, then `args`), without -j / --jobs: how many
 /// points ran at once changes nothing in the results, so that it changes nothing in the store.
@@ -78,10 +79,9 @@ std::optional<replay::Scenario> scenario_of(const std::vector<std::string>& run_
     return std::nullopt;
   // (a variant's are refused at it, check_points; --json, which `run --seeds` passes on, changes
   // nothing: a point always prints its encoding)
-  for (const std::string& name : unswept_options)
-    if (name != "json" && cli->has(name.c_str()) && !cli->vm[name].defaulted())
-      throw UsageError("--" + name + ": a sweep's point does not take it (it prints what a sweep does not read, or runs "
-                       "several runs)");
+  for (const char* name : {"trace", "timing"})
+    if (cli->has(name))
+      throw UsageError(std::string("--") + name + ": a sweep's point does not take it (it prints what a sweep does not read)");
   return scenario_from(*cli, refuse_oversubscribed_memory);
 }
 

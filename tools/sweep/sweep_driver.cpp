@@ -139,9 +139,14 @@ SweepSetup prepare_sweep(const std::string& experiment_path, const std::string& 
   setup.output = output_override.empty() ? setup.experiment.output : output_override;
   if (setup.output == "-") // (no standard output: that carries the sweep's progress)
     throw SweepError("\"-\": the output (-o, or the experiment's output) is a result file, not standard output: give its path (./- for a file named so)");
-  if (std::error_code ec; setup.output.back() == '/' || std::filesystem::is_directory(setup.output, ec))
-    throw SweepError(setup.output + " names a folder: the output (-o, or the experiment's output) names the result file, such as " +
-                     (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string());
+  if (std::error_code ec; setup.output.back() == '/' || std::filesystem::is_directory(setup.output, ec)) {
+    const std::string why = setup.output + " names a folder: the output (-o, or the experiment's output) names the result file, such as " +
+                            (std::filesystem::path(setup.output) / "sweep.h5").lexically_normal().string();
+    if (!output_override.empty())
+      throw SweepError(why);
+    const sweep::EntryLocation& at = setup.experiment.output_where; // (where the experiment names it)
+    throw config::LoadError({at.path, at.line, at.column}, "experiment.output", why);
+  }
 
   io::ResultFile& r = setup.results;
   r.tool_version = tool_version(); // (resume refuses another build's store)

@@ -29,8 +29,8 @@ enum class ExistingOutput { Refuse, Resume, Overwrite };
 
 /// The sweep's claim on its output: OUT.lock held with flock() while the sweep runs, so that a
 /// second sweep on the same output is refused instead of mixing its points in. Removed at the
-/// end. A lock file a sweep left (one killed) is taken; a file of that name that no sweep made
-/// is refused and kept.
+/// end. A lock file a sweep left (one killed), or an empty one, is taken; a file of that name
+/// that no sweep made is refused and kept.
 class OutputLock {
 public:
   explicit OutputLock(const std::string& output); ///< SweepError when another sweep holds it
