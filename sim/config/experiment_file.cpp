@@ -220,10 +220,10 @@ void check_inputs_load(const sweep::ExperimentSpec& e) {
           const auto& wheres = own ? entry.set_element_where : e.variants[v].set_element_where;
           const std::string holder = own ? key : "variants[" + std::to_string(v) + "]";
           const std::string with = own ? "" : "with " + key + " \"" + entry.name + "\": ";
-          for (std::size_t j = overrides.size(); cause.where().path == "--set" && j-- > 0;)
-            if (j < wheres.size() && override_reaches(overrides[j], cause.key()))
-              throw LoadError(at(wheres[j]), holder + ".set[" + std::to_string(j) + "]",
-                              with + cause.key() + ": " + cause.message());
+          if (const auto j = cause.where().path == "--set" ? last_reaching(overrides, cause.key()) : std::nullopt;
+              j && *j < wheres.size())
+            throw LoadError(at(wheres[*j]), holder + ".set[" + std::to_string(*j) + "]",
+                            with + cause.key() + ": " + cause.message());
           throw LoadError(at(own ? entry.where : e.variants[v].where), holder,
                           with + "does not load: " + cause.what());
         }

@@ -93,6 +93,13 @@ bool override_reaches(std::string_view text, std::string_view dotted_key) {
           dotted_key[key.size()] == '[');
 }
 
+std::optional<std::size_t> last_reaching(std::span<const std::string> overrides, std::string_view dotted_key) {
+  for (std::size_t j = overrides.size(); j-- > 0;)
+    if (override_reaches(overrides[j], dotted_key))
+      return j;
+  return std::nullopt;
+}
+
 OverrideTarget override_target(std::string_view text, const std::string& origin) {
   const auto equals = text.find('=');
   const std::string key(text.substr(0, equals));

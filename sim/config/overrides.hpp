@@ -1,6 +1,7 @@
 // `--set KEY=VALUE` overrides of platform and workload files, read as the files are.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,5 +31,9 @@ bool overrides_set(std::span<const std::string> overrides, std::string_view dott
 /// "graph.layers[1].name"), its key read as TOML reads it (spaces, quotes); an override that
 /// is no KEY=VALUE reaches no key, and one whose value does not parse by its key's text.
 bool override_reaches(std::string_view text, std::string_view dotted_key);
+
+/// The index of the last of `overrides` that reaches `dotted_key` (override_reaches: applied
+/// last, it wins over the others), or none.
+std::optional<std::size_t> last_reaching(std::span<const std::string> overrides, std::string_view dotted_key);
 
 } // namespace ceiling::config

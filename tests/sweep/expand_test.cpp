@@ -143,6 +143,16 @@ TEST_CASE("a variant's override that does not load is reported at its element, w
   CHECK(error.starts_with(here + ":21:33: error: variants[0].set[1]: with platforms[0] \"ft\": node.nic.fooo: unknown key"));
 }
 
+TEST_CASE("of two overrides of one key, the last, which wins, is the one reported") {
+  const std::string twice = testing::edited(
+      experiment, "options = { collective",
+      "set = [\"node.nic.latency=\\\"2 us\\\"\", \"node.nic.latency=\\\"-1 us\\\"\"]\noptions = { collective");
+  const std::string error = testing::error_of([&] { config::load_experiment_text(twice, here); });
+  CAPTURE(error);
+  CHECK(error.starts_with(here + ":21:37: error: variants[0].set[1]: with platforms[0] \"ft\": node.nic.latency: must not be "
+                                 "negative"));
+}
+
 TEST_CASE("a platform file that does not load is reported at its entry") {
   const std::string bad_file = testing::edited(experiment, "generic-fat-tree.toml", "no-such-platform.toml");
   const std::string error =

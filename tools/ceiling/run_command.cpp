@@ -551,17 +551,16 @@ int run_command(const std::vector<std::string>& args) {
       options, false);
   if (!cli)
     return 0;
+  const std::vector<std::string> overrides = cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{});
   // (not a sweep's point: there a platform entry's stack serves the variants that name none)
-  if (cli->has("software") &&
-      config::overrides_set(cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{}),
-                            "platform.software"))
+  if (cli->has("software") && config::overrides_set(overrides, "platform.software"))
     throw UsageError("--set platform.software: --software sets it for this run, so the override would change nothing: "
                      "give one of them");
   const replay::Scenario s = scenario_from(*cli);
   // An override of a cost the stack does not pay is said once the run is sure to start, not
   // refused: a sweep's platform entry gives its overrides to every variant's points.
   const auto note_unpaid_costs = [&] {
-    for (const auto& cost : unpaid_stack_costs(s, cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{})))
+    for (const auto& cost : unpaid_stack_costs(s, overrides))
       std::fprintf(stderr, "ceiling: note: --set %s changes nothing in this run: %s; a stack that pays it would (such as horovod-mpi, or --set software.%s=true)\n",
                    cost.key.c_str(), cost.why.c_str(), cost.flag.c_str());
   };
@@ -610,9 +609,7 @@ int run_command(const std::vector<std::string>& args) {
     } catch (const replay::Unrunnable& e) { // located at the platform's key where it holds the cause
       if (e.platform_key.empty())
         throw;
-      throw config::platform_key_error(cli->vm["platform"].as<std::string>(),
-                                       cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{}),
-                                       e.platform_key, e.what());
+      throw config::platform_key_error(cli->vm["platform"].as<std::string>(), overrides, e.platform_key, e.what());
     }
   }();
   // The pipelined trees' chunk sizes nothing else: its override is said to change nothing where
@@ -621,8 +618,7 @@ int run_command(const std::vector<std::string>& args) {
     return red.algorithm == collectives::to_string(collectives::Algorithm::PipelinedTree) ||
            red.algorithm == collectives::to_string(collectives::Algorithm::PipelinedDoubleTree);
   };
-  if (config::overrides_set(cli->optional<std::vector<std::string>>("set").value_or(std::vector<std::string>{}),
-                            "software.pipeline_chunk") &&
+  if (config::overrides_set(overrides, "software.pipeline_chunk") &&
       !r.reductions.empty() && std::none_of(r.reductions.begin(), r.reductions.end(), pipelined))
     std::fprintf(stderr, "ceiling: note: --set software.pipeline_chunk changes nothing in this run: no collective ran a "
                          "pipelined tree (pipelined-tree or pipelined-double-tree), whose chunks it sizes\n");

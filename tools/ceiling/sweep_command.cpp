@@ -105,8 +105,8 @@ template <class Entries> std::size_t index_named(const Entries& entries, const s
 }
 
 /// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
-/// element of the variant's, the workload's or the platform's `set` (in that order) that holds the
-/// override an override's own error names ("--set:1:N: error: KEY: ..."); at the
+/// element of the variant's, the workload's or the platform's `set` (in that order; in one, the
+/// last, which wins) that holds the override an override's own error names ("--set:1:N: error: KEY: ..."); at the
 /// option the message names ("--NAME: ...", or --software for a key of the software file,
 /// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
 /// that `--global-batch` comes from, at the `set` of the variant or the workload (in that order)
@@ -137,9 +137,8 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
                                                            : message.substr(key_at + 9, message.find(':', key_at + 9) - key_at - 9));
     const auto holding = [&](const std::vector<std::string>& set, const std::vector<sweep::EntryLocation>& wheres,
                              const std::string& name) -> std::optional<std::pair<sweep::EntryLocation, std::string>> {
-      for (std::size_t j = 0; j < set.size() && j < wheres.size(); ++j)
-        if (config::overrides_set(std::span<const std::string>(&set[j], 1), key))
-          return std::pair{wheres[j], name + ".set[" + std::to_string(j) + "]"};
+      if (const auto j = config::last_reaching(set, key); j && *j < wheres.size())
+        return std::pair{wheres[*j], name + ".set[" + std::to_string(*j) + "]"};
       return std::nullopt;
     };
     if (auto found = holding(variant_set, variant.set_element_where, "variants[" + std::to_string(v) + "]"))

@@ -351,8 +351,8 @@ int validate_command(const std::vector<std::string>& args) {
       take(*done);
   }
   if (stop_signal != 0) { // what finished is printed: each case's points after its reference's
-    for (const auto& finished : pool.take_finished())
-      take(finished);
+    for (const auto& done : pool.take_finished())
+      take(done);
     pool.terminate_all();
     std::vector<analysis::ValidationCase> finished;
     std::vector<std::vector<Prediction>> finished_predictions;
