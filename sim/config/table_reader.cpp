@@ -507,7 +507,7 @@ SourceLocation TableReader::location_of_element(std::string_view key, std::size_
 
 void TableReader::fail_element(std::string_view key, std::size_t index,
                                std::string_view message) const {
-  throw LoadError(location_of_element(key, index), full_key(key), message);
+  throw LoadError(location_of_element(key, index), full_key(key) + "[" + std::to_string(index) + "]", message);
 }
 
 bool TableReader::boolean_or(std::string_view key, bool fallback) {

@@ -122,7 +122,7 @@ public:
 
   /// Throws a LoadError at `key` (its value, or the table when the key is absent).
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
-  /// Throws a LoadError at element `index` of the array under `key`.
+  /// Throws a LoadError at element `index` of the array under `key`, named KEY[index].
   [[noreturn]] void fail_element(std::string_view key, std::size_t index,
                                  std::string_view message) const;
   /// Throws a LoadError at the table itself, naming no key.

@@ -636,16 +636,16 @@ quickstart_refused empty_option 's#^options = { software = "ideal" }$#options = 
 # An override of what the experiment's own keys set (strong scaling's global batch) is refused at
 # the `set` that gives it: the variant's, or the workload entry's.
 quickstart_refused batch_in_set 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["workload.batch_per_worker=8"]#' \
-  "batch_in_set.toml:31:7: error: variants[0].set: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
+  "batch_in_set.toml:31:8: error: variants[0].set[0]: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
 quickstart_refused batch_in_workload_set 's#^file = ".*/workloads/resnet50_v1.toml"$#&\nset = ["workload.batch_per_worker = 8"]#' \
-  "batch_in_workload_set.toml:22:7: error: workloads[0].set: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
+  "batch_in_workload_set.toml:22:8: error: workloads[0].set[0]: point 26 (Piz Daint P100 / ResNet-50 / hardware alone / strong, 1 node) cannot run: --set workload.batch_per_worker: --global-batch sets it"
 # A platform key that the variant's overridden stack makes wrong is refused at the variant's set
 # (it was at the platform), its overrides named.
 quickstart_refused stack_made 's#^file = ".*piz-daint-xc50-p100.toml"$#file = "'"$root"'/platforms/generic-fat-tree.toml"#; s#^nodes = { from = 1, to = 4096, factor = 2 }$#nodes = [1, 2]#; s#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = ["software.library=nccl"]#' \
   "stack_made.toml:31:7: error: variants[0].set: point 0 (Piz Daint P100 / ResNet-50 / hardware alone / weak, 1 node) cannot run: $root/platforms/generic-fat-tree.toml:17:1: error: node.gpu.compute_capability: the stack ideal runs NCCL"
 # An override written with spaces in its key is found all the same.
 quickstart_refused spaced_key 's#^options = { software = "ideal" }$#options = { software = "ideal" }\nset = [" workload . batch_per_worker = 8"]#' \
-  "spaced_key.toml:31:7: error: variants[0].set: point 26"
+  "spaced_key.toml:31:8: error: variants[0].set[0]: point 26"
 # An override of a platform cost that no stack pays at the points it reaches changes nothing:
 # refused at its `set`, a variant's or a platform entry's; in a platform entry's, it describes the
 # machine and is taken where another variant's stack pays it (the quickstart's second variant runs

@@ -146,9 +146,9 @@ refused mixed TF_DGX1_P100_RESNET50 's/^throughput = 422 .*$/efficiency = 0.96/'
 refused reference HOROVOD_DOCS_VGG16 's/^efficiency = 1.0 .*$/efficiency = 0.9/' \
   "measured[0].efficiency: the first point is the reference of the efficiencies: give it efficiency = 1"
 refused reserved TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iterations", "9"]/' \
-  'reserved.toml:17:12: error: case.options: "--iterations" is set by `ceiling validate` itself'
+  'reserved.toml:17:12: error: case.options[0]: "--iterations" is set by `ceiling validate` itself'
 refused short TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["-n2"]/' \
-  'short.toml:17:12: error: case.options: "-n2" is set by `ceiling validate` itself'
+  'short.toml:17:12: error: case.options[0]: "-n2" is set by `ceiling validate` itself'
 # (an abbreviation is no option: every command line takes options written in full)
 refused abbreviated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--iter=9"]/' \
   "abbreviated.toml:17:11: error: case.options: not options \`ceiling run\` takes: --iter=9: unknown option (did you mean \"--iterations\"?)"
@@ -170,7 +170,7 @@ mkdir -p "$tmp/empty/validation"
 cd "$tmp/empty" && expect 2 "validation/ holds no case file" -- "$ceiling" validate
 cd "$root" || exit 1
 refused repeated TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--staging", "host"]/; s/^workers = 2$/workers = 2\noptions = ["--staging=direct"]/' \
-  'repeated.toml:25:12: error: measured[1].options: "--staging=direct": the case'"'"'s options give --staging already'
+  'repeated.toml:25:12: error: measured[1].options[0]: "--staging=direct": the case'"'"'s options give --staging already'
 # (but --set, which `ceiling run` takes repeatedly, may come in both)
 f=$(edited sets TF_DGX1_P100_VGG16 's/^options = \[\]$/options = ["--set", "software.jitter=0.01"]/; s/^workers = 2$/workers = 2\noptions = ["--set", "software.jitter=0.02"]/')
 expect 0 "TF_DGX1_P100_VGG16" -- "$ceiling" validate "$f"

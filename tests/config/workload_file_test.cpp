@@ -155,7 +155,7 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
   }
   SUBCASE("unknown dependency, with the closest name") {
     CHECK(error_of(edited(R"(after = ["b", "c"])", R"(after = ["b", "cc"])")) ==
-          R"(workloads/bad.toml:25:83: error: graph.layers[3].after: unknown layer "cc" (did you mean "c"?))");
+          R"(workloads/bad.toml:25:83: error: graph.layers[3].after[1]: unknown layer "cc" (did you mean "c"?))");
   }
   SUBCASE("negative FLOPs") {
     CHECK(error_of(edited("forward_flop = 1e6, memory_bytes = 100, params = 10 },\n  { name = \"b\"",
@@ -164,7 +164,7 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
   }
   SUBCASE("a layer it follows listed twice") {
     CHECK(error_of(edited(R"(after = ["a"])", R"(after = ["a", "a"])")) ==
-          R"(workloads/bad.toml:24:99: error: graph.layers[2].after: "a" is listed twice: expected each layer it follows once)");
+          R"(workloads/bad.toml:24:99: error: graph.layers[2].after[1]: "a" is listed twice: expected each layer it follows once)");
   }
   SUBCASE("an empty title") {
     CHECK(error_of(edited(R"(title = "Tiny")", R"(title = " ")")).ends_with("workload.title: empty: expected the text that heads the outputs"));
@@ -249,7 +249,7 @@ TEST_CASE("layer DAG and value errors have their own located messages") {
               .find("graph.layers[1].tensors: the variables' parameters exceed the layer's params (10)") != std::string::npos);
     CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
                           R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, tensors = [10, 0] })"))
-              .find("graph.layers[1].tensors: each entry must be between 1 and") != std::string::npos);
+              .find("graph.layers[1].tensors[1]: each entry must be between 1 and") != std::string::npos);
     CHECK(error_of(edited(R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10 })",
                           R"(name = "b", kind = "conv", forward_flop = 1e6, memory_bytes = 100, params = 10, embedding_rows = 5, rows_per_sample = 1, tensors = [5, 5] })"))
               .find("graph.layers[1].tensors: an embedding table is one variable") != std::string::npos);

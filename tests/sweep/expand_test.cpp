@@ -95,10 +95,10 @@ TEST_CASE("a bad experiment names file, line, column and key") {
         "e.toml:4:39: error: experiment.nodes.factor: must be between 2 and 1024, got 1");
   CHECK(error_of(testing::edited(experiment, "nodes = { from = 1, to = 64, factor = 4 }",
                                  "nodes = [4, 2]")) ==
-        "e.toml:4:13: error: experiment.nodes: node counts must be distinct and ascending, got 2 "
+        "e.toml:4:13: error: experiment.nodes[1]: node counts must be distinct and ascending, got 2 "
         "after 4");
   CHECK(error_of(testing::edited(experiment, "\"strong\"]", "\"strnog\"]")) ==
-        "e.toml:5:20: error: experiment.scaling: expected \"weak\" or \"strong\", got \"strnog\"");
+        "e.toml:5:20: error: experiment.scaling[1]: expected \"weak\" or \"strong\", got \"strnog\"");
   // A batch no curve would use: global_batch without strong scaling, batch without weak.
   CHECK(error_of(testing::edited(experiment, "[\"weak\", \"strong\"]", "[\"weak\"]")) ==
         "e.toml:6:16: error: experiment.global_batch: sets the strong curves' global batch, but scaling has no "
@@ -116,7 +116,7 @@ TEST_CASE("a bad experiment names file, line, column and key") {
   CHECK(error_of(testing::edited(experiment, "seeds", "seeda")) ==
         "e.toml:7:1: error: experiment.seeda: unknown key (did you mean \"seeds\"?)");
   CHECK(error_of(testing::edited(experiment, "seeds = [3, 4]", "seeds = [3, 4, 3]")) ==
-        "e.toml:7:16: error: experiment.seeds: seed 3 is listed twice");
+        "e.toml:7:16: error: experiment.seeds[2]: seed 3 is listed twice");
   CHECK(error_of(testing::edited(experiment, "name = \"hd\"", "name = \"\"")) ==
         "e.toml:20:8: error: variants[0].name: must not be empty: it labels the curves");
   CHECK(error_of(testing::edited(experiment, "set = [\"interconnect", "set = [\"\"\"a\nb\"\"\", \"interconnect")) ==

@@ -105,12 +105,12 @@ template <class Entries> std::size_t index_named(const Entries& entries, const s
 }
 
 /// Where the experiment makes `point` of `curve` fail with `message`, and the key there: at the
-/// element of the variant's, the workload's or the platform's `set` (in that order; in one, the
-/// last, which wins) that holds the override an override's own error names ("--set:1:N: error: KEY: ..."); at the
-/// option the message names ("--NAME: ...", or --software for a key of the software file,
-/// "FILE:L:C: error: software.KEY: ...") where the curve's variant writes it, at the global batch
-/// that `--global-batch` comes from, at the `set` of the variant or the workload (in that order)
-/// that overrides the key of "--set KEY: ...", at the variant's `set` for a platform key its
+/// global batch that `--global-batch` comes from; at the element of the variant's, the workload's
+/// or the platform's `set` (in that order; in one, the last, which wins) that sets the key an
+/// override's own error names ("--set:1:N: error: KEY: ...") or that an option makes useless
+/// ("--set KEY: ..."); at the option the message names ("--NAME: ...", or --software for a key
+/// of the software file, "FILE:L:C: error: software.KEY: ...") where the curve's variant writes
+/// it, at the variant's `set` for a platform key its
 /// overridden stack makes wrong; at the variant's option without which the point runs (a
 /// platform's key that only that option makes wrong: its adaptive routing under `copies =
 /// "simgrid"`); at the curve's platform for a key of its file, or of the stack it names where the
@@ -131,30 +131,26 @@ std::pair<sweep::EntryLocation, std::string> failure_where(const sweep::Experime
     return workload.global_batch ? std::pair{workload.global_batch_where, "workloads[" + std::to_string(w) + "].global_batch"}
                                  : std::pair{e.global_batch_where, std::string("experiment.global_batch")};
   const std::vector<std::string> variant_set = variant.overrides();
-  if (message.starts_with("--set:")) { // an override's own error, "--set:1:N: error: KEY: ...": at the element that holds it
+  // The element of a `set` (the variant's, the workload's, the platform's, in that order; in one,
+  // the last, which wins) that sets `key`.
+  const auto holding = [&](const std::string& key) -> std::optional<std::pair<sweep::EntryLocation, std::string>> {
+    for (const auto& [set, wheres, name] :
+         {std::tuple{&variant_set, &variant.set_element_where, "variants[" + std::to_string(v) + "]"},
+          std::tuple{&workload.set, &workload.set_element_where, "workloads[" + std::to_string(w) + "]"},
+          std::tuple{&e.platforms[p].set, &e.platforms[p].set_element_where, "platforms[" + std::to_string(p) + "]"}})
+      if (const auto j = config::last_reaching(*set, key); j && *j < wheres->size())
+        return std::pair{(*wheres)[*j], name + ".set[" + std::to_string(*j) + "]"};
+    return std::nullopt;
+  };
+  if (message.starts_with("--set:")) { // an override's own error, "--set:1:N: error: KEY: ..."
     const auto key_at = message.find(": error: ");
-    const std::string key(key_at == std::string_view::npos ? std::string_view{}
-                                                           : message.substr(key_at + 9, message.find(':', key_at + 9) - key_at - 9));
-    const auto holding = [&](const std::vector<std::string>& set, const std::vector<sweep::EntryLocation>& wheres,
-                             const std::string& name) -> std::optional<std::pair<sweep::EntryLocation, std::string>> {
-      if (const auto j = config::last_reaching(set, key); j && *j < wheres.size())
-        return std::pair{wheres[*j], name + ".set[" + std::to_string(*j) + "]"};
-      return std::nullopt;
-    };
-    if (auto found = holding(variant_set, variant.set_element_where, "variants[" + std::to_string(v) + "]"))
-      return *found;
-    if (auto found = holding(workload.set, workload.set_element_where, "workloads[" + std::to_string(w) + "]"))
-      return *found;
-    if (auto found = holding(e.platforms[p].set, e.platforms[p].set_element_where, "platforms[" + std::to_string(p) + "]"))
-      return *found;
+    if (key_at != std::string_view::npos)
+      if (auto found = holding(std::string(message.substr(key_at + 9, message.find(':', key_at + 9) - key_at - 9))))
+        return *found;
   }
-  if (message.starts_with("--set ")) { // "--set KEY: ...": the variant's or the workload's `set` that sets KEY
-    const std::string key(message.substr(6, message.find(':') - 6));
-    if (config::overrides_set(variant_set, key))
-      return {variant.set_where, "variants[" + std::to_string(v) + "].set"};
-    if (config::overrides_set(workload.set, key)) // (a platform entry's `set` sets no workload or software key)
-      return {workload.set_where, "workloads[" + std::to_string(w) + "].set"};
-  }
+  if (message.starts_with("--set ")) // "--set KEY: ...": the override beside an option that sets KEY
+    if (auto found = holding(std::string(message.substr(6, message.find(':') - 6))))
+      return *found;
   // A platform's key that the stack makes wrong, the stack as the variant's overrides leave it
   // (replay::ScenarioProblem::made_by_stack: "... (the stack as --set software.KEY=... leaves it)").
   if (message.find("(the stack as --set ") != std::string_view::npos && !variant_set.empty())
