@@ -427,6 +427,13 @@ outputs() {
   expect 0 "wrote one_n_report/breakdown.png" -- "$ceiling" plot one_n.h5 -o one_n_report
   expect 0 "" -- cmp one_n_report/report.md one_n_report.md
   expect 0 "" -- test -s one_n_report/report.html
+  # A report.md that no `ceiling report` wrote is someone's: kept. So are CSV tables export did not write.
+  mkdir -p own_notes && echo "my own notes" >own_notes/report.md
+  expect 0 "wrote own_notes/breakdown.png" -- "$ceiling" plot one_n.h5 -o own_notes
+  expect 0 "my own notes" -- cat own_notes/report.md
+  mkdir -p own_csv && echo "mine" >own_csv/points.csv
+  expect 2 "--csv: own_csv/points.csv exists and is not a table \`export\` wrote" -- "$ceiling" export one_n.h5 --csv own_csv
+  expect 0 "mine" -- cat own_csv/points.csv
 
   # Bad result files: a clear error and exit 2 from plot, report and export.
   mkfifo fifo.h5

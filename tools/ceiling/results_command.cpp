@@ -38,6 +38,11 @@ int export_main(const std::vector<std::string>& args) {
   std::filesystem::create_directories(dir, ec);
   if (ec)
     throw UsageError("--csv: cannot create the folder " + dir.string() + ": " + ec.message());
+  // A table of that name that export did not write (its header's first columns) is kept.
+  for (const auto& [name, start] : {std::pair{"points.csv", "index,curve,curve_id,"},
+                                    std::pair{"curves.csv", "curve,curve_id,platform,"},
+                                    std::pair{"fits.csv", "curve,curve_id,platform,"}})
+    refuse_over_other_than_own("--csv", (dir / name).string(), start, std::string("a table `export` wrote"));
   for (const auto& path : io::write_csv_tables(r, dir))
     std::printf("wrote %s\n", path.string().c_str());
   return 0;

@@ -137,14 +137,16 @@ def _fmt_or_dash(v):
 def remove_report(out):
     """`plot` into a folder that holds a report of another store (or of an earlier state of this
     one): the report speaks of figures this run replaced, so it goes, a line saying so. This
-    store's own report, the one `ceiling report` would write now, stays."""
+    store's own report, the one `ceiling report` would write now, stays, and so does a file of that
+    name that no `ceiling report` wrote (one without the line of its version)."""
     texts = None
     for name in ("report.md", "report.html"):
         path = out.dir / name
         if not path.is_file():
             continue
         texts = texts or dict(zip(("report.md", "report.html"), render_report(out)))
-        if path.read_bytes() != texts[name].encode("utf-8"):
+        text = path.read_bytes()
+        if text != texts[name].encode("utf-8") and b"ceiling version" in text:
             path.unlink()
             say(f"removed {path}: a report of an earlier run, whose figures this run replaced "
                 f"(`ceiling report` writes one)")
