@@ -431,6 +431,8 @@ outputs() {
   mkdir -p own_notes && echo "my own notes" >own_notes/report.md
   expect 0 "wrote own_notes/breakdown.png" -- "$ceiling" plot one_n.h5 -o own_notes
   expect 0 "my own notes" -- cat own_notes/report.md
+  expect 2 "own_notes/report.md: exists and is not a report \`ceiling report\` wrote" -- "$ceiling" report one_n.h5 -o own_notes
+  expect 0 "my own notes" -- cat own_notes/report.md
   mkdir -p own_csv && echo "mine" >own_csv/points.csv
   expect 2 "--csv: own_csv/points.csv exists and is not a table \`export\` wrote" -- "$ceiling" export one_n.h5 --csv own_csv
   expect 0 "mine" -- cat own_csv/points.csv

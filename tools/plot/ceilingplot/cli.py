@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .figures import draw_all
 from .output import Output
-from .report import remove_report, write_report
+from .report import remove_report, someones_report, write_report
 from .store import BadFile, load
 from .style import label_curves
 
@@ -69,6 +69,10 @@ def run(args):
     except OSError as e:
         print(f"ceiling: error: {directory}: cannot create the output directory: "
               f"{e.strerror or e}", file=sys.stderr)
+        return 2
+    if args.command == "report" and (theirs := someones_report(directory)):
+        print(f"ceiling: error: {theirs}: exists and is not a report `ceiling report` wrote: -o names "
+              f"another folder, or remove it first", file=sys.stderr)
         return 2
     out = Output(directory, results)
     try:

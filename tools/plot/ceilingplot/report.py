@@ -134,19 +134,31 @@ def _fmt_or_dash(v):
     return fmt_n(v) if math.isfinite(v) else "—"
 
 
+REPORT_NAMES = ("report.md", "report.html")
+
+
+def someones_report(directory):
+    """A file of a report's name in `directory` that no `ceiling report` wrote (it has no line of
+    the tool's version, and is not empty): someone's, which neither `plot` nor `report` replaces."""
+    for name in REPORT_NAMES:
+        path = Path(directory) / name
+        if path.is_file() and path.stat().st_size > 0 and b"ceiling version" not in path.read_bytes():
+            return path
+    return None
+
+
 def remove_report(out):
     """`plot` into a folder that holds a report of another store (or of an earlier state of this
     one): the report speaks of figures this run replaced, so it goes, a line saying so. This
     store's own report, the one `ceiling report` would write now, stays, and so does a file of that
     name that no `ceiling report` wrote (one without the line of its version)."""
     texts = None
-    for name in ("report.md", "report.html"):
+    for name in REPORT_NAMES:
         path = out.dir / name
-        if not path.is_file():
+        if not path.is_file() or path == someones_report(out.dir):
             continue
-        texts = texts or dict(zip(("report.md", "report.html"), render_report(out)))
-        text = path.read_bytes()
-        if text != texts[name].encode("utf-8") and b"ceiling version" in text:
+        texts = texts or dict(zip(REPORT_NAMES, render_report(out)))
+        if path.read_bytes() != texts[name].encode("utf-8"):
             path.unlink()
             say(f"removed {path}: a report of an earlier run, whose figures this run replaced "
                 f"(`ceiling report` writes one)")
