@@ -44,6 +44,16 @@ std::string error_of(const std::string& text) {
   return testing::error_of([&] { config::load_experiment_text(text, "e.toml"); });
 }
 
+/// The error of `text` read as the experiment at `here` (its files found beside it).
+std::string error_here(const std::string& text) {
+  return testing::error_of([&] { config::load_experiment_text(text, here); });
+}
+
+/// The experiment with its variant's `set` = `set` (a TOML array's text).
+std::string with_variant_set(const std::string& set) {
+  return testing::edited(experiment, "options = { collective", "set = " + set + "\noptions = { collective");
+}
+
 } // namespace
 
 TEST_CASE("an experiment expands to scalings x platforms x workloads x variants curves") {
@@ -127,36 +137,27 @@ TEST_CASE("a bad experiment names file, line, column and key") {
 }
 
 TEST_CASE("an override that does not load is reported at its element of the entry's set") {
-  const std::string bad_set = testing::edited(experiment, "link_bandwidth=5 GB/s", "link_bandwidth=5");
-  const std::string error =
-      testing::error_of([&] { config::load_experiment_text(bad_set, here); });
+  const std::string error = error_here(testing::edited(experiment, "link_bandwidth=5 GB/s", "link_bandwidth=5"));
   CAPTURE(error);
   CHECK(error.starts_with(here + ":12:8: error: platforms[0].set[0]: interconnect.link_bandwidth: missing unit"));
 }
 
 TEST_CASE("a variant's override that does not load is reported at its element, with the entry it fails on") {
-  const std::string bad_set = testing::edited(
-      experiment, "options = { collective", "set = [\"node.nic.latency_us=2\", \"node.nic.fooo=1\"]\noptions = { collective");
-  const std::string error =
-      testing::error_of([&] { config::load_experiment_text(bad_set, here); });
+  const std::string error = error_here(with_variant_set("[\"node.nic.latency_us=2\", \"node.nic.fooo=1\"]"));
   CAPTURE(error);
   CHECK(error.starts_with(here + ":21:33: error: variants[0].set[1]: with platforms[0] \"ft\": node.nic.fooo: unknown key"));
 }
 
 TEST_CASE("of two overrides of one key, the last, which wins, is the one reported") {
-  const std::string twice = testing::edited(
-      experiment, "options = { collective",
-      "set = [\"node.nic.latency=\\\"2 us\\\"\", \"node.nic.latency=\\\"-1 us\\\"\"]\noptions = { collective");
-  const std::string error = testing::error_of([&] { config::load_experiment_text(twice, here); });
+  const std::string error =
+      error_here(with_variant_set("[\"node.nic.latency=\\\"2 us\\\"\", \"node.nic.latency=\\\"-1 us\\\"\"]"));
   CAPTURE(error);
   CHECK(error.starts_with(here + ":21:37: error: variants[0].set[1]: with platforms[0] \"ft\": node.nic.latency: must not be "
                                  "negative"));
 }
 
 TEST_CASE("a platform file that does not load is reported at its entry") {
-  const std::string bad_file = testing::edited(experiment, "generic-fat-tree.toml", "no-such-platform.toml");
-  const std::string error =
-      testing::error_of([&] { config::load_experiment_text(bad_file, here); });
+  const std::string error = error_here(testing::edited(experiment, "generic-fat-tree.toml", "no-such-platform.toml"));
   CAPTURE(error);
   CHECK(error.starts_with(here + ":9:1: error: platforms[0]: does not load: "));
 }
